@@ -1,0 +1,41 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "SurveyStore",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "PropertyList", targets: ["PropertyList"]),
+        .executable(name: "survey", targets: ["survey"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
+        .target(
+            name: "PropertyList",
+            dependencies: ["CLibXML2"]
+        ),
+        .executableTarget(
+            name: "survey",
+            dependencies: [
+                "PropertyList",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "PropertyListTests",
+            dependencies: ["PropertyList"]
+        ),
+        .testTarget(
+            name: "SurveyCommandTests",
+            dependencies: ["survey"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,284 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Strict parsers for the text of `<integer>`, `<real>`, `<date>` and `<data>`.
+/// Each returns the value, or a message saying why the text is refused.
+enum ScalarParsing {
+    struct Failure: Error {
+        var message: String
+    }
+
+    static func quoted(_ text: UnsafeBufferPointer<UInt8>) -> String {
+        let limit = 40
+        let shown = String(decoding: UnsafeBufferPointer(rebasing: text.prefix(limit)), as: UTF8.self)
+        return "'" + shown + (text.count > limit ? "…" : "") + "'"
+    }
+
+    // MARK: Integers
+
+    /// `[+-]?` then decimal digits or `0x` and hex digits; −2^63…2^64−1.
+    static func integer(_ text: UnsafeBufferPointer<UInt8>) throws(Failure) -> PropertyList.Integer {
+        var index = 0
+        var negative = false
+        if index < text.count, text[index] == UInt8(ascii: "-") || text[index] == UInt8(ascii: "+") {
+            negative = text[index] == UInt8(ascii: "-")
+            index += 1
+        }
+        var radix: UInt64 = 10
+        if index + 1 < text.count, text[index] == UInt8(ascii: "0"),
+            text[index + 1] == UInt8(ascii: "x") || text[index + 1] == UInt8(ascii: "X")
+        {
+            radix = 16
+            index += 2
+        }
+        guard index < text.count else {
+            throw Failure(message: text.isEmpty ? "empty <integer>" : "integer \(quoted(text)) has no digits")
+        }
+        var magnitude: UInt64 = 0
+        var overflow = false
+        while index < text.count {
+            let byte = text[index]
+            let digit: UInt64
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt64(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: digit = UInt64(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F") where radix == 16: digit = UInt64(byte - UInt8(ascii: "A") + 10)
+            default:
+                throw Failure(message: "integer \(quoted(text)) contains an invalid character")
+            }
+            let (product, o1) = magnitude.multipliedReportingOverflow(by: radix)
+            let (sum, o2) = product.addingReportingOverflow(digit)
+            overflow = overflow || o1 || o2
+            magnitude = sum
+            index += 1
+        }
+        guard !overflow, let value = PropertyList.Integer(isNegative: negative, magnitude: magnitude) else {
+            throw Failure(message: "integer \(quoted(text)) is outside the range -2^63...2^64-1")
+        }
+        return value
+    }
+
+    // MARK: Reals
+
+    /// Decimal notation (`1`, `-1.5`, `.5`, `2.`, `1e-5`) or, in any letter case, `nan`,
+    /// `inf`, `infinity`, each optionally signed. No hex floats, no surrounding spaces.
+    static func real(_ text: UnsafeBufferPointer<UInt8>) throws(Failure) -> Double {
+        guard !text.isEmpty else { throw Failure(message: "empty <real>") }
+        var index = 0
+        var sign: Double = 1
+        if text[0] == UInt8(ascii: "-") || text[0] == UInt8(ascii: "+") {
+            sign = text[0] == UInt8(ascii: "-") ? -1 : 1
+            index = 1
+        }
+        if index < text.count, isLetter(text[index]) {
+            var word = ""
+            for byte in text[index...] {
+                guard isLetter(byte) else { throw Failure(message: "real \(quoted(text)) is not a number") }
+                word.unicodeScalars.append(Unicode.Scalar(byte | 0x20))
+            }
+            switch word {
+            case "nan": return .nan
+            case "inf", "infinity": return sign * .infinity
+            default: throw Failure(message: "real \(quoted(text)) is not a number")
+            }
+        }
+        // Check the shape before handing the text to strtod, which accepts more.
+        var digits = 0
+        while index < text.count, isDigit(text[index]) { index += 1; digits += 1 }
+        if index < text.count, text[index] == UInt8(ascii: ".") {
+            index += 1
+            while index < text.count, isDigit(text[index]) { index += 1; digits += 1 }
+        }
+        guard digits > 0 else { throw Failure(message: "real \(quoted(text)) is not a number") }
+        if index < text.count, text[index] == UInt8(ascii: "e") || text[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < text.count, text[index] == UInt8(ascii: "-") || text[index] == UInt8(ascii: "+") {
+                index += 1
+            }
+            var exponentDigits = 0
+            while index < text.count, isDigit(text[index]) { index += 1; exponentDigits += 1 }
+            guard exponentDigits > 0 else {
+                throw Failure(message: "real \(quoted(text)) has an exponent without digits")
+            }
+        }
+        guard index == text.count else { throw Failure(message: "real \(quoted(text)) is not a number") }
+        return withTerminatedCopy(text) { strtod($0, nil) }
+    }
+
+    private static func withTerminatedCopy<R>(_ text: UnsafeBufferPointer<UInt8>, _ body: (UnsafePointer<CChar>) -> R) -> R {
+        if text.count < 63 {
+            var storage: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+            return withUnsafeMutableBytes(of: &storage) { raw in
+                raw.copyMemory(from: UnsafeRawBufferPointer(text))
+                raw[text.count] = 0
+                return body(raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+        }
+        var copy = [CChar](repeating: 0, count: text.count + 1)
+        return copy.withUnsafeMutableBytes { raw in
+            raw.copyMemory(from: UnsafeRawBufferPointer(text))
+            return body(raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+        }
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+    }
+
+    // MARK: Dates
+
+    /// `[-]YYYY-MM-DDTHH:MM:SS[.fraction]Z`, proleptic Gregorian, UTC.
+    static func date(_ text: UnsafeBufferPointer<UInt8>) throws(Failure) -> Date {
+        var index = 0
+        func fail(_ why: String) -> Failure {
+            Failure(message: "date \(quoted(text)) \(why); expected YYYY-MM-DDTHH:MM:SSZ")
+        }
+        func number(maxDigits: Int, exactDigits: Int?) throws(Failure) -> Int64 {
+            var value: Int64 = 0
+            var count = 0
+            while index < text.count, isDigit(text[index]), count < maxDigits {
+                value = value * 10 + Int64(text[index] - UInt8(ascii: "0"))
+                index += 1
+                count += 1
+            }
+            if count == 0 || (exactDigits != nil && count != exactDigits) { throw fail("is malformed") }
+            return value
+        }
+        func expect(_ byte: UInt8) throws(Failure) {
+            guard index < text.count, text[index] == byte else { throw fail("is malformed") }
+            index += 1
+        }
+        var negativeYear = false
+        if index < text.count, text[index] == UInt8(ascii: "-") {
+            negativeYear = true
+            index += 1
+        }
+        // CoreFoundation pads years to four digits; libplist writes year 1 as "1".
+        var year = try number(maxDigits: 9, exactDigits: nil)
+        if negativeYear { year = -year }
+        try expect(UInt8(ascii: "-"))
+        let month = Int(try number(maxDigits: 2, exactDigits: 2))
+        try expect(UInt8(ascii: "-"))
+        let day = Int(try number(maxDigits: 2, exactDigits: 2))
+        try expect(UInt8(ascii: "T"))
+        let hour = Int(try number(maxDigits: 2, exactDigits: 2))
+        try expect(UInt8(ascii: ":"))
+        let minute = Int(try number(maxDigits: 2, exactDigits: 2))
+        try expect(UInt8(ascii: ":"))
+        let second = Int(try number(maxDigits: 2, exactDigits: 2))
+        var fraction = 0.0
+        if index < text.count, text[index] == UInt8(ascii: ".") {
+            index += 1
+            var scale = 0.1
+            var digits = 0
+            while index < text.count, isDigit(text[index]) {
+                fraction += Double(text[index] - UInt8(ascii: "0")) * scale
+                scale /= 10
+                index += 1
+                digits += 1
+            }
+            if digits == 0 { throw fail("has an empty fraction of a second") }
+        }
+        try expect(UInt8(ascii: "Z"))
+        guard index == text.count else { throw fail("has trailing characters") }
+        guard (1...12).contains(month) else { throw fail("has month \(month)") }
+        guard day >= 1, day <= CivilTime.daysInMonth(month, year: year) else {
+            throw fail("has day \(day), which month \(month) of \(year) does not have")
+        }
+        guard hour < 24, minute < 60, second < 60 else { throw fail("has a time of day out of range") }
+        let seconds = CivilTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+            .secondsSince1970
+        let interval = Double(seconds - 978_307_200) + fraction
+        guard abs(interval) <= XMLPlistWriter.dateLimit else {
+            throw fail("is outside the supported range of ±1e13 seconds from 2001")
+        }
+        return Date(timeIntervalSinceReferenceDate: interval)
+    }
+
+    // MARK: Base64
+
+    private static let base64Values: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (value, byte) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
+            table[Int(byte)] = UInt8(value)
+        }
+        for space in [0x20, 0x09, 0x0A, 0x0D] { table[space] = 0xFE }
+        table[Int(UInt8(ascii: "="))] = 0xFD
+        return table
+    }()
+
+    /// Standard base64 with `=` padding; whitespace anywhere is ignored.
+    static func base64(_ text: UnsafeBufferPointer<UInt8>) throws(Failure) -> Data {
+        let table = base64Values
+        var output = Data(capacity: text.count / 4 * 3)
+        var group: UInt32 = 0
+        var inGroup = 0
+        var padding = 0
+        for (offset, byte) in text.enumerated() {
+            let value = table[Int(byte)]
+            switch value {
+            case 0xFE:
+                continue
+            case 0xFD:
+                // Padding is allowed only as the last one or two characters of a group.
+                guard inGroup >= 2 else {
+                    throw Failure(message: "base64 padding '=' at offset \(offset) is misplaced")
+                }
+                padding += 1
+                inGroup += 1
+            case 0xFF:
+                throw Failure(
+                    message: "base64 data contains the invalid character \(describe(byte)) at offset \(offset)")
+            default:
+                guard padding == 0 else {
+                    throw Failure(message: "base64 data continues after '=' padding at offset \(offset)")
+                }
+                group = group << 6 | UInt32(value)
+                inGroup += 1
+            }
+            if inGroup == 4 {
+                if padding == 0 {
+                    output.append(UInt8(truncatingIfNeeded: group >> 16))
+                    output.append(UInt8(truncatingIfNeeded: group >> 8))
+                    output.append(UInt8(truncatingIfNeeded: group))
+                } else {
+                    guard padding <= 2 else {
+                        throw Failure(message: "base64 group has \(padding) padding characters")
+                    }
+                    // 2 or 3 significant characters: shift as if full, drop the padded bytes.
+                    let bits = group << (6 * UInt32(padding))
+                    output.append(UInt8(truncatingIfNeeded: bits >> 16))
+                    if padding == 1 { output.append(UInt8(truncatingIfNeeded: bits >> 8)) }
+                    let unusedMask: UInt32 = padding == 1 ? 0x03 : 0x0F
+                    guard group & unusedMask == 0 else {
+                        throw Failure(message: "base64 data has non-zero bits in its final padded group")
+                    }
+                    group = 0
+                    inGroup = 0
+                    padding = 3  // nothing may follow a padded group
+                    continue
+                }
+                group = 0
+                inGroup = 0
+            }
+        }
+        guard inGroup == 0 else {
+            throw Failure(message: "base64 data ends in an incomplete group of \(inGroup) characters")
+        }
+        return output
+    }
+
+    private static func describe(_ byte: UInt8) -> String {
+        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+        return "0x" + String(byte, radix: 16, uppercase: true)
+    }
+}

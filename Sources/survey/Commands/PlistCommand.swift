@@ -1,0 +1,133 @@
+import ArgumentParser
+import Foundation
+import PropertyList
+
+/// `survey plist …`: the property-list codec on its own.
+struct PlistCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plist",
+        abstract: "Check and convert XML property lists with SurveyStore's codec.",
+        subcommands: [Lint.self, Convert.self]
+    )
+}
+
+extension PlistCommand {
+    /// `survey plist lint FILE…`
+    struct Lint: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check that files are valid XML property lists.",
+            discussion: """
+                Exits 0 when every file is valid. Otherwise prints FILE:LINE:COLUMN: message \
+                for each invalid file on standard error and exits 65 (66 when a file cannot be read).
+                """
+        )
+
+        @Argument(help: "The property-list files to check.")
+        var files: [String]
+
+        @Flag(help: "Print one JSON document with a result per file.")
+        var json = false
+
+        struct Result: Encodable {
+            var path: String
+            var valid: Bool
+            var line: Int?
+            var column: Int?
+            var message: String?
+        }
+
+        func run() throws {
+            var results: [Result] = []
+            var worst: ExitCode = .success
+            for path in files {
+                let data: Data
+                do {
+                    data = try Data(contentsOf: URL(fileURLWithPath: path))
+                } catch {
+                    Console.error("\(path): cannot read the file: \(FileProblem.describe(error))")
+                    results.append(Result(path: path, valid: false, message: "cannot read the file"))
+                    worst = ExitStatus.noInput
+                    continue
+                }
+                do {
+                    _ = try PropertyList(xml: data, file: path)
+                    results.append(Result(path: path, valid: true))
+                } catch let error as PropertyListError {
+                    Console.error(error.description)
+                    results.append(
+                        Result(path: path, valid: false, line: error.line, column: error.column, message: error.message))
+                    if worst == .success { worst = ExitStatus.invalidData }
+                }
+            }
+            if json {
+                try Console.printJSON(["files": results])
+            }
+            if worst != .success { throw worst }
+        }
+    }
+
+    /// `survey plist convert FILE --to json|xml`
+    struct Convert: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Convert an XML property list to JSON, or rewrite it in canonical XML.",
+            discussion: """
+                JSON output maps dictionaries to objects, arrays to arrays, strings, integers, \
+                reals and booleans to themselves, dates to ISO 8601 strings and data to base64 \
+                strings. Reals that are NaN or infinite cannot be written as JSON and are refused. \
+                XML output is byte-identical to CoreFoundation's.
+                """
+        )
+
+        enum Format: String, ExpressibleByArgument, CaseIterable {
+            case json, xml
+        }
+
+        @Argument(help: "The XML property list to convert.")
+        var file: String
+
+        @Option(help: "The output format: json or xml.")
+        var to: Format
+
+        @Option(name: [.short, .customLong("output")], help: "Write to this file instead of standard output.")
+        var output: String?
+
+        func run() throws {
+            let data: Data
+            do {
+                data = try Data(contentsOf: URL(fileURLWithPath: file))
+            } catch {
+                Console.error("\(file): cannot read the file: \(FileProblem.describe(error))")
+                throw ExitStatus.noInput
+            }
+            let value: PropertyList
+            do {
+                value = try PropertyList(xml: data, file: file)
+            } catch let error as PropertyListError {
+                Console.error(error.description)
+                throw ExitStatus.invalidData
+            }
+            let converted: Data
+            do {
+                switch to {
+                case .xml:
+                    converted = try value.xmlData()
+                case .json:
+                    converted = try JSONPropertyList.encode(value)
+                }
+            } catch let error as PropertyListError {
+                Console.error("\(file): \(error.message)")
+                throw ExitStatus.invalidData
+            }
+            if let output {
+                do {
+                    try converted.write(to: URL(fileURLWithPath: output), options: .atomic)
+                } catch {
+                    Console.error("\(output): cannot write the file: \(FileProblem.describe(error))")
+                    throw ExitStatus.failure
+                }
+            } else {
+                Console.write(converted)
+            }
+        }
+    }
+}

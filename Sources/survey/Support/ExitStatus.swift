@@ -1,0 +1,13 @@
+import ArgumentParser
+
+/// The documented exit codes of the `survey` command (see README, "Exit codes").
+enum ExitStatus {
+    /// Invalid data: a malformed property list, an invalid survey, an unsupported format.
+    static let invalidData = ExitCode(65)
+    /// No such store, document, revision or file.
+    static let noInput = ExitCode(66)
+    /// `--if-current` refused the save.
+    static let refused = ExitCode(75)
+    /// Anything else.
+    static let failure = ExitCode(1)
+}

@@ -1,0 +1,145 @@
+import Foundation
+import PropertyList
+import Testing
+
+/// Interop with independent implementations: CPython's `plistlib` and libplist's
+/// `plistutil`. Each reads what we write, and we read what each writes.
+@Suite("Interop with plistlib and plistutil", .serialized)
+struct InteropTests {
+    /// Dates from 1901 to 2200: plistlib handles years 1…9999 only, and libplist 2.2
+    /// misreads some dates before year 1000.
+    static let portableDates: ClosedRange<Int64> = -2_174_000_000...7_258_000_000
+    static let valueCount = 400
+
+    static let script = #"""
+        import base64, calendar, datetime, math, os, plistlib, sys
+
+        def tag(v):
+            if isinstance(v, bool): return {"boolean": v}
+            if isinstance(v, int): return {"integer": str(v)}
+            if isinstance(v, float): return {"real": v.hex() if math.isfinite(v) else repr(v)}
+            if isinstance(v, str): return {"string": v}
+            if isinstance(v, bytes): return {"data": base64.b64encode(v).decode()}
+            if isinstance(v, datetime.datetime): return {"date": calendar.timegm(v.utctimetuple())}
+            if isinstance(v, list): return {"array": [tag(x) for x in v]}
+            if isinstance(v, dict): return {"dictionary": {k: tag(x) for k, x in v.items()}}
+            raise TypeError(type(v))
+
+        import json
+        mode = sys.argv[1]
+        if mode == "golden":
+            # The XML that Apple's CoreFoundation wrote for CPython's own tests.
+            import test.test_plistlib as golden
+            data = golden.TESTDATA[plistlib.FMT_XML]
+            sys.stdout.write(json.dumps({"xml": base64.b64encode(data).decode(),
+                                         "value": tag(plistlib.loads(data))}))
+        elif mode == "roundtrip":
+            directory = sys.argv[2]
+            for name in sorted(os.listdir(directory)):
+                if not name.endswith(".ours.plist"):
+                    continue
+                stem = os.path.join(directory, name[: -len(".ours.plist")])
+                with open(os.path.join(directory, name), "rb") as f:
+                    value = plistlib.load(f)
+                with open(stem + ".python.json", "w") as f:
+                    json.dump(tag(value), f)
+                with open(stem + ".python.plist", "wb") as f:
+                    plistlib.dump(value, f, fmt=plistlib.FMT_XML)
+        """#
+
+    static func python() -> String? { ExternalTool.require("python3") }
+
+    static func runPython(_ arguments: [String]) throws -> Data {
+        let directory = try ExternalTool.temporaryDirectory()
+        let scriptURL = directory.appendingPathComponent("interop.py")
+        try Data(script.utf8).write(to: scriptURL)
+        let output = try ExternalTool.run(python()!, [scriptURL.path] + arguments)
+        try? FileManager.default.removeItem(at: directory)
+        #expect(output.status == 0, "python failed: \(output.stderr)")
+        return output.stdout
+    }
+
+    /// Reads plistlib's tagged JSON description of a value.
+    static func untag(_ object: Any) throws -> PropertyList {
+        guard let tagged = object as? [String: Any], tagged.count == 1, let (tag, payload) = tagged.first else {
+            throw FoundationBridge.Unsupported(description: "bad tagged value \(object)")
+        }
+        switch (tag, payload) {
+        case ("boolean", let flag as Bool): return .boolean(flag)
+        case ("integer", let text as String):
+            if let signed = Int64(text) { return .integer(PropertyList.Integer(signed)) }
+            if let unsigned = UInt64(text) { return .integer(PropertyList.Integer(unsigned)) }
+        case ("real", let text as String):
+            switch text {
+            case "nan": return .real(.nan)
+            case "inf": return .real(.infinity)
+            case "-inf": return .real(-.infinity)
+            default: if let real = Double(text) { return .real(real) }
+            }
+        case ("string", let text as String): return .string(text)
+        case ("data", let text as String): if let data = Data(base64Encoded: text) { return .data(data) }
+        case ("date", let seconds as NSNumber): return .date(Date(timeIntervalSince1970: seconds.doubleValue))
+        case ("array", let elements as [Any]): return .array(try elements.map(untag))
+        case ("dictionary", let entries as [String: Any]): return .dictionary(try entries.mapValues(untag))
+        default: break
+        }
+        throw FoundationBridge.Unsupported(description: "bad tagged value \(object)")
+    }
+
+    @Test("Apple's golden XML from CPython's plistlib tests: we read the same value and write the same bytes")
+    func appleGoldenXML() throws {
+        guard Self.python() != nil else { return }
+        let reply = try JSONSerialization.jsonObject(with: try Self.runPython(["golden"])) as! [String: Any]
+        let xml = try #require(Data(base64Encoded: reply["xml"] as! String))
+        let expected = try Self.untag(reply["value"]!)
+        let ours = try PropertyList(xml: xml, file: "test_plistlib golden XML")
+        #expect(ours == expected)
+        #expect(try ours.xmlData() == xml, "our writer differs from the Apple-generated bytes")
+    }
+
+    @Test("plistlib reads what we write, and we read what plistlib writes")
+    func plistlibRoundTrip() throws {
+        guard Self.python() != nil else { return }
+        let directory = try ExternalTool.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var random = RandomPropertyList(seed: 0xB17_11B)
+        random.dateRange = Self.portableDates
+        var values: [PropertyList] = []
+        for index in 0..<Self.valueCount {
+            let value = PropertyList.dictionary(["value": random.value()])
+            values.append(value)
+            try value.xmlData().write(to: directory.appendingPathComponent(String(format: "%04d.ours.plist", index)))
+        }
+        _ = try Self.runPython(["roundtrip", directory.path])
+        for (index, value) in values.enumerated() {
+            let stem = directory.appendingPathComponent(String(format: "%04d", index)).path
+            let seen = try Self.untag(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stem + ".python.json"))))
+            #expect(seen == value, "plistlib read value \(index) differently")
+            let pythonXML = try Data(contentsOf: URL(fileURLWithPath: stem + ".python.plist"))
+            #expect(try PropertyList(xml: pythonXML, file: stem + ".python.plist") == value,
+                    "we read plistlib's XML of value \(index) differently")
+        }
+    }
+
+    @Test("plistutil reads what we write (to binary and back to its own XML), and we read its XML")
+    func plistutilRoundTrip() throws {
+        guard let plistutil = ExternalTool.require("plistutil") else { return }
+        let directory = try ExternalTool.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var random = RandomPropertyList(seed: 0x1_1B_9115)
+        random.dateRange = Self.portableDates
+        for index in 0..<Self.valueCount / 2 {
+            let value = PropertyList.dictionary(["value": random.value()])
+            let ours = directory.appendingPathComponent("\(index).plist").path
+            let binary = directory.appendingPathComponent("\(index).bplist").path
+            let theirs = directory.appendingPathComponent("\(index).theirs.plist").path
+            try value.xmlData().write(to: URL(fileURLWithPath: ours))
+            let toBinary = try ExternalTool.run(plistutil, ["-i", ours, "-o", binary, "-f", "bin"])
+            #expect(toBinary.status == 0, "plistutil could not read value \(index): \(toBinary.stderr)")
+            let toXML = try ExternalTool.run(plistutil, ["-i", binary, "-o", theirs, "-f", "xml"])
+            #expect(toXML.status == 0, "plistutil could not write value \(index): \(toXML.stderr)")
+            let back = try PropertyList(xml: Data(contentsOf: URL(fileURLWithPath: theirs)), file: theirs)
+            #expect(back == value, "value \(index) changed through plistutil")
+        }
+    }
+}
