@@ -218,19 +218,31 @@ enum ScalarParsing {
 
     /// Standard base64 with `=` padding; whitespace anywhere is ignored.
     static func base64(_ text: UnsafeBufferPointer<UInt8>) throws(Failure) -> Data {
+        var output = [UInt8](repeating: 0, count: text.count / 4 * 3 + 3)
+        let count = try output.withUnsafeMutableBufferPointer { out throws(Failure) in
+            try base64(text, into: out.baseAddress!)
+        }
+        return Data(output[..<count])
+    }
+
+    /// Decodes base64 `text` into `output`, which may be `text`'s own memory: the output
+    /// never overtakes the input. Returns the number of bytes written.
+    static func base64(_ text: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>) throws(Failure) -> Int {
         let table = base64Values
-        var output = Data(capacity: text.count / 4 * 3)
+        var written = 0
         var group: UInt32 = 0
         var inGroup = 0
         var padding = 0
-        for (offset, byte) in text.enumerated() {
+        var finished = false
+        for offset in 0..<text.count {
+            let byte = text[offset]
             let value = table[Int(byte)]
             switch value {
             case 0xFE:
                 continue
             case 0xFD:
                 // Padding is allowed only as the last one or two characters of a group.
-                guard inGroup >= 2 else {
+                guard !finished, inGroup >= 2 else {
                     throw Failure(message: "base64 padding '=' at offset \(offset) is misplaced")
                 }
                 padding += 1
@@ -239,42 +251,44 @@ enum ScalarParsing {
                 throw Failure(
                     message: "base64 data contains the invalid character \(describe(byte)) at offset \(offset)")
             default:
-                guard padding == 0 else {
+                guard padding == 0, !finished else {
                     throw Failure(message: "base64 data continues after '=' padding at offset \(offset)")
                 }
                 group = group << 6 | UInt32(value)
                 inGroup += 1
             }
-            if inGroup == 4 {
-                if padding == 0 {
-                    output.append(UInt8(truncatingIfNeeded: group >> 16))
-                    output.append(UInt8(truncatingIfNeeded: group >> 8))
-                    output.append(UInt8(truncatingIfNeeded: group))
-                } else {
-                    guard padding <= 2 else {
-                        throw Failure(message: "base64 group has \(padding) padding characters")
-                    }
-                    // 2 or 3 significant characters: shift as if full, drop the padded bytes.
-                    let bits = group << (6 * UInt32(padding))
-                    output.append(UInt8(truncatingIfNeeded: bits >> 16))
-                    if padding == 1 { output.append(UInt8(truncatingIfNeeded: bits >> 8)) }
-                    let unusedMask: UInt32 = padding == 1 ? 0x03 : 0x0F
-                    guard group & unusedMask == 0 else {
-                        throw Failure(message: "base64 data has non-zero bits in its final padded group")
-                    }
-                    group = 0
-                    inGroup = 0
-                    padding = 3  // nothing may follow a padded group
-                    continue
+            guard inGroup == 4 else { continue }
+            switch padding {
+            case 0:
+                output[written] = UInt8(truncatingIfNeeded: group >> 16)
+                output[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                output[written + 2] = UInt8(truncatingIfNeeded: group)
+                written += 3
+            case 1:
+                // Three characters carry 18 bits: two bytes and two bits that must be zero.
+                guard group & 0x03 == 0 else {
+                    throw Failure(message: "base64 data has non-zero bits in its final padded group")
                 }
-                group = 0
-                inGroup = 0
+                output[written] = UInt8(truncatingIfNeeded: group >> 10)
+                output[written + 1] = UInt8(truncatingIfNeeded: group >> 2)
+                written += 2
+                finished = true
+            default:
+                // Two characters carry 12 bits: one byte and four bits that must be zero.
+                guard group & 0x0F == 0 else {
+                    throw Failure(message: "base64 data has non-zero bits in its final padded group")
+                }
+                output[written] = UInt8(truncatingIfNeeded: group >> 4)
+                written += 1
+                finished = true
             }
+            group = 0
+            inGroup = 0
         }
         guard inGroup == 0 else {
             throw Failure(message: "base64 data ends in an incomplete group of \(inGroup) characters")
         }
-        return output
+        return written
     }
 
     private static func describe(_ byte: UInt8) -> String {

@@ -25,7 +25,8 @@ extension PropertyList {
     ///   - file: The file the bytes came from, used in error messages.
     /// - Throws: ``PropertyListError`` with the file, line and column.
     public init(xml: Data, file: String? = nil) throws {
-        self = try xml.withUnsafeBytes { try PropertyList(xmlBytes: $0, file: file) }
+        let map = try xml.withUnsafeBytes { try XMLPlistScanner.scan($0, file: file) }
+        self = map.value(at: 0)
     }
 
     /// Reads an XML property list from raw bytes; see ``init(xml:file:)``.
@@ -35,8 +36,7 @@ extension PropertyList {
     ///   - file: The file the bytes came from, used in error messages.
     /// - Throws: ``PropertyListError`` with the file, line and column.
     public init(xmlBytes: UnsafeRawBufferPointer, file: String? = nil) throws {
-        let scanner = XMLPlistScanner(file: file)
-        self = try scanner.scan(xmlBytes)
+        self = try XMLPlistScanner.scan(xmlBytes, file: file).value(at: 0)
     }
 }
 
@@ -46,107 +46,121 @@ private let libxml2Initialized: Bool = {
     return true
 }()
 
-/// A streaming reader of XML property lists on libxml2's SAX2 push interface.
+/// A streaming reader of XML property lists on libxml2's SAX2 interface.
 ///
-/// The scanner keeps a stack of open containers and a byte buffer for the text of the
-/// scalar being read; values are built as their end tags arrive.
-final class XMLPlistScanner {
-    private enum Element: UInt8 {
+/// libxml2 calls back for each start tag, end tag and run of text; the scanner checks
+/// the structure as the events arrive and appends each value to a ``PlistMap``. Its
+/// state lives in a struct reached through the callbacks' context pointer.
+struct XMLPlistScanner {
+    fileprivate enum Element: UInt8, CustomStringConvertible {
         case plist, dict, array, key, string, integer, real, date, data, `true`, `false`
 
-        var isScalar: Bool {
+        var description: String {
             switch self {
-            case .plist, .dict, .array: false
-            default: true
+            case .plist: "plist"
+            case .dict: "dict"
+            case .array: "array"
+            case .key: "key"
+            case .string: "string"
+            case .integer: "integer"
+            case .real: "real"
+            case .date: "date"
+            case .data: "data"
+            case .true: "true"
+            case .false: "false"
             }
         }
     }
 
-    private enum FrameKind { case plist, array, dict }
+    private enum FrameKind { case plist, array, dictionary }
 
+    /// An open container (or the `<plist>` element).
     private struct Frame {
         var kind: FrameKind
-        var array: [PropertyList] = []
-        var dict: [String: PropertyList] = [:]
-        var pendingKey: String?
-        var hasValue = false
+        var node: Int
+        var count: UInt32 = 0
+        /// In a dictionary: the node of the key that waits for its value.
+        var pendingKey: Int?
         var keyLine = 0
         var keyColumn = 0
+        /// Hashes of the keys so far, kept once a dictionary grows large.
+        var keyHashes: Set<UInt64>? = nil
+        var hasNonASCIIKey = false
     }
 
     private let file: String?
     private var context: xmlParserCtxtPtr?
+    private var map = PlistMap()
     private var frames: [Frame] = []
-    private var result: PropertyList?
-    private var failure: PropertyListError?
     private var sawRoot = false
+    private var finished = false
+    private var stopped = false
+    private var failure: PropertyListError?
 
     /// The scalar element whose text is being collected, if any.
     private var scalar: Element?
+    private var textStart = 0
     private var scalarLine = 0
     private var scalarColumn = 0
-    private var text: UnsafeMutablePointer<UInt8>
-    private var textCount = 0
-    private var textCapacity = 256
 
-    init(file: String?) {
+    private init(file: String?) {
         self.file = file
-        text = .allocate(capacity: textCapacity)
         frames.reserveCapacity(16)
     }
 
-    deinit {
-        text.deallocate()
-    }
-
-    func scan(_ bytes: UnsafeRawBufferPointer) throws -> PropertyList {
+    /// Reads `bytes` into a map whose node 0 is the document's value.
+    static func scan(_ bytes: UnsafeRawBufferPointer, file: String?) throws -> PlistMap {
         _ = libxml2Initialized
-        guard bytes.count <= Int(Int32.max) else {
-            throw PropertyListError(
-                code: .malformedXML, message: "the document is larger than 2 GiB", file: file)
+        guard !bytes.isEmpty else {
+            throw PropertyListError(code: .malformedXML, message: "the document is empty", file: file, line: 1, column: 1)
         }
-        var handler = Self.makeHandler()
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        guard let context = xmlCreatePushParserCtxt(&handler, me, nil, 0, file) else {
+        guard bytes.count <= Int(Int32.max) else {
+            throw PropertyListError(code: .malformedXML, message: "the document is larger than 2 GiB", file: file)
+        }
+        let state = UnsafeMutablePointer<XMLPlistScanner>.allocate(capacity: 1)
+        state.initialize(to: XMLPlistScanner(file: file))
+        defer { state.deinitialize(count: 1).deallocate() }
+        state.pointee.map.nodes.reserveCapacity(bytes.count / 24)
+        state.pointee.map.bytes.reserveCapacity(bytes.count / 2)
+        guard let context = makeMemoryParser(bytes, handler: handler, userData: state) else {
             throw PropertyListError(code: .malformedXML, message: "libxml2 could not create a parser", file: file)
         }
-        self.context = context
-        defer {
-            xmlFreeParserCtxt(context)
-            self.context = nil
-        }
-        xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue))
-        let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
-        xmlParseChunk(context, base, Int32(bytes.count), 1)
-        if let failure { throw failure }
-        if context.pointee.wellFormed == 0 {
+        state.pointee.context = context
+        defer { xmlFreeParserCtxt(context) }
+        xmlParseDocument(context)
+        state.pointee.context = nil
+        if let failure = state.pointee.failure { throw failure }
+        guard context.pointee.wellFormed != 0 else {
             throw PropertyListError(code: .malformedXML, message: "the document is not well-formed XML", file: file)
         }
-        guard let result else {
+        guard state.pointee.finished else {
             throw PropertyListError(
                 code: .invalidStructure, message: "the document has no <plist> element", file: file, line: 1, column: 1)
         }
-        return result
+        return state.pointee.map
     }
 
     // MARK: Errors
 
+    /// The parser's current line and column (what `xmlSAX2GetLineNumber` and
+    /// `xmlSAX2GetColumnNumber` return, read directly on this hot path).
+    @inline(__always)
     private var position: (line: Int, column: Int) {
-        guard let context else { return (0, 0) }
-        let raw = UnsafeMutableRawPointer(context)
-        return (Int(xmlSAX2GetLineNumber(raw)), Int(xmlSAX2GetColumnNumber(raw)))
+        guard let input = context?.pointee.input else { return (0, 0) }
+        return (Int(input.pointee.line), Int(input.pointee.col))
     }
 
-    private func fail(_ code: PropertyListError.Code, _ message: String, line: Int? = nil, column: Int? = nil) {
-        guard failure == nil else { return }
+    private mutating func fail(_ code: PropertyListError.Code, _ message: String, line: Int? = nil, column: Int? = nil) {
+        guard !stopped else { return }
+        stopped = true
         let here = position
         failure = PropertyListError(
             code: code, message: message, file: file, line: line ?? here.line, column: column ?? here.column)
         if let context { xmlStopParser(context) }
     }
 
-    fileprivate func libxml2Failed(_ error: UnsafePointer<xmlError>) {
-        guard failure == nil else { return }
+    fileprivate mutating func libxml2Failed(_ error: UnsafePointer<xmlError>) {
+        guard !stopped else { return }
         let raw = error.pointee
         var message = raw.message.map { String(cString: $0) } ?? "malformed XML"
         // libxml2's messages can span lines ("…\nBytes: 0xFF …"); keep one line.
@@ -158,19 +172,21 @@ final class XMLPlistScanner {
                 .forbiddenDeclaration
             default: .malformedXML
             }
-        failure = PropertyListError(
-            code: code, message: message, file: file, line: Int(raw.line), column: Int(raw.int2))
-        if let context { xmlStopParser(context) }
+        fail(code, message, line: Int(raw.line), column: Int(raw.int2))
     }
 
     // MARK: Elements
 
     private static func element(_ name: UnsafePointer<xmlChar>) -> Element? {
         // Names are short ASCII; compare bytes without building strings.
-        func equals(_ literal: StaticString) -> Bool {
+        @inline(__always) func equals(_ literal: StaticString) -> Bool {
             let count = literal.utf8CodeUnitCount
             let bytes = literal.utf8Start
-            for i in 0..<count where name[i] != bytes[i] { return false }
+            var i = 1
+            while i < count {
+                if name[i] != bytes[i] { return false }
+                i += 1
+            }
             return name[count] == 0
         }
         switch name[0] {
@@ -196,11 +212,11 @@ final class XMLPlistScanner {
         return shown.count > 40 ? String(shown.prefix(40)) + "…" : shown
     }
 
-    fileprivate func startElement(
+    fileprivate mutating func startElement(
         _ localName: UnsafePointer<xmlChar>?, _ prefix: UnsafePointer<xmlChar>?,
         _ uri: UnsafePointer<xmlChar>?, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
     ) {
-        guard failure == nil, let localName else { return }
+        guard !stopped, let localName else { return }
         guard uri == nil, prefix == nil, let element = Self.element(localName) else {
             fail(.invalidStructure, "unknown element <\(Self.name(localName, prefix: prefix))>")
             return
@@ -209,15 +225,17 @@ final class XMLPlistScanner {
             fail(.invalidStructure, "element <\(Self.name(localName))> is not allowed inside <\(scalar)>")
             return
         }
-        // Attributes come as five pointers each: localname, prefix, URI, value start, value end.
-        for index in 0..<attributeCount {
-            let attributeName = attributes?[index * 5]
-            let isVersion =
-                element == .plist && attributes?[index * 5 + 1] == nil
-                && attributeName.map { String(cString: $0) == "version" } == true
-            if !isVersion {
-                fail(.invalidStructure, "element <\(element)> has an unexpected attribute '\(Self.name(attributeName))'")
-                return
+        if attributeCount > 0 {
+            // Attributes come as five pointers each: localname, prefix, URI, value start, value end.
+            for index in 0..<attributeCount {
+                let attributeName = attributes?[index * 5]
+                let isVersion =
+                    element == .plist && attributes?[index * 5 + 1] == nil
+                    && attributeName.map { String(cString: $0) == "version" } == true
+                if !isVersion {
+                    fail(.invalidStructure, "element <\(element)> has an unexpected attribute '\(Self.name(attributeName))'")
+                    return
+                }
             }
         }
         if element == .plist {
@@ -226,52 +244,60 @@ final class XMLPlistScanner {
                 return
             }
             sawRoot = true
-            frames.append(Frame(kind: .plist))
+            frames.append(Frame(kind: .plist, node: 0))
             return
         }
-        guard let top = frames.last else {
+        let top = frames.count - 1
+        guard top >= 0 else {
             fail(.invalidStructure, "the root element must be <plist>, not <\(element)>")
             return
         }
-        if element == .key {
-            guard top.kind == .dict else {
+        switch frames[top].kind {
+        case .dictionary:
+            if element == .key {
+                if let pending = frames[top].pendingKey {
+                    fail(.invalidStructure, "<key> follows the key '\(map.string(at: pending))', which has no value")
+                    return
+                }
+            } else if frames[top].pendingKey == nil {
+                fail(.invalidStructure, "<\(element)> in a <dict> has no <key> before it")
+                return
+            }
+        case .array:
+            if element == .key {
                 fail(.invalidStructure, "<key> is only allowed directly inside <dict>")
                 return
             }
-            guard top.pendingKey == nil else {
-                fail(.invalidStructure, "<key> follows <key> '\(top.pendingKey!)' which has no value")
+        case .plist:
+            if element == .key {
+                fail(.invalidStructure, "<key> is only allowed directly inside <dict>")
                 return
             }
-        } else if top.kind == .dict && top.pendingKey == nil {
-            fail(.invalidStructure, "<\(element)> in a <dict> has no <key> before it")
-            return
-        } else if top.kind == .plist && top.hasValue {
-            fail(.invalidStructure, "<plist> contains more than one value")
-            return
+            if frames[top].count > 0 {
+                fail(.invalidStructure, "<plist> contains more than one value")
+                return
+            }
         }
         switch element {
-        case .array:
-            try? checkDepth()
-            frames.append(Frame(kind: .array))
-        case .dict:
-            try? checkDepth()
-            frames.append(Frame(kind: .dict))
+        case .array, .dict:
+            // The <plist> frame does not count towards the depth of containers.
+            if frames.count > PropertyList.maximumDepth {
+                fail(.nestingTooDeep,
+                     "arrays and dictionaries are nested deeper than \(PropertyList.maximumDepth) levels")
+                return
+            }
+            let kind: PlistMap.Kind = element == .array ? .array : .dictionary
+            frames.append(Frame(kind: element == .array ? .array : .dictionary, node: map.nodes.count))
+            map.nodes.append(PlistMap.Node(kind: kind, flag: false, count: 0, payload: 0, hash: 0))
         default:
             scalar = element
-            textCount = 0
+            textStart = map.bytes.count
             (scalarLine, scalarColumn) = position
         }
     }
 
-    private func checkDepth() throws {
-        // The <plist> frame does not count towards the depth of containers.
-        if frames.count > PropertyList.maximumDepth {
-            fail(.nestingTooDeep, "arrays and dictionaries are nested deeper than \(PropertyList.maximumDepth) levels")
-        }
-    }
-
-    fileprivate func endElement() {
-        guard failure == nil else { return }
+    fileprivate mutating func endElement() {
+        guard !stopped else { return }
         if let element = scalar {
             scalar = nil
             finishScalar(element)
@@ -280,48 +306,73 @@ final class XMLPlistScanner {
         guard let frame = frames.popLast() else { return }
         switch frame.kind {
         case .plist:
-            guard frame.hasValue else {
+            guard frame.count > 0 else {
                 fail(.invalidStructure, "<plist> contains no value")
                 return
             }
+            finished = true
         case .array:
-            add(.array(frame.array))
-        case .dict:
+            map.nodes[frame.node].count = frame.count
+            map.nodes[frame.node].payload = UInt64(map.nodes.count)
+            added()
+        case .dictionary:
             if let key = frame.pendingKey {
-                fail(.invalidStructure, "<key> '\(key)' has no value", line: frame.keyLine, column: frame.keyColumn)
+                fail(.invalidStructure, "the key '\(map.string(at: key))' has no value",
+                     line: frame.keyLine, column: frame.keyColumn)
                 return
             }
-            add(.dictionary(frame.dict))
+            map.nodes[frame.node].count = frame.count
+            map.nodes[frame.node].payload = UInt64(map.nodes.count)
+            if frame.hasNonASCIIKey { checkCanonicalDuplicates(frame) }
+            added()
         }
     }
 
-    private func finishScalar(_ element: Element) {
-        let buffer = UnsafeBufferPointer(start: text, count: textCount)
-        let value: PropertyList
+    /// Counts a finished value in its container.
+    @inline(__always)
+    private mutating func added() {
+        let top = frames.count - 1
+        frames[top].count += 1
+        frames[top].pendingKey = nil
+    }
+
+    private mutating func finishScalar(_ element: Element) {
+        let length = map.bytes.count - textStart
+        var node = PlistMap.Node(kind: .string, flag: false, count: UInt32(length), payload: UInt64(textStart), hash: 0)
         do throws(ScalarParsing.Failure) {
             switch element {
             case .key:
-                let key = String(decoding: buffer, as: UTF8.self)
-                let index = frames.count - 1
-                if frames[index].dict.index(forKey: key) != nil {
-                    fail(.invalidStructure, "duplicate key '\(key)'", line: scalarLine, column: scalarColumn)
-                    return
-                }
-                frames[index].pendingKey = key
-                frames[index].keyLine = scalarLine
-                frames[index].keyColumn = scalarColumn
+                try finishKey(&node)
                 return
-            case .string: value = .string(String(decoding: buffer, as: UTF8.self))
-            case .integer: value = .integer(try ScalarParsing.integer(buffer))
-            case .real: value = .real(try ScalarParsing.real(buffer))
-            case .date: value = .date(try ScalarParsing.date(buffer))
-            case .data: value = .data(try ScalarParsing.base64(buffer))
+            case .string:
+                node.kind = .string
+            case .integer:
+                let value = try withText { text throws(ScalarParsing.Failure) in try ScalarParsing.integer(text) }
+                node = PlistMap.Node(kind: .integer, flag: value.isNegative, count: 0, payload: value.magnitude, hash: 0)
+                map.bytes.truncate(to: textStart)
+            case .real:
+                let value = try withText { text throws(ScalarParsing.Failure) in try ScalarParsing.real(text) }
+                node = PlistMap.Node(kind: .real, flag: false, count: 0, payload: value.bitPattern, hash: 0)
+                map.bytes.truncate(to: textStart)
+            case .date:
+                let value = try withText { text throws(ScalarParsing.Failure) in try ScalarParsing.date(text) }
+                node = PlistMap.Node(
+                    kind: .date, flag: false, count: 0, payload: value.timeIntervalSinceReferenceDate.bitPattern, hash: 0)
+                map.bytes.truncate(to: textStart)
+            case .data:
+                let start = textStart
+                let text = map.bytes.mutableBuffer(from: start)
+                let written = try ScalarParsing.base64(UnsafeBufferPointer(text), into: text.baseAddress!)
+                map.bytes.truncate(to: start + written)
+                node = PlistMap.Node(kind: .data, flag: false, count: UInt32(written), payload: UInt64(start), hash: 0)
             case .true, .false:
-                guard isWhitespace(buffer) else {
+                let blank = withText { isWhitespace($0) }
+                guard blank else {
                     fail(.invalidStructure, "<\(element)> must be empty", line: scalarLine, column: scalarColumn)
                     return
                 }
-                value = .boolean(element == .true)
+                map.bytes.truncate(to: textStart)
+                node = PlistMap.Node(kind: .boolean, flag: element == .true, count: 0, payload: 0, hash: 0)
             case .plist, .dict, .array:
                 return
             }
@@ -329,31 +380,99 @@ final class XMLPlistScanner {
             fail(.invalidValue, error.message, line: scalarLine, column: scalarColumn)
             return
         }
-        add(value)
+        map.nodes.append(node)
+        added()
     }
 
-    private func add(_ value: PropertyList) {
-        let index = frames.count - 1
-        guard index >= 0 else { return }
-        switch frames[index].kind {
-        case .array:
-            frames[index].array.append(value)
-        case .dict:
-            let key = frames[index].pendingKey!
-            frames[index].pendingKey = nil
-            frames[index].dict[key] = value
-        case .plist:
-            frames[index].hasValue = true
-            result = value
+    @inline(__always)
+    private func withText<R, E: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
+        try body(map.bytes.buffer(from: textStart, count: map.bytes.count - textStart))
+    }
+
+    private mutating func finishKey(_ node: inout PlistMap.Node) throws(ScalarParsing.Failure) {
+        let top = frames.count - 1
+        let (hash, isASCII) = withText { text in
+            var high: UInt8 = 0
+            for byte in text { high |= byte }
+            return (PlistMap.hash(text), high < 0x80)
+        }
+        node.kind = .key
+        node.hash = hash
+        let index = map.nodes.count
+        if isDuplicateKey(node, in: top) {
+            fail(.invalidStructure, "duplicate key '\(withText { String(decoding: $0, as: UTF8.self) })'",
+                 line: scalarLine, column: scalarColumn)
+            return
+        }
+        map.nodes.append(node)
+        frames[top].pendingKey = index
+        frames[top].keyLine = scalarLine
+        frames[top].keyColumn = scalarColumn
+        if !isASCII { frames[top].hasNonASCIIKey = true }
+    }
+
+    /// Whether the dictionary of frame `top` already has a key with `node`'s bytes.
+    ///
+    /// Small dictionaries compare the cheap hashes of all keys; from 16 keys on, a set
+    /// of seeded `Hasher` values keeps crafted collisions from making this quadratic.
+    private mutating func isDuplicateKey(_ node: PlistMap.Node, in top: Int) -> Bool {
+        let dictionary = frames[top].node
+        if frames[top].count >= 16 {
+            if frames[top].keyHashes == nil {
+                var hashes = Set<UInt64>(minimumCapacity: 32)
+                var cursor = dictionary + 1
+                while cursor < map.nodes.count {
+                    hashes.insert(map.withBytes(of: map.nodes[cursor]) { Self.strongHash($0) })
+                    cursor = map.end(of: cursor + 1)
+                }
+                frames[top].keyHashes = hashes
+            }
+            let strong = withText { Self.strongHash($0) }
+            if frames[top].keyHashes!.insert(strong).inserted { return false }
+        }
+        let key = map.bytes.buffer(from: textStart, count: map.bytes.count - textStart)
+        var cursor = dictionary + 1
+        let nodeCount = map.nodes.count
+        while cursor < nodeCount {
+            let other = map.nodes[cursor]
+            if other.hash == node.hash && Int(other.count) == key.count
+                && memcmp(map.bytes.base + Int(other.payload), key.baseAddress!, key.count) == 0
+            {
+                return true
+            }
+            cursor = map.end(of: cursor + 1)
+        }
+        return false
+    }
+
+    private static func strongHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var hasher = Hasher()
+        hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
+        return UInt64(UInt(bitPattern: hasher.finalize()))
+    }
+
+    /// Keys that differ in bytes but are the same Swift string (canonically equivalent
+    /// Unicode) would collapse into one dictionary entry; they are refused as duplicates.
+    private mutating func checkCanonicalDuplicates(_ frame: Frame) {
+        var seen = Set<String>(minimumCapacity: Int(frame.count))
+        var cursor = frame.node + 1
+        while cursor < map.nodes.count {
+            let key = map.string(at: cursor)
+            if !seen.insert(key).inserted {
+                fail(.invalidStructure,
+                     "duplicate key '\(key)' (two keys are the same text in different Unicode normal forms)")
+                return
+            }
+            cursor = map.end(of: cursor + 1)
         }
     }
 
     // MARK: Text
 
-    fileprivate func characters(_ bytes: UnsafePointer<xmlChar>?, _ count: Int, isCDATA: Bool) {
-        guard failure == nil, let bytes, count > 0 else { return }
+    fileprivate mutating func characters(_ bytes: UnsafePointer<xmlChar>?, _ count: Int, isCDATA: Bool) {
+        guard !stopped, let bytes, count > 0 else { return }
+        let chunk = UnsafeBufferPointer(start: bytes, count: count)
         if scalar == nil {
-            let chunk = UnsafeBufferPointer(start: bytes, count: count)
             if !isWhitespace(chunk) {
                 let what = isCDATA ? "a CDATA section" : "text"
                 let preview = ScalarParsing.quoted(chunk)
@@ -365,17 +484,11 @@ final class XMLPlistScanner {
             }
             return
         }
-        if textCount + count > textCapacity {
-            var capacity = textCapacity * 2
-            while capacity < textCount + count { capacity *= 2 }
-            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-            grown.update(from: text, count: textCount)
-            text.deallocate()
-            text = grown
-            textCapacity = capacity
+        if map.bytes.count + count > Int(UInt32.max) {
+            fail(.malformedXML, "the document's text exceeds 4 GiB")
+            return
         }
-        (text + textCount).update(from: bytes, count: count)
-        textCount += count
+        map.bytes.append(chunk)
     }
 
     private func isWhitespace(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -387,71 +500,73 @@ final class XMLPlistScanner {
 
     // MARK: DTD content
 
-    fileprivate func internalSubset(_ name: UnsafePointer<xmlChar>?) {
-        guard failure == nil else { return }
+    fileprivate mutating func internalSubset(_ name: UnsafePointer<xmlChar>?) {
+        guard !stopped else { return }
         if let name, String(cString: name) != "plist" {
             fail(.invalidStructure, "the DOCTYPE names <\(Self.name(name))>, not <plist>")
         }
     }
 
-    fileprivate func declaration(_ what: String, _ name: UnsafePointer<xmlChar>?) {
+    fileprivate mutating func declaration(_ what: String, _ name: UnsafePointer<xmlChar>?) {
         fail(.forbiddenDeclaration, "\(what) declaration '\(Self.name(name))' is not allowed in a property list")
     }
 
-    fileprivate func undefinedReference(_ name: UnsafePointer<xmlChar>?) {
+    fileprivate mutating func undefinedReference(_ name: UnsafePointer<xmlChar>?) {
         fail(.forbiddenDeclaration, "reference to the undefined entity '&\(Self.name(name));'")
     }
 
     // MARK: The SAX2 handler
 
-    private static func makeHandler() -> xmlSAXHandler {
+    // Only function pointers and a magic number: immutable and safe to share.
+    nonisolated(unsafe) private static let handler: xmlSAXHandler = {
         var handler = xmlSAXHandler()
         handler.initialized = UInt32(XML_SAX2_MAGIC)
         handler.startElementNs = { context, localName, prefix, uri, _, _, attributeCount, _, attributes in
-            scanner(context).startElement(
+            scanner(context).pointee.startElement(
                 localName, prefix, uri, attributeCount: Int(attributeCount), attributes: attributes)
         }
         handler.endElementNs = { context, _, _, _ in
-            scanner(context).endElement()
+            scanner(context).pointee.endElement()
         }
         handler.characters = { context, bytes, count in
-            scanner(context).characters(bytes, Int(count), isCDATA: false)
+            scanner(context).pointee.characters(bytes, Int(count), isCDATA: false)
         }
         handler.cdataBlock = { context, bytes, count in
-            scanner(context).characters(bytes, Int(count), isCDATA: true)
+            scanner(context).pointee.characters(bytes, Int(count), isCDATA: true)
         }
         handler.internalSubset = { context, name, _, _ in
-            scanner(context).internalSubset(name)
+            scanner(context).pointee.internalSubset(name)
         }
         handler.entityDecl = { context, name, _, _, _, _ in
-            scanner(context).declaration("entity", name)
+            scanner(context).pointee.declaration("entity", name)
         }
         handler.elementDecl = { context, name, _, _ in
-            scanner(context).declaration("element", name)
+            scanner(context).pointee.declaration("element", name)
         }
         handler.attributeDecl = { context, element, _, _, _, _, tree in
             xmlFreeEnumeration(tree)
-            scanner(context).declaration("attribute list", element)
+            scanner(context).pointee.declaration("attribute list", element)
         }
         handler.notationDecl = { context, name, _, _ in
-            scanner(context).declaration("notation", name)
+            scanner(context).pointee.declaration("notation", name)
         }
         handler.unparsedEntityDecl = { context, name, _, _, _ in
-            scanner(context).declaration("entity", name)
+            scanner(context).pointee.declaration("entity", name)
         }
         handler.reference = { context, name in
-            scanner(context).undefinedReference(name)
+            scanner(context).pointee.undefinedReference(name)
         }
         handler.serror = { context, error in
             guard let error else { return }
-            scanner(context).libxml2Failed(error)
+            scanner(context).pointee.libxml2Failed(error)
         }
         return handler
-    }
+    }()
 }
 
-private func scanner(_ context: UnsafeMutableRawPointer?) -> XMLPlistScanner {
-    Unmanaged<XMLPlistScanner>.fromOpaque(context!).takeUnretainedValue()
+@inline(__always)
+private func scanner(_ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<XMLPlistScanner> {
+    context!.assumingMemoryBound(to: XMLPlistScanner.self)
 }
 
 /// Measurements for the benchmark command.
@@ -464,21 +579,45 @@ public enum XMLBaseline {
     /// - Returns: The number of elements seen.
     public static func saxPass(_ bytes: UnsafeRawBufferPointer) -> Int {
         _ = libxml2Initialized
-        final class Counter { var elements = 0 }
-        let counter = Counter()
+        guard !bytes.isEmpty else { return 0 }
+        let counter = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        counter.initialize(to: 0)
+        defer { counter.deallocate() }
         var handler = xmlSAXHandler()
         handler.initialized = UInt32(XML_SAX2_MAGIC)
         handler.startElementNs = { context, _, _, _, _, _, _, _, _ in
-            Unmanaged<Counter>.fromOpaque(context!).takeUnretainedValue().elements += 1
+            context!.assumingMemoryBound(to: Int.self).pointee += 1
         }
         handler.endElementNs = { _, _, _, _ in }
         handler.characters = { _, _, _ in }
         handler.serror = { _, _ in }
-        let me = Unmanaged.passUnretained(counter).toOpaque()
-        guard let context = xmlCreatePushParserCtxt(&handler, me, nil, 0, nil) else { return -1 }
+        guard let context = makeMemoryParser(bytes, handler: handler, userData: counter) else { return -1 }
         defer { xmlFreeParserCtxt(context) }
-        xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue))
-        xmlParseChunk(context, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), 1)
-        return counter.elements
+        xmlParseDocument(context)
+        return counter.pointee
     }
+
+    /// The reader's first stage alone: checks `bytes` and lays them out flat, without
+    /// building `PropertyList` values.
+    ///
+    /// - Parameter bytes: An XML property list.
+    /// - Returns: The number of values read.
+    /// - Throws: ``PropertyListError`` when the document is refused.
+    public static func scanPass(_ bytes: UnsafeRawBufferPointer) throws -> Int {
+        try XMLPlistScanner.scan(bytes, file: nil).nodes.count
+    }
+}
+
+/// A libxml2 parser over bytes in memory, with `handler` as its SAX2 callbacks and the
+/// reader's options: no network access, no entity substitution, no DTD loading.
+private func makeMemoryParser(
+    _ bytes: UnsafeRawBufferPointer, handler: xmlSAXHandler, userData: UnsafeMutableRawPointer
+) -> xmlParserCtxtPtr? {
+    guard let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
+        let context = xmlCreateMemoryParserCtxt(base, Int32(bytes.count))
+    else { return nil }
+    context.pointee.sax.pointee = handler
+    context.pointee.userData = userData
+    xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue))
+    return context
 }

@@ -1,0 +1,582 @@
+import Foundation
+
+/// The `Decoder` behind ``PlistDecoder``: it walks a ``PlistMap`` by node index.
+///
+/// One decoder object serves a whole decoding: nested values move its `index` and push
+/// their key onto `codingPath`, and restore both afterwards. Strings, numbers, dates and
+/// data are read straight from the map without going through `init(from:)`.
+final class PlistMapDecoder: Decoder {
+    let nodes: UnsafeBufferPointer<PlistMap.Node>
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index: Int
+    var codingPath: [any CodingKey]
+    let userInfoStorage: [CodingUserInfoKey: any Sendable]
+    /// Key → value index for dictionaries too large to search linearly, built on demand.
+    var largeDictionaryIndexes: [Int: [String: Int]] = [:]
+
+    var userInfo: [CodingUserInfoKey: Any] { userInfoStorage }
+
+    init(
+        nodes: UnsafeBufferPointer<PlistMap.Node>, bytes: UnsafeBufferPointer<UInt8>, index: Int,
+        userInfo: [CodingUserInfoKey: any Sendable], codingPath: [any CodingKey]
+    ) {
+        self.nodes = nodes
+        self.bytes = bytes
+        self.index = index
+        self.userInfoStorage = userInfo
+        self.codingPath = codingPath
+    }
+
+    // MARK: Decoder
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        try requireKind(.dictionary, at: index, as: [String: Any].self, path: codingPath)
+        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, dictionary: index, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try requireKind(.array, at: index, as: [Any].self, path: codingPath)
+        return UnkeyedContainer(decoder: self, array: index, codingPath: codingPath)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        SingleValueContainer(decoder: self, node: index, codingPath: codingPath)
+    }
+
+    // MARK: Reading nodes
+
+    @inline(__always)
+    func end(of index: Int) -> Int {
+        let node = nodes[index]
+        return node.kind == .array || node.kind == .dictionary ? Int(node.payload) : index + 1
+    }
+
+    @inline(__always)
+    func textBytes(_ node: PlistMap.Node) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: bytes.baseAddress.map { $0 + Int(node.payload) }, count: Int(node.count))
+    }
+
+    func string(at index: Int) -> String {
+        String(decoding: textBytes(nodes[index]), as: UTF8.self)
+    }
+
+    /// Whether the node is the string `$null`, Foundation's encoding of `nil`.
+    func isNull(at index: Int) -> Bool {
+        let node = nodes[index]
+        guard node.kind == .string, node.count == 5 else { return false }
+        return textBytes(node).elementsEqual("$null".utf8)
+    }
+
+    /// The index of the value for `key` in the dictionary at `dictionary`, or `nil`.
+    func valueIndex(forKey key: String, inDictionary dictionary: Int) -> Int? {
+        let node = nodes[dictionary]
+        if node.count > 32 {
+            if largeDictionaryIndexes[dictionary] == nil {
+                var index: [String: Int] = Dictionary(minimumCapacity: Int(node.count))
+                var cursor = dictionary + 1
+                while cursor < Int(node.payload) {
+                    index[string(at: cursor)] = cursor + 1
+                    cursor = end(of: cursor + 1)
+                }
+                largeDictionaryIndexes[dictionary] = index
+            }
+            return largeDictionaryIndexes[dictionary]![key]
+        }
+        var key = key
+        return key.withUTF8 { key in
+            let hash = PlistMap.hash(key)
+            let end = Int(node.payload)
+            var cursor = dictionary + 1
+            while cursor < end {
+                let candidate = nodes[cursor]
+                if candidate.hash == hash && Int(candidate.count) == key.count
+                    && (key.count == 0 || memcmp(bytes.baseAddress! + Int(candidate.payload), key.baseAddress!, key.count) == 0)
+                {
+                    return cursor + 1
+                }
+                cursor = self.end(of: cursor + 1)
+            }
+            // Keys that are the same Swift string in another Unicode normal form.
+            cursor = dictionary + 1
+            let wanted = String(decoding: key, as: UTF8.self)
+            var hasNonASCII = false
+            for byte in key where byte >= 0x80 { hasNonASCII = true; break }
+            guard hasNonASCII else { return nil }
+            while cursor < end {
+                if string(at: cursor) == wanted { return cursor + 1 }
+                cursor = self.end(of: cursor + 1)
+            }
+            return nil
+        }
+    }
+
+    // MARK: Errors
+
+    static func describe(_ node: PlistMap.Node) -> String {
+        switch node.kind {
+        case .string, .key: "a string"
+        case .integer: "an integer"
+        case .real: "a real number"
+        case .boolean: "a boolean"
+        case .date: "a date"
+        case .data: "data"
+        case .array: "an array"
+        case .dictionary: "a dictionary"
+        }
+    }
+
+    func mismatch(_ type: Any.Type, at index: Int, path: [any CodingKey]) -> DecodingError {
+        let found = isNull(at: index) ? "a null value" : Self.describe(nodes[index])
+        return DecodingError.typeMismatch(
+            type, DecodingError.Context(codingPath: path, debugDescription: "Expected to decode \(type) but found \(found) instead."))
+    }
+
+    @inline(__always)
+    func requireKind(_ kind: PlistMap.Kind, at index: Int, as type: Any.Type, path: [any CodingKey]) throws {
+        guard nodes[index].kind == kind else {
+            if isNull(at: index) {
+                throw DecodingError.valueNotFound(
+                    type, DecodingError.Context(codingPath: path, debugDescription: "Expected \(type) but found a null value instead."))
+            }
+            throw mismatch(type, at: index, path: path)
+        }
+    }
+
+    // MARK: Scalars
+
+    func decodeString(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> String {
+        let node = nodes[index]
+        guard node.kind == .string else { throw mismatch(String.self, at: index, path: path()) }
+        return String(decoding: textBytes(node), as: UTF8.self)
+    }
+
+    func decodeBool(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> Bool {
+        let node = nodes[index]
+        guard node.kind == .boolean else { throw mismatch(Bool.self, at: index, path: path()) }
+        return node.flag
+    }
+
+    func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> T {
+        let node = nodes[index]
+        guard node.kind == .integer else { throw mismatch(type, at: index, path: path()) }
+        let value: T?
+        if node.flag {
+            value = node.payload == UInt64(1) << 63 ? T(exactly: Int64.min) : T(exactly: -Int64(node.payload))
+        } else {
+            value = T(exactly: node.payload)
+        }
+        guard let value else {
+            let text = (node.flag ? "-" : "") + String(node.payload)
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: path(), debugDescription: "Parsed property list number <\(text)> does not fit in \(type)."))
+        }
+        return value
+    }
+
+    func decodeDouble(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> Double {
+        let node = nodes[index]
+        switch node.kind {
+        case .real: return Double(bitPattern: node.payload)
+        case .integer: return node.flag ? -Double(node.payload) : Double(node.payload)
+        default: throw mismatch(Double.self, at: index, path: path())
+        }
+    }
+
+    func decodeFloat(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> Float {
+        let double = try decodeDouble(at: index, path: path())
+        guard !double.isFinite || abs(double) <= Double(Float.greatestFiniteMagnitude) else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: path(), debugDescription: "Parsed property list number <\(double)> does not fit in Float."))
+        }
+        return Float(double)
+    }
+
+    /// Decodes any `Decodable` from the node at `index`, with fast paths for the types
+    /// the property-list format carries natively and arrays of them. (Each fast path
+    /// has checked that `T` is exactly the type it returns, so the casts are identities.)
+    func decode<T: Decodable>(_ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey], key: (any CodingKey)?) throws -> T {
+        if T.self == String.self { return unsafeBitCast(try decodeString(at: index, path: path()), to: T.self) }
+        if T.self == Int.self { return unsafeBitCast(try decodeInteger(Int.self, at: index, path: path()), to: T.self) }
+        if T.self == Double.self { return unsafeBitCast(try decodeDouble(at: index, path: path()), to: T.self) }
+        if T.self == Bool.self { return unsafeBitCast(try decodeBool(at: index, path: path()), to: T.self) }
+        if T.self == Date.self {
+            let node = nodes[index]
+            guard node.kind == .date else { throw mismatch(Date.self, at: index, path: path()) }
+            return unsafeBitCast(Date(timeIntervalSinceReferenceDate: Double(bitPattern: node.payload)), to: T.self)
+        }
+        if T.self == Data.self {
+            let node = nodes[index]
+            guard node.kind == .data else { throw mismatch(Data.self, at: index, path: path()) }
+            return unsafeBitCast(Data(textBytes(node)), to: T.self)
+        }
+        if T.self == [String].self {
+            return unsafeBitCast(try decodeArray(at: index, path: path()) { try decodeString(at: $0, path: []) }, to: T.self)
+        }
+        if T.self == [Bool].self {
+            return unsafeBitCast(try decodeArray(at: index, path: path()) { try decodeBool(at: $0, path: []) }, to: T.self)
+        }
+        if T.self == [Int].self {
+            return unsafeBitCast(try decodeArray(at: index, path: path()) { try decodeInteger(Int.self, at: $0, path: []) }, to: T.self)
+        }
+        if T.self == [Double].self {
+            return unsafeBitCast(try decodeArray(at: index, path: path()) { try decodeDouble(at: $0, path: []) }, to: T.self)
+        }
+        let savedIndex = self.index
+        self.index = index
+        if let key { codingPath.append(key) }
+        defer {
+            self.index = savedIndex
+            if key != nil { codingPath.removeLast() }
+        }
+        return try T(from: self)
+    }
+
+    /// An array of scalars, read element by element with `element`.
+    private func decodeArray<Element>(
+        at index: Int, path: @autoclosure () -> [any CodingKey],
+        _ element: (Int) throws -> Element
+    ) throws -> [Element] {
+        let node = nodes[index]
+        guard node.kind == .array else {
+            if isNull(at: index) {
+                throw DecodingError.valueNotFound(
+                    [Element].self, DecodingError.Context(codingPath: path(), debugDescription: "Expected \([Element].self) but found a null value instead."))
+            }
+            throw mismatch([Element].self, at: index, path: path())
+        }
+        var result: [Element] = []
+        result.reserveCapacity(Int(node.count))
+        var cursor = index + 1
+        let end = Int(node.payload)
+        while cursor < end {
+            do {
+                result.append(try element(cursor))
+            } catch let error as DecodingError {
+                throw Self.relocate(error, to: path() + [PlistCodingKey(index: result.count)])
+            }
+            cursor = self.end(of: cursor)
+        }
+        return result
+    }
+
+    /// `error` with its coding path replaced by `path`.
+    static func relocate(_ error: DecodingError, to path: [any CodingKey]) -> DecodingError {
+        func moved(_ context: DecodingError.Context) -> DecodingError.Context {
+            DecodingError.Context(codingPath: path, debugDescription: context.debugDescription, underlyingError: context.underlyingError)
+        }
+        switch error {
+        case .typeMismatch(let type, let context): return .typeMismatch(type, moved(context))
+        case .valueNotFound(let type, let context): return .valueNotFound(type, moved(context))
+        case .keyNotFound(let key, let context): return .keyNotFound(key, moved(context))
+        case .dataCorrupted(let context): return .dataCorrupted(moved(context))
+        @unknown default: return error
+        }
+    }
+
+    /// Decodes the top-level value.
+    func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
+        try decode(type, at: index, path: codingPath, key: nil)
+    }
+}
+
+// MARK: - Keyed
+
+extension PlistMapDecoder {
+    struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+        let decoder: PlistMapDecoder
+        let dictionary: Int
+        let codingPath: [any CodingKey]
+
+        var allKeys: [Key] {
+            var keys: [Key] = []
+            let end = Int(decoder.nodes[dictionary].payload)
+            var cursor = dictionary + 1
+            while cursor < end {
+                if let key = Key(stringValue: decoder.string(at: cursor)) { keys.append(key) }
+                cursor = decoder.end(of: cursor + 1)
+            }
+            return keys
+        }
+
+        func contains(_ key: Key) -> Bool {
+            decoder.valueIndex(forKey: key.stringValue, inDictionary: dictionary) != nil
+        }
+
+        @inline(__always)
+        private func value(_ key: Key) throws -> Int {
+            guard let index = decoder.valueIndex(forKey: key.stringValue, inDictionary: dictionary) else {
+                throw DecodingError.keyNotFound(
+                    key, DecodingError.Context(codingPath: codingPath, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
+            }
+            return index
+        }
+
+        private func path(_ key: Key) -> [any CodingKey] { codingPath + [key] }
+
+        func decodeNil(forKey key: Key) throws -> Bool { decoder.isNull(at: try value(key)) }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.decodeBool(at: value(key), path: path(key)) }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder.decodeString(at: value(key), path: path(key)) }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder.decodeDouble(at: value(key), path: path(key)) }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.decodeFloat(at: value(key), path: path(key)) }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
+
+        func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+            try decoder.decode(type, at: value(key), path: path(key), key: key)
+        }
+
+        /// The value's index, or `nil` when the key is absent or its value is `$null`.
+        @inline(__always)
+        private func present(_ key: Key) -> Int? {
+            guard let index = decoder.valueIndex(forKey: key.stringValue, inDictionary: dictionary),
+                !decoder.isNull(at: index)
+            else { return nil }
+            return index
+        }
+
+        func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+            try present(key).map { try decoder.decodeBool(at: $0, path: path(key)) }
+        }
+        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+            try present(key).map { try decoder.decodeString(at: $0, path: path(key)) }
+        }
+        func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+            try present(key).map { try decoder.decodeDouble(at: $0, path: path(key)) }
+        }
+        func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+            try present(key).map { try decoder.decodeFloat(at: $0, path: path(key)) }
+        }
+        func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+        }
+        func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
+            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+        }
+        func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
+            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+        }
+        func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+        }
+        func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+        }
+        func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
+            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+        }
+        func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
+            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+        }
+        func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
+            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+        }
+        func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
+            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+        }
+        func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
+            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+        }
+
+        func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+            guard let index = present(key) else { return nil }
+            return try decoder.decode(type, at: index, path: path(key), key: key)
+        }
+
+        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+            -> KeyedDecodingContainer<NestedKey>
+        {
+            let index = try value(key)
+            try decoder.requireKind(.dictionary, at: index, as: [String: Any].self, path: path(key))
+            return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, dictionary: index, codingPath: path(key)))
+        }
+
+        func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+            let index = try value(key)
+            try decoder.requireKind(.array, at: index, as: [Any].self, path: path(key))
+            return UnkeyedContainer(decoder: decoder, array: index, codingPath: path(key))
+        }
+
+        func superDecoder() throws -> any Decoder {
+            try superDecoder(key: PlistCodingKey.super)
+        }
+
+        func superDecoder(forKey key: Key) throws -> any Decoder {
+            try superDecoder(key: key)
+        }
+
+        private func superDecoder(key: any CodingKey) throws -> any Decoder {
+            guard let index = decoder.valueIndex(forKey: key.stringValue, inDictionary: dictionary) else {
+                throw DecodingError.keyNotFound(
+                    key, DecodingError.Context(codingPath: codingPath, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
+            }
+            return PlistMapDecoder(
+                nodes: decoder.nodes, bytes: decoder.bytes, index: index, userInfo: decoder.userInfoStorage,
+                codingPath: codingPath + [key])
+        }
+    }
+}
+
+// MARK: - Unkeyed
+
+extension PlistMapDecoder {
+    struct UnkeyedContainer: UnkeyedDecodingContainer {
+        let decoder: PlistMapDecoder
+        let array: Int
+        let codingPath: [any CodingKey]
+        private(set) var currentIndex = 0
+        private var cursor: Int
+        private let endIndex: Int
+
+        init(decoder: PlistMapDecoder, array: Int, codingPath: [any CodingKey]) {
+            self.decoder = decoder
+            self.array = array
+            self.codingPath = codingPath
+            cursor = array + 1
+            endIndex = Int(decoder.nodes[array].payload)
+        }
+
+        var count: Int? { Int(decoder.nodes[array].count) }
+        var isAtEnd: Bool { cursor >= endIndex }
+
+        private var path: [any CodingKey] { codingPath + [PlistCodingKey(index: currentIndex)] }
+
+        @inline(__always)
+        private mutating func next(_ type: Any.Type) throws -> Int {
+            guard cursor < endIndex else {
+                throw DecodingError.valueNotFound(
+                    type, DecodingError.Context(codingPath: path, debugDescription: "Unkeyed container is at end."))
+            }
+            let index = cursor
+            cursor = decoder.end(of: cursor)
+            currentIndex += 1
+            return index
+        }
+
+        mutating func decodeNil() throws -> Bool {
+            guard cursor < endIndex else {
+                throw DecodingError.valueNotFound(
+                    Any?.self, DecodingError.Context(codingPath: path, debugDescription: "Unkeyed container is at end."))
+            }
+            if decoder.isNull(at: cursor) {
+                cursor += 1
+                currentIndex += 1
+                return true
+            }
+            return false
+        }
+
+        private mutating func scalar<T>(
+            _ type: T.Type, _ read: (PlistMapDecoder, Int, @autoclosure () -> [any CodingKey]) throws -> T
+        ) throws -> T {
+            let position = currentIndex
+            let index = try next(type)
+            return try read(decoder, index, codingPath + [PlistCodingKey(index: position)])
+        }
+
+        mutating func decode(_ type: Bool.Type) throws -> Bool { try scalar(type) { try $0.decodeBool(at: $1, path: $2()) } }
+        mutating func decode(_ type: String.Type) throws -> String { try scalar(type) { try $0.decodeString(at: $1, path: $2()) } }
+        mutating func decode(_ type: Double.Type) throws -> Double { try scalar(type) { try $0.decodeDouble(at: $1, path: $2()) } }
+        mutating func decode(_ type: Float.Type) throws -> Float { try scalar(type) { try $0.decodeFloat(at: $1, path: $2()) } }
+        mutating func decode(_ type: Int.Type) throws -> Int { try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) } }
+        mutating func decode(_ type: Int8.Type) throws -> Int8 { try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) } }
+        mutating func decode(_ type: Int16.Type) throws -> Int16 { try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) } }
+        mutating func decode(_ type: Int32.Type) throws -> Int32 { try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) } }
+        mutating func decode(_ type: Int64.Type) throws -> Int64 { try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) } }
+        mutating func decode(_ type: UInt.Type) throws -> UInt { try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) } }
+        mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) } }
+        mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) } }
+        mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) } }
+        mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) } }
+
+        mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            let key = PlistCodingKey(index: currentIndex)
+            let index = try next(type)
+            return try decoder.decode(type, at: index, path: codingPath + [key], key: key)
+        }
+
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
+            -> KeyedDecodingContainer<NestedKey>
+        {
+            let elementPath = path
+            let index = try next(KeyedDecodingContainer<NestedKey>.self)
+            try decoder.requireKind(.dictionary, at: index, as: [String: Any].self, path: elementPath)
+            return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, dictionary: index, codingPath: elementPath))
+        }
+
+        mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+            let elementPath = path
+            let index = try next((any UnkeyedDecodingContainer).self)
+            try decoder.requireKind(.array, at: index, as: [Any].self, path: elementPath)
+            return UnkeyedContainer(decoder: decoder, array: index, codingPath: elementPath)
+        }
+
+        mutating func superDecoder() throws -> any Decoder {
+            let elementPath = path
+            let index = try next((any Decoder).self)
+            return PlistMapDecoder(
+                nodes: decoder.nodes, bytes: decoder.bytes, index: index, userInfo: decoder.userInfoStorage,
+                codingPath: elementPath)
+        }
+    }
+}
+
+// MARK: - Single value
+
+extension PlistMapDecoder {
+    struct SingleValueContainer: SingleValueDecodingContainer {
+        let decoder: PlistMapDecoder
+        let node: Int
+        let codingPath: [any CodingKey]
+
+        func decodeNil() -> Bool { decoder.isNull(at: node) }
+        func decode(_ type: Bool.Type) throws -> Bool { try decoder.decodeBool(at: node, path: codingPath) }
+        func decode(_ type: String.Type) throws -> String { try decoder.decodeString(at: node, path: codingPath) }
+        func decode(_ type: Double.Type) throws -> Double { try decoder.decodeDouble(at: node, path: codingPath) }
+        func decode(_ type: Float.Type) throws -> Float { try decoder.decodeFloat(at: node, path: codingPath) }
+        func decode(_ type: Int.Type) throws -> Int { try decoder.decodeInteger(type, at: node, path: codingPath) }
+        func decode(_ type: Int8.Type) throws -> Int8 { try decoder.decodeInteger(type, at: node, path: codingPath) }
+        func decode(_ type: Int16.Type) throws -> Int16 { try decoder.decodeInteger(type, at: node, path: codingPath) }
+        func decode(_ type: Int32.Type) throws -> Int32 { try decoder.decodeInteger(type, at: node, path: codingPath) }
+        func decode(_ type: Int64.Type) throws -> Int64 { try decoder.decodeInteger(type, at: node, path: codingPath) }
+        func decode(_ type: UInt.Type) throws -> UInt { try decoder.decodeInteger(type, at: node, path: codingPath) }
+        func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.decodeInteger(type, at: node, path: codingPath) }
+        func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.decodeInteger(type, at: node, path: codingPath) }
+        func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.decodeInteger(type, at: node, path: codingPath) }
+        func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.decodeInteger(type, at: node, path: codingPath) }
+
+        func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            try decoder.decode(type, at: node, path: codingPath, key: nil)
+        }
+    }
+}
+
+/// Coding keys the containers make themselves: array indices and `super`.
+struct PlistCodingKey: CodingKey {
+    private let name: String?
+    let intValue: Int?
+
+    /// Index keys spell themselves "Index N" only when asked, as Foundation's do.
+    var stringValue: String { name ?? "Index \(intValue ?? 0)" }
+
+    init(stringValue: String) {
+        name = stringValue
+        intValue = nil
+    }
+
+    init(intValue: Int) {
+        name = nil
+        self.intValue = intValue
+    }
+
+    init(index: Int) { self.init(intValue: index) }
+
+    static let `super` = PlistCodingKey(stringValue: "super")
+}

@@ -1,0 +1,215 @@
+import Foundation
+
+/// A property list read from XML, kept flat: one array of nodes in document order and
+/// one byte buffer for the text of strings and keys and the bytes of data.
+///
+/// Containers record where their subtree ends, so a reader can skip a value without
+/// visiting it. Keys carry a hash of their bytes so that dictionary look-ups and the
+/// duplicate-key check compare integers first. Strings are materialised only when
+/// asked for; the `Codable` decoder reads straight from the map.
+struct PlistMap {
+    enum Kind: UInt8 {
+        case string, key, integer, real, boolean, date, data, array, dictionary
+    }
+
+    struct Node {
+        var kind: Kind
+        /// Integer: negative. Boolean: the value.
+        var flag: Bool
+        /// String, key, data: byte length. Array: elements. Dictionary: entries.
+        var count: UInt32
+        /// String, key, data: offset in `bytes`. Integer: magnitude. Real, date: the
+        /// `Double` bit pattern. Container: the index after its last descendant.
+        var payload: UInt64
+        /// Key: hash of its bytes.
+        var hash: UInt64
+    }
+
+    var nodes: [Node] = []
+    var bytes = ByteStorage(capacity: 256)
+
+    /// The index after the value at `index` and all of its descendants.
+    @inline(__always)
+    func end(of index: Int) -> Int {
+        let node = nodes[index]
+        return node.kind == .array || node.kind == .dictionary ? Int(node.payload) : index + 1
+    }
+
+    @inline(__always)
+    func withBytes<R>(of node: Node, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try body(bytes.buffer(from: Int(node.payload), count: Int(node.count)))
+    }
+
+    func string(at index: Int) -> String {
+        withBytes(of: nodes[index]) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    func data(at index: Int) -> Data {
+        withBytes(of: nodes[index]) { Data($0) }
+    }
+
+    func integer(at index: Int) -> PropertyList.Integer {
+        let node = nodes[index]
+        return PropertyList.Integer(isNegative: node.flag, magnitude: node.payload)!
+    }
+
+    /// A cheap hash of a key's length and its first and last eight bytes, to tell keys
+    /// apart before comparing their bytes. It is not collision-resistant: code that
+    /// could be made slow by crafted collisions (large dictionaries) uses `Hasher`.
+    @inline(__always)
+    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        let count = bytes.count
+        var hash = UInt64(count) &* 0x9E37_79B9_7F4A_7C15
+        if count >= 8 {
+            let raw = UnsafeRawPointer(bytes.baseAddress!)
+            hash = (hash ^ raw.loadUnaligned(as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
+            hash = (hash ^ raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)) &* 0x94D0_49BB_1331_11EB
+        } else {
+            var packed: UInt64 = 0
+            for byte in bytes { packed = packed << 8 | UInt64(byte) }
+            hash = (hash ^ packed) &* 0xBF58_476D_1CE4_E5B9
+        }
+        return hash ^ (hash >> 31)
+    }
+
+    static func hash(_ string: String) -> UInt64 {
+        var string = string
+        return string.withUTF8 { hash($0) }
+    }
+
+    // MARK: Building values
+
+    /// The value at `index` as a `PropertyList`.
+    func value(at index: Int) -> PropertyList {
+        let node = nodes[index]
+        switch node.kind {
+        case .string, .key: return .string(string(at: index))
+        case .integer: return .integer(integer(at: index))
+        case .real: return .real(Double(bitPattern: node.payload))
+        case .boolean: return .boolean(node.flag)
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: node.payload)))
+        case .data: return .data(data(at: index))
+        case .array:
+            var elements: [PropertyList] = []
+            elements.reserveCapacity(Int(node.count))
+            var cursor = index + 1
+            let end = Int(node.payload)
+            while cursor < end {
+                elements.append(value(at: cursor))
+                cursor = self.end(of: cursor)
+            }
+            return .array(elements)
+        case .dictionary:
+            var entries: [String: PropertyList] = Dictionary(minimumCapacity: Int(node.count))
+            var cursor = index + 1
+            let end = Int(node.payload)
+            while cursor < end {
+                entries[string(at: cursor)] = value(at: cursor + 1)
+                cursor = self.end(of: cursor + 1)
+            }
+            return .dictionary(entries)
+        }
+    }
+}
+
+extension PlistMap {
+    /// Lays out an existing value flat, as the reader would have.
+    init(flattening value: PropertyList) {
+        append(value)
+    }
+
+    private mutating func appendBytes(_ string: String, kind: Kind) {
+        var string = string
+        let offset = bytes.count
+        let hash = string.withUTF8 { utf8 in
+            bytes.append(utf8)
+            return kind == .key ? Self.hash(utf8) : 0
+        }
+        nodes.append(Node(kind: kind, flag: false, count: UInt32(bytes.count - offset), payload: UInt64(offset), hash: hash))
+    }
+
+    private mutating func append(_ value: PropertyList) {
+        switch value {
+        case .string(let string): appendBytes(string, kind: .string)
+        case .integer(let integer):
+            nodes.append(Node(kind: .integer, flag: integer.isNegative, count: 0, payload: integer.magnitude, hash: 0))
+        case .real(let real): nodes.append(Node(kind: .real, flag: false, count: 0, payload: real.bitPattern, hash: 0))
+        case .boolean(let flag): nodes.append(Node(kind: .boolean, flag: flag, count: 0, payload: 0, hash: 0))
+        case .date(let date):
+            nodes.append(Node(kind: .date, flag: false, count: 0,
+                              payload: date.timeIntervalSinceReferenceDate.bitPattern, hash: 0))
+        case .data(let data):
+            let offset = bytes.count
+            data.withUnsafeBytes { bytes.append($0.bindMemory(to: UInt8.self)) }
+            nodes.append(Node(kind: .data, flag: false, count: UInt32(data.count), payload: UInt64(offset), hash: 0))
+        case .array(let elements):
+            let index = nodes.count
+            nodes.append(Node(kind: .array, flag: false, count: UInt32(elements.count), payload: 0, hash: 0))
+            for element in elements { append(element) }
+            nodes[index].payload = UInt64(nodes.count)
+        case .dictionary(let entries):
+            let index = nodes.count
+            nodes.append(Node(kind: .dictionary, flag: false, count: UInt32(entries.count), payload: 0, hash: 0))
+            for (key, element) in entries {
+                appendBytes(key, kind: .key)
+                append(element)
+            }
+            nodes[index].payload = UInt64(nodes.count)
+        }
+    }
+}
+
+/// A growable byte buffer that the scanner appends text to and the decoder reads from
+/// without copying or bounds checks on each access.
+final class ByteStorage {
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        base.deallocate()
+    }
+
+    @inline(__always)
+    func append(_ source: UnsafeBufferPointer<UInt8>) {
+        guard let start = source.baseAddress, source.count > 0 else { return }
+        if count + source.count > capacity { grow(to: count + source.count) }
+        (base + count).update(from: start, count: source.count)
+        count += source.count
+    }
+
+    func reserveCapacity(_ minimum: Int) {
+        if minimum > capacity { grow(to: minimum) }
+    }
+
+    /// Drops the bytes from `offset` on.
+    @inline(__always)
+    func truncate(to offset: Int) {
+        count = offset
+    }
+
+    @inline(__always)
+    func buffer(from offset: Int, count length: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: base + offset, count: length)
+    }
+
+    @inline(__always)
+    func mutableBuffer(from offset: Int) -> UnsafeMutableBufferPointer<UInt8> {
+        UnsafeMutableBufferPointer(start: base + offset, count: count - offset)
+    }
+
+    private func grow(to minimum: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < minimum { newCapacity *= 2 }
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        grown.update(from: base, count: count)
+        base.deallocate()
+        base = grown
+        capacity = newCapacity
+    }
+}
