@@ -179,8 +179,38 @@ final class ByteStorage {
     func append(_ source: UnsafeBufferPointer<UInt8>) {
         guard let start = source.baseAddress, source.count > 0 else { return }
         if count + source.count > capacity { grow(to: count + source.count) }
-        (base + count).update(from: start, count: source.count)
+        if source.count <= 16 {
+            // Tags and short text: a loop beats a call to memcpy.
+            for offset in 0..<source.count { base[count + offset] = start[offset] }
+        } else {
+            (base + count).update(from: start, count: source.count)
+        }
         count += source.count
+    }
+
+    /// The bytes as `Data`, handing over the buffer without copying; the storage is
+    /// empty afterwards.
+    func takeData() -> Data {
+        let data = Data(bytesNoCopy: base, count: count, deallocator: .custom { pointer, _ in pointer.deallocate() })
+        capacity = 16
+        count = 0
+        base = .allocate(capacity: capacity)
+        return data
+    }
+
+    @inline(__always)
+    func append(_ byte: UInt8) {
+        if count == capacity { grow(to: count + 1) }
+        base[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    func append(repeating byte: UInt8, count repeats: Int) {
+        guard repeats > 0 else { return }
+        if count + repeats > capacity { grow(to: count + repeats) }
+        for offset in 0..<repeats { base[count + offset] = byte }
+        count += repeats
     }
 
     func reserveCapacity(_ minimum: Int) {

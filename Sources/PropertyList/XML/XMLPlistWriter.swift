@@ -26,25 +26,33 @@ extension PropertyList {
     /// - Throws: ``PropertyListError`` with code `unrepresentableValue` or
     ///   `nestingTooDeep`, naming the offending value's path.
     public func xmlData() throws -> Data {
-        Data(try xmlBytes())
-    }
-
-    /// The XML property-list encoding of this value as bytes; see ``xmlData()``.
-    ///
-    /// - Returns: The UTF-8 XML document.
-    /// - Throws: ``PropertyListError`` when a value cannot be written faithfully.
-    public func xmlBytes() throws -> [UInt8] {
         var writer = XMLPlistWriter()
-        try writer.writeDocument(self)
-        return writer.output
+        try writer.writeDocument { writer in try writer.write(self, depth: 0) }
+        return writer.takeData()
     }
 }
 
 /// Writes property lists in CoreFoundation's XML format.
+///
+/// The writer emits scalars and container tags; walkers over a value tree (here, and in
+/// the `Codable` encoder) decide the order. On failure the path of the offending value
+/// is collected while the error travels up through the containers.
 struct XMLPlistWriter {
-    private(set) var output: [UInt8] = []
-    /// Keys and indices leading to the value being written, for error messages.
-    private var path: [String] = []
+    private let output = ByteStorage(capacity: 4096)
+
+    /// A failure deep in a value, with the path to it collected on the way out.
+    struct Failure: Error {
+        var code: PropertyListError.Code
+        var message: String
+        var path: [String] = []
+
+        var error: PropertyListError {
+            var joined = path.joined()
+            if joined.hasPrefix(".") { joined.removeFirst() }
+            let location = path.isEmpty ? "the top-level value" : "the value at " + joined
+            return PropertyListError(code: code, message: "cannot write \(location): \(message)")
+        }
+    }
 
     static let header = Array(
         """
@@ -58,22 +66,111 @@ struct XMLPlistWriter {
     /// The largest magnitude of a date's `timeIntervalSinceReferenceDate` that is written.
     static let dateLimit: Double = 1e13
 
-    mutating func writeDocument(_ value: PropertyList) throws {
-        output.reserveCapacity(4096)
-        output.append(contentsOf: Self.header)
-        try write(value, depth: 0)
-        output.append(contentsOf: Self.footer)
+    /// Writes the header, the value that `body` writes at depth 0, and the footer.
+    mutating func writeDocument(_ body: (inout XMLPlistWriter) throws -> Void) throws {
+        Self.header.withUnsafeBufferPointer { output.append($0) }
+        do {
+            try body(&self)
+        } catch let failure as Failure {
+            throw failure.error
+        }
+        Self.footer.withUnsafeBufferPointer { output.append($0) }
     }
 
-    private mutating func indent(_ depth: Int) {
-        for _ in 0..<depth { output.append(UInt8(ascii: "\t")) }
+    func takeData() -> Data {
+        output.takeData()
     }
 
-    private mutating func append(_ literal: StaticString) {
-        literal.withUTF8Buffer { output.append(contentsOf: $0) }
+    @inline(__always)
+    private func byte(_ value: UInt8) {
+        output.append(value)
     }
 
-    private mutating func write(_ value: PropertyList, depth: Int) throws {
+    @inline(__always)
+    private func indent(_ depth: Int) {
+        output.append(repeating: UInt8(ascii: "\t"), count: depth)
+    }
+
+    @inline(__always)
+    private func append(_ literal: StaticString) {
+        output.append(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// Adds `component` to the path of a failure passing through a container.
+    static func rethrow(_ error: any Error, at component: @autoclosure () -> String) -> any Error {
+        guard var failure = error as? Failure else { return error }
+        failure.path.insert(component(), at: 0)
+        return failure
+    }
+
+    static func keyComponent(_ key: String) -> String { "." + key }
+    static func indexComponent(_ index: Int) -> String { "[\(index)]" }
+
+    // MARK: Values
+
+    /// Writes a whole value tree.
+    mutating func write(_ value: PropertyList, depth: Int) throws {
+        switch value {
+        case .array(let elements):
+            guard try beginArray(isEmpty: elements.isEmpty, depth: depth) else { return }
+            for (index, element) in elements.enumerated() {
+                do { try write(element, depth: depth + 1) } catch { throw Self.rethrow(error, at: Self.indexComponent(index)) }
+            }
+            endContainer("</array>\n", depth: depth)
+        case .dictionary(let entries):
+            guard try beginDictionary(isEmpty: entries.isEmpty, depth: depth) else { return }
+            for (key, element) in entries.sorted(by: { Self.utf16Precedes($0.key, $1.key) }) {
+                do {
+                    try writeKey(key, depth: depth + 1)
+                    try write(element, depth: depth + 1)
+                } catch {
+                    throw Self.rethrow(error, at: Self.keyComponent(key))
+                }
+            }
+            endContainer("</dict>\n", depth: depth)
+        default:
+            try writeScalar(value, depth: depth)
+        }
+    }
+
+    /// Writes `<array>` (or `<array/>`); returns whether elements should follow.
+    mutating func beginArray(isEmpty: Bool, depth: Int) throws -> Bool {
+        indent(depth)
+        if isEmpty {
+            append("<array/>\n")
+            return false
+        }
+        try checkDepth(depth)
+        append("<array>\n")
+        return true
+    }
+
+    /// Writes `<dict>` (or `<dict/>`); returns whether entries should follow.
+    mutating func beginDictionary(isEmpty: Bool, depth: Int) throws -> Bool {
+        indent(depth)
+        if isEmpty {
+            append("<dict/>\n")
+            return false
+        }
+        try checkDepth(depth)
+        append("<dict>\n")
+        return true
+    }
+
+    mutating func endContainer(_ tag: StaticString, depth: Int) {
+        indent(depth)
+        append(tag)
+    }
+
+    mutating func writeKey(_ key: String, depth: Int) throws {
+        indent(depth)
+        append("<key>")
+        try appendEscaped(key)
+        append("</key>\n")
+    }
+
+    /// Writes a value that is not a container.
+    mutating func writeScalar(_ value: PropertyList, depth: Int) throws {
         indent(depth)
         switch value {
         case .string(let string):
@@ -99,99 +196,69 @@ struct XMLPlistWriter {
             appendBase64(data, depth: depth)
             indent(depth)
             append("</data>\n")
-        case .array(let elements):
-            if elements.isEmpty {
-                append("<array/>\n")
-                return
-            }
-            try checkDepth(depth)
-            append("<array>\n")
-            for (index, element) in elements.enumerated() {
-                path.append("[\(index)]")
-                try write(element, depth: depth + 1)
-                path.removeLast()
-            }
-            indent(depth)
-            append("</array>\n")
-        case .dictionary(let entries):
-            if entries.isEmpty {
-                append("<dict/>\n")
-                return
-            }
-            try checkDepth(depth)
-            append("<dict>\n")
-            let keys = entries.keys.sorted(by: Self.utf16Precedes)
-            for key in keys {
-                path.append(key)
-                indent(depth + 1)
-                append("<key>")
-                try appendEscaped(key)
-                append("</key>\n")
-                try write(entries[key]!, depth: depth + 1)
-                path.removeLast()
-            }
-            indent(depth)
-            append("</dict>\n")
+        case .array, .dictionary:
+            try write(value, depth: depth)
         }
     }
 
     private func checkDepth(_ depth: Int) throws {
         if depth >= PropertyList.maximumDepth {
-            throw error(
-                .nestingTooDeep,
-                "containers are nested deeper than \(PropertyList.maximumDepth) levels")
+            throw Failure(
+                code: .nestingTooDeep, message: "containers are nested deeper than \(PropertyList.maximumDepth) levels")
         }
     }
 
-    private func error(_ code: PropertyListError.Code, _ message: String) -> PropertyListError {
-        let location = path.isEmpty ? "the top-level value" : "the value at " + pathDescription
-        return PropertyListError(code: code, message: "cannot write \(location): \(message)")
-    }
-
-    private var pathDescription: String {
-        var result = ""
-        for component in path {
-            if component.hasPrefix("[") || result.isEmpty { result += component } else { result += "." + component }
-        }
-        return result
+    private func error(_ code: PropertyListError.Code, _ message: String) -> Failure {
+        Failure(code: code, message: message)
     }
 
     // MARK: Strings
 
+    /// Bytes that need a look when escaping: `&`, `<`, `>`, C0 controls and 0xEF (the
+    /// lead byte of U+FFFE and U+FFFF). Tab and line feed pass.
+    private static let attention: [Bool] = (0...255).map { byte in
+        (byte < 0x20 && byte != 0x09 && byte != 0x0A) || byte == 0x26 || byte == 0x3C || byte == 0x3E || byte == 0xEF
+    }
+
     private mutating func appendEscaped(_ string: String) throws {
         var string = string
-        try string.withUTF8 { bytes in
-            var runStart = 0
-            var index = 0
-            let count = bytes.count
-            while index < count {
-                let byte = bytes[index]
-                var replacement: StaticString?
-                switch byte {
-                case UInt8(ascii: "&"): replacement = "&amp;"
-                case UInt8(ascii: "<"): replacement = "&lt;"
-                case UInt8(ascii: ">"): replacement = "&gt;"
-                case 0x09, 0x0A: break
-                case 0x00..<0x20:
-                    throw error(.unrepresentableValue, Self.controlCharacterMessage(byte))
-                case 0xEF:
-                    // U+FFFE and U+FFFF are EF BF BE and EF BF BF.
-                    if index + 2 < count, bytes[index + 1] == 0xBF, bytes[index + 2] >= 0xBE {
-                        let scalar = bytes[index + 2] == 0xBE ? "U+FFFE" : "U+FFFF"
-                        throw error(
-                            .unrepresentableValue,
-                            "the string contains \(scalar), which XML 1.0 cannot carry")
+        let output = self.output
+        try Self.attention.withUnsafeBufferPointer { attention in
+            try string.withUTF8 { bytes in
+                var runStart = 0
+                var index = 0
+                let count = bytes.count
+                while index < count {
+                    let byte = bytes[index]
+                    if !attention[Int(byte)] {
+                        index += 1
+                        continue
                     }
-                default: break
+                    let replacement: StaticString
+                    switch byte {
+                    case UInt8(ascii: "&"): replacement = "&amp;"
+                    case UInt8(ascii: "<"): replacement = "&lt;"
+                    case UInt8(ascii: ">"): replacement = "&gt;"
+                    case 0xEF:
+                        // U+FFFE and U+FFFF are EF BF BE and EF BF BF.
+                        if index + 2 < count, bytes[index + 1] == 0xBF, bytes[index + 2] >= 0xBE {
+                            let scalar = bytes[index + 2] == 0xBE ? "U+FFFE" : "U+FFFF"
+                            throw error(
+                                .unrepresentableValue,
+                                "the string contains \(scalar), which XML 1.0 cannot carry")
+                        }
+                        index += 1
+                        continue
+                    default:
+                        throw error(.unrepresentableValue, Self.controlCharacterMessage(byte))
+                    }
+                    output.append(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                    output.append(UnsafeBufferPointer(start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
+                    index += 1
+                    runStart = index
                 }
-                if let replacement {
-                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                    replacement.withUTF8Buffer { output.append(contentsOf: $0) }
-                    runStart = index + 1
-                }
-                index += 1
+                output.append(UnsafeBufferPointer(rebasing: bytes[runStart..<count]))
             }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<count]))
         }
     }
 
@@ -232,7 +299,7 @@ struct XMLPlistWriter {
     // MARK: Numbers
 
     private mutating func appendInteger(_ integer: PropertyList.Integer) {
-        if integer.isNegative { output.append(UInt8(ascii: "-")) }
+        if integer.isNegative { byte(UInt8(ascii: "-")) }
         appendDecimal(integer.magnitude)
     }
 
@@ -246,7 +313,7 @@ struct XMLPlistWriter {
                 scratch[cursor] = UInt8(ascii: "0") + UInt8(rest % 10)
                 rest /= 10
             } while rest != 0
-            output.append(contentsOf: scratch[cursor...])
+            output.append(UnsafeBufferPointer(rebasing: scratch.bindMemory(to: UInt8.self)[cursor...]))
         }
     }
 
@@ -263,7 +330,7 @@ struct XMLPlistWriter {
             withUnsafeMutableBytes(of: &buffer) { raw in
                 let base = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
                 let length = withVaList([real]) { vsnprintf(base, raw.count, "%.17g", $0) }
-                output.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[0..<Int(length)]))
+                output.append(UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[0..<Int(length)]))
             }
         }
     }
@@ -280,22 +347,22 @@ struct XMLPlistWriter {
         let seconds = Int64(interval.rounded(.down)) + 978_307_200
         let time = CivilTime(secondsSince1970: seconds)
         if time.year < 0 {
-            output.append(UInt8(ascii: "-"))
+            byte(UInt8(ascii: "-"))
             appendPadded(UInt64(-time.year), width: 3)
         } else {
             appendPadded(UInt64(time.year), width: 4)
         }
-        output.append(UInt8(ascii: "-"))
+        byte(UInt8(ascii: "-"))
         appendPadded(UInt64(time.month), width: 2)
-        output.append(UInt8(ascii: "-"))
+        byte(UInt8(ascii: "-"))
         appendPadded(UInt64(time.day), width: 2)
-        output.append(UInt8(ascii: "T"))
+        byte(UInt8(ascii: "T"))
         appendPadded(UInt64(time.hour), width: 2)
-        output.append(UInt8(ascii: ":"))
+        byte(UInt8(ascii: ":"))
         appendPadded(UInt64(time.minute), width: 2)
-        output.append(UInt8(ascii: ":"))
+        byte(UInt8(ascii: ":"))
         appendPadded(UInt64(time.second), width: 2)
-        output.append(UInt8(ascii: "Z"))
+        byte(UInt8(ascii: "Z"))
     }
 
     private mutating func appendPadded(_ value: UInt64, width: Int) {
@@ -305,7 +372,7 @@ struct XMLPlistWriter {
             digitCount += 1
             probe /= 10
         }
-        for _ in digitCount..<max(width, digitCount) { output.append(UInt8(ascii: "0")) }
+        for _ in digitCount..<max(width, digitCount) { byte(UInt8(ascii: "0")) }
         appendDecimal(value)
     }
 
@@ -331,18 +398,18 @@ struct XMLPlistWriter {
                 let b1: UInt8 = index + 1 < count ? bytes[index + 1] : 0
                 let b2: UInt8 = index + 2 < count ? bytes[index + 2] : 0
                 if column == 0 { indent(lineIndent) }
-                output.append(table[Int(b0 >> 2)])
-                output.append(table[Int((b0 & 0x03) << 4 | b1 >> 4)])
-                output.append(index + 1 < count ? table[Int((b1 & 0x0F) << 2 | b2 >> 6)] : UInt8(ascii: "="))
-                output.append(index + 2 < count ? table[Int(b2 & 0x3F)] : UInt8(ascii: "="))
+                byte(table[Int(b0 >> 2)])
+                byte(table[Int((b0 & 0x03) << 4 | b1 >> 4)])
+                byte(index + 1 < count ? table[Int((b1 & 0x0F) << 2 | b2 >> 6)] : UInt8(ascii: "="))
+                byte(index + 2 < count ? table[Int(b2 & 0x3F)] : UInt8(ascii: "="))
                 index += 3
                 column += 4
                 if column >= lineWidth {
-                    output.append(UInt8(ascii: "\n"))
+                    byte(UInt8(ascii: "\n"))
                     column = 0
                 }
             }
-            if column != 0 { output.append(UInt8(ascii: "\n")) }
+            if column != 0 { byte(UInt8(ascii: "\n")) }
         }
     }
 }

@@ -158,6 +158,15 @@ final class PlistMapDecoder: Decoder {
 
     func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> T {
         let node = nodes[index]
+        if node.kind == .real {
+            // As Foundation does, a real that is a whole number in range decodes as an integer.
+            let real = Double(bitPattern: node.payload)
+            guard let value = T(exactly: real) else {
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(codingPath: path(), debugDescription: "Parsed property list number <\(real)> does not fit in \(type)."))
+            }
+            return value
+        }
         guard node.kind == .integer else { throw mismatch(type, at: index, path: path()) }
         let value: T?
         if node.flag {

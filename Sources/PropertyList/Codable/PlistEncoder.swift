@@ -1,0 +1,53 @@
+import Foundation
+
+/// Encodes `Encodable` values as XML property lists, in the manner of Foundation's
+/// `PropertyListEncoder` with the `.xml` output format.
+///
+/// The output is byte-identical to `PropertyListSerialization`'s for the same values.
+/// `Date` and `Data` become `<date>` and `<data>`, every integer type `<integer>`,
+/// `Float` and `Double` `<real>`, and an explicit `nil` the string `$null`, as
+/// Foundation writes it. Errors are Foundation's `EncodingError` with the coding path.
+public struct PlistEncoder: Sendable {
+    /// Values passed to every `encode(to:)` through `Encoder.userInfo`.
+    public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+
+    /// Creates an encoder.
+    public init() {}
+
+    /// Encodes `value` as an XML property list.
+    ///
+    /// - Parameter value: The value to encode.
+    /// - Returns: The XML document.
+    /// - Throws: `EncodingError.invalidValue` when the value encodes nothing or
+    ///   something XML cannot carry (the underlying ``PropertyListError`` says what).
+    public func encode<T: Encodable>(_ value: T) throws -> Data {
+        let slot = try encodeToSlot(value)
+        do {
+            var writer = XMLPlistWriter()
+            var cache = KeyOrderCache()
+            try writer.writeDocument { writer in try writer.write(slot, depth: 0, cache: &cache) }
+            return writer.takeData()
+        } catch let error as PropertyListError {
+            throw EncodingError.invalidValue(
+                value, EncodingError.Context(codingPath: [], debugDescription: error.message, underlyingError: error))
+        }
+    }
+
+    /// Encodes `value` as a property-list value.
+    ///
+    /// - Parameter value: The value to encode.
+    /// - Returns: The property list.
+    /// - Throws: `EncodingError.invalidValue` when the value encodes nothing.
+    public func encodeToPropertyList<T: Encodable>(_ value: T) throws -> PropertyList {
+        try encodeToSlot(value).propertyList
+    }
+
+    private func encodeToSlot<T: Encodable>(_ value: T) throws -> EncodedSlot {
+        let encoder = PlistTreeEncoder(codingPath: [], userInfo: userInfo)
+        guard let slot = try encoder.encodeValue(value) else {
+            throw EncodingError.invalidValue(
+                value, EncodingError.Context(codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values."))
+        }
+        return slot
+    }
+}

@@ -1,0 +1,239 @@
+import Foundation
+import PropertyList
+import Testing
+
+@Suite("PlistEncoder and PlistDecoder")
+struct CodableTests {
+    enum Kind: String, Codable, CaseIterable { case binary, slider, picker }
+
+    struct Item: Codable, Equatable {
+        var id: String
+        var title: String
+        var kind: Kind
+        var options: [String]?
+        var minimum: Double?
+        var roundToInteger: Bool?
+        var answer: Int?
+        var created: Date?
+        var attachment: Data?
+        var flags: [Bool]?
+    }
+
+    struct Survey: Codable, Equatable {
+        var title: String
+        var items: [Item]
+        var metadata: [String: Int]
+        var nested: [[Int8]]
+        var version: UInt64
+        var ratio: Float
+    }
+
+    static let sample = Survey(
+        title: "Visitor feedback & <more>",
+        items: [
+            Item(id: "A", title: "Come again?", kind: .binary, options: ["No", "Yes"], answer: 1,
+                 created: Date(timeIntervalSince1970: 1_700_000_000), flags: [true, false]),
+            Item(id: "B", title: "Rate us", kind: .slider, minimum: -2.5, roundToInteger: true,
+                 attachment: Data([0, 1, 2, 255])),
+            Item(id: "C", title: "", kind: .picker),
+        ],
+        metadata: ["a": 1, "b": -2],
+        nested: [[1, 2], [], [-128, 127]],
+        version: .max,
+        ratio: 0.5
+    )
+
+    @Test("A nested model survives encoding and decoding")
+    func roundTrip() throws {
+        let data = try PlistEncoder().encode(Self.sample)
+        #expect(try PlistDecoder().decode(Survey.self, from: data) == Self.sample)
+        let tree = try PlistEncoder().encodeToPropertyList(Self.sample)
+        #expect(try PlistDecoder().decode(Survey.self, from: tree) == Self.sample)
+        #expect(try PropertyList(xml: data) == tree)
+    }
+
+    @Test("Our encoder writes what PropertyListSerialization writes for Foundation's encoding of the same model")
+    func encoderMatchesFoundation() throws {
+        let foundation = PropertyListEncoder()
+        foundation.outputFormat = .xml
+        let theirTree = try FoundationBridge.read(try foundation.encode(Self.sample))
+        let ourTree = try PlistEncoder().encodeToPropertyList(Self.sample)
+        #expect(ourTree == theirTree)
+        #expect(try PlistEncoder().encode(Self.sample) == FoundationBridge.xml(theirTree))
+    }
+
+    @Test("Our decoder reads what Foundation's encoder writes, and Foundation's decoder reads ours")
+    func decoderMatchesFoundation() throws {
+        let foundation = PropertyListEncoder()
+        foundation.outputFormat = .xml
+        #expect(try PlistDecoder().decode(Survey.self, from: foundation.encode(Self.sample)) == Self.sample)
+        #expect(try PropertyListDecoder().decode(Survey.self, from: PlistEncoder().encode(Self.sample)) == Self.sample)
+    }
+
+    @Test("Integers decode into every width at its limits and fail outside them, naming the coding path")
+    func integerWidths() throws {
+        struct Limits: Codable, Equatable {
+            var i8 = Int8.min, u8 = UInt8.max, i16 = Int16.min, u16 = UInt16.max
+            var i32 = Int32.min, u32 = UInt32.max, i64 = Int64.min, u64 = UInt64.max, i = Int.max, u = UInt.max
+        }
+        let data = try PlistEncoder().encode(Limits())
+        #expect(try PlistDecoder().decode(Limits.self, from: data) == Limits())
+
+        struct Small: Codable { var value: Int8 }
+        let tooBig = PropertyList.dictionary(["value": 128])
+        #expect {
+            try PlistDecoder().decode(Small.self, from: tooBig)
+        } throws: { error in
+            guard case DecodingError.dataCorrupted(let context) = error else { return false }
+            return context.codingPath.map(\.stringValue) == ["value"] && context.debugDescription.contains("Int8")
+        }
+        struct Unsigned: Codable { var value: UInt }
+        #expect(throws: DecodingError.self) { try PlistDecoder().decode(Unsigned.self, from: .dictionary(["value": -1])) }
+        // A whole real decodes as an integer, as Foundation allows; a fraction does not.
+        #expect(try PlistDecoder().decode(Small.self, from: .dictionary(["value": .real(2)])).value == 2)
+        #expect(throws: DecodingError.self) { try PlistDecoder().decode(Small.self, from: .dictionary(["value": .real(2.5)])) }
+    }
+
+    @Test("Type mismatches and missing keys are DecodingErrors with the full coding path")
+    func errorsCarryPaths() throws {
+        var tree = try PlistEncoder().encodeToPropertyList(Self.sample)
+        guard case .dictionary(var root) = tree, case .array(var items) = root["items"], case .dictionary(var item) = items[1]
+        else { Issue.record("unexpected shape"); return }
+        item["title"] = .integer(7)
+        items[1] = .dictionary(item)
+        root["items"] = .array(items)
+        tree = .dictionary(root)
+        #expect {
+            try PlistDecoder().decode(Survey.self, from: tree)
+        } throws: { error in
+            guard case DecodingError.typeMismatch(_, let context) = error else { return false }
+            return context.codingPath.map(\.stringValue) == ["items", "Index 1", "title"]
+        }
+
+        root.removeValue(forKey: "title")
+        #expect {
+            try PlistDecoder().decode(Survey.self, from: .dictionary(root))
+        } throws: { error in
+            guard case DecodingError.keyNotFound(let key, _) = error else { return false }
+            return key.stringValue == "title"
+        }
+
+        struct Flags: Codable { var flags: [Bool] }
+        #expect {
+            try PlistDecoder().decode(Flags.self, from: .dictionary(["flags": [true, "no"]]))
+        } throws: { error in
+            guard case DecodingError.typeMismatch(_, let context) = error else { return false }
+            return context.codingPath.map(\.stringValue) == ["flags", "Index 1"]
+        }
+    }
+
+    @Test("Malformed XML is a dataCorrupted error whose underlying error has the line and column")
+    func malformedXML() {
+        let xml = Data("<plist>\n<dict>\n<key>a</key>\n<integer>x</integer></dict></plist>".utf8)
+        #expect {
+            try PlistDecoder().decode([String: Int].self, from: xml)
+        } throws: { error in
+            guard case DecodingError.dataCorrupted(let context) = error,
+                let underlying = context.underlyingError as? PropertyListError
+            else { return false }
+            return underlying.line == 4 && underlying.column != nil
+        }
+    }
+
+    @Test("nil is written as $null when encoded explicitly, and decodes back as nil")
+    func explicitNil() throws {
+        struct Explicit: Codable, Equatable {
+            var value: String?
+            enum CodingKeys: CodingKey { case value }
+            init(value: String?) { self.value = value }
+            init(from decoder: any Decoder) throws {
+                value = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(String.self, forKey: .value)
+            }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(value, forKey: .value)
+            }
+        }
+        let tree = try PlistEncoder().encodeToPropertyList(Explicit(value: nil))
+        #expect(tree == .dictionary(["value": "$null"]))
+        #expect(try PlistDecoder().decode(Explicit.self, from: tree) == Explicit(value: nil))
+        let foundation = PropertyListEncoder()
+        foundation.outputFormat = .xml
+        #expect(try FoundationBridge.read(foundation.encode(Explicit(value: nil))) == tree)
+    }
+
+    class Base: Codable {
+        var name: String
+        init(name: String) { self.name = name }
+    }
+
+    final class Derived: Base {
+        var extra: Int
+        enum CodingKeys: CodingKey { case extra }
+        init(name: String, extra: Int) {
+            self.extra = extra
+            super.init(name: name)
+        }
+        required init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            extra = try container.decode(Int.self, forKey: .extra)
+            try super.init(from: container.superDecoder())
+        }
+        override func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(extra, forKey: .extra)
+            try super.encode(to: container.superEncoder())
+        }
+    }
+
+    @Test("superEncoder and superDecoder nest the superclass under \"super\", as Foundation does")
+    func superclass() throws {
+        let tree = try PlistEncoder().encodeToPropertyList(Derived(name: "n", extra: 3))
+        #expect(tree == .dictionary(["extra": 3, "super": .dictionary(["name": "n"])]))
+        let back = try PlistDecoder().decode(Derived.self, from: tree)
+        #expect(back.name == "n" && back.extra == 3)
+        let foundation = PropertyListEncoder()
+        foundation.outputFormat = .xml
+        #expect(try FoundationBridge.read(foundation.encode(Derived(name: "n", extra: 3))) == tree)
+    }
+
+    @Test("Nested keyed and unkeyed containers, and dictionaries with many keys")
+    func nestedContainers() throws {
+        struct Manual: Codable, Equatable {
+            var numbers: [Int]
+            var names: [String: String]
+            enum Outer: CodingKey { case inner, list }
+            enum Inner: CodingKey { case names }
+            init(numbers: [Int], names: [String: String]) {
+                self.numbers = numbers
+                self.names = names
+            }
+            init(from decoder: any Decoder) throws {
+                let outer = try decoder.container(keyedBy: Outer.self)
+                var list = try outer.nestedUnkeyedContainer(forKey: .list)
+                var numbers: [Int] = []
+                while !list.isAtEnd { numbers.append(try list.decode(Int.self)) }
+                self.numbers = numbers
+                names = try outer.nestedContainer(keyedBy: Inner.self, forKey: .inner).decode([String: String].self, forKey: .names)
+            }
+            func encode(to encoder: any Encoder) throws {
+                var outer = encoder.container(keyedBy: Outer.self)
+                var list = outer.nestedUnkeyedContainer(forKey: .list)
+                for number in numbers { try list.encode(number) }
+                var inner = outer.nestedContainer(keyedBy: Inner.self, forKey: .inner)
+                try inner.encode(names, forKey: .names)
+            }
+        }
+        let names = Dictionary(uniqueKeysWithValues: (0..<100).map { ("key\($0)", "value\($0)") })
+        let value = Manual(numbers: [3, 1, 2], names: names)
+        let data = try PlistEncoder().encode(value)
+        #expect(try PlistDecoder().decode(Manual.self, from: data) == value)
+        #expect(try PropertyListDecoder().decode(Manual.self, from: data) == value)
+    }
+
+    @Test("A value that encodes nothing is refused at the top level")
+    func emptyTopLevel() {
+        struct Nothing: Encodable { func encode(to encoder: any Encoder) throws {} }
+        #expect(throws: EncodingError.self) { try PlistEncoder().encode(Nothing()) }
+    }
+}
