@@ -13,10 +13,16 @@ enum ScalarParsing {
         var message: String
     }
 
+    /// The text in quotes for a message: surrounding whitespace trimmed, other control
+    /// characters escaped, and cut after 40 characters.
     static func quoted(_ text: UnsafeBufferPointer<UInt8>) -> String {
         let limit = 40
-        let shown = String(decoding: UnsafeBufferPointer(rebasing: text.prefix(limit)), as: UTF8.self)
-        return "'" + shown + (text.count > limit ? "…" : "") + "'"
+        let string = String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        var shown = ""
+        for scalar in string.unicodeScalars.prefix(limit) {
+            shown += scalar.value < 0x20 ? scalar.escaped(asASCII: true) : String(scalar)
+        }
+        return "'" + shown + (string.unicodeScalars.count > limit ? "…" : "") + "'"
     }
 
     // MARK: Integers

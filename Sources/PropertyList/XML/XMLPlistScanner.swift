@@ -292,7 +292,9 @@ struct XMLPlistScanner {
         default:
             scalar = element
             textStart = map.bytes.count
+            // libxml2 reports the column of the start tag's '>'; the text begins after it.
             (scalarLine, scalarColumn) = position
+            scalarColumn += 1
         }
     }
 

@@ -1,0 +1,67 @@
+import Foundation
+import PropertyList
+import Testing
+
+@Suite("The hostile corpus is refused with positions")
+struct HostileCorpusTests {
+    @Test("The corpus has at least 40 files, each listed with its expectation")
+    func corpusIsComplete() throws {
+        #expect(Fixtures.hostile.count >= 40)
+        let files = try FileManager.default.contentsOfDirectory(atPath: Fixtures.root.appendingPathComponent("hostile").path)
+            .filter { $0.hasSuffix(".plist") }
+        #expect(Set(files) == Set(Fixtures.hostile.map(\.file)))
+    }
+
+    @Test("Each hostile file is refused at the expected line with a message naming the problem",
+          arguments: Fixtures.hostile)
+    func refused(_ hostile: Fixtures.HostileCase) throws {
+        let data = try Data(contentsOf: Fixtures.root.appendingPathComponent("hostile/\(hostile.file)"))
+        let error = #expect(throws: PropertyListError.self) { try PropertyList(xml: data, file: hostile.file) }
+        #expect(error?.line == hostile.line, "\(error?.description ?? "")")
+        #expect(error?.column != nil)
+        #expect(error?.message.contains(hostile.message) == true, "\(error?.message ?? "")")
+        #expect(error?.description.hasPrefix("\(hostile.file):\(hostile.line):") == true)
+        // The Codable decoder refuses it the same way.
+        #expect(throws: DecodingError.self) { try PlistDecoder().decode([String: String].self, from: data) }
+    }
+
+    @Test("100,000 levels of nesting are refused with a clean error, not a stack overflow")
+    func veryDeepNesting() {
+        let depth = 100_000
+        let xml = "<plist>" + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth) + "</plist>"
+        let error = #expect(throws: PropertyListError.self) { try PropertyList(xml: Data(xml.utf8)) }
+        #expect(error?.code == .nestingTooDeep)
+        #expect(error?.line == 1)
+        let dictionaries = "<plist>" + String(repeating: "<dict><key>k</key>", count: depth) + "<true/>"
+            + String(repeating: "</dict>", count: depth) + "</plist>"
+        #expect(throws: PropertyListError.self) { try PropertyList(xml: Data(dictionaries.utf8)) }
+    }
+
+    @Test("Random corruptions of a valid document never crash the reader and always report a position")
+    func mutations() throws {
+        let valid = try PropertyList.dictionary([
+            "title": "Survey", "items": [["id": 1, "when": .date(Date(timeIntervalSince1970: 0)), "raw": .data(Data([1, 2, 3]))]],
+            "ratio": 0.25, "ok": true,
+        ]).xmlData()
+        var generator = SeededGenerator(seed: 7)
+        var refused = 0
+        for _ in 0..<3000 {
+            var bytes = [UInt8](valid)
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                let position = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: bytes[position] = UInt8.random(in: 0...255, using: &generator)
+                case 1: bytes.remove(at: position)
+                default: bytes.insert(UInt8.random(in: 0...255, using: &generator), at: position)
+                }
+            }
+            do {
+                _ = try PropertyList(xml: Data(bytes))
+            } catch let error as PropertyListError {
+                refused += 1
+                #expect(error.line != nil && error.column != nil, "\(error)")
+            }
+        }
+        #expect(refused > 1000)
+    }
+}

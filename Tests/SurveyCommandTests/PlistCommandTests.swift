@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+
+@Suite("survey plist lint and convert")
+struct PlistCommandTests {
+    static let valid = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+        <dict>
+        \t<key>b</key>
+        \t<array><integer>18446744073709551615</integer><real>2.5</real><true/></array>
+        \t<key>a</key>
+        \t<string>x &amp; y</string>
+        \t<key>when</key>
+        \t<date>1969-07-20T20:17:40Z</date>
+        \t<key>bytes</key>
+        \t<data>AAEC</data>
+        </dict>
+        </plist>
+        """
+
+    func write(_ text: String, _ name: String, in directory: URL) throws -> String {
+        let url = directory.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    @Test("lint exits 0 for valid files and 65 with FILE:LINE:COLUMN for each invalid one")
+    func lint() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let good = try write(Self.valid, "good.plist", in: directory)
+        let bad = try write("<plist>\n<dict>\n  <key>a</key>\n</dict>\n</plist>\n", "bad.plist", in: directory)
+        let worse = try write("<plist><integer>12x</integer></plist>", "worse.plist", in: directory)
+
+        let ok = try CommandRunner.run(["plist", "lint", good])
+        #expect(ok.status == 0)
+        #expect(ok.stderr.isEmpty)
+
+        let failed = try CommandRunner.run(["plist", "lint", good, bad, worse])
+        #expect(failed.status == 65)
+        let lines = failed.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        #expect(lines.first?.hasPrefix("\(bad):3:") == true, "\(lines)")
+        #expect(lines.first?.contains("'a' has no value") == true)
+        #expect(lines.last?.hasPrefix("\(worse):1:") == true)
+        #expect(lines.last?.contains("invalid character") == true)
+    }
+
+    @Test("lint --json prints one document with a result per file")
+    func lintJSON() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let good = try write(Self.valid, "good.plist", in: directory)
+        let bad = try write("<plist><true>x</true></plist>", "bad.plist", in: directory)
+        let result = try CommandRunner.run(["plist", "lint", "--json", good, bad])
+        #expect(result.status == 65)
+        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let files = try #require(json?["files"] as? [[String: Any]])
+        #expect(files.count == 2)
+        #expect(files[0]["valid"] as? Bool == true)
+        #expect(files[1]["valid"] as? Bool == false)
+        #expect(files[1]["line"] as? Int == 1)
+        #expect((files[1]["message"] as? String)?.contains("<true> must be empty") == true)
+    }
+
+    @Test("A missing file exits 66 and names the file")
+    func missingFile() throws {
+        let result = try CommandRunner.run(["plist", "lint", "/nonexistent/file.plist"])
+        #expect(result.status == 66)
+        #expect(result.stderr.contains("/nonexistent/file.plist"))
+        let convert = try CommandRunner.run(["plist", "convert", "/nonexistent/file.plist", "--to", "json"])
+        #expect(convert.status == 66)
+    }
+
+    @Test("convert --to xml rewrites a file in CoreFoundation's canonical form")
+    func convertToXML() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let path = try write(Self.valid, "in.plist", in: directory)
+        let result = try CommandRunner.run(["plist", "convert", path, "--to", "xml"])
+        #expect(result.status == 0)
+        let expected = try PropertyListSerialization.data(
+            fromPropertyList: PropertyListSerialization.propertyList(from: Data(Self.valid.utf8), format: nil),
+            format: .xml, options: 0)
+        #expect(result.stdout == String(decoding: expected, as: UTF8.self))
+    }
+
+    @Test("convert --to json maps dates to ISO 8601 and data to base64, and refuses NaN")
+    func convertToJSON() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let path = try write(Self.valid, "in.plist", in: directory)
+        let output = directory.appendingPathComponent("out.json")
+        let result = try CommandRunner.run(["plist", "convert", path, "--to", "json", "-o", output.path])
+        #expect(result.status == 0)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: output)) as? [String: Any]
+        #expect(json?["a"] as? String == "x & y")
+        #expect(json?["when"] as? String == "1969-07-20T20:17:40Z")
+        #expect(json?["bytes"] as? String == "AAEC")
+        #expect((json?["b"] as? [Any])?.first as? NSNumber == NSNumber(value: UInt64.max))
+
+        let nan = try write("<plist><array><real>nan</real></array></plist>", "nan.plist", in: directory)
+        let refused = try CommandRunner.run(["plist", "convert", nan, "--to", "json"])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("nan.plist"))
+        #expect(refused.stdout.isEmpty)
+    }
+
+    @Test("Unknown options and formats are usage errors (exit 64)")
+    func usage() throws {
+        #expect(try CommandRunner.run(["plist", "convert", "x.plist", "--to", "yaml"]).status == 64)
+        #expect(try CommandRunner.run(["plist", "lint"]).status == 64)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+/// Runs the built `survey` binary, as a user would, and collects its output.
+enum CommandRunner {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+
+    /// The `survey` executable built next to the test bundle.
+    static let binary: URL = {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        // The test bundle lives in the build products folder, possibly inside a .xctest folder.
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("survey")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/debug/survey")
+    }()
+
+    /// Runs `survey` with `arguments` in `directory`, with `environment` added.
+    static func run(
+        _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
+        executable: URL? = nil, prefix: [String] = []
+    ) throws -> Result {
+        let process = Process()
+        if prefix.isEmpty {
+            process.executableURL = executable ?? binary
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: prefix[0])
+            process.arguments = Array(prefix.dropFirst()) + [(executable ?? binary).path] + arguments
+        }
+        if let directory { process.currentDirectoryURL = directory }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        nonisolated(unsafe) var errorData = Data()
+        let reader = Thread { errorData = err.fileHandleForReading.readDataToEndOfFile() }
+        reader.start()
+        let outputData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !reader.isFinished { usleep(1000) }
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
+            stderr: String(decoding: errorData, as: UTF8.self))
+    }
+
+    /// A new empty temporary directory.
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("survey-cli-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// The path of `name` on `PATH`; records an issue in CI when it is missing, and says
+    /// why the check is skipped otherwise.
+    static func requireTool(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        if isCI {
+            Issue.record("\(name) is not installed, but CI=true: .ci/run should have installed it", sourceLocation: sourceLocation)
+        } else {
+            print("note: skipping a check that needs \(name), which is not installed (CI would fail here)")
+        }
+        return nil
+    }
+}
