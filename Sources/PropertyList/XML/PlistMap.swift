@@ -12,17 +12,35 @@ struct PlistMap {
         case string, key, integer, real, boolean, date, data, array, dictionary
     }
 
+    /// One value, in 16 bytes.
     struct Node {
         var kind: Kind
         /// Integer: negative. Boolean: the value.
         var flag: Bool
         /// String, key, data: byte length. Array: elements. Dictionary: entries.
         var count: UInt32
+        /// Keys keep their offset in the low and their hash in the high 32 bits.
+        private var storage: UInt64
+
+        init(kind: Kind, flag: Bool, count: UInt32, payload: UInt64, hash: UInt64) {
+            self.kind = kind
+            self.flag = flag
+            self.count = count
+            storage = kind == .key ? (payload & 0xFFFF_FFFF) | (hash << 32) : payload
+        }
+
         /// String, key, data: offset in `bytes`. Integer: magnitude. Real, date: the
         /// `Double` bit pattern. Container: the index after its last descendant.
-        var payload: UInt64
-        /// Key: hash of its bytes.
-        var hash: UInt64
+        var payload: UInt64 {
+            get { kind == .key ? storage & 0xFFFF_FFFF : storage }
+            set { storage = kind == .key ? (storage & ~0xFFFF_FFFF) | (newValue & 0xFFFF_FFFF) : newValue }
+        }
+
+        /// Key: a 32-bit hash of its bytes (see ``PlistMap/hash(_:)``).
+        var hash: UInt64 {
+            get { kind == .key ? storage >> 32 : 0 }
+            set { if kind == .key { storage = (storage & 0xFFFF_FFFF) | (newValue << 32) } }
+        }
     }
 
     var nodes: [Node] = []
@@ -69,7 +87,7 @@ struct PlistMap {
             for byte in bytes { packed = packed << 8 | UInt64(byte) }
             hash = (hash ^ packed) &* 0xBF58_476D_1CE4_E5B9
         }
-        return hash ^ (hash >> 31)
+        return (hash ^ (hash >> 31)) & 0xFFFF_FFFF
     }
 
     static func hash(_ string: String) -> UInt64 {
@@ -161,6 +179,9 @@ extension PlistMap {
 
 /// A growable byte buffer that the scanner appends text to and the decoder reads from
 /// without copying or bounds checks on each access.
+///
+/// It lives on `malloc` and grows with `realloc`, which for large buffers remaps pages
+/// instead of copying them, so a 20 MB document is not copied and faulted in twice.
 final class ByteStorage {
     private(set) var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
@@ -168,11 +189,16 @@ final class ByteStorage {
 
     init(capacity: Int) {
         self.capacity = max(capacity, 16)
-        base = .allocate(capacity: self.capacity)
+        base = Self.allocate(self.capacity)
     }
 
     deinit {
-        base.deallocate()
+        free(base)
+    }
+
+    private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<UInt8> {
+        guard let memory = malloc(capacity) else { fatalError("out of memory allocating \(capacity) bytes") }
+        return memory.assumingMemoryBound(to: UInt8.self)
     }
 
     @inline(__always)
@@ -188,16 +214,6 @@ final class ByteStorage {
         count += source.count
     }
 
-    /// The bytes as `Data`, handing over the buffer without copying; the storage is
-    /// empty afterwards.
-    func takeData() -> Data {
-        let data = Data(bytesNoCopy: base, count: count, deallocator: .custom { pointer, _ in pointer.deallocate() })
-        capacity = 16
-        count = 0
-        base = .allocate(capacity: capacity)
-        return data
-    }
-
     @inline(__always)
     func append(_ byte: UInt8) {
         if count == capacity { grow(to: count + 1) }
@@ -211,6 +227,16 @@ final class ByteStorage {
         if count + repeats > capacity { grow(to: count + repeats) }
         for offset in 0..<repeats { base[count + offset] = byte }
         count += repeats
+    }
+
+    /// The bytes as `Data`, handing over the buffer without copying; the storage is
+    /// empty afterwards.
+    func takeData() -> Data {
+        let data = Data(bytesNoCopy: base, count: count, deallocator: .free)
+        capacity = 16
+        count = 0
+        base = Self.allocate(capacity)
+        return data
     }
 
     func reserveCapacity(_ minimum: Int) {
@@ -236,10 +262,8 @@ final class ByteStorage {
     private func grow(to minimum: Int) {
         var newCapacity = capacity * 2
         while newCapacity < minimum { newCapacity *= 2 }
-        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        grown.update(from: base, count: count)
-        base.deallocate()
-        base = grown
+        guard let grown = realloc(base, newCapacity) else { fatalError("out of memory allocating \(newCapacity) bytes") }
+        base = grown.assumingMemoryBound(to: UInt8.self)
         capacity = newCapacity
     }
 }

@@ -120,8 +120,11 @@ struct XMLPlistScanner {
         let state = UnsafeMutablePointer<XMLPlistScanner>.allocate(capacity: 1)
         state.initialize(to: XMLPlistScanner(file: file))
         defer { state.deinitialize(count: 1).deallocate() }
-        state.pointee.map.nodes.reserveCapacity(bytes.count / 24)
-        state.pointee.map.bytes.reserveCapacity(bytes.count / 2)
+        // Every value starts with a '<', so their count bounds the nodes: the array never
+        // has to grow and be copied, and the pages reserved beyond the real need are
+        // never touched. Text grows as needed.
+        state.pointee.map.nodes.reserveCapacity(Self.tagCount(bytes) + 1)
+        state.pointee.map.bytes.reserveCapacity(bytes.count / 4)
         guard let context = makeMemoryParser(bytes, handler: handler, userData: state) else {
             throw PropertyListError(code: .malformedXML, message: "libxml2 could not create a parser", file: file)
         }
@@ -138,6 +141,18 @@ struct XMLPlistScanner {
                 code: .invalidStructure, message: "the document has no <plist> element", file: file, line: 1, column: 1)
         }
         return state.pointee.map
+    }
+
+    /// The number of '<' bytes, counted with `memchr`.
+    private static func tagCount(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard var cursor = bytes.baseAddress else { return 0 }
+        let end = cursor + bytes.count
+        var count = 0
+        while cursor < end, let found = memchr(cursor, Int32(UInt8(ascii: "<")), end - cursor) {
+            count += 1
+            cursor = UnsafeRawPointer(found) + 1
+        }
+        return count
     }
 
     // MARK: Errors

@@ -96,12 +96,13 @@ final class PlistMapDecoder: Decoder {
                 }
                 cursor = self.end(of: cursor + 1)
             }
-            // Keys that are the same Swift string in another Unicode normal form.
-            cursor = dictionary + 1
-            let wanted = String(decoding: key, as: UTF8.self)
+            // Keys that are the same Swift string in another Unicode normal form; only
+            // a key with non-ASCII characters can have such a twin.
             var hasNonASCII = false
             for byte in key where byte >= 0x80 { hasNonASCII = true; break }
             guard hasNonASCII else { return nil }
+            cursor = dictionary + 1
+            let wanted = String(decoding: key, as: UTF8.self)
             while cursor < end {
                 if string(at: cursor) == wanted { return cursor + 1 }
                 cursor = self.end(of: cursor + 1)
@@ -218,16 +219,19 @@ final class PlistMapDecoder: Decoder {
             guard node.kind == .data else { throw mismatch(Data.self, at: index, path: path()) }
             return unsafeBitCast(Data(textBytes(node)), to: T.self)
         }
-        if T.self == [String].self {
+        // Generic metatypes like [String].self are looked up at run time; compare
+        // against ones looked up once.
+        let type = ObjectIdentifier(T.self)
+        if type == FastPathTypes.stringArray {
             return unsafeBitCast(try decodeArray(at: index, path: path()) { try decodeString(at: $0, path: []) }, to: T.self)
         }
-        if T.self == [Bool].self {
+        if type == FastPathTypes.boolArray {
             return unsafeBitCast(try decodeArray(at: index, path: path()) { try decodeBool(at: $0, path: []) }, to: T.self)
         }
-        if T.self == [Int].self {
+        if type == FastPathTypes.intArray {
             return unsafeBitCast(try decodeArray(at: index, path: path()) { try decodeInteger(Int.self, at: $0, path: []) }, to: T.self)
         }
-        if T.self == [Double].self {
+        if type == FastPathTypes.doubleArray {
             return unsafeBitCast(try decodeArray(at: index, path: path()) { try decodeDouble(at: $0, path: []) }, to: T.self)
         }
         let savedIndex = self.index
@@ -292,9 +296,17 @@ final class PlistMapDecoder: Decoder {
 
 extension PlistMapDecoder {
     struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-        let decoder: PlistMapDecoder
-        let dictionary: Int
-        let codingPath: [any CodingKey]
+        /// Everything the container needs behind one reference, so that the copies the
+        /// standard library's container box makes on each call are cheap.
+        let table: KeyTable
+
+        init(decoder: PlistMapDecoder, dictionary: Int, codingPath: [any CodingKey]) {
+            table = KeyTable.make(decoder: decoder, dictionary: dictionary, codingPath: codingPath)
+        }
+
+        var decoder: PlistMapDecoder { table.withUnsafeMutablePointerToHeader { $0.pointee.decoder } }
+        var dictionary: Int { table.withUnsafeMutablePointerToHeader { $0.pointee.dictionary } }
+        var codingPath: [any CodingKey] { table.withUnsafeMutablePointerToHeader { $0.pointee.codingPath } }
 
         var allKeys: [Key] {
             var keys: [Key] = []
@@ -308,12 +320,12 @@ extension PlistMapDecoder {
         }
 
         func contains(_ key: Key) -> Bool {
-            decoder.valueIndex(forKey: key.stringValue, inDictionary: dictionary) != nil
+            table.valueIndex(forKey: key.stringValue) != nil
         }
 
         @inline(__always)
         private func value(_ key: Key) throws -> Int {
-            guard let index = decoder.valueIndex(forKey: key.stringValue, inDictionary: dictionary) else {
+            guard let index = table.valueIndex(forKey: key.stringValue) else {
                 throw DecodingError.keyNotFound(
                     key, DecodingError.Context(codingPath: codingPath, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
             }
@@ -345,7 +357,7 @@ extension PlistMapDecoder {
         /// The value's index, or `nil` when the key is absent or its value is `$null`.
         @inline(__always)
         private func present(_ key: Key) -> Int? {
-            guard let index = decoder.valueIndex(forKey: key.stringValue, inDictionary: dictionary),
+            guard let index = table.valueIndex(forKey: key.stringValue),
                 !decoder.isNull(at: index)
             else { return nil }
             return index
@@ -565,6 +577,85 @@ extension PlistMapDecoder {
             try decoder.decode(type, at: node, path: codingPath, key: nil)
         }
     }
+}
+
+/// The keys of one dictionary, gathered when a keyed container is made: each entry is
+/// a key's hash and node, so that a look-up compares a handful of integers.
+final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
+    struct Header {
+        let decoder: PlistMapDecoder
+        let dictionary: Int
+        let codingPath: [any CodingKey]
+        var count = 0
+        /// Dictionaries with many keys are searched through the decoder's hash index.
+        let isLarge: Bool
+    }
+
+    struct Entry {
+        var hash: UInt64
+        var key: Int
+    }
+
+    static func make(decoder: PlistMapDecoder, dictionary: Int, codingPath: [any CodingKey]) -> KeyTable {
+        let node = decoder.nodes[dictionary]
+        let isLarge = node.count > 32
+        let buffer = KeyTable.create(minimumCapacity: isLarge ? 0 : Int(node.count)) { _ in
+            Header(decoder: decoder, dictionary: dictionary, codingPath: codingPath, isLarge: isLarge)
+        }
+        let table = unsafeDowncast(buffer, to: KeyTable.self)
+        if !isLarge {
+            table.withUnsafeMutablePointers { header, entries in
+                let end = Int(node.payload)
+                var cursor = dictionary + 1
+                var count = 0
+                while cursor < end {
+                    (entries + count).initialize(to: Entry(hash: decoder.nodes[cursor].hash, key: cursor))
+                    count += 1
+                    cursor = decoder.end(of: cursor + 1)
+                }
+                header.pointee.count = count
+            }
+        }
+        return table
+    }
+
+    /// The index of the value for `key`, or `nil`.
+    ///
+    /// The header is read through its pointer: the `header` property would check
+    /// exclusive access on every call.
+    func valueIndex(forKey key: String) -> Int? {
+        let (decoder, dictionary, isLarge) = withUnsafeMutablePointerToHeader {
+            ($0.pointee.decoder, $0.pointee.dictionary, $0.pointee.isLarge)
+        }
+        if isLarge { return decoder.valueIndex(forKey: key, inDictionary: dictionary) }
+        var key = key
+        let found: Int?? = key.withUTF8 { bytes in
+            let hash = PlistMap.hash(bytes)
+            return withUnsafeMutablePointers { header, entries in
+                for index in 0..<header.pointee.count where entries[index].hash == hash {
+                    let node = decoder.nodes[entries[index].key]
+                    if Int(node.count) == bytes.count
+                        && (bytes.isEmpty || memcmp(decoder.bytes.baseAddress! + Int(node.payload), bytes.baseAddress!, bytes.count) == 0)
+                    {
+                        return .some(entries[index].key + 1)
+                    }
+                }
+                // Only a key with non-ASCII characters can match another normal form.
+                for byte in bytes where byte >= 0x80 { return nil }
+                return .some(nil)
+            }
+        }
+        if let found { return found }
+        return decoder.valueIndex(forKey: key, inDictionary: dictionary)
+    }
+}
+
+/// Metatypes of the generic types with fast paths, looked up once.
+enum FastPathTypes {
+    static let stringArray = ObjectIdentifier([String].self)
+    static let boolArray = ObjectIdentifier([Bool].self)
+    static let intArray = ObjectIdentifier([Int].self)
+    static let doubleArray = ObjectIdentifier([Double].self)
 }
 
 /// Coding keys the containers make themselves: array indices and `super`.

@@ -196,8 +196,9 @@ final class PlistTreeEncoder: Encoder {
         if T.self == Bool.self { return .boolean(unsafeBitCast(value, to: Bool.self)) }
         if T.self == Date.self { return .date(unsafeBitCast(value, to: Date.self)) }
         if T.self == Data.self { return .data(unsafeBitCast(value, to: Data.self)) }
-        if T.self == [String].self { return .array(unsafeBitCast(value, to: [String].self).map { .string($0) }) }
-        if T.self == [Bool].self { return .array(unsafeBitCast(value, to: [Bool].self).map { .boolean($0) }) }
+        let type = ObjectIdentifier(T.self)
+        if type == FastPathTypes.stringArray { return .array(unsafeBitCast(value, to: [String].self).map { .string($0) }) }
+        if type == FastPathTypes.boolArray { return .array(unsafeBitCast(value, to: [Bool].self).map { .boolean($0) }) }
         return nil
     }
 
