@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "PropertyList", targets: ["PropertyList"]),
+        .library(name: "Surveys", targets: ["Surveys"]),
         .executable(name: "survey", targets: ["survey"]),
     ],
     dependencies: [
@@ -21,6 +22,10 @@ let package = Package(
             name: "PropertyList",
             dependencies: ["CLibXML2"]
         ),
+        .target(
+            name: "Surveys",
+            dependencies: ["PropertyList"]
+        ),
         .executableTarget(
             name: "survey",
             dependencies: [
@@ -31,6 +36,10 @@ let package = Package(
         .testTarget(
             name: "PropertyListTests",
             dependencies: ["PropertyList"]
+        ),
+        .testTarget(
+            name: "SurveysTests",
+            dependencies: ["Surveys"]
         ),
         .testTarget(
             name: "SurveyCommandTests",

@@ -1,0 +1,86 @@
+extension Item {
+    /// Checks the item's settings and answer against the rules of its kind.
+    ///
+    /// - Parameter position: The item's 1-based position, for the error.
+    /// - Throws: ``SurveyError`` naming the item and the rule.
+    func validate(position: Int) throws {
+        func fail(_ rule: SurveyError.Rule, _ message: String) -> SurveyError {
+            SurveyError(position: position, title: title, rule: rule, message: message)
+        }
+        func answerType(_ expected: String) -> SurveyError {
+            fail(.answerType, "a \(kind.name) item is answered by \(expected), not \(answer.map(Self.describe) ?? "nothing")")
+        }
+        switch kind {
+        case .binary(let options):
+            guard options.count == 2 else {
+                throw fail(.binaryOptions, "a binary item has exactly 2 options, not \(options.count)")
+            }
+            switch answer {
+            case nil: break
+            case .choice(let index):
+                guard index == 0 || index == 1 else {
+                    throw fail(.answerOutOfRange, "a binary answer is 0 or 1, not \(index)")
+                }
+            default: throw answerType("0 or 1 (the index of the chosen option)")
+            }
+        case .textOnly:
+            if answer != nil { throw fail(.answerNotAllowed, "a textOnly item takes no answer") }
+        case .textField:
+            switch answer {
+            case nil, .text: break
+            default: throw answerType("a string")
+            }
+        case .datePicker:
+            switch answer {
+            case nil, .date: break
+            default: throw answerType("a date")
+            }
+        case .slider(let minimum, let maximum, let roundToInteger):
+            guard minimum.isFinite, maximum.isFinite, minimum < maximum else {
+                throw fail(.sliderBounds, "a slider's minimum (\(minimum)) must be below its maximum (\(maximum))")
+            }
+            switch answer {
+            case nil: break
+            case .number(let value):
+                guard value >= minimum && value <= maximum else {
+                    throw fail(.answerOutOfRange, "the answer must lie between \(minimum) and \(maximum)")
+                }
+                if roundToInteger && value.rounded() != value {
+                    throw fail(.answerNotWhole, "the slider rounds to whole numbers, so its answer must be whole")
+                }
+            default: throw answerType("a number")
+            }
+        case .picker(let options):
+            guard !options.isEmpty else { throw fail(.emptyOptions, "a picker has at least one option") }
+            switch answer {
+            case nil: break
+            case .text(let choice):
+                guard options.contains(choice) else {
+                    throw fail(.answerNotAnOption, "the answer must be one of the \(options.count) options")
+                }
+            default: throw answerType("one of its options")
+            }
+        case .multiTF(let options):
+            guard !options.isEmpty else { throw fail(.emptyOptions, "a multiTF item has at least one option") }
+            switch answer {
+            case nil: break
+            case .flags(let flags):
+                guard flags.count == options.count else {
+                    throw fail(.answerLength, "the answer has \(flags.count) flags for \(options.count) options")
+                }
+            default: throw answerType("one boolean per option")
+            }
+        }
+    }
+
+    /// The kind of an answer, without its content.
+    static func describe(_ answer: Answer) -> String {
+        switch answer {
+        case .choice: "an integer"
+        case .text: "a string"
+        case .date: "a date"
+        case .number: "a number"
+        case .flags: "a list of booleans"
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// A survey: a title and an ordered list of items.
+///
+/// A `Survey` value is always valid: initialisers check every rule of the model (see
+/// ``SurveyError``), so an invalid survey cannot be built, saved or exported.
+public struct Survey: Sendable, Equatable {
+    /// The survey's title.
+    public var title: String
+    /// The items, in display order. Item ids are unique.
+    public private(set) var items: [Item]
+
+    /// Creates a survey after checking every item.
+    ///
+    /// - Parameters:
+    ///   - title: The title.
+    ///   - items: The items, in order.
+    /// - Throws: ``SurveyError`` naming the first item that breaks a rule, and the rule.
+    public init(title: String, items: [Item]) throws {
+        self.title = title
+        self.items = items
+        try validate()
+    }
+
+    /// Replaces the answer of the item with `id`, checking it against the item's kind.
+    ///
+    /// - Parameters:
+    ///   - answer: The new answer, or `nil` to clear it.
+    ///   - id: The item's id.
+    /// - Throws: ``SurveyError`` when there is no such item or the answer breaks a rule.
+    public mutating func setAnswer(_ answer: Answer?, forItem id: UUID) throws {
+        guard let index = items.firstIndex(where: { $0.id == id }) else {
+            throw SurveyError(position: nil, title: nil, rule: .unknownItem, message: "there is no item with id \(id.uuidString)")
+        }
+        var item = items[index]
+        item.answer = answer
+        try item.validate(position: index + 1)
+        items[index] = item
+    }
+
+    /// Checks every rule of the model.
+    ///
+    /// - Throws: ``SurveyError`` for the first item that breaks a rule.
+    public func validate() throws {
+        var seen: [UUID: Int] = [:]
+        for (offset, item) in items.enumerated() {
+            let position = offset + 1
+            try item.validate(position: position)
+            if let first = seen[item.id] {
+                throw SurveyError(
+                    position: position, title: item.title, rule: .duplicateID,
+                    message: "its id \(item.id.uuidString) is already used by item \(first)")
+            }
+            seen[item.id] = position
+        }
+    }
+}
+
+/// One question or text block of a survey.
+public struct Item: Sendable, Equatable, Identifiable {
+    /// The stable identity of the item, kept across edits and revisions.
+    public var id: UUID
+    /// The title shown for the item.
+    public var title: String
+    /// What kind of item it is, with the settings of that kind.
+    public var kind: Kind
+    /// The answer given, if any.
+    public var answer: Answer?
+
+    /// Creates an item. Its rules are checked when it becomes part of a ``Survey``.
+    public init(id: UUID = UUID(), title: String, kind: Kind, answer: Answer? = nil) {
+        self.id = id
+        self.title = title
+        self.kind = kind
+        self.answer = answer
+    }
+
+    /// The seven kinds of item and their settings.
+    public enum Kind: Sendable, Equatable {
+        /// A choice between exactly two labels (a segmented control); answered by index.
+        case binary(options: [String])
+        /// Text shown under the title; never answered.
+        case textOnly(text: String?)
+        /// A text field with an optional hint; answered by a string.
+        case textField(subtitle: String?)
+        /// A date picker; answered by a date.
+        case datePicker
+        /// A slider from `minimum` to `maximum`; answered by a number in that range,
+        /// a whole one when `roundToInteger` is set.
+        case slider(minimum: Double, maximum: Double, roundToInteger: Bool)
+        /// A choice of one of one or more options; answered by the option's label.
+        case picker(options: [String])
+        /// Check boxes, one per option; answered by one boolean per option.
+        case multiTF(options: [String])
+
+        /// The kind's name in the interchange form (`binary`, `textOnly`, …).
+        public var name: String {
+            switch self {
+            case .binary: "binary"
+            case .textOnly: "textOnly"
+            case .textField: "textField"
+            case .datePicker: "datePicker"
+            case .slider: "slider"
+            case .picker: "picker"
+            case .multiTF: "multiTF"
+            }
+        }
+    }
+}
+
+/// An answer to an item; which case fits depends on the item's kind.
+public enum Answer: Sendable, Equatable {
+    /// `binary`: the index of the chosen label, 0 or 1.
+    case choice(Int)
+    /// `textField`: the text entered. `picker`: the chosen option.
+    case text(String)
+    /// `datePicker`: the date chosen (UTC).
+    case date(Date)
+    /// `slider`: the value chosen.
+    case number(Double)
+    /// `multiTF`: one flag per option.
+    case flags([Bool])
+}

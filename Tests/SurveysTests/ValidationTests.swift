@@ -1,0 +1,163 @@
+import Foundation
+import PropertyList
+import Surveys
+import Testing
+
+@Suite("Survey model rules, table-driven")
+struct ValidationTests {
+    struct Case: Sendable, CustomStringConvertible {
+        var name: String
+        var json: String
+        var position: Int?
+        var rule: SurveyError.Rule
+        var message: String
+        var description: String { name }
+    }
+
+    /// Wraps one item after a valid first item, so the bad one is item 2.
+    static func survey(_ item: String) -> String {
+        #"{"title": "T", "items": [{"title": "Fine", "kind": "textOnly"}, "# + item + "]}"
+    }
+
+    static let cases: [Case] = [
+        Case(name: "unknown kind", json: survey(#"{"title": "Q", "kind": "rating"}"#), position: 2, rule: .unknownKind,
+             message: "unknown kind 'rating'"),
+        Case(name: "binary with 3 options", json: survey(#"{"title": "Q", "kind": "binary", "options": ["a", "b", "c"]}"#),
+             position: 2, rule: .binaryOptions, message: "exactly 2 options, not 3"),
+        Case(name: "binary with 1 option", json: survey(#"{"title": "Q", "kind": "binary", "options": ["a"]}"#),
+             position: 2, rule: .binaryOptions, message: "exactly 2 options, not 1"),
+        Case(name: "binary answer 2", json: survey(#"{"title": "Q", "kind": "binary", "options": ["a", "b"], "answer": 2}"#),
+             position: 2, rule: .answerOutOfRange, message: "0 or 1, not 2"),
+        Case(name: "binary answer as text", json: survey(#"{"title": "Q", "kind": "binary", "options": ["a", "b"], "answer": "b"}"#),
+             position: 2, rule: .answerType, message: "not answered by a string"),
+        Case(name: "answer on textOnly", json: survey(#"{"title": "Q", "kind": "textOnly", "answer": "x"}"#),
+             position: 2, rule: .answerNotAllowed, message: "takes no answer"),
+        Case(name: "textField answered by a number", json: survey(#"{"title": "Q", "kind": "textField", "answer": 3}"#),
+             position: 2, rule: .answerType, message: "not answered by an integer"),
+        Case(name: "datePicker with a bad date", json: survey(#"{"title": "Q", "kind": "datePicker", "answer": "next Tuesday"}"#),
+             position: 2, rule: .answerType, message: "not answered by a string"),
+        Case(name: "slider minimum not below maximum", json: survey(#"{"title": "Q", "kind": "slider", "minimum": 5, "maximum": 5}"#),
+             position: 2, rule: .sliderBounds, message: "must be below its maximum"),
+        Case(name: "slider answer above maximum",
+             json: survey(#"{"title": "Q", "kind": "slider", "minimum": 0, "maximum": 10, "answer": 11}"#),
+             position: 2, rule: .answerOutOfRange, message: "between 0.0 and 10.0"),
+        Case(name: "slider answer below minimum",
+             json: survey(#"{"title": "Q", "kind": "slider", "minimum": 0, "maximum": 10, "answer": -0.5}"#),
+             position: 2, rule: .answerOutOfRange, message: "between 0.0 and 10.0"),
+        Case(name: "slider fraction when rounding",
+             json: survey(#"{"title": "Q", "kind": "slider", "minimum": 0, "maximum": 10, "roundToInteger": true, "answer": 2.5}"#),
+             position: 2, rule: .answerNotWhole, message: "must be whole"),
+        Case(name: "slider without maximum", json: survey(#"{"title": "Q", "kind": "slider", "minimum": 0}"#),
+             position: 2, rule: .missingKey, message: "'maximum' is missing"),
+        Case(name: "picker without options", json: survey(#"{"title": "Q", "kind": "picker", "options": []}"#),
+             position: 2, rule: .emptyOptions, message: "at least one option"),
+        Case(name: "picker answer not an option",
+             json: survey(#"{"title": "Q", "kind": "picker", "options": ["Soup", "Fish"], "answer": "Cake"}"#),
+             position: 2, rule: .answerNotAnOption, message: "one of the 2 options"),
+        Case(name: "multiTF answer of the wrong length",
+             json: survey(#"{"title": "Q", "kind": "multiTF", "options": ["a", "b", "c"], "answer": [true, false]}"#),
+             position: 2, rule: .answerLength, message: "2 flags for 3 options"),
+        Case(name: "multiTF answer with a non-boolean",
+             json: survey(#"{"title": "Q", "kind": "multiTF", "options": ["a"], "answer": ["yes"]}"#),
+             position: 2, rule: .answerType, message: "not answered by an array"),
+        Case(name: "multiTF without options", json: survey(#"{"title": "Q", "kind": "multiTF", "options": []}"#),
+             position: 2, rule: .emptyOptions, message: "at least one option"),
+        Case(name: "duplicate id",
+             json: #"{"title": "T", "items": [{"id": "6F1C2B8E-3D4A-4C1B-9E2F-1A2B3C4D5E01", "title": "A", "kind": "datePicker"}, {"id": "6F1C2B8E-3D4A-4C1B-9E2F-1A2B3C4D5E01", "title": "B", "kind": "datePicker"}]}"#,
+             position: 2, rule: .duplicateID, message: "already used by item 1"),
+        Case(name: "invalid id", json: survey(#"{"id": "not-a-uuid", "title": "Q", "kind": "datePicker"}"#),
+             position: 2, rule: .invalidID, message: "is not a UUID"),
+        Case(name: "unknown item key", json: survey(#"{"title": "Q", "kind": "textField", "colour": "red"}"#),
+             position: 2, rule: .unknownKey, message: "'colour' is not part of a textField item"),
+        Case(name: "a setting of another kind", json: survey(#"{"title": "Q", "kind": "textField", "options": ["a"]}"#),
+             position: 2, rule: .unknownKey, message: "'options' is not part of a textField item"),
+        Case(name: "item without a title", json: survey(#"{"kind": "datePicker"}"#),
+             position: 2, rule: .missingKey, message: "'title' is missing"),
+        Case(name: "item without a kind", json: survey(#"{"title": "Q"}"#),
+             position: 2, rule: .missingKey, message: "'kind' is missing"),
+        Case(name: "item that is not a dictionary", json: survey(#""just text""#),
+             position: 2, rule: .wrongType, message: "not a string"),
+        Case(name: "unknown survey key", json: #"{"title": "T", "items": [], "author": "me"}"#,
+             position: nil, rule: .unknownKey, message: "unknown key 'author'"),
+        Case(name: "survey without items", json: #"{"title": "T"}"#, position: nil, rule: .missingKey, message: "'items' is missing"),
+        Case(name: "title of the wrong type", json: #"{"title": 5, "items": []}"#, position: nil, rule: .wrongType,
+             message: "'title' is a string, not an integer"),
+    ]
+
+    @Test("Each broken rule is refused, naming the item (position and title) and the rule", arguments: cases)
+    func refused(_ testCase: Case) throws {
+        let error = #expect(throws: SurveyError.self) { try Survey(json: Data(testCase.json.utf8)) }
+        #expect(error?.rule == testCase.rule, "\(error?.description ?? "no error")")
+        #expect(error?.position == testCase.position)
+        #expect(error?.message.contains(testCase.message) == true, "\(error?.message ?? "")")
+        if testCase.position == 2, testCase.rule != .missingKey || !testCase.message.contains("title"),
+            testCase.rule != .wrongType
+        {
+            #expect(error?.description.hasPrefix("item 2 (") == true, "\(error?.description ?? "")")
+        }
+    }
+
+    @Test("Messages never quote the answer")
+    func answersStayPrivate() {
+        let json = Self.survey(#"{"title": "Q", "kind": "picker", "options": ["Soup"], "answer": "my secret"}"#)
+        let error = #expect(throws: SurveyError.self) { try Survey(json: Data(json.utf8)) }
+        #expect(error?.description.contains("my secret") == false)
+    }
+
+    static let designExample = #"""
+        {
+          "title": "Visitor feedback",
+          "items": [
+            {"title": "Would you come again?", "kind": "binary", "options": ["No", "Yes"], "answer": 1},
+            {"title": "Thank you", "kind": "textOnly", "text": "Your answers stay on this device."},
+            {"title": "Your name", "kind": "textField", "subtitle": "First and last", "answer": "Ada"},
+            {"title": "Date of visit", "kind": "datePicker", "answer": "2026-11-20T10:00:00Z"},
+            {"title": "Rate us", "kind": "slider", "minimum": 0, "maximum": 10, "roundToInteger": true, "answer": 8},
+            {"title": "Favourite dish", "kind": "picker", "options": ["Soup", "Fish", "Cake"], "answer": "Cake"},
+            {"title": "What did you try?", "kind": "multiTF", "options": ["Soup", "Fish", "Cake", "Tea"],
+             "answer": [true, false, true, false]}
+          ]
+        }
+        """#
+
+    @Test("The design's example reads, gets ids, and survives JSON and plist round trips")
+    func designExampleRoundTrips() throws {
+        let survey = try Survey(json: Data(Self.designExample.utf8))
+        #expect(survey.items.count == 7)
+        #expect(Set(survey.items.map(\.id)).count == 7)
+        #expect(survey.items[3].answer == .date(Date(timeIntervalSince1970: 1_795_168_800)))
+        #expect(survey.items[4].answer == .number(8))
+        #expect(try Survey(json: survey.jsonData()) == survey)
+        #expect(try Survey(plist: survey.plistData()) == survey)
+        let xml = String(decoding: try survey.plistData(), as: UTF8.self)
+        #expect(xml.contains("<date>2026-11-20T10:00:00Z</date>"))
+    }
+
+    @Test("The example fixture is a valid survey")
+    func exampleFixture() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/examples/visitor-feedback.plist")
+        let survey = try Survey(plist: try Data(contentsOf: url))
+        #expect(survey.items.map(\.kind.name) == ["binary", "textOnly", "textField", "datePicker", "slider", "picker", "multiTF"])
+    }
+
+    @Test("Setting an answer checks it against the item")
+    func setAnswer() throws {
+        var survey = try Survey(json: Data(Self.designExample.utf8))
+        let slider = survey.items[4].id
+        try survey.setAnswer(.number(3), forItem: slider)
+        #expect(survey.items[4].answer == .number(3))
+        #expect(throws: SurveyError.self) { try survey.setAnswer(.number(3.5), forItem: slider) }
+        #expect(survey.items[4].answer == .number(3), "a refused answer leaves the survey as it was")
+        #expect(throws: SurveyError.self) { try survey.setAnswer(.text("x"), forItem: UUID()) }
+    }
+
+    @Test("Malformed JSON and null are refused with a message")
+    func malformedJSON() {
+        #expect(throws: SurveyFileError.self) { try Survey(json: Data("{\"title\": ".utf8)) }
+        let error = #expect(throws: SurveyFileError.self) {
+            try Survey(json: Data(#"{"title": "T", "items": [{"title": null, "kind": "datePicker"}]}"#.utf8))
+        }
+        #expect(error?.message.contains("items[0].title") == true)
+    }
+}
