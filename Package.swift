@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Surveys", targets: ["Surveys"]),
+        .library(name: "Packages", targets: ["Packages"]),
         .executable(name: "survey", targets: ["survey"]),
     ],
     dependencies: [
@@ -22,6 +23,11 @@ let package = Package(
             name: "PropertyList",
             dependencies: ["CLibXML2"]
         ),
+        .target(name: "CSystemShims"),
+        .target(
+            name: "Packages",
+            dependencies: ["CSystemShims"]
+        ),
         .target(
             name: "Surveys",
             dependencies: ["PropertyList"]
@@ -36,6 +42,10 @@ let package = Package(
         .testTarget(
             name: "PropertyListTests",
             dependencies: ["PropertyList"]
+        ),
+        .testTarget(
+            name: "PackagesTests",
+            dependencies: ["Packages"]
         ),
         .testTarget(
             name: "SurveysTests",

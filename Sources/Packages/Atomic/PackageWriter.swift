@@ -1,0 +1,215 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One file of a package: its name and its bytes.
+public struct PackageFile: Sendable, Equatable {
+    public var name: String
+    public var contents: Data
+
+    public init(name: String, contents: Data) {
+        self.name = name
+        self.contents = contents
+    }
+}
+
+/// Creates files and file packages in a store atomically and durably.
+///
+/// Everything is first written under `Local.nosync/tmp/` (so a sync engine never copies
+/// an in-flight write), every file is fsynced, the package directory is fsynced, it is
+/// renamed into place with `renameat2(RENAME_NOREPLACE)`, and the destination's parent
+/// directory is fsynced; only then does a write return. A crash at any instant leaves
+/// the destination absent or complete, plus at most a temporary that
+/// ``removeLeftovers()`` deletes.
+///
+/// Where the file system refuses `RENAME_NOREPLACE` (`EINVAL`, `ENOSYS`), files are moved
+/// with `link` and `unlink` (which fail rather than replace), and packages with a plain
+/// `rename`, which cannot replace an existing package either, since a package is never
+/// an empty directory.
+public struct PackageWriter {
+    /// The outcome of a write.
+    public enum Outcome: Sendable, Equatable {
+        /// The destination was created.
+        case created
+        /// Something already had the destination's name; nothing was changed.
+        case alreadyExists
+    }
+
+    /// The store's root folder.
+    public let root: String
+    private let system: System
+
+    /// The folder for temporary files, never synced.
+    public var temporaryFolder: String { root + "/Local.nosync/tmp" }
+    /// The folder for lock files.
+    public var locksFolder: String { root + "/Local.nosync/locks" }
+
+    /// - Parameters:
+    ///   - root: The store's root folder, which must exist.
+    ///   - calls: The system calls to use.
+    public init(root: String, calls: SystemCalls = .live) {
+        self.root = root
+        system = System(calls: calls)
+    }
+
+    /// Creates `Local.nosync/tmp` and `Local.nosync/locks` if they are missing.
+    ///
+    /// - Throws: ``FileSystemError``.
+    public func prepare() throws {
+        try createDirectory("Local.nosync")
+        try createDirectory("Local.nosync/tmp")
+        try createDirectory("Local.nosync/locks")
+    }
+
+    /// Creates the folder at `relativePath` (if missing) and fsyncs its parent.
+    ///
+    /// The corresponding C functions are `mkdirat` and `fsync`.
+    /// - Throws: ``FileSystemError``.
+    public func createDirectory(_ relativePath: String) throws {
+        let path = root + "/" + relativePath
+        do {
+            try system.mkdir(path)
+        } catch let error as FileSystemError where error.code == .alreadyExists {
+            return
+        }
+        try system.fsyncDirectory(Self.parent(of: path))
+    }
+
+    /// Writes a package of `files` at `relativePath` (a folder that must not exist yet;
+    /// its parent must).
+    ///
+    /// - Returns: `.created`, or `.alreadyExists` when the name was taken, in which case
+    ///   nothing changed.
+    /// - Throws: ``FileSystemError``; after a failure the destination is absent.
+    public func writePackage(_ files: [PackageFile], at relativePath: String) throws -> Outcome {
+        let destination = root + "/" + relativePath
+        let writing = try writerLock()
+        defer { writing.unlock() }
+        let temporary = temporaryFolder + "/" + Self.temporaryName()
+        try system.mkdir(temporary)
+        do {
+            for file in files {
+                guard SafeName.isValidComponent(file.name) else {
+                    throw FileSystemError(.invalidName, operation: .open, path: temporary + "/" + file.name)
+                }
+                try writeDurably(file.contents, to: temporary + "/" + file.name)
+            }
+            try system.fsyncDirectory(temporary)
+            let outcome = try moveIntoPlace(temporary, destination, isDirectory: true)
+            if outcome == .alreadyExists { try removeTree(temporary) }
+            return outcome
+        } catch {
+            try? removeTree(temporary)
+            throw error
+        }
+    }
+
+    /// Writes one file at `relativePath` atomically and durably, never replacing an
+    /// existing file.
+    ///
+    /// - Returns: `.created` or `.alreadyExists`.
+    /// - Throws: ``FileSystemError``; after a failure the destination is absent.
+    public func writeFile(_ contents: Data, at relativePath: String) throws -> Outcome {
+        let destination = root + "/" + relativePath
+        let writing = try writerLock()
+        defer { writing.unlock() }
+        let temporary = temporaryFolder + "/" + Self.temporaryName()
+        do {
+            try writeDurably(contents, to: temporary)
+            let outcome = try moveIntoPlace(temporary, destination, isDirectory: false)
+            if outcome == .alreadyExists { try system.unlink(temporary, isDirectory: false) }
+            return outcome
+        } catch {
+            try? system.unlink(temporary, isDirectory: false)
+            throw error
+        }
+    }
+
+    /// Removes temporaries left by writes that never finished (a crash, a kill).
+    ///
+    /// Writers hold the shared writers' lock while they write; this takes it exclusively
+    /// without waiting, so it removes nothing while any process is writing, and returns
+    /// whether it could clean up.
+    ///
+    /// - Throws: ``FileSystemError`` when a leftover cannot be removed.
+    @discardableResult
+    public func removeLeftovers() throws -> Bool {
+        let cleaning: FileLock
+        do {
+            cleaning = try FileLock(path: locksFolder + "/writers.lock", mode: .exclusive, wait: false, calls: system.calls)
+        } catch let error as FileSystemError where error.code == .locked {
+            return false
+        }
+        defer { cleaning.unlock() }
+        for entry in try system.list(temporaryFolder) {
+            let path = temporaryFolder + "/" + entry.name
+            if entry.isDirectory { try removeTree(path) } else { try system.unlink(path, isDirectory: false) }
+        }
+        return true
+    }
+
+    // MARK: Steps
+
+    private func writerLock() throws -> FileLock {
+        try FileLock(path: locksFolder + "/writers.lock", mode: .shared, wait: true, calls: system.calls)
+    }
+
+    /// Creates `path` exclusively, writes `contents`, fsyncs and closes it.
+    private func writeDurably(_ contents: Data, to path: String) throws {
+        let descriptor = try system.open(path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
+        do {
+            try contents.withUnsafeBytes { try system.writeAll(descriptor, $0, path: path) }
+            try system.fsync(descriptor, path: path)
+        } catch {
+            _ = system.calls.close(descriptor)
+            throw error
+        }
+        try system.close(descriptor, path: path)
+    }
+
+    /// Renames `temporary` to `destination` without replacing anything, then fsyncs the
+    /// destination's parent.
+    private func moveIntoPlace(_ temporary: String, _ destination: String, isDirectory: Bool) throws -> Outcome {
+        var result = system.rename(temporary, to: destination, noReplace: true)
+        if case .failure(let errno) = result, errno == .invalid || errno == .notSupported {
+            // The file system does not know RENAME_NOREPLACE.
+            if isDirectory {
+                result = system.rename(temporary, to: destination, noReplace: false)
+            } else {
+                result = system.link(temporary, to: destination)
+                if case .success = result { try system.unlink(temporary, isDirectory: false) }
+            }
+        }
+        switch result {
+        case .success:
+            try system.fsyncDirectory(Self.parent(of: destination))
+            return .created
+        case .failure(let errno) where errno == .exists || errno == .notEmpty:
+            return .alreadyExists
+        case .failure(let errno):
+            throw FileSystemError(isDirectory ? .rename : .rename, path: destination, errno: errno)
+        }
+    }
+
+    private func removeTree(_ path: String) throws {
+        for entry in try system.list(path) {
+            let child = path + "/" + entry.name
+            if entry.isDirectory { try removeTree(child) } else { try system.unlink(child, isDirectory: false) }
+        }
+        try system.unlink(path, isDirectory: true)
+    }
+
+    static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// A unique, lower-case temporary name: process id and random bits.
+    static func temporaryName() -> String {
+        "\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 16)).tmp"
+    }
+}

@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A cross-process lock on a file under `Local.nosync/locks/`.
+///
+/// It is an open-file-description lock (`fcntl(F_OFD_SETLK)`), so it excludes other
+/// processes and other `FileLock`s in the same process alike, and the kernel releases it
+/// when the process dies. Lock files are created once and never renamed or deleted.
+///
+/// `FileLock` owns a file descriptor and is deliberately not `Sendable`: the lock belongs
+/// to one owner, who releases it by letting go of the value (or calling ``unlock()``).
+public final class FileLock {
+    public enum Mode: Int32, Sendable {
+        case shared = 1
+        case exclusive = 2
+    }
+
+    private let system: System
+    private var descriptor: Int32?
+    /// The lock file.
+    public let path: String
+
+    /// Opens (creating if needed) the lock file at `path` and takes the lock.
+    ///
+    /// - Parameters:
+    ///   - path: The lock file.
+    ///   - mode: Shared or exclusive.
+    ///   - wait: Whether to wait for the lock, or fail at once when it is held.
+    ///   - calls: The system calls to use.
+    /// - Throws: ``FileSystemError`` with code `locked` when `wait` is false and the lock
+    ///   is held elsewhere. The corresponding C function is `fcntl`.
+    public init(path: String, mode: Mode, wait: Bool = true, calls: SystemCalls = .live) throws {
+        self.path = path
+        system = System(calls: calls)
+        let descriptor = try system.open(path, flags: O_RDWR | O_CREAT, mode: 0o644)
+        var result: Result<Void, Errno>
+        repeat {
+            result = calls.lock(descriptor, mode.rawValue, wait)
+        } while result == .failure(.interrupted)
+        if case .failure(let errno) = result {
+            _ = calls.close(descriptor)
+            throw FileSystemError(.lock, path: path, errno: errno == Errno(EACCES) ? .wouldBlock : errno)
+        }
+        self.descriptor = descriptor
+    }
+
+    /// Releases the lock now.
+    public func unlock() {
+        guard let descriptor else { return }
+        _ = system.calls.lock(descriptor, 0, false)
+        _ = system.calls.close(descriptor)
+        self.descriptor = nil
+    }
+
+    deinit {
+        unlock()
+    }
+}
+
+extension Result where Success == Void, Failure == Errno {
+    static func == (lhs: Result, rhs: Result) -> Bool {
+        switch (lhs, rhs) {
+        case (.success, .success): true
+        case (.failure(let a), .failure(let b)): a == b
+        default: false
+        }
+    }
+}

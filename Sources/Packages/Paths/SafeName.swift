@@ -1,0 +1,16 @@
+/// Checks for names the store creates or accepts as one path component.
+public enum SafeName {
+    /// Whether `name` is safe as a single path component: not empty, not `.` or `..`,
+    /// no `/` or NUL, at most 255 bytes of UTF-8.
+    public static func isValidComponent(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        return !bytes.isEmpty && bytes.count <= 255 && name != "." && name != ".."
+            && !bytes.contains(UInt8(ascii: "/")) && !bytes.contains(0)
+    }
+
+    /// Whether every letter in `name` is lower case, so that two names the store makes
+    /// never differ only by case (the store's names are lower-case hex and UUIDs).
+    public static func isCaseSafe(_ name: String) -> Bool {
+        name == name.lowercased()
+    }
+}

@@ -1,0 +1,184 @@
+import CSystemShims
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The system calls the file layer makes, as replaceable functions.
+///
+/// Every other part of the package goes through a `SystemCalls` value, never libc
+/// directly, so tests can install one that fails a chosen call (``SystemCalls/failing(_:)``).
+/// Each function makes exactly one call and returns its error as is, `EINTR` included;
+/// the retry on `EINTR` happens one level up, in ``System``, so that it can be tested too.
+public struct SystemCalls: Sendable {
+    /// `openat(2)`; returns the new descriptor.
+    public var openat: @Sendable (_ directory: Int32, _ path: String, _ flags: Int32, _ mode: mode_t) -> Result<Int32, Errno>
+    /// `close(2)`.
+    public var close: @Sendable (_ descriptor: Int32) -> Result<Void, Errno>
+    /// `write(2)` of at most `bytes.count` bytes; returns how many were written.
+    public var write: @Sendable (_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Result<Int, Errno>
+    /// `read(2)` into `buffer`; returns how many bytes were read.
+    public var read: @Sendable (_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno>
+    /// `fsync(2)`: file data and metadata reach stable storage.
+    public var fsync: @Sendable (_ descriptor: Int32) -> Result<Void, Errno>
+    /// `mkdirat(2)`.
+    public var mkdirat: @Sendable (_ directory: Int32, _ path: String, _ mode: mode_t) -> Result<Void, Errno>
+    /// `renameat2(2)`, with `RENAME_NOREPLACE` when `noReplace` is set.
+    public var renameat: @Sendable (_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String, _ noReplace: Bool) -> Result<Void, Errno>
+    /// `linkat(2)`.
+    public var linkat: @Sendable (_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) -> Result<Void, Errno>
+    /// `unlinkat(2)`, with `AT_REMOVEDIR` for directories.
+    public var unlinkat: @Sendable (_ directory: Int32, _ path: String, _ isDirectory: Bool) -> Result<Void, Errno>
+    /// An open-file-description lock (`fcntl(F_OFD_SETLK[W])`): mode 0 unlocks, 1 shares, 2 excludes.
+    public var lock: @Sendable (_ descriptor: Int32, _ mode: Int32, _ wait: Bool) -> Result<Void, Errno>
+    /// The entries of a directory (`opendir`/`readdir`), without `.` and `..`.
+    public var listDirectory: @Sendable (_ path: String) -> Result<[DirectoryEntry], Errno>
+
+    /// A directory entry: its name and whether it is a directory.
+    public struct DirectoryEntry: Sendable, Equatable {
+        public var name: String
+        public var isDirectory: Bool
+    }
+
+    /// The real system calls.
+    public static let live = SystemCalls(
+        openat: { directory, path, flags, mode in
+            let result = cshim_openat(directory, path, flags, mode)
+            return result >= 0 ? .success(result) : .failure(.current)
+        },
+        close: { descriptor in
+            // close(2) is not retried on EINTR: on Linux the descriptor is gone either way.
+            libc_close(descriptor) == 0 ? .success(()) : .failure(.current)
+        },
+        write: { descriptor, bytes in
+            let result = libc_write(descriptor, bytes.baseAddress, bytes.count)
+            return result >= 0 ? .success(result) : .failure(.current)
+        },
+        read: { descriptor, buffer in
+            let result = libc_read(descriptor, buffer.baseAddress, buffer.count)
+            return result >= 0 ? .success(result) : .failure(.current)
+        },
+        fsync: { descriptor in
+            libc_fsync(descriptor) == 0 ? .success(()) : .failure(.current)
+        },
+        mkdirat: { directory, path, mode in
+            libc_mkdirat(directory, path, mode) == 0 ? .success(()) : .failure(.current)
+        },
+        renameat: { fromDirectory, from, toDirectory, to, noReplace in
+            let result =
+                noReplace
+                ? cshim_renameat2(fromDirectory, from, toDirectory, to, UInt32(CSHIM_RENAME_NOREPLACE))
+                : libc_renameat(fromDirectory, from, toDirectory, to)
+            return result == 0 ? .success(()) : .failure(.current)
+        },
+        linkat: { fromDirectory, from, toDirectory, to in
+            libc_linkat(fromDirectory, from, toDirectory, to, 0) == 0 ? .success(()) : .failure(.current)
+        },
+        unlinkat: { directory, path, isDirectory in
+            libc_unlinkat(directory, path, isDirectory ? AT_REMOVEDIR : 0) == 0 ? .success(()) : .failure(.current)
+        },
+        lock: { descriptor, mode, wait in
+            cshim_ofd_lock(descriptor, mode, wait ? 1 : 0) == 0 ? .success(()) : .failure(.current)
+        },
+        listDirectory: { path in
+            guard let directory = opendir(path) else { return .failure(.current) }
+            defer { closedir(directory) }
+            var entries: [DirectoryEntry] = []
+            while true {
+                errno = 0
+                guard let entry = readdir(directory) else {
+                    return errno == 0 ? .success(entries) : .failure(.current)
+                }
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+                }
+                if name == "." || name == ".." { continue }
+                entries.append(DirectoryEntry(name: name, isDirectory: entry.pointee.d_type == UInt8(DT_DIR)))
+            }
+        }
+    )
+}
+
+// The C library's functions under names that the `SystemCalls` members of the same
+// names cannot shadow, on Linux and macOS alike.
+private func libc_close(_ fd: Int32) -> Int32 { close(fd) }
+private func libc_write(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, buffer, count) }
+private func libc_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(fd, buffer, count) }
+private func libc_fsync(_ fd: Int32) -> Int32 { fsync(fd) }
+private func libc_mkdirat(_ fd: Int32, _ path: String, _ mode: mode_t) -> Int32 { mkdirat(fd, path, mode) }
+private func libc_renameat(_ a: Int32, _ from: String, _ b: Int32, _ to: String) -> Int32 { renameat(a, from, b, to) }
+private func libc_linkat(_ a: Int32, _ from: String, _ b: Int32, _ to: String, _ flags: Int32) -> Int32 {
+    linkat(a, from, b, to, flags)
+}
+private func libc_unlinkat(_ fd: Int32, _ path: String, _ flags: Int32) -> Int32 { unlinkat(fd, path, flags) }
+
+/// The calls of a ``SystemCalls`` table, with `EINTR` retried and errors made typed.
+///
+/// `fsync` is retried only on `EINTR`; any other failure is reported, never retried and
+/// then trusted, since the kernel may already have dropped the dirty pages.
+struct System {
+    let calls: SystemCalls
+
+    @inline(__always)
+    private func retrying<T>(_ body: () -> Result<T, Errno>) -> Result<T, Errno> {
+        while true {
+            let result = body()
+            if case .failure(.interrupted) = result { continue }
+            return result
+        }
+    }
+
+    func open(_ path: String, in directory: Int32 = AT_FDCWD, flags: Int32, mode: mode_t = 0o644) throws -> Int32 {
+        try retrying { calls.openat(directory, path, flags | O_CLOEXEC, mode) }
+            .mapError { FileSystemError(.open, path: path, errno: $0) }.get()
+    }
+
+    func close(_ descriptor: Int32, path: String) throws {
+        try calls.close(descriptor).mapError { FileSystemError(.close, path: path, errno: $0) }.get()
+    }
+
+    /// Writes all of `bytes`, continuing after short writes.
+    func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = try retrying { calls.write(descriptor, UnsafeRawBufferPointer(rebasing: bytes[offset...])) }
+                .mapError { FileSystemError(.write, path: path, errno: $0) }.get()
+            guard written > 0 else { throw FileSystemError(.write, path: path, errno: .noSpace) }
+            offset += written
+        }
+    }
+
+    func fsync(_ descriptor: Int32, path: String) throws {
+        try retrying { calls.fsync(descriptor) }.mapError { FileSystemError(.fsync, path: path, errno: $0) }.get()
+    }
+
+    func mkdir(_ path: String, in directory: Int32 = AT_FDCWD, mode: mode_t = 0o755) throws {
+        try retrying { calls.mkdirat(directory, path, mode) }.mapError { FileSystemError(.mkdir, path: path, errno: $0) }.get()
+    }
+
+    func rename(_ from: String, to: String, noReplace: Bool) -> Result<Void, Errno> {
+        retrying { calls.renameat(AT_FDCWD, from, AT_FDCWD, to, noReplace) }
+    }
+
+    func link(_ from: String, to: String) -> Result<Void, Errno> {
+        retrying { calls.linkat(AT_FDCWD, from, AT_FDCWD, to) }
+    }
+
+    func unlink(_ path: String, isDirectory: Bool) throws {
+        try retrying { calls.unlinkat(AT_FDCWD, path, isDirectory) }
+            .mapError { FileSystemError(isDirectory ? .rmdir : .unlink, path: path, errno: $0) }.get()
+    }
+
+    func list(_ path: String) throws -> [SystemCalls.DirectoryEntry] {
+        try retrying { calls.listDirectory(path) }.mapError { FileSystemError(.list, path: path, errno: $0) }.get()
+    }
+
+    /// Opens the directory at `path` and fsyncs it: its entries reach stable storage.
+    func fsyncDirectory(_ path: String) throws {
+        let descriptor = try open(path, flags: O_RDONLY | O_DIRECTORY)
+        defer { _ = calls.close(descriptor) }
+        try fsync(descriptor, path: path)
+    }
+}
