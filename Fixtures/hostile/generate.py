@@ -76,9 +76,9 @@ case("nul-byte", plist('<string>aX</string>').replace(b'aX', b'a\x00'), "a NUL b
 case("control-character", plist('<string>a\x01b</string>'), "a control character XML forbids", "invalid Char value 1")
 case("encoding-mismatch", b'\xef\xbb\xbf' + ('<?xml version="1.0" encoding="UTF-16"?>\n' + D + '<plist version="1.0"><string>x</string></plist>\n').encode(),
      "a UTF-8 byte-order mark with a declared UTF-16 encoding", "labelled UTF-16")
-case("truncated", plist('<dict>\n\t<key>title</key>\n\t<string>Visitor feedback</string>\n</dict>')[:-40], "a file cut off mid-element", "Premature end of data")
+case("truncated", plist('<dict>\n\t<key>title</key>\n\t<string>Visitor feedback</string>\n</dict>')[:-40], "a file cut off mid-element", "the document ends before <string> is closed")
 case("empty", b'', "an empty file", "the document is empty")
-case("declaration-only", H, "only the XML declaration", "Start tag expected")
+case("declaration-only", H, "only the XML declaration", "the document has no root element")
 case("two-values", plist('<string>a</string>\n<string>b</string>'), "two values inside <plist>", "more than one value")
 case("two-roots", plist('<string>a</string>') + b'<plist version="1.0"><string>b</string></plist>\n', "a second root element", "Extra content at the end of the document")
 case("empty-plist", plist(''), "a <plist> element without a value", "<plist> contains no value")

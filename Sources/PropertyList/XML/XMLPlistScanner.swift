@@ -72,7 +72,7 @@ struct XMLPlistScanner {
         }
     }
 
-    private enum FrameKind { case plist, array, dictionary }
+    private enum FrameKind: String { case plist, array, dictionary = "dict" }
 
     /// An open container (or the `<plist>` element).
     private struct Frame {
@@ -125,12 +125,12 @@ struct XMLPlistScanner {
         // never touched. Text grows as needed.
         state.pointee.map.nodes.reserveCapacity(Self.tagCount(bytes) + 1)
         state.pointee.map.bytes.reserveCapacity(bytes.count / 4)
-        guard let context = makeMemoryParser(bytes, handler: handler, userData: state) else {
+        guard let context = makePushParser(bytes, handler: handler, userData: state) else {
             throw PropertyListError(code: .malformedXML, message: "libxml2 could not create a parser", file: file)
         }
         state.pointee.context = context
         defer { xmlFreeParserCtxt(context) }
-        xmlParseDocument(context)
+        parseInChunks(bytes, context: context)
         state.pointee.context = nil
         if let failure = state.pointee.failure { throw failure }
         guard context.pointee.wellFormed != 0 else {
@@ -187,6 +187,14 @@ struct XMLPlistScanner {
                 .forbiddenDeclaration
             default: .malformedXML
             }
+        if Int(raw.code) == Int(XML_ERR_DOCUMENT_END.rawValue) || Int(raw.code) == Int(XML_ERR_DOCUMENT_EMPTY.rawValue) {
+            // The push parser reports a document cut short as "extra content"; say what it is.
+            if let open = scalar.map({ "<\($0)>" }) ?? frames.last.map({ "<\($0.kind.rawValue)>" }) {
+                message = "the document ends before \(open) is closed (is the file truncated?)"
+            } else if !sawRoot {
+                message = "the document has no root element"
+            }
+        }
         fail(code, message, line: Int(raw.line), column: Int(raw.int2))
     }
 
@@ -608,9 +616,9 @@ public enum XMLBaseline {
         handler.endElementNs = { _, _, _, _ in }
         handler.characters = { _, _, _ in }
         handler.serror = { _, _ in }
-        guard let context = makeMemoryParser(bytes, handler: handler, userData: counter) else { return -1 }
+        guard let context = makePushParser(bytes, handler: handler, userData: counter) else { return -1 }
         defer { xmlFreeParserCtxt(context) }
-        xmlParseDocument(context)
+        parseInChunks(bytes, context: context)
         return counter.pointee
     }
 
@@ -625,16 +633,39 @@ public enum XMLBaseline {
     }
 }
 
-/// A libxml2 parser over bytes in memory, with `handler` as its SAX2 callbacks and the
-/// reader's options: no network access, no entity substitution, no DTD loading.
-private func makeMemoryParser(
+/// A libxml2 push parser with `handler` as its SAX2 callbacks and the reader's options:
+/// no network access, no entity substitution, no DTD loading.
+///
+/// The document is fed in chunks (``parseInChunks(_:context:)``) rather than handed over
+/// whole: libxml2 then never holds a copy of more than a chunk or so of the input, where
+/// `xmlCreateMemoryParserCtxt` copies the entire document first.
+private func makePushParser(
     _ bytes: UnsafeRawBufferPointer, handler: xmlSAXHandler, userData: UnsafeMutableRawPointer
 ) -> xmlParserCtxtPtr? {
+    var handler = handler
+    // The first four bytes let libxml2 detect the encoding before the declaration.
+    let head = min(4, bytes.count)
     guard let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
-        let context = xmlCreateMemoryParserCtxt(base, Int32(bytes.count))
+        let context = xmlCreatePushParserCtxt(&handler, userData, base, Int32(head), nil)
     else { return nil }
-    context.pointee.sax.pointee = handler
-    context.pointee.userData = userData
     xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue))
     return context
+}
+
+/// Feeds the rest of `bytes` (after the four that created the parser) in 256 KiB chunks,
+/// stopping early once a callback has stopped the parser.
+private func parseInChunks(_ bytes: UnsafeRawBufferPointer, context: xmlParserCtxtPtr) {
+    guard let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) else { return }
+    let chunk = 256 * 1024
+    var offset = min(4, bytes.count)
+    while offset < bytes.count {
+        let length = min(chunk, bytes.count - offset)
+        let last = offset + length == bytes.count
+        if xmlParseChunk(context, base + offset, Int32(length), last ? 1 : 0) != 0 && context.pointee.disableSAX != 0 {
+            return
+        }
+        if context.pointee.instate == XML_PARSER_EOF { return }
+        offset += length
+    }
+    if bytes.count <= 4 { xmlParseChunk(context, nil, 0, 1) }
 }
