@@ -120,10 +120,11 @@ struct XMLPlistScanner {
         let state = UnsafeMutablePointer<XMLPlistScanner>.allocate(capacity: 1)
         state.initialize(to: XMLPlistScanner(file: file))
         defer { state.deinitialize(count: 1).deallocate() }
-        // Every value starts with a '<', so their count bounds the nodes: the array never
-        // has to grow and be copied, and the pages reserved beyond the real need are
-        // never touched. Text grows as needed.
-        state.pointee.map.nodes.reserveCapacity(Self.tagCount(bytes) + 1)
+        // The shortest value, `<true/>`, takes 7 bytes, so the nodes never outnumber a
+        // seventh of the input: reserving that much means the array never grows and is
+        // never copied, and the pages reserved beyond the real need are never touched.
+        // Text grows as needed.
+        state.pointee.map.nodes.reserveCapacity(bytes.count / 7 + 1)
         state.pointee.map.bytes.reserveCapacity(bytes.count / 4)
         guard let context = makePushParser(bytes, handler: handler, userData: state) else {
             throw PropertyListError(code: .malformedXML, message: "libxml2 could not create a parser", file: file)
@@ -141,18 +142,6 @@ struct XMLPlistScanner {
                 code: .invalidStructure, message: "the document has no <plist> element", file: file, line: 1, column: 1)
         }
         return state.pointee.map
-    }
-
-    /// The number of '<' bytes, counted with `memchr`.
-    private static func tagCount(_ bytes: UnsafeRawBufferPointer) -> Int {
-        guard var cursor = bytes.baseAddress else { return 0 }
-        let end = cursor + bytes.count
-        var count = 0
-        while cursor < end, let found = memchr(cursor, Int32(UInt8(ascii: "<")), end - cursor) {
-            count += 1
-            cursor = UnsafeRawPointer(found) + 1
-        }
-        return count
     }
 
     // MARK: Errors
