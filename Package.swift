@@ -8,10 +8,12 @@ let package = Package(
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Surveys", targets: ["Surveys"]),
         .library(name: "Packages", targets: ["Packages"]),
+        .library(name: "Versions", targets: ["Versions"]),
         .executable(name: "survey", targets: ["survey"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .systemLibrary(
@@ -27,6 +29,14 @@ let package = Package(
         .target(
             name: "Packages",
             dependencies: ["CSystemShims"]
+        ),
+        .target(
+            name: "Versions",
+            dependencies: [
+                "PropertyList",
+                "Packages",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .target(
             name: "Surveys",
@@ -46,6 +56,10 @@ let package = Package(
         .testTarget(
             name: "PackagesTests",
             dependencies: ["Packages"]
+        ),
+        .testTarget(
+            name: "VersionsTests",
+            dependencies: ["Versions"]
         ),
         .testTarget(
             name: "SurveysTests",

@@ -1,0 +1,40 @@
+import Crypto
+import Foundation
+
+/// The identity of a revision: its generation (one more than its deepest parent's, 1 for
+/// a first revision) and the SHA-256 digest of its metadata, which names the content's
+/// digest. Written `3-9f2c…` (64 lower-case hex digits).
+///
+/// Anyone can recompute an id from a revision's bytes, and the same revision made twice
+/// (same parents, time, device and content) gets the same id, so the copies collapse.
+public struct RevisionID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let generation: Int
+    /// 64 lower-case hexadecimal digits.
+    public let digest: String
+
+    public init(generation: Int, digest: String) {
+        self.generation = generation
+        self.digest = digest
+    }
+
+    /// Parses `GENERATION-DIGEST`; `nil` for anything else.
+    public init?(_ text: String) {
+        let parts = text.split(separator: "-", maxSplits: 1)
+        guard parts.count == 2, let generation = Int(parts[0]), generation >= 1, String(generation) == parts[0],
+            parts[1].count == 64, parts[1].allSatisfy({ $0.isHexDigit && !$0.isUppercase })
+        else { return nil }
+        self.init(generation: generation, digest: String(parts[1]))
+    }
+
+    public var description: String { "\(generation)-\(digest)" }
+
+    /// Orders by generation, then by digest: the tie-break of the winner order.
+    public static func < (lhs: RevisionID, rhs: RevisionID) -> Bool {
+        (lhs.generation, lhs.digest) < (rhs.generation, rhs.digest)
+    }
+
+    /// The SHA-256 of `bytes`, in lower-case hex.
+    public static func sha256Hex(_ bytes: Data) -> String {
+        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+    }
+}

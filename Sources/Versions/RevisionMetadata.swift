@@ -1,0 +1,171 @@
+import Foundation
+import PropertyList
+
+/// A device that saves revisions: a stable id and a name people recognise.
+public struct Device: Hashable, Sendable {
+    public var id: String
+    public var name: String
+
+    public init(id: String, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// What `DocumentMetadata.plist` says about a revision. The content itself is opaque
+/// bytes to this layer; only its digest is recorded.
+public struct RevisionMetadata: Hashable, Sendable {
+    public var documentID: UUID
+    public var id: RevisionID
+    public var parents: [RevisionID]
+    public var timestamp: HybridTimestamp
+    public var device: Device
+    public var formatVersion: Int
+    public var isDeleted: Bool
+    /// The SHA-256 of the content's bytes; `nil` for a deletion.
+    public var contentDigest: String?
+
+    /// Makes the metadata of a new revision, computing its generation, timestamp and id.
+    ///
+    /// - Parameters:
+    ///   - documentID: The document.
+    ///   - parents: The revisions it is based on (none for a first revision).
+    ///   - content: The content's bytes, or `nil` for a deletion.
+    ///   - formatVersion: The content's format version.
+    ///   - device: The saving device.
+    ///   - clock: The device's clock, advanced past the parents.
+    public static func make(
+        documentID: UUID, parents: [RevisionMetadata], content: Data?, formatVersion: Int, device: Device,
+        clock: inout HybridClock
+    ) -> RevisionMetadata {
+        let generation = (parents.map(\.id.generation).max() ?? 0) + 1
+        var metadata = RevisionMetadata(
+            documentID: documentID, id: RevisionID(generation: generation, digest: ""),
+            parents: parents.map(\.id).sorted(), timestamp: clock.next(after: parents.map(\.timestamp)), device: device,
+            formatVersion: formatVersion, isDeleted: content == nil, contentDigest: content.map(RevisionID.sha256Hex))
+        metadata.id = RevisionID(generation: generation, digest: metadata.computedDigest)
+        return metadata
+    }
+
+    public init(
+        documentID: UUID, id: RevisionID, parents: [RevisionID], timestamp: HybridTimestamp, device: Device,
+        formatVersion: Int, isDeleted: Bool, contentDigest: String?
+    ) {
+        self.documentID = documentID
+        self.id = id
+        self.parents = parents
+        self.timestamp = timestamp
+        self.device = device
+        self.formatVersion = formatVersion
+        self.isDeleted = isDeleted
+        self.contentDigest = contentDigest
+    }
+
+    // MARK: The plist form
+
+    enum Key {
+        static let documentID = "DocumentUUID"
+        static let revisionID = "RevisionID"
+        static let parents = "Parents"
+        static let milliseconds = "TimestampMilliseconds"
+        static let counter = "TimestampCounter"
+        static let modified = "Modified"
+        static let deviceID = "DeviceID"
+        static let deviceName = "DeviceName"
+        static let formatVersion = "FormatVersion"
+        static let deleted = "Deleted"
+        static let contentDigest = "ContentDigest"
+    }
+
+    /// Everything but the revision id: the bytes its digest is computed over.
+    var identityEntries: [String: PropertyList] {
+        var entries: [String: PropertyList] = [
+            Key.documentID: .string(documentID.uuidString),
+            Key.parents: .array(parents.map { .string($0.description) }),
+            Key.milliseconds: .integer(PropertyList.Integer(timestamp.milliseconds)),
+            Key.counter: .integer(PropertyList.Integer(Int64(timestamp.counter))),
+            Key.modified: .date(timestamp.date),
+            Key.deviceID: .string(device.id),
+            Key.deviceName: .string(device.name),
+            Key.formatVersion: .integer(PropertyList.Integer(Int64(formatVersion))),
+            Key.deleted: .boolean(isDeleted),
+        ]
+        if let contentDigest { entries[Key.contentDigest] = .string(contentDigest) }
+        return entries
+    }
+
+    /// The digest of the metadata without its revision id.
+    var computedDigest: String {
+        // Metadata written by this layer always has text XML can carry; a device name
+        // that cannot be written is replaced when the metadata is made (see DeviceIdentity).
+        let bytes = (try? PropertyList.dictionary(identityEntries).xmlData()) ?? Data()
+        return RevisionID.sha256Hex(bytes)
+    }
+
+    /// The bytes of `DocumentMetadata.plist`.
+    public func plistData() throws -> Data {
+        var entries = identityEntries
+        entries[Key.revisionID] = .string(id.description)
+        return try PropertyList.dictionary(entries).xmlData()
+    }
+
+    /// Reads `DocumentMetadata.plist`.
+    ///
+    /// - Throws: ``VersionsError`` when a key is missing or malformed, or the revision
+    ///   id does not match the metadata.
+    public init(plist data: Data, file: String? = nil) throws {
+        let value = try PropertyList(xml: data, file: file)
+        guard case .dictionary(let entries) = value else { throw VersionsError.malformedMetadata(file, "it is not a dictionary") }
+        func string(_ key: String) throws -> String {
+            guard case .string(let text) = entries[key] else { throw VersionsError.malformedMetadata(file, "'\(key)' is missing or not a string") }
+            return text
+        }
+        func integer(_ key: String) throws -> Int64 {
+            guard case .integer(let number) = entries[key], let value = number.int64Value else {
+                throw VersionsError.malformedMetadata(file, "'\(key)' is missing or not an integer")
+            }
+            return value
+        }
+        guard let documentID = UUID(uuidString: try string(Key.documentID)) else {
+            throw VersionsError.malformedMetadata(file, "'\(Key.documentID)' is not a UUID")
+        }
+        guard let id = RevisionID(try string(Key.revisionID)) else { throw VersionsError.malformedMetadata(file, "'\(Key.revisionID)' is malformed") }
+        guard case .array(let parentValues) = entries[Key.parents] else { throw VersionsError.malformedMetadata(file, "'\(Key.parents)' is missing") }
+        let parents = try parentValues.map { value -> RevisionID in
+            guard case .string(let text) = value, let parent = RevisionID(text) else {
+                throw VersionsError.malformedMetadata(file, "a parent revision id is malformed")
+            }
+            return parent
+        }
+        guard case .boolean(let deleted) = entries[Key.deleted] else { throw VersionsError.malformedMetadata(file, "'\(Key.deleted)' is missing") }
+        var digest: String?
+        if entries[Key.contentDigest] != nil { digest = try string(Key.contentDigest) }
+        self.init(
+            documentID: documentID, id: id, parents: parents,
+            timestamp: HybridTimestamp(milliseconds: try integer(Key.milliseconds), counter: Int(try integer(Key.counter))),
+            device: Device(id: try string(Key.deviceID), name: try string(Key.deviceName)),
+            formatVersion: Int(try integer(Key.formatVersion)), isDeleted: deleted, contentDigest: digest)
+        let known = Set(identityEntries.keys).union([Key.revisionID])
+        if let unknown = entries.keys.first(where: { !known.contains($0) }) {
+            throw VersionsError.malformedMetadata(file, "unknown key '\(unknown)'")
+        }
+        guard computedDigest == id.digest, id.generation == (parents.isEmpty ? 1 : id.generation) else {
+            throw VersionsError.digestMismatch(file, id)
+        }
+    }
+}
+
+/// Errors of the versions layer.
+public enum VersionsError: Error, Equatable, CustomStringConvertible {
+    case malformedMetadata(String?, String)
+    case digestMismatch(String?, RevisionID)
+    case contentMismatch(RevisionID)
+
+    public var description: String {
+        switch self {
+        case .malformedMetadata(let file, let why): "\(file ?? "metadata"): \(why)"
+        case .digestMismatch(let file, let id): "\(file ?? "metadata"): the metadata does not match its revision id \(id)"
+        case .contentMismatch(let id): "revision \(id): the content does not match its digest"
+        }
+    }
+}
