@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "Surveys", targets: ["Surveys"]),
         .library(name: "Packages", targets: ["Packages"]),
         .library(name: "Versions", targets: ["Versions"]),
+        .library(name: "SurveyStore", targets: ["SurveyStore"]),
         .executable(name: "survey", targets: ["survey"]),
     ],
     dependencies: [
@@ -42,10 +43,17 @@ let package = Package(
             name: "Surveys",
             dependencies: ["PropertyList"]
         ),
+        .target(
+            name: "SurveyStore",
+            dependencies: ["Surveys", "Versions", "Packages", "PropertyList"]
+        ),
         .executableTarget(
             name: "survey",
             dependencies: [
                 "PropertyList",
+                "SurveyStore",
+                "Surveys",
+                "Versions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,0 +1,91 @@
+import Foundation
+import Versions
+
+extension SurveyStore {
+    /// Something `verify` found wrong, with the path it concerns.
+    public struct Problem: Sendable, Equatable, CustomStringConvertible {
+        public var path: String
+        public var message: String
+        public var description: String { "\(path): \(message)" }
+    }
+
+    /// Checks the whole store: every revision's metadata against its id and its content
+    /// against its digest, every parent known, no resurrected pruned revision, no stray
+    /// temporary file, no unreadable property list. Changes nothing.
+    ///
+    /// - Returns: The problems found; empty when the store is clean.
+    public func verify() -> [Problem] {
+        var problems: [Problem] = []
+        let documents = root + "/Documents"
+        let temporary = root + "/Local.nosync/tmp"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] {
+            problems.append(Problem(path: temporary + "/" + name, message: "a temporary file left by an interrupted write"))
+        }
+        for folder in ((try? FileManager.default.contentsOfDirectory(atPath: documents)) ?? []).sorted() {
+            let folderPath = documents + "/" + folder
+            guard let document = UUID(uuidString: folder), folder == folder.lowercased() else {
+                problems.append(Problem(path: folderPath, message: "not a document folder (expected a lower-case UUID)"))
+                continue
+            }
+            var known: [RevisionID: RevisionMetadata] = [:]
+            var pruned = Set<RevisionID>()
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: folderPath)) ?? []).sorted()
+            for name in names {
+                let path = folderPath + "/" + name
+                if name.hasSuffix(".pruned") {
+                    do {
+                        let metadata = try RevisionMetadata(plist: try Data(contentsOf: URL(fileURLWithPath: path)), file: path)
+                        if "\(metadata.id).pruned" != name { problems.append(Problem(path: path, message: "the tombstone's name does not match its revision id")) }
+                        known[metadata.id] = metadata
+                        pruned.insert(metadata.id)
+                    } catch {
+                        problems.append(Problem(path: path, message: "\(error)"))
+                    }
+                } else if !name.hasSuffix(".survey") {
+                    problems.append(Problem(path: path, message: "an unexpected file in a document folder"))
+                }
+            }
+            for name in names where name.hasSuffix(".survey") {
+                let path = folderPath + "/" + name
+                let metadataPath = path + "/" + RevisionStore.metadataFile
+                guard let data = FileManager.default.contents(atPath: metadataPath) else {
+                    problems.append(Problem(path: metadataPath, message: "missing"))
+                    continue
+                }
+                let metadata: RevisionMetadata
+                do {
+                    metadata = try RevisionMetadata(plist: data, file: metadataPath)
+                } catch {
+                    problems.append(Problem(path: metadataPath, message: "\(error)"))
+                    continue
+                }
+                if "\(metadata.id).survey" != name {
+                    problems.append(Problem(path: path, message: "the package's name does not match its revision id \(metadata.id)"))
+                }
+                if metadata.documentID != document {
+                    problems.append(Problem(path: path, message: "the revision belongs to document \(metadata.documentID.uuidString.lowercased())"))
+                }
+                if pruned.contains(metadata.id) {
+                    problems.append(Problem(path: path, message: "a copy of a pruned revision (the next command removes it)"))
+                    continue
+                }
+                known[metadata.id] = metadata
+                let contentPath = path + "/" + RevisionStore.contentFile
+                if metadata.isDeleted { continue }
+                guard let content = FileManager.default.contents(atPath: contentPath) else {
+                    problems.append(Problem(path: contentPath, message: "missing"))
+                    continue
+                }
+                if RevisionID.sha256Hex(content) != metadata.contentDigest {
+                    problems.append(Problem(path: contentPath, message: "the content does not match the digest in its metadata"))
+                }
+            }
+            for revision in known.values {
+                for parent in revision.parents where known[parent] == nil {
+                    problems.append(Problem(path: folderPath + "/\(revision.id).survey", message: "its parent \(parent) is unknown"))
+                }
+            }
+        }
+        return problems.sorted { $0.path < $1.path }
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import Packages
+import PropertyList
+import Surveys
+import Versions
+
+/// A folder of survey documents, each kept as revisions: the library's entry point.
+///
+/// ```swift
+/// let store = try SurveyStore.create(at: "/path/Surveys", deviceName: "Laptop")
+/// let (id, _) = try store.create(survey)
+/// var (current, revision) = try store.open(id)
+/// try current.setAnswer(.choice(1), forItem: itemID)
+/// try store.save(current, to: id, base: revision.id)
+/// ```
+///
+/// Every save writes a new revision atomically and durably; concurrent saves from the
+/// same base are all kept, and the newest is nominated the winner on every replica.
+public final class SurveyStore {
+    /// The current format of `Survey.plist`.
+    public static let formatVersion = 2
+    /// The layout version written to `Store.plist`.
+    public static let layoutVersion = 1
+
+    public let root: String
+    public let device: Device
+    let revisions: RevisionStore
+
+    init(root: String, device: Device) {
+        self.root = root
+        self.device = device
+        revisions = RevisionStore(root: root, device: device)
+    }
+
+    /// Creates the store if needed (idempotent) and opens it.
+    ///
+    /// - Parameters:
+    ///   - path: The store folder; created with its parents if missing.
+    ///   - deviceName: This device's name; the host name when `nil`. An existing store
+    ///     keeps its device identity unless a name is given, which renames the device.
+    /// - Throws: ``FileSystemError``.
+    public static func create(at path: String, deviceName: String? = nil) throws -> SurveyStore {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let writer = PackageWriter(root: path)
+        let layout = PropertyList.dictionary(["StoreLayoutVersion": .integer(PropertyList.Integer(Int64(layoutVersion)))])
+        try writer.prepare()
+        _ = try writer.writeFile(try layout.xmlData(), at: "Store.plist")
+        try writer.createDirectory("Documents")
+        let existing = try? DeviceIdentity.read(store: path)
+        var device = existing ?? Device(id: DeviceIdentity.newID(), name: deviceName ?? ProcessInfo.processInfo.hostName)
+        if let deviceName, existing != nil { device.name = deviceName }
+        if existing != device { try DeviceIdentity.write(device, store: path) }
+        return SurveyStore(root: path, device: device)
+    }
+
+    /// Opens an existing store, removing temporaries left by interrupted writes.
+    ///
+    /// - Throws: ``StoreError/noSuchStore(_:)`` when `path` holds no store.
+    public static func open(at path: String) throws -> SurveyStore {
+        guard FileManager.default.fileExists(atPath: path + "/Store.plist") else { throw StoreError.noSuchStore(path) }
+        let writer = PackageWriter(root: path)
+        try writer.prepare()
+        try writer.removeLeftovers()
+        let device = try (try? DeviceIdentity.read(store: path)) ?? {
+            let device = Device(id: DeviceIdentity.newID(), name: ProcessInfo.processInfo.hostName)
+            try DeviceIdentity.write(device, store: path)
+            return device
+        }()
+        return SurveyStore(root: path, device: device)
+    }
+
+    // MARK: Documents
+
+    /// A document as `list` shows it.
+    public struct Summary: Sendable, Equatable {
+        public var id: UUID
+        public var title: String?
+        public var revision: RevisionMetadata
+        public var conflicts: [RevisionID]
+        public var isDeleted: Bool { revision.isDeleted }
+    }
+
+    /// One row per document, by id.
+    public func documents() throws -> [Summary] {
+        try revisions.documentIDs().compactMap { id in
+            let (graph, _) = try revisions.graph(of: id)
+            guard let winner = graph.winner else { return nil }
+            let title = winner.isDeleted ? nil : (try? survey(id, winner))?.title
+            return Summary(id: id, title: title, revision: winner, conflicts: graph.conflicts.map(\.id))
+        }
+    }
+
+    /// Creates a document; returns its id and first revision.
+    @discardableResult
+    public func create(_ survey: Survey, id: UUID = UUID()) throws -> (id: UUID, revision: RevisionMetadata) {
+        let metadata = try revisions.write(document: id, parents: [], content: try survey.plistData(), formatVersion: Self.formatVersion)
+        return (id, metadata)
+    }
+
+    /// The graph of a document, after removing resurrected copies of pruned revisions.
+    public func graph(of id: UUID) throws -> RevisionGraph {
+        try revisions.cleanUp(id)
+        return try revisions.graph(of: id).graph
+    }
+
+    /// A revision of a document: the winner, or `revision` when given.
+    public func revision(_ id: UUID, _ text: String?) throws -> RevisionMetadata {
+        let (graph, _) = try revisions.graph(of: id)
+        guard let text else {
+            guard let winner = graph.winner else { throw StoreError.noSuchDocument(id) }
+            return winner
+        }
+        let matches = graph.revisions.values.filter { $0.id.description == text || $0.id.description.hasPrefix(text) }
+        guard matches.count == 1 else { throw StoreError.noSuchRevision(text) }
+        return matches[0]
+    }
+
+    /// Reads the survey of `revision`.
+    public func survey(_ id: UUID, _ revision: RevisionMetadata) throws -> Survey {
+        guard revision.formatVersion <= Self.formatVersion else {
+            throw StoreError.newerFormat(revision.formatVersion, supported: Self.formatVersion)
+        }
+        let data = try revisions.content(of: id, revision: revision)
+        return try Survey(plist: data, file: "\(id.uuidString.lowercased())/\(revision.id).survey/\(RevisionStore.contentFile)")
+    }
+
+    /// Opens a document: its winner (or `revision`) and the survey in it.
+    public func open(_ id: UUID, revision text: String? = nil) throws -> (survey: Survey, revision: RevisionMetadata) {
+        let revision = try revision(id, text)
+        if revision.isDeleted { throw StoreError.noContent(revision.id) }
+        return (try survey(id, revision), revision)
+    }
+
+    // MARK: Changing documents
+
+    /// Saves `survey` as a new revision of `id` based on `base` (the winner by default).
+    ///
+    /// Saving never loses a concurrent save: if `base` is no longer the only head, the new
+    /// revision is one more head and the document is in conflict. Content identical to
+    /// the base writes nothing and returns the base.
+    ///
+    /// - Parameter ifCurrent: Refuse with ``StoreError/notCurrent(base:heads:)`` unless
+    ///   `base` is the document's only head.
+    @discardableResult
+    public func save(_ survey: Survey, to id: UUID, base: String? = nil, ifCurrent: Bool = false) throws -> RevisionMetadata {
+        let lock = try documentLock(id)
+        defer { lock.unlock() }
+        let baseRevision = try revision(id, base)
+        let heads = try revisions.graph(of: id).graph.heads
+        if ifCurrent && heads.map(\.id) != [baseRevision.id] {
+            throw StoreError.notCurrent(base: baseRevision.id, heads: heads.map(\.id))
+        }
+        let content = try survey.plistData()
+        if !baseRevision.isDeleted, baseRevision.contentDigest == RevisionID.sha256Hex(content) { return baseRevision }
+        return try revisions.write(document: id, parents: [baseRevision], content: content, formatVersion: Self.formatVersion)
+    }
+
+    /// Deletes a document: a deletion revision whose parents are the current heads (or
+    /// `base`).
+    @discardableResult
+    public func delete(_ id: UUID, base: String? = nil) throws -> RevisionMetadata {
+        let lock = try documentLock(id)
+        defer { lock.unlock() }
+        let parents = try base.map { [try revision(id, $0)] } ?? revisions.graph(of: id).graph.heads
+        return try revisions.write(document: id, parents: parents, content: nil, formatVersion: Self.formatVersion)
+    }
+
+    /// How to resolve a conflict.
+    public enum Resolution: Sendable {
+        /// Keep the nominated winner's content.
+        case acceptWinner
+        /// Keep the content of this revision (an id or a unique prefix).
+        case keep(String)
+        /// Use this survey.
+        case content(Survey)
+    }
+
+    /// Resolves every head into one new revision whose parents are all the heads.
+    ///
+    /// - Returns: The resolution, or `nil` when the document has a single head.
+    @discardableResult
+    public func resolve(_ id: UUID, _ resolution: Resolution) throws -> RevisionMetadata? {
+        let lock = try documentLock(id)
+        defer { lock.unlock() }
+        let graph = try revisions.graph(of: id).graph
+        let heads = graph.heads
+        guard heads.count > 1, let winner = graph.winner else { return nil }
+        let content: Data?
+        var formatVersion = Self.formatVersion
+        switch resolution {
+        case .acceptWinner:
+            content = winner.isDeleted ? nil : try revisions.content(of: id, revision: winner)
+            formatVersion = winner.formatVersion
+        case .keep(let text):
+            let kept = try revision(id, text)
+            content = kept.isDeleted ? nil : try revisions.content(of: id, revision: kept)
+            formatVersion = kept.formatVersion
+        case .content(let survey):
+            content = try survey.plistData()
+        }
+        return try revisions.write(document: id, parents: heads, content: content, formatVersion: formatVersion)
+    }
+
+    /// Prunes the content of revisions that are no longer heads.
+    ///
+    /// - Throws: ``StoreError/inConflict(_:)`` for a document in conflict: resolve first.
+    public func prune(_ id: UUID, keepHistory: Int = 0, dryRun: Bool = false) throws -> [RevisionID] {
+        let lock = try documentLock(id)
+        defer { lock.unlock() }
+        if try revisions.graph(of: id).graph.isInConflict { throw StoreError.inConflict(id) }
+        return try revisions.prune(id, keepHistory: keepHistory, dryRun: dryRun)
+    }
+
+    private func documentLock(_ id: UUID) throws -> FileLock {
+        try FileLock(path: root + "/Local.nosync/locks/" + id.uuidString.lowercased() + ".lock", mode: .exclusive)
+    }
+}
+
+extension SurveyStore {
+    /// Opens a store without removing anything, for `verify`.
+    public static func openWithoutCleaning(at path: String) throws -> SurveyStore {
+        guard FileManager.default.fileExists(atPath: path + "/Store.plist") else { throw StoreError.noSuchStore(path) }
+        let device = (try? DeviceIdentity.read(store: path)) ?? Device(id: "unknown", name: "unknown")
+        return SurveyStore(root: path, device: device)
+    }
+
+    /// The revisions of `id` whose content was pruned.
+    public func prunedRevisions(of id: UUID) throws -> Set<RevisionID> {
+        try revisions.graph(of: id).pruned
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Packages
+
+/// The revisions of every document in a store folder, with content as opaque bytes.
+///
+/// Layout (see `docs/FORMAT.md`): `Documents/<document-uuid>/<revision-id>.survey/` holds
+/// a revision's `DocumentMetadata.plist` and its `Survey.plist`; a pruned revision leaves
+/// `<revision-id>.pruned`, a copy of its metadata, so that its place in the graph stays
+/// and a copy of the package brought back by a sync engine is removed, not resurrected.
+/// All names are lower case. Files under `Documents/` are written once and never changed.
+public final class RevisionStore {
+    public let root: String
+    public let device: Device
+    let writer: PackageWriter
+    private let wallClock: @Sendable () -> Int64
+
+    public static let metadataFile = "DocumentMetadata.plist"
+    public static let contentFile = "Survey.plist"
+
+    public init(root: String, device: Device, calls: SystemCalls = .live, wallClock: @escaping @Sendable () -> Int64 = {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+    }) {
+        self.root = root
+        self.device = device
+        writer = PackageWriter(root: root, calls: calls)
+        self.wallClock = wallClock
+    }
+
+    var documentsFolder: String { root + "/Documents" }
+
+    func folder(of document: UUID) -> String { "Documents/" + document.uuidString.lowercased() }
+
+    // MARK: Reading
+
+    /// The documents that have a folder.
+    public func documentIDs() throws -> [UUID] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: documentsFolder)) ?? []
+        return names.compactMap { UUID(uuidString: $0) }.sorted { $0.uuidString < $1.uuidString }
+    }
+
+    /// A document's revision graph, with the ids of pruned revisions.
+    ///
+    /// A package whose name a tombstone also carries is left out (and removed by
+    /// ``cleanUp(_:)``): it is a copy a sync engine brought back.
+    public func graph(of document: UUID) throws -> (graph: RevisionGraph, pruned: Set<RevisionID>) {
+        let path = root + "/" + folder(of: document)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
+            throw StoreError.noSuchDocument(document)
+        }
+        var graph = RevisionGraph()
+        var pruned = Set<RevisionID>()
+        for name in names where name.hasSuffix(".pruned") {
+            let data = try Data(contentsOf: URL(fileURLWithPath: path + "/" + name))
+            let metadata = try RevisionMetadata(plist: data, file: path + "/" + name)
+            graph.insert(metadata)
+            pruned.insert(metadata.id)
+        }
+        for name in names where name.hasSuffix(".survey") {
+            guard let id = RevisionID(String(name.dropLast(".survey".count))), !pruned.contains(id) else { continue }
+            let file = path + "/" + name + "/" + Self.metadataFile
+            guard let data = FileManager.default.contents(atPath: file) else { continue }
+            graph.insert(try RevisionMetadata(plist: data, file: file))
+        }
+        return (graph, pruned)
+    }
+
+    /// The content of a revision, checked against its digest.
+    public func content(of document: UUID, revision: RevisionMetadata) throws -> Data {
+        let file = root + "/" + folder(of: document) + "/\(revision.id).survey/" + Self.contentFile
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw StoreError.noContent(revision.id)
+        }
+        guard RevisionID.sha256Hex(data) == revision.contentDigest else { throw VersionsError.contentMismatch(revision.id) }
+        return data
+    }
+
+    // MARK: Writing
+
+    /// Writes a new revision of `document` with `parents` and `content` (`nil` deletes).
+    ///
+    /// - Returns: The new revision's metadata; writing a revision that already exists
+    ///   (the same bytes made twice) is not an error.
+    public func write(
+        document: UUID, parents: [RevisionMetadata], content: Data?, formatVersion: Int
+    ) throws -> RevisionMetadata {
+        let known = try? graph(of: document).graph
+        var clock = HybridClock(
+            latest: known?.revisions.values.map(\.timestamp).max() ?? HybridTimestamp(milliseconds: 0), wallClock: wallClock)
+        let metadata = RevisionMetadata.make(
+            documentID: document, parents: parents, content: content, formatVersion: formatVersion, device: device,
+            clock: &clock)
+        var files = [PackageFile(name: Self.metadataFile, contents: try metadata.plistData())]
+        if let content { files.append(PackageFile(name: Self.contentFile, contents: content)) }
+        try writer.createDirectory("Documents")
+        try writer.createDirectory(folder(of: document))
+        _ = try writer.writePackage(files, at: folder(of: document) + "/\(metadata.id).survey")
+        return metadata
+    }
+
+    /// Replaces the content of revisions that are not heads by tombstones, keeping the
+    /// last `keepHistory` ancestors of the winner. Heads are never pruned.
+    ///
+    /// - Returns: The revisions pruned now.
+    public func prune(_ document: UUID, keepHistory: Int = 0, dryRun: Bool = false) throws -> [RevisionID] {
+        let (graph, pruned) = try graph(of: document)
+        let heads = Set(graph.heads.map(\.id))
+        var keep = heads
+        if let winner = graph.winner, keepHistory > 0 {
+            var frontier = [winner.id]
+            for _ in 0..<keepHistory {
+                frontier = frontier.flatMap { graph.revisions[$0]?.parents ?? [] }
+                keep.formUnion(frontier)
+            }
+        }
+        let victims = graph.revisions.values.filter { !keep.contains($0.id) && !pruned.contains($0.id) }
+            .sorted { $0.id < $1.id }
+        if dryRun { return victims.map(\.id) }
+        for victim in victims {
+            // The tombstone first: from then on the package is a leftover, whatever happens.
+            _ = try writer.writeFile(try victim.plistData(), at: folder(of: document) + "/\(victim.id).pruned")
+            try removePackage(folder(of: document) + "/\(victim.id).survey")
+        }
+        return victims.map(\.id)
+    }
+
+    /// Removes packages that a tombstone says were pruned (brought back by a sync engine).
+    public func cleanUp(_ document: UUID) throws {
+        let (_, pruned) = try graph(of: document)
+        for id in pruned where FileManager.default.fileExists(atPath: root + "/" + folder(of: document) + "/\(id).survey") {
+            try removePackage(folder(of: document) + "/\(id).survey")
+        }
+    }
+
+    private func removePackage(_ relativePath: String) throws {
+        let path = root + "/" + relativePath
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        try FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// Errors about the store's documents and revisions.
+public enum StoreError: Error, Equatable, CustomStringConvertible {
+    case noSuchStore(String)
+    case noSuchDocument(UUID)
+    case noSuchRevision(String)
+    case noContent(RevisionID)
+    case notCurrent(base: RevisionID, heads: [RevisionID])
+    case inConflict(UUID)
+    case newerFormat(Int, supported: Int)
+
+    public var description: String {
+        switch self {
+        case .noSuchStore(let path): "there is no store at \(path) (run `survey init` to create one)"
+        case .noSuchDocument(let id): "there is no document \(id.uuidString.lowercased())"
+        case .noSuchRevision(let text): "there is no revision \(text)"
+        case .noContent(let id): "revision \(id) has been pruned; only its place in the history remains"
+        case .notCurrent(let base, let heads):
+            "revision \(base) is no longer the only current revision (current: \(heads.map(\.description).joined(separator: ", ")))"
+        case .inConflict(let id): "document \(id.uuidString.lowercased()) is in conflict; resolve it first"
+        case .newerFormat(let version, let supported): "format \(version) is newer than this build supports (\(supported))"
+        }
+    }
+}

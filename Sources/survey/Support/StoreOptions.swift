@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+import PropertyList
+import SurveyStore
+import Surveys
+import Versions
+
+/// Options every store command takes.
+struct StoreOptions: ParsableArguments {
+    @Option(help: "The store folder (default: $SURVEY_STORE, else ./Surveys).")
+    var store: String?
+
+    @Flag(help: "Print exactly one JSON document on standard output.")
+    var json = false
+
+    var path: String {
+        store ?? ProcessInfo.processInfo.environment["SURVEY_STORE"] ?? "./Surveys"
+    }
+
+    func open() throws -> SurveyStore {
+        try SurveyStore.open(at: path)
+    }
+}
+
+/// Runs a command's body, turning the library's errors into the documented exit codes
+/// and a message on standard error.
+func runReporting(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let error as ExitCode {
+        throw error
+    } catch let error as ValidationError {
+        throw error
+    } catch let error as StoreError {
+        Console.error("error: \(error)")
+        switch error {
+        case .noSuchStore, .noSuchDocument, .noSuchRevision: throw ExitStatus.noInput
+        case .notCurrent: throw ExitStatus.refused
+        case .newerFormat: throw ExitStatus.invalidData
+        case .noContent, .inConflict: throw ExitStatus.failure
+        }
+    } catch let error as PropertyListError {
+        Console.error(error.description)
+        throw ExitStatus.invalidData
+    } catch let error as SurveyError {
+        Console.error("error: \(error)")
+        throw ExitStatus.invalidData
+    } catch let error as SurveyFileError {
+        Console.error(error.description)
+        throw ExitStatus.invalidData
+    } catch let error as VersionsError {
+        Console.error("error: \(error)")
+        throw ExitStatus.invalidData
+    } catch let error as InputFileError {
+        Console.error(error.description)
+        throw ExitStatus.noInput
+    } catch {
+        Console.error("error: \(error)")
+        throw ExitStatus.failure
+    }
+}
+
+struct InputFileError: Error, CustomStringConvertible {
+    var path: String
+    var reason: String
+    var description: String { "\(path): \(reason)" }
+}
+
+/// Reads a survey from an interchange file, JSON or an XML property list.
+func readSurvey(from path: String) throws -> Survey {
+    guard let data = FileManager.default.contents(atPath: path) else {
+        throw InputFileError(path: path, reason: "cannot read the file")
+    }
+    let first = data.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+    if first == UInt8(ascii: "<") { return try Survey(plist: data, file: path) }
+    do {
+        return try Survey(json: data, file: path)
+    } catch var error as SurveyFileError {
+        error.file = path
+        throw error
+    }
+}
+
+extension SurveyStore {
+    /// The document whose id is `text` or starts with it.
+    func document(_ text: String) throws -> UUID {
+        let lower = text.lowercased()
+        let matches = try documents().map(\.id).filter { $0.uuidString.lowercased().hasPrefix(lower) }
+        guard matches.count == 1, !lower.isEmpty else {
+            if let exact = UUID(uuidString: text) { throw StoreError.noSuchDocument(exact) }
+            throw StoreError.noSuchRevision("document \(text)")
+        }
+        return matches[0]
+    }
+}
+
+extension UUID {
+    var lowercased: String { uuidString.lowercased() }
+}
+
+/// ISO 8601 text of a revision's time, to the millisecond.
+func iso(_ timestamp: HybridTimestamp) -> String {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    return formatter.string(from: timestamp.date)
+}

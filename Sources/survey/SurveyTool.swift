@@ -1,0 +1,15 @@
+import ArgumentParser
+
+/// The `survey` command: survey documents, their revisions and their property lists.
+@main
+struct SurveyTool: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "survey",
+        abstract: "Survey documents stored as revisions of XML property-list packages.",
+        subcommands: [
+            InitCommand.self, NewCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, SaveCommand.self,
+            DeleteCommand.self, ExportCommand.self, VersionsCommand.self, ConflictsCommand.self, ResolveCommand.self,
+            PruneCommand.self, VerifyCommand.self, DemoCommand.self, PlistCommand.self,
+        ]
+    )
+}
