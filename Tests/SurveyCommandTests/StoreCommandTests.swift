@@ -1,0 +1,245 @@
+import Foundation
+import Testing
+
+/// The store commands, run as a user runs them: the built binary, real processes.
+@Suite("survey store commands", .serialized)
+struct StoreCommandTests {
+    static let sample = #"""
+        {"title": "Visitor feedback", "items": [
+          {"title": "Would you come again?", "kind": "binary", "options": ["No", "Yes"], "answer": 1},
+          {"title": "Your name", "kind": "textField", "answer": "Ada"},
+          {"title": "Rate us", "kind": "slider", "minimum": 0, "maximum": 10, "roundToInteger": true, "answer": 8}
+        ]}
+        """#
+
+    struct Store {
+        let path: String
+        let directory: URL
+
+        init() throws {
+            directory = try CommandRunner.temporaryDirectory()
+            path = directory.appendingPathComponent("store").path
+        }
+
+        @discardableResult
+        func run(_ arguments: [String], environment: [String: String] = [:]) throws -> CommandRunner.Result {
+            try CommandRunner.run(arguments + ["--store", path], environment: environment)
+        }
+
+        func json(_ arguments: [String]) throws -> Any {
+            let result = try run(arguments + ["--json"])
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+        }
+
+        func write(_ text: String, _ name: String) throws -> String {
+            let url = directory.appendingPathComponent(name)
+            try Data(text.utf8).write(to: url)
+            return url.path
+        }
+
+        /// Creates the store and the sample document; returns its id and first revision.
+        func makeDocument() throws -> (id: String, revision: String) {
+            #expect(try run(["init", "--device", "test"]).status == 0)
+            let created = try json(["new", "--from", write(StoreCommandTests.sample, "sample.json")]) as! [String: Any]
+            return (created["id"] as! String, created["revision"] as! String)
+        }
+
+        func versions(_ id: String) throws -> [[String: Any]] {
+            try json(["versions", id]) as! [[String: Any]]
+        }
+    }
+
+    static func edited(rating: Int, name: String = "Ada") -> String {
+        sample.replacingOccurrences(of: "\"answer\": 8", with: "\"answer\": \(rating)")
+            .replacingOccurrences(of: "\"Ada\"", with: "\"\(name)\"")
+    }
+
+    @Test("init is idempotent; new, list and show speak JSON with the documented fields")
+    func basics() throws {
+        let store = try Store()
+        let (id, revision) = try store.makeDocument()
+        #expect(try store.run(["init"]).status == 0, "init twice")
+        let rows = try store.json(["list"]) as! [[String: Any]]
+        #expect(rows.count == 1)
+        #expect(Set(rows[0].keys) == ["id", "title", "revision", "modified", "device", "formatVersion", "conflicts", "deleted"])
+        #expect(rows[0]["revision"] as? String == revision)
+        let shown = try store.json(["show", id]) as! [String: Any]
+        #expect(shown["title"] as? String == "Visitor feedback")
+        #expect(shown["revision"] as? String == revision)
+        #expect(shown["formatVersion"] as? Int == 2)
+        #expect((shown["items"] as? [Any])?.count == 3)
+        #expect((shown["conflicts"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test("The store defaults to $SURVEY_STORE, else ./Surveys")
+    func storeDefault() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        #expect(try CommandRunner.run(["init"], in: directory).status == 0)
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("Surveys/Store.plist").path))
+        let other = directory.appendingPathComponent("elsewhere").path
+        #expect(try CommandRunner.run(["init"], in: directory, environment: ["SURVEY_STORE": other]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: other + "/Store.plist"))
+    }
+
+    @Test("Two real processes saving from the same base at once: two heads, the newest wins, nothing lost")
+    func concurrentSaves() throws {
+        let store = try Store()
+        let (id, base) = try store.makeDocument()
+        let a = try store.write(Self.edited(rating: 9), "a.json")
+        let b = try store.write(Self.edited(rating: 3, name: "Grace"), "b.json")
+        let processes = try [a, b].map { file -> (Process, Pipe) in
+            let process = Process()
+            process.executableURL = CommandRunner.binary
+            process.arguments = ["save", id, "--from", file, "--base", base, "--store", store.path, "--json"]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            return (process, pipe)
+        }
+        var saved: [String] = []
+        for (process, pipe) in processes {
+            let output = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            saved.append((try JSONSerialization.jsonObject(with: output) as! [String: Any])["revision"] as! String)
+        }
+        let versions = try store.versions(id)
+        #expect(versions.count == 3)
+        #expect(Set(versions.map { $0["revision"] as! String }) == Set(saved + [base]))
+        let heads = versions.filter { ["current", "conflict"].contains($0["state"] as! String) }
+        #expect(heads.count == 2)
+        let current = heads.first { $0["state"] as? String == "current" }!
+        let conflict = heads.first { $0["state"] as? String == "conflict" }!
+        let newer = (current["modified"] as! String, current["revision"] as! String) > (conflict["modified"] as! String, conflict["revision"] as! String)
+        #expect(newer, "the winner is the newest head")
+        let conflicts = try store.json(["conflicts"]) as! [[String: Any]]
+        #expect(conflicts.count == 1 && (conflicts[0]["conflicts"] as? [String]) == [conflict["revision"] as! String])
+        // --if-current refuses now that the base is not the only head.
+        let refused = try store.run(["save", id, "--from", a, "--base", base, "--if-current"])
+        #expect(refused.status == 75)
+    }
+
+    @Test("Resolve leaves one head; prune then removes the losers' content, keeps their ids, and refuses a conflict")
+    func resolveAndPrune() throws {
+        let store = try Store()
+        let (id, base) = try store.makeDocument()
+        #expect(try store.run(["save", id, "--from", store.write(Self.edited(rating: 9), "a.json"), "--base", base]).status == 0)
+        #expect(try store.run(["save", id, "--from", store.write(Self.edited(rating: 2), "b.json"), "--base", base]).status == 0)
+        let refused = try store.run(["prune", id])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("in conflict"))
+        #expect(try store.versions(id).allSatisfy { $0["pruned"] as? Bool == false })
+
+        let resolved = try store.json(["resolve", id, "--keep", base]) as! [String: Any]
+        let versions = try store.versions(id)
+        let current = versions.filter { $0["state"] as? String == "current" }
+        #expect(current.count == 1 && current[0]["revision"] as? String == resolved["revision"] as? String)
+        #expect((current[0]["parents"] as? [String])?.count == 2)
+        let kept = try store.json(["show", id]) as! [String: Any]
+        #expect(((kept["items"] as! [[String: Any]])[2]["answer"] as? Double) == 8, "--keep took the base's content")
+
+        let pruned = try store.json(["prune", id]) as! [String: Any]
+        #expect(((pruned["documents"] as! [[String: Any]])[0]["pruned"] as! [String]).count == 3)
+        let after = try store.versions(id)
+        #expect(after.count == 4, "ids and parents stay")
+        #expect(after.filter { $0["pruned"] as? Bool == true }.count == 3)
+        #expect(try store.run(["show", id, "--revision", base]).status == 1, "pruned content cannot be shown")
+        #expect(try store.run(["verify"]).status == 0)
+    }
+
+    @Test("verify finds a flipped byte, a missing file and a stray temporary package")
+    func verifyFindsDamage() throws {
+        let store = try Store()
+        let (id, revision) = try store.makeDocument()
+        #expect(try store.run(["verify"]).status == 0)
+        let package = "\(store.path)/Documents/\(id)/\(revision).survey"
+
+        var content = try Data(contentsOf: URL(fileURLWithPath: package + "/Survey.plist"))
+        content[content.count / 2] ^= 0x01
+        try content.write(to: URL(fileURLWithPath: package + "/Survey.plist"))
+        let flipped = try store.run(["verify"])
+        #expect(flipped.status != 0)
+        #expect(flipped.stderr.contains("Survey.plist: the content does not match"))
+
+        try FileManager.default.removeItem(atPath: package + "/DocumentMetadata.plist")
+        let missing = try store.run(["verify", "--json"])
+        #expect(missing.status != 0)
+        #expect(missing.stdout.contains("DocumentMetadata.plist"))
+
+        let fresh = try Store()
+        _ = try fresh.makeDocument()
+        try FileManager.default.createDirectory(atPath: fresh.path + "/Local.nosync/tmp/999-stray.tmp", withIntermediateDirectories: true)
+        let stray = try fresh.run(["verify"])
+        #expect(stray.status != 0)
+        #expect(stray.stderr.contains("999-stray.tmp"))
+        // Opening the store (any other command) removes the leftover.
+        #expect(try fresh.run(["list"]).status == 0)
+        #expect(try fresh.run(["verify"]).status == 0)
+    }
+
+    @Test("Exit codes: 66 for a missing store or document, 65 for an invalid survey naming the item")
+    func exitCodes() throws {
+        let store = try Store()
+        #expect(try store.run(["list"]).status == 66)
+        let (id, _) = try store.makeDocument()
+        #expect(try store.run(["show", "ffffffff"]).status == 66)
+        let bad = try store.write(#"{"title": "T", "items": [{"title": "Pick", "kind": "binary", "options": ["a", "b", "c"]}]}"#, "bad.json")
+        let refused = try store.run(["save", id, "--from", bad])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("item 1 (\"Pick\")"))
+        let outOfRange = try store.run(["edit", id, "--answer", "3=11"])
+        #expect(outOfRange.status == 65)
+        #expect(outOfRange.stderr.contains("item 3 (\"Rate us\")"))
+    }
+
+    @Test("edit changes an answer by position; saving identical content writes nothing")
+    func editAndIdentical() throws {
+        let store = try Store()
+        let (id, base) = try store.makeDocument()
+        let edited = try store.json(["edit", id, "--answer", "3=7", "--answer", "2=Grace"]) as! [String: Any]
+        #expect(edited["revision"] as? String != base)
+        let shown = try store.json(["show", id]) as! [String: Any]
+        let items = shown["items"] as! [[String: Any]]
+        #expect(items[2]["answer"] as? Double == 7 && items[1]["answer"] as? String == "Grace")
+        let again = try store.json(["edit", id, "--answer", "3=7"]) as! [String: Any]
+        #expect(again["revision"] as? String == edited["revision"] as? String)
+        #expect(try store.versions(id).count == 2)
+    }
+
+    @Test("Nothing under Documents/ is modified after it is created, across a sequence of commands")
+    func writeOnce() throws {
+        let store = try Store()
+        let (id, base) = try store.makeDocument()
+        func snapshot() throws -> [String: [String]] {
+            var result: [String: [String]] = [:]
+            let root = store.path + "/Documents"
+            for case let relative as String in FileManager.default.enumerator(atPath: root)! {
+                let attributes = try FileManager.default.attributesOfItem(atPath: root + "/" + relative)
+                guard attributes[.type] as? FileAttributeType == .typeRegular else { continue }
+                result[relative] = ["\(attributes[.systemFileNumber]!)", "\(attributes[.size]!)", "\(attributes[.modificationDate]!)"]
+            }
+            return result
+        }
+        var seen = try snapshot()
+        let steps: [[String]] = [
+            ["edit", id, "--answer", "3=5"],
+            ["save", id, "--from", try store.write(Self.edited(rating: 1), "x.json"), "--base", base],
+            ["resolve", id, "--accept"],
+            ["edit", id, "--title", "Renamed"],
+            ["prune", id],
+            ["delete", id],
+        ]
+        for step in steps {
+            #expect(try store.run(step).status == 0, "\(step)")
+            let now = try snapshot()
+            for (path, before) in seen {
+                if let after = now[path] { #expect(after == before, "\(path) changed during \(step)") }
+                else { #expect(step[0] == "prune", "\(path) disappeared during \(step)") }
+            }
+            seen.merge(now) { old, _ in old }
+            seen = seen.filter { now[$0.key] != nil }
+        }
+        #expect((try store.json(["list"]) as! [[String: Any]])[0]["deleted"] as? Bool == true)
+    }
+}
