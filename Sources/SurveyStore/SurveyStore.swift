@@ -78,6 +78,20 @@ public final class SurveyStore {
         public var revision: RevisionMetadata
         public var conflicts: [RevisionID]
         public var isDeleted: Bool { revision.isDeleted }
+        /// Normal, in conflict, or deleted.
+        public var state: DocumentState {
+            isDeleted ? .deleted : conflicts.isEmpty ? .normal : .inConflict
+        }
+    }
+
+    /// The state of a document as a whole.
+    public enum DocumentState: String, Sendable {
+        /// One current revision.
+        case normal
+        /// More than one head that is not a deletion.
+        case inConflict
+        /// The winner is a deletion.
+        case deleted
     }
 
     /// One row per document, by id.

@@ -11,7 +11,7 @@ import Packages
 public final class RevisionStore {
     public let root: String
     public let device: Device
-    let writer: PackageWriter
+    public let writer: PackageWriter
     private let wallClock: @Sendable () -> Int64
 
     public static let metadataFile = "DocumentMetadata.plist"
@@ -28,7 +28,7 @@ public final class RevisionStore {
 
     var documentsFolder: String { root + "/Documents" }
 
-    func folder(of document: UUID) -> String { "Documents/" + document.uuidString.lowercased() }
+    public func folder(of document: UUID) -> String { "Documents/" + document.uuidString.lowercased() }
 
     // MARK: Reading
 

@@ -243,3 +243,33 @@ struct StoreCommandTests {
         #expect((try store.json(["list"]) as! [[String: Any]])[0]["deleted"] as? Bool == true)
     }
 }
+
+extension StoreCommandTests {
+    @Test("export --package and import: the same revision, once, on another store; a tampered package becomes a new revision")
+    func exportImport() throws {
+        let store = try Store()
+        let (id, revision) = try store.makeDocument()
+        let package = store.directory.appendingPathComponent("exported.survey").path
+        #expect(try store.run(["export", id, "--package", package]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: package + "/DocumentMetadata.plist"))
+
+        let other = try Store()
+        #expect(try other.run(["init"]).status == 0)
+        let imported = try other.json(["import", package]) as! [String: Any]
+        #expect(imported["id"] as? String == id && imported["revision"] as? String == revision)
+        #expect(imported["outcome"] as? String == "added")
+        let again = try other.json(["import", package]) as! [String: Any]
+        #expect(again["outcome"] as? String == "already present")
+        #expect(try other.versions(id).count == 1)
+        #expect(try other.run(["verify"]).status == 0)
+
+        // Change the content: the metadata no longer matches, so it is new content.
+        let survey = package + "/Survey.plist"
+        let text = try String(contentsOfFile: survey, encoding: .utf8).replacingOccurrences(of: "Ada", with: "Alan")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: survey))
+        let changed = try other.json(["import", package]) as! [String: Any]
+        #expect(changed["outcome"] as? String == "new revision")
+        #expect(try other.versions(id).count == 2)
+        #expect((try other.json(["list"]) as! [[String: Any]])[0]["conflicts"] as? Int == 1)
+    }
+}

@@ -218,15 +218,43 @@ struct ExportCommand: ParsableCommand {
     @Option(help: "A revision instead of the winner.") var revision: String?
     @Option(help: "json or plist.") var format: String = "json"
     @Option(name: [.short, .customLong("output")], help: "Write to this file.") var output: String?
+    @Option(help: "Copy the whole revision package to this new folder instead.") var package: String?
 
     func run() throws {
         try runReporting {
             let store = try options.open()
             let id = try store.document(document)
+            if let package {
+                let exported = try store.exportPackage(id, revision: revision, to: package)
+                if options.json { try Console.printJSON(["id": id.lowercased, "revision": exported.id.description, "package": package]) }
+                else { print(package) }
+                return
+            }
             let (survey, _) = try store.open(id, revision: revision)
             guard format == "json" || format == "plist" else { throw ValidationError("--format is json or plist") }
             let data = format == "json" ? try survey.jsonData() : try survey.plistData()
             if let output { try data.write(to: URL(fileURLWithPath: output), options: .atomic) } else { Console.write(data) }
+        }
+    }
+}
+
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import", abstract: "Add a revision package, as a new document or a revision of a known one.")
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The revision package (a folder with DocumentMetadata.plist and Survey.plist).") var path: String
+
+    func run() throws {
+        try runReporting {
+            let store = try options.open()
+            let (id, revision, how): (UUID, RevisionMetadata, String)
+            switch try store.importPackage(at: path) {
+            case .added(let document, let metadata): (id, revision, how) = (document, metadata, "added")
+            case .alreadyPresent(let document, let metadata): (id, revision, how) = (document, metadata, "already present")
+            case .newRevision(let document, let metadata): (id, revision, how) = (document, metadata, "new revision")
+            }
+            if options.json { try Console.printJSON(["id": id.lowercased, "revision": revision.id.description, "outcome": how]) }
+            else { print("\(id.lowercased) \(revision.id) (\(how))") }
         }
     }
 }

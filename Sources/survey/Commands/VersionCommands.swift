@@ -16,6 +16,8 @@ struct VersionsCommand: ParsableCommand {
         var formatVersion: Int
         var state: String
         var pruned: Bool
+        /// The timestamp lies more than a day ahead of this device's clock: not trusted.
+        var futureTimestamp: Bool
     }
 
     func run() throws {
@@ -25,7 +27,7 @@ struct VersionsCommand: ParsableCommand {
             let rows = try versionRows(store, id)
             if options.json { try Console.printJSON(rows); return }
             for row in rows {
-                print("\(row.revision)  \(row.modified)  \(row.device)  \(row.state)\(row.pruned ? " (pruned)" : "")")
+                print("\(row.revision)  \(row.modified)\(row.futureTimestamp ? " (ahead of this clock!)" : "")  \(row.device)  \(row.state)\(row.pruned ? " (pruned)" : "")")
             }
         }
     }
@@ -43,7 +45,8 @@ func versionRows(_ store: SurveyStore, _ id: UUID) throws -> [VersionsCommand.Ro
             : heads.contains(revision.id) ? "conflict" : "superseded"
         return VersionsCommand.Row(
             revision: revision.id.description, parents: revision.parents.map(\.description), modified: iso(revision.timestamp),
-            device: revision.device.name, formatVersion: revision.formatVersion, state: state, pruned: pruned.contains(revision.id))
+            device: revision.device.name, formatVersion: revision.formatVersion, state: state, pruned: pruned.contains(revision.id),
+            futureTimestamp: HybridClock().isFarAhead(revision.timestamp))
     }
 }
 

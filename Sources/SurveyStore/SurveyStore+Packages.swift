@@ -1,0 +1,93 @@
+import Foundation
+import Packages
+import PropertyList
+import Surveys
+import Versions
+
+extension SurveyStore {
+    /// Copies the package of a document's winner (or `revision`) to `destination`, a
+    /// folder that must not exist yet: a complete, self-describing document.
+    ///
+    /// - Returns: The exported revision.
+    @discardableResult
+    public func exportPackage(_ id: UUID, revision text: String? = nil, to destination: String) throws -> RevisionMetadata {
+        let revision = try revision(id, text)
+        let source = root + "/Documents/\(id.uuidString.lowercased())/\(revision.id).survey"
+        guard FileManager.default.fileExists(atPath: source + "/" + RevisionStore.contentFile) || revision.isDeleted else {
+            throw StoreError.noContent(revision.id)
+        }
+        try FileManager.default.copyItem(atPath: source, toPath: destination)
+        return revision
+    }
+
+    /// What ``importPackage(at:)`` did.
+    public enum ImportOutcome: Sendable, Equatable {
+        /// The revision was added as it was, keeping its id.
+        case added(UUID, RevisionMetadata)
+        /// The store already had this revision.
+        case alreadyPresent(UUID, RevisionMetadata)
+        /// The package's content became a new revision, with no parents: a new document,
+        /// or a new head of a known one (which is then in conflict).
+        case newRevision(UUID, RevisionMetadata)
+    }
+
+    /// Adds a revision package in the current format.
+    ///
+    /// A package whose metadata verifies against its revision id and whose parents are
+    /// all known here (or which has none) is added exactly as it is, so importing the
+    /// same package twice, or on two replicas, gives one revision. Any other package with
+    /// readable content is added as a new revision without parents of the document its
+    /// metadata names.
+    ///
+    /// - Throws: ``StoreError``, ``VersionsError``, ``SurveyError`` or a
+    ///   `PropertyListError` when the package cannot be read.
+    public func importPackage(at path: String) throws -> ImportOutcome {
+        let metadataPath = path + "/" + RevisionStore.metadataFile
+        let contentPath = path + "/" + RevisionStore.contentFile
+        guard let metadataData = FileManager.default.contents(atPath: metadataPath) else {
+            throw StoreError.noSuchRevision(metadataPath)
+        }
+        let content = FileManager.default.contents(atPath: contentPath)
+        if let metadata = try? RevisionMetadata(plist: metadataData, file: metadataPath),
+            metadata.isDeleted || content.map(RevisionID.sha256Hex) == metadata.contentDigest
+        {
+            guard metadata.formatVersion <= Self.formatVersion else {
+                throw StoreError.newerFormat(metadata.formatVersion, supported: Self.formatVersion)
+            }
+            let id = metadata.documentID
+            let known = (try? revisions.graph(of: id).graph) ?? RevisionGraph()
+            if known.revisions[metadata.id] != nil { return .alreadyPresent(id, metadata) }
+            if metadata.parents.allSatisfy({ known.revisions[$0] != nil }) {
+                var files = [PackageFile(name: RevisionStore.metadataFile, contents: metadataData)]
+                if let content { files.append(PackageFile(name: RevisionStore.contentFile, contents: content)) }
+                try revisions.writer.createDirectory("Documents")
+                try revisions.writer.createDirectory(revisions.folder(of: id))
+                _ = try revisions.writer.writePackage(files, at: revisions.folder(of: id) + "/\(metadata.id).survey")
+                return .added(id, metadata)
+            }
+        }
+        // Not a verifiable revision of this store's kind: take its content as new.
+        let document = try DocumentIdentity.read(metadataData, file: metadataPath)
+        guard document.formatVersion <= Self.formatVersion else {
+            throw StoreError.newerFormat(document.formatVersion, supported: Self.formatVersion)
+        }
+        guard let content else { throw StoreError.noSuchRevision(contentPath) }
+        let survey = try Survey(plist: content, file: contentPath)
+        let metadata = try revisions.write(document: document.id, parents: [], content: try survey.plistData(), formatVersion: Self.formatVersion)
+        return .newRevision(document.id, metadata)
+    }
+}
+
+/// The two keys every format's `DocumentMetadata.plist` has: `DocumentUUID` and
+/// `FormatVersion` (absent means 1).
+enum DocumentIdentity {
+    static func read(_ data: Data, file: String) throws -> (id: UUID, formatVersion: Int) {
+        let value = try PropertyList(xml: data, file: file)
+        guard case .string(let text)? = value["DocumentUUID"], let id = UUID(uuidString: text) else {
+            throw VersionsError.malformedMetadata(file, "'DocumentUUID' is missing or not a UUID")
+        }
+        var version = 1
+        if case .integer(let number)? = value["FormatVersion"], let exact = number.exactly(Int.self) { version = exact }
+        return (id, version)
+    }
+}
