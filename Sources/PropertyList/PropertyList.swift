@@ -43,6 +43,20 @@ extension PropertyList {
         }
     }
 
+    /// The value's type with its article, for messages: "a string", "an integer", ….
+    public var typeDescription: String {
+        switch self {
+        case .string: "a string"
+        case .integer: "an integer"
+        case .real: "a real number"
+        case .boolean: "a boolean"
+        case .date: "a date"
+        case .data: "data"
+        case .array: "an array"
+        case .dictionary: "a dictionary"
+        }
+    }
+
     /// The string, if this value is a string.
     public var stringValue: String? {
         if case .string(let value) = self { return value }

@@ -148,18 +148,7 @@ extension Survey {
         return formatter.date(from: text)
     }
 
-    static func describe(_ value: PropertyList) -> String {
-        switch value {
-        case .string: "a string"
-        case .integer: "an integer"
-        case .real: "a real number"
-        case .boolean: "a boolean"
-        case .date: "a date"
-        case .data: "data"
-        case .array: "an array"
-        case .dictionary: "a dictionary"
-        }
-    }
+    static func describe(_ value: PropertyList) -> String { value.typeDescription }
 
     /// The survey in its interchange form, as a property list (dates as dates).
     public var interchange: PropertyList {

@@ -13,29 +13,13 @@ struct DemoCommand: ParsableCommand {
 
     @Option(help: "Where to create the demo store (default: a new temporary folder).") var store: String?
 
-    static let sample = #"""
-        {
-          "title": "Visitor feedback",
-          "items": [
-            {"title": "Would you come again?", "kind": "binary", "options": ["No", "Yes"], "answer": 1},
-            {"title": "Thank you", "kind": "textOnly", "text": "Your answers stay on this device."},
-            {"title": "Your name", "kind": "textField", "subtitle": "First and last", "answer": "Ada"},
-            {"title": "Date of visit", "kind": "datePicker", "answer": "2026-11-20T10:00:00Z"},
-            {"title": "Rate us", "kind": "slider", "minimum": 0, "maximum": 10, "roundToInteger": true, "answer": 8},
-            {"title": "Favourite dish", "kind": "picker", "options": ["Soup", "Fish", "Cake"], "answer": "Cake"},
-            {"title": "What did you try?", "kind": "multiTF", "options": ["Soup", "Fish", "Cake", "Tea"],
-             "answer": [true, false, true, false]}
-          ]
-        }
-        """#
-
     func run() throws {
         try runReporting {
             let path = store ?? FileManager.default.temporaryDirectory.appendingPathComponent("survey-demo-\(UUID().uuidString.prefix(8))").path
             let store = try SurveyStore.create(at: path, deviceName: "demo laptop")
             print("1. Created the store \(path) (device \"\(store.device.name)\").")
 
-            let survey = try Survey(json: Data(Self.sample.utf8))
+            let survey = try Survey(json: Data(Survey.exampleJSON.utf8))
             let (id, first) = try store.create(survey)
             print("2. Created \"\(survey.title)\" with \(survey.items.count) items, one of each kind:")
             print("   document \(id.lowercased), revision \(first.id)")

@@ -137,8 +137,7 @@ struct EditCommand: ParsableCommand {
                 try survey.setAnswer(try parseAnswer(valueText, for: item, position: index + 1), forItem: item.id)
             }
             let saved = try store.save(survey, to: id, base: revision.id.description)
-            if options.json { try Console.printJSON(["id": id.lowercased, "revision": saved.id.description]) }
-            else { print(saved.id.description) }
+            try options.report(id, saved)
         }
     }
 }
@@ -188,8 +187,7 @@ struct SaveCommand: ParsableCommand {
             let store = try options.open()
             let id = try store.document(document)
             let saved = try store.save(try readSurvey(from: from), to: id, base: base, ifCurrent: ifCurrent)
-            if options.json { try Console.printJSON(["id": id.lowercased, "revision": saved.id.description]) }
-            else { print(saved.id.description) }
+            try options.report(id, saved)
         }
     }
 }
@@ -205,8 +203,7 @@ struct DeleteCommand: ParsableCommand {
             let store = try options.open()
             let id = try store.document(document)
             let deletion = try store.delete(id, base: base)
-            if options.json { try Console.printJSON(["id": id.lowercased, "revision": deletion.id.description]) }
-            else { print(deletion.id.description) }
+            try options.report(id, deletion)
         }
     }
 }

@@ -96,8 +96,7 @@ struct ResolveCommand: ParsableCommand {
                 else { Console.error("\(id.lowercased) is not in conflict; nothing to resolve") }
                 return
             }
-            if options.json { try Console.printJSON(["id": id.lowercased, "revision": resolved.id.description]) }
-            else { print(resolved.id.description) }
+            try options.report(id, resolved)
         }
     }
 }

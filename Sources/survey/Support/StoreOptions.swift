@@ -20,6 +20,12 @@ struct StoreOptions: ParsableArguments {
     func open() throws -> SurveyStore {
         try SurveyStore.open(at: path)
     }
+
+    /// Reports a revision a command wrote: `{"id", "revision"}` with `--json`, else its id.
+    func report(_ id: UUID, _ revision: RevisionMetadata) throws {
+        if json { try Console.printJSON(["id": id.lowercased, "revision": revision.id.description]) }
+        else { print(revision.id.description) }
+    }
 }
 
 /// Runs a command's body, turning the library's errors into the documented exit codes
