@@ -237,3 +237,47 @@ struct CodableTests {
         #expect(throws: EncodingError.self) { try PlistEncoder().encode(Nothing()) }
     }
 }
+
+extension CodableTests {
+    @Test("A string XML cannot carry is refused at encoding time, with its coding path")
+    func unrepresentableString() {
+        struct Holder: Encodable { var items: [Item] }
+        let bad = Holder(items: [Item(id: "x", title: "bell \u{7}", kind: .picker)])
+        #expect {
+            try PlistEncoder().encode(bad)
+        } throws: { error in
+            guard case EncodingError.invalidValue(_, let context) = error else { return false }
+            return context.codingPath.map(\.stringValue) == ["items", "Index 0", "title"]
+                && context.debugDescription.contains("U+0007")
+        }
+        struct BadKey: Encodable {
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: PlistTestKey.self)
+                try container.encode(1, forKey: PlistTestKey(stringValue: "a\rb"))
+            }
+        }
+        #expect(throws: EncodingError.self) { try PlistEncoder().encode(BadKey()) }
+    }
+
+    @Test("Keys encoded twice keep the last value, and dictionaries come out sorted")
+    func duplicateKeysAndOrder() throws {
+        struct Twice: Encodable {
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: PlistTestKey.self)
+                try container.encode("first", forKey: PlistTestKey(stringValue: "b"))
+                try container.encode("z", forKey: PlistTestKey(stringValue: "a"))
+                try container.encode("second", forKey: PlistTestKey(stringValue: "b"))
+            }
+        }
+        let tree = try PlistEncoder().encodeToPropertyList(Twice())
+        #expect(tree == .dictionary(["a": "z", "b": "second"]))
+        #expect(try PlistEncoder().encode(Twice()) == FoundationBridge.xml(tree))
+    }
+}
+
+struct PlistTestKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}

@@ -21,33 +21,30 @@ public struct PlistEncoder: Sendable {
     /// - Throws: `EncodingError.invalidValue` when the value encodes nothing or
     ///   something XML cannot carry (the underlying ``PropertyListError`` says what).
     public func encode<T: Encodable>(_ value: T) throws -> Data {
-        let slot = try encodeToSlot(value)
+        let arena = ByteStorage(capacity: 1 << 16)
+        let encoder = PlistXMLEncoder(arena: arena, depth: 0, codingPath: [], userInfo: userInfo)
+        guard let rendered = try encoder.encodeValue(value) else {
+            throw EncodingError.invalidValue(
+                value, EncodingError.Context(codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values."))
+        }
+        var writer = XMLPlistWriter(output: ByteStorage(capacity: arena.count + arena.count / 4 + 4096))
+        var cache = KeyOrderCache()
         do {
-            var writer = XMLPlistWriter()
-            var cache = KeyOrderCache()
-            try writer.writeDocument { writer in try writer.write(slot, depth: 0, cache: &cache) }
-            return writer.takeData()
+            try writer.writeDocument { writer in try writer.assemble(rendered, from: arena, cache: &cache) }
         } catch let error as PropertyListError {
             throw EncodingError.invalidValue(
                 value, EncodingError.Context(codingPath: [], debugDescription: error.message, underlyingError: error))
         }
+        return writer.takeData()
     }
 
     /// Encodes `value` as a property-list value.
     ///
     /// - Parameter value: The value to encode.
     /// - Returns: The property list.
-    /// - Throws: `EncodingError.invalidValue` when the value encodes nothing.
+    /// - Throws: `EncodingError.invalidValue` when the value encodes nothing or cannot
+    ///   be written.
     public func encodeToPropertyList<T: Encodable>(_ value: T) throws -> PropertyList {
-        try encodeToSlot(value).propertyList
-    }
-
-    private func encodeToSlot<T: Encodable>(_ value: T) throws -> EncodedSlot {
-        let encoder = PlistTreeEncoder(codingPath: [], userInfo: userInfo)
-        guard let slot = try encoder.encodeValue(value) else {
-            throw EncodingError.invalidValue(
-                value, EncodingError.Context(codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values."))
-        }
-        return slot
+        try PropertyList(xml: encode(value))
     }
 }

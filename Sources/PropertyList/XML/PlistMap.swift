@@ -183,9 +183,11 @@ extension PlistMap {
 /// It lives on `malloc` and grows with `realloc`, which for large buffers remaps pages
 /// instead of copying them, so a 20 MB document is not copied and faulted in twice.
 final class ByteStorage {
-    private(set) var base: UnsafeMutablePointer<UInt8>
-    private(set) var count = 0
-    private var capacity: Int
+    // One owner appends at a time, so the dynamic exclusivity checks Swift would make on
+    // every access to these class properties are turned off.
+    @exclusivity(unchecked) private(set) var base: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private(set) var count = 0
+    @exclusivity(unchecked) private var capacity: Int
 
     init(capacity: Int) {
         self.capacity = max(capacity, 16)

@@ -38,7 +38,12 @@ extension PropertyList {
 /// the `Codable` encoder) decide the order. On failure the path of the offending value
 /// is collected while the error travels up through the containers.
 struct XMLPlistWriter {
-    private let output = ByteStorage(capacity: 4096)
+    let output: ByteStorage
+
+    /// A writer appending to `output` (a new buffer by default).
+    init(output: ByteStorage = ByteStorage(capacity: 4096)) {
+        self.output = output
+    }
 
     /// A failure deep in a value, with the path to it collected on the way out.
     struct Failure: Error {

@@ -8,11 +8,13 @@ import Foundation
 final class PlistMapDecoder: Decoder {
     let nodes: UnsafeBufferPointer<PlistMap.Node>
     let bytes: UnsafeBufferPointer<UInt8>
-    var index: Int
-    var codingPath: [any CodingKey]
+    // One decoding uses the decoder from one thread, call by call: Swift's dynamic
+    // exclusivity checks on these class properties are turned off.
+    @exclusivity(unchecked) var index: Int
+    @exclusivity(unchecked) var codingPath: [any CodingKey]
     let userInfoStorage: [CodingUserInfoKey: any Sendable]
     /// Key → value index for dictionaries too large to search linearly, built on demand.
-    var largeDictionaryIndexes: [Int: [String: Int]] = [:]
+    @exclusivity(unchecked) var largeDictionaryIndexes: [Int: [String: Int]] = [:]
 
     var userInfo: [CodingUserInfoKey: Any] { userInfoStorage }
 
