@@ -6,6 +6,7 @@ struct Report {
     var items: Int
     var bytes: Int
     var repetitions: Int
+    var rounds: Int
     var results: [BenchmarkCase: ChildResult]
     var byteIdentical: Bool
 
@@ -93,8 +94,8 @@ struct Report {
 
     func table() -> String {
         var lines = [
-            String(format: "SurveyStore codec benchmark: %d items, %.1f MB of XML, median of %d runs (min–max), each case in its own process",
-                   items, Double(bytes) / 1_048_576, repetitions),
+            String(format: "SurveyStore codec benchmark: %d items, %.1f MB of XML; median (min–max) of %d rounds, each case in a fresh process per round, best of %d runs",
+                   items, Double(bytes) / 1_048_576, rounds, repetitions),
             "",
         ]
         let header = ["row", "ours", "baseline (same run)", "ratio", "target", "met"]
@@ -118,12 +119,13 @@ struct Report {
             var items: Int
             var bytes: Int
             var repetitions: Int
+            var rounds: Int
             var rows: [Row]
             var peakBytes: [String: Int]
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let peaks = Dictionary(uniqueKeysWithValues: results.map { ($0.key.rawValue, $0.value.peakBytes) })
-        return String(decoding: try encoder.encode(Document(items: items, bytes: bytes, repetitions: repetitions, rows: rows, peakBytes: peaks)), as: UTF8.self)
+        return String(decoding: try encoder.encode(Document(items: items, bytes: bytes, repetitions: repetitions, rounds: rounds, rows: rows, peakBytes: peaks)), as: UTF8.self)
     }
 }

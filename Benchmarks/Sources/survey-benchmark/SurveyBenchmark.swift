@@ -14,8 +14,11 @@ struct SurveyBenchmark: ParsableCommand {
     @Option(help: "Items in the generated survey (20,000 gives about 14 MB of XML).")
     var items = 20_000
 
-    @Option(help: "Timed runs of each case (after one warm-up run); the median is reported.")
-    var repetitions = 5
+    @Option(help: "Rounds: each round runs every case once, in turn, in a fresh process; the median round is reported.")
+    var rounds = 5
+
+    @Option(help: "Timed runs inside each child (after one warm-up run); the child reports its best.")
+    var repetitions = 3
 
     @Flag(help: "Print the results as one JSON document.")
     var json = false
@@ -68,21 +71,30 @@ struct SurveyBenchmark: ParsableCommand {
         let executable = CommandLine.arguments[0].contains("/")
             ? URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
             : CommandLine.arguments[0]
-        var results: [BenchmarkCase: ChildResult] = [:]
-        for benchmark in BenchmarkCase.allCases {
-            if !json { FileHandle.standardError.write(Data("running \(benchmark.rawValue)…\n".utf8)) }
-            if benchmark == .pythonRead {
-                guard let python = findExecutable("python3") else { continue }
-                let script = directory.appendingPathComponent("plistlib_bench.py")
-                try Data(pythonScript.utf8).write(to: script)
-                results[benchmark] = try runChild([python, script.path, inputURL.path, String(repetitions)])
-                continue
+        // Rounds interleave the cases, so that a burst of load on a shared machine falls
+        // on all of them alike rather than on whichever case happened to be running.
+        var rounds: [BenchmarkCase: [ChildResult]] = [:]
+        let script = directory.appendingPathComponent("plistlib_bench.py")
+        try Data(pythonScript.utf8).write(to: script)
+        let python = findExecutable("python3")
+        for round in 1...self.rounds {
+            if !json { FileHandle.standardError.write(Data("round \(round) of \(self.rounds)…\n".utf8)) }
+            for benchmark in BenchmarkCase.allCases {
+                let command: [String]
+                if benchmark == .pythonRead {
+                    guard let python else { continue }
+                    command = [python, script.path, inputURL.path, String(repetitions)]
+                } else {
+                    command = [executable, "--child", benchmark.rawValue, "--input", inputURL.path, "--repetitions", String(repetitions)]
+                }
+                rounds[benchmark, default: []].append(try runChild(command))
             }
-            results[benchmark] = try runChild([
-                executable, "--child", benchmark.rawValue, "--input", inputURL.path, "--repetitions", String(repetitions),
-            ])
         }
-        let report = Report(items: items, bytes: xml.count, repetitions: repetitions, results: results, byteIdentical: identical)
+        // Each round contributes the child's best run; the table shows the median round.
+        let results = rounds.mapValues { runs in
+            ChildResult(timings: Timings(seconds: runs.map(\.timings.minimum)), peakBytes: runs.map(\.peakBytes).max() ?? 0)
+        }
+        let report = Report(items: items, bytes: xml.count, repetitions: repetitions, rounds: self.rounds, results: results, byteIdentical: identical)
         if json {
             print(try report.json())
         } else {
