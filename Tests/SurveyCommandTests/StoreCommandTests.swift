@@ -273,3 +273,31 @@ extension StoreCommandTests {
         #expect((try other.json(["list"]) as! [[String: Any]])[0]["conflicts"] as? Int == 1)
     }
 }
+
+extension StoreCommandTests {
+    @Test("Every command takes --json and prints exactly one JSON document on standard output")
+    func everyCommandSpeaksJSON() throws {
+        let store = try Store()
+        let (id, revision) = try store.makeDocument()
+        let file = try store.write(Self.edited(rating: 4), "e.json")
+        let package = store.directory.appendingPathComponent("p.survey").path
+        let commands: [[String]] = [
+            ["init"], ["list"], ["show", id], ["versions", id], ["conflicts"],
+            ["edit", id, "--answer", "3=5"], ["save", id, "--from", file, "--base", revision],
+            ["resolve", id, "--accept"], ["export", id], ["export", id, "--format", "plist"],
+            ["export", id, "--package", package], ["import", package],
+            ["prune", "--dry-run"], ["prune"], ["verify"], ["delete", id],
+            ["plist", "lint", package + "/Survey.plist"], ["plist", "convert", package + "/Survey.plist", "--to", "json"],
+            ["new", "--title", "Empty"], ["demo", "--store", store.directory.appendingPathComponent("demo").path],
+        ]
+        for command in commands {
+            let isPlist = command.first == "plist" || command.first == "demo"
+            let result = isPlist
+                ? try CommandRunner.run(command + ["--json"])
+                : try store.run(command + ["--json"])
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            let parsed = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8), options: [.fragmentsAllowed])
+            #expect(parsed != nil, "\(command) printed: \(result.stdout.prefix(200))")
+        }
+    }
+}

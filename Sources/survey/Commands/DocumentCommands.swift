@@ -227,10 +227,18 @@ struct ExportCommand: ParsableCommand {
                 else { print(package) }
                 return
             }
-            let (survey, _) = try store.open(id, revision: revision)
+            let (survey, exported) = try store.open(id, revision: revision)
             guard format == "json" || format == "plist" else { throw ValidationError("--format is json or plist") }
             let data = format == "json" ? try survey.jsonData() : try survey.plistData()
-            if let output { try data.write(to: URL(fileURLWithPath: output), options: .atomic) } else { Console.write(data) }
+            if let output { try data.write(to: URL(fileURLWithPath: output), options: .atomic) }
+            if options.json {
+                // One JSON document: where the content went, or the content itself.
+                var report = ["id": id.lowercased, "revision": exported.id.description, "format": format]
+                if let output { report["output"] = output } else { report["content"] = String(decoding: data, as: UTF8.self) }
+                try Console.printJSON(report)
+            } else if output == nil {
+                Console.write(data)
+            }
         }
     }
 }

@@ -91,6 +91,9 @@ extension PlistCommand {
         @Option(name: [.short, .customLong("output")], help: "Write to this file instead of standard output.")
         var output: String?
 
+        @Flag(help: "Print one JSON document: the file, the format, and the output file or the converted text.")
+        var json = false
+
         func run() throws {
             let data: Data
             do {
@@ -125,7 +128,12 @@ extension PlistCommand {
                     Console.error("\(output): cannot write the file: \(FileProblem.describe(error))")
                     throw ExitStatus.failure
                 }
-            } else {
+            }
+            if json {
+                var report = ["file": file, "format": to.rawValue]
+                if let output { report["output"] = output } else { report["content"] = String(decoding: converted, as: UTF8.self) }
+                try Console.printJSON(report)
+            } else if output == nil {
                 Console.write(converted)
             }
         }
