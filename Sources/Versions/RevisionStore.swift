@@ -132,9 +132,7 @@ public final class RevisionStore {
     }
 
     private func removePackage(_ relativePath: String) throws {
-        let path = root + "/" + relativePath
-        guard FileManager.default.fileExists(atPath: path) else { return }
-        try FileManager.default.removeItem(atPath: path)
+        try writer.remove(relativePath)
     }
 }
 

@@ -152,6 +152,32 @@ public struct PackageWriter {
         return true
     }
 
+    /// Removes the package (or file) at `relativePath`, if it is there, and fsyncs its
+    /// parent. Files are removed before their folder, so a crash leaves at worst an
+    /// incomplete package that the caller's tombstone already disowns.
+    ///
+    /// The corresponding C functions are `unlinkat` and `fsync`.
+    /// - Throws: ``FileSystemError``.
+    public func remove(_ relativePath: String) throws {
+        let path = root + "/" + relativePath
+        let entries: [SystemCalls.DirectoryEntry]
+        do {
+            entries = try system.list(path)
+        } catch let error as FileSystemError where error.code == .notFound {
+            return
+        } catch let error as FileSystemError where error.errno == Errno(20) {  // ENOTDIR: a file
+            try system.unlink(path, isDirectory: false)
+            try system.fsyncDirectory(Self.parent(of: path))
+            return
+        }
+        for entry in entries {
+            let child = path + "/" + entry.name
+            if entry.isDirectory { try removeTree(child) } else { try system.unlink(child, isDirectory: false) }
+        }
+        try system.unlink(path, isDirectory: true)
+        try system.fsyncDirectory(Self.parent(of: path))
+    }
+
     // MARK: Steps
 
     private func writerLock() throws -> FileLock {
