@@ -58,8 +58,13 @@ public final class RevisionStore {
         for name in names where name.hasSuffix(".survey") {
             guard let id = RevisionID(String(name.dropLast(".survey".count))), !pruned.contains(id) else { continue }
             let file = path + "/" + name + "/" + Self.metadataFile
-            guard let data = FileManager.default.contents(atPath: file) else { continue }
-            graph.insert(try RevisionMetadata(plist: data, file: file))
+            // A package is a revision only once it is complete: a copy that a file-sync
+            // engine has not finished (or was killed in) is not one yet.
+            guard let data = FileManager.default.contents(atPath: file),
+                let metadata = try? RevisionMetadata(plist: data, file: file), metadata.id == id,
+                metadata.isDeleted || FileManager.default.fileExists(atPath: path + "/" + name + "/" + Self.contentFile)
+            else { continue }
+            graph.insert(metadata)
         }
         return (graph, pruned)
     }
@@ -84,8 +89,10 @@ public final class RevisionStore {
         document: UUID, parents: [RevisionMetadata], content: Data?, formatVersion: Int
     ) throws -> RevisionMetadata {
         let known = try? graph(of: document).graph
-        var clock = HybridClock(
-            latest: known?.revisions.values.map(\.timestamp).max() ?? HybridTimestamp(milliseconds: 0), wallClock: wallClock)
+        // Timestamps seen on other devices advance this device's clock, except those too
+        // far in the future to trust.
+        var clock = HybridClock(wallClock: wallClock)
+        for timestamp in known?.revisions.values.map(\.timestamp) ?? [] { clock.observe(timestamp) }
         let metadata = RevisionMetadata.make(
             documentID: document, parents: parents, content: content, formatVersion: formatVersion, device: device,
             clock: &clock)

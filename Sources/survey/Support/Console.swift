@@ -7,6 +7,11 @@ enum Console {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
+    /// Writes `text` to standard error without a newline, for progress on a terminal.
+    static func progress(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
     /// Writes `data` to standard output.
     static func write(_ data: Data) {
         FileHandle.standardOutput.write(data)
