@@ -239,3 +239,42 @@ struct SyncTests {
         print("killed survey sync \(kills) times in 50 rounds")
     }
 }
+
+extension SyncTests {
+    func unison(_ first: Replica, _ second: Replica) throws {
+        guard let unison = CommandRunner.requireTool("unison") else { return }
+        let archive = directory.appendingPathComponent("unison-archive").path
+        try FileManager.default.createDirectory(atPath: archive, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: unison)
+        process.arguments = [first.path, second.path, "-batch", "-auto", "-ui", "text", "-ignore", "Name *.nosync", "-perms", "0"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["UNISON": archive]) { _, new in new }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "unison failed")
+    }
+
+    @Test("unison keeps replicas converged: offline edits, a resolution and a prune")
+    func unisonReplicas() throws {
+        guard CommandRunner.requireTool("unison") != nil else { return }
+        let created = try a.json(["new", "--from", file(8)]) as! [String: Any]
+        let id = created["id"] as! String, base = created["revision"] as! String
+        try unison(a, b)
+        #expect(try a.state() == b.state())
+        #expect(try a.run(["save", id, "--from", file(9), "--base", base]).status == 0)
+        #expect(try b.run(["save", id, "--from", file(4), "--base", base]).status == 0)
+        try unison(a, b)
+        #expect(try a.state() == b.state())
+        #expect((try b.json(["conflicts"]) as! [Any]).count == 1)
+        #expect(try b.run(["resolve", id, "--accept"]).status == 0)
+        #expect(try b.run(["prune", id]).status == 0)
+        try unison(a, b)
+        #expect(try a.state() == b.state())
+        for replica in [a, b] {
+            #expect((try replica.json(["conflicts"]) as! [Any]).isEmpty)
+            #expect(try replica.run(["verify"]).status == 0)
+        }
+    }
+}
