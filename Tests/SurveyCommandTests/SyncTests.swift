@@ -278,3 +278,41 @@ extension SyncTests {
         }
     }
 }
+
+extension SyncTests {
+    @Test("An rsync killed mid-copy leaves nothing any command mistakes for a revision")
+    func killedRsync() throws {
+        guard let rsyncPath = CommandRunner.requireTool("rsync") else { return }
+        let (id, base) = try shared()
+        for index in 0..<60 {
+            #expect(try a.run(["save", id, "--from", file(index % 10, name: "N\(index)"), "--base", base]).status == 0)
+        }
+        var generator = SystemRandomNumberGenerator()
+        var interrupted = 0
+        for _ in 0..<6 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: rsyncPath)
+            // Slowed down so that the kill lands mid-copy.
+            process.arguments = ["-a", "--bwlimit=100", "--exclude=*.nosync", a.path + "/", b.path + "/"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32.random(in: 50_000...400_000, using: &generator))
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                interrupted += 1
+            }
+            process.waitUntilExit()
+            // Every revision b lists is complete: its content reads and verifies.
+            let versions = try b.json(["versions", id]) as! [[String: Any]]
+            for version in versions {
+                let shown = try b.run(["show", id, "--revision", version["revision"] as! String, "--json"])
+                #expect(shown.status == 0, "\(version["revision"]!): \(shown.stderr)")
+            }
+        }
+        #expect(interrupted > 0)
+        try rsync(a, b)
+        #expect(try a.state() == b.state())
+        #expect(try b.run(["verify"]).status == 0)
+    }
+}
