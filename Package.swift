@@ -41,7 +41,7 @@ let package = Package(
         ),
         .target(
             name: "Surveys",
-            dependencies: ["PropertyList"]
+            dependencies: ["PropertyList", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(
             name: "SurveyStore",
@@ -75,7 +75,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SurveyCommandTests",
-            dependencies: ["survey"]
+            dependencies: ["survey", "SurveyStore", "Versions", "Surveys"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -51,9 +51,7 @@ extension SurveyStore {
         if let metadata = try? RevisionMetadata(plist: metadataData, file: metadataPath),
             metadata.isDeleted || content.map(RevisionID.sha256Hex) == metadata.contentDigest
         {
-            guard metadata.formatVersion <= Self.formatVersion else {
-                throw StoreError.newerFormat(metadata.formatVersion, supported: Self.formatVersion)
-            }
+            // A revision in a newer format is kept as it is, never rewritten.
             let id = metadata.documentID
             let known = (try? revisions.graph(of: id).graph) ?? RevisionGraph()
             if known.revisions[metadata.id] != nil { return .alreadyPresent(id, metadata) }
@@ -72,7 +70,9 @@ extension SurveyStore {
             throw StoreError.newerFormat(document.formatVersion, supported: Self.formatVersion)
         }
         guard let content else { throw StoreError.noSuchRevision(contentPath) }
-        let survey = try Survey(plist: content, file: contentPath)
+        // Older formats are migrated; their item ids derive from the package's content.
+        let survey = try FormatMigrator.survey(
+            from: content, version: document.formatVersion, seed: RevisionID.sha256Hex(metadataData + content), file: contentPath)
         let metadata = try revisions.write(document: document.id, parents: [], content: try survey.plistData(), formatVersion: Self.formatVersion)
         return .newRevision(document.id, metadata)
     }

@@ -18,7 +18,7 @@ import Versions
 /// same base are all kept, and the newest is nominated the winner on every replica.
 public final class SurveyStore {
     /// The current format of `Survey.plist`.
-    public static let formatVersion = 2
+    public static let formatVersion = FormatMigrator.current
     /// The layout version written to `Store.plist`.
     public static let layoutVersion = 1
 
@@ -135,7 +135,10 @@ public final class SurveyStore {
             throw StoreError.newerFormat(revision.formatVersion, supported: Self.formatVersion)
         }
         let data = try revisions.content(of: id, revision: revision)
-        return try Survey(plist: data, file: "\(id.uuidString.lowercased())/\(revision.id).survey/\(RevisionStore.contentFile)")
+        // Older formats are migrated in memory; item ids derive from the revision id.
+        return try FormatMigrator.survey(
+            from: data, version: revision.formatVersion, seed: revision.id.description,
+            file: "\(id.uuidString.lowercased())/\(revision.id).survey/\(RevisionStore.contentFile)")
     }
 
     /// Opens a document: its winner (or `revision`) and the survey in it.

@@ -104,6 +104,22 @@ public final class RevisionStore {
         return metadata
     }
 
+    /// Writes a migration of `parent`: a revision whose metadata depends only on the
+    /// parent and the content (timestamp one tick after the parent's, the migration's own
+    /// device), so that replicas migrating the same revision write the same revision.
+    public func writeMigration(document: UUID, parent: RevisionMetadata, content: Data, formatVersion: Int) throws -> RevisionMetadata {
+        var metadata = RevisionMetadata(
+            documentID: document, id: RevisionID(generation: parent.id.generation + 1, digest: ""), parents: [parent.id],
+            timestamp: HybridTimestamp(milliseconds: parent.timestamp.milliseconds, counter: parent.timestamp.counter + 1),
+            device: Device(id: "format-migration", name: "format migration"), formatVersion: formatVersion, isDeleted: false,
+            contentDigest: RevisionID.sha256Hex(content))
+        metadata.id = RevisionID(generation: parent.id.generation + 1, digest: metadata.computedDigest)
+        _ = try writer.writePackage(
+            [PackageFile(name: Self.metadataFile, contents: try metadata.plistData()), PackageFile(name: Self.contentFile, contents: content)],
+            at: folder(of: document) + "/\(metadata.id).survey")
+        return metadata
+    }
+
     /// Replaces the content of revisions that are not heads by tombstones, keeping the
     /// last `keepHistory` ancestors of the winner. Heads are never pruned.
     ///

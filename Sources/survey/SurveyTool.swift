@@ -9,7 +9,7 @@ struct SurveyTool: ParsableCommand {
         subcommands: [
             InitCommand.self, NewCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, SaveCommand.self,
             DeleteCommand.self, ExportCommand.self, ImportCommand.self, VersionsCommand.self, ConflictsCommand.self, ResolveCommand.self,
-            PruneCommand.self, VerifyCommand.self, SyncCommand.self, DemoCommand.self, PlistCommand.self,
+            PruneCommand.self, VerifyCommand.self, SyncCommand.self, CheckCommand.self, MigrateCommand.self, DemoCommand.self, PlistCommand.self,
         ]
     )
 }

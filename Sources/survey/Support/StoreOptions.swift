@@ -57,6 +57,9 @@ func runReporting(_ body: () throws -> Void) throws {
     } catch let error as VersionsError {
         Console.error("error: \(error)")
         throw ExitStatus.invalidData
+    } catch let error as FormatError {
+        Console.error("error: \(error)")
+        throw ExitStatus.invalidData
     } catch let error as InputFileError {
         Console.error(error.description)
         throw ExitStatus.noInput

@@ -1,0 +1,135 @@
+import Foundation
+import Packages
+import PropertyList
+import Surveys
+import Versions
+
+extension SurveyStore {
+    /// One document whose winner `migrate` rewrote (or would rewrite).
+    public struct Migration: Sendable, Equatable {
+        public var document: UUID
+        public var from: RevisionMetadata
+        public var to: RevisionMetadata?
+    }
+
+    /// Rewrites winners in older formats as new revisions in the current format, each
+    /// with the old revision as its parent. Migrations are deterministic, so two replicas
+    /// migrating at once write the same revisions, which collapse into one after sync.
+    ///
+    /// - Parameter dryRun: Only say what would be migrated.
+    public func migrate(dryRun: Bool = false) throws -> [Migration] {
+        var done: [Migration] = []
+        for summary in try documents() where !summary.isDeleted && summary.revision.formatVersion < Self.formatVersion {
+            let id = summary.id
+            let lock = try FileLock(path: root + "/Local.nosync/locks/" + id.uuidString.lowercased() + ".lock", mode: .exclusive)
+            defer { lock.unlock() }
+            let survey = try self.survey(id, summary.revision)
+            if dryRun {
+                done.append(Migration(document: id, from: summary.revision, to: nil))
+                continue
+            }
+            let written = try revisions.writeMigration(
+                document: id, parent: summary.revision, content: try survey.plistData(), formatVersion: Self.formatVersion)
+            done.append(Migration(document: id, from: summary.revision, to: written))
+        }
+        return done
+    }
+}
+
+/// The format-migration check of `survey check`: over stores, document folders and bare
+/// packages, one result per revision.
+public enum FormatCheck {
+    public enum Status: String, Sendable, Codable {
+        /// In the current format and valid.
+        case current
+        /// In an older format that migrates to a valid survey.
+        case migratable
+        /// In a format newer than this build knows: kept, never rewritten.
+        case newer
+        /// Unreadable or invalid.
+        case invalid
+    }
+
+    public struct Result: Sendable, Codable, Equatable {
+        public var path: String
+        public var id: String?
+        public var formatVersion: Int?
+        public var status: Status
+        public var message: String?
+    }
+
+    /// Checks every revision package found at `path`: a store, a document folder, or a
+    /// package itself.
+    public static func check(_ path: String) -> [Result] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return [Result(path: path, status: .invalid, message: "no such folder")]
+        }
+        if FileManager.default.fileExists(atPath: path + "/" + RevisionStore.metadataFile) {
+            return [checkPackage(path)]
+        }
+        var results: [Result] = []
+        let folders: [String]
+        if FileManager.default.fileExists(atPath: path + "/Store.plist") {
+            let documents = path + "/Documents"
+            folders = ((try? FileManager.default.contentsOfDirectory(atPath: documents)) ?? []).sorted().map { documents + "/" + $0 }
+        } else {
+            folders = [path]
+        }
+        for folder in folders {
+            for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted() where name.hasSuffix(".survey") {
+                results.append(checkPackage(folder + "/" + name))
+            }
+        }
+        if results.isEmpty { results.append(Result(path: path, status: .invalid, message: "no revision packages found")) }
+        return results
+    }
+
+    /// Checks one revision package.
+    public static func checkPackage(_ path: String) -> Result {
+        let metadataPath = path + "/" + RevisionStore.metadataFile
+        let contentPath = path + "/" + RevisionStore.contentFile
+        var result = Result(path: path, status: .invalid)
+        do {
+            guard let metadataData = FileManager.default.contents(atPath: metadataPath) else {
+                result.message = "\(metadataPath): missing"
+                return result
+            }
+            let metadata = try PropertyList(xml: metadataData, file: metadataPath)
+            guard case .string(let document)? = metadata["DocumentUUID"], UUID(uuidString: document) != nil else {
+                result.message = "\(metadataPath): 'DocumentUUID' is missing or not a UUID"
+                return result
+            }
+            result.id = metadata["RevisionID"]?.stringValue ?? document.lowercased()
+            var version = 1
+            if let value = metadata["FormatVersion"] {
+                guard case .integer(let number) = value, let exact = number.exactly(Int.self) else {
+                    result.message = "\(metadataPath): 'FormatVersion' is not an integer"
+                    return result
+                }
+                version = exact
+            }
+            result.formatVersion = version
+            if version > FormatMigrator.current {
+                result.status = .newer
+                result.message = FormatError.newer(version, supported: FormatMigrator.current).description
+                return result
+            }
+            if metadata["Deleted"]?.booleanValue == true {
+                result.status = .current
+                return result
+            }
+            guard let content = FileManager.default.contents(atPath: contentPath) else {
+                result.message = "\(contentPath): missing"
+                return result
+            }
+            _ = try FormatMigrator.survey(from: content, version: version, seed: result.id ?? path, file: contentPath)
+            result.status = version == FormatMigrator.current ? .current : .migratable
+        } catch let error as SurveyError {
+            result.message = "\(contentPath): \(error)"
+        } catch {
+            result.message = "\(error)"
+        }
+        return result
+    }
+}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import SurveyStore
+import Surveys
+
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Format-migration check of stores, document folders or bare revision packages.",
+        discussion: "Exits 0 only if every revision is current or migratable.")
+    @Argument(help: "Stores, document folders or revision packages.") var paths: [String]
+    @Flag(help: "Print one JSON document.") var json = false
+
+    func run() throws {
+        let results = paths.flatMap(FormatCheck.check)
+        if json {
+            try Console.printJSON(["revisions": results])
+        } else {
+            for result in results {
+                let version = result.formatVersion.map { "format \($0)" } ?? "format ?"
+                print("\(result.status.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(version)  \(result.path)")
+            }
+        }
+        for result in results where result.status == .invalid || result.status == .newer {
+            let message = result.message ?? result.status.rawValue
+            Console.error(message.hasPrefix(result.path) ? message : "\(result.path): \(message)")
+        }
+        if results.contains(where: { $0.status == .invalid || $0.status == .newer }) { throw ExitStatus.invalidData }
+    }
+}
+
+struct MigrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate", abstract: "Rewrite winners in older formats as new revisions in the current format.")
+    @OptionGroup var options: StoreOptions
+    @Flag(help: "Say what would be migrated, and change nothing.") var dryRun = false
+
+    struct Row: Encodable {
+        var id, from: String
+        var fromFormat: Int
+        var revision: String?
+    }
+
+    func run() throws {
+        try runReporting {
+            let rows = try options.open().migrate(dryRun: dryRun).map {
+                Row(id: $0.document.lowercased, from: $0.from.id.description, fromFormat: $0.from.formatVersion, revision: $0.to?.id.description)
+            }
+            if options.json { try Console.printJSON(["migrated": rows]); return }
+            for row in rows {
+                print("\(row.id): format \(row.fromFormat) → \(SurveyStore.formatVersion)\(row.revision.map { " as \($0)" } ?? " (dry run)")")
+            }
+            if rows.isEmpty { print("every winner is in the current format") }
+        }
+    }
+}

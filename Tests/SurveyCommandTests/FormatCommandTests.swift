@@ -1,0 +1,152 @@
+import Foundation
+import SurveyStore
+import Testing
+import Versions
+
+@Suite("Format versions in stores: check, migrate, newer formats", .serialized)
+struct FormatCommandTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/formats").path
+
+    /// A store whose one document's winner is the content of `package` in its own format,
+    /// written as it would arrive by sync from an older (or newer) app.
+    static func store(with package: String, formatVersion: Int, at path: String, device: String = "old app") throws -> (UUID, RevisionMetadata) {
+        _ = try SurveyStore.create(at: path, deviceName: device)
+        let content = try Data(contentsOf: URL(fileURLWithPath: fixtures + "/" + package + "/Survey.plist"))
+        let document = UUID(uuidString: "5A1D1E7C-0B7E-4F0A-9C3B-2F6E8D9A0001")!
+        let revisions = RevisionStore(root: path, device: Device(id: "old-app-1", name: device), wallClock: { 1_560_000_000_000 })
+        let written = try revisions.write(document: document, parents: [], content: content, formatVersion: formatVersion)
+        return (document, written)
+    }
+
+    @Test("check: 0 on the good fixtures, non-zero on each broken one, naming the file and the problem")
+    func check() throws {
+        let good = try CommandRunner.run([
+            "check", Self.fixtures + "/format1/answered.survey", Self.fixtures + "/format1/unanswered.survey",
+            Self.fixtures + "/format2", "--json",
+        ])
+        #expect(good.status == 0, "\(good.stderr)")
+        let rows = (try JSONSerialization.jsonObject(with: Data(good.stdout.utf8)) as! [String: Any])["revisions"] as! [[String: Any]]
+        #expect(rows.map { $0["status"] as! String } == ["migratable", "migratable", "current", "current"])
+        #expect(rows.map { $0["formatVersion"] as? Int } == [1, 1, 2, 2])
+        let fixtureFolders = try FileManager.default.contentsOfDirectory(atPath: Self.fixtures + "/broken").filter { $0.hasSuffix(".survey") }
+
+        let expectations = [
+            "missing-survey-plist": "Survey.plist: missing", "slider-bounds-not-numbers": "is not a number",
+            "multitf-wrong-length": "2 flags for 3 options", "unknown-type": "unknown format-1 type 'Rating'",
+            "malformed-xml": "Survey.plist:6:", "binary-three-options": "exactly 2 options", "no-document-uuid": "DocumentUUID",
+        ]
+        #expect(Set(fixtureFolders) == Set(expectations.keys.map { $0 + ".survey" }), "every broken fixture is checked")
+        for (name, problem) in expectations {
+            let path = Self.fixtures + "/broken/\(name).survey"
+            let result = try CommandRunner.run(["check", path])
+            #expect(result.status == 65, "\(name)")
+            #expect(result.stderr.contains(path) && result.stderr.contains(problem), "\(name): \(result.stderr)")
+        }
+        let newer = try CommandRunner.run(["check", Self.fixtures + "/format3/newer.survey"])
+        #expect(newer.status == 65)
+        #expect(newer.stderr.contains("format 3 is newer than this build supports (2)"))
+    }
+
+    @Test("A format-1 winner opens migrated in memory; migrate on two replicas at once, then sync: no conflict")
+    func migrateTwoReplicas() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let a = directory.appendingPathComponent("a").path, b = directory.appendingPathComponent("b").path
+        let (document, old) = try Self.store(with: "format1/answered.survey", formatVersion: 1, at: a)
+        #expect(try CommandRunner.run(["init", "--store", b]).status == 0)
+        #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
+        let id = document.uuidString.lowercased()
+
+        let shown = try CommandRunner.run(["show", id, "--json", "--store", a])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as! [String: Any]
+        #expect(json["formatVersion"] as? Int == 1)
+        #expect((json["items"] as! [[String: Any]]).count == 7)
+        #expect(try CommandRunner.run(["check", a]).status == 0)
+
+        for store in [a, b] {
+            let migrated = try CommandRunner.run(["migrate", "--json", "--store", store])
+            #expect(migrated.status == 0, "\(migrated.stderr)")
+        }
+        let sync = try CommandRunner.run(["sync", b, "--json", "--store", a])
+        let report = try JSONSerialization.jsonObject(with: Data(sync.stdout.utf8)) as! [String: Any]
+        #expect(report["sent"] as? Int == 0 && report["received"] as? Int == 0, "both replicas wrote the same revision")
+        for store in [a, b] {
+            let list = try JSONSerialization.jsonObject(with: Data(try CommandRunner.run(["list", "--json", "--store", store]).stdout.utf8)) as! [[String: Any]]
+            #expect(list[0]["conflicts"] as? Int == 0)
+            #expect(list[0]["formatVersion"] as? Int == 2)
+        }
+        let versions = try JSONSerialization.jsonObject(with: Data(try CommandRunner.run(["versions", id, "--json", "--store", a]).stdout.utf8)) as! [[String: Any]]
+        #expect(versions.count == 2)
+        #expect(versions.first { $0["state"] as? String == "current" }?["parents"] as? [String] == [old.id.description])
+        // The migrated content is what show gave before: same ids, same answers.
+        let after = try JSONSerialization.jsonObject(with: Data(try CommandRunner.run(["show", id, "--json", "--store", a]).stdout.utf8)) as! [String: Any]
+        #expect((after["items"] as! [[String: Any]]).map { $0["id"] as! String } == (json["items"] as! [[String: Any]]).map { $0["id"] as! String })
+        let again = try JSONSerialization.jsonObject(with: Data(try CommandRunner.run(["migrate", "--json", "--store", a]).stdout.utf8)) as! [String: Any]
+        #expect((again["migrated"] as? [Any])?.isEmpty == true, "a second migrate has nothing to do")
+    }
+
+    @Test("A format-3 winner: list, versions, sync, prune and resolve --keep work; show fails clearly; the revision is never changed")
+    func newerFormat() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let a = directory.appendingPathComponent("a").path, b = directory.appendingPathComponent("b").path
+        // A format-2 base edited by this build, then a newer app's format-3 revision on top.
+        let (document, _) = try Self.store(with: "format1/unanswered.survey", formatVersion: 1, at: a)
+        let id = document.uuidString.lowercased()
+        #expect(try CommandRunner.run(["migrate", "--store", a]).status == 0)
+        let store = try SurveyStore.open(at: a)
+        let base = try store.revision(document, nil)
+        let newerApp = RevisionStore(root: a, device: Device(id: "new-app-1", name: "new app"))
+        let content = try Data(contentsOf: URL(fileURLWithPath: Self.fixtures + "/format3/newer.survey/Survey.plist"))
+        let newer = try newerApp.write(document: document, parents: [base], content: content, formatVersion: 3)
+        let package = "\(a)/Documents/\(id)/\(newer.id).survey"
+        func snapshot() throws -> [Data] {
+            try ["DocumentMetadata.plist", "Survey.plist"].map { try Data(contentsOf: URL(fileURLWithPath: package + "/" + $0)) }
+        }
+        let before = try snapshot()
+        func unchanged() throws { #expect(try snapshot() == before, "no command changed the format-3 revision") }
+
+        let show = try CommandRunner.run(["show", id, "--store", a])
+        #expect(show.status == 65)
+        #expect(show.stderr.contains("format 3 is newer than this build supports (2)"))
+        let list = try CommandRunner.run(["list", "--json", "--store", a])
+        #expect(list.status == 0 && list.stdout.contains("\"formatVersion\" : 3"))
+        #expect(try CommandRunner.run(["versions", id, "--store", a]).status == 0)
+        #expect(try CommandRunner.run(["migrate", "--store", a]).status == 0)
+        #expect(try CommandRunner.run(["edit", id, "--title", "x", "--store", a]).status == 65, "editing means reading it")
+        #expect(try CommandRunner.run(["init", "--store", b]).status == 0)
+        #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
+        #expect(try CommandRunner.run(["list", "--json", "--store", b]).stdout.contains("\"formatVersion\" : 3"))
+        let export = directory.appendingPathComponent("exported.survey").path
+        #expect(try CommandRunner.run(["export", id, "--package", export, "--store", a]).status == 0)
+        try unchanged()
+
+        // A concurrent format-2 edit, then keep the format-3 revision by id, then prune.
+        #expect(try CommandRunner.run(["edit", id, "--base", base.id.description, "--title", "edited here", "--store", a]).status == 0)
+        let kept = try CommandRunner.run(["resolve", id, "--keep", newer.id.description, "--json", "--store", a])
+        #expect(kept.status == 0, "\(kept.stderr)")
+        #expect(try CommandRunner.run(["prune", "--store", a]).status == 0)
+        let list2 = try CommandRunner.run(["list", "--json", "--store", a])
+        #expect(list2.stdout.contains("\"formatVersion\" : 3") && list2.stdout.contains("\"conflicts\" : 0"))
+        // The kept revision's content lives on in the resolution, byte for byte; the
+        // format-3 revision itself was pruned only after being superseded, never rewritten.
+        let resolution = (try JSONSerialization.jsonObject(with: Data(kept.stdout.utf8)) as! [String: Any])["revision"] as! String
+        let resolved = "\(a)/Documents/\(id)/\(resolution).survey/Survey.plist"
+        #expect(try Data(contentsOf: URL(fileURLWithPath: resolved)) == before[1])
+        #expect(try CommandRunner.run(["verify", "--store", a]).status == 0)
+    }
+
+    @Test("import of a format-1 package written by an older app: a new document, migrated")
+    func importOlderPackage() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let store = directory.appendingPathComponent("s").path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        let result = try CommandRunner.run(["import", Self.fixtures + "/format1/unanswered.survey", "--json", "--store", store])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("5a1d1e7c-0b7e-4f0a-9c3b-2f6e8d9a0002"))
+        let shown = try CommandRunner.run(["show", "5a1d1e7c-0b7e-4f0a-9c3b-2f6e8d9a0002", "--json", "--store", store])
+        #expect(shown.status == 0 && shown.stdout.contains("\"formatVersion\" : 2") && shown.stdout.contains("Temperature"))
+        let broken = try CommandRunner.run(["import", Self.fixtures + "/broken/unknown-type.survey", "--store", store])
+        #expect(broken.status == 65 && broken.stderr.contains("Rating"))
+    }
+}
