@@ -17,9 +17,11 @@ extension SurveyStore {
     /// migrating at once write the same revisions, which collapse into one after sync.
     ///
     /// - Parameter dryRun: Only say what would be migrated.
-    public func migrate(dryRun: Bool = false) throws -> [Migration] {
+    public func migrate(dryRun: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws -> [Migration] {
         var done: [Migration] = []
-        for summary in try documents() where !summary.isDeleted && summary.revision.formatVersion < Self.formatVersion {
+        let older = try documents().filter { !$0.isDeleted && $0.revision.formatVersion < Self.formatVersion }
+        for (index, summary) in older.enumerated() {
+            defer { progress?(index + 1, older.count) }
             let id = summary.id
             let lock = try FileLock(path: root + "/Local.nosync/locks/" + id.uuidString.lowercased() + ".lock", mode: .exclusive)
             defer { lock.unlock() }
@@ -60,7 +62,7 @@ public enum FormatCheck {
 
     /// Checks every revision package found at `path`: a store, a document folder, or a
     /// package itself.
-    public static func check(_ path: String) -> [Result] {
+    public static func check(_ path: String, progress: ((Int, Int) -> Void)? = nil) -> [Result] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
             return [Result(path: path, status: .invalid, message: "no such folder")]
@@ -76,10 +78,13 @@ public enum FormatCheck {
         } else {
             folders = [path]
         }
-        for folder in folders {
-            for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted() where name.hasSuffix(".survey") {
-                results.append(checkPackage(folder + "/" + name))
-            }
+        let packages = folders.flatMap { folder in
+            ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted().filter { $0.hasSuffix(".survey") }
+                .map { folder + "/" + $0 }
+        }
+        for (done, package) in packages.enumerated() {
+            results.append(checkPackage(package))
+            progress?(done + 1, packages.count)
         }
         if results.isEmpty { results.append(Result(path: path, status: .invalid, message: "no revision packages found")) }
         return results

@@ -12,7 +12,8 @@ struct CheckCommand: ParsableCommand {
     @Flag(help: "Print one JSON document.") var json = false
 
     func run() throws {
-        let results = paths.flatMap(FormatCheck.check)
+        let progress = ProgressBar(label: "revisions", json: json)
+        let results = paths.flatMap { FormatCheck.check($0) { done, total in progress.update(done, of: total) } }
         if json {
             try Console.printJSON(["revisions": results])
         } else {
@@ -43,7 +44,8 @@ struct MigrateCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let rows = try options.open().migrate(dryRun: dryRun).map {
+            let progress = ProgressBar(label: "documents", json: options.json)
+            let rows = try options.open().migrate(dryRun: dryRun) { done, total in progress.update(done, of: total) }.map {
                 Row(id: $0.document.lowercased, from: $0.from.id.description, fromFormat: $0.from.formatVersion, revision: $0.to?.id.description)
             }
             if options.json { try Console.printJSON(["migrated": rows]); return }

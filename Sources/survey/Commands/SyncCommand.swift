@@ -2,9 +2,6 @@ import ArgumentParser
 import Foundation
 import SurveyStore
 
-#if canImport(Glibc)
-import Glibc
-#endif
 
 struct SyncCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,14 +19,8 @@ struct SyncCommand: ParsableCommand {
             let store = try options.open()
             let other = try SurveyStore.open(at: otherStore)
             // A progress line on a terminal; nothing when standard error is a file or pipe.
-            let onTerminal = isatty(2) == 1 && !options.json
-            let report = try store.sync(with: other) { done, total in
-                guard onTerminal, total >= 20 else { return }
-                let width = 30
-                let filled = width * done / total
-                Console.progress("\r[\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(done)/\(total) documents")
-            }
-            if onTerminal && report.documents >= 20 { Console.progress("\n") }
+            let progress = ProgressBar(label: "documents", json: options.json)
+            let report = try store.sync(with: other) { done, total in progress.update(done, of: total) }
             let result = Report(
                 sent: report.sent, received: report.received, documents: report.documents,
                 conflictsAppeared: report.conflictsAppeared.map(\.lowercased), conflictsResolved: report.conflictsResolved.map(\.lowercased))
