@@ -23,12 +23,12 @@ struct FormatCommandTests {
     func check() throws {
         let good = try CommandRunner.run([
             "check", Self.fixtures + "/format1/answered.survey", Self.fixtures + "/format1/unanswered.survey",
-            Self.fixtures + "/format2", "--json",
+            Self.fixtures + "/format2", Self.fixtures + "/stores/format1-store", Self.fixtures + "/stores/format2-store", "--json",
         ])
         #expect(good.status == 0, "\(good.stderr)")
         let rows = (try JSONSerialization.jsonObject(with: Data(good.stdout.utf8)) as! [String: Any])["revisions"] as! [[String: Any]]
-        #expect(rows.map { $0["status"] as! String } == ["migratable", "migratable", "current", "current"])
-        #expect(rows.map { $0["formatVersion"] as? Int } == [1, 1, 2, 2])
+        #expect(rows.map { $0["status"] as! String } == ["migratable", "migratable", "current", "current", "migratable", "current"])
+        #expect(rows.map { $0["formatVersion"] as? Int } == [1, 1, 2, 2, 1, 2])
         let fixtureFolders = try FileManager.default.contentsOfDirectory(atPath: Self.fixtures + "/broken").filter { $0.hasSuffix(".survey") }
 
         let expectations = [
@@ -84,6 +84,25 @@ struct FormatCommandTests {
         #expect((after["items"] as! [[String: Any]]).map { $0["id"] as! String } == (json["items"] as! [[String: Any]]).map { $0["id"] as! String })
         let again = try JSONSerialization.jsonObject(with: Data(try CommandRunner.run(["migrate", "--json", "--store", a]).stdout.utf8)) as! [String: Any]
         #expect((again["migrated"] as? [Any])?.isEmpty == true, "a second migrate has nothing to do")
+    }
+
+    @Test("The format-1 store fixture, copied to two replicas: migrate on both, sync, and there is one revision and no conflict")
+    func fixtureStoreReplicas() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let replicas = ["a", "b"].map { directory.appendingPathComponent($0).path }
+        for replica in replicas {
+            try FileManager.default.copyItem(atPath: Self.fixtures + "/stores/format1-store", toPath: replica)
+            let migrated = try CommandRunner.run(["migrate", "--json", "--store", replica])
+            #expect(migrated.status == 0, "\(migrated.stderr)")
+        }
+        #expect(try CommandRunner.run(["sync", replicas[1], "--store", replicas[0]]).status == 0)
+        for replica in replicas {
+            let list = try JSONSerialization.jsonObject(with: Data(try CommandRunner.run(["list", "--json", "--store", replica]).stdout.utf8)) as! [[String: Any]]
+            #expect(list.count == 1 && list[0]["conflicts"] as? Int == 0 && list[0]["formatVersion"] as? Int == 2)
+            let versions = try JSONSerialization.jsonObject(
+                with: Data(try CommandRunner.run(["versions", list[0]["id"] as! String, "--json", "--store", replica]).stdout.utf8)) as! [Any]
+            #expect(versions.count == 2)
+        }
     }
 
     @Test("A format-3 winner: list, versions, sync, prune and resolve --keep work; show fails clearly; the revision is never changed")
