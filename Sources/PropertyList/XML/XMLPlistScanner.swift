@@ -130,7 +130,7 @@ struct XMLPlistScanner {
             throw PropertyListError(code: .malformedXML, message: "libxml2 could not create a parser", file: file)
         }
         state.pointee.context = context
-        defer { xmlFreeParserCtxt(context) }
+        defer { freeParser(context) }
         parseInChunks(bytes, context: context)
         state.pointee.context = nil
         if let failure = state.pointee.failure { throw failure }
@@ -606,7 +606,7 @@ public enum XMLBaseline {
         handler.characters = { _, _, _ in }
         handler.serror = { _, _ in }
         guard let context = makePushParser(bytes, handler: handler, userData: counter) else { return -1 }
-        defer { xmlFreeParserCtxt(context) }
+        defer { freeParser(context) }
         parseInChunks(bytes, context: context)
         return counter.pointee
     }
@@ -639,6 +639,17 @@ private func makePushParser(
     else { return nil }
     xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue))
     return context
+}
+
+/// Frees a parser and the document libxml2 may have started on its own: a DOCTYPE with
+/// an internal subset makes it create `myDoc` to hold the DTD even for a SAX parser, and
+/// `xmlFreeParserCtxt` leaves that to the caller.
+private func freeParser(_ context: xmlParserCtxtPtr) {
+    if let document = context.pointee.myDoc {
+        xmlFreeDoc(document)
+        context.pointee.myDoc = nil
+    }
+    xmlFreeParserCtxt(context)
 }
 
 /// Feeds the rest of `bytes` (after the four that created the parser) in 256 KiB chunks,
