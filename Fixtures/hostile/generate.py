@@ -90,6 +90,9 @@ case("long-element-name", plist('<' + 'a' * 5000 + '/>'), "an unknown element wi
 case("unclosed-comment", plist('<!-- never closed <string>a</string>'), "a comment that never ends", "Comment not terminated")
 case("mismatched-tags", plist('<string>a</integer>'), "an end tag that does not match", "Opening and ending tag mismatch")
 
+case("encoding-conversion-failure", b'<?xml version="1.0" encoding="ISO-2022-JP"?>\n<plist>\n\t\t<string>\xff\xfe</string></plist>\n',
+     "bytes the declared encoding (ISO-2022-JP) cannot convert; found by fuzzing", "input conversion failed")
+
 import json
 with open("expected.json", "w") as f:
     json.dump([{"file": "%02d-%s.plist" % (i + 1, name), "what": what, "message": frag} for i, (name, data, what, frag) in enumerate(cases)], f, indent=1, ensure_ascii=False)

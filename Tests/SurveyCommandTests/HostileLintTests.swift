@@ -47,6 +47,9 @@ struct HostileLintTests {
         for line in trace[first...] where line.contains("open") {
             guard let start = line.firstIndex(of: "\""), let end = line[line.index(after: start)...].firstIndex(of: "\"") else { continue }
             let path = String(line[line.index(after: start)..<end])
+            // The C library loads its character-conversion modules on demand for documents
+            // in encodings such as ISO-2022-JP: code, not data.
+            if path.contains("/gconv/") && (path.hasSuffix(".so") || path.hasSuffix(".cache")) { continue }
             #expect(inputs.contains(path), "opened \(path)")
         }
         #expect(!trace.contains { $0.contains("/etc/passwd") || $0.contains("/dev/zero") || $0.contains("/etc/hostname") })

@@ -131,6 +131,14 @@ struct XMLPlistScanner {
         }
         state.pointee.context = context
         defer { freeParser(context) }
+        // Errors libxml2 raises outside the parser (an encoding that fails to convert)
+        // would go to its generic handler, which prints to standard error; route them to
+        // the scanner like the parser's own, for this thread and this parse only.
+        xmlSetStructuredErrorFunc(state, { context, error in
+            guard let error else { return }
+            scanner(context).pointee.libxml2Failed(error)
+        })
+        defer { xmlSetStructuredErrorFunc(nil, nil) }
         parseInChunks(bytes, context: context)
         state.pointee.context = nil
         if let failure = state.pointee.failure { throw failure }
@@ -154,13 +162,15 @@ struct XMLPlistScanner {
         return (Int(input.pointee.line), Int(input.pointee.col))
     }
 
-    private mutating func fail(_ code: PropertyListError.Code, _ message: String, line: Int? = nil, column: Int? = nil) {
+    private mutating func fail(
+        _ code: PropertyListError.Code, _ message: String, line: Int? = nil, column: Int? = nil, stopParser: Bool = true
+    ) {
         guard !stopped else { return }
         stopped = true
         let here = position
         failure = PropertyListError(
             code: code, message: message, file: file, line: line ?? here.line, column: column ?? here.column)
-        if let context { xmlStopParser(context) }
+        if stopParser, let context { xmlStopParser(context) }
     }
 
     fileprivate mutating func libxml2Failed(_ error: UnsafePointer<xmlError>) {
@@ -184,7 +194,12 @@ struct XMLPlistScanner {
                 message = "the document has no root element"
             }
         }
-        fail(code, message, line: Int(raw.line), column: Int(raw.int2))
+        // Errors from outside the parser (input conversion) carry no position, and arrive
+        // while libxml2 is in the middle of reading input: it stops by itself then, and
+        // stopping it from here would pull the input out from under it.
+        let fromParser = raw.domain == Int32(XML_FROM_PARSER.rawValue)
+        fail(code, message, line: raw.line > 0 ? Int(raw.line) : nil, column: raw.line > 0 ? Int(raw.int2) : nil,
+             stopParser: fromParser)
     }
 
     // MARK: Elements
@@ -607,6 +622,8 @@ public enum XMLBaseline {
         handler.serror = { _, _ in }
         guard let context = makePushParser(bytes, handler: handler, userData: counter) else { return -1 }
         defer { freeParser(context) }
+        xmlSetStructuredErrorFunc(nil, { _, _ in })
+        defer { xmlSetStructuredErrorFunc(nil, nil) }
         parseInChunks(bytes, context: context)
         return counter.pointee
     }
