@@ -126,11 +126,6 @@ struct XMLPlistScanner {
         // Text grows as needed.
         state.pointee.map.nodes.reserveCapacity(bytes.count / 7 + 1)
         state.pointee.map.bytes.reserveCapacity(bytes.count / 4)
-        guard let context = makePushParser(bytes, handler: handler, userData: state) else {
-            throw PropertyListError(code: .malformedXML, message: "libxml2 could not create a parser", file: file)
-        }
-        state.pointee.context = context
-        defer { freeParser(context) }
         // Errors libxml2 raises outside the parser (an encoding that fails to convert)
         // would go to its generic handler, which prints to standard error; route them to
         // the scanner like the parser's own, for this thread and this parse only.
@@ -139,6 +134,11 @@ struct XMLPlistScanner {
             scanner(context).pointee.libxml2Failed(error)
         })
         defer { xmlSetStructuredErrorFunc(nil, nil) }
+        guard let context = makePushParser(bytes, handler: handler, userData: state) else {
+            throw PropertyListError(code: .malformedXML, message: "libxml2 could not create a parser", file: file)
+        }
+        state.pointee.context = context
+        defer { freeParser(context) }
         parseInChunks(bytes, context: context)
         state.pointee.context = nil
         if let failure = state.pointee.failure { throw failure }
@@ -620,10 +620,10 @@ public enum XMLBaseline {
         handler.endElementNs = { _, _, _, _ in }
         handler.characters = { _, _, _ in }
         handler.serror = { _, _ in }
-        guard let context = makePushParser(bytes, handler: handler, userData: counter) else { return -1 }
-        defer { freeParser(context) }
         xmlSetStructuredErrorFunc(nil, { _, _ in })
         defer { xmlSetStructuredErrorFunc(nil, nil) }
+        guard let context = makePushParser(bytes, handler: handler, userData: counter) else { return -1 }
+        defer { freeParser(context) }
         parseInChunks(bytes, context: context)
         return counter.pointee
     }
