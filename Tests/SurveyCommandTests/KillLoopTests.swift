@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+
+/// SIGKILL at random moments of random mutating commands, with a reader running beside
+/// them. CI runs 60 kills; SURVEYSTORE_LONG=1 runs 300.
+@Suite("kill -9 loop", .serialized)
+struct KillLoopTests {
+    static var kills: Int { ProcessInfo.processInfo.environment["SURVEYSTORE_LONG"] == "1" ? 300 : 60 }
+
+    final class Reader: @unchecked Sendable {
+        let store: String
+        let document: String
+        private let lock = NSLock()
+        private var running = true
+        private(set) var reads = 0
+        private(set) var problems: [String] = []
+
+        init(store: String, document: String) {
+            self.store = store
+            self.document = document
+        }
+
+        func stop() { lock.withLock { running = false } }
+        var isRunning: Bool { lock.withLock { running } }
+
+        /// Lists the document's revisions and opens each one that still has content:
+        /// every revision it can see must be complete and verify.
+        func run() {
+            while isRunning {
+                guard let listed = try? CommandRunner.run(["versions", document, "--json", "--store", store]) else { continue }
+                guard listed.status == 0,
+                    let rows = try? JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]
+                else {
+                    lock.withLock { problems.append("versions failed: \(listed.stderr)") }
+                    continue
+                }
+                for row in rows.prefix(6) where row["pruned"] as? Bool == false && row["state"] as? String != "deleted" {
+                    guard let revision = row["revision"] as? String,
+                        let shown = try? CommandRunner.run(["show", document, "--revision", revision, "--store", store])
+                    else { continue }
+                    // Exit 1 with "pruned" is a prune that won the race; anything else is torn.
+                    if shown.status != 0 && !shown.stderr.contains("has been pruned") {
+                        lock.withLock { problems.append("\(revision): exit \(shown.status): \(shown.stderr)") }
+                    }
+                }
+                lock.withLock { reads += 1 }
+            }
+        }
+    }
+
+    @Test("Random mutating commands killed at random moments: nothing torn, nothing acknowledged lost, verify clean")
+    func killLoop() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let store = directory.appendingPathComponent("s").path, other = directory.appendingPathComponent("o").path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        #expect(try CommandRunner.run(["init", "--store", other]).status == 0)
+        let sample = directory.appendingPathComponent("sample.json")
+        try Data(StoreCommandTests.sample.utf8).write(to: sample)
+        let created = try CommandRunner.run(["new", "--from", sample.path, "--json", "--store", store])
+        let document = (try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as! [String: Any])["id"] as! String
+        let reader = Reader(store: store, document: document)
+        let readerThread = Thread { reader.run() }
+        readerThread.start()
+
+        var generator = SystemRandomNumberGenerator()
+        var acknowledged: Set<String> = []
+        var killed = 0
+        var round = 0
+        while killed < Self.kills {
+            round += 1
+            let rating = Int.random(in: 0...10, using: &generator)
+            let command: [String] =
+                switch Int.random(in: 0..<10, using: &generator) {
+                case 0, 1, 2, 3: ["edit", document, "--answer", "3=\(rating)", "--answer", "2=r\(round)", "--json", "--store", store]
+                case 4: ["resolve", document, "--accept", "--json", "--store", store]
+                case 5: ["prune", "--json", "--store", store]
+                case 6, 7: ["sync", other, "--json", "--store", store]
+                default: ["edit", document, "--answer", "3=\(rating)", "--json", "--store", other]
+                }
+            let process = Process()
+            process.executableURL = CommandRunner.binary
+            process.arguments = command
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32.random(in: 0...40_000, using: &generator))
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                killed += 1
+            }
+            let output = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            if process.terminationReason == .exit, process.terminationStatus == 0,
+                let reply = try? JSONSerialization.jsonObject(with: output) as? [String: Any],
+                let revision = reply["revision"] as? String, command.last == store
+            {
+                acknowledged.insert(revision)
+            }
+        }
+        reader.stop()
+        while !readerThread.isFinished { usleep(10_000) }
+
+        #expect(reader.problems.isEmpty, "\(reader.problems.prefix(3))")
+        #expect(reader.reads > 0)
+        #expect(try CommandRunner.run(["list", "--store", store]).status == 0)
+        let verify = try CommandRunner.run(["verify", "--store", store])
+        #expect(verify.status == 0, "\(verify.stderr)")
+        let versions = try JSONSerialization.jsonObject(
+            with: Data(try CommandRunner.run(["versions", document, "--json", "--store", store]).stdout.utf8)) as! [[String: Any]]
+        let present = Set(versions.map { $0["revision"] as! String })
+        #expect(acknowledged.isSubset(of: present), "lost: \(acknowledged.subtracting(present).prefix(3))")
+        print("kill loop: \(killed) kills over \(round) commands, \(acknowledged.count) acknowledged revisions, \(reader.reads) concurrent reads")
+    }
+}
