@@ -70,6 +70,10 @@ let package = Package(
             dependencies: ["Versions"]
         ),
         .testTarget(
+            name: "SurveyStoreTests",
+            dependencies: ["SurveyStore", "Surveys", "Versions"]
+        ),
+        .testTarget(
             name: "SurveysTests",
             dependencies: ["Surveys"]
         ),

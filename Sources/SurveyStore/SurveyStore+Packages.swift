@@ -60,7 +60,10 @@ extension SurveyStore {
                 if let content { files.append(PackageFile(name: RevisionStore.contentFile, contents: content)) }
                 try revisions.writer.createDirectory("Documents")
                 try revisions.writer.createDirectory(revisions.folder(of: id))
-                _ = try revisions.writer.writePackage(files, at: revisions.folder(of: id) + "/\(metadata.id).survey")
+                let path = revisions.folder(of: id) + "/\(metadata.id).survey"
+                if try revisions.writer.writePackage(files, at: path) == .alreadyExists {
+                    try revisions.writer.completePackage(files, at: path)
+                }
                 return .added(id, metadata)
             }
         }

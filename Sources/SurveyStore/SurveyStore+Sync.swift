@@ -74,7 +74,12 @@ extension SurveyStore {
             if !revision.isDeleted, RevisionID.sha256Hex(files[1].contents) != revision.contentDigest {
                 throw VersionsError.contentMismatch(revision.id)
             }
-            _ = try target.revisions.writer.writePackage(files, at: folder + "/\(revision.id).survey")
+            let path = folder + "/\(revision.id).survey"
+            if try target.revisions.writer.writePackage(files, at: path) == .alreadyExists {
+                // A package of that name is there but incomplete (the graph did not count
+                // it): a file copy was interrupted. Add what it lacks.
+                try target.revisions.writer.completePackage(files, at: path)
+            }
             copied += 1
         }
         return copied

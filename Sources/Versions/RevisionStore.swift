@@ -100,7 +100,11 @@ public final class RevisionStore {
         if let content { files.append(PackageFile(name: Self.contentFile, contents: content)) }
         try writer.createDirectory("Documents")
         try writer.createDirectory(folder(of: document))
-        _ = try writer.writePackage(files, at: folder(of: document) + "/\(metadata.id).survey")
+        let path = folder(of: document) + "/\(metadata.id).survey"
+        if try writer.writePackage(files, at: path) == .alreadyExists {
+            // The same revision is there already, or half of it from an interrupted copy.
+            try writer.completePackage(files, at: path)
+        }
         return metadata
     }
 
@@ -114,9 +118,11 @@ public final class RevisionStore {
             device: Device(id: "format-migration", name: "format migration"), formatVersion: formatVersion, isDeleted: false,
             contentDigest: RevisionID.sha256Hex(content))
         metadata.id = RevisionID(generation: parent.id.generation + 1, digest: metadata.computedDigest)
-        _ = try writer.writePackage(
-            [PackageFile(name: Self.metadataFile, contents: try metadata.plistData()), PackageFile(name: Self.contentFile, contents: content)],
-            at: folder(of: document) + "/\(metadata.id).survey")
+        let files = [PackageFile(name: Self.metadataFile, contents: try metadata.plistData()), PackageFile(name: Self.contentFile, contents: content)]
+        let path = folder(of: document) + "/\(metadata.id).survey"
+        if try writer.writePackage(files, at: path) == .alreadyExists {
+            try writer.completePackage(files, at: path)
+        }
         return metadata
     }
 

@@ -163,6 +163,22 @@ struct PackageWriterTests {
         }
     }
 
+    @Test("A half-copied package is completed with what it lacks, and nothing in it is replaced")
+    func completesHalfCopiedPackage() throws {
+        let root = try makeStore()
+        let writer = PackageWriter(root: root)
+        let path = root + "/Documents/p.survey"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: path + "/DocumentMetadata.plist", contents: Self.files[0].contents)
+        #expect(try writer.writePackage(Self.files, at: "Documents/p.survey") == .alreadyExists)
+        #expect(try writer.completePackage(Self.files, at: "Documents/p.survey") == ["Survey.plist"])
+        #expect(isComplete(path))
+        let other = [PackageFile(name: "DocumentMetadata.plist", contents: Data("other".utf8))]
+        #expect(try writer.completePackage(other, at: "Documents/p.survey").isEmpty)
+        #expect(isComplete(path))
+        #expect(temporaries(root).isEmpty)
+    }
+
     @Test("Leftovers are removed only while no writer is active")
     func leftovers() throws {
         let root = try makeStore()

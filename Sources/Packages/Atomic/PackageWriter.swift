@@ -108,6 +108,21 @@ public struct PackageWriter {
         }
     }
 
+    /// Completes a package that a file-sync engine left half copied: each of `files`
+    /// missing from the folder at `relativePath` is added atomically and durably; files
+    /// already there are left as they are (they are never modified).
+    ///
+    /// - Returns: The names of the files added.
+    /// - Throws: ``FileSystemError``.
+    @discardableResult
+    public func completePackage(_ files: [PackageFile], at relativePath: String) throws -> [String] {
+        var added: [String] = []
+        for file in files where try writeFile(file.contents, at: relativePath + "/" + file.name) == .created {
+            added.append(file.name)
+        }
+        return added
+    }
+
     /// Writes one file at `relativePath` atomically and durably, never replacing an
     /// existing file.
     ///
