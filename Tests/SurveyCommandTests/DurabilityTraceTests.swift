@@ -89,3 +89,105 @@ struct DurabilityTraceTests {
         if let parentSync, let report { #expect(parentSync.index < report.index, "the parent is fsynced before success is reported") }
     }
 }
+
+extension DurabilityTraceTests {
+    /// Checks the durability rules for everything a traced command published into the
+    /// store; returns how many publications it checked.
+    static func checkRules(_ calls: [Call], store: String, command: String) -> Int {
+        let temporary = store + "/Local.nosync/tmp/"
+        let report = calls.last { $0.name == "write" && $0.text.contains("write(1<") }
+        var checked = 0
+        for publish in calls where publish.name == "renameat2" {
+            let paths = quotedPaths(publish.text)
+            guard paths.count == 2, paths[0].hasPrefix(temporary), paths[1].hasPrefix(store + "/") else { continue }
+            let (source, destination) = (paths[0], paths[1])
+            checked += 1
+            #expect(publish.text.contains("RENAME_NOREPLACE"), "\(command): \(destination) published without RENAME_NOREPLACE")
+            let created = calls.filter {
+                $0.index < publish.index && $0.name == "openat" && $0.text.contains("O_CREAT")
+                    && (quotedPaths($0.text).first.map { $0 == source || $0.hasPrefix(source + "/") } ?? false)
+            }
+            #expect(!created.isEmpty, "\(command): nothing was written before publishing \(destination)")
+            for file in created {
+                let path = quotedPaths(file.text)[0]
+                let lastWrite = calls.last { $0.index < publish.index && $0.name == "write" && descriptorPath($0.text) == path }
+                let fsync = calls.first { $0.index < publish.index && $0.name == "fsync" && descriptorPath($0.text) == path }
+                #expect(fsync != nil, "\(command): \(path) not fsynced before its rename")
+                if let lastWrite, let fsync { #expect(fsync.index > lastWrite.index, "\(command): \(path) fsynced before its last write") }
+            }
+            if created.contains(where: { quotedPaths($0.text)[0] != source }) {
+                let directorySync = calls.first { $0.index < publish.index && $0.name == "fsync" && descriptorPath($0.text) == source }
+                #expect(directorySync != nil, "\(command): package \(source) not fsynced before its rename")
+            }
+            let parent = String(destination[..<destination.lastIndex(of: "/")!])
+            let parentSync = calls.first { $0.index > publish.index && $0.name == "fsync" && descriptorPath($0.text) == parent }
+            #expect(parentSync != nil, "\(command): parent of \(destination) not fsynced after the rename")
+            if let parentSync, let report { #expect(parentSync.index < report.index, "\(command): success reported before the parent's fsync") }
+        }
+        // Nothing of a pruned package is removed before its tombstone is durable.
+        for removal in calls where removal.name == "unlinkat" && removal.text.contains("/Documents/") && removal.text.contains(".survey") {
+            guard let package = quotedPaths(removal.text).first.flatMap({ path -> String? in
+                guard let range = path.range(of: ".survey") else { return nil }
+                return String(path[..<range.upperBound])
+            }) else { continue }
+            let tombstone = String(package.dropLast(".survey".count)) + ".pruned"
+            let published = calls.first { $0.name == "renameat2" && quotedPaths($0.text).last == tombstone }
+            #expect(published.map { $0.index < removal.index } == true, "\(command): \(package) removed before its tombstone was published")
+            if let published {
+                let parent = String(tombstone[..<tombstone.lastIndex(of: "/")!])
+                let sync = calls.first { $0.index > published.index && $0.name == "fsync" && descriptorPath($0.text) == parent }
+                #expect(sync.map { $0.index < removal.index } == true, "\(command): \(package) removed before the tombstone's folder was fsynced")
+            }
+        }
+        return checked
+    }
+
+    static func trace(_ arguments: [String], strace: String, directory: URL) throws -> [Call] {
+        let log = directory.appendingPathComponent("trace-\(UUID().uuidString)").path
+        let result = try CommandRunner.run(
+            arguments,
+            prefix: [strace, "-f", "-y", "-qq", "-s", "256", "-e", "trace=openat,write,fsync,close,renameat2,unlinkat,mkdirat", "-o", log])
+        #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        return try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").enumerated().compactMap { index, line in
+            let text = String(line)
+            guard let paren = text.firstIndex(of: "("), let space = text[..<paren].lastIndex(of: " ") else { return nil }
+            return Call(index: index, name: String(text[text.index(after: space)..<paren]), text: text)
+        }
+    }
+
+    @Test("Every mutating command follows the durability rules under strace")
+    func everyMutatingCommand() throws {
+        guard let strace = CommandRunner.requireTool("strace") else { return }
+        let directory = try CommandRunner.temporaryDirectory()
+        let store = directory.appendingPathComponent("store").path, other = directory.appendingPathComponent("other").path
+        let sample = directory.appendingPathComponent("s.json")
+        try Data(StoreCommandTests.sample.utf8).write(to: sample)
+        let edited = directory.appendingPathComponent("e.json")
+        try Data(StoreCommandTests.edited(rating: 3).utf8).write(to: edited)
+        let formatOne = directory.appendingPathComponent("old").path
+        try FileManager.default.copyItem(atPath: FormatCommandTests.fixtures + "/stores/format1-store", toPath: formatOne)
+        #expect(try CommandRunner.run(["init", "--store", other]).status == 0)
+
+        func run(_ arguments: [String], expectPublications: Bool = true, publishingInto: String? = nil) throws -> String {
+            let calls = try Self.trace(arguments, strace: strace, directory: directory)
+            let storePath = publishingInto ?? arguments[arguments.firstIndex(of: "--store")! + 1]
+            let checked = Self.checkRules(calls, store: storePath, command: arguments[0])
+            if expectPublications { #expect(checked > 0, "\(arguments[0]) published nothing") }
+            return calls.last { $0.name == "write" && $0.text.contains("write(1<") }.map { Self.quotedPaths($0.text).first ?? "" } ?? ""
+        }
+        _ = try run(["init", "--store", store])
+        let id = try run(["new", "--from", sample.path, "--store", store]).replacingOccurrences(of: "\\n", with: "")
+        let base = try CommandRunner.run(["list", "--json", "--store", store]).stdout
+            .components(separatedBy: "\"revision\" : \"")[1].components(separatedBy: "\"")[0]
+        _ = try run(["edit", id, "--answer", "3=7", "--store", store])
+        _ = try run(["save", id, "--from", edited.path, "--base", base, "--store", store])
+        _ = try run(["resolve", id, "--accept", "--store", store])
+        _ = try run(["prune", id, "--store", store])
+        _ = try run(["sync", other, "--store", store], publishingInto: other)
+        let package = directory.appendingPathComponent("exported.survey").path
+        #expect(try CommandRunner.run(["export", id, "--package", package, "--store", store]).status == 0)
+        _ = try run(["import", package, "--store", other], expectPublications: false)
+        _ = try run(["migrate", "--store", formatOne])
+        _ = try run(["delete", id, "--store", store])
+    }
+}
