@@ -1,0 +1,322 @@
+import Foundation
+import SurveyStore
+import Surveys
+import Versions
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The sizes of the store rows: the full run, or a quick one for smoke tests.
+struct StoreSizes: Encodable {
+    var saveItems = 50
+    var savesPerRound = 20
+    var listSizes = [1_000, 10_000, 100_000]
+    var openSample = 1_000
+    var syncDocuments = 10_000
+    var syncEdits = 100
+    var conflictRevisions = 1_000
+    var treeItems = 7
+
+    static let quick = StoreSizes(
+        savesPerRound: 10, listSizes: [100, 1_000, 10_000], openSample: 100, syncDocuments: 1_000, syncEdits: 10)
+}
+
+/// One measured quantity: one figure per round (seconds per unit), reported as the median
+/// and the range of the rounds.
+typealias Sample = Timings
+
+extension Timings {
+    init(_ seconds: [Double]) { self.init(seconds: seconds, peakBytes: nil) }
+}
+
+func now() -> ContinuousClock.Instant { ContinuousClock.now }
+
+func seconds(since start: ContinuousClock.Instant) -> Double {
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+/// Runs the store rows (save, list, sync, conflicts) in this process and returns their
+/// table rows. Every tree is made under `directory` and removed before returning.
+struct StoreBenchmarks {
+    var directory: String
+    var sizes: StoreSizes
+    var rounds: Int
+    var surveyBinary: () throws -> String
+    var log: (String) -> Void
+
+    // MARK: Save
+
+    /// A durable save of a 50-item survey through the library, against the same bytes
+    /// written by the bare system calls the design requires (write and fsync of each
+    /// file, mkdir, fsync of the package, rename, fsync of the parent), interleaved one
+    /// save each in turn. Each save goes to its own document that has one revision.
+    func save() throws -> (ours: Sample, floor: Sample) {
+        let root = directory + "/save"
+        defer { StoreTrees.removeTree(root) }
+        let store = try SurveyStore.create(at: root + "/store", deviceName: "Benchmark")
+        let first = try StoreTrees.survey(items: sizes.saveItems, variant: 0)
+        let second = try StoreTrees.survey(items: sizes.saveItems, variant: 1)
+        let floorRoot = root + "/floor"
+        try StoreTrees.makeDirectory(floorRoot)
+        try StoreTrees.makeDirectory(floorRoot + "/tmp")
+        try StoreTrees.makeDirectory(floorRoot + "/Documents")
+        var ours: [Double] = [], floor: [Double] = []
+        for round in 1...rounds {
+            log("save: round \(round) of \(rounds)")
+            var documents: [UUID] = []
+            for _ in 0..<sizes.savesPerRound { documents.append(try store.create(first).id) }
+            var oursRound: [Double] = [], floorRound: [Double] = []
+            var serial = 0
+            for id in documents {
+                let start = now()
+                let revision = try store.save(second, to: id)
+                oursRound.append(seconds(since: start))
+                // The same bytes, through the bare calls.
+                let package = root + "/store/Documents/\(id.uuidString.lowercased())/\(revision.id).survey/"
+                let files = try [RevisionStore.metadataFile, RevisionStore.contentFile].map {
+                    ($0, try Data(contentsOf: URL(fileURLWithPath: package + $0)))
+                }
+                serial += 1
+                let folder = floorRoot + "/Documents/doc-\(round)-\(serial)"
+                try StoreTrees.makeDirectory(folder)
+                let floorStart = now()
+                try BareCalls.writePackage(files, temporary: floorRoot + "/tmp/t\(serial)", destination: folder + "/r.survey", parent: folder)
+                floorRound.append(seconds(since: floorStart))
+            }
+            ours.append(median(oursRound))
+            floor.append(median(floorRound))
+        }
+        return (Sample(ours), Sample(floor))
+    }
+
+    // MARK: List and open
+
+    struct ListResult: Encodable {
+        var documents: Int
+        var listPerDocument: [Double]
+        var openPerDocument: [Double]
+    }
+
+    /// `documents()` (the rows of `survey list`) and `open` of winners, per document, at
+    /// each size. The tree grows in place from one size to the next; each size is timed
+    /// `rounds` times after one warm-up listing, so the page cache is warm.
+    func list() throws -> [ListResult] {
+        let root = directory + "/list"
+        defer { StoreTrees.removeTree(root) }
+        let store = try SurveyStore.create(at: root, deviceName: "Benchmark")
+        let contents = try (0..<3).map { try StoreTrees.survey(items: sizes.treeItems, variant: $0).plistData() }
+        var ids: [UUID] = []
+        var results: [ListResult] = []
+        for size in sizes.listSizes {
+            log("list: writing \(size - ids.count) more documents (\(size) in all)")
+            let start = now()
+            ids += try StoreTrees.replicate(into: root, count: size - ids.count, contents: contents, seed: UInt64(ids.count + 1))
+            log(String(format: "list: tree of %d documents written in %.1f s", size, seconds(since: start)))
+            guard try store.documents().count == size else { throw BenchmarkError("the generated store does not list \(size) documents") }
+            // A fixed sample, spread over the whole tree.
+            let step = max(1, size / sizes.openSample)
+            let sample = stride(from: 0, to: size, by: step).prefix(sizes.openSample).map { ids[$0] }
+            var listRounds: [Double] = [], openRounds: [Double] = []
+            for round in 1...rounds {
+                log("list: \(size) documents, round \(round) of \(rounds)")
+                let start = now()
+                let rows = try store.documents()
+                listRounds.append(seconds(since: start) / Double(rows.count))
+                let openStart = now()
+                for id in sample { _ = try store.open(id) }
+                openRounds.append(seconds(since: openStart) / Double(sample.count))
+            }
+            results.append(ListResult(documents: size, listPerDocument: listRounds, openPerDocument: openRounds))
+        }
+        return results
+    }
+
+    // MARK: Sync
+
+    struct SyncResult {
+        var fresh: (ours: Sample, rsync: Sample)
+        var edited: (ours: Sample, rsync: Sample)
+    }
+
+    /// `survey sync` of a store of `syncDocuments` documents into an empty store, and
+    /// again after `syncEdits` edits, against `rsync -a` over the same trees.
+    func sync() throws -> SyncResult {
+        let survey = try surveyBinary()
+        guard let rsync = findExecutable("rsync") else { throw BenchmarkError("rsync is not installed (apt-get install rsync)") }
+        let root = directory + "/sync"
+        defer { StoreTrees.removeTree(root) }
+        let sourcePath = root + "/source"
+        let source = try SurveyStore.create(at: sourcePath, deviceName: "Source")
+        let contents = try (0..<3).map { try StoreTrees.survey(items: sizes.treeItems, variant: $0).plistData() }
+        let start = now()
+        let ids = try StoreTrees.replicate(into: sourcePath, count: sizes.syncDocuments, contents: contents, seed: 7)
+        log(String(format: "sync: source of %d documents written in %.1f s", ids.count, seconds(since: start)))
+        var freshOurs: [Double] = [], freshRsync: [Double] = [], editedOurs: [Double] = [], editedRsync: [Double] = []
+        var editSerial = 0
+        for round in 1...rounds {
+            log("sync: round \(round) of \(rounds)")
+            let ourTarget = root + "/ours-\(round)", rsyncTarget = root + "/rsync-\(round)"
+            _ = try SurveyStore.create(at: ourTarget, deviceName: "Target")
+            try StoreTrees.makeDirectory(rsyncTarget)
+            try dropWrites()
+            freshOurs.append(try timeCommand([survey, "sync", ourTarget, "--store", sourcePath]))
+            freshRsync.append(try timeCommand([rsync, "-a", "--exclude=*.nosync", sourcePath + "/", rsyncTarget + "/"]))
+            // Edits on the source: each a durable save through the library.
+            for _ in 0..<sizes.syncEdits {
+                let id = ids[(editSerial * 7919) % ids.count]
+                editSerial += 1
+                let edited = try StoreTrees.survey(items: sizes.treeItems, variant: 3 + editSerial)
+                try source.save(edited, to: id)
+            }
+            try dropWrites()
+            editedOurs.append(try timeCommand([survey, "sync", ourTarget, "--store", sourcePath]))
+            editedRsync.append(try timeCommand([rsync, "-a", "--exclude=*.nosync", sourcePath + "/", rsyncTarget + "/"]))
+            if round == 1 { try checkSame(sourcePath, ourTarget, survey: survey) }
+            StoreTrees.removeTree(ourTarget)
+            StoreTrees.removeTree(rsyncTarget)
+        }
+        return SyncResult(fresh: (Sample(freshOurs), Sample(freshRsync)), edited: (Sample(editedOurs), Sample(editedRsync)))
+    }
+
+    /// The synced store must list the same winners and verify clean.
+    private func checkSame(_ a: String, _ b: String, survey: String) throws {
+        let left = try SurveyStore.open(at: a).documents().map { [$0.id.uuidString, $0.revision.id.description] }
+        let right = try SurveyStore.open(at: b).documents().map { [$0.id.uuidString, $0.revision.id.description] }
+        guard left == right else { throw BenchmarkError("after sync the two stores differ") }
+        guard try runQuietly([survey, "verify", "--store", b]) == 0 else { throw BenchmarkError("survey verify found problems in \(b)") }
+    }
+
+    /// Flushes pending writes from the setup, so they are not charged to the next command.
+    private func dropWrites() throws { Glibc.sync() }
+
+    // MARK: Conflicts
+
+    /// Winner and conflicts of one document with `conflictRevisions` revisions:
+    /// `graph(of:)` then `winner` and `conflicts`, against the bare floor of listing the
+    /// folder and reading every metadata file; and the computation alone on the graph
+    /// in memory.
+    func conflicts() throws -> (ours: Sample, floor: Sample, compute: Sample, heads: Int) {
+        let root = directory + "/conflicts"
+        defer { StoreTrees.removeTree(root) }
+        let store = try SurveyStore.create(at: root, deviceName: "Benchmark")
+        let content = try StoreTrees.survey(items: sizes.treeItems, variant: 0).plistData()
+        let id = try StoreTrees.manyRevisions(into: root, revisions: sizes.conflictRevisions, content: content)
+        let folder = root + "/Documents/" + id.uuidString.lowercased()
+        let graph = try store.graph(of: id)
+        guard graph.revisions.count == sizes.conflictRevisions else { throw BenchmarkError("the generated document has \(graph.revisions.count) revisions") }
+        let heads = graph.heads.count
+        var ours: [Double] = [], floor: [Double] = [], compute: [Double] = []
+        let repetitions = 5
+        for _ in 1...rounds {
+            var oursRound: [Double] = [], floorRound: [Double] = [], computeRound: [Double] = []
+            for _ in 0..<repetitions {
+                var start = now()
+                let graph = try store.graph(of: id)
+                let winner = graph.winner, conflicts = graph.conflicts
+                oursRound.append(seconds(since: start))
+                guard winner != nil, conflicts.count == heads - 1 else { throw BenchmarkError("unexpected conflicts") }
+                start = now()
+                let bytes = try BareCalls.readMetadata(of: folder)
+                floorRound.append(seconds(since: start))
+                guard bytes > 0 else { throw BenchmarkError("nothing read") }
+                start = now()
+                _ = (graph.winner, graph.conflicts, graph.isInConflict)
+                computeRound.append(seconds(since: start))
+            }
+            ours.append(median(oursRound))
+            floor.append(median(floorRound))
+            compute.append(median(computeRound))
+        }
+        return (Sample(ours), Sample(floor), Sample(compute), heads)
+    }
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+}
+
+func findExecutable(_ name: String) -> String? {
+    for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+        let path = "\(directory)/\(name)"
+        if FileManager.default.isExecutableFile(atPath: path) { return path }
+    }
+    return nil
+}
+
+/// Runs a command with its output discarded and returns its exit status.
+func runQuietly(_ arguments: [String]) throws -> Int32 {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    var pid: pid_t = 0
+    let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    let status = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
+    guard status == 0 else { throw BenchmarkError("cannot start \(arguments[0]): \(String(cString: strerror(status)))") }
+    var exitStatus: Int32 = 0
+    while waitpid(pid, &exitStatus, 0) < 0 && errno == EINTR {}
+    return exitStatus
+}
+
+/// The wall-clock time of a command that must succeed.
+func timeCommand(_ arguments: [String]) throws -> Double {
+    let start = now()
+    let status = try runQuietly(arguments)
+    let elapsed = seconds(since: start)
+    guard status == 0 else { throw BenchmarkError("\(arguments.joined(separator: " ")) failed with status \(status)") }
+    return elapsed
+}
+
+/// The floors, written with the system calls directly.
+enum BareCalls {
+    /// Writes `files` into a new folder `temporary` (each written and fsynced), fsyncs
+    /// it, renames it to `destination` and fsyncs `parent`: the durable save's floor.
+    static func writePackage(_ files: [(String, Data)], temporary: String, destination: String, parent: String) throws {
+        guard mkdir(temporary, 0o755) == 0 else { throw BenchmarkError("mkdir \(temporary): \(String(cString: strerror(errno)))") }
+        for (name, contents) in files {
+            let path = temporary + "/" + name
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+            guard descriptor >= 0 else { throw BenchmarkError("open \(path): \(String(cString: strerror(errno)))") }
+            let written = contents.withUnsafeBytes { write(descriptor, $0.baseAddress!, $0.count) }
+            guard written == contents.count, fsync(descriptor) == 0 else { throw BenchmarkError("write \(path) failed") }
+            close(descriptor)
+        }
+        try fsyncDirectory(temporary)
+        guard rename(temporary, destination) == 0 else { throw BenchmarkError("rename \(destination): \(String(cString: strerror(errno)))") }
+        try fsyncDirectory(parent)
+    }
+
+    static func fsyncDirectory(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY)
+        guard descriptor >= 0 else { throw BenchmarkError("open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw BenchmarkError("fsync \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    /// Lists `folder` and reads the metadata file of every package in it; returns the
+    /// bytes read.
+    static func readMetadata(of folder: String) throws -> Int {
+        guard let directory = opendir(folder) else { throw BenchmarkError("opendir \(folder)") }
+        defer { closedir(directory) }
+        var total = 0
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            guard name.hasSuffix(".survey") else { continue }
+            let descriptor = open(folder + "/" + name + "/DocumentMetadata.plist", O_RDONLY)
+            guard descriptor >= 0 else { continue }
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
+                if count <= 0 { break }
+                total += count
+            }
+            close(descriptor)
+        }
+        return total
+    }
+}
