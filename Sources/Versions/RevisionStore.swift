@@ -85,10 +85,12 @@ public final class RevisionStore {
     ///
     /// - Returns: The new revision's metadata; writing a revision that already exists
     ///   (the same bytes made twice) is not an error.
+    /// - Parameter known: The document's graph when the caller has just read it, so that
+    ///   it is not read again; it only advances the clock past the timestamps seen.
     public func write(
-        document: UUID, parents: [RevisionMetadata], content: Data?, formatVersion: Int
+        document: UUID, parents: [RevisionMetadata], content: Data?, formatVersion: Int, known: RevisionGraph? = nil
     ) throws -> RevisionMetadata {
-        let known = try? graph(of: document).graph
+        let known = known ?? (try? graph(of: document).graph)
         // Timestamps seen on other devices advance this device's clock, except those too
         // far in the future to trust.
         var clock = HybridClock(wallClock: wallClock)
@@ -154,10 +156,18 @@ public final class RevisionStore {
 
     /// Removes packages that a tombstone says were pruned (brought back by a sync engine).
     public func cleanUp(_ document: UUID) throws {
-        let (_, pruned) = try graph(of: document)
-        for id in pruned where FileManager.default.fileExists(atPath: root + "/" + folder(of: document) + "/\(id).survey") {
+        _ = try cleanedGraph(of: document)
+    }
+
+    /// A document's graph, read once, after removing the packages that a tombstone says
+    /// were pruned. The graph never counted those packages, so it is the graph a second
+    /// read would give.
+    public func cleanedGraph(of document: UUID) throws -> (graph: RevisionGraph, pruned: Set<RevisionID>) {
+        let result = try graph(of: document)
+        for id in result.pruned where FileManager.default.fileExists(atPath: root + "/" + folder(of: document) + "/\(id).survey") {
             try removePackage(folder(of: document) + "/\(id).survey")
         }
+        return result
     }
 
     private func removePackage(_ relativePath: String) throws {
