@@ -32,6 +32,11 @@ extension SurveyStore {
         let ids = Set(try revisions.documentIDs()).union(try other.revisions.documentIDs()).sorted { $0.uuidString < $1.uuidString }
         report.documents = ids.count
         for (done, id) in ids.enumerated() {
+            if revisions.holdsSameFiles(id, as: other.revisions) {
+                // Nothing to copy, nothing to clean up, and no conflict can change.
+                progress?(done + 1, ids.count)
+                continue
+            }
             let before = (try? graph(of: id))?.isInConflict ?? false
             let otherBefore = (try? other.graph(of: id))?.isInConflict ?? false
             report.sent += try copyMissing(id, from: self, to: other)
@@ -83,5 +88,35 @@ extension SurveyStore {
             copied += 1
         }
         return copied
+    }
+}
+
+extension RevisionStore {
+    /// Whether `other` holds exactly the same tombstones and complete packages of
+    /// `document`, judged by names alone: both folders list the same names, every
+    /// package in them holds its metadata and its content, and no package has a
+    /// tombstone. Revisions never change, so such a document has nothing to sync; in any
+    /// other case (a deletion, a half-copied package, a stray file) this says `false`
+    /// and the revisions are read.
+    func holdsSameFiles(_ document: UUID, as other: RevisionStore) -> Bool {
+        guard let mine = completeNames(of: document), let theirs = other.completeNames(of: document) else { return false }
+        return mine == theirs
+    }
+
+    private func completeNames(of document: UUID) -> Set<String>? {
+        let path = root + "/" + folder(of: document)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return nil }
+        let set = Set(names)
+        let complete: Set<String> = [Self.metadataFile, Self.contentFile]
+        for name in names {
+            if name.hasSuffix(".survey") {
+                guard !set.contains(String(name.dropLast(".survey".count)) + ".pruned"),
+                    let files = try? FileManager.default.contentsOfDirectory(atPath: path + "/" + name), Set(files) == complete
+                else { return nil }
+            } else if !name.hasSuffix(".pruned") {
+                return nil
+            }
+        }
+        return set
     }
 }
