@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PropertyList
+import SurveyStore
 
 /// `survey-benchmark`: the property-list codec against Foundation, Python and the bare
 /// libxml2 floor, side by side in one run.
@@ -41,6 +42,12 @@ struct SurveyBenchmark: ParsableCommand {
     @Option(help: "Where the store rows make their trees (default: the temporary folder); removed afterwards.")
     var workDirectory: String?
 
+    @Option(help: "Only write a store of --documents generated documents (3 revisions each) at this path, to profile a command by hand.")
+    var makeStore: String?
+
+    @Option(help: "Documents for --make-store.")
+    var documents = 1_000
+
     @Option(help: .hidden)
     var child: String?
 
@@ -50,6 +57,12 @@ struct SurveyBenchmark: ParsableCommand {
     func run() throws {
         if let child, let input {
             try runCase(child, input: input)
+            return
+        }
+        if let makeStore {
+            _ = try SurveyStore.create(at: makeStore, deviceName: "Benchmark")
+            let contents = try (0..<3).map { try StoreTrees.survey(items: StoreSizes().treeItems, variant: $0).plistData() }
+            try StoreTrees.replicate(into: makeStore, count: documents, contents: contents, seed: 1)
             return
         }
         try runAll()
