@@ -29,7 +29,8 @@ extension SurveyStore {
     /// - Returns: What was copied and how conflicts changed.
     public func sync(with other: SurveyStore, progress: ((Int, Int) -> Void)? = nil) throws -> SyncReport {
         var report = SyncReport()
-        let ids = Set(try revisions.documentIDs()).union(try other.revisions.documentIDs()).sorted { $0.uuidString < $1.uuidString }
+        let ids = Set(try revisions.documentIDs()).union(try other.revisions.documentIDs())
+            .map { ($0.uuidString, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
         report.documents = ids.count
         for (done, id) in ids.enumerated() {
             if revisions.holdsSameFiles(id, as: other.revisions) {
