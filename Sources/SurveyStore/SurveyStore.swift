@@ -178,9 +178,11 @@ public final class SurveyStore {
             throw StoreError.notCurrent(base: baseRevision.id, heads: heads.map(\.id))
         }
         let content = try survey.plistData()
-        if !baseRevision.isDeleted, baseRevision.contentDigest == RevisionID.sha256Hex(content) { return baseRevision }
+        let digest = RevisionID.sha256Hex(content)
+        if !baseRevision.isDeleted, baseRevision.contentDigest == digest { return baseRevision }
         return try revisions.write(
-            document: id, parents: [baseRevision], content: content, formatVersion: Self.formatVersion, known: graph)
+            document: id, parents: [baseRevision], content: content, formatVersion: Self.formatVersion, known: graph,
+            contentDigest: digest)
     }
 
     /// Deletes a document: a deletion revision whose parents are the current heads (or

@@ -86,10 +86,13 @@ public final class RevisionStore {
     ///
     /// - Returns: The new revision's metadata; writing a revision that already exists
     ///   (the same bytes made twice) is not an error.
-    /// - Parameter known: The document's graph when the caller has just read it, so that
-    ///   it is not read again; it only advances the clock past the timestamps seen.
+    /// - Parameters:
+    ///   - known: The document's graph when the caller has just read it, so that it is
+    ///     not read again; it only advances the clock past the timestamps seen.
+    ///   - contentDigest: The SHA-256 of `content` when the caller has computed it.
     public func write(
-        document: UUID, parents: [RevisionMetadata], content: Data?, formatVersion: Int, known: RevisionGraph? = nil
+        document: UUID, parents: [RevisionMetadata], content: Data?, formatVersion: Int, known: RevisionGraph? = nil,
+        contentDigest: String? = nil
     ) throws -> RevisionMetadata {
         let known = known ?? (try? graph(of: document).graph)
         // Timestamps seen on other devices advance this device's clock, except those too
@@ -98,7 +101,7 @@ public final class RevisionStore {
         for timestamp in known?.revisions.values.map(\.timestamp) ?? [] { clock.observe(timestamp) }
         let metadata = RevisionMetadata.make(
             documentID: document, parents: parents, content: content, formatVersion: formatVersion, device: device,
-            clock: &clock)
+            clock: &clock, contentDigest: contentDigest)
         var files = [PackageFile(name: Self.metadataFile, contents: try metadata.plistData())]
         if let content { files.append(PackageFile(name: Self.contentFile, contents: content)) }
         try writer.createDirectory("Documents")
