@@ -3,7 +3,7 @@ import Foundation
 /// The store rows' results, turned into table rows.
 struct StoreReport {
     var sizes: StoreSizes
-    var save: (ours: Sample, floor: Sample)?
+    var save: (ours: Sample, floor: Sample, layer: Sample)?
     var list: [StoreBenchmarks.ListResult]?
     var sync: StoreBenchmarks.SyncResult?
     var conflicts: (ours: Sample, floor: Sample, compute: Sample, heads: Int)?
@@ -37,6 +37,9 @@ struct StoreReport {
             rows.append(Self.ratioRow(
                 "save: durable save, \(sizes.saveItems) items, SurveyStore.save", ours: save.ours,
                 baselineName: "bare write+fsync, mkdir, rename, dir fsync", baseline: save.floor, limit: 1.25, unit: "the floor"))
+            rows.append(Self.ratioRow(
+                "save: the revision layer alone (bytes already encoded)", ours: save.layer,
+                baselineName: "the same floor", baseline: save.floor, limit: nil, unit: "the floor"))
         }
         if let list, let smallest = list.first {
             for result in list.dropFirst() {

@@ -52,7 +52,7 @@ struct StoreBenchmarks {
     /// written by the bare system calls the design requires (write and fsync of each
     /// file, mkdir, fsync of the package, rename, fsync of the parent), interleaved one
     /// save each in turn. Each save goes to its own document that has one revision.
-    func save() throws -> (ours: Sample, floor: Sample) {
+    func save() throws -> (ours: Sample, floor: Sample, layer: Sample) {
         let root = directory + "/save"
         defer { StoreTrees.removeTree(root) }
         let store = try SurveyStore.create(at: root + "/store", deviceName: "Benchmark")
@@ -62,12 +62,19 @@ struct StoreBenchmarks {
         try StoreTrees.makeDirectory(floorRoot)
         try StoreTrees.makeDirectory(floorRoot + "/tmp")
         try StoreTrees.makeDirectory(floorRoot + "/Documents")
-        var ours: [Double] = [], floor: [Double] = []
+        // The revision layer alone, given the bytes already encoded and hashed.
+        let layer = RevisionStore(root: root + "/store", device: store.device)
+        let secondBytes = try second.plistData()
+        var ours: [Double] = [], floor: [Double] = [], layerTimes: [Double] = []
         for round in 1...rounds {
             log("save: round \(round) of \(rounds)")
-            var documents: [UUID] = []
-            for _ in 0..<sizes.savesPerRound { documents.append(try store.create(first).id) }
-            var oursRound: [Double] = [], floorRound: [Double] = []
+            var documents: [UUID] = [], layerDocuments: [(UUID, RevisionMetadata)] = []
+            for _ in 0..<sizes.savesPerRound {
+                documents.append(try store.create(first).id)
+                let (id, revision) = try store.create(first)
+                layerDocuments.append((id, revision))
+            }
+            var oursRound: [Double] = [], floorRound: [Double] = [], layerRound: [Double] = []
             var serial = 0
             for id in documents {
                 let start = now()
@@ -84,11 +91,16 @@ struct StoreBenchmarks {
                 let floorStart = now()
                 try BareCalls.writePackage(files, temporary: floorRoot + "/tmp/t\(serial)", destination: folder + "/r.survey", parent: folder)
                 floorRound.append(seconds(since: floorStart))
+                let (layerID, parent) = layerDocuments[serial - 1]
+                let layerStart = now()
+                _ = try layer.write(document: layerID, parents: [parent], content: secondBytes, formatVersion: SurveyStore.formatVersion)
+                layerRound.append(seconds(since: layerStart))
             }
             ours.append(median(oursRound))
             floor.append(median(floorRound))
+            layerTimes.append(median(layerRound))
         }
-        return (Sample(ours), Sample(floor))
+        return (Sample(ours), Sample(floor), Sample(layerTimes))
     }
 
     // MARK: List and open
@@ -114,6 +126,8 @@ struct StoreBenchmarks {
             let start = now()
             ids += try StoreTrees.replicate(into: root, count: size - ids.count, contents: contents, seed: UInt64(ids.count + 1))
             log(String(format: "list: tree of %d documents written in %.1f s", size, seconds(since: start)))
+            // The kernel's write-back of the new tree must not run during the timings.
+            Glibc.sync()
             guard try store.documents().count == size else { throw BenchmarkError("the generated store does not list \(size) documents") }
             // A fixed sample, spread over the whole tree.
             let step = max(1, size / sizes.openSample)
@@ -204,6 +218,7 @@ struct StoreBenchmarks {
         let content = try StoreTrees.survey(items: sizes.treeItems, variant: 0).plistData()
         let id = try StoreTrees.manyRevisions(into: root, revisions: sizes.conflictRevisions, content: content)
         let folder = root + "/Documents/" + id.uuidString.lowercased()
+        Glibc.sync()
         let graph = try store.graph(of: id)
         guard graph.revisions.count == sizes.conflictRevisions else { throw BenchmarkError("the generated document has \(graph.revisions.count) revisions") }
         let heads = graph.heads.count
