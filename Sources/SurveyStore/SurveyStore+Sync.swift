@@ -38,24 +38,49 @@ extension SurveyStore {
                 progress?(done + 1, ids.count)
                 continue
             }
-            let before = (try? graph(of: id))?.isInConflict ?? false
-            let otherBefore = (try? other.graph(of: id))?.isInConflict ?? false
-            report.sent += try copyMissing(id, from: self, to: other)
-            report.received += try copyMissing(id, from: other, to: self)
-            try revisions.cleanUp(id)
-            try other.revisions.cleanUp(id)
-            let after = try graph(of: id).isInConflict
-            if after && !(before && otherBefore) { report.conflictsAppeared.append(id) }
-            if !after && (before || otherBefore) { report.conflictsResolved.append(id) }
+            let outcome = try syncDocument(id, with: other)
+            report.sent += outcome.sent
+            report.received += outcome.received
+            if outcome.conflictAppeared { report.conflictsAppeared.append(id) }
+            if outcome.conflictResolved { report.conflictsResolved.append(id) }
             progress?(done + 1, ids.count)
         }
         return report
     }
 
-    /// Copies the tombstones and complete revisions of `id` that `target` lacks.
-    private func copyMissing(_ id: UUID, from source: SurveyStore, to target: SurveyStore) throws -> Int {
-        guard let (sourceGraph, sourcePruned) = try? source.revisions.graph(of: id) else { return 0 }
-        let (targetGraph, targetPruned) = (try? target.revisions.graph(of: id)) ?? (RevisionGraph(), [])
+    private struct DocumentOutcome {
+        var sent = 0
+        var received = 0
+        var conflictAppeared = false
+        var conflictResolved = false
+    }
+
+    /// Syncs one document: each side's graph is read once before copying (after removing
+    /// resurrected packages) and serves both directions, and once after.
+    private func syncDocument(_ id: UUID, with other: SurveyStore) throws -> DocumentOutcome {
+        let mine = try? revisions.cleanedGraph(of: id)
+        let theirs = try? other.revisions.cleanedGraph(of: id)
+        let before = mine?.graph.isInConflict ?? false
+        let otherBefore = theirs?.graph.isInConflict ?? false
+        var outcome = DocumentOutcome()
+        outcome.sent = try copyMissing(id, from: self, mine, to: other, theirs)
+        outcome.received = try copyMissing(id, from: other, theirs, to: self, mine)
+        // Tombstones just copied may name packages the receiving side still has.
+        try other.revisions.cleanUp(id)
+        let after = try revisions.cleanedGraph(of: id).graph.isInConflict
+        outcome.conflictAppeared = after && !(before && otherBefore)
+        outcome.conflictResolved = !after && (before || otherBefore)
+        return outcome
+    }
+
+    /// Copies the tombstones and complete revisions of `id` that `target` lacks, given
+    /// both sides' graphs as read before copying (`nil` where a side has no such document).
+    private func copyMissing(
+        _ id: UUID, from source: SurveyStore, _ sourceRead: (graph: RevisionGraph, pruned: Set<RevisionID>)?,
+        to target: SurveyStore, _ targetRead: (graph: RevisionGraph, pruned: Set<RevisionID>)?
+    ) throws -> Int {
+        guard let (sourceGraph, sourcePruned) = sourceRead else { return 0 }
+        let (targetGraph, targetPruned) = targetRead ?? (RevisionGraph(), [])
         let folder = target.revisions.folder(of: id)
         var copied = 0
         try target.revisions.writer.createDirectory("Documents")
