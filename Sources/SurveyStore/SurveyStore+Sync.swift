@@ -32,21 +32,28 @@ extension SurveyStore {
         let ids = Set(try revisions.documentIDs()).union(try other.revisions.documentIDs())
             .map { ($0.uuidString, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
         report.documents = ids.count
-        for (done, id) in ids.enumerated() {
-            if revisions.holdsSameFiles(id, as: other.revisions) {
-                // Nothing to copy, nothing to clean up, and no conflict can change.
-                progress?(done + 1, ids.count)
-                continue
-            }
-            let outcome = try syncDocument(id, with: other)
+        // Documents are independent, so several are synced at once: the file system then
+        // commits the fsyncs of many packages together, and reading overlaps waiting.
+        let outcomes = try concurrentMap(count: ids.count, workers: Self.syncConcurrency) { index in
+            let id = ids[index]
+            // Same complete packages and tombstones on both sides: nothing to copy, nothing
+            // to clean up, and no conflict can change.
+            if revisions.holdsSameFiles(id, as: other.revisions) { return DocumentOutcome() }
+            return try syncDocument(id, with: other)
+        } progress: { done in
+            progress?(done, ids.count)
+        }
+        for (id, outcome) in zip(ids, outcomes) {
             report.sent += outcome.sent
             report.received += outcome.received
             if outcome.conflictAppeared { report.conflictsAppeared.append(id) }
             if outcome.conflictResolved { report.conflictsResolved.append(id) }
-            progress?(done + 1, ids.count)
         }
         return report
     }
+
+    /// How many documents a sync works on at once.
+    static let syncConcurrency = 8
 
     private struct DocumentOutcome {
         var sent = 0
@@ -144,5 +151,87 @@ extension RevisionStore {
             }
         }
         return set
+    }
+}
+
+/// `body(0..<count)` on up to `workers` threads, the results in index order. After the
+/// first error no new index is started, and that error is thrown once the threads that
+/// are still working have finished. `progress` is called with the number of indices done,
+/// one call at a time.
+func concurrentMap<Result>(
+    count: Int, workers: Int, _ body: (Int) throws -> Result, progress: (Int) -> Void
+) throws -> [Result] {
+    try withoutActuallyEscaping(body) { body in
+        try withoutActuallyEscaping(progress) { progress in
+            let work = ConcurrentWork(count: count, body: body, progress: progress)
+            let finished = DispatchGroup()
+            for _ in 0..<min(workers, count) {
+                finished.enter()
+                let thread = Thread {
+                    work.run()
+                    finished.leave()
+                }
+                thread.start()
+            }
+            finished.wait()
+            // The threads may outlive this call for a moment: they must not hold the closures.
+            return try work.finish()
+        }
+    }
+}
+
+/// The state shared by ``concurrentMap(count:workers:_:progress:)``'s threads; every
+/// mutable field is guarded by `lock`, and the closures are only called while the map
+/// waits for the threads, so sharing them is safe.
+private final class ConcurrentWork<Result>: @unchecked Sendable {
+    private let lock = NSLock()
+    private let count: Int
+    private var body: ((Int) throws -> Result)?
+    private var progress: ((Int) -> Void)?
+    private var next = 0
+    private var done = 0
+    private var values: [Result?]
+    private var failure: (any Error)?
+
+    init(count: Int, body: @escaping (Int) throws -> Result, progress: @escaping (Int) -> Void) {
+        self.count = count
+        self.body = body
+        self.progress = progress
+        values = Array(repeating: nil, count: count)
+    }
+
+    func run() {
+        while let (index, body) = take() {
+            do {
+                let value = try body(index)
+                lock.lock()
+                values[index] = value
+                done += 1
+                progress?(done)
+                lock.unlock()
+            } catch {
+                lock.lock()
+                if failure == nil { failure = error }
+                lock.unlock()
+            }
+        }
+    }
+
+    private func take() -> (Int, (Int) throws -> Result)? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard failure == nil, next < count, let body else { return nil }
+        next += 1
+        return (next - 1, body)
+    }
+
+    /// Drops the closures and returns the results, or throws the first error.
+    func finish() throws -> [Result] {
+        lock.lock()
+        body = nil
+        progress = nil
+        lock.unlock()
+        if let failure { throw failure }
+        return values.map { $0! }
     }
 }
