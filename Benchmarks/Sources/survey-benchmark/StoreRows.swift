@@ -174,9 +174,12 @@ struct StoreBenchmarks {
             let ourTarget = root + "/ours-\(round)", rsyncTarget = root + "/rsync-\(round)"
             _ = try SurveyStore.create(at: ourTarget, deviceName: "Target")
             try StoreTrees.makeDirectory(rsyncTarget)
-            try dropWrites()
-            freshOurs.append(try timeCommand([survey, "sync", ourTarget, "--store", sourcePath]))
-            freshRsync.append(try timeCommand([rsync, "-a", "--exclude=*.nosync", sourcePath + "/", rsyncTarget + "/"]))
+            let ourCommand = [survey, "sync", ourTarget, "--store", sourcePath]
+            let rsyncCommand = [rsync, "-a", "--exclude=*.nosync", sourcePath + "/", rsyncTarget + "/"]
+            // Which goes first alternates between rounds.
+            var pair = try timePair(ourCommand, rsyncCommand, oursFirst: round % 2 == 1)
+            freshOurs.append(pair.ours)
+            freshRsync.append(pair.theirs)
             // Edits on the source: each a durable save through the library.
             for _ in 0..<sizes.syncEdits {
                 let id = ids[(editSerial * 7919) % ids.count]
@@ -184,9 +187,9 @@ struct StoreBenchmarks {
                 let edited = try StoreTrees.survey(items: sizes.treeItems, variant: 3 + editSerial)
                 try source.save(edited, to: id)
             }
-            try dropWrites()
-            editedOurs.append(try timeCommand([survey, "sync", ourTarget, "--store", sourcePath]))
-            editedRsync.append(try timeCommand([rsync, "-a", "--exclude=*.nosync", sourcePath + "/", rsyncTarget + "/"]))
+            pair = try timePair(ourCommand, rsyncCommand, oursFirst: round % 2 == 0)
+            editedOurs.append(pair.ours)
+            editedRsync.append(pair.theirs)
             if round == 1 { try checkSame(sourcePath, ourTarget, survey: survey) }
             StoreTrees.removeTree(ourTarget)
             StoreTrees.removeTree(rsyncTarget)
@@ -202,8 +205,15 @@ struct StoreBenchmarks {
         guard try runQuietly([survey, "verify", "--store", b]) == 0 else { throw BenchmarkError("survey verify found problems in \(b)") }
     }
 
-    /// Flushes pending writes from the setup, so they are not charged to the next command.
-    private func dropWrites() throws { Glibc.sync() }
+    /// Times two commands one after the other, each after flushing pending writes (the
+    /// setup's, and rsync's, which never fsyncs), so that neither pays for the other's.
+    private func timePair(_ ours: [String], _ theirs: [String], oursFirst: Bool) throws -> (ours: Double, theirs: Double) {
+        Glibc.sync()
+        let first = try timeCommand(oursFirst ? ours : theirs)
+        Glibc.sync()
+        let second = try timeCommand(oursFirst ? theirs : ours)
+        return oursFirst ? (first, second) : (second, first)
+    }
 
     // MARK: Conflicts
 
