@@ -38,7 +38,7 @@ func seconds(since start: ContinuousClock.Instant) -> Double {
 }
 
 /// Runs the store rows (save, list, sync, conflicts) in this process and returns their
-/// table rows. Every tree is made under `directory` and removed before returning.
+/// table rows. Every tree is made under `directory`, which the caller removes.
 struct StoreBenchmarks {
     var directory: String
     var sizes: StoreSizes
@@ -54,7 +54,6 @@ struct StoreBenchmarks {
     /// save each in turn. Each save goes to its own document that has one revision.
     func save() throws -> (ours: Sample, floor: Sample, layer: Sample) {
         let root = directory + "/save"
-        defer { StoreTrees.removeTree(root) }
         let store = try SurveyStore.create(at: root + "/store", deviceName: "Benchmark")
         let first = try StoreTrees.survey(items: sizes.saveItems, variant: 0)
         let second = try StoreTrees.survey(items: sizes.saveItems, variant: 1)
@@ -116,7 +115,6 @@ struct StoreBenchmarks {
     /// `rounds` times after one warm-up listing, so the page cache is warm.
     func list() throws -> [ListResult] {
         let root = directory + "/list"
-        defer { StoreTrees.removeTree(root) }
         let store = try SurveyStore.create(at: root, deviceName: "Benchmark")
         let contents = try (0..<3).map { try StoreTrees.survey(items: sizes.treeItems, variant: $0).plistData() }
         var ids: [UUID] = []
@@ -160,7 +158,6 @@ struct StoreBenchmarks {
         let survey = try surveyBinary()
         guard let rsync = findExecutable("rsync") else { throw BenchmarkError("rsync is not installed (apt-get install rsync)") }
         let root = directory + "/sync"
-        defer { StoreTrees.removeTree(root) }
         let sourcePath = root + "/source"
         let source = try SurveyStore.create(at: sourcePath, deviceName: "Source")
         let contents = try (0..<3).map { try StoreTrees.survey(items: sizes.treeItems, variant: $0).plistData() }
@@ -191,8 +188,6 @@ struct StoreBenchmarks {
             editedOurs.append(pair.ours)
             editedRsync.append(pair.theirs)
             if round == 1 { try checkSame(sourcePath, ourTarget, survey: survey) }
-            StoreTrees.removeTree(ourTarget)
-            StoreTrees.removeTree(rsyncTarget)
         }
         return SyncResult(fresh: (Sample(freshOurs), Sample(freshRsync)), edited: (Sample(editedOurs), Sample(editedRsync)))
     }
@@ -223,7 +218,6 @@ struct StoreBenchmarks {
     /// in memory.
     func conflicts() throws -> (ours: Sample, floor: Sample, compute: Sample, heads: Int) {
         let root = directory + "/conflicts"
-        defer { StoreTrees.removeTree(root) }
         let store = try SurveyStore.create(at: root, deviceName: "Benchmark")
         let content = try StoreTrees.survey(items: sizes.treeItems, variant: 0).plistData()
         let id = try StoreTrees.manyRevisions(into: root, revisions: sizes.conflictRevisions, content: content)

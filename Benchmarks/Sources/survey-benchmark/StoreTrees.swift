@@ -118,10 +118,6 @@ enum StoreTrees {
             }
         }
     }
-
-    static func removeTree(_ path: String) {
-        try? FileManager.default.removeItem(atPath: path)
-    }
 }
 
 /// A small deterministic random generator (SplitMix64), so that every run builds the

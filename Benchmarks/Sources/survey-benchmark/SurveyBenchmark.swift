@@ -84,9 +84,21 @@ struct SurveyBenchmark: ParsableCommand {
             throw ValidationError("--rows takes a comma-separated list of \(known.sorted().joined(separator: ", "))")
         }
         var codec: Report?
-        if selected.contains("codec") { codec = try runCodec() }
+        if selected.contains("codec") {
+            codec = try runCodec()
+            if !json, let codec { print(codec.table()) }
+        }
         var store: StoreReport?
-        if !selected.isDisjoint(with: ["save", "list", "sync", "conflicts"]) { store = try runStore(selected) }
+        // Removing the generated trees is slow (on a file system mounted with `discard`
+        // every freed block is trimmed at once), so it comes after the table is printed.
+        let workFolder = (workDirectory ?? FileManager.default.temporaryDirectory.path) + "/survey-store-benchmark-\(getpid())"
+        defer {
+            if FileManager.default.fileExists(atPath: workFolder) {
+                if !json { FileHandle.standardError.write(Data("removing the generated trees in \(workFolder)…\n".utf8)) }
+                try? FileManager.default.removeItem(atPath: workFolder)
+            }
+        }
+        if !selected.isDisjoint(with: ["save", "list", "sync", "conflicts"]) { store = try runStore(selected, directory: workFolder) }
         if json {
             struct Document: Encodable {
                 var codec: Report.JSONDocument?
@@ -100,7 +112,6 @@ struct SurveyBenchmark: ParsableCommand {
             print(String(decoding: try encoder.encode(document), as: UTF8.self))
             return
         }
-        if let codec { print(codec.table()) }
         if let store {
             if codec != nil { print("") }
             print("SurveyStore store benchmark: median (min–max) of \(storeRounds) rounds; ours and the baseline interleaved in each round")
@@ -111,12 +122,9 @@ struct SurveyBenchmark: ParsableCommand {
         }
     }
 
-    private func runStore(_ selected: Set<String>) throws -> StoreReport {
+    private func runStore(_ selected: Set<String>, directory: String) throws -> StoreReport {
         let sizes = quick ? StoreSizes.quick : StoreSizes()
-        let base = workDirectory ?? FileManager.default.temporaryDirectory.path
-        let directory = base + "/survey-store-benchmark-\(getpid())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         let quiet = json
         let benchmarks = StoreBenchmarks(
             directory: directory, sizes: sizes, rounds: storeRounds, surveyBinary: { try locateSurveyBinary() },
