@@ -53,7 +53,7 @@ extension SurveyStore {
     }
 
     /// How many documents a sync works on at once.
-    static let syncConcurrency = 8
+    static let syncConcurrency = 32
 
     private struct DocumentOutcome {
         var sent = 0
