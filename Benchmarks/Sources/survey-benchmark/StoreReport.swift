@@ -56,6 +56,17 @@ struct StoreReport {
                     baselineName: "at \(smallest.documents.formatted())", baseline: Sample(smallest.openPerDocument), limit: limit,
                     unit: "at \(smallest.documents.formatted())"))
             }
+            for result in list.dropFirst() {
+                rows.append(Self.ratioRow(
+                    "floor (readdir + read every file): per document at \(result.documents.formatted())",
+                    ours: Sample(result.floorPerDocument), baselineName: "at \(smallest.documents.formatted())",
+                    baseline: Sample(smallest.floorPerDocument), limit: nil, unit: "at \(smallest.documents.formatted())"))
+            }
+            for result in list {
+                rows.append(Self.ratioRow(
+                    "list vs its floor at \(result.documents.formatted())", ours: Sample(result.listPerDocument),
+                    baselineName: "floor", baseline: Sample(result.floorPerDocument), limit: nil, unit: "the floor"))
+            }
         }
         if let sync {
             rows.append(Self.ratioRow(

@@ -108,39 +108,53 @@ struct StoreBenchmarks {
         var documents: Int
         var listPerDocument: [Double]
         var openPerDocument: [Double]
+        var floorPerDocument: [Double]
     }
 
     /// `documents()` (the rows of `survey list`) and `open` of winners, per document, at
-    /// each size. The tree grows in place from one size to the next; each size is timed
-    /// `rounds` times after one warm-up listing, so the page cache is warm.
+    /// each size, with a bare floor: listing every document folder and reading every file
+    /// in it. Each size is a store of its own; every round visits all sizes in turn, so
+    /// that load on a shared machine falls on all of them alike. Smaller stores are
+    /// listed several times per round so that each figure covers at least as many
+    /// documents as the smallest pass over a large store. The page cache is warm.
     func list() throws -> [ListResult] {
-        let root = directory + "/list"
-        let store = try SurveyStore.create(at: root, deviceName: "Benchmark")
         let contents = try (0..<3).map { try StoreTrees.survey(items: sizes.treeItems, variant: $0).plistData() }
-        var ids: [UUID] = []
-        var results: [ListResult] = []
+        var stores: [(size: Int, store: SurveyStore, root: String, sample: [UUID])] = []
         for size in sizes.listSizes {
-            log("list: writing \(size - ids.count) more documents (\(size) in all)")
+            let root = directory + "/list-\(size)"
+            let store = try SurveyStore.create(at: root, deviceName: "Benchmark")
             let start = now()
-            ids += try StoreTrees.replicate(into: root, count: size - ids.count, contents: contents, seed: UInt64(ids.count + 1))
-            log(String(format: "list: tree of %d documents written in %.1f s", size, seconds(since: start)))
-            // The kernel's write-back of the new tree must not run during the timings.
-            Glibc.sync()
+            let ids = try StoreTrees.replicate(into: root, count: size, contents: contents, seed: UInt64(size))
+            log(String(format: "list: store of %d documents written in %.1f s", size, seconds(since: start)))
             guard try store.documents().count == size else { throw BenchmarkError("the generated store does not list \(size) documents") }
-            // A fixed sample, spread over the whole tree.
+            // A fixed sample, spread over the whole store.
             let step = max(1, size / sizes.openSample)
-            let sample = stride(from: 0, to: size, by: step).prefix(sizes.openSample).map { ids[$0] }
-            var listRounds: [Double] = [], openRounds: [Double] = []
-            for round in 1...rounds {
-                log("list: \(size) documents, round \(round) of \(rounds)")
-                let start = now()
-                let rows = try store.documents()
-                listRounds.append(seconds(since: start) / Double(rows.count))
-                let openStart = now()
-                for id in sample { _ = try store.open(id) }
-                openRounds.append(seconds(since: openStart) / Double(sample.count))
+            stores.append((size, store, root, stride(from: 0, to: size, by: step).prefix(sizes.openSample).map { ids[$0] }))
+        }
+        // The kernel's write-back of the new trees must not run during the timings.
+        Glibc.sync()
+        let covered = sizes.listSizes.count > 1 ? sizes.listSizes[1] : sizes.listSizes[0]
+        var results = stores.map { ListResult(documents: $0.size, listPerDocument: [], openPerDocument: [], floorPerDocument: []) }
+        for round in 1...rounds {
+            log("list: round \(round) of \(rounds)")
+            for (index, entry) in stores.enumerated() {
+                let passes = max(1, covered / entry.size)
+                var start = now()
+                var rows = 0
+                for _ in 0..<passes { rows += try entry.store.documents().count }
+                results[index].listPerDocument.append(seconds(since: start) / Double(rows))
+                start = now()
+                var opened = 0
+                for _ in 0..<max(1, covered / max(entry.size, sizes.openSample)) {
+                    for id in entry.sample { _ = try entry.store.open(id) }
+                    opened += entry.sample.count
+                }
+                results[index].openPerDocument.append(seconds(since: start) / Double(opened))
+                start = now()
+                var read = 0
+                for _ in 0..<passes { read += try BareCalls.readDocuments(of: entry.root + "/Documents") }
+                results[index].floorPerDocument.append(seconds(since: start) / Double(read))
             }
-            results.append(ListResult(documents: size, listPerDocument: listRounds, openPerDocument: openRounds))
         }
         return results
     }
@@ -315,6 +329,38 @@ enum BareCalls {
         guard descriptor >= 0 else { throw BenchmarkError("open \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else { throw BenchmarkError("fsync \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    /// Lists every document folder under `documents` and reads both files of every
+    /// package in it: the floor of listing a store. Returns the documents visited.
+    static func readDocuments(of documents: String) throws -> Int {
+        var count = 0
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        for document in try names(in: documents) {
+            let folder = documents + "/" + document
+            for package in try names(in: folder) where package.hasSuffix(".survey") {
+                for file in ["DocumentMetadata.plist", "Survey.plist"] {
+                    let descriptor = open(folder + "/" + package + "/" + file, O_RDONLY)
+                    guard descriptor >= 0 else { continue }
+                    while buffer.withUnsafeMutableBytes({ read(descriptor, $0.baseAddress!, $0.count) }) > 0 {}
+                    close(descriptor)
+                }
+            }
+            count += 1
+        }
+        return count
+    }
+
+    /// The names in a folder, without `.` and `..`.
+    static func names(in folder: String) throws -> [String] {
+        guard let directory = opendir(folder) else { throw BenchmarkError("opendir \(folder)") }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 
     /// Lists `folder` and reads the metadata file of every package in it; returns the

@@ -86,7 +86,10 @@ struct SurveyBenchmark: ParsableCommand {
         var codec: Report?
         if selected.contains("codec") {
             codec = try runCodec()
-            if !json, let codec { print(codec.table()) }
+            if !json, let codec {
+                print(codec.table())
+                fflush(nil)
+            }
         }
         var store: StoreReport?
         // Removing the generated trees is slow (on a file system mounted with `discard`
@@ -119,6 +122,7 @@ struct SurveyBenchmark: ParsableCommand {
             print(formatTable(store.rows).joined(separator: "\n"))
             print("")
             print("Save: per save, the median of \(store.sizes.savesPerRound) saves per round. List/open: per document, warm page cache, \(store.sizes.treeItems)-item documents of 3 revisions; open is a sample of \(store.sizes.openSample) winners. Sync: wall-clock time of the whole command.")
+            fflush(nil)
         }
     }
 
