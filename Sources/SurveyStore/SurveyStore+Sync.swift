@@ -58,35 +58,60 @@ extension SurveyStore {
     private struct DocumentOutcome {
         var sent = 0
         var received = 0
+        var tombstonesSent = 0
+        var tombstonesReceived = 0
         var conflictAppeared = false
         var conflictResolved = false
     }
 
     /// Syncs one document: each side's graph is read once before copying (after removing
-    /// resurrected packages) and serves both directions, and once after.
+    /// resurrected packages) and serves both directions. Afterwards a side is read again
+    /// only when it may have changed: it received tombstones (which may name packages it
+    /// still has), or its first read failed for another reason than a missing folder;
+    /// this side is also read when it received revisions, for its conflict state.
     private func syncDocument(_ id: UUID, with other: SurveyStore) throws -> DocumentOutcome {
-        let mine = try? revisions.cleanedGraph(of: id)
-        let theirs = try? other.revisions.cleanedGraph(of: id)
+        let (mine, mineFailed) = Self.readBefore { try revisions.cleanedGraph(of: id) }
+        let (theirs, theirsFailed) = Self.readBefore { try other.revisions.cleanedGraph(of: id) }
         let before = mine?.graph.isInConflict ?? false
         let otherBefore = theirs?.graph.isInConflict ?? false
         var outcome = DocumentOutcome()
-        outcome.sent = try copyMissing(id, from: self, mine, to: other, theirs)
-        outcome.received = try copyMissing(id, from: other, theirs, to: self, mine)
-        // Tombstones just copied may name packages the receiving side still has.
-        try other.revisions.cleanUp(id)
-        let after = try revisions.cleanedGraph(of: id).graph.isInConflict
+        (outcome.sent, outcome.tombstonesSent) = try copyMissing(id, from: self, mine, to: other, theirs)
+        (outcome.received, outcome.tombstonesReceived) = try copyMissing(id, from: other, theirs, to: self, mine)
+        if outcome.tombstonesSent > 0 || theirsFailed { try other.revisions.cleanUp(id) }
+        let after: Bool
+        if outcome.received > 0 || outcome.tombstonesReceived > 0 || mineFailed {
+            after = try revisions.cleanedGraph(of: id).graph.isInConflict
+        } else {
+            after = before
+        }
         outcome.conflictAppeared = after && !(before && otherBefore)
         outcome.conflictResolved = !after && (before || otherBefore)
         return outcome
     }
 
+    /// A side's graph before copying: `nil` and not failed when the side has no folder
+    /// for the document, `nil` and failed when it could not be read for another reason.
+    private static func readBefore(
+        _ read: () throws -> (graph: RevisionGraph, pruned: Set<RevisionID>)
+    ) -> (read: (graph: RevisionGraph, pruned: Set<RevisionID>)?, failed: Bool) {
+        do {
+            return (try read(), false)
+        } catch StoreError.noSuchDocument {
+            return (nil, false)
+        } catch {
+            return (nil, true)
+        }
+    }
+
     /// Copies the tombstones and complete revisions of `id` that `target` lacks, given
     /// both sides' graphs as read before copying (`nil` where a side has no such document).
+    ///
+    /// - Returns: The revisions and tombstones copied, and how many of them were tombstones.
     private func copyMissing(
         _ id: UUID, from source: SurveyStore, _ sourceRead: (graph: RevisionGraph, pruned: Set<RevisionID>)?,
         to target: SurveyStore, _ targetRead: (graph: RevisionGraph, pruned: Set<RevisionID>)?
-    ) throws -> Int {
-        guard let (sourceGraph, sourcePruned) = sourceRead else { return 0 }
+    ) throws -> (copied: Int, tombstones: Int) {
+        guard let (sourceGraph, sourcePruned) = sourceRead else { return (0, 0) }
         let (targetGraph, targetPruned) = targetRead ?? (RevisionGraph(), [])
         let folder = target.revisions.folder(of: id)
         var copied = 0
@@ -98,6 +123,7 @@ extension SurveyStore {
             _ = try target.revisions.writer.writeFile(try metadata.plistData(), at: folder + "/\(revisionID).pruned")
             copied += 1
         }
+        let tombstones = copied
         let sourceFolder = source.root + "/" + source.revisions.folder(of: id)
         for revision in sourceGraph.revisions.values.sorted(by: { $0.id < $1.id })
         where !sourcePruned.contains(revision.id) && targetGraph.revisions[revision.id] == nil && !targetPruned.contains(revision.id) {
@@ -120,7 +146,7 @@ extension SurveyStore {
             }
             copied += 1
         }
-        return copied
+        return (copied, tombstones)
     }
 }
 
@@ -132,25 +158,30 @@ extension RevisionStore {
     /// other case (a deletion, a half-copied package, a stray file) this says `false`
     /// and the revisions are read.
     func holdsSameFiles(_ document: UUID, as other: RevisionStore) -> Bool {
-        guard let mine = completeNames(of: document), let theirs = other.completeNames(of: document) else { return false }
-        return mine == theirs
+        // The folders first, so that a document one side lacks costs one listing each.
+        guard let mine = try? FileManager.default.contentsOfDirectory(atPath: root + "/" + folder(of: document)),
+            let theirs = try? FileManager.default.contentsOfDirectory(atPath: other.root + "/" + other.folder(of: document)),
+            Set(mine) == Set(theirs)
+        else { return false }
+        return holdsCompletePackages(document, names: mine) && other.holdsCompletePackages(document, names: theirs)
     }
 
-    private func completeNames(of document: UUID) -> Set<String>? {
+    /// Whether every package among `names` (the document folder's entries) holds its
+    /// metadata and its content, no package has a tombstone, and nothing else is there.
+    private func holdsCompletePackages(_ document: UUID, names: [String]) -> Bool {
         let path = root + "/" + folder(of: document)
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return nil }
         let set = Set(names)
         let complete: Set<String> = [Self.metadataFile, Self.contentFile]
         for name in names {
             if name.hasSuffix(".survey") {
                 guard !set.contains(String(name.dropLast(".survey".count)) + ".pruned"),
                     let files = try? FileManager.default.contentsOfDirectory(atPath: path + "/" + name), Set(files) == complete
-                else { return nil }
+                else { return false }
             } else if !name.hasSuffix(".pruned") {
-                return nil
+                return false
             }
         }
-        return set
+        return true
     }
 }
 
