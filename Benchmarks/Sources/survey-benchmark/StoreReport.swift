@@ -75,6 +75,12 @@ struct StoreReport {
             rows.append(Self.ratioRow(
                 "sync: again after \(sizes.syncEdits) edits, survey sync", ours: sync.edited.ours,
                 baselineName: "rsync -a", baseline: sync.edited.rsync, limit: 1, unit: "rsync"))
+            rows.append(Self.ratioRow(
+                "sync: \(sizes.syncDocuments.formatted()) documents into an empty store, survey sync", ours: sync.fresh.ours,
+                baselineName: "rsync -a then sync -f", baseline: sync.fresh.rsyncDurable, limit: nil, unit: "rsync+sync"))
+            rows.append(Self.ratioRow(
+                "sync: again after \(sizes.syncEdits) edits, survey sync", ours: sync.edited.ours,
+                baselineName: "rsync -a then sync -f", baseline: sync.edited.rsyncDurable, limit: nil, unit: "rsync+sync"))
         }
         if let conflicts {
             rows.append(Self.ratioRow(

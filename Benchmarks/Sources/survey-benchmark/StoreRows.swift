@@ -162,12 +162,15 @@ struct StoreBenchmarks {
     // MARK: Sync
 
     struct SyncResult {
-        var fresh: (ours: Sample, rsync: Sample)
-        var edited: (ours: Sample, rsync: Sample)
+        var fresh: (ours: Sample, rsync: Sample, rsyncDurable: Sample)
+        var edited: (ours: Sample, rsync: Sample, rsyncDurable: Sample)
     }
 
     /// `survey sync` of a store of `syncDocuments` documents into an empty store, and
-    /// again after `syncEdits` edits, against `rsync -a` over the same trees.
+    /// again after `syncEdits` edits, against `rsync -a` over the same trees; and, for
+    /// information, against `rsync -a` followed by `sync -f` on the copy, since rsync
+    /// leaves its writes to the kernel's write-back where `survey sync` fsyncs each
+    /// revision before it returns.
     func sync() throws -> SyncResult {
         let survey = try surveyBinary()
         guard let rsync = findExecutable("rsync") else { throw BenchmarkError("rsync is not installed (apt-get install rsync)") }
@@ -178,19 +181,22 @@ struct StoreBenchmarks {
         let start = now()
         let ids = try StoreTrees.replicate(into: sourcePath, count: sizes.syncDocuments, contents: contents, seed: 7)
         log(String(format: "sync: source of %d documents written in %.1f s", ids.count, seconds(since: start)))
-        var freshOurs: [Double] = [], freshRsync: [Double] = [], editedOurs: [Double] = [], editedRsync: [Double] = []
+        var fresh: [[Double]] = [[], [], []], edited: [[Double]] = [[], [], []]
         var editSerial = 0
         for round in 1...rounds {
             log("sync: round \(round) of \(rounds)")
             let ourTarget = root + "/ours-\(round)", rsyncTarget = root + "/rsync-\(round)"
+            let durableTarget = root + "/rsync-sync-\(round)"
             _ = try SurveyStore.create(at: ourTarget, deviceName: "Target")
             try StoreTrees.makeDirectory(rsyncTarget)
-            let ourCommand = [survey, "sync", ourTarget, "--store", sourcePath]
-            let rsyncCommand = [rsync, "-a", "--exclude=*.nosync", sourcePath + "/", rsyncTarget + "/"]
-            // Which goes first alternates between rounds.
-            var pair = try timePair(ourCommand, rsyncCommand, oursFirst: round % 2 == 1)
-            freshOurs.append(pair.ours)
-            freshRsync.append(pair.theirs)
+            try StoreTrees.makeDirectory(durableTarget)
+            let commands = [
+                [survey, "sync", ourTarget, "--store", sourcePath],
+                [rsync, "-a", "--exclude=*.nosync", sourcePath + "/", rsyncTarget + "/"],
+                ["/bin/sh", "-c", "\"$0\" -a --exclude='*.nosync' \"$1/\" \"$2/\" && sync -f \"$2\"", rsync, sourcePath, durableTarget],
+            ]
+            // Which goes first rotates between rounds.
+            for (index, seconds) in try timeInTurn(commands, first: round).enumerated() { fresh[index].append(seconds) }
             // Edits on the source: each a durable save through the library.
             for _ in 0..<sizes.syncEdits {
                 let id = ids[(editSerial * 7919) % ids.count]
@@ -198,12 +204,11 @@ struct StoreBenchmarks {
                 let edited = try StoreTrees.survey(items: sizes.treeItems, variant: 3 + editSerial)
                 try source.save(edited, to: id)
             }
-            pair = try timePair(ourCommand, rsyncCommand, oursFirst: round % 2 == 0)
-            editedOurs.append(pair.ours)
-            editedRsync.append(pair.theirs)
+            for (index, seconds) in try timeInTurn(commands, first: round + 1).enumerated() { edited[index].append(seconds) }
             if round == 1 { try checkSame(sourcePath, ourTarget, survey: survey) }
         }
-        return SyncResult(fresh: (Sample(freshOurs), Sample(freshRsync)), edited: (Sample(editedOurs), Sample(editedRsync)))
+        return SyncResult(
+            fresh: (Sample(fresh[0]), Sample(fresh[1]), Sample(fresh[2])), edited: (Sample(edited[0]), Sample(edited[1]), Sample(edited[2])))
     }
 
     /// The synced store must list the same winners and verify clean.
@@ -214,14 +219,17 @@ struct StoreBenchmarks {
         guard try runQuietly([survey, "verify", "--store", b]) == 0 else { throw BenchmarkError("survey verify found problems in \(b)") }
     }
 
-    /// Times two commands one after the other, each after flushing pending writes (the
-    /// setup's, and rsync's, which never fsyncs), so that neither pays for the other's.
-    private func timePair(_ ours: [String], _ theirs: [String], oursFirst: Bool) throws -> (ours: Double, theirs: Double) {
-        Glibc.sync()
-        let first = try timeCommand(oursFirst ? ours : theirs)
-        Glibc.sync()
-        let second = try timeCommand(oursFirst ? theirs : ours)
-        return oursFirst ? (first, second) : (second, first)
+    /// Times commands one after the other, starting with the one at `first` modulo their
+    /// number, each after flushing pending writes (the setup's, and rsync's, which never
+    /// fsyncs), so that none pays for another's. Returns the times in `commands` order.
+    private func timeInTurn(_ commands: [[String]], first: Int) throws -> [Double] {
+        var times = [Double](repeating: 0, count: commands.count)
+        for step in 0..<commands.count {
+            let index = (first + step) % commands.count
+            Glibc.sync()
+            times[index] = try timeCommand(commands[index])
+        }
+        return times
     }
 
     // MARK: Conflicts
