@@ -36,8 +36,8 @@ extension SurveyStore {
             let otherBefore = (try? other.graph(of: id))?.isInConflict ?? false
             report.sent += try copyMissing(id, from: self, to: other)
             report.received += try copyMissing(id, from: other, to: self)
-            try revisions.cleanUp(id)
-            try other.revisions.cleanUp(id)
+            try revisions.finishPrune(id)
+            try other.revisions.finishPrune(id)
             let after = try graph(of: id).isInConflict
             if after && !(before && otherBefore) { report.conflictsAppeared.append(id) }
             if !after && (before || otherBefore) { report.conflictsResolved.append(id) }
@@ -54,8 +54,12 @@ extension SurveyStore {
         var copied = 0
         try target.revisions.writer.createDirectory("Documents")
         try target.revisions.writer.createDirectory(folder)
-        // Tombstones first: a revision the source pruned is never sent as content.
-        for revisionID in sourcePruned.subtracting(targetPruned).sorted() {
+        // Tombstones first: a revision the source pruned is never sent as content. When
+        // they disown packages the target has, it notes the prune first, so that a crash
+        // before the removal is finished on the next open.
+        let arriving = sourcePruned.subtracting(targetPruned)
+        if arriving.contains(where: { targetGraph.revisions[$0] != nil }) { try target.revisions.notePrune(id) }
+        for revisionID in arriving.sorted() {
             let metadata = sourceGraph.revisions[revisionID]!
             _ = try target.revisions.writer.writeFile(try metadata.plistData(), at: folder + "/\(revisionID).pruned")
             copied += 1
@@ -66,7 +70,7 @@ extension SurveyStore {
             let package = sourceFolder + "/\(revision.id).survey"
             var files: [PackageFile] = []
             for name in [RevisionStore.metadataFile, RevisionStore.contentFile] {
-                if let contents = FileManager.default.contents(atPath: package + "/" + name) {
+                if let contents = try source.revisions.reader.contents(atPath: package + "/" + name) {
                     files.append(PackageFile(name: name, contents: contents))
                 }
             }

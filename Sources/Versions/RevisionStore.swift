@@ -12,6 +12,8 @@ public final class RevisionStore {
     public let root: String
     public let device: Device
     public let writer: PackageWriter
+    /// Reads the store's files through the same system calls as ``writer``.
+    public let reader: FileReader
     private let wallClock: @Sendable () -> Int64
 
     public static let metadataFile = "DocumentMetadata.plist"
@@ -23,6 +25,7 @@ public final class RevisionStore {
         self.root = root
         self.device = device
         writer = PackageWriter(root: root, calls: calls)
+        reader = FileReader(calls: calls)
         self.wallClock = wallClock
     }
 
@@ -34,7 +37,7 @@ public final class RevisionStore {
 
     /// The documents that have a folder.
     public func documentIDs() throws -> [UUID] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: documentsFolder)) ?? []
+        let names = try reader.names(atPath: documentsFolder)
         return names.compactMap { UUID(uuidString: $0) }.sorted { $0.uuidString < $1.uuidString }
     }
 
@@ -44,13 +47,13 @@ public final class RevisionStore {
     /// ``cleanUp(_:)``): it is a copy a sync engine brought back.
     public func graph(of document: UUID) throws -> (graph: RevisionGraph, pruned: Set<RevisionID>) {
         let path = root + "/" + folder(of: document)
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
+        guard let names = try reader.entries(atPath: path)?.map(\.name) else {
             throw StoreError.noSuchDocument(document)
         }
         var graph = RevisionGraph()
         var pruned = Set<RevisionID>()
         for name in names where name.hasSuffix(".pruned") {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path + "/" + name))
+            guard let data = try reader.contents(atPath: path + "/" + name) else { continue }
             let metadata = try RevisionMetadata(plist: data, file: path + "/" + name)
             graph.insert(metadata)
             pruned.insert(metadata.id)
@@ -60,9 +63,11 @@ public final class RevisionStore {
             let file = path + "/" + name + "/" + Self.metadataFile
             // A package is a revision only once it is complete: a copy that a file-sync
             // engine has not finished (or was killed in) is not one yet.
-            guard let data = FileManager.default.contents(atPath: file),
+            // Only absence makes a package incomplete: any other failure to read is an
+            // error, never a reason to leave a revision out.
+            guard let data = try reader.contents(atPath: file),
                 let metadata = try? RevisionMetadata(plist: data, file: file), metadata.id == id,
-                metadata.isDeleted || FileManager.default.fileExists(atPath: path + "/" + name + "/" + Self.contentFile)
+                try metadata.isDeleted || reader.status(atPath: path + "/" + name + "/" + Self.contentFile) != nil
             else { continue }
             graph.insert(metadata)
         }
@@ -72,7 +77,7 @@ public final class RevisionStore {
     /// The content of a revision, checked against its digest.
     public func content(of document: UUID, revision: RevisionMetadata) throws -> Data {
         let file = root + "/" + folder(of: document) + "/\(revision.id).survey/" + Self.contentFile
-        guard let data = FileManager.default.contents(atPath: file) else {
+        guard let data = try reader.contents(atPath: file) else {
             throw StoreError.noContent(revision.id)
         }
         guard RevisionID.sha256Hex(data) == revision.contentDigest else { throw VersionsError.contentMismatch(revision.id) }
@@ -143,19 +148,49 @@ public final class RevisionStore {
         }
         let victims = graph.revisions.values.filter { !keep.contains($0.id) && !pruned.contains($0.id) }
             .sorted { $0.id < $1.id }
-        if dryRun { return victims.map(\.id) }
+        if dryRun || victims.isEmpty { return victims.map(\.id) }
+        try notePrune(document)
         for victim in victims {
             // The tombstone first: from then on the package is a leftover, whatever happens.
             _ = try writer.writeFile(try victim.plistData(), at: folder(of: document) + "/\(victim.id).pruned")
             try removePackage(folder(of: document) + "/\(victim.id).survey")
         }
+        try writer.remove(pruneNote(document))
         return victims.map(\.id)
+    }
+
+    /// Writes a durable note that packages of `document` are about to be disowned by
+    /// tombstones (a prune, or tombstones arriving by sync), so that the next open
+    /// finishes their removal if a crash interrupts it (see ``interruptedPrunes()``).
+    public func notePrune(_ document: UUID) throws {
+        try writer.createDirectory(Self.pruningFolder)
+        _ = try writer.writeFile(Data(), at: pruneNote(document))
+    }
+
+    private func pruneNote(_ document: UUID) -> String {
+        Self.pruningFolder + "/" + document.uuidString.lowercased()
+    }
+
+    /// Where prune notes which documents it is pruning (local state, never synced).
+    static let pruningFolder = "Local.nosync/pruning"
+
+    /// Documents whose prune was interrupted (a crash, a kill): their tombstones may stand
+    /// beside packages that were not yet removed.
+    public func interruptedPrunes() throws -> [UUID] {
+        try reader.names(atPath: root + "/" + Self.pruningFolder).compactMap { UUID(uuidString: $0) }
+    }
+
+    /// Finishes an interrupted prune of `document`: removes what its tombstones disown and
+    /// then the note.
+    public func finishPrune(_ document: UUID) throws {
+        try cleanUp(document)
+        try writer.remove(pruneNote(document))
     }
 
     /// Removes packages that a tombstone says were pruned (brought back by a sync engine).
     public func cleanUp(_ document: UUID) throws {
         let (_, pruned) = try graph(of: document)
-        for id in pruned where FileManager.default.fileExists(atPath: root + "/" + folder(of: document) + "/\(id).survey") {
+        for id in pruned where try reader.status(atPath: root + "/" + folder(of: document) + "/\(id).survey") != nil {
             try removePackage(folder(of: document) + "/\(id).survey")
         }
     }
