@@ -11,7 +11,7 @@ extension SurveyStore {
 
     /// Checks the whole store: every revision's metadata against its id and its content
     /// against its digest, every parent known, no resurrected pruned revision, no stray
-    /// temporary file, no unreadable property list. Changes nothing.
+    /// temporary file, no interrupted prune, no unreadable property list. Changes nothing.
     ///
     /// - Returns: The problems found; empty when the store is clean.
     public func verify() -> [Problem] {
@@ -21,6 +21,10 @@ extension SurveyStore {
         let temporary = root + "/Local.nosync/tmp"
         for name in (try? reader.names(atPath: temporary)) ?? [] {
             problems.append(Problem(path: temporary + "/" + name, message: "a temporary file left by an interrupted write"))
+        }
+        let pruning = root + "/" + RevisionStore.pruningFolder
+        for name in (try? reader.names(atPath: pruning)) ?? [] {
+            problems.append(Problem(path: pruning + "/" + name, message: "an interrupted prune (the next command finishes it)"))
         }
         for folder in ((try? reader.names(atPath: documents)) ?? []).sorted() {
             let folderPath = documents + "/" + folder

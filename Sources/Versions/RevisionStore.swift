@@ -172,7 +172,7 @@ public final class RevisionStore {
     }
 
     /// Where prune notes which documents it is pruning (local state, never synced).
-    static let pruningFolder = "Local.nosync/pruning"
+    public static let pruningFolder = "Local.nosync/pruning"
 
     /// Documents whose prune was interrupted (a crash, a kill): their tombstones may stand
     /// beside packages that were not yet removed.
