@@ -27,7 +27,7 @@ public struct FileReader {
     /// - Throws: ``FileSystemError`` for any other failure (a folder, an I/O error).
     public func contents(atPath path: String) throws -> Data? {
         do {
-            return Data(try system.readAll(path))
+            return try system.readAll(path)
         } catch let error as FileSystemError where error.code == .notFound || error.errno == .notDirectory {
             return nil
         }

@@ -1,4 +1,5 @@
 import CSystemShims
+import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -248,22 +249,25 @@ struct System {
     }
 
     /// Reads the whole file at `path`: open, read until the end, close.
-    func readAll(_ path: String) throws -> [UInt8] {
+    ///
+    /// Reads go straight into the returned buffer, which starts at 4 KiB (a revision's
+    /// metadata fits in one read) and doubles as needed.
+    func readAll(_ path: String) throws -> Data {
         let descriptor = try open(path, flags: O_RDONLY)
         defer { _ = calls.close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 16 * 1024)
+        var data = Data(count: 4096)
         var count = 0
         while true {
-            if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: bytes.count)) }
-            let read = try bytes.withUnsafeMutableBytes { buffer in
+            if count == data.count { data.count *= 2 }
+            let read = try data.withUnsafeMutableBytes { buffer in
                 try retrying { calls.read(descriptor, UnsafeMutableRawBufferPointer(rebasing: buffer[count...])) }
                     .mapError { FileSystemError(.read, path: path, errno: $0) }.get()
             }
             if read == 0 { break }
             count += read
         }
-        bytes.removeSubrange(count...)
-        return bytes
+        data.count = count
+        return data
     }
 
     /// Opens the directory at `path` and fsyncs it: its entries reach stable storage.
