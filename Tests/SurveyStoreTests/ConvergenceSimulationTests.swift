@@ -171,6 +171,7 @@ struct ConvergenceSimulationTests {
         func note(_ name: String) { counts[name, default: 0] += 1 }
 
         for step in 0..<Self.operations {
+            if step > 0 && step % 1000 == 0 { print("convergence seed \(seed): \(step) operations") }
             time.advance(by: Int64.random(in: 0...20, using: &random))
             let actor = Int.random(in: 0..<3, using: &random)
             let store = replicas[actor].store
