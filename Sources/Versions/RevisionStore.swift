@@ -14,6 +14,10 @@ public final class RevisionStore {
     public let writer: PackageWriter
     /// Reads the store's files through the same system calls as ``writer``.
     public let reader: FileReader
+    /// The metadata of complete packages and tombstones read so far, by file. Revisions
+    /// never change (a name is its content's digest), so what was read once holds for as
+    /// long as the name is there; an incomplete package is never remembered.
+    private let known = MetadataCache()
     private let wallClock: @Sendable () -> Int64
 
     public static let metadataFile = "DocumentMetadata.plist"
@@ -53,14 +57,25 @@ public final class RevisionStore {
         var graph = RevisionGraph()
         var pruned = Set<RevisionID>()
         for name in names where name.hasSuffix(".pruned") {
-            guard let data = try reader.contents(atPath: path + "/" + name) else { continue }
-            let metadata = try RevisionMetadata(plist: data, file: path + "/" + name)
+            let file = path + "/" + name
+            let metadata: RevisionMetadata
+            if let known = known[file] {
+                metadata = known
+            } else {
+                guard let data = try reader.contents(atPath: file) else { continue }
+                metadata = try RevisionMetadata(plist: data, file: file)
+                known[file] = metadata
+            }
             graph.insert(metadata)
             pruned.insert(metadata.id)
         }
         for name in names where name.hasSuffix(".survey") {
             guard let id = RevisionID(String(name.dropLast(".survey".count))), !pruned.contains(id) else { continue }
             let file = path + "/" + name + "/" + Self.metadataFile
+            if let metadata = known[file] {
+                graph.insert(metadata)
+                continue
+            }
             // A package is a revision only once it is complete: a copy that a file-sync
             // engine has not finished (or was killed in) is not one yet.
             // Only absence makes a package incomplete: any other failure to read is an
@@ -69,6 +84,7 @@ public final class RevisionStore {
                 let metadata = try? RevisionMetadata(plist: data, file: file), metadata.id == id,
                 try metadata.isDeleted || reader.status(atPath: path + "/" + name + "/" + Self.contentFile) != nil
             else { continue }
+            known[file] = metadata
             graph.insert(metadata)
         }
         return (graph, pruned)
@@ -197,6 +213,17 @@ public final class RevisionStore {
 
     private func removePackage(_ relativePath: String) throws {
         try writer.remove(relativePath)
+    }
+}
+
+/// Parsed metadata by file path, shared by the threads that read one store.
+private final class MetadataCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [String: RevisionMetadata] = [:]
+
+    subscript(path: String) -> RevisionMetadata? {
+        get { lock.withLock { entries[path] } }
+        set { lock.withLock { entries[path] = newValue } }
     }
 }
 

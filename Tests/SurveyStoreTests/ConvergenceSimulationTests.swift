@@ -182,7 +182,7 @@ struct ConvergenceSimulationTests {
             if crash { disk.powerLossAtCall = disk.calls + Int.random(in: 1...120, using: &random) }
             do {
                 switch Int.random(in: 0..<100, using: &random) {
-                case 0..<8 where documents.count < 6:
+                case 0..<8 where documents.filter({ !$0.isDeleted }).count < 6:
                     let id = Self.uuid(&random)
                     acknowledged.insert(try store.create(Self.survey("doc \(step)", rating: step % 100), id: id).revision.id)
                     note("new")
