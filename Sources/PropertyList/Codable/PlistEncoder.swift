@@ -22,7 +22,7 @@ public struct PlistEncoder: Sendable {
     ///   something XML cannot carry (the underlying ``PropertyListError`` says what).
     public func encode<T: Encodable>(_ value: T) throws -> Data {
         let arena = ByteStorage(capacity: 1 << 16)
-        let encoder = PlistXMLEncoder(arena: arena, depth: 0, codingPath: [], userInfo: userInfo)
+        let encoder = PlistXMLEncoder(state: EncodingState(arena: arena), depth: 0, codingPath: [], userInfo: userInfo)
         guard let rendered = try encoder.encodeValue(value) else {
             throw EncodingError.invalidValue(
                 value, EncodingError.Context(codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values."))

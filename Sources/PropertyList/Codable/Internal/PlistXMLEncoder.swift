@@ -9,16 +9,21 @@ enum Rendered {
     case array(ArrayRender)
 }
 
-/// A dictionary being encoded: its keys, each key's rendered `<key>` line, and values.
-/// Keys are sorted when the document is assembled; a key encoded twice keeps its last
-/// value, as with Foundation's encoder.
+/// A dictionary being encoded: one entry per key, with the position of the key's
+/// rendered `<key>` line in the arena and the value. Keys are sorted when the document
+/// is assembled; a key encoded twice keeps its last value, as with Foundation's encoder.
 final class DictionaryRender {
+    struct Entry {
+        var key: String
+        var lineStart: Int
+        var lineCount: Int
+        var value: Rendered
+    }
+
     let depth: Int
     // Only the encoder of this dictionary touches these, one call at a time: Swift's
     // dynamic exclusivity checks on each append are turned off.
-    @exclusivity(unchecked) var keys: [String] = []
-    @exclusivity(unchecked) var keyLines: [(start: Int, count: Int)] = []
-    @exclusivity(unchecked) var values: [Rendered] = []
+    @exclusivity(unchecked) var entries: [Entry] = []
 
     init(depth: Int) {
         self.depth = depth
@@ -35,6 +40,52 @@ final class ArrayRender {
     }
 }
 
+/// What one encoding shares between its encoders: the arena that values are rendered
+/// into, and the `<key>` lines rendered so far.
+final class EncodingState {
+    let arena: ByteStorage
+    @exclusivity(unchecked) var keyLines = KeyLineCache()
+
+    init(arena: ByteStorage) {
+        self.arena = arena
+    }
+}
+
+/// The `<key>` lines rendered recently, by key and depth: values of one type encode
+/// the same keys at the same depth over and over, and each line is rendered once and
+/// then shared by every dictionary that has it.
+struct KeyLineCache {
+    private struct Slot {
+        var key = ""
+        var depth = -1
+        var start = 0
+        var count = 0
+    }
+
+    private var slots = [Slot](repeating: Slot(), count: 256)
+
+    @inline(__always)
+    private static func slot(_ key: String, depth: Int) -> Int {
+        // Any hash of the string's representation will do: a literal key has the same
+        // one every time, and a miss merely renders the line again.
+        let bits = unsafeBitCast(key, to: (UInt64, UInt64).self)
+        let mixed = (bits.0 &* 0x9E37_79B9_7F4A_7C15) ^ (bits.1 &* 0xBF58_476D_1CE4_E5B9) ^ UInt64(depth)
+        return Int(truncatingIfNeeded: (mixed &* 0x94D0_49BB_1331_11EB) >> 56)
+    }
+
+    /// The arena position of the line for `key` at `depth`, if it has been rendered.
+    @inline(__always)
+    func line(for key: String, depth: Int) -> (start: Int, count: Int)? {
+        let slot = slots[Self.slot(key, depth: depth)]
+        guard slot.depth == depth, slot.key == key else { return nil }
+        return (slot.start, slot.count)
+    }
+
+    mutating func remember(_ key: String, depth: Int, start: Int, count: Int) {
+        slots[Self.slot(key, depth: depth)] = Slot(key: key, depth: depth, start: start, count: count)
+    }
+}
+
 /// The `Encoder` behind ``PlistEncoder``.
 ///
 /// Scalars are rendered to XML the moment they are encoded, at the indentation their
@@ -42,7 +93,7 @@ final class ArrayRender {
 /// pieces. Assembling the document then sorts each dictionary's keys and copies the
 /// pieces out in order. No intermediate tree of values is built.
 final class PlistXMLEncoder: Encoder {
-    let arena: ByteStorage
+    let state: EncodingState
     let depth: Int
     let codingPath: [any CodingKey]
     let userInfoStorage: [CodingUserInfoKey: any Sendable]
@@ -51,11 +102,13 @@ final class PlistXMLEncoder: Encoder {
     /// Receives each new result (a super-encoder writes into its parent through it).
     private let sink: ((Rendered) -> Void)?
 
+    var arena: ByteStorage { state.arena }
+
     init(
-        arena: ByteStorage, depth: Int, codingPath: [any CodingKey], userInfo: [CodingUserInfoKey: any Sendable],
+        state: EncodingState, depth: Int, codingPath: [any CodingKey], userInfo: [CodingUserInfoKey: any Sendable],
         sink: ((Rendered) -> Void)? = nil
     ) {
-        self.arena = arena
+        self.state = state
         self.depth = depth
         self.codingPath = codingPath
         self.userInfoStorage = userInfo
@@ -97,31 +150,102 @@ final class PlistXMLEncoder: Encoder {
 
     /// Renders a value that is not a container (or an array of scalars) at `depth`.
     func render(_ value: PropertyList, depth: Int, path: @autoclosure () -> [any CodingKey]) throws -> Rendered {
+        try render(value, depth: depth, path: path()) { try $0.writeScalar(value, depth: depth) }
+    }
+
+    /// Renders what `body` writes into the arena; a failure becomes
+    /// `EncodingError.invalidValue` for `value` at `path`.
+    @inline(__always)
+    func render(
+        _ value: @autoclosure () -> Any, depth: Int, path: @autoclosure () -> [any CodingKey],
+        _ body: (inout XMLPlistWriter) throws -> Void
+    ) throws -> Rendered {
+        let arena = self.arena
         let start = arena.count
         var writer = XMLPlistWriter(output: arena)
         do {
-            try writer.write(value, depth: depth)
+            try body(&writer)
         } catch let failure as XMLPlistWriter.Failure {
             arena.truncate(to: start)
             throw EncodingError.invalidValue(
-                value, EncodingError.Context(codingPath: path(), debugDescription: failure.message, underlyingError: failure.error))
+                value(), EncodingError.Context(codingPath: path(), debugDescription: failure.message, underlyingError: failure.error))
         }
         return .bytes(start: start, count: arena.count - start)
     }
 
-    /// The property list for values the format carries natively. (Each branch has
-    /// checked that `T` is exactly the type it reads, so the casts are identities.)
     @inline(__always)
-    static func scalar<T: Encodable>(_ value: T) -> PropertyList? {
-        if T.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
-        if T.self == Int.self { return integer(unsafeBitCast(value, to: Int.self)) }
-        if T.self == Double.self { return .real(unsafeBitCast(value, to: Double.self)) }
-        if T.self == Bool.self { return .boolean(unsafeBitCast(value, to: Bool.self)) }
-        if T.self == Date.self { return .date(unsafeBitCast(value, to: Date.self)) }
-        if T.self == Data.self { return .data(unsafeBitCast(value, to: Data.self)) }
+    func renderString(_ string: String, depth: Int, path: @autoclosure () -> [any CodingKey]) throws -> Rendered {
+        try render(string, depth: depth, path: path()) { try $0.writeString(string, depth: depth) }
+    }
+
+    @inline(__always)
+    func renderInteger<T: BinaryInteger>(_ value: T, depth: Int) -> Rendered {
+        let start = arena.count
+        var writer = XMLPlistWriter(output: arena)
+        if value < 0 {
+            writer.writeInteger(isNegative: true, magnitude: Int64(value).magnitude, depth: depth)
+        } else {
+            writer.writeInteger(isNegative: false, magnitude: UInt64(value), depth: depth)
+        }
+        return .bytes(start: start, count: arena.count - start)
+    }
+
+    @inline(__always)
+    func renderReal(_ value: Double, depth: Int) -> Rendered {
+        let start = arena.count
+        var writer = XMLPlistWriter(output: arena)
+        writer.writeReal(value, depth: depth)
+        return .bytes(start: start, count: arena.count - start)
+    }
+
+    @inline(__always)
+    func renderBoolean(_ value: Bool, depth: Int) -> Rendered {
+        let start = arena.count
+        var writer = XMLPlistWriter(output: arena)
+        writer.writeBoolean(value, depth: depth)
+        return .bytes(start: start, count: arena.count - start)
+    }
+
+    /// Renders values the format carries natively, and arrays of strings and booleans,
+    /// at `depth`; `nil` for any other type. (Each branch has checked that `T` is
+    /// exactly the type it reads, so the casts are identities.)
+    @inline(__always)
+    func renderNative<T: Encodable>(_ value: T, depth: Int, path: @autoclosure () -> [any CodingKey]) throws -> Rendered? {
+        if T.self == String.self { return try renderString(unsafeBitCast(value, to: String.self), depth: depth, path: path()) }
+        if T.self == Int.self { return renderInteger(unsafeBitCast(value, to: Int.self), depth: depth) }
+        if T.self == Double.self { return renderReal(unsafeBitCast(value, to: Double.self), depth: depth) }
+        if T.self == Bool.self { return renderBoolean(unsafeBitCast(value, to: Bool.self), depth: depth) }
+        if T.self == Date.self {
+            let date = unsafeBitCast(value, to: Date.self)
+            return try render(date, depth: depth, path: path()) { try $0.writeDate(date, depth: depth) }
+        }
+        if T.self == Data.self {
+            let data = unsafeBitCast(value, to: Data.self)
+            return try render(data, depth: depth, path: path()) { $0.writeData(data, depth: depth) }
+        }
         let type = ObjectIdentifier(T.self)
-        if type == FastPathTypes.stringArray { return .array(unsafeBitCast(value, to: [String].self).map { .string($0) }) }
-        if type == FastPathTypes.boolArray { return .array(unsafeBitCast(value, to: [Bool].self).map { .boolean($0) }) }
+        if type == FastPathTypes.stringArray {
+            let strings = unsafeBitCast(value, to: [String].self)
+            return try render(strings, depth: depth, path: path()) { writer in
+                guard try writer.beginArray(isEmpty: strings.isEmpty, depth: depth) else { return }
+                for (index, string) in strings.enumerated() {
+                    do {
+                        try writer.writeString(string, depth: depth + 1)
+                    } catch {
+                        throw XMLPlistWriter.rethrow(error, at: XMLPlistWriter.indexComponent(index))
+                    }
+                }
+                writer.endContainer("</array>\n", depth: depth)
+            }
+        }
+        if type == FastPathTypes.boolArray {
+            let flags = unsafeBitCast(value, to: [Bool].self)
+            return try render(flags, depth: depth, path: path()) { writer in
+                guard try writer.beginArray(isEmpty: flags.isEmpty, depth: depth) else { return }
+                for flag in flags { writer.writeBoolean(flag, depth: depth + 1) }
+                writer.endContainer("</array>\n", depth: depth)
+            }
+        }
         return nil
     }
 
@@ -131,8 +255,8 @@ final class PlistXMLEncoder: Encoder {
 
     /// Encodes `value` as this encoder's own result.
     func encodeValue<T: Encodable>(_ value: T) throws -> Rendered? {
-        if let scalar = Self.scalar(value) {
-            set(try render(scalar, depth: depth, path: codingPath))
+        if let rendered = try renderNative(value, depth: depth, path: codingPath) {
+            set(rendered)
             return result
         }
         try value.encode(to: self)
@@ -141,70 +265,78 @@ final class PlistXMLEncoder: Encoder {
 
     /// Encodes a value nested one level below `parentDepth` under `key`.
     func encodeNested<T: Encodable>(_ value: T, parentDepth: Int, key: any CodingKey, path: [any CodingKey]) throws -> Rendered {
-        if let scalar = Self.scalar(value) {
-            return try render(scalar, depth: parentDepth + 1, path: path + [key])
+        if let rendered = try renderNative(value, depth: parentDepth + 1, path: path + [key]) {
+            return rendered
         }
-        let encoder = PlistXMLEncoder(arena: arena, depth: parentDepth + 1, codingPath: path + [key], userInfo: userInfoStorage)
+        let encoder = PlistXMLEncoder(state: state, depth: parentDepth + 1, codingPath: path + [key], userInfo: userInfoStorage)
         try value.encode(to: encoder)
         // A value that encodes nothing is an empty dictionary, as in Foundation.
         return encoder.result ?? .dictionary(DictionaryRender(depth: parentDepth + 1))
     }
 
-    /// Renders the `<key>` line of `key` in `dictionary` and records the entry.
+    /// Records the entry for `key` in `dictionary`, rendering its `<key>` line unless
+    /// the same line has been rendered before.
     func add(_ value: Rendered, forKey key: String, to dictionary: DictionaryRender, path: @autoclosure () -> [any CodingKey]) throws {
-        let start = arena.count
-        var writer = XMLPlistWriter(output: arena)
-        do {
-            try writer.writeKey(key, depth: dictionary.depth + 1)
-        } catch let failure as XMLPlistWriter.Failure {
-            arena.truncate(to: start)
-            throw EncodingError.invalidValue(
-                key, EncodingError.Context(codingPath: path(), debugDescription: "the key " + failure.message, underlyingError: failure.error))
+        let depth = dictionary.depth + 1
+        let start: Int
+        let count: Int
+        if let line = state.keyLines.line(for: key, depth: depth) {
+            (start, count) = line
+        } else {
+            start = arena.count
+            var writer = XMLPlistWriter(output: arena)
+            do {
+                try writer.writeKey(key, depth: depth)
+            } catch let failure as XMLPlistWriter.Failure {
+                arena.truncate(to: start)
+                throw EncodingError.invalidValue(
+                    key, EncodingError.Context(codingPath: path(), debugDescription: "the key " + failure.message, underlyingError: failure.error))
+            }
+            count = arena.count - start
+            state.keyLines.remember(key, depth: depth, start: start, count: count)
         }
-        if dictionary.keys.isEmpty {
-            dictionary.keys.reserveCapacity(16)
-            dictionary.keyLines.reserveCapacity(16)
-            dictionary.values.reserveCapacity(16)
-        }
-        dictionary.keys.append(key)
-        dictionary.keyLines.append((start, arena.count - start))
-        dictionary.values.append(value)
+        if dictionary.entries.isEmpty { dictionary.entries.reserveCapacity(16) }
+        dictionary.entries.append(DictionaryRender.Entry(key: key, lineStart: start, lineCount: count, value: value))
     }
 }
 
 // MARK: - Assembling the document
 
-/// Sorted key orders of recently written dictionaries, by their key sequence: values of
-/// one type encode the same keys in the same order, so each order is computed once.
+/// Sorted key orders of recently written dictionaries, by their sequence of `<key>`
+/// lines: values of one type encode the same keys in the same order and share the
+/// rendered lines (see ``KeyLineCache``), so each order is computed once. Equal line
+/// positions mean equal keys.
 struct KeyOrderCache {
-    private var keys: [[String]] = []
+    private var lines: [[Int]] = []
     private var orders: [[Int]] = []
     private var next = 0
     private static let size = 16
 
-    /// The positions of `keys` in the order XML writes them, leaving out keys that a
+    /// The positions of `entries` in the order XML writes them, leaving out keys that a
     /// later entry with the same key replaced.
-    mutating func order(for keys: [String]) -> [Int] {
-        search: for (slot, candidate) in self.keys.enumerated() where candidate.count == keys.count {
-            for index in candidate.indices where candidate[index] != keys[index] { continue search }
+    mutating func order(for entries: [DictionaryRender.Entry]) -> [Int] {
+        search: for slot in lines.indices where lines[slot].count == entries.count {
+            let candidate = lines[slot]
+            for index in candidate.indices where candidate[index] != entries[index].lineStart { continue search }
             return orders[slot]
         }
-        let sorted = keys.indices.sorted { a, b in
-            if XMLPlistWriter.utf16Precedes(keys[a], keys[b]) { return true }
-            if XMLPlistWriter.utf16Precedes(keys[b], keys[a]) { return false }
+        let sorted = entries.indices.sorted { a, b in
+            if XMLPlistWriter.utf16Precedes(entries[a].key, entries[b].key) { return true }
+            if XMLPlistWriter.utf16Precedes(entries[b].key, entries[a].key) { return false }
             return a < b
         }
         var order: [Int] = []
         order.reserveCapacity(sorted.count)
         for (position, entry) in sorted.enumerated() {
-            if position + 1 < sorted.count && keys[sorted[position + 1]] == keys[entry] { continue }
+            if position + 1 < sorted.count && entries[sorted[position + 1]].key == entries[entry].key { continue }
             order.append(entry)
         }
-        if self.keys.count < Self.size {
-            self.keys.append(keys)
+        let keyLines = entries.map(\.lineStart)
+        if lines.count < Self.size {
+            lines.append(keyLines)
             orders.append(order)
         } else {
-            self.keys[next] = keys
+            lines[next] = keyLines
             orders[next] = order
             next = (next + 1) % Self.size
         }
@@ -219,14 +351,15 @@ extension XMLPlistWriter {
         case .bytes(let start, let count):
             output.append(arena.buffer(from: start, count: count))
         case .dictionary(let dictionary):
-            guard try beginDictionary(isEmpty: dictionary.keys.isEmpty, depth: dictionary.depth) else { return }
-            for index in cache.order(for: dictionary.keys) {
-                let line = dictionary.keyLines[index]
-                output.append(arena.buffer(from: line.start, count: line.count))
+            let entries = dictionary.entries
+            guard try beginDictionary(isEmpty: entries.isEmpty, depth: dictionary.depth) else { return }
+            for index in cache.order(for: entries) {
+                let entry = entries[index]
+                output.append(arena.buffer(from: entry.lineStart, count: entry.lineCount))
                 do {
-                    try assemble(dictionary.values[index], from: arena, cache: &cache)
+                    try assemble(entry.value, from: arena, cache: &cache)
                 } catch {
-                    throw Self.rethrow(error, at: Self.keyComponent(dictionary.keys[index]))
+                    throw Self.rethrow(error, at: Self.keyComponent(entry.key))
                 }
             }
             endContainer("</dict>\n", depth: dictionary.depth)
@@ -257,21 +390,46 @@ extension PlistXMLEncoder {
             try encoder.add(rendered, forKey: key.stringValue, to: dictionary, path: codingPath + [key])
         }
 
+        @inline(__always)
+        private func put(_ rendered: Rendered, _ key: Key) throws {
+            try encoder.add(rendered, forKey: key.stringValue, to: dictionary, path: codingPath + [key])
+        }
+
+        private var valueDepth: Int { dictionary.depth + 1 }
+
         mutating func encodeNil(forKey key: Key) throws { try put(.string("$null"), key) }
-        mutating func encode(_ value: Bool, forKey key: Key) throws { try put(.boolean(value), key) }
-        mutating func encode(_ value: String, forKey key: Key) throws { try put(.string(value), key) }
-        mutating func encode(_ value: Double, forKey key: Key) throws { try put(.real(value), key) }
-        mutating func encode(_ value: Float, forKey key: Key) throws { try put(.real(Double(value)), key) }
-        mutating func encode(_ value: Int, forKey key: Key) throws { try put(PlistXMLEncoder.integer(value), key) }
-        mutating func encode(_ value: Int8, forKey key: Key) throws { try put(PlistXMLEncoder.integer(value), key) }
-        mutating func encode(_ value: Int16, forKey key: Key) throws { try put(PlistXMLEncoder.integer(value), key) }
-        mutating func encode(_ value: Int32, forKey key: Key) throws { try put(PlistXMLEncoder.integer(value), key) }
-        mutating func encode(_ value: Int64, forKey key: Key) throws { try put(PlistXMLEncoder.integer(value), key) }
-        mutating func encode(_ value: UInt, forKey key: Key) throws { try put(PlistXMLEncoder.integer(value), key) }
-        mutating func encode(_ value: UInt8, forKey key: Key) throws { try put(PlistXMLEncoder.integer(value), key) }
-        mutating func encode(_ value: UInt16, forKey key: Key) throws { try put(PlistXMLEncoder.integer(value), key) }
-        mutating func encode(_ value: UInt32, forKey key: Key) throws { try put(PlistXMLEncoder.integer(value), key) }
-        mutating func encode(_ value: UInt64, forKey key: Key) throws { try put(PlistXMLEncoder.integer(value), key) }
+        mutating func encode(_ value: Bool, forKey key: Key) throws { try put(encoder.renderBoolean(value, depth: valueDepth), key) }
+        mutating func encode(_ value: String, forKey key: Key) throws {
+            try put(encoder.renderString(value, depth: valueDepth, path: codingPath + [key]), key)
+        }
+        mutating func encode(_ value: Double, forKey key: Key) throws { try put(encoder.renderReal(value, depth: valueDepth), key) }
+        mutating func encode(_ value: Float, forKey key: Key) throws { try put(encoder.renderReal(Double(value), depth: valueDepth), key) }
+        mutating func encode(_ value: Int, forKey key: Key) throws { try put(encoder.renderInteger(value, depth: valueDepth), key) }
+        mutating func encode(_ value: Int8, forKey key: Key) throws { try put(encoder.renderInteger(value, depth: valueDepth), key) }
+        mutating func encode(_ value: Int16, forKey key: Key) throws { try put(encoder.renderInteger(value, depth: valueDepth), key) }
+        mutating func encode(_ value: Int32, forKey key: Key) throws { try put(encoder.renderInteger(value, depth: valueDepth), key) }
+        mutating func encode(_ value: Int64, forKey key: Key) throws { try put(encoder.renderInteger(value, depth: valueDepth), key) }
+        mutating func encode(_ value: UInt, forKey key: Key) throws { try put(encoder.renderInteger(value, depth: valueDepth), key) }
+        mutating func encode(_ value: UInt8, forKey key: Key) throws { try put(encoder.renderInteger(value, depth: valueDepth), key) }
+        mutating func encode(_ value: UInt16, forKey key: Key) throws { try put(encoder.renderInteger(value, depth: valueDepth), key) }
+        mutating func encode(_ value: UInt32, forKey key: Key) throws { try put(encoder.renderInteger(value, depth: valueDepth), key) }
+        mutating func encode(_ value: UInt64, forKey key: Key) throws { try put(encoder.renderInteger(value, depth: valueDepth), key) }
+
+        mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws {
+            if let value { try encode(value, forKey: key) }
+        }
+        mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws {
+            if let value { try encode(value, forKey: key) }
+        }
+        mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws {
+            if let value { try encode(value, forKey: key) }
+        }
+        mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws {
+            if let value { try encode(value, forKey: key) }
+        }
+        mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+            if let value { try encode(value, forKey: key) }
+        }
 
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
             let rendered = try encoder.encodeNested(value, parentDepth: dictionary.depth, key: key, path: codingPath)
@@ -298,10 +456,10 @@ extension PlistXMLEncoder {
         private func superEncoder(key: any CodingKey) -> any Encoder {
             let (encoder, dictionary, path) = (self.encoder, self.dictionary, codingPath + [key])
             // Until the superclass encodes something, the entry is an empty dictionary.
-            let index = dictionary.values.count
+            let index = dictionary.entries.count
             try? encoder.add(.dictionary(DictionaryRender(depth: dictionary.depth + 1)), forKey: key.stringValue, to: dictionary, path: path)
-            return PlistXMLEncoder(arena: encoder.arena, depth: dictionary.depth + 1, codingPath: path, userInfo: encoder.userInfoStorage) {
-                if index < dictionary.values.count { dictionary.values[index] = $0 }
+            return PlistXMLEncoder(state: encoder.state, depth: dictionary.depth + 1, codingPath: path, userInfo: encoder.userInfoStorage) {
+                if index < dictionary.entries.count { dictionary.entries[index].value = $0 }
             }
         }
     }
@@ -358,7 +516,7 @@ extension PlistXMLEncoder {
             let index = array.elements.count
             array.elements.append(.dictionary(DictionaryRender(depth: array.depth + 1)))
             return PlistXMLEncoder(
-                arena: encoder.arena, depth: array.depth + 1, codingPath: codingPath + [PlistCodingKey(index: index)],
+                state: encoder.state, depth: array.depth + 1, codingPath: codingPath + [PlistCodingKey(index: index)],
                 userInfo: encoder.userInfoStorage
             ) {
                 array.elements[index] = $0
@@ -391,8 +549,8 @@ extension PlistXMLEncoder {
         mutating func encode(_ value: UInt64) throws { try put(PlistXMLEncoder.integer(value)) }
 
         mutating func encode<T: Encodable>(_ value: T) throws {
-            if let scalar = PlistXMLEncoder.scalar(value) {
-                try put(scalar)
+            if let rendered = try encoder.renderNative(value, depth: encoder.depth, path: encoder.codingPath) {
+                encoder.set(rendered)
             } else {
                 try value.encode(to: encoder)
             }
