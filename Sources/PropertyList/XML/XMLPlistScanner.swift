@@ -85,6 +85,9 @@ struct XMLPlistScanner {
         var keyColumn = 0
         /// Hashes of the keys so far, kept once a dictionary grows large.
         var keyHashes: Set<UInt64>? = nil
+        /// One bit per key so far, chosen by its hash: a key whose bit is clear cannot
+        /// be a duplicate, and the search for one is skipped.
+        var keyBits: UInt64 = 0
         var hasNonASCIIKey = false
     }
 
@@ -445,6 +448,10 @@ struct XMLPlistScanner {
     /// Small dictionaries compare the cheap hashes of all keys; from 16 keys on, a set
     /// of seeded `Hasher` values keeps crafted collisions from making this quadratic.
     private mutating func isDuplicateKey(_ node: PlistMap.Node, in top: Int) -> Bool {
+        let bit: UInt64 = 1 << (node.hash & 63)
+        let seen = frames[top].keyBits
+        frames[top].keyBits = seen | bit
+        if seen & bit == 0 && frames[top].count < 16 { return false }
         let dictionary = frames[top].node
         if frames[top].count >= 16 {
             if frames[top].keyHashes == nil {

@@ -15,6 +15,8 @@ final class PlistMapDecoder: Decoder {
     let userInfoStorage: [CodingUserInfoKey: any Sendable]
     /// Key → value index for dictionaries too large to search linearly, built on demand.
     @exclusivity(unchecked) var largeDictionaryIndexes: [Int: [String: Int]] = [:]
+    /// The hashes of the coding keys looked up recently.
+    @exclusivity(unchecked) var keyHashes = KeyHashCache()
 
     var userInfo: [CodingUserInfoKey: Any] { userInfoStorage }
 
@@ -60,6 +62,25 @@ final class PlistMapDecoder: Decoder {
 
     func string(at index: Int) -> String {
         String(decoding: textBytes(nodes[index]), as: UTF8.self)
+    }
+
+    /// Whether `count` bytes at `a` and `b` are equal, compared a word at a time.
+    @inline(__always)
+    static func equalBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        let a = UnsafeRawPointer(a)
+        let b = UnsafeRawPointer(b)
+        var offset = 0
+        while offset + 8 <= count {
+            if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+                return false
+            }
+            offset += 8
+        }
+        while offset < count {
+            if a.load(fromByteOffset: offset, as: UInt8.self) != b.load(fromByteOffset: offset, as: UInt8.self) { return false }
+            offset += 1
+        }
+        return true
     }
 
     /// Whether the node is the string `$null`, Foundation's encoding of `nil`.
@@ -630,25 +651,80 @@ final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
             ($0.pointee.decoder, $0.pointee.dictionary, $0.pointee.isLarge)
         }
         if isLarge { return decoder.valueIndex(forKey: key, inDictionary: dictionary) }
-        var key = key
-        let found: Int?? = key.withUTF8 { bytes in
-            let hash = PlistMap.hash(bytes)
-            return withUnsafeMutablePointers { header, entries in
-                for index in 0..<header.pointee.count where entries[index].hash == hash {
-                    let node = decoder.nodes[entries[index].key]
-                    if Int(node.count) == bytes.count
-                        && (bytes.isEmpty || memcmp(decoder.bytes.baseAddress! + Int(node.payload), bytes.baseAddress!, bytes.count) == 0)
-                    {
-                        return .some(entries[index].key + 1)
-                    }
+        let wanted = decoder.keyHashes.entry(for: key)
+        let nodes = decoder.nodes.baseAddress!
+        let text = decoder.bytes.baseAddress
+        let found: Int?? = withUnsafeMutablePointers { header, entries in
+            for index in 0..<header.pointee.count where entries[index].hash == wanted.hash {
+                let keyNode = entries[index].key
+                let node = nodes[keyNode]
+                guard Int(node.count) == wanted.count else { continue }
+                guard wanted.count <= 16 else { return nil }
+                if wanted.count == 0 { return keyNode + 1 }
+                var words = wanted.words
+                let equal = withUnsafeBytes(of: &words) { stored in
+                    PlistMapDecoder.equalBytes(
+                        text! + Int(node.payload), stored.baseAddress!.assumingMemoryBound(to: UInt8.self), wanted.count)
                 }
-                // Only a key with non-ASCII characters can match another normal form.
-                for byte in bytes where byte >= 0x80 { return nil }
-                return .some(nil)
+                if equal { return keyNode + 1 }
             }
+            // Only a key with non-ASCII characters can match another normal form.
+            return wanted.isASCII ? .some(nil) : nil
         }
         if let found { return found }
         return decoder.valueIndex(forKey: key, inDictionary: dictionary)
+    }
+}
+
+/// Coding keys looked up recently, with their hash (``PlistMap/hash(_:)``) and, for
+/// keys of up to 16 bytes, the bytes themselves: the same few keys are looked up in
+/// every dictionary of a type, so each is read out of its `String` once.
+struct KeyHashCache {
+    struct Entry {
+        var hash: UInt64 = 0
+        var count = 0
+        /// The key's UTF-8 bytes, when they fit.
+        var words: (UInt64, UInt64) = (0, 0)
+        var isASCII = false
+    }
+
+    private struct Slot {
+        /// Held so that its representation, compared below, stays its own.
+        var key: String?
+        var bits: (UInt64, UInt64) = (0, 0)
+        var entry = Entry()
+    }
+
+    private var slots = [Slot](repeating: Slot(), count: 256)
+
+    /// What is known about `key`.
+    @inline(__always)
+    mutating func entry(for key: String) -> Entry {
+        // A string's two words identify it while the string is alive: the slot keeps
+        // it alive. A literal key has the same words every time; any other key at
+        // worst misses, and is read again.
+        let bits = unsafeBitCast(key, to: (UInt64, UInt64).self)
+        let slot = Int(truncatingIfNeeded: ((bits.0 &* 0x9E37_79B9_7F4A_7C15) ^ (bits.1 &* 0xBF58_476D_1CE4_E5B9)) >> 56)
+        let hit: Entry? = slots.withUnsafeBufferPointer { slots in
+            let stored = slots[slot].bits
+            guard stored.0 == bits.0, stored.1 == bits.1, slots[slot].key != nil else { return nil }
+            return slots[slot].entry
+        }
+        if let hit { return hit }
+        var utf8 = key
+        let entry = utf8.withUTF8 { bytes in
+            var high: UInt8 = 0
+            for byte in bytes { high |= byte }
+            var entry = Entry(hash: PlistMap.hash(bytes), count: bytes.count, isASCII: high < 0x80)
+            if bytes.count <= 16 {
+                withUnsafeMutableBytes(of: &entry.words) { words in
+                    words.copyMemory(from: UnsafeRawBufferPointer(bytes))
+                }
+            }
+            return entry
+        }
+        slots[slot] = Slot(key: key, bits: bits, entry: entry)
+        return entry
     }
 }
 
