@@ -6,8 +6,7 @@ import Foundation
 /// their key onto `codingPath`, and restore both afterwards. Strings, numbers, dates and
 /// data are read straight from the map without going through `init(from:)`.
 final class PlistMapDecoder: Decoder {
-    let nodes: UnsafeBufferPointer<PlistMap.Node>
-    let bytes: UnsafeBufferPointer<UInt8>
+    let view: MapView
     // One decoding uses the decoder from one thread, call by call: Swift's dynamic
     // exclusivity checks on these class properties are turned off.
     @exclusivity(unchecked) var index: Int
@@ -15,17 +14,20 @@ final class PlistMapDecoder: Decoder {
     let userInfoStorage: [CodingUserInfoKey: any Sendable]
     /// Key → value index for dictionaries too large to search linearly, built on demand.
     @exclusivity(unchecked) var largeDictionaryIndexes: [Int: [String: Int]] = [:]
-    /// The hashes of the coding keys looked up recently.
-    @exclusivity(unchecked) var keyHashes = KeyHashCache()
 
     var userInfo: [CodingUserInfoKey: Any] { userInfoStorage }
+
+    deinit {
+        view.keyHashes.deinitialize(count: 1).deallocate()
+    }
 
     init(
         nodes: UnsafeBufferPointer<PlistMap.Node>, bytes: UnsafeBufferPointer<UInt8>, index: Int,
         userInfo: [CodingUserInfoKey: any Sendable], codingPath: [any CodingKey]
     ) {
-        self.nodes = nodes
-        self.bytes = bytes
+        let keyHashes = UnsafeMutablePointer<KeyHashCache>.allocate(capacity: 1)
+        keyHashes.initialize(to: KeyHashCache())
+        self.view = MapView(nodes: nodes, bytes: bytes, keyHashes: keyHashes)
         self.index = index
         self.userInfoStorage = userInfo
         self.codingPath = codingPath
@@ -49,45 +51,41 @@ final class PlistMapDecoder: Decoder {
 
     // MARK: Reading nodes
 
-    @inline(__always)
-    func end(of index: Int) -> Int {
-        let node = nodes[index]
-        return node.kind == .array || node.kind == .dictionary ? Int(node.payload) : index + 1
-    }
+    var nodes: UnsafeBufferPointer<PlistMap.Node> { view.nodes }
+    var bytes: UnsafeBufferPointer<UInt8> { view.bytes }
+
+    @inline(__always) func end(of index: Int) -> Int { view.end(of: index) }
+    func string(at index: Int) -> String { view.string(at: index) }
+    @inline(__always) func textBytes(_ node: PlistMap.Node) -> UnsafeBufferPointer<UInt8> { view.textBytes(node) }
+    func isNull(at index: Int) -> Bool { view.isNull(at: index) }
 
     @inline(__always)
-    func textBytes(_ node: PlistMap.Node) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(start: bytes.baseAddress.map { $0 + Int(node.payload) }, count: Int(node.count))
+    func requireKind(_ kind: PlistMap.Kind, at index: Int, as type: Any.Type, path: [any CodingKey]) throws {
+        try view.requireKind(kind, at: index, as: type, path: path)
     }
 
-    func string(at index: Int) -> String {
-        String(decoding: textBytes(nodes[index]), as: UTF8.self)
+    func mismatch(_ type: Any.Type, at index: Int, path: [any CodingKey]) -> DecodingError {
+        view.mismatch(type, at: index, path: path)
     }
 
-    /// Whether `count` bytes at `a` and `b` are equal, compared a word at a time.
-    @inline(__always)
-    static func equalBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-        let a = UnsafeRawPointer(a)
-        let b = UnsafeRawPointer(b)
-        var offset = 0
-        while offset + 8 <= count {
-            if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
-                return false
-            }
-            offset += 8
-        }
-        while offset < count {
-            if a.load(fromByteOffset: offset, as: UInt8.self) != b.load(fromByteOffset: offset, as: UInt8.self) { return false }
-            offset += 1
-        }
-        return true
+    func decodeString(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> String {
+        try view.decodeString(at: index, path: path())
     }
 
-    /// Whether the node is the string `$null`, Foundation's encoding of `nil`.
-    func isNull(at index: Int) -> Bool {
-        let node = nodes[index]
-        guard node.kind == .string, node.count == 5 else { return false }
-        return textBytes(node).elementsEqual("$null".utf8)
+    func decodeBool(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> Bool {
+        try view.decodeBool(at: index, path: path())
+    }
+
+    func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> T {
+        try view.decodeInteger(type, at: index, path: path())
+    }
+
+    func decodeDouble(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> Double {
+        try view.decodeDouble(at: index, path: path())
+    }
+
+    func decodeFloat(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> Float {
+        try view.decodeFloat(at: index, path: path())
     }
 
     /// The index of the value for `key` in the dictionary at `dictionary`, or `nil`.
@@ -132,96 +130,6 @@ final class PlistMapDecoder: Decoder {
             }
             return nil
         }
-    }
-
-    // MARK: Errors
-
-    static func describe(_ node: PlistMap.Node) -> String {
-        switch node.kind {
-        case .string, .key: "a string"
-        case .integer: "an integer"
-        case .real: "a real number"
-        case .boolean: "a boolean"
-        case .date: "a date"
-        case .data: "data"
-        case .array: "an array"
-        case .dictionary: "a dictionary"
-        }
-    }
-
-    func mismatch(_ type: Any.Type, at index: Int, path: [any CodingKey]) -> DecodingError {
-        let found = isNull(at: index) ? "a null value" : Self.describe(nodes[index])
-        return DecodingError.typeMismatch(
-            type, DecodingError.Context(codingPath: path, debugDescription: "Expected to decode \(type) but found \(found) instead."))
-    }
-
-    @inline(__always)
-    func requireKind(_ kind: PlistMap.Kind, at index: Int, as type: Any.Type, path: [any CodingKey]) throws {
-        guard nodes[index].kind == kind else {
-            if isNull(at: index) {
-                throw DecodingError.valueNotFound(
-                    type, DecodingError.Context(codingPath: path, debugDescription: "Expected \(type) but found a null value instead."))
-            }
-            throw mismatch(type, at: index, path: path)
-        }
-    }
-
-    // MARK: Scalars
-
-    func decodeString(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> String {
-        let node = nodes[index]
-        guard node.kind == .string else { throw mismatch(String.self, at: index, path: path()) }
-        return String(decoding: textBytes(node), as: UTF8.self)
-    }
-
-    func decodeBool(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> Bool {
-        let node = nodes[index]
-        guard node.kind == .boolean else { throw mismatch(Bool.self, at: index, path: path()) }
-        return node.flag
-    }
-
-    func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> T {
-        let node = nodes[index]
-        if node.kind == .real {
-            // As Foundation does, a real that is a whole number in range decodes as an integer.
-            let real = Double(bitPattern: node.payload)
-            guard let value = T(exactly: real) else {
-                throw DecodingError.dataCorrupted(
-                    DecodingError.Context(codingPath: path(), debugDescription: "Parsed property list number <\(real)> does not fit in \(type)."))
-            }
-            return value
-        }
-        guard node.kind == .integer else { throw mismatch(type, at: index, path: path()) }
-        let value: T?
-        if node.flag {
-            value = node.payload == UInt64(1) << 63 ? T(exactly: Int64.min) : T(exactly: -Int64(node.payload))
-        } else {
-            value = T(exactly: node.payload)
-        }
-        guard let value else {
-            let text = (node.flag ? "-" : "") + String(node.payload)
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: path(), debugDescription: "Parsed property list number <\(text)> does not fit in \(type)."))
-        }
-        return value
-    }
-
-    func decodeDouble(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> Double {
-        let node = nodes[index]
-        switch node.kind {
-        case .real: return Double(bitPattern: node.payload)
-        case .integer: return node.flag ? -Double(node.payload) : Double(node.payload)
-        default: throw mismatch(Double.self, at: index, path: path())
-        }
-    }
-
-    func decodeFloat(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> Float {
-        let double = try decodeDouble(at: index, path: path())
-        guard !double.isFinite || abs(double) <= Double(Float.greatestFiniteMagnitude) else {
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: path(), debugDescription: "Parsed property list number <\(double)> does not fit in Float."))
-        }
-        return Float(double)
     }
 
     /// Decodes any `Decodable` from the node at `index`, with fast paths for the types
@@ -315,6 +223,149 @@ final class PlistMapDecoder: Decoder {
     }
 }
 
+/// The map a decoding reads, as plain pointers: containers copy it freely, with no
+/// reference counting, and read scalars through it.
+struct MapView {
+    let nodes: UnsafeBufferPointer<PlistMap.Node>
+    let bytes: UnsafeBufferPointer<UInt8>
+    /// Owned by the decoder that made the view.
+    let keyHashes: UnsafeMutablePointer<KeyHashCache>
+
+    // MARK: Reading nodes
+
+    @inline(__always)
+    func end(of index: Int) -> Int {
+        let node = nodes[index]
+        return node.kind == .array || node.kind == .dictionary ? Int(node.payload) : index + 1
+    }
+
+    @inline(__always)
+    func textBytes(_ node: PlistMap.Node) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: bytes.baseAddress.map { $0 + Int(node.payload) }, count: Int(node.count))
+    }
+
+    func string(at index: Int) -> String {
+        String(decoding: textBytes(nodes[index]), as: UTF8.self)
+    }
+
+    /// Whether `count` bytes at `a` and `b` are equal, compared a word at a time.
+    @inline(__always)
+    static func equalBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        let a = UnsafeRawPointer(a)
+        let b = UnsafeRawPointer(b)
+        var offset = 0
+        while offset + 8 <= count {
+            if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+                return false
+            }
+            offset += 8
+        }
+        while offset < count {
+            if a.load(fromByteOffset: offset, as: UInt8.self) != b.load(fromByteOffset: offset, as: UInt8.self) { return false }
+            offset += 1
+        }
+        return true
+    }
+
+    /// Whether the node is the string `$null`, Foundation's encoding of `nil`.
+    func isNull(at index: Int) -> Bool {
+        let node = nodes[index]
+        guard node.kind == .string, node.count == 5 else { return false }
+        return textBytes(node).elementsEqual("$null".utf8)
+    }
+
+    // MARK: Errors
+
+    static func describe(_ node: PlistMap.Node) -> String {
+        switch node.kind {
+        case .string, .key: "a string"
+        case .integer: "an integer"
+        case .real: "a real number"
+        case .boolean: "a boolean"
+        case .date: "a date"
+        case .data: "data"
+        case .array: "an array"
+        case .dictionary: "a dictionary"
+        }
+    }
+
+    func mismatch(_ type: Any.Type, at index: Int, path: [any CodingKey]) -> DecodingError {
+        let found = isNull(at: index) ? "a null value" : Self.describe(nodes[index])
+        return DecodingError.typeMismatch(
+            type, DecodingError.Context(codingPath: path, debugDescription: "Expected to decode \(type) but found \(found) instead."))
+    }
+
+    @inline(__always)
+    func requireKind(_ kind: PlistMap.Kind, at index: Int, as type: Any.Type, path: [any CodingKey]) throws {
+        guard nodes[index].kind == kind else {
+            if isNull(at: index) {
+                throw DecodingError.valueNotFound(
+                    type, DecodingError.Context(codingPath: path, debugDescription: "Expected \(type) but found a null value instead."))
+            }
+            throw mismatch(type, at: index, path: path)
+        }
+    }
+
+    // MARK: Scalars
+
+    func decodeString(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> String {
+        let node = nodes[index]
+        guard node.kind == .string else { throw mismatch(String.self, at: index, path: path()) }
+        return String(decoding: textBytes(node), as: UTF8.self)
+    }
+
+    func decodeBool(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> Bool {
+        let node = nodes[index]
+        guard node.kind == .boolean else { throw mismatch(Bool.self, at: index, path: path()) }
+        return node.flag
+    }
+
+    func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> T {
+        let node = nodes[index]
+        if node.kind == .real {
+            // As Foundation does, a real that is a whole number in range decodes as an integer.
+            let real = Double(bitPattern: node.payload)
+            guard let value = T(exactly: real) else {
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(codingPath: path(), debugDescription: "Parsed property list number <\(real)> does not fit in \(type)."))
+            }
+            return value
+        }
+        guard node.kind == .integer else { throw mismatch(type, at: index, path: path()) }
+        let value: T?
+        if node.flag {
+            value = node.payload == UInt64(1) << 63 ? T(exactly: Int64.min) : T(exactly: -Int64(node.payload))
+        } else {
+            value = T(exactly: node.payload)
+        }
+        guard let value else {
+            let text = (node.flag ? "-" : "") + String(node.payload)
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: path(), debugDescription: "Parsed property list number <\(text)> does not fit in \(type)."))
+        }
+        return value
+    }
+
+    func decodeDouble(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> Double {
+        let node = nodes[index]
+        switch node.kind {
+        case .real: return Double(bitPattern: node.payload)
+        case .integer: return node.flag ? -Double(node.payload) : Double(node.payload)
+        default: throw mismatch(Double.self, at: index, path: path())
+        }
+    }
+
+    func decodeFloat(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> Float {
+        let double = try decodeDouble(at: index, path: path())
+        guard !double.isFinite || abs(double) <= Double(Float.greatestFiniteMagnitude) else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: path(), debugDescription: "Parsed property list number <\(double)> does not fit in Float."))
+        }
+        return Float(double)
+    }
+
+}
+
 // MARK: - Keyed
 
 extension PlistMapDecoder {
@@ -328,6 +379,8 @@ extension PlistMapDecoder {
         }
 
         var decoder: PlistMapDecoder { table.withUnsafeMutablePointerToHeader { $0.pointee.decoder } }
+        /// The map, read without retaining the decoder.
+        var view: MapView { table.withUnsafeMutablePointerToHeader { $0.pointee.view } }
         var dictionary: Int { table.withUnsafeMutablePointerToHeader { $0.pointee.dictionary } }
         var codingPath: [any CodingKey] { table.withUnsafeMutablePointerToHeader { $0.pointee.codingPath } }
 
@@ -357,21 +410,21 @@ extension PlistMapDecoder {
 
         private func path(_ key: Key) -> [any CodingKey] { codingPath + [key] }
 
-        func decodeNil(forKey key: Key) throws -> Bool { decoder.isNull(at: try value(key)) }
-        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.decodeBool(at: value(key), path: path(key)) }
-        func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder.decodeString(at: value(key), path: path(key)) }
-        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder.decodeDouble(at: value(key), path: path(key)) }
-        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.decodeFloat(at: value(key), path: path(key)) }
-        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
+        func decodeNil(forKey key: Key) throws -> Bool { view.isNull(at: try value(key)) }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try view.decodeBool(at: value(key), path: path(key)) }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try view.decodeString(at: value(key), path: path(key)) }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try view.decodeDouble(at: value(key), path: path(key)) }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try view.decodeFloat(at: value(key), path: path(key)) }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try view.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try view.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try view.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try view.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try view.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try view.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try view.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try view.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try view.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try view.decodeInteger(type, at: value(key), path: path(key)) }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             try decoder.decode(type, at: value(key), path: path(key), key: key)
@@ -381,52 +434,52 @@ extension PlistMapDecoder {
         @inline(__always)
         private func present(_ key: Key) -> Int? {
             guard let index = table.valueIndex(forKey: key.stringValue),
-                !decoder.isNull(at: index)
+                !view.isNull(at: index)
             else { return nil }
             return index
         }
 
         func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-            try present(key).map { try decoder.decodeBool(at: $0, path: path(key)) }
+            try present(key).map { try view.decodeBool(at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-            try present(key).map { try decoder.decodeString(at: $0, path: path(key)) }
+            try present(key).map { try view.decodeString(at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-            try present(key).map { try decoder.decodeDouble(at: $0, path: path(key)) }
+            try present(key).map { try view.decodeDouble(at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
-            try present(key).map { try decoder.decodeFloat(at: $0, path: path(key)) }
+            try present(key).map { try view.decodeFloat(at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+            try present(key).map { try view.decodeInteger(type, at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
-            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+            try present(key).map { try view.decodeInteger(type, at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
-            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+            try present(key).map { try view.decodeInteger(type, at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
-            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+            try present(key).map { try view.decodeInteger(type, at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+            try present(key).map { try view.decodeInteger(type, at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
-            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+            try present(key).map { try view.decodeInteger(type, at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
-            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+            try present(key).map { try view.decodeInteger(type, at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
-            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+            try present(key).map { try view.decodeInteger(type, at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
-            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+            try present(key).map { try view.decodeInteger(type, at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
-            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+            try present(key).map { try view.decodeInteger(type, at: $0, path: path(key)) }
         }
 
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
@@ -607,6 +660,8 @@ extension PlistMapDecoder {
 final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
     struct Header {
         let decoder: PlistMapDecoder
+        /// The decoder's view, read without retaining the decoder (which the header keeps alive).
+        let view: MapView
         let dictionary: Int
         let codingPath: [any CodingKey]
         var count = 0
@@ -623,7 +678,7 @@ final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
         let node = decoder.nodes[dictionary]
         let isLarge = node.count > 32
         let buffer = KeyTable.create(minimumCapacity: isLarge ? 0 : Int(node.count)) { _ in
-            Header(decoder: decoder, dictionary: dictionary, codingPath: codingPath, isLarge: isLarge)
+            Header(decoder: decoder, view: decoder.view, dictionary: dictionary, codingPath: codingPath, isLarge: isLarge)
         }
         let table = unsafeDowncast(buffer, to: KeyTable.self)
         if !isLarge {
@@ -647,14 +702,11 @@ final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
     /// The header is read through its pointer: the `header` property would check
     /// exclusive access on every call.
     func valueIndex(forKey key: String) -> Int? {
-        let (decoder, dictionary, isLarge) = withUnsafeMutablePointerToHeader {
-            ($0.pointee.decoder, $0.pointee.dictionary, $0.pointee.isLarge)
-        }
-        if isLarge { return decoder.valueIndex(forKey: key, inDictionary: dictionary) }
-        let wanted = decoder.keyHashes.entry(for: key)
-        let nodes = decoder.nodes.baseAddress!
-        let text = decoder.bytes.baseAddress
         let found: Int?? = withUnsafeMutablePointers { header, entries in
+            guard !header.pointee.isLarge else { return nil }
+            let view = header.pointee.view
+            let wanted = view.keyHashes.pointee.entry(for: key)
+            let nodes = view.nodes.baseAddress!
             for index in 0..<header.pointee.count where entries[index].hash == wanted.hash {
                 let keyNode = entries[index].key
                 let node = nodes[keyNode]
@@ -663,8 +715,9 @@ final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
                 if wanted.count == 0 { return keyNode + 1 }
                 var words = wanted.words
                 let equal = withUnsafeBytes(of: &words) { stored in
-                    PlistMapDecoder.equalBytes(
-                        text! + Int(node.payload), stored.baseAddress!.assumingMemoryBound(to: UInt8.self), wanted.count)
+                    MapView.equalBytes(
+                        view.bytes.baseAddress! + Int(node.payload), stored.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                        wanted.count)
                 }
                 if equal { return keyNode + 1 }
             }
@@ -672,6 +725,7 @@ final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
             return wanted.isASCII ? .some(nil) : nil
         }
         if let found { return found }
+        let (decoder, dictionary) = withUnsafeMutablePointerToHeader { ($0.pointee.decoder, $0.pointee.dictionary) }
         return decoder.valueIndex(forKey: key, inDictionary: dictionary)
     }
 }
