@@ -268,6 +268,15 @@ final class ByteStorage {
         if minimum > capacity { grow(to: minimum) }
     }
 
+    /// Appends a copy of `length` bytes from `offset` of this same storage (which may
+    /// move as it grows, so the source is located afterwards).
+    @inline(__always)
+    func appendCopy(from offset: Int, count length: Int) {
+        if count + length > capacity { grow(to: count + length) }
+        (base + count).update(from: base + offset, count: length)
+        count += length
+    }
+
     /// Drops the bytes from `offset` on.
     @inline(__always)
     func truncate(to offset: Int) {

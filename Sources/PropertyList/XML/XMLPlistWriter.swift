@@ -139,7 +139,7 @@ struct XMLPlistWriter {
     }
 
     /// Writes `<array>` (or `<array/>`); returns whether elements should follow.
-    mutating func beginArray(isEmpty: Bool, depth: Int) throws -> Bool {
+    mutating func beginArray(isEmpty: Bool, depth: Int) throws(Failure) -> Bool {
         indent(depth)
         if isEmpty {
             append("<array/>\n")
@@ -151,7 +151,7 @@ struct XMLPlistWriter {
     }
 
     /// Writes `<dict>` (or `<dict/>`); returns whether entries should follow.
-    mutating func beginDictionary(isEmpty: Bool, depth: Int) throws -> Bool {
+    mutating func beginDictionary(isEmpty: Bool, depth: Int) throws(Failure) -> Bool {
         indent(depth)
         if isEmpty {
             append("<dict/>\n")
@@ -167,7 +167,7 @@ struct XMLPlistWriter {
         append(tag)
     }
 
-    mutating func writeKey(_ key: String, depth: Int) throws {
+    mutating func writeKey(_ key: String, depth: Int) throws(Failure) {
         indent(depth)
         append("<key>")
         try appendEscaped(key)
@@ -195,7 +195,7 @@ struct XMLPlistWriter {
     }
 
     @inline(__always)
-    mutating func writeString(_ string: String, depth: Int) throws {
+    mutating func writeString(_ string: String, depth: Int) throws(Failure) {
         indent(depth)
         append("<string>")
         try appendEscaped(string)
@@ -224,7 +224,7 @@ struct XMLPlistWriter {
         if flag { append("<true/>\n") } else { append("<false/>\n") }
     }
 
-    mutating func writeDate(_ date: Date, depth: Int) throws {
+    mutating func writeDate(_ date: Date, depth: Int) throws(Failure) {
         indent(depth)
         append("<date>")
         try appendDate(date)
@@ -239,7 +239,7 @@ struct XMLPlistWriter {
         append("</data>\n")
     }
 
-    private func checkDepth(_ depth: Int) throws {
+    private func checkDepth(_ depth: Int) throws(Failure) {
         if depth >= PropertyList.maximumDepth {
             throw Failure(
                 code: .nestingTooDeep, message: "containers are nested deeper than \(PropertyList.maximumDepth) levels")
@@ -252,9 +252,14 @@ struct XMLPlistWriter {
 
     // MARK: Strings
 
-    private mutating func appendEscaped(_ string: String) throws {
+    private mutating func appendEscaped(_ string: String) throws(Failure) {
         var string = string
-        try string.withUTF8 { try appendEscaped($0) }
+        // `withUTF8` rethrows untyped errors; carry the failure out by hand.
+        var failure: Failure?
+        string.withUTF8 { bytes in
+            do throws(Failure) { try appendEscaped(bytes) } catch { failure = error }
+        }
+        if let failure { throw failure }
     }
 
     /// Whether any of the eight bytes of `word` needs a look when escaping. It is exact
@@ -271,7 +276,7 @@ struct XMLPlistWriter {
 
     /// Appends UTF-8 `bytes` with `&`, `<` and `>` escaped, refusing what XML 1.0 cannot
     /// carry. Runs of plain ASCII are checked eight bytes at a time.
-    mutating func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+    mutating func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) {
         let count = bytes.count
         guard let base = bytes.baseAddress, count > 0 else { return }
         let raw = UnsafeRawPointer(base)
@@ -382,7 +387,7 @@ struct XMLPlistWriter {
 
     // MARK: Dates
 
-    private mutating func appendDate(_ date: Date) throws {
+    private mutating func appendDate(_ date: Date) throws(Failure) {
         let interval = date.timeIntervalSinceReferenceDate
         guard interval.isFinite, abs(interval) <= Self.dateLimit else {
             throw error(

@@ -24,6 +24,8 @@ final class DictionaryRender {
     // Only the encoder of this dictionary touches these, one call at a time: Swift's
     // dynamic exclusivity checks on each append are turned off.
     @exclusivity(unchecked) var entries: [Entry] = []
+    /// A hash of the entries' `<key>` line positions in order (see ``KeyOrderCache``).
+    @exclusivity(unchecked) var signature: UInt64 = 0
 
     init(depth: Int) {
         self.depth = depth
@@ -45,6 +47,7 @@ final class ArrayRender {
 final class EncodingState {
     let arena: ByteStorage
     @exclusivity(unchecked) var keyLines = KeyLineCache()
+    @exclusivity(unchecked) var keyOrders = KeyOrderCache()
 
     init(arena: ByteStorage) {
         self.arena = arena
@@ -62,27 +65,35 @@ struct KeyLineCache {
         var count = 0
     }
 
-    private var slots = [Slot](repeating: Slot(), count: 256)
+    /// Two ways of 512 sets: a key whose set is taken by another goes to the second way.
+    private var slots = [Slot](repeating: Slot(), count: 1024)
 
     @inline(__always)
-    private static func slot(_ key: String, depth: Int) -> Int {
+    private static func set(_ key: String, depth: Int) -> Int {
         // Any hash of the string's representation will do: a literal key has the same
         // one every time, and a miss merely renders the line again.
         let bits = unsafeBitCast(key, to: (UInt64, UInt64).self)
         let mixed = (bits.0 &* 0x9E37_79B9_7F4A_7C15) ^ (bits.1 &* 0xBF58_476D_1CE4_E5B9) ^ UInt64(depth)
-        return Int(truncatingIfNeeded: (mixed &* 0x94D0_49BB_1331_11EB) >> 56)
+        return Int(truncatingIfNeeded: (mixed &* 0x94D0_49BB_1331_11EB) >> 55) & ~1
     }
 
     /// The arena position of the line for `key` at `depth`, if it has been rendered.
     @inline(__always)
     func line(for key: String, depth: Int) -> (start: Int, count: Int)? {
-        let slot = slots[Self.slot(key, depth: depth)]
-        guard slot.depth == depth, slot.key == key else { return nil }
-        return (slot.start, slot.count)
+        let set = Self.set(key, depth: depth)
+        return slots.withUnsafeBufferPointer { slots in
+            for way in set...(set + 1) where slots[way].depth == depth && slots[way].key == key {
+                return (slots[way].start, slots[way].count)
+            }
+            return nil
+        }
     }
 
     mutating func remember(_ key: String, depth: Int, start: Int, count: Int) {
-        slots[Self.slot(key, depth: depth)] = Slot(key: key, depth: depth, start: start, count: count)
+        let set = Self.set(key, depth: depth)
+        // The first way if it is free, else the second (whose line is then lost).
+        let way = slots[set].depth < 0 ? set : set + 1
+        slots[way] = Slot(key: key, depth: depth, start: start, count: count)
     }
 }
 
@@ -148,34 +159,54 @@ final class PlistXMLEncoder: Encoder {
 
     // MARK: Rendering
 
-    /// Renders a value that is not a container (or an array of scalars) at `depth`.
-    func render(_ value: PropertyList, depth: Int, path: @autoclosure () -> [any CodingKey]) throws -> Rendered {
-        try render(value, depth: depth, path: path()) { try $0.writeScalar(value, depth: depth) }
+    typealias Failure = XMLPlistWriter.Failure
+
+    /// The error for a value that could not be written.
+    @inline(never)
+    static func invalidValue(_ value: Any, _ failure: Failure, path: [any CodingKey]) -> EncodingError {
+        EncodingError.invalidValue(
+            value, EncodingError.Context(codingPath: path, debugDescription: failure.message, underlyingError: failure.error))
     }
 
-    /// Renders what `body` writes into the arena; a failure becomes
-    /// `EncodingError.invalidValue` for `value` at `path`.
+    /// The error for a key that could not be written.
+    @inline(never)
+    static func invalidKey(_ key: String, _ failure: Failure, path: [any CodingKey]) -> EncodingError {
+        EncodingError.invalidValue(
+            key, EncodingError.Context(codingPath: path, debugDescription: "the key " + failure.message, underlyingError: failure.error))
+    }
+
+    /// Renders a value that is not a container (or an array of scalars) at `depth`.
+    func render(_ value: PropertyList, depth: Int, path: @autoclosure () -> [any CodingKey]) throws -> Rendered {
+        let arena = self.arena
+        let start = arena.count
+        var writer = XMLPlistWriter(output: arena)
+        do {
+            try writer.writeScalar(value, depth: depth)
+        } catch let failure as Failure {
+            arena.truncate(to: start)
+            throw Self.invalidValue(value, failure, path: path())
+        }
+        return .bytes(start: start, count: arena.count - start)
+    }
+
+    /// Renders what `body` writes into the arena; after a failure the arena is as it was.
     @inline(__always)
-    func render(
-        _ value: @autoclosure () -> Any, depth: Int, path: @autoclosure () -> [any CodingKey],
-        _ body: (inout XMLPlistWriter) throws -> Void
-    ) throws -> Rendered {
+    func render(_ body: (inout XMLPlistWriter) throws(Failure) -> Void) throws(Failure) -> Rendered {
         let arena = self.arena
         let start = arena.count
         var writer = XMLPlistWriter(output: arena)
         do {
             try body(&writer)
-        } catch let failure as XMLPlistWriter.Failure {
+        } catch {
             arena.truncate(to: start)
-            throw EncodingError.invalidValue(
-                value(), EncodingError.Context(codingPath: path(), debugDescription: failure.message, underlyingError: failure.error))
+            throw error
         }
         return .bytes(start: start, count: arena.count - start)
     }
 
     @inline(__always)
-    func renderString(_ string: String, depth: Int, path: @autoclosure () -> [any CodingKey]) throws -> Rendered {
-        try render(string, depth: depth, path: path()) { try $0.writeString(string, depth: depth) }
+    func renderString(_ string: String, depth: Int) throws(Failure) -> Rendered {
+        try render { writer throws(Failure) in try writer.writeString(string, depth: depth) }
     }
 
     @inline(__always)
@@ -210,29 +241,31 @@ final class PlistXMLEncoder: Encoder {
     /// at `depth`; `nil` for any other type. (Each branch has checked that `T` is
     /// exactly the type it reads, so the casts are identities.)
     @inline(__always)
-    func renderNative<T: Encodable>(_ value: T, depth: Int, path: @autoclosure () -> [any CodingKey]) throws -> Rendered? {
-        if T.self == String.self { return try renderString(unsafeBitCast(value, to: String.self), depth: depth, path: path()) }
+    func renderNative<T: Encodable>(_ value: T, depth: Int) throws(Failure) -> Rendered? {
+        if T.self == String.self { return try renderString(unsafeBitCast(value, to: String.self), depth: depth) }
         if T.self == Int.self { return renderInteger(unsafeBitCast(value, to: Int.self), depth: depth) }
         if T.self == Double.self { return renderReal(unsafeBitCast(value, to: Double.self), depth: depth) }
         if T.self == Bool.self { return renderBoolean(unsafeBitCast(value, to: Bool.self), depth: depth) }
         if T.self == Date.self {
             let date = unsafeBitCast(value, to: Date.self)
-            return try render(date, depth: depth, path: path()) { try $0.writeDate(date, depth: depth) }
+            return try render { writer throws(Failure) in try writer.writeDate(date, depth: depth) }
         }
         if T.self == Data.self {
             let data = unsafeBitCast(value, to: Data.self)
-            return try render(data, depth: depth, path: path()) { $0.writeData(data, depth: depth) }
+            return try render { writer throws(Failure) in writer.writeData(data, depth: depth) }
         }
         let type = ObjectIdentifier(T.self)
         if type == FastPathTypes.stringArray {
             let strings = unsafeBitCast(value, to: [String].self)
-            return try render(strings, depth: depth, path: path()) { writer in
+            return try render { writer throws(Failure) in
                 guard try writer.beginArray(isEmpty: strings.isEmpty, depth: depth) else { return }
-                for (index, string) in strings.enumerated() {
-                    do {
-                        try writer.writeString(string, depth: depth + 1)
+                for index in strings.indices {
+                    do throws(Failure) {
+                        try writer.writeString(strings[index], depth: depth + 1)
                     } catch {
-                        throw XMLPlistWriter.rethrow(error, at: XMLPlistWriter.indexComponent(index))
+                        var failure = error
+                        failure.path.insert(XMLPlistWriter.indexComponent(index), at: 0)
+                        throw failure
                     }
                 }
                 writer.endContainer("</array>\n", depth: depth)
@@ -240,7 +273,7 @@ final class PlistXMLEncoder: Encoder {
         }
         if type == FastPathTypes.boolArray {
             let flags = unsafeBitCast(value, to: [Bool].self)
-            return try render(flags, depth: depth, path: path()) { writer in
+            return try render { writer throws(Failure) in
                 guard try writer.beginArray(isEmpty: flags.isEmpty, depth: depth) else { return }
                 for flag in flags { writer.writeBoolean(flag, depth: depth + 1) }
                 writer.endContainer("</array>\n", depth: depth)
@@ -255,8 +288,14 @@ final class PlistXMLEncoder: Encoder {
 
     /// Encodes `value` as this encoder's own result.
     func encodeValue<T: Encodable>(_ value: T) throws -> Rendered? {
-        if let rendered = try renderNative(value, depth: depth, path: codingPath) {
-            set(rendered)
+        let native: Rendered?
+        do throws(Failure) {
+            native = try renderNative(value, depth: depth)
+        } catch {
+            throw Self.invalidValue(value, error, path: codingPath)
+        }
+        if let native {
+            set(native)
             return result
         }
         try value.encode(to: self)
@@ -265,18 +304,55 @@ final class PlistXMLEncoder: Encoder {
 
     /// Encodes a value nested one level below `parentDepth` under `key`.
     func encodeNested<T: Encodable>(_ value: T, parentDepth: Int, key: any CodingKey, path: [any CodingKey]) throws -> Rendered {
-        if let rendered = try renderNative(value, depth: parentDepth + 1, path: path + [key]) {
-            return rendered
+        let native: Rendered?
+        do throws(Failure) {
+            native = try renderNative(value, depth: parentDepth + 1)
+        } catch {
+            throw Self.invalidValue(value, error, path: path + [key])
         }
+        if let native { return native }
         let encoder = PlistXMLEncoder(state: state, depth: parentDepth + 1, codingPath: path + [key], userInfo: userInfoStorage)
         try value.encode(to: encoder)
         // A value that encodes nothing is an empty dictionary, as in Foundation.
-        return encoder.result ?? .dictionary(DictionaryRender(depth: parentDepth + 1))
+        guard let result = encoder.result else { return .dictionary(DictionaryRender(depth: parentDepth + 1)) }
+        if case .dictionary(let dictionary) = result, let bytes = flatten(dictionary) { return bytes }
+        return result
+    }
+
+    /// Assembles a finished dictionary into the arena at once, while its pieces are
+    /// still in the processor's caches, rather than with the whole document at the end;
+    /// `nil` if it cannot be written (too deep), which the final assembly then reports
+    /// with its path.
+    func flatten(_ dictionary: DictionaryRender) -> Rendered? {
+        guard dictionary.depth < PropertyList.maximumDepth else { return nil }
+        let arena = self.arena
+        let start = arena.count
+        var writer = XMLPlistWriter(output: arena)
+        guard (try? writer.beginDictionary(isEmpty: dictionary.entries.isEmpty, depth: dictionary.depth)) == true else {
+            return .bytes(start: start, count: arena.count - start)
+        }
+        let order = state.keyOrders.order(for: dictionary)
+        let complete: Bool = dictionary.entries.withUnsafeBufferPointer { entries in
+            for index in order {
+                guard case .bytes(let valueStart, let valueCount) = entries[index].value else { return false }
+                arena.appendCopy(from: entries[index].lineStart, count: entries[index].lineCount)
+                arena.appendCopy(from: valueStart, count: valueCount)
+            }
+            return true
+        }
+        guard complete else {
+            // A value still in pieces (a nested container made by hand): leave it all
+            // to the final assembly.
+            arena.truncate(to: start)
+            return nil
+        }
+        writer.endContainer("</dict>\n", depth: dictionary.depth)
+        return .bytes(start: start, count: arena.count - start)
     }
 
     /// Records the entry for `key` in `dictionary`, rendering its `<key>` line unless
     /// the same line has been rendered before.
-    func add(_ value: Rendered, forKey key: String, to dictionary: DictionaryRender, path: @autoclosure () -> [any CodingKey]) throws {
+    func add(_ value: Rendered, forKey key: String, to dictionary: DictionaryRender) throws(Failure) {
         let depth = dictionary.depth + 1
         let start: Int
         let count: Int
@@ -287,16 +363,16 @@ final class PlistXMLEncoder: Encoder {
             var writer = XMLPlistWriter(output: arena)
             do {
                 try writer.writeKey(key, depth: depth)
-            } catch let failure as XMLPlistWriter.Failure {
+            } catch {
                 arena.truncate(to: start)
-                throw EncodingError.invalidValue(
-                    key, EncodingError.Context(codingPath: path(), debugDescription: "the key " + failure.message, underlyingError: failure.error))
+                throw error
             }
             count = arena.count - start
             state.keyLines.remember(key, depth: depth, start: start, count: count)
         }
         if dictionary.entries.isEmpty { dictionary.entries.reserveCapacity(16) }
         dictionary.entries.append(DictionaryRender.Entry(key: key, lineStart: start, lineCount: count, value: value))
+        dictionary.signature = (dictionary.signature ^ UInt64(start)) &* 0x9E37_79B9_7F4A_7C15
     }
 }
 
@@ -307,19 +383,29 @@ final class PlistXMLEncoder: Encoder {
 /// rendered lines (see ``KeyLineCache``), so each order is computed once. Equal line
 /// positions mean equal keys.
 struct KeyOrderCache {
+    private var signatures: [UInt64] = []
     private var lines: [[Int]] = []
     private var orders: [[Int]] = []
     private var next = 0
     private static let size = 16
 
-    /// The positions of `entries` in the order XML writes them, leaving out keys that a
-    /// later entry with the same key replaced.
-    mutating func order(for entries: [DictionaryRender.Entry]) -> [Int] {
-        search: for slot in lines.indices where lines[slot].count == entries.count {
-            let candidate = lines[slot]
-            for index in candidate.indices where candidate[index] != entries[index].lineStart { continue search }
-            return orders[slot]
+    /// The positions of the entries of `dictionary` in the order XML writes them,
+    /// leaving out keys that a later entry with the same key replaced.
+    mutating func order(for dictionary: DictionaryRender) -> [Int] {
+        let signature = dictionary.signature
+        let found: Int? = dictionary.entries.withUnsafeBufferPointer { entries in
+            for slot in signatures.indices where signatures[slot] == signature {
+                let matches = lines[slot].withUnsafeBufferPointer { candidate in
+                    guard candidate.count == entries.count else { return false }
+                    for index in candidate.indices where candidate[index] != entries[index].lineStart { return false }
+                    return true
+                }
+                if matches { return slot }
+            }
+            return nil
         }
+        if let found { return orders[found] }
+        let entries = dictionary.entries
         let sorted = entries.indices.sorted { a, b in
             if XMLPlistWriter.utf16Precedes(entries[a].key, entries[b].key) { return true }
             if XMLPlistWriter.utf16Precedes(entries[b].key, entries[a].key) { return false }
@@ -333,9 +419,11 @@ struct KeyOrderCache {
         }
         let keyLines = entries.map(\.lineStart)
         if lines.count < Self.size {
+            signatures.append(signature)
             lines.append(keyLines)
             orders.append(order)
         } else {
+            signatures[next] = signature
             lines[next] = keyLines
             orders[next] = order
             next = (next + 1) % Self.size
@@ -351,25 +439,36 @@ extension XMLPlistWriter {
         case .bytes(let start, let count):
             output.append(arena.buffer(from: start, count: count))
         case .dictionary(let dictionary):
-            let entries = dictionary.entries
-            guard try beginDictionary(isEmpty: entries.isEmpty, depth: dictionary.depth) else { return }
-            for index in cache.order(for: entries) {
-                let entry = entries[index]
-                output.append(arena.buffer(from: entry.lineStart, count: entry.lineCount))
-                do {
-                    try assemble(entry.value, from: arena, cache: &cache)
-                } catch {
-                    throw Self.rethrow(error, at: Self.keyComponent(entry.key))
+            guard try beginDictionary(isEmpty: dictionary.entries.isEmpty, depth: dictionary.depth) else { return }
+            let order = cache.order(for: dictionary)
+            try dictionary.entries.withUnsafeBufferPointer { entries in
+                for index in order {
+                    output.append(arena.buffer(from: entries[index].lineStart, count: entries[index].lineCount))
+                    if case .bytes(let start, let count) = entries[index].value {
+                        output.append(arena.buffer(from: start, count: count))
+                        continue
+                    }
+                    do {
+                        try assemble(entries[index].value, from: arena, cache: &cache)
+                    } catch {
+                        throw Self.rethrow(error, at: Self.keyComponent(entries[index].key))
+                    }
                 }
             }
             endContainer("</dict>\n", depth: dictionary.depth)
         case .array(let array):
             guard try beginArray(isEmpty: array.elements.isEmpty, depth: array.depth) else { return }
-            for (index, element) in array.elements.enumerated() {
-                do {
-                    try assemble(element, from: arena, cache: &cache)
-                } catch {
-                    throw Self.rethrow(error, at: Self.indexComponent(index))
+            try array.elements.withUnsafeBufferPointer { elements in
+                for index in elements.indices {
+                    if case .bytes(let start, let count) = elements[index] {
+                        output.append(arena.buffer(from: start, count: count))
+                        continue
+                    }
+                    do {
+                        try assemble(elements[index], from: arena, cache: &cache)
+                    } catch {
+                        throw Self.rethrow(error, at: Self.indexComponent(index))
+                    }
                 }
             }
             endContainer("</array>\n", depth: array.depth)
@@ -381,18 +480,23 @@ extension XMLPlistWriter {
 
 extension PlistXMLEncoder {
     struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+        typealias Failure = XMLPlistWriter.Failure
         let encoder: PlistXMLEncoder
         let dictionary: DictionaryRender
         let codingPath: [any CodingKey]
 
         private func put(_ value: PropertyList, _ key: Key) throws {
-            let rendered = try encoder.render(value, depth: dictionary.depth + 1, path: codingPath + [key])
-            try encoder.add(rendered, forKey: key.stringValue, to: dictionary, path: codingPath + [key])
+            try put(encoder.render(value, depth: dictionary.depth + 1, path: codingPath + [key]), key)
         }
 
         @inline(__always)
         private func put(_ rendered: Rendered, _ key: Key) throws {
-            try encoder.add(rendered, forKey: key.stringValue, to: dictionary, path: codingPath + [key])
+            let name = key.stringValue
+            do throws(Failure) {
+                try encoder.add(rendered, forKey: name, to: dictionary)
+            } catch {
+                throw PlistXMLEncoder.invalidKey(name, error, path: codingPath + [key])
+            }
         }
 
         private var valueDepth: Int { dictionary.depth + 1 }
@@ -400,7 +504,13 @@ extension PlistXMLEncoder {
         mutating func encodeNil(forKey key: Key) throws { try put(.string("$null"), key) }
         mutating func encode(_ value: Bool, forKey key: Key) throws { try put(encoder.renderBoolean(value, depth: valueDepth), key) }
         mutating func encode(_ value: String, forKey key: Key) throws {
-            try put(encoder.renderString(value, depth: valueDepth, path: codingPath + [key]), key)
+            let rendered: Rendered
+            do throws(Failure) {
+                rendered = try encoder.renderString(value, depth: valueDepth)
+            } catch {
+                throw PlistXMLEncoder.invalidValue(value, error, path: codingPath + [key])
+            }
+            try put(rendered, key)
         }
         mutating func encode(_ value: Double, forKey key: Key) throws { try put(encoder.renderReal(value, depth: valueDepth), key) }
         mutating func encode(_ value: Float, forKey key: Key) throws { try put(encoder.renderReal(Double(value), depth: valueDepth), key) }
@@ -432,21 +542,20 @@ extension PlistXMLEncoder {
         }
 
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-            let rendered = try encoder.encodeNested(value, parentDepth: dictionary.depth, key: key, path: codingPath)
-            try encoder.add(rendered, forKey: key.stringValue, to: dictionary, path: codingPath + [key])
+            try put(encoder.encodeNested(value, parentDepth: dictionary.depth, key: key, path: codingPath), key)
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
             -> KeyedEncodingContainer<NestedKey>
         {
             let nested = DictionaryRender(depth: dictionary.depth + 1)
-            try? encoder.add(.dictionary(nested), forKey: key.stringValue, to: dictionary, path: codingPath + [key])
+            try? encoder.add(.dictionary(nested), forKey: key.stringValue, to: dictionary)
             return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: encoder, dictionary: nested, codingPath: codingPath + [key]))
         }
 
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
             let nested = ArrayRender(depth: dictionary.depth + 1)
-            try? encoder.add(.array(nested), forKey: key.stringValue, to: dictionary, path: codingPath + [key])
+            try? encoder.add(.array(nested), forKey: key.stringValue, to: dictionary)
             return UnkeyedContainer(encoder: encoder, array: nested, codingPath: codingPath + [key])
         }
 
@@ -457,7 +566,7 @@ extension PlistXMLEncoder {
             let (encoder, dictionary, path) = (self.encoder, self.dictionary, codingPath + [key])
             // Until the superclass encodes something, the entry is an empty dictionary.
             let index = dictionary.entries.count
-            try? encoder.add(.dictionary(DictionaryRender(depth: dictionary.depth + 1)), forKey: key.stringValue, to: dictionary, path: path)
+            try? encoder.add(.dictionary(DictionaryRender(depth: dictionary.depth + 1)), forKey: key.stringValue, to: dictionary)
             return PlistXMLEncoder(state: encoder.state, depth: dictionary.depth + 1, codingPath: path, userInfo: encoder.userInfoStorage) {
                 if index < dictionary.entries.count { dictionary.entries[index].value = $0 }
             }
@@ -525,6 +634,7 @@ extension PlistXMLEncoder {
     }
 
     struct SingleValueContainer: SingleValueEncodingContainer {
+        typealias Failure = XMLPlistWriter.Failure
         let encoder: PlistXMLEncoder
         var codingPath: [any CodingKey] { encoder.codingPath }
 
@@ -549,8 +659,14 @@ extension PlistXMLEncoder {
         mutating func encode(_ value: UInt64) throws { try put(PlistXMLEncoder.integer(value)) }
 
         mutating func encode<T: Encodable>(_ value: T) throws {
-            if let rendered = try encoder.renderNative(value, depth: encoder.depth, path: encoder.codingPath) {
-                encoder.set(rendered)
+            let native: Rendered?
+            do throws(Failure) {
+                native = try encoder.renderNative(value, depth: encoder.depth)
+            } catch {
+                throw PlistXMLEncoder.invalidValue(value, error, path: encoder.codingPath)
+            }
+            if let native {
+                encoder.set(native)
             } else {
                 try value.encode(to: encoder)
             }
