@@ -30,7 +30,7 @@ public struct PlistEncoder: Sendable {
         }
         var writer = XMLPlistWriter(output: ByteStorage(capacity: arena.count + arena.count / 4 + 4096))
         do {
-            try writer.writeDocument { writer in try writer.assemble(rendered, from: arena, cache: &state.keyOrders) }
+            try writer.writeDocument { writer in try writer.assemble(rendered, from: arena, keyLines: state.keyLineBytes, cache: &state.keyOrders) }
         } catch let error as PropertyListError {
             throw EncodingError.invalidValue(
                 value, EncodingError.Context(codingPath: [], debugDescription: error.message, underlyingError: error))

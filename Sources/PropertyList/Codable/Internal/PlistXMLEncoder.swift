@@ -10,7 +10,7 @@ enum Rendered {
 }
 
 /// A dictionary being encoded: one entry per key, with the position of the key's
-/// rendered `<key>` line in the arena and the value. Keys are sorted when the document
+/// rendered `<key>` line among the key lines and the value. Keys are sorted when the document
 /// is assembled; a key encoded twice keeps its last value, as with Foundation's encoder.
 final class DictionaryRender {
     struct Entry {
@@ -43,9 +43,11 @@ final class ArrayRender {
 }
 
 /// What one encoding shares between its encoders: the arena that values are rendered
-/// into, and the `<key>` lines rendered so far.
+/// into, and the `<key>` lines rendered so far (kept apart, so that the arena space of
+/// a finished value can be reused).
 final class EncodingState {
     let arena: ByteStorage
+    let keyLineBytes = ByteStorage(capacity: 4096)
     @exclusivity(unchecked) var keyLines = KeyLineCache()
     @exclusivity(unchecked) var keyOrders = KeyOrderCache()
 
@@ -312,10 +314,20 @@ final class PlistXMLEncoder: Encoder {
         }
         if let native { return native }
         let encoder = PlistXMLEncoder(state: state, depth: parentDepth + 1, codingPath: path + [key], userInfo: userInfoStorage)
+        let valueStart = arena.count
         try value.encode(to: encoder)
         // A value that encodes nothing is an empty dictionary, as in Foundation.
         guard let result = encoder.result else { return .dictionary(DictionaryRender(depth: parentDepth + 1)) }
-        if case .dictionary(let dictionary) = result, let bytes = flatten(dictionary) { return bytes }
+        if case .dictionary(let dictionary) = result, case .bytes(let start, let count)? = flatten(dictionary) {
+            // Everything the value rendered before lies between `valueStart` and its
+            // assembled copy, and nothing refers to it any more: move the copy down.
+            let arena = self.arena
+            if start > valueStart {
+                memmove(arena.base + valueStart, arena.base + start, count)
+                arena.truncate(to: valueStart + count)
+            }
+            return .bytes(start: valueStart, count: count)
+        }
         return result
     }
 
@@ -326,6 +338,7 @@ final class PlistXMLEncoder: Encoder {
     func flatten(_ dictionary: DictionaryRender) -> Rendered? {
         guard dictionary.depth < PropertyList.maximumDepth else { return nil }
         let arena = self.arena
+        let keyLines = state.keyLineBytes
         let start = arena.count
         var writer = XMLPlistWriter(output: arena)
         guard (try? writer.beginDictionary(isEmpty: dictionary.entries.isEmpty, depth: dictionary.depth)) == true else {
@@ -335,7 +348,7 @@ final class PlistXMLEncoder: Encoder {
         let complete: Bool = dictionary.entries.withUnsafeBufferPointer { entries in
             for index in order {
                 guard case .bytes(let valueStart, let valueCount) = entries[index].value else { return false }
-                arena.appendCopy(from: entries[index].lineStart, count: entries[index].lineCount)
+                arena.append(keyLines.buffer(from: entries[index].lineStart, count: entries[index].lineCount))
                 arena.appendCopy(from: valueStart, count: valueCount)
             }
             return true
@@ -359,15 +372,16 @@ final class PlistXMLEncoder: Encoder {
         if let line = state.keyLines.line(for: key, depth: depth) {
             (start, count) = line
         } else {
-            start = arena.count
-            var writer = XMLPlistWriter(output: arena)
+            let lines = state.keyLineBytes
+            start = lines.count
+            var writer = XMLPlistWriter(output: lines)
             do {
                 try writer.writeKey(key, depth: depth)
             } catch {
-                arena.truncate(to: start)
+                lines.truncate(to: start)
                 throw error
             }
-            count = arena.count - start
+            count = lines.count - start
             state.keyLines.remember(key, depth: depth, start: start, count: count)
         }
         if dictionary.entries.isEmpty { dictionary.entries.reserveCapacity(16) }
@@ -434,7 +448,9 @@ struct KeyOrderCache {
 
 extension XMLPlistWriter {
     /// Copies a rendered value out of `arena`, sorting dictionaries as it goes.
-    mutating func assemble(_ rendered: Rendered, from arena: ByteStorage, cache: inout KeyOrderCache) throws {
+    mutating func assemble(
+        _ rendered: Rendered, from arena: ByteStorage, keyLines: ByteStorage, cache: inout KeyOrderCache
+    ) throws {
         switch rendered {
         case .bytes(let start, let count):
             output.append(arena.buffer(from: start, count: count))
@@ -443,13 +459,13 @@ extension XMLPlistWriter {
             let order = cache.order(for: dictionary)
             try dictionary.entries.withUnsafeBufferPointer { entries in
                 for index in order {
-                    output.append(arena.buffer(from: entries[index].lineStart, count: entries[index].lineCount))
+                    output.append(keyLines.buffer(from: entries[index].lineStart, count: entries[index].lineCount))
                     if case .bytes(let start, let count) = entries[index].value {
                         output.append(arena.buffer(from: start, count: count))
                         continue
                     }
                     do {
-                        try assemble(entries[index].value, from: arena, cache: &cache)
+                        try assemble(entries[index].value, from: arena, keyLines: keyLines, cache: &cache)
                     } catch {
                         throw Self.rethrow(error, at: Self.keyComponent(entries[index].key))
                     }
@@ -465,7 +481,7 @@ extension XMLPlistWriter {
                         continue
                     }
                     do {
-                        try assemble(elements[index], from: arena, cache: &cache)
+                        try assemble(elements[index], from: arena, keyLines: keyLines, cache: &cache)
                     } catch {
                         throw Self.rethrow(error, at: Self.indexComponent(index))
                     }
