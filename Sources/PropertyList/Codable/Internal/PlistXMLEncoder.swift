@@ -20,9 +20,9 @@ final class DictionaryRender {
         var value: Rendered
     }
 
-    let depth: Int
     // Only the encoder of this dictionary touches these, one call at a time: Swift's
     // dynamic exclusivity checks on each append are turned off.
+    @exclusivity(unchecked) var depth: Int
     @exclusivity(unchecked) var entries: [Entry] = []
     /// A hash of the entries' `<key>` line positions in order (see ``KeyOrderCache``).
     @exclusivity(unchecked) var signature: UInt64 = 0
@@ -50,6 +50,18 @@ final class EncodingState {
     let keyLineBytes = ByteStorage(capacity: 4096)
     @exclusivity(unchecked) var keyLines = KeyLineCache()
     @exclusivity(unchecked) var keyOrders = KeyOrderCache()
+    /// Encoders and dictionaries of finished values, to be used again rather than
+    /// allocated anew for every value.
+    @exclusivity(unchecked) var spareEncoders: [PlistXMLEncoder] = []
+    @exclusivity(unchecked) var spareDictionaries: [DictionaryRender] = []
+
+    /// An empty dictionary at `depth`.
+    @inline(__always)
+    func dictionary(depth: Int) -> DictionaryRender {
+        guard let dictionary = spareDictionaries.popLast() else { return DictionaryRender(depth: depth) }
+        dictionary.depth = depth
+        return dictionary
+    }
 
     init(arena: ByteStorage) {
         self.arena = arena
@@ -107,8 +119,10 @@ struct KeyLineCache {
 /// pieces out in order. No intermediate tree of values is built.
 final class PlistXMLEncoder: Encoder {
     let state: EncodingState
-    let depth: Int
-    let codingPath: [any CodingKey]
+    // An encoder is used again for another value once the last one is finished (see
+    // ``encodeNested(_:parentDepth:key:path:)``), hence the variables.
+    @exclusivity(unchecked) private(set) var depth: Int
+    @exclusivity(unchecked) private(set) var codingPath: [any CodingKey]
     let userInfoStorage: [CodingUserInfoKey: any Sendable]
     var userInfo: [CodingUserInfoKey: Any] { userInfoStorage }
     @exclusivity(unchecked) private(set) var result: Rendered?
@@ -138,7 +152,7 @@ final class PlistXMLEncoder: Encoder {
         if case .dictionary(let existing) = result {
             dictionary = existing
         } else {
-            dictionary = DictionaryRender(depth: depth)
+            dictionary = state.dictionary(depth: depth)
             set(.dictionary(dictionary))
         }
         return KeyedEncodingContainer(KeyedContainer<Key>(encoder: self, dictionary: dictionary, codingPath: codingPath))
@@ -313,22 +327,43 @@ final class PlistXMLEncoder: Encoder {
             throw Self.invalidValue(value, error, path: path + [key])
         }
         if let native { return native }
-        let encoder = PlistXMLEncoder(state: state, depth: parentDepth + 1, codingPath: path + [key], userInfo: userInfoStorage)
+        var encoder: PlistXMLEncoder
+        if let spare = state.spareEncoders.popLast() {
+            encoder = spare
+            encoder.depth = parentDepth + 1
+            encoder.codingPath.append(contentsOf: path)
+            encoder.codingPath.append(key)
+        } else {
+            encoder = PlistXMLEncoder(state: state, depth: parentDepth + 1, codingPath: path + [key], userInfo: userInfoStorage)
+        }
         let valueStart = arena.count
         try value.encode(to: encoder)
-        // A value that encodes nothing is an empty dictionary, as in Foundation.
-        guard let result = encoder.result else { return .dictionary(DictionaryRender(depth: parentDepth + 1)) }
-        if case .dictionary(let dictionary) = result, case .bytes(let start, let count)? = flatten(dictionary) {
-            // Everything the value rendered before lies between `valueStart` and its
-            // assembled copy, and nothing refers to it any more: move the copy down.
-            let arena = self.arena
-            if start > valueStart {
-                memmove(arena.base + valueStart, arena.base + start, count)
-                arena.truncate(to: valueStart + count)
-            }
-            return .bytes(start: valueStart, count: count)
+        var result = encoder.result
+        // Unless a container of the value is still held somewhere, the encoder is free.
+        encoder.result = nil
+        if isKnownUniquelyReferenced(&encoder) {
+            encoder.codingPath.removeAll(keepingCapacity: true)
+            state.spareEncoders.append(encoder)
         }
-        return result
+        guard case .dictionary(var dictionary)? = result else {
+            // A value that encodes nothing is an empty dictionary, as in Foundation.
+            return result ?? .dictionary(state.dictionary(depth: parentDepth + 1))
+        }
+        result = nil
+        guard case .bytes(let start, let count)? = flatten(dictionary) else { return .dictionary(dictionary) }
+        // Everything the value rendered before lies between `valueStart` and its
+        // assembled copy, and nothing refers to it any more: move the copy down.
+        let arena = self.arena
+        if start > valueStart {
+            memmove(arena.base + valueStart, arena.base + start, count)
+            arena.truncate(to: valueStart + count)
+        }
+        if isKnownUniquelyReferenced(&dictionary) {
+            dictionary.entries.removeAll(keepingCapacity: true)
+            dictionary.signature = 0
+            state.spareDictionaries.append(dictionary)
+        }
+        return .bytes(start: valueStart, count: count)
     }
 
     /// Assembles a finished dictionary into the arena at once, while its pieces are
