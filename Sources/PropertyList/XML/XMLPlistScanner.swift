@@ -94,7 +94,7 @@ struct XMLPlistScanner {
     private let file: String?
     private var context: xmlParserCtxtPtr?
     private var map = PlistMap()
-    private var frames: [Frame] = []
+    private var frames = FrameStack()
     private var sawRoot = false
     private var finished = false
     private var stopped = false
@@ -108,7 +108,40 @@ struct XMLPlistScanner {
 
     private init(file: String?) {
         self.file = file
-        frames.reserveCapacity(16)
+    }
+
+    /// The open containers: at most ``PropertyList/maximumDepth`` and the `<plist>`
+    /// element, so a fixed buffer that is indexed and grown without the checks an
+    /// array makes on every change. Freed by ``free()``.
+    private struct FrameStack {
+        private let base = UnsafeMutablePointer<Frame>.allocate(capacity: PropertyList.maximumDepth + 2)
+        private(set) var count = 0
+
+        var isEmpty: Bool { count == 0 }
+        var last: Frame? { count > 0 ? base[count - 1] : nil }
+
+        subscript(index: Int) -> Frame {
+            unsafeAddress { UnsafePointer(base + index) }
+            nonmutating unsafeMutableAddress { base + index }
+        }
+
+        mutating func append(_ frame: Frame) {
+            precondition(count < PropertyList.maximumDepth + 2)
+            (base + count).initialize(to: frame)
+            count += 1
+        }
+
+        mutating func popLast() -> Frame? {
+            guard count > 0 else { return nil }
+            count -= 1
+            return (base + count).move()
+        }
+
+        mutating func free() {
+            base.deinitialize(count: count)
+            base.deallocate()
+            count = 0
+        }
     }
 
     /// Reads `bytes` into a map whose node 0 is the document's value.
@@ -122,7 +155,10 @@ struct XMLPlistScanner {
         }
         let state = UnsafeMutablePointer<XMLPlistScanner>.allocate(capacity: 1)
         state.initialize(to: XMLPlistScanner(file: file))
-        defer { state.deinitialize(count: 1).deallocate() }
+        defer {
+            state.pointee.frames.free()
+            state.deinitialize(count: 1).deallocate()
+        }
         // The shortest value, `<true/>`, takes 7 bytes, so the nodes never outnumber a
         // seventh of the input: reserving that much means the array never grows and is
         // never copied, and the pages reserved beyond the real need are never touched.

@@ -115,8 +115,10 @@ struct KeyLineCache {
 ///
 /// Scalars are rendered to XML the moment they are encoded, at the indentation their
 /// depth calls for, into one shared arena; containers keep only the positions of their
-/// pieces. Assembling the document then sorts each dictionary's keys and copies the
-/// pieces out in order. No intermediate tree of values is built.
+/// pieces. A nested dictionary is sorted and assembled into the arena as soon as its
+/// value has finished encoding (over the space its pieces took), and its encoder and
+/// dictionary are used again for the next value; assembling the document at the end
+/// copies the remaining pieces out in order. No intermediate tree of values is built.
 final class PlistXMLEncoder: Encoder {
     let state: EncodingState
     // An encoder is used again for another value once the last one is finished (see
