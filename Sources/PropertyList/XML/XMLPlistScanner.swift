@@ -278,6 +278,7 @@ struct XMLPlistScanner {
         return shown.count > 40 ? String(shown.prefix(40)) + "…" : shown
     }
 
+    @inline(__always)
     fileprivate mutating func startElement(
         _ localName: UnsafePointer<xmlChar>?, _ prefix: UnsafePointer<xmlChar>?,
         _ uri: UnsafePointer<xmlChar>?, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
@@ -364,6 +365,7 @@ struct XMLPlistScanner {
         }
     }
 
+    @inline(__always)
     fileprivate mutating func endElement() {
         guard !stopped else { return }
         if let element = scalar {
@@ -541,6 +543,7 @@ struct XMLPlistScanner {
 
     // MARK: Text
 
+    @inline(__always)
     fileprivate mutating func characters(_ bytes: UnsafePointer<xmlChar>?, _ count: Int, isCDATA: Bool) {
         guard !stopped, let bytes, count > 0 else { return }
         let chunk = UnsafeBufferPointer(start: bytes, count: count)
