@@ -172,7 +172,27 @@ final class PlistMapDecoder: Decoder {
             self.index = savedIndex
             if key != nil { codingPath.removeLast() }
         }
+        // Arrays of other types are read here, into an array of the right capacity,
+        // without an unkeyed container. (Only for array nodes: the conformance check is
+        // not free.)
+        if nodes[index].kind == .array, let arrayType = T.self as? any PlistDecodableArray.Type {
+            return try arrayType.init(decoder: self, array: index) as! T
+        }
         return try T(from: self)
+    }
+
+    /// The elements of the array at `array`, each decoded as `Element`.
+    func decodeElements<Element: Decodable>(_ type: Element.Type, array: Int) throws -> [Element] {
+        let end = Int(nodes[array].payload)
+        var result: [Element] = []
+        result.reserveCapacity(Int(nodes[array].count))
+        var cursor = array + 1
+        while cursor < end {
+            let key = PlistCodingKey(index: result.count)
+            result.append(try decode(Element.self, at: cursor, path: codingPath + [key], key: key))
+            cursor = self.end(of: cursor)
+        }
+        return result
     }
 
     /// An array of scalars, read element by element with `element`.
@@ -779,6 +799,17 @@ struct KeyHashCache {
         }
         slots[slot] = Slot(key: key, bits: bits, entry: entry)
         return entry
+    }
+}
+
+/// Arrays that ``PlistMapDecoder`` decodes element by element itself.
+protocol PlistDecodableArray {
+    init(decoder: PlistMapDecoder, array: Int) throws
+}
+
+extension Array: PlistDecodableArray where Element: Decodable {
+    init(decoder: PlistMapDecoder, array: Int) throws {
+        self = try decoder.decodeElements(Element.self, array: array)
     }
 }
 
