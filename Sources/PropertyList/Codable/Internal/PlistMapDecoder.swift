@@ -273,6 +273,17 @@ struct MapView {
     static func equalBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
         let a = UnsafeRawPointer(a)
         let b = UnsafeRawPointer(b)
+        // Up to 16 bytes: two overlapping loads of the widest size that fits.
+        if count >= 8 && count <= 16 {
+            return a.loadUnaligned(as: UInt64.self) == b.loadUnaligned(as: UInt64.self)
+                && a.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                    == b.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        }
+        if count >= 4 && count < 8 {
+            return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
+                && a.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+                    == b.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+        }
         var offset = 0
         while offset + 8 <= count {
             if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
@@ -687,6 +698,8 @@ final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
         var count = 0
         /// Dictionaries with many keys are searched through the decoder's hash index.
         let isLarge: Bool
+        /// One bit per key, chosen by its hash: a key whose bit is clear is not there.
+        var keyBits: UInt64 = 0
     }
 
     struct Entry {
@@ -706,12 +719,16 @@ final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
                 let end = Int(node.payload)
                 var cursor = dictionary + 1
                 var count = 0
+                var keyBits: UInt64 = 0
                 while cursor < end {
-                    (entries + count).initialize(to: Entry(hash: decoder.nodes[cursor].hash, key: cursor))
+                    let hash = decoder.nodes[cursor].hash
+                    (entries + count).initialize(to: Entry(hash: hash, key: cursor))
+                    keyBits |= 1 << (hash & 63)
                     count += 1
                     cursor = decoder.end(of: cursor + 1)
                 }
                 header.pointee.count = count
+                header.pointee.keyBits = keyBits
             }
         }
         return table
@@ -726,6 +743,11 @@ final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
             guard !header.pointee.isLarge else { return nil }
             let view = header.pointee.view
             let wanted = view.keyHashes.pointee.entry(for: key)
+            if header.pointee.keyBits & (1 << (wanted.hash & 63)) == 0 {
+                // No key has the hash; only a key with non-ASCII characters could still
+                // match another normal form.
+                return wanted.isASCII ? .some(nil) : nil
+            }
             let nodes = view.nodes.baseAddress!
             for index in 0..<header.pointee.count where entries[index].hash == wanted.hash {
                 let keyNode = entries[index].key
