@@ -268,6 +268,31 @@ final class ByteStorage {
         if minimum > capacity { grow(to: minimum) }
     }
 
+    /// Appends `value` in decimal, with leading zeros to at least `width` digits.
+    @inline(__always)
+    func appendDecimal(_ value: UInt64, width: Int = 1) {
+        var digits = 1
+        var probe = value / 10
+        while probe != 0 {
+            digits += 1
+            probe /= 10
+        }
+        let length = Swift.max(digits, width)
+        if count + length > capacity { grow(to: count + length) }
+        var cursor = count + length
+        var rest = value
+        repeat {
+            cursor -= 1
+            base[cursor] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        } while rest != 0
+        while cursor > count {
+            cursor -= 1
+            base[cursor] = UInt8(ascii: "0")
+        }
+        count += length
+    }
+
     /// Appends a copy of `length` bytes from `offset` of this same storage (which may
     /// move as it grows, so the source is located afterwards).
     @inline(__always)

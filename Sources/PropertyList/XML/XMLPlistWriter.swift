@@ -280,6 +280,20 @@ struct XMLPlistWriter {
         let count = bytes.count
         guard let base = bytes.baseAddress, count > 0 else { return }
         let raw = UnsafeRawPointer(base)
+        // The common case, nothing to escape, checked a word at a time (the last word
+        // overlapping the one before) and copied in one go.
+        if count >= 8 {
+            var offset = 0
+            while offset + 8 <= count && !Self.needsAttention(raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) {
+                offset += 8
+            }
+            if offset == count
+                || (offset + 8 > count && !Self.needsAttention(raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)))
+            {
+                output.append(base, count: count)
+                return
+            }
+        }
         var runStart = 0
         var index = 0
         while index < count {
@@ -354,17 +368,7 @@ struct XMLPlistWriter {
     // MARK: Numbers
 
     private mutating func appendDecimal(_ value: UInt64) {
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch, enough for 20 digits
-        withUnsafeMutableBytes(of: &digits) { scratch in
-            var cursor = scratch.count
-            var rest = value
-            repeat {
-                cursor -= 1
-                scratch[cursor] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest != 0
-            output.append(UnsafeBufferPointer(rebasing: scratch.bindMemory(to: UInt8.self)[cursor...]))
-        }
+        output.appendDecimal(value)
     }
 
     private mutating func appendReal(_ real: Double) {
@@ -416,14 +420,7 @@ struct XMLPlistWriter {
     }
 
     private mutating func appendPadded(_ value: UInt64, width: Int) {
-        var digitCount = 1
-        var probe = value / 10
-        while probe != 0 {
-            digitCount += 1
-            probe /= 10
-        }
-        for _ in digitCount..<max(width, digitCount) { byte(UInt8(ascii: "0")) }
-        appendDecimal(value)
+        output.appendDecimal(value, width: width)
     }
 
     // MARK: Data
