@@ -461,15 +461,17 @@ struct XMLPlistScanner {
 
     private mutating func finishKey(_ node: inout PlistMap.Node) throws(ScalarParsing.Failure) {
         let top = frames.count - 1
-        let (hash, isASCII) = withText { text in
-            var high: UInt8 = 0
-            for byte in text { high |= byte }
-            return (PlistMap.hash(text), high < 0x80)
-        }
+        let (hash, isASCII) = withText { text in (PlistMap.hash(text), Self.isASCII(text)) }
         node.kind = .key
         node.hash = hash
         let index = map.nodes.count
-        if isDuplicateKey(node, in: top) {
+        // A key whose hash bit is new in its dictionary cannot be a duplicate (see
+        // ``isDuplicateKey(_:in:)``); most keys are settled here without the search.
+        let bit: UInt64 = 1 << (hash & 63)
+        let seen = frames[top].keyBits
+        if seen & bit == 0 && frames[top].count < 16 {
+            frames[top].keyBits = seen | bit
+        } else if isDuplicateKey(node, in: top) {
             fail(.invalidStructure, "duplicate key '\(withText { String(decoding: $0, as: UTF8.self) })'",
                  line: scalarLine, column: scalarColumn)
             return
@@ -564,6 +566,25 @@ struct XMLPlistScanner {
             return
         }
         map.bytes.append(chunk)
+    }
+
+    /// Whether `bytes` are all ASCII, checked a word at a time.
+    @inline(__always)
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        let count = bytes.count
+        var high: UInt64 = 0
+        var offset = 0
+        while offset + 8 <= count {
+            high |= raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            offset += 8
+        }
+        while offset < count {
+            high |= UInt64(base[offset])
+            offset += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
     }
 
     private func isWhitespace(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
