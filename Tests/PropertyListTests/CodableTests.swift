@@ -277,6 +277,46 @@ struct CodableTests {
         #expect(try PlistEncoder().encode(value) == FoundationBridge.xml(theirTree))
     }
 
+    @Test("Writes into an enclosing value's container, or into a container kept after its value, reach the output")
+    func containersHeldElsewhere() throws {
+        // Containers share their storage, as Foundation's do: a value may write into a
+        // container it was handed by other means than its encoder, or keep its own
+        // container and write into it later. Neither may be lost or overwritten by the
+        // early assembly of finished values.
+        final class Shared: @unchecked Sendable {
+            var outer: KeyedEncodingContainer<PlistTestKey>?
+            var kept: KeyedEncodingContainer<PlistTestKey>?
+        }
+        struct Child: Encodable {
+            let shared: Shared
+            let number: Int
+            let keep: Bool
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: PlistTestKey.self)
+                try container.encode("child \(number)", forKey: PlistTestKey(stringValue: "name"))
+                try shared.outer?.encode("written by child \(number)", forKey: PlistTestKey(stringValue: "from\(number)"))
+                if keep { shared.kept = container }
+            }
+        }
+        struct Parent: Encodable {
+            let shared: Shared
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: PlistTestKey.self)
+                shared.outer = container
+                let children = (0..<3).map { Child(shared: shared, number: $0, keep: false) }
+                try container.encode(children, forKey: PlistTestKey(stringValue: "children"))
+                try container.encode(Child(shared: shared, number: 9, keep: true), forKey: PlistTestKey(stringValue: "kept"))
+                try shared.kept?.encode("written late", forKey: PlistTestKey(stringValue: "late"))
+                try container.encode("last", forKey: PlistTestKey(stringValue: "end"))
+            }
+        }
+        let foundation = PropertyListEncoder()
+        foundation.outputFormat = .xml
+        let theirTree = try FoundationBridge.read(try foundation.encode(Parent(shared: Shared())))
+        #expect(try PlistEncoder().encodeToPropertyList(Parent(shared: Shared())) == theirTree)
+        #expect(try PlistEncoder().encode(Parent(shared: Shared())) == FoundationBridge.xml(theirTree))
+    }
+
     @Test("A value that encodes nothing is refused at the top level")
     func emptyTopLevel() {
         struct Nothing: Encodable { func encode(to encoder: any Encoder) throws {} }

@@ -26,19 +26,26 @@ final class DictionaryRender {
     @exclusivity(unchecked) var entries: [Entry] = []
     /// A hash of the entries' `<key>` line positions in order (see ``KeyOrderCache``).
     @exclusivity(unchecked) var signature: UInt64 = 0
+    /// How many values deep the encoding was when the dictionary was made (see
+    /// ``EncodingState/level``).
+    @exclusivity(unchecked) var level: Int
 
-    init(depth: Int) {
+    init(depth: Int, level: Int) {
         self.depth = depth
+        self.level = level
     }
 }
 
 /// An array being encoded.
 final class ArrayRender {
     let depth: Int
+    /// As ``DictionaryRender/level``.
+    let level: Int
     @exclusivity(unchecked) var elements: [Rendered] = []
 
-    init(depth: Int) {
+    init(depth: Int, level: Int) {
         self.depth = depth
+        self.level = level
     }
 }
 
@@ -55,12 +62,27 @@ final class EncodingState {
     @exclusivity(unchecked) var spareEncoders: [PlistXMLEncoder] = []
     @exclusivity(unchecked) var spareDictionaries: [DictionaryRender] = []
 
+    /// How many values deep the encoding is: ``PlistXMLEncoder/encodeNested(_:parentDepth:key:path:)``
+    /// counts one more while a nested value encodes.
+    @exclusivity(unchecked) var level = 0
+    /// Whether a value wrote into a container of an enclosing value (one it was handed
+    /// by other means than its encoder) while it encoded: the arena space of finished
+    /// values is then no longer reused, since such a write may live in it.
+    @exclusivity(unchecked) var wroteOutward = false
+
     /// An empty dictionary at `depth`.
     @inline(__always)
     func dictionary(depth: Int) -> DictionaryRender {
-        guard let dictionary = spareDictionaries.popLast() else { return DictionaryRender(depth: depth) }
+        guard let dictionary = spareDictionaries.popLast() else { return DictionaryRender(depth: depth, level: level) }
         dictionary.depth = depth
+        dictionary.level = level
         return dictionary
+    }
+
+    /// Notes a write into a container made at `containerLevel`.
+    @inline(__always)
+    func noteWrite(into containerLevel: Int) {
+        if containerLevel < level { wroteOutward = true }
     }
 
     init(arena: ByteStorage) {
@@ -165,7 +187,7 @@ final class PlistXMLEncoder: Encoder {
         if case .array(let existing) = result {
             array = existing
         } else {
-            array = ArrayRender(depth: depth)
+            array = ArrayRender(depth: depth, level: state.level)
             set(.array(array))
         }
         return UnkeyedContainer(encoder: self, array: array, codingPath: codingPath)
@@ -339,6 +361,8 @@ final class PlistXMLEncoder: Encoder {
             encoder = PlistXMLEncoder(state: state, depth: parentDepth + 1, codingPath: path + [key], userInfo: userInfoStorage)
         }
         let valueStart = arena.count
+        state.level += 1
+        defer { state.level -= 1 }
         try value.encode(to: encoder)
         var result = encoder.result
         // Unless a container of the value is still held somewhere, the encoder is free.
@@ -352,19 +376,21 @@ final class PlistXMLEncoder: Encoder {
             return result ?? .dictionary(state.dictionary(depth: parentDepth + 1))
         }
         result = nil
-        guard case .bytes(let start, let count)? = flatten(dictionary) else { return .dictionary(dictionary) }
-        // Everything the value rendered before lies between `valueStart` and its
-        // assembled copy, and nothing refers to it any more: move the copy down.
+        // A dictionary whose container is still held somewhere may yet change, so it
+        // stays in pieces until the end, as do the hand-made containers in it.
+        guard isKnownUniquelyReferenced(&dictionary), case .bytes(let start, let count)? = flatten(dictionary) else {
+            return .dictionary(dictionary)
+        }
+        dictionary.entries.removeAll(keepingCapacity: true)
+        dictionary.signature = 0
+        state.spareDictionaries.append(dictionary)
+        // Everything the value rendered lies between `valueStart` and its assembled
+        // copy, and nothing refers to it any more (unless the value wrote outward):
+        // move the copy down over it.
+        guard start > valueStart, !state.wroteOutward else { return .bytes(start: start, count: count) }
         let arena = self.arena
-        if start > valueStart {
-            memmove(arena.base + valueStart, arena.base + start, count)
-            arena.truncate(to: valueStart + count)
-        }
-        if isKnownUniquelyReferenced(&dictionary) {
-            dictionary.entries.removeAll(keepingCapacity: true)
-            dictionary.signature = 0
-            state.spareDictionaries.append(dictionary)
-        }
+        memmove(arena.base + valueStart, arena.base + start, count)
+        arena.truncate(to: valueStart + count)
         return .bytes(start: valueStart, count: count)
     }
 
@@ -421,6 +447,7 @@ final class PlistXMLEncoder: Encoder {
             count = lines.count - start
             state.keyLines.remember(key, depth: depth, start: start, count: count)
         }
+        state.noteWrite(into: dictionary.level)
         if dictionary.entries.isEmpty { dictionary.entries.reserveCapacity(16) }
         dictionary.entries.append(DictionaryRender.Entry(key: key, lineStart: start, lineCount: count, value: value))
         dictionary.signature = (dictionary.signature ^ UInt64(start)) &* 0x9E37_79B9_7F4A_7C15
@@ -601,13 +628,13 @@ extension PlistXMLEncoder {
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
             -> KeyedEncodingContainer<NestedKey>
         {
-            let nested = DictionaryRender(depth: dictionary.depth + 1)
+            let nested = DictionaryRender(depth: dictionary.depth + 1, level: encoder.state.level)
             try? encoder.add(.dictionary(nested), forKey: key.stringValue, to: dictionary)
             return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: encoder, dictionary: nested, codingPath: codingPath + [key]))
         }
 
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-            let nested = ArrayRender(depth: dictionary.depth + 1)
+            let nested = ArrayRender(depth: dictionary.depth + 1, level: encoder.state.level)
             try? encoder.add(.array(nested), forKey: key.stringValue, to: dictionary)
             return UnkeyedContainer(encoder: encoder, array: nested, codingPath: codingPath + [key])
         }
@@ -619,8 +646,11 @@ extension PlistXMLEncoder {
             let (encoder, dictionary, path) = (self.encoder, self.dictionary, codingPath + [key])
             // Until the superclass encodes something, the entry is an empty dictionary.
             let index = dictionary.entries.count
-            try? encoder.add(.dictionary(DictionaryRender(depth: dictionary.depth + 1)), forKey: key.stringValue, to: dictionary)
+            try? encoder.add(
+                .dictionary(DictionaryRender(depth: dictionary.depth + 1, level: encoder.state.level)), forKey: key.stringValue,
+                to: dictionary)
             return PlistXMLEncoder(state: encoder.state, depth: dictionary.depth + 1, codingPath: path, userInfo: encoder.userInfoStorage) {
+                encoder.state.noteWrite(into: dictionary.level)
                 if index < dictionary.entries.count { dictionary.entries[index].value = $0 }
             }
         }
@@ -633,6 +663,7 @@ extension PlistXMLEncoder {
         var count: Int { array.elements.count }
 
         private func put(_ value: PropertyList) throws {
+            encoder.state.noteWrite(into: array.level)
             array.elements.append(try encoder.render(value, depth: array.depth + 1, path: codingPath + [PlistCodingKey(index: count)]))
         }
 
@@ -653,6 +684,7 @@ extension PlistXMLEncoder {
         mutating func encode(_ value: UInt64) throws { try put(PlistXMLEncoder.integer(value)) }
 
         mutating func encode<T: Encodable>(_ value: T) throws {
+            encoder.state.noteWrite(into: array.level)
             array.elements.append(
                 try encoder.encodeNested(value, parentDepth: array.depth, key: PlistCodingKey(index: count), path: codingPath))
         }
@@ -660,27 +692,32 @@ extension PlistXMLEncoder {
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
             -> KeyedEncodingContainer<NestedKey>
         {
-            let nested = DictionaryRender(depth: array.depth + 1)
+            let nested = DictionaryRender(depth: array.depth + 1, level: encoder.state.level)
             let path = codingPath + [PlistCodingKey(index: count)]
+            encoder.state.noteWrite(into: array.level)
             array.elements.append(.dictionary(nested))
             return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: encoder, dictionary: nested, codingPath: path))
         }
 
         mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-            let nested = ArrayRender(depth: array.depth + 1)
+            let nested = ArrayRender(depth: array.depth + 1, level: encoder.state.level)
             let path = codingPath + [PlistCodingKey(index: count)]
+            encoder.state.noteWrite(into: array.level)
             array.elements.append(.array(nested))
             return UnkeyedContainer(encoder: encoder, array: nested, codingPath: path)
         }
 
         mutating func superEncoder() -> any Encoder {
             let array = self.array
+            let state = encoder.state
             let index = array.elements.count
-            array.elements.append(.dictionary(DictionaryRender(depth: array.depth + 1)))
+            encoder.state.noteWrite(into: array.level)
+            array.elements.append(.dictionary(DictionaryRender(depth: array.depth + 1, level: encoder.state.level)))
             return PlistXMLEncoder(
                 state: encoder.state, depth: array.depth + 1, codingPath: codingPath + [PlistCodingKey(index: index)],
                 userInfo: encoder.userInfoStorage
             ) {
+                state.noteWrite(into: array.level)
                 array.elements[index] = $0
             }
         }
