@@ -278,8 +278,48 @@ struct XMLPlistScanner {
         return shown.count > 40 ? String(shown.prefix(40)) + "…" : shown
     }
 
+    /// A start tag. The common case, a known element without attributes where the
+    /// structure allows it, is handled inline; everything else, errors included, by
+    /// ``startElementChecked(_:_:_:attributeCount:attributes:)``.
     @inline(__always)
     fileprivate mutating func startElement(
+        _ localName: UnsafePointer<xmlChar>?, _ prefix: UnsafePointer<xmlChar>?,
+        _ uri: UnsafePointer<xmlChar>?, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+    ) {
+        if !stopped, let localName, uri == nil, prefix == nil, attributeCount == 0, scalar == nil, frames.count > 0,
+            let element = Self.element(localName), element != .plist
+        {
+            let top = frames.count - 1
+            let allowed: Bool
+            switch frames[top].kind {
+            case .dictionary: allowed = (element == .key) == (frames[top].pendingKey == nil)
+            case .array: allowed = element != .key
+            case .plist: allowed = false
+            }
+            if allowed {
+                switch element {
+                case .array, .dict:
+                    if frames.count <= PropertyList.maximumDepth {
+                        let kind: PlistMap.Kind = element == .array ? .array : .dictionary
+                        frames.append(Frame(kind: element == .array ? .array : .dictionary, node: map.nodes.count))
+                        map.nodes.append(PlistMap.Node(kind: kind, flag: false, count: 0, payload: 0, hash: 0))
+                        return
+                    }
+                default:
+                    scalar = element
+                    textStart = map.bytes.count
+                    // libxml2 reports the column of the start tag's '>'; the text begins after it.
+                    (scalarLine, scalarColumn) = position
+                    scalarColumn += 1
+                    return
+                }
+            }
+        }
+        startElementChecked(localName, prefix, uri, attributeCount: attributeCount, attributes: attributes)
+    }
+
+    @inline(never)
+    private mutating func startElementChecked(
         _ localName: UnsafePointer<xmlChar>?, _ prefix: UnsafePointer<xmlChar>?,
         _ uri: UnsafePointer<xmlChar>?, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
     ) {
@@ -373,6 +413,11 @@ struct XMLPlistScanner {
             finishScalar(element)
             return
         }
+        closeContainer()
+    }
+
+    @inline(never)
+    private mutating func closeContainer() {
         guard let frame = frames.popLast() else { return }
         switch frame.kind {
         case .plist:
@@ -550,22 +595,30 @@ struct XMLPlistScanner {
         guard !stopped, let bytes, count > 0 else { return }
         let chunk = UnsafeBufferPointer(start: bytes, count: count)
         if scalar == nil {
-            if !isWhitespace(chunk) {
-                let what = isCDATA ? "a CDATA section" : "text"
-                let preview = ScalarParsing.quoted(chunk)
-                if frames.isEmpty {
-                    fail(.invalidStructure, "\(what) \(preview) outside the <plist> element")
-                } else {
-                    fail(.invalidStructure, "\(what) \(preview) between elements")
-                }
-            }
+            if !isWhitespace(chunk) { textOutsideValue(chunk, isCDATA: isCDATA) }
             return
         }
         if map.bytes.count + count > Int(UInt32.max) {
-            fail(.malformedXML, "the document's text exceeds 4 GiB")
+            textTooLong()
             return
         }
         map.bytes.append(chunk)
+    }
+
+    @inline(never)
+    private mutating func textOutsideValue(_ chunk: UnsafeBufferPointer<UInt8>, isCDATA: Bool) {
+        let what = isCDATA ? "a CDATA section" : "text"
+        let preview = ScalarParsing.quoted(chunk)
+        if frames.isEmpty {
+            fail(.invalidStructure, "\(what) \(preview) outside the <plist> element")
+        } else {
+            fail(.invalidStructure, "\(what) \(preview) between elements")
+        }
+    }
+
+    @inline(never)
+    private mutating func textTooLong() {
+        fail(.malformedXML, "the document's text exceeds 4 GiB")
     }
 
     /// Whether `bytes` are all ASCII, checked a word at a time.
