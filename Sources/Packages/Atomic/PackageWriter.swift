@@ -155,17 +155,10 @@ public struct PackageWriter {
     /// - Throws: ``FileSystemError``; after a failure the destination is absent.
     public func writeFile(_ contents: Data, at relativePath: String) throws -> Outcome {
         let destination = root + "/" + relativePath
-        let writing = try writerLock()
-        defer { writing.unlock() }
-        let temporary = temporaryFolder + "/" + Self.temporaryName()
-        do {
-            try writeDurably(contents, to: temporary)
+        return try withDurableTemporary(contents) { temporary in
             let outcome = try moveIntoPlace(temporary, destination, isDirectory: false)
             if outcome == .alreadyExists { try system.unlink(temporary, isDirectory: false) }
             return outcome
-        } catch {
-            try? system.unlink(temporary, isDirectory: false)
-            throw error
         }
     }
 
@@ -178,14 +171,22 @@ public struct PackageWriter {
     /// - Throws: ``FileSystemError``; after a failure the old file is unchanged.
     public func replaceFile(_ contents: Data, at relativePath: String) throws {
         let destination = root + "/" + relativePath
+        try withDurableTemporary(contents) { temporary in
+            try system.rename(temporary, to: destination, noReplace: false)
+                .mapError { FileSystemError(.rename, path: destination, errno: $0) }.get()
+            try system.fsyncDirectory(Self.parent(of: destination))
+        }
+    }
+
+    /// Holding the writers' lock, writes `contents` durably under a new temporary name
+    /// and hands that name to `publish`; the temporary is removed if `publish` fails.
+    private func withDurableTemporary<T>(_ contents: Data, _ publish: (String) throws -> T) throws -> T {
         let writing = try writerLock()
         defer { writing.unlock() }
         let temporary = temporaryFolder + "/" + Self.temporaryName()
         do {
             try writeDurably(contents, to: temporary)
-            try system.rename(temporary, to: destination, noReplace: false)
-                .mapError { FileSystemError(.rename, path: destination, errno: $0) }.get()
-            try system.fsyncDirectory(Self.parent(of: destination))
+            return try publish(temporary)
         } catch {
             try? system.unlink(temporary, isDirectory: false)
             throw error
