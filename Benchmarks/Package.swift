@@ -15,6 +15,10 @@ let package = Package(
             name: "survey-benchmark",
             dependencies: [
                 .product(name: "PropertyList", package: "SurveyStore"),
+                .product(name: "SurveyStore", package: "SurveyStore"),
+                .product(name: "Surveys", package: "SurveyStore"),
+                .product(name: "Versions", package: "SurveyStore"),
+                .product(name: "Packages", package: "SurveyStore"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         )

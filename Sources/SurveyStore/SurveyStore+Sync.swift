@@ -27,29 +27,98 @@ extension SurveyStore {
     ///   - other: The other store.
     ///   - progress: Called after each document with the number done and the total.
     /// - Returns: What was copied and how conflicts changed.
-    public func sync(with other: SurveyStore, progress: ((Int, Int) -> Void)? = nil) throws -> SyncReport {
+    public func sync(
+        with other: SurveyStore, concurrency: Int = SurveyStore.syncConcurrency, progress: ((Int, Int) -> Void)? = nil
+    ) throws -> SyncReport {
         var report = SyncReport()
-        let ids = Set(try revisions.documentIDs()).union(try other.revisions.documentIDs()).sorted { $0.uuidString < $1.uuidString }
+        let ids = Set(try revisions.documentIDs()).union(try other.revisions.documentIDs())
+            .map { ($0.uuidString, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
         report.documents = ids.count
-        for (done, id) in ids.enumerated() {
-            let before = (try? graph(of: id))?.isInConflict ?? false
-            let otherBefore = (try? other.graph(of: id))?.isInConflict ?? false
-            report.sent += try copyMissing(id, from: self, to: other)
-            report.received += try copyMissing(id, from: other, to: self)
-            try revisions.finishPrune(id)
-            try other.revisions.finishPrune(id)
-            let after = try graph(of: id).isInConflict
-            if after && !(before && otherBefore) { report.conflictsAppeared.append(id) }
-            if !after && (before || otherBefore) { report.conflictsResolved.append(id) }
-            progress?(done + 1, ids.count)
+        // Documents are independent, so several are synced at once: the file system then
+        // commits the fsyncs of many packages together, and reading overlaps waiting.
+        let outcomes = try concurrentMap(count: ids.count, workers: max(1, concurrency)) { index in
+            let id = ids[index]
+            // Same complete packages and tombstones on both sides: nothing to copy, nothing
+            // to clean up, and no conflict can change.
+            if revisions.holdsSameFiles(id, as: other.revisions) { return DocumentOutcome() }
+            return try syncDocument(id, with: other)
+        } progress: { done in
+            progress?(done, ids.count)
+        }
+        for (id, outcome) in zip(ids, outcomes) {
+            report.sent += outcome.sent
+            report.received += outcome.received
+            if outcome.conflictAppeared { report.conflictsAppeared.append(id) }
+            if outcome.conflictResolved { report.conflictsResolved.append(id) }
         }
         return report
     }
 
-    /// Copies the tombstones and complete revisions of `id` that `target` lacks.
-    private func copyMissing(_ id: UUID, from source: SurveyStore, to target: SurveyStore) throws -> Int {
-        guard let (sourceGraph, sourcePruned) = try? source.revisions.graph(of: id) else { return 0 }
-        let (targetGraph, targetPruned) = (try? target.revisions.graph(of: id)) ?? (RevisionGraph(), [])
+    /// How many documents a sync works on at once by default. (Tests that replay a run
+    /// call by call pass 1.)
+    public static let syncConcurrency = 32
+
+    private struct DocumentOutcome {
+        var sent = 0
+        var received = 0
+        var tombstonesSent = 0
+        var tombstonesReceived = 0
+        var conflictAppeared = false
+        var conflictResolved = false
+    }
+
+    /// Syncs one document: each side's graph is read once before copying (after removing
+    /// resurrected packages) and serves both directions. Afterwards a side is read again
+    /// only when it may have changed: it received tombstones (which may name packages it
+    /// still has), or its first read failed for another reason than a missing folder;
+    /// this side is also read when it received revisions, for its conflict state.
+    private func syncDocument(_ id: UUID, with other: SurveyStore) throws -> DocumentOutcome {
+        let (mine, mineFailed) = Self.readBefore { try revisions.cleanedGraph(of: id) }
+        let (theirs, theirsFailed) = Self.readBefore { try other.revisions.cleanedGraph(of: id) }
+        let before = mine?.graph.isInConflict ?? false
+        let otherBefore = theirs?.graph.isInConflict ?? false
+        var outcome = DocumentOutcome()
+        (outcome.sent, outcome.tombstonesSent) = try copyMissing(id, from: self, mine, to: other, theirs)
+        (outcome.received, outcome.tombstonesReceived) = try copyMissing(id, from: other, theirs, to: self, mine)
+        // Tombstones copied may disown packages the receiving side still has: it noted
+        // that before they were copied, and removes them now (then the note).
+        if outcome.tombstonesSent > 0 || theirsFailed { try other.revisions.finishPrune(id) }
+        if outcome.tombstonesReceived > 0 { try revisions.finishPrune(id) }
+        let after: Bool
+        if outcome.received > 0 || outcome.tombstonesReceived > 0 || mineFailed {
+            after = try revisions.cleanedGraph(of: id).graph.isInConflict
+        } else {
+            after = before
+        }
+        outcome.conflictAppeared = after && !(before && otherBefore)
+        outcome.conflictResolved = !after && (before || otherBefore)
+        return outcome
+    }
+
+    /// A side's graph before copying: `nil` and not failed when the side has no folder
+    /// for the document, `nil` and failed when it could not be read for another reason.
+    private static func readBefore(
+        _ read: () throws -> (graph: RevisionGraph, pruned: Set<RevisionID>)
+    ) -> (read: (graph: RevisionGraph, pruned: Set<RevisionID>)?, failed: Bool) {
+        do {
+            return (try read(), false)
+        } catch StoreError.noSuchDocument {
+            return (nil, false)
+        } catch {
+            return (nil, true)
+        }
+    }
+
+    /// Copies the tombstones and complete revisions of `id` that `target` lacks, given
+    /// both sides' graphs as read before copying (`nil` where a side has no such document).
+    ///
+    /// - Returns: The revisions and tombstones copied, and how many of them were tombstones.
+    private func copyMissing(
+        _ id: UUID, from source: SurveyStore, _ sourceRead: (graph: RevisionGraph, pruned: Set<RevisionID>)?,
+        to target: SurveyStore, _ targetRead: (graph: RevisionGraph, pruned: Set<RevisionID>)?
+    ) throws -> (copied: Int, tombstones: Int) {
+        guard let (sourceGraph, sourcePruned) = sourceRead else { return (0, 0) }
+        let (targetGraph, targetPruned) = targetRead ?? (RevisionGraph(), [])
         let folder = target.revisions.folder(of: id)
         var copied = 0
         try target.revisions.writer.createDirectory("Documents")
@@ -64,6 +133,7 @@ extension SurveyStore {
             _ = try target.revisions.writer.writeFile(try metadata.plistData(), at: folder + "/\(revisionID).pruned")
             copied += 1
         }
+        let tombstones = copied
         let sourceFolder = source.root + "/" + source.revisions.folder(of: id)
         for revision in sourceGraph.revisions.values.sorted(by: { $0.id < $1.id })
         where !sourcePruned.contains(revision.id) && targetGraph.revisions[revision.id] == nil && !targetPruned.contains(revision.id) {
@@ -86,6 +156,123 @@ extension SurveyStore {
             }
             copied += 1
         }
-        return copied
+        return (copied, tombstones)
+    }
+}
+
+extension RevisionStore {
+    /// Whether `other` holds exactly the same tombstones and complete packages of
+    /// `document`, judged by names alone: both folders list the same names, every
+    /// package in them holds its metadata and its content, and no package has a
+    /// tombstone. Revisions never change, so such a document has nothing to sync; in any
+    /// other case (a deletion, a half-copied package, a stray file) this says `false`
+    /// and the revisions are read.
+    func holdsSameFiles(_ document: UUID, as other: RevisionStore) -> Bool {
+        // The folders first, so that a document one side lacks costs one listing each.
+        guard let mine = (try? reader.names(atPath: root + "/" + folder(of: document))), !mine.isEmpty,
+            let theirs = (try? other.reader.names(atPath: other.root + "/" + other.folder(of: document))),
+            Set(mine) == Set(theirs)
+        else { return false }
+        return holdsCompletePackages(document, names: mine) && other.holdsCompletePackages(document, names: theirs)
+    }
+
+    /// Whether every package among `names` (the document folder's entries) holds its
+    /// metadata and its content, no package has a tombstone, and nothing else is there.
+    private func holdsCompletePackages(_ document: UUID, names: [String]) -> Bool {
+        let path = root + "/" + folder(of: document)
+        let set = Set(names)
+        let complete: Set<String> = [Self.metadataFile, Self.contentFile]
+        for name in names {
+            if name.hasSuffix(".survey") {
+                guard !set.contains(String(name.dropLast(".survey".count)) + ".pruned"),
+                    let files = try? reader.names(atPath: path + "/" + name), Set(files) == complete
+                else { return false }
+            } else if !name.hasSuffix(".pruned") {
+                return false
+            }
+        }
+        return true
+    }
+}
+
+/// `body(0..<count)` on up to `workers` threads, the results in index order. After the
+/// first error no new index is started, and that error is thrown once the threads that
+/// are still working have finished. `progress` is called with the number of indices done,
+/// one call at a time.
+func concurrentMap<Result>(
+    count: Int, workers: Int, _ body: (Int) throws -> Result, progress: (Int) -> Void
+) throws -> [Result] {
+    try withoutActuallyEscaping(body) { body in
+        try withoutActuallyEscaping(progress) { progress in
+            let work = ConcurrentWork(count: count, body: body, progress: progress)
+            let finished = DispatchGroup()
+            for _ in 0..<min(workers, count) {
+                finished.enter()
+                let thread = Thread {
+                    work.run()
+                    finished.leave()
+                }
+                thread.start()
+            }
+            finished.wait()
+            // The threads may outlive this call for a moment: they must not hold the closures.
+            return try work.finish()
+        }
+    }
+}
+
+/// The state shared by ``concurrentMap(count:workers:_:progress:)``'s threads; every
+/// mutable field is guarded by `lock`, and the closures are only called while the map
+/// waits for the threads, so sharing them is safe.
+private final class ConcurrentWork<Result>: @unchecked Sendable {
+    private let lock = NSLock()
+    private let count: Int
+    private var body: ((Int) throws -> Result)?
+    private var progress: ((Int) -> Void)?
+    private var next = 0
+    private var done = 0
+    private var values: [Result?]
+    private var failure: (any Error)?
+
+    init(count: Int, body: @escaping (Int) throws -> Result, progress: @escaping (Int) -> Void) {
+        self.count = count
+        self.body = body
+        self.progress = progress
+        values = Array(repeating: nil, count: count)
+    }
+
+    func run() {
+        while let (index, body) = take() {
+            do {
+                let value = try body(index)
+                lock.lock()
+                values[index] = value
+                done += 1
+                progress?(done)
+                lock.unlock()
+            } catch {
+                lock.lock()
+                if failure == nil { failure = error }
+                lock.unlock()
+            }
+        }
+    }
+
+    private func take() -> (Int, (Int) throws -> Result)? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard failure == nil, next < count, let body else { return nil }
+        next += 1
+        return (next - 1, body)
+    }
+
+    /// Drops the closures and returns the results, or throws the first error.
+    func finish() throws -> [Result] {
+        lock.lock()
+        body = nil
+        progress = nil
+        lock.unlock()
+        if let failure { throw failure }
+        return values.map { $0! }
     }
 }

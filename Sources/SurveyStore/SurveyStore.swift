@@ -141,13 +141,21 @@ public final class SurveyStore {
 
     /// The graph of a document, after removing resurrected copies of pruned revisions.
     public func graph(of id: UUID) throws -> RevisionGraph {
-        try revisions.cleanUp(id)
-        return try revisions.graph(of: id).graph
+        try revisions.cleanedGraph(of: id).graph
+    }
+
+    /// The ids of the documents that have a folder, without reading any of them.
+    public func documentIDs() throws -> [UUID] {
+        try revisions.documentIDs()
     }
 
     /// A revision of a document: the winner, or `revision` when given.
     public func revision(_ id: UUID, _ text: String?) throws -> RevisionMetadata {
-        let (graph, _) = try revisions.graph(of: id)
+        try revision(id, text, in: revisions.graph(of: id).graph)
+    }
+
+    /// A revision of a document in its `graph`, already read.
+    func revision(_ id: UUID, _ text: String?, in graph: RevisionGraph) throws -> RevisionMetadata {
         guard let text else {
             guard let winner = graph.winner else { throw StoreError.noSuchDocument(id) }
             return winner
@@ -190,14 +198,19 @@ public final class SurveyStore {
     public func save(_ survey: Survey, to id: UUID, base: String? = nil, ifCurrent: Bool = false) throws -> RevisionMetadata {
         let lock = try documentLock(id)
         defer { lock.unlock() }
-        let baseRevision = try revision(id, base)
-        let heads = try revisions.graph(of: id).graph.heads
+        // One read of the graph serves the base, the heads and the new revision's clock.
+        let graph = try revisions.graph(of: id).graph
+        let baseRevision = try revision(id, base, in: graph)
+        let heads = graph.heads
         if ifCurrent && heads.map(\.id) != [baseRevision.id] {
             throw StoreError.notCurrent(base: baseRevision.id, heads: heads.map(\.id))
         }
         let content = try survey.plistData()
-        if !baseRevision.isDeleted, baseRevision.contentDigest == RevisionID.sha256Hex(content) { return baseRevision }
-        return try revisions.write(document: id, parents: [baseRevision], content: content, formatVersion: Self.formatVersion)
+        let digest = RevisionID.sha256Hex(content)
+        if !baseRevision.isDeleted, baseRevision.contentDigest == digest { return baseRevision }
+        return try revisions.write(
+            document: id, parents: [baseRevision], content: content, formatVersion: Self.formatVersion, known: graph,
+            contentDigest: digest)
     }
 
     /// Deletes a document: a deletion revision whose parents are the current heads (or
@@ -206,8 +219,9 @@ public final class SurveyStore {
     public func delete(_ id: UUID, base: String? = nil) throws -> RevisionMetadata {
         let lock = try documentLock(id)
         defer { lock.unlock() }
-        let parents = try base.map { [try revision(id, $0)] } ?? revisions.graph(of: id).graph.heads
-        return try revisions.write(document: id, parents: parents, content: nil, formatVersion: Self.formatVersion)
+        let graph = try revisions.graph(of: id).graph
+        let parents = try base.map { [try revision(id, $0, in: graph)] } ?? graph.heads
+        return try revisions.write(document: id, parents: parents, content: nil, formatVersion: Self.formatVersion, known: graph)
     }
 
     /// How to resolve a conflict.
@@ -237,13 +251,13 @@ public final class SurveyStore {
             content = winner.isDeleted ? nil : try revisions.content(of: id, revision: winner)
             formatVersion = winner.formatVersion
         case .keep(let text):
-            let kept = try revision(id, text)
+            let kept = try revision(id, text, in: graph)
             content = kept.isDeleted ? nil : try revisions.content(of: id, revision: kept)
             formatVersion = kept.formatVersion
         case .content(let survey):
             content = try survey.plistData()
         }
-        return try revisions.write(document: id, parents: heads, content: content, formatVersion: formatVersion)
+        return try revisions.write(document: id, parents: heads, content: content, formatVersion: formatVersion, known: graph)
     }
 
     /// Prunes the content of revisions that are no longer heads.

@@ -20,8 +20,10 @@ public struct RevisionID: Hashable, Comparable, Sendable, CustomStringConvertibl
     /// Parses `GENERATION-DIGEST`; `nil` for anything else.
     public init?(_ text: String) {
         let parts = text.split(separator: "-", maxSplits: 1)
+        // The digest is checked byte by byte: Character's Unicode properties cost far more.
         guard parts.count == 2, let generation = Int(parts[0]), generation >= 1, String(generation) == parts[0],
-            parts[1].count == 64, parts[1].allSatisfy({ $0.isHexDigit && !$0.isUppercase })
+            parts[1].utf8.count == 64,
+            parts[1].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
         else { return nil }
         self.init(generation: generation, digest: String(parts[1]))
     }
@@ -35,6 +37,16 @@ public struct RevisionID: Hashable, Comparable, Sendable, CustomStringConvertibl
 
     /// The SHA-256 of `bytes`, in lower-case hex.
     public static func sha256Hex(_ bytes: Data) -> String {
-        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        let digest = SHA256.hash(data: bytes)
+        return String(unsafeUninitializedCapacity: SHA256.byteCount * 2) { buffer in
+            var index = 0
+            for byte in digest {
+                buffer[index] = digits[Int(byte >> 4)]
+                buffer[index + 1] = digits[Int(byte & 0x0F)]
+                index += 2
+            }
+            return index
+        }
     }
 }

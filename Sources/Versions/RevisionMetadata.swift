@@ -34,15 +34,18 @@ public struct RevisionMetadata: Hashable, Sendable {
     ///   - formatVersion: The content's format version.
     ///   - device: The saving device.
     ///   - clock: The device's clock, advanced past the parents.
+    ///   - contentDigest: The SHA-256 of `content` in lower-case hex when the caller has
+    ///     already computed it (it is not checked); computed here otherwise.
     public static func make(
         documentID: UUID, parents: [RevisionMetadata], content: Data?, formatVersion: Int, device: Device,
-        clock: inout HybridClock
+        clock: inout HybridClock, contentDigest: String? = nil
     ) -> RevisionMetadata {
         let generation = (parents.map(\.id.generation).max() ?? 0) + 1
         var metadata = RevisionMetadata(
             documentID: documentID, id: RevisionID(generation: generation, digest: ""),
             parents: parents.map(\.id).sorted(), timestamp: clock.next(after: parents.map(\.timestamp)), device: device,
-            formatVersion: formatVersion, isDeleted: content == nil, contentDigest: content.map(RevisionID.sha256Hex))
+            formatVersion: formatVersion, isDeleted: content == nil,
+            contentDigest: content.map { contentDigest ?? RevisionID.sha256Hex($0) })
         metadata.id = RevisionID(generation: generation, digest: metadata.computedDigest)
         return metadata
     }

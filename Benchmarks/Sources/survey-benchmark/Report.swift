@@ -98,34 +98,23 @@ struct Report {
                    items, Double(bytes) / 1_048_576, rounds, repetitions),
             "",
         ]
-        let header = ["row", "ours", "baseline (same run)", "ratio", "target", "met"]
-        let body = rows.map { row in
-            [row.name, row.ours, row.baseline, row.ratioText, row.target, row.met.map { $0 ? "met" : "MISSED" } ?? ""]
-        }
-        let widths = header.indices.map { column in ([header] + body).map { $0[column].count }.max() ?? 0 }
-        func format(_ cells: [String]) -> String {
-            zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: " | ")
-        }
-        lines.append(format(header))
-        lines.append(widths.map { String(repeating: "-", count: $0) }.joined(separator: "-|-"))
-        lines += body.map(format)
+        lines += formatTable(rows)
         lines.append("")
         lines.append("Peak memory is each child process's own high-water mark (VmHWM); \"above reading the file\" subtracts the child that only reads the input.")
         return lines.joined(separator: "\n")
     }
 
-    func json() throws -> String {
-        struct Document: Encodable {
-            var items: Int
-            var bytes: Int
-            var repetitions: Int
-            var rounds: Int
-            var rows: [Row]
-            var peakBytes: [String: Int]
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    struct JSONDocument: Encodable {
+        var items: Int
+        var bytes: Int
+        var repetitions: Int
+        var rounds: Int
+        var rows: [Row]
+        var peakBytes: [String: Int]
+    }
+
+    var jsonDocument: JSONDocument {
         let peaks = Dictionary(uniqueKeysWithValues: results.map { ($0.key.rawValue, $0.value.peakBytes) })
-        return String(decoding: try encoder.encode(Document(items: items, bytes: bytes, repetitions: repetitions, rounds: rounds, rows: rows, peakBytes: peaks)), as: UTF8.self)
+        return JSONDocument(items: items, bytes: bytes, repetitions: repetitions, rounds: rounds, rows: rows, peakBytes: peaks)
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PropertyList
+import SurveyStore
 
 /// `survey-benchmark`: the property-list codec against Foundation, Python and the bare
 /// libxml2 floor, side by side in one run.
@@ -26,6 +27,27 @@ struct SurveyBenchmark: ParsableCommand {
     @Option(help: "Also save the generated document to this file (to profile one case by hand with --child).")
     var saveInput: String?
 
+    @Option(help: "The rows to run, comma-separated: codec, save, list, sync, conflicts.")
+    var rows = "codec,save,list,sync,conflicts"
+
+    @Flag(help: "Smaller stores for a smoke run: list at 100, 1,000 and 10,000 documents, sync of 1,000.")
+    var quick = false
+
+    @Option(help: "Rounds of the store rows (save and conflicts take the median of several saves or reads per round).")
+    var storeRounds = 3
+
+    @Option(help: "The survey binary for the sync row (default: the main package's release build, built if missing).")
+    var surveyBinary: String?
+
+    @Option(help: "Where the store rows make their trees (default: the temporary folder); removed afterwards.")
+    var workDirectory: String?
+
+    @Option(help: "Only write a store of --documents generated documents (3 revisions each) at this path, to profile a command by hand.")
+    var makeStore: String?
+
+    @Option(help: "Documents for --make-store.")
+    var documents = 1_000
+
     @Option(help: .hidden)
     var child: String?
 
@@ -35,6 +57,12 @@ struct SurveyBenchmark: ParsableCommand {
     func run() throws {
         if let child, let input {
             try runCase(child, input: input)
+            return
+        }
+        if let makeStore {
+            _ = try SurveyStore.create(at: makeStore, deviceName: "Benchmark")
+            let contents = try (0..<3).map { try StoreTrees.survey(items: StoreSizes().treeItems, variant: $0).plistData() }
+            try StoreTrees.replicate(into: makeStore, count: documents, contents: contents, seed: 1)
             return
         }
         try runAll()
@@ -50,6 +78,86 @@ struct SurveyBenchmark: ParsableCommand {
     }
 
     private func runAll() throws {
+        let selected = Set(rows.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        let known: Set<String> = ["codec", "save", "list", "sync", "conflicts"]
+        guard selected.isSubset(of: known), !selected.isEmpty else {
+            throw ValidationError("--rows takes a comma-separated list of \(known.sorted().joined(separator: ", "))")
+        }
+        var codec: Report?
+        if selected.contains("codec") {
+            codec = try runCodec()
+            if !json, let codec {
+                print(codec.table())
+                fflush(nil)
+            }
+        }
+        var store: StoreReport?
+        // Removing the generated trees is slow (on a file system mounted with `discard`
+        // every freed block is trimmed at once), so it comes after the table is printed.
+        let workFolder = (workDirectory ?? FileManager.default.temporaryDirectory.path) + "/survey-store-benchmark-\(getpid())"
+        defer {
+            if FileManager.default.fileExists(atPath: workFolder) {
+                if !json { FileHandle.standardError.write(Data("removing the generated trees in \(workFolder)…\n".utf8)) }
+                try? FileManager.default.removeItem(atPath: workFolder)
+            }
+        }
+        if !selected.isDisjoint(with: ["save", "list", "sync", "conflicts"]) { store = try runStore(selected, directory: workFolder) }
+        if json {
+            struct Document: Encodable {
+                var codec: Report.JSONDocument?
+                var store: [Report.Row]?
+                var storeSizes: StoreSizes?
+                var storeRounds: Int?
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            let document = Document(codec: codec?.jsonDocument, store: store?.rows, storeSizes: store?.sizes, storeRounds: store.map { _ in storeRounds })
+            print(String(decoding: try encoder.encode(document), as: UTF8.self))
+            return
+        }
+        if let store {
+            if codec != nil { print("") }
+            print("SurveyStore store benchmark: median (min–max) of \(storeRounds) rounds; ours and the baseline interleaved in each round")
+            print("")
+            print(formatTable(store.rows).joined(separator: "\n"))
+            print("")
+            print("Save: per save, the median of \(store.sizes.savesPerRound) saves per round. List/open: per document, warm page cache, \(store.sizes.treeItems)-item documents of 3 revisions; open is a sample of \(store.sizes.openSample) winners. Sync: wall-clock time of the whole command.")
+            fflush(nil)
+        }
+    }
+
+    private func runStore(_ selected: Set<String>, directory: String) throws -> StoreReport {
+        let sizes = quick ? StoreSizes.quick : StoreSizes()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let quiet = json
+        let benchmarks = StoreBenchmarks(
+            directory: directory, sizes: sizes, rounds: storeRounds, surveyBinary: { try locateSurveyBinary() },
+            log: { message in if !quiet { FileHandle.standardError.write(Data((message + "\n").utf8)) } })
+        var report = StoreReport(sizes: sizes)
+        if selected.contains("save") { report.save = try benchmarks.save() }
+        if selected.contains("conflicts") { report.conflicts = try benchmarks.conflicts() }
+        if selected.contains("list") { report.list = try benchmarks.list() }
+        if selected.contains("sync") { report.sync = try benchmarks.sync() }
+        return report
+    }
+
+    /// `--survey-binary`, else the main package's release build (`swift build -c release
+    /// --product survey` in the repository root, run here if the binary is missing).
+    private func locateSurveyBinary() throws -> String {
+        if let surveyBinary { return surveyBinary }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().path
+        let binary = root + "/.build/release/survey"
+        if !FileManager.default.isExecutableFile(atPath: binary) {
+            FileHandle.standardError.write(Data("building the survey command: swift build -c release --product survey in \(root)\n".utf8))
+            guard let swift = findExecutable("swift"),
+                try runQuietly([swift, "build", "-c", "release", "--product", "survey", "--package-path", root]) == 0
+            else { throw BenchmarkError("cannot build the survey command; pass --survey-binary PATH") }
+        }
+        return binary
+    }
+
+    private func runCodec() throws -> Report {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("survey-benchmark-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -94,19 +202,6 @@ struct SurveyBenchmark: ParsableCommand {
         let results = rounds.mapValues { runs in
             ChildResult(timings: Timings(seconds: runs.map(\.timings.minimum)), peakBytes: runs.map(\.peakBytes).max() ?? 0)
         }
-        let report = Report(items: items, bytes: xml.count, repetitions: repetitions, rounds: self.rounds, results: results, byteIdentical: identical)
-        if json {
-            print(try report.json())
-        } else {
-            print(report.table())
-        }
-    }
-
-    private func findExecutable(_ name: String) -> String? {
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-            let path = "\(directory)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return nil
+        return Report(items: items, bytes: xml.count, repetitions: repetitions, rounds: self.rounds, results: results, byteIdentical: identical)
     }
 }

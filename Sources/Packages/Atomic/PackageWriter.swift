@@ -234,12 +234,22 @@ public struct PackageWriter {
             try system.fsyncDirectory(Self.parent(of: path))
             return
         }
+        // Another process may be removing the same package at the same moment (two
+        // commands cleaning up one resurrected copy): what it removed first is done.
         for entry in entries {
             let child = path + "/" + entry.name
-            if entry.isDirectory { try removeTree(child) } else { try system.unlink(child, isDirectory: false) }
+            try Self.ignoringNotFound {
+                if entry.isDirectory { try removeTree(child) } else { try system.unlink(child, isDirectory: false) }
+            }
         }
-        try system.unlink(path, isDirectory: true)
+        try Self.ignoringNotFound { try system.unlink(path, isDirectory: true) }
         try system.fsyncDirectory(Self.parent(of: path))
+    }
+
+    private static func ignoringNotFound(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as FileSystemError where error.code == .notFound {}
     }
 
     // MARK: Steps

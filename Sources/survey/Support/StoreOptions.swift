@@ -94,7 +94,10 @@ extension SurveyStore {
     /// The document whose id is `text` or starts with it.
     func document(_ text: String) throws -> UUID {
         let lower = text.lowercased()
-        let matches = try documents().map(\.id).filter { $0.uuidString.lowercased().hasPrefix(lower) }
+        // Names decide: the folders are listed, and documents are read only when more
+        // than one folder matches (a folder without a revision is not a document).
+        var matches = try documentIDs().filter { $0.uuidString.lowercased().hasPrefix(lower) }
+        if matches.count > 1 { matches = matches.filter { (try? revision($0, nil)) != nil } }
         guard matches.count == 1, !lower.isEmpty else {
             if let exact = UUID(uuidString: text) { throw StoreError.noSuchDocument(exact) }
             throw StoreError.noSuchRevision("document \(text)")
@@ -109,7 +112,13 @@ extension UUID {
 
 /// ISO 8601 text of a revision's time, to the millisecond.
 func iso(_ timestamp: HybridTimestamp) -> String {
+    isoFormatter.string(from: timestamp.date)
+}
+
+/// Made once: making a formatter costs more than formatting a few hundred dates with it.
+/// The command runs on one thread.
+nonisolated(unsafe) private let isoFormatter: ISO8601DateFormatter = {
     let formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    return formatter.string(from: timestamp.date)
-}
+    return formatter
+}()
