@@ -27,6 +27,11 @@ let package = Package(
             dependencies: ["CLibXML2"]
         ),
         .target(name: "CSystemShims"),
+        // Test support: a simulated disk that loses power at a chosen system call.
+        .target(
+            name: "PackagesTesting",
+            dependencies: ["Packages"]
+        ),
         .target(
             name: "Packages",
             dependencies: ["CSystemShims"]
@@ -63,7 +68,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PackagesTests",
-            dependencies: ["Packages"]
+            dependencies: ["Packages", "PackagesTesting"]
         ),
         .testTarget(
             name: "VersionsTests",
@@ -71,7 +76,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SurveyStoreTests",
-            dependencies: ["SurveyStore", "Surveys", "Versions"]
+            dependencies: ["SurveyStore", "Surveys", "Versions", "Packages", "PackagesTesting"]
         ),
         .testTarget(
             name: "SurveysTests",

@@ -13,35 +13,46 @@ enum DeviceIdentity {
 
     /// The identity of the store folder itself: its file system and inode numbers.
     /// A copied store (with its `Local.nosync/`) lives in another folder, so it differs.
-    static func folderIdentity(_ store: String) -> String {
-        let attributes = (try? FileManager.default.attributesOfItem(atPath: store)) ?? [:]
-        return "\(attributes[.systemNumber] ?? 0):\(attributes[.systemFileNumber] ?? 0)"
+    static func folderIdentity(_ store: String, reader: FileReader) -> String {
+        let status = (try? reader.status(atPath: store)) ?? nil
+        return "\(status?.device ?? 0):\(status?.inode ?? 0)"
     }
 
     /// This store's device. A `Device.plist` copied along with a whole store names
     /// another folder; the copy then gets a new device id, keeping the name, so that two
     /// replicas never save under one id.
-    static func read(store: String) throws -> Device {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path(store)))
-        let value = try PropertyList(xml: data, file: path(store))
-        guard case .string(let id)? = value["DeviceID"], case .string(let name)? = value["DeviceName"] else {
-            throw StoreError.noSuchStore(store)
-        }
-        let device = Device(id: id, name: name)
-        if case .string(let folder)? = value["StoreFolder"], folder != folderIdentity(store) {
-            let renewed = Device(id: newID(), name: name)
-            try write(renewed, store: store)
+    static func read(store: String, writer: PackageWriter) throws -> Device {
+        let reader = FileReader(calls: writer.calls)
+        let (device, folder) = try recorded(store: store, reader: reader)
+        if let folder, folder != folderIdentity(store, reader: reader) {
+            let renewed = Device(id: newID(), name: device.name)
+            try write(renewed, writer: writer)
             return renewed
         }
         return device
     }
 
-    /// Local state may be rewritten: it is replaced atomically (written aside, renamed over).
-    static func write(_ device: Device, store: String) throws {
+    /// The device recorded in the store, as it is, without renewing anything.
+    static func peek(store: String, reader: FileReader) throws -> Device {
+        try recorded(store: store, reader: reader).device
+    }
+
+    private static func recorded(store: String, reader: FileReader) throws -> (device: Device, folder: String?) {
+        guard let data = try reader.contents(atPath: path(store)) else { throw StoreError.noSuchStore(store) }
+        let value = try PropertyList(xml: data, file: path(store))
+        guard case .string(let id)? = value["DeviceID"], case .string(let name)? = value["DeviceName"] else {
+            throw StoreError.noSuchStore(store)
+        }
+        return (Device(id: id, name: name), value["StoreFolder"]?.stringValue)
+    }
+
+    /// Local state may be rewritten: it is replaced atomically and durably (written
+    /// aside, fsynced, renamed over).
+    static func write(_ device: Device, writer: PackageWriter) throws {
         let data = try PropertyList.dictionary([
             "DeviceID": .string(device.id), "DeviceName": .string(device.name),
-            "StoreFolder": .string(folderIdentity(store)),
+            "StoreFolder": .string(folderIdentity(writer.root, reader: FileReader(calls: writer.calls))),
         ]).xmlData()
-        try data.write(to: URL(fileURLWithPath: path(store)), options: .atomic)
+        try writer.replaceFile(data, at: "Local.nosync/Device.plist")
     }
 }

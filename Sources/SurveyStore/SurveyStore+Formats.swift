@@ -23,7 +23,7 @@ extension SurveyStore {
         for (index, summary) in older.enumerated() {
             defer { progress?(index + 1, older.count) }
             let id = summary.id
-            let lock = try FileLock(path: root + "/Local.nosync/locks/" + id.uuidString.lowercased() + ".lock", mode: .exclusive)
+            let lock = try documentLock(id)
             defer { lock.unlock() }
             let survey = try self.survey(id, summary.revision)
             if dryRun {
@@ -62,28 +62,29 @@ public enum FormatCheck {
 
     /// Checks every revision package found at `path`: a store, a document folder, or a
     /// package itself.
-    public static func check(_ path: String, progress: ((Int, Int) -> Void)? = nil) -> [Result] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+    public static func check(
+        _ path: String, reader: FileReader = FileReader(), progress: ((Int, Int) -> Void)? = nil
+    ) -> [Result] {
+        guard let status = (try? reader.status(atPath: path)) ?? nil, status.isDirectory else {
             return [Result(path: path, status: .invalid, message: "no such folder")]
         }
-        if FileManager.default.fileExists(atPath: path + "/" + RevisionStore.metadataFile) {
-            return [checkPackage(path)]
+        if reader.exists(path + "/" + RevisionStore.metadataFile) {
+            return [checkPackage(path, reader: reader)]
         }
         var results: [Result] = []
         let folders: [String]
-        if FileManager.default.fileExists(atPath: path + "/Store.plist") {
+        if reader.exists(path + "/Store.plist") {
             let documents = path + "/Documents"
-            folders = ((try? FileManager.default.contentsOfDirectory(atPath: documents)) ?? []).sorted().map { documents + "/" + $0 }
+            folders = ((try? reader.names(atPath: documents)) ?? []).sorted().map { documents + "/" + $0 }
         } else {
             folders = [path]
         }
         let packages = folders.flatMap { folder in
-            ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted().filter { $0.hasSuffix(".survey") }
+            ((try? reader.names(atPath: folder)) ?? []).sorted().filter { $0.hasSuffix(".survey") }
                 .map { folder + "/" + $0 }
         }
         for (done, package) in packages.enumerated() {
-            results.append(checkPackage(package))
+            results.append(checkPackage(package, reader: reader))
             progress?(done + 1, packages.count)
         }
         if results.isEmpty { results.append(Result(path: path, status: .invalid, message: "no revision packages found")) }
@@ -91,12 +92,12 @@ public enum FormatCheck {
     }
 
     /// Checks one revision package.
-    public static func checkPackage(_ path: String) -> Result {
+    public static func checkPackage(_ path: String, reader: FileReader = FileReader()) -> Result {
         let metadataPath = path + "/" + RevisionStore.metadataFile
         let contentPath = path + "/" + RevisionStore.contentFile
         var result = Result(path: path, status: .invalid)
         do {
-            guard let metadataData = FileManager.default.contents(atPath: metadataPath) else {
+            guard let metadataData = try reader.contents(atPath: metadataPath) else {
                 result.message = "\(metadataPath): missing"
                 return result
             }
@@ -124,7 +125,7 @@ public enum FormatCheck {
                 result.status = .current
                 return result
             }
-            guard let content = FileManager.default.contents(atPath: contentPath) else {
+            guard let content = try reader.contents(atPath: contentPath) else {
                 result.message = "\(contentPath): missing"
                 return result
             }

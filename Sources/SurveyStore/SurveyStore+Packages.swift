@@ -13,7 +13,7 @@ extension SurveyStore {
     public func exportPackage(_ id: UUID, revision text: String? = nil, to destination: String) throws -> RevisionMetadata {
         let revision = try revision(id, text)
         let source = root + "/Documents/\(id.uuidString.lowercased())/\(revision.id).survey"
-        guard FileManager.default.fileExists(atPath: source + "/" + RevisionStore.contentFile) || revision.isDeleted else {
+        guard revisions.reader.exists(source + "/" + RevisionStore.contentFile) || revision.isDeleted else {
             throw StoreError.noContent(revision.id)
         }
         try FileManager.default.copyItem(atPath: source, toPath: destination)
@@ -44,10 +44,10 @@ extension SurveyStore {
     public func importPackage(at path: String) throws -> ImportOutcome {
         let metadataPath = path + "/" + RevisionStore.metadataFile
         let contentPath = path + "/" + RevisionStore.contentFile
-        guard let metadataData = FileManager.default.contents(atPath: metadataPath) else {
+        guard let metadataData = try revisions.reader.contents(atPath: metadataPath) else {
             throw StoreError.noSuchRevision(metadataPath)
         }
-        let content = FileManager.default.contents(atPath: contentPath)
+        let content = try revisions.reader.contents(atPath: contentPath)
         if let metadata = try? RevisionMetadata(plist: metadataData, file: metadataPath),
             metadata.isDeleted || content.map(RevisionID.sha256Hex) == metadata.contentDigest
         {

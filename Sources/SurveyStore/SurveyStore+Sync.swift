@@ -27,14 +27,16 @@ extension SurveyStore {
     ///   - other: The other store.
     ///   - progress: Called after each document with the number done and the total.
     /// - Returns: What was copied and how conflicts changed.
-    public func sync(with other: SurveyStore, progress: ((Int, Int) -> Void)? = nil) throws -> SyncReport {
+    public func sync(
+        with other: SurveyStore, concurrency: Int = SurveyStore.syncConcurrency, progress: ((Int, Int) -> Void)? = nil
+    ) throws -> SyncReport {
         var report = SyncReport()
         let ids = Set(try revisions.documentIDs()).union(try other.revisions.documentIDs())
             .map { ($0.uuidString, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
         report.documents = ids.count
         // Documents are independent, so several are synced at once: the file system then
         // commits the fsyncs of many packages together, and reading overlaps waiting.
-        let outcomes = try concurrentMap(count: ids.count, workers: Self.syncConcurrency) { index in
+        let outcomes = try concurrentMap(count: ids.count, workers: max(1, concurrency)) { index in
             let id = ids[index]
             // Same complete packages and tombstones on both sides: nothing to copy, nothing
             // to clean up, and no conflict can change.
@@ -52,8 +54,9 @@ extension SurveyStore {
         return report
     }
 
-    /// How many documents a sync works on at once.
-    static let syncConcurrency = 32
+    /// How many documents a sync works on at once by default. (Tests that replay a run
+    /// call by call pass 1.)
+    public static let syncConcurrency = 32
 
     private struct DocumentOutcome {
         var sent = 0
@@ -77,7 +80,10 @@ extension SurveyStore {
         var outcome = DocumentOutcome()
         (outcome.sent, outcome.tombstonesSent) = try copyMissing(id, from: self, mine, to: other, theirs)
         (outcome.received, outcome.tombstonesReceived) = try copyMissing(id, from: other, theirs, to: self, mine)
-        if outcome.tombstonesSent > 0 || theirsFailed { try other.revisions.cleanUp(id) }
+        // Tombstones copied may disown packages the receiving side still has: it noted
+        // that before they were copied, and removes them now (then the note).
+        if outcome.tombstonesSent > 0 || theirsFailed { try other.revisions.finishPrune(id) }
+        if outcome.tombstonesReceived > 0 { try revisions.finishPrune(id) }
         let after: Bool
         if outcome.received > 0 || outcome.tombstonesReceived > 0 || mineFailed {
             after = try revisions.cleanedGraph(of: id).graph.isInConflict
@@ -117,8 +123,12 @@ extension SurveyStore {
         var copied = 0
         try target.revisions.writer.createDirectory("Documents")
         try target.revisions.writer.createDirectory(folder)
-        // Tombstones first: a revision the source pruned is never sent as content.
-        for revisionID in sourcePruned.subtracting(targetPruned).sorted() {
+        // Tombstones first: a revision the source pruned is never sent as content. When
+        // they disown packages the target has, it notes the prune first, so that a crash
+        // before the removal is finished on the next open.
+        let arriving = sourcePruned.subtracting(targetPruned)
+        if arriving.contains(where: { targetGraph.revisions[$0] != nil }) { try target.revisions.notePrune(id) }
+        for revisionID in arriving.sorted() {
             let metadata = sourceGraph.revisions[revisionID]!
             _ = try target.revisions.writer.writeFile(try metadata.plistData(), at: folder + "/\(revisionID).pruned")
             copied += 1
@@ -130,7 +140,7 @@ extension SurveyStore {
             let package = sourceFolder + "/\(revision.id).survey"
             var files: [PackageFile] = []
             for name in [RevisionStore.metadataFile, RevisionStore.contentFile] {
-                if let contents = FileManager.default.contents(atPath: package + "/" + name) {
+                if let contents = try source.revisions.reader.contents(atPath: package + "/" + name) {
                     files.append(PackageFile(name: name, contents: contents))
                 }
             }
@@ -159,8 +169,8 @@ extension RevisionStore {
     /// and the revisions are read.
     func holdsSameFiles(_ document: UUID, as other: RevisionStore) -> Bool {
         // The folders first, so that a document one side lacks costs one listing each.
-        guard let mine = try? FileManager.default.contentsOfDirectory(atPath: root + "/" + folder(of: document)),
-            let theirs = try? FileManager.default.contentsOfDirectory(atPath: other.root + "/" + other.folder(of: document)),
+        guard let mine = (try? reader.names(atPath: root + "/" + folder(of: document))), !mine.isEmpty,
+            let theirs = (try? other.reader.names(atPath: other.root + "/" + other.folder(of: document))),
             Set(mine) == Set(theirs)
         else { return false }
         return holdsCompletePackages(document, names: mine) && other.holdsCompletePackages(document, names: theirs)
@@ -175,7 +185,7 @@ extension RevisionStore {
         for name in names {
             if name.hasSuffix(".survey") {
                 guard !set.contains(String(name.dropLast(".survey".count)) + ".pruned"),
-                    let files = try? FileManager.default.contentsOfDirectory(atPath: path + "/" + name), Set(files) == complete
+                    let files = try? reader.names(atPath: path + "/" + name), Set(files) == complete
                 else { return false }
             } else if !name.hasSuffix(".pruned") {
                 return false

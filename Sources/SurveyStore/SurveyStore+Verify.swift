@@ -11,17 +11,22 @@ extension SurveyStore {
 
     /// Checks the whole store: every revision's metadata against its id and its content
     /// against its digest, every parent known, no resurrected pruned revision, no stray
-    /// temporary file, no unreadable property list. Changes nothing.
+    /// temporary file, no interrupted prune, no unreadable property list. Changes nothing.
     ///
     /// - Returns: The problems found; empty when the store is clean.
     public func verify() -> [Problem] {
         var problems: [Problem] = []
+        let reader = revisions.reader
         let documents = root + "/Documents"
         let temporary = root + "/Local.nosync/tmp"
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] {
+        for name in (try? reader.names(atPath: temporary)) ?? [] {
             problems.append(Problem(path: temporary + "/" + name, message: "a temporary file left by an interrupted write"))
         }
-        for folder in ((try? FileManager.default.contentsOfDirectory(atPath: documents)) ?? []).sorted() {
+        let pruning = root + "/" + RevisionStore.pruningFolder
+        for name in (try? reader.names(atPath: pruning)) ?? [] {
+            problems.append(Problem(path: pruning + "/" + name, message: "an interrupted prune (the next command finishes it)"))
+        }
+        for folder in ((try? reader.names(atPath: documents)) ?? []).sorted() {
             let folderPath = documents + "/" + folder
             guard let document = UUID(uuidString: folder), folder == folder.lowercased() else {
                 problems.append(Problem(path: folderPath, message: "not a document folder (expected a lower-case UUID)"))
@@ -29,12 +34,13 @@ extension SurveyStore {
             }
             var known: [RevisionID: RevisionMetadata] = [:]
             var pruned = Set<RevisionID>()
-            let names = ((try? FileManager.default.contentsOfDirectory(atPath: folderPath)) ?? []).sorted()
+            let names = ((try? reader.names(atPath: folderPath)) ?? []).sorted()
             for name in names {
                 let path = folderPath + "/" + name
                 if name.hasSuffix(".pruned") {
                     do {
-                        let metadata = try RevisionMetadata(plist: try Data(contentsOf: URL(fileURLWithPath: path)), file: path)
+                        guard let data = try reader.contents(atPath: path) else { continue }
+                        let metadata = try RevisionMetadata(plist: data, file: path)
                         if "\(metadata.id).pruned" != name { problems.append(Problem(path: path, message: "the tombstone's name does not match its revision id")) }
                         known[metadata.id] = metadata
                         pruned.insert(metadata.id)
@@ -47,8 +53,12 @@ extension SurveyStore {
             }
             for name in names where name.hasSuffix(".survey") {
                 let path = folderPath + "/" + name
+                if let id = RevisionID(String(name.dropLast(".survey".count))), pruned.contains(id) {
+                    problems.append(Problem(path: path, message: "a copy of a pruned revision (the next command removes it)"))
+                    continue
+                }
                 let metadataPath = path + "/" + RevisionStore.metadataFile
-                guard let data = FileManager.default.contents(atPath: metadataPath) else {
+                guard let data = try? reader.contents(atPath: metadataPath) else {
                     problems.append(Problem(path: metadataPath, message: "missing"))
                     continue
                 }
@@ -72,7 +82,7 @@ extension SurveyStore {
                 known[metadata.id] = metadata
                 let contentPath = path + "/" + RevisionStore.contentFile
                 if metadata.isDeleted { continue }
-                guard let content = FileManager.default.contents(atPath: contentPath) else {
+                guard let content = try? reader.contents(atPath: contentPath) else {
                     problems.append(Problem(path: contentPath, message: "missing"))
                     continue
                 }

@@ -26,11 +26,19 @@ public final class SurveyStore {
     public let device: Device
     let revisions: RevisionStore
 
-    init(root: String, device: Device) {
+    init(root: String, device: Device, calls: SystemCalls, wallClock: (@Sendable () -> Int64)? = nil) {
         self.root = root
         self.device = device
-        revisions = RevisionStore(root: root, device: device)
+        revisions =
+            if let wallClock {
+                RevisionStore(root: root, device: device, calls: calls, wallClock: wallClock)
+            } else {
+                RevisionStore(root: root, device: device, calls: calls)
+            }
     }
+
+    /// The system calls the store makes: the real ones, or a test's simulated disk.
+    public var calls: SystemCalls { revisions.writer.calls }
 
     /// Creates the store if needed (idempotent) and opens it.
     ///
@@ -38,35 +46,55 @@ public final class SurveyStore {
     ///   - path: The store folder; created with its parents if missing.
     ///   - deviceName: This device's name; the host name when `nil`. An existing store
     ///     keeps its device identity unless a name is given, which renames the device.
+    ///   - calls: The system calls to make (the real ones unless a test simulates a disk).
     /// - Throws: ``FileSystemError``.
-    public static func create(at path: String, deviceName: String? = nil) throws -> SurveyStore {
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let writer = PackageWriter(root: path)
+    public static func create(at path: String, deviceName: String? = nil, calls: SystemCalls = .live) throws -> SurveyStore {
+        let writer = PackageWriter(root: path, calls: calls)
+        try writer.createRoot()
         let layout = PropertyList.dictionary(["StoreLayoutVersion": .integer(PropertyList.Integer(Int64(layoutVersion)))])
         try writer.prepare()
         _ = try writer.writeFile(try layout.xmlData(), at: "Store.plist")
         try writer.createDirectory("Documents")
-        let existing = try? DeviceIdentity.read(store: path)
+        let existing = try? DeviceIdentity.read(store: path, writer: writer)
         var device = existing ?? Device(id: DeviceIdentity.newID(), name: deviceName ?? ProcessInfo.processInfo.hostName)
         if let deviceName, existing != nil { device.name = deviceName }
-        if existing != device { try DeviceIdentity.write(device, store: path) }
-        return SurveyStore(root: path, device: device)
+        if existing != device { try DeviceIdentity.write(device, writer: writer) }
+        return SurveyStore(root: path, device: device, calls: calls)
     }
 
     /// Opens an existing store, removing temporaries left by interrupted writes.
     ///
+    /// - Parameters:
+    ///   - path: The store folder.
+    ///   - calls: The system calls to make (the real ones unless a test simulates a disk).
+    ///   - wallClock: Milliseconds since 1970 for new revisions' timestamps (the system
+    ///     clock by default; tests pass their own).
     /// - Throws: ``StoreError/noSuchStore(_:)`` when `path` holds no store.
-    public static func open(at path: String) throws -> SurveyStore {
-        guard FileManager.default.fileExists(atPath: path + "/Store.plist") else { throw StoreError.noSuchStore(path) }
-        let writer = PackageWriter(root: path)
+    public static func open(
+        at path: String, calls: SystemCalls = .live, wallClock: (@Sendable () -> Int64)? = nil
+    ) throws -> SurveyStore {
+        guard FileReader(calls: calls).exists(path + "/Store.plist") else { throw StoreError.noSuchStore(path) }
+        let writer = PackageWriter(root: path, calls: calls)
         try writer.prepare()
         try writer.removeLeftovers()
-        let device = try (try? DeviceIdentity.read(store: path)) ?? {
+        let device = try (try? DeviceIdentity.read(store: path, writer: writer)) ?? {
             let device = Device(id: DeviceIdentity.newID(), name: ProcessInfo.processInfo.hostName)
-            try DeviceIdentity.write(device, store: path)
+            try DeviceIdentity.write(device, writer: writer)
             return device
         }()
-        return SurveyStore(root: path, device: device)
+        let store = SurveyStore(root: path, device: device, calls: calls, wallClock: wallClock)
+        try store.finishInterruptedPrunes()
+        return store
+    }
+
+    /// Removes what prunes interrupted by a crash left behind (packages their tombstones
+    /// already disown), each under its document's lock.
+    private func finishInterruptedPrunes() throws {
+        for id in try revisions.interruptedPrunes() {
+            let lock = try documentLock(id)
+            defer { lock.unlock() }
+            try revisions.finishPrune(id)
+        }
     }
 
     // MARK: Documents
@@ -242,17 +270,22 @@ public final class SurveyStore {
         return try revisions.prune(id, keepHistory: keepHistory, dryRun: dryRun)
     }
 
-    private func documentLock(_ id: UUID) throws -> FileLock {
-        try FileLock(path: root + "/Local.nosync/locks/" + id.uuidString.lowercased() + ".lock", mode: .exclusive)
+    func documentLock(_ id: UUID) throws -> FileLock {
+        try FileLock(path: root + "/Local.nosync/locks/" + id.uuidString.lowercased() + ".lock", mode: .exclusive, calls: calls)
     }
 }
 
 extension SurveyStore {
-    /// Opens a store without removing anything, for `verify`.
-    public static func openWithoutCleaning(at path: String) throws -> SurveyStore {
-        guard FileManager.default.fileExists(atPath: path + "/Store.plist") else { throw StoreError.noSuchStore(path) }
-        let device = (try? DeviceIdentity.read(store: path)) ?? Device(id: "unknown", name: "unknown")
-        return SurveyStore(root: path, device: device)
+    /// Opens a store without removing or writing anything, for `verify`.
+    ///
+    /// - Parameters:
+    ///   - path: The store folder.
+    ///   - calls: The system calls to make.
+    public static func openWithoutCleaning(at path: String, calls: SystemCalls = .live) throws -> SurveyStore {
+        let reader = FileReader(calls: calls)
+        guard reader.exists(path + "/Store.plist") else { throw StoreError.noSuchStore(path) }
+        let device = (try? DeviceIdentity.peek(store: path, reader: reader)) ?? Device(id: "unknown", name: "unknown")
+        return SurveyStore(root: path, device: device, calls: calls)
     }
 
     /// The revisions of `id` whose content was pruned.

@@ -12,6 +12,12 @@ public final class RevisionStore {
     public let root: String
     public let device: Device
     public let writer: PackageWriter
+    /// Reads the store's files through the same system calls as ``writer``.
+    public let reader: FileReader
+    /// The metadata of complete packages and tombstones read so far, by file. Revisions
+    /// never change (a name is its content's digest), so what was read once holds for as
+    /// long as the name is there; an incomplete package is never remembered.
+    private let known = MetadataCache()
     private let wallClock: @Sendable () -> Int64
 
     public static let metadataFile = "DocumentMetadata.plist"
@@ -23,6 +29,7 @@ public final class RevisionStore {
         self.root = root
         self.device = device
         writer = PackageWriter(root: root, calls: calls)
+        reader = FileReader(calls: calls)
         self.wallClock = wallClock
     }
 
@@ -34,7 +41,7 @@ public final class RevisionStore {
 
     /// The documents that have a folder.
     public func documentIDs() throws -> [UUID] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: documentsFolder)) ?? []
+        let names = try reader.names(atPath: documentsFolder)
         // Each id's text is made once, not once per comparison.
         return names.compactMap { name in UUID(uuidString: name).map { ($0.uuidString, $0) } }.sorted { $0.0 < $1.0 }.map(\.1)
     }
@@ -45,26 +52,40 @@ public final class RevisionStore {
     /// ``cleanUp(_:)``): it is a copy a sync engine brought back.
     public func graph(of document: UUID) throws -> (graph: RevisionGraph, pruned: Set<RevisionID>) {
         let path = root + "/" + folder(of: document)
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
+        guard let names = try reader.entries(atPath: path)?.map(\.name) else {
             throw StoreError.noSuchDocument(document)
         }
         var graph = RevisionGraph()
         var pruned = Set<RevisionID>()
         for name in names where name.hasSuffix(".pruned") {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path + "/" + name))
-            let metadata = try RevisionMetadata(plist: data, file: path + "/" + name)
+            let file = path + "/" + name
+            let metadata: RevisionMetadata
+            if let known = known[file] {
+                metadata = known
+            } else {
+                guard let data = try reader.contents(atPath: file) else { continue }
+                metadata = try RevisionMetadata(plist: data, file: file)
+                known[file] = metadata
+            }
             graph.insert(metadata)
             pruned.insert(metadata.id)
         }
         for name in names where name.hasSuffix(".survey") {
             guard let id = RevisionID(String(name.dropLast(".survey".count))), !pruned.contains(id) else { continue }
             let file = path + "/" + name + "/" + Self.metadataFile
+            if let metadata = known[file] {
+                graph.insert(metadata)
+                continue
+            }
             // A package is a revision only once it is complete: a copy that a file-sync
             // engine has not finished (or was killed in) is not one yet.
-            guard let data = FileManager.default.contents(atPath: file),
+            // Only absence makes a package incomplete: any other failure to read is an
+            // error, never a reason to leave a revision out.
+            guard let data = try reader.contents(atPath: file),
                 let metadata = try? RevisionMetadata(plist: data, file: file), metadata.id == id,
-                metadata.isDeleted || FileManager.default.fileExists(atPath: path + "/" + name + "/" + Self.contentFile)
+                try metadata.isDeleted || reader.status(atPath: path + "/" + name + "/" + Self.contentFile) != nil
             else { continue }
+            known[file] = metadata
             graph.insert(metadata)
         }
         return (graph, pruned)
@@ -73,7 +94,7 @@ public final class RevisionStore {
     /// The content of a revision, checked against its digest.
     public func content(of document: UUID, revision: RevisionMetadata) throws -> Data {
         let file = root + "/" + folder(of: document) + "/\(revision.id).survey/" + Self.contentFile
-        guard let data = FileManager.default.contents(atPath: file) else {
+        guard let data = try reader.contents(atPath: file) else {
             throw StoreError.noContent(revision.id)
         }
         guard RevisionID.sha256Hex(data) == revision.contentDigest else { throw VersionsError.contentMismatch(revision.id) }
@@ -149,13 +170,43 @@ public final class RevisionStore {
         }
         let victims = graph.revisions.values.filter { !keep.contains($0.id) && !pruned.contains($0.id) }
             .sorted { $0.id < $1.id }
-        if dryRun { return victims.map(\.id) }
+        if dryRun || victims.isEmpty { return victims.map(\.id) }
+        try notePrune(document)
         for victim in victims {
             // The tombstone first: from then on the package is a leftover, whatever happens.
             _ = try writer.writeFile(try victim.plistData(), at: folder(of: document) + "/\(victim.id).pruned")
             try removePackage(folder(of: document) + "/\(victim.id).survey")
         }
+        try writer.remove(pruneNote(document))
         return victims.map(\.id)
+    }
+
+    /// Writes a durable note that packages of `document` are about to be disowned by
+    /// tombstones (a prune, or tombstones arriving by sync), so that the next open
+    /// finishes their removal if a crash interrupts it (see ``interruptedPrunes()``).
+    public func notePrune(_ document: UUID) throws {
+        try writer.createDirectory(Self.pruningFolder)
+        _ = try writer.writeFile(Data(), at: pruneNote(document))
+    }
+
+    private func pruneNote(_ document: UUID) -> String {
+        Self.pruningFolder + "/" + document.uuidString.lowercased()
+    }
+
+    /// Where prune notes which documents it is pruning (local state, never synced).
+    public static let pruningFolder = "Local.nosync/pruning"
+
+    /// Documents whose prune was interrupted (a crash, a kill): their tombstones may stand
+    /// beside packages that were not yet removed.
+    public func interruptedPrunes() throws -> [UUID] {
+        try reader.names(atPath: root + "/" + Self.pruningFolder).compactMap { UUID(uuidString: $0) }
+    }
+
+    /// Finishes an interrupted prune of `document`: removes what its tombstones disown and
+    /// then the note.
+    public func finishPrune(_ document: UUID) throws {
+        try cleanUp(document)
+        try writer.remove(pruneNote(document))
     }
 
     /// Removes packages that a tombstone says were pruned (brought back by a sync engine).
@@ -168,7 +219,7 @@ public final class RevisionStore {
     /// read would give.
     public func cleanedGraph(of document: UUID) throws -> (graph: RevisionGraph, pruned: Set<RevisionID>) {
         let result = try graph(of: document)
-        for id in result.pruned where FileManager.default.fileExists(atPath: root + "/" + folder(of: document) + "/\(id).survey") {
+        for id in result.pruned where try reader.status(atPath: root + "/" + folder(of: document) + "/\(id).survey") != nil {
             try removePackage(folder(of: document) + "/\(id).survey")
         }
         return result
@@ -176,6 +227,17 @@ public final class RevisionStore {
 
     private func removePackage(_ relativePath: String) throws {
         try writer.remove(relativePath)
+    }
+}
+
+/// Parsed metadata by file path, shared by the threads that read one store.
+private final class MetadataCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [String: RevisionMetadata] = [:]
+
+    subscript(path: String) -> RevisionMetadata? {
+        get { lock.withLock { entries[path] } }
+        set { lock.withLock { entries[path] = newValue } }
     }
 }
 

@@ -231,6 +231,92 @@ struct CodableTests {
         #expect(try PropertyListDecoder().decode(Manual.self, from: data) == value)
     }
 
+    @Test("Values nested in arrays and dictionaries, with hand-made containers, are written as Foundation writes them")
+    func nestedValuesMatchFoundation() throws {
+        // Each element is assembled as soon as it is encoded, and its encoder and
+        // dictionary are used again for the next; hand-made nested containers and
+        // super-encoders stay in pieces until the end.
+        struct Manual: Encodable {
+            var number: Int
+            enum Outer: CodingKey { case zeta, inner, list, alpha }
+            enum Inner: CodingKey { case b, a }
+            func encode(to encoder: any Encoder) throws {
+                var outer = encoder.container(keyedBy: Outer.self)
+                try outer.encode("z\(number)", forKey: .zeta)
+                var list = outer.nestedUnkeyedContainer(forKey: .list)
+                var inner = outer.nestedContainer(keyedBy: Inner.self, forKey: .inner)
+                try list.encode(number)
+                try inner.encode(number, forKey: .b)
+                var nested = list.nestedContainer(keyedBy: Inner.self)
+                try nested.encode(true, forKey: .a)
+                try inner.encode("a & <b>", forKey: .a)
+                try list.encode(number * 2)
+                try "super \(number)".encode(to: outer.superEncoder(forKey: .alpha))
+            }
+        }
+        struct Plain: Encodable {
+            var name: String
+            var when: Date
+            var flags: [Bool]
+        }
+        struct Holder: Encodable {
+            var manual: [Manual]
+            var plain: [Plain]
+            var byName: [String: Plain]
+            var none: [Plain]
+            var deep: [[Plain]]
+        }
+        let plain = (0..<5).map { Plain(name: "p\($0)", when: Date(timeIntervalSince1970: 1_700_000_000 + Double($0)), flags: [$0 % 2 == 0]) }
+        let value = Holder(
+            manual: (0..<4).map { Manual(number: $0) }, plain: plain,
+            byName: ["b": plain[1], "a": plain[0], "c": plain[2]], none: [], deep: [plain, [], [plain[3]]])
+        let foundation = PropertyListEncoder()
+        foundation.outputFormat = .xml
+        let theirTree = try FoundationBridge.read(try foundation.encode(value))
+        #expect(try PlistEncoder().encodeToPropertyList(value) == theirTree)
+        #expect(try PlistEncoder().encode(value) == FoundationBridge.xml(theirTree))
+    }
+
+    @Test("Writes into an enclosing value's container, or into a container kept after its value, reach the output")
+    func containersHeldElsewhere() throws {
+        // Containers share their storage, as Foundation's do: a value may write into a
+        // container it was handed by other means than its encoder, or keep its own
+        // container and write into it later. Neither may be lost or overwritten by the
+        // early assembly of finished values.
+        final class Shared: @unchecked Sendable {
+            var outer: KeyedEncodingContainer<PlistTestKey>?
+            var kept: KeyedEncodingContainer<PlistTestKey>?
+        }
+        struct Child: Encodable {
+            let shared: Shared
+            let number: Int
+            let keep: Bool
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: PlistTestKey.self)
+                try container.encode("child \(number)", forKey: PlistTestKey(stringValue: "name"))
+                try shared.outer?.encode("written by child \(number)", forKey: PlistTestKey(stringValue: "from\(number)"))
+                if keep { shared.kept = container }
+            }
+        }
+        struct Parent: Encodable {
+            let shared: Shared
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: PlistTestKey.self)
+                shared.outer = container
+                let children = (0..<3).map { Child(shared: shared, number: $0, keep: false) }
+                try container.encode(children, forKey: PlistTestKey(stringValue: "children"))
+                try container.encode(Child(shared: shared, number: 9, keep: true), forKey: PlistTestKey(stringValue: "kept"))
+                try shared.kept?.encode("written late", forKey: PlistTestKey(stringValue: "late"))
+                try container.encode("last", forKey: PlistTestKey(stringValue: "end"))
+            }
+        }
+        let foundation = PropertyListEncoder()
+        foundation.outputFormat = .xml
+        let theirTree = try FoundationBridge.read(try foundation.encode(Parent(shared: Shared())))
+        #expect(try PlistEncoder().encodeToPropertyList(Parent(shared: Shared())) == theirTree)
+        #expect(try PlistEncoder().encode(Parent(shared: Shared())) == FoundationBridge.xml(theirTree))
+    }
+
     @Test("A value that encodes nothing is refused at the top level")
     func emptyTopLevel() {
         struct Nothing: Encodable { func encode(to encoder: any Encoder) throws {} }

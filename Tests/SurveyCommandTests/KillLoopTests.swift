@@ -63,6 +63,17 @@ struct KillLoopTests {
         readerThread.start()
 
         var generator = SystemRandomNumberGenerator()
+        // Kills land anywhere in a command's life: the delay is drawn up to 1.5 times how
+        // long an edit takes on this machine now (a fixed window would kill every command
+        // at start-up on a slow or busy machine, before it touches the store).
+        var durations: [UInt32] = []
+        for round in 0..<5 {
+            let start = ContinuousClock.now
+            #expect(try CommandRunner.run(["edit", document, "--answer", "2=warm\(round)", "--store", store]).status == 0)
+            let elapsed = ContinuousClock.now - start
+            durations.append(UInt32(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000))
+        }
+        let window = durations.sorted()[2] * 3 / 2
         var acknowledged: Set<String> = []
         var killed = 0
         var round = 0
@@ -84,7 +95,7 @@ struct KillLoopTests {
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
             try process.run()
-            usleep(UInt32.random(in: 0...40_000, using: &generator))
+            usleep(UInt32.random(in: 0...window, using: &generator))
             if process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
                 killed += 1
@@ -110,6 +121,6 @@ struct KillLoopTests {
             with: Data(try CommandRunner.run(["versions", document, "--json", "--store", store]).stdout.utf8)) as! [[String: Any]]
         let present = Set(versions.map { $0["revision"] as! String })
         #expect(acknowledged.isSubset(of: present), "lost: \(acknowledged.subtracting(present).prefix(3))")
-        print("kill loop: \(killed) kills over \(round) commands, \(acknowledged.count) acknowledged revisions, \(reader.reads) concurrent reads")
+        print("kill loop: \(killed) kills over \(round) commands (kill window \(window / 1000) ms), \(acknowledged.count) acknowledged revisions, \(reader.reads) concurrent reads")
     }
 }

@@ -43,6 +43,9 @@ public struct PackageWriter {
     public let root: String
     private let system: System
 
+    /// The system calls this writer makes.
+    public var calls: SystemCalls { system.calls }
+
     /// The folder for temporary files, never synced.
     public var temporaryFolder: String { root + "/Local.nosync/tmp" }
     /// The folder for lock files.
@@ -63,6 +66,28 @@ public struct PackageWriter {
         try createDirectory("Local.nosync")
         try createDirectory("Local.nosync/tmp")
         try createDirectory("Local.nosync/locks")
+    }
+
+    /// Creates the root folder and any missing parents, fsyncing each parent whose
+    /// entries changed.
+    ///
+    /// The corresponding C functions are `mkdirat` and `fsync`.
+    /// - Throws: ``FileSystemError``.
+    public func createRoot() throws {
+        var missing: [String] = []
+        var path = root
+        while !path.isEmpty, path != "/", path != ".", try system.status(path) == nil {
+            missing.append(path)
+            path = Self.parent(of: path)
+        }
+        for folder in missing.reversed() {
+            do {
+                try system.mkdir(folder)
+            } catch let error as FileSystemError where error.code == .alreadyExists {
+                continue
+            }
+            try system.fsyncDirectory(Self.parent(of: folder))
+        }
     }
 
     /// Creates the folder at `relativePath` (if missing) and fsyncs its parent.
@@ -130,14 +155,38 @@ public struct PackageWriter {
     /// - Throws: ``FileSystemError``; after a failure the destination is absent.
     public func writeFile(_ contents: Data, at relativePath: String) throws -> Outcome {
         let destination = root + "/" + relativePath
+        return try withDurableTemporary(contents) { temporary in
+            let outcome = try moveIntoPlace(temporary, destination, isDirectory: false)
+            if outcome == .alreadyExists { try system.unlink(temporary, isDirectory: false) }
+            return outcome
+        }
+    }
+
+    /// Replaces the file at `relativePath` (or creates it) atomically and durably.
+    ///
+    /// Only for this replica's local state under `Local.nosync/`: files under
+    /// `Documents/` are never replaced. The new bytes are written and fsynced under a
+    /// temporary name, renamed over the old file, and the parent is fsynced.
+    ///
+    /// - Throws: ``FileSystemError``; after a failure the old file is unchanged.
+    public func replaceFile(_ contents: Data, at relativePath: String) throws {
+        let destination = root + "/" + relativePath
+        try withDurableTemporary(contents) { temporary in
+            try system.rename(temporary, to: destination, noReplace: false)
+                .mapError { FileSystemError(.rename, path: destination, errno: $0) }.get()
+            try system.fsyncDirectory(Self.parent(of: destination))
+        }
+    }
+
+    /// Holding the writers' lock, writes `contents` durably under a new temporary name
+    /// and hands that name to `publish`; the temporary is removed if `publish` fails.
+    private func withDurableTemporary<T>(_ contents: Data, _ publish: (String) throws -> T) throws -> T {
         let writing = try writerLock()
         defer { writing.unlock() }
         let temporary = temporaryFolder + "/" + Self.temporaryName()
         do {
             try writeDurably(contents, to: temporary)
-            let outcome = try moveIntoPlace(temporary, destination, isDirectory: false)
-            if outcome == .alreadyExists { try system.unlink(temporary, isDirectory: false) }
-            return outcome
+            return try publish(temporary)
         } catch {
             try? system.unlink(temporary, isDirectory: false)
             throw error

@@ -18,7 +18,7 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
 
     /// The operation that failed, named after its system call.
     public enum Operation: String, Sendable {
-        case open, close, write, read, fsync, mkdir, rename, link, unlink, rmdir, list, lock
+        case open, close, write, read, fsync, mkdir, rename, link, unlink, rmdir, list, lock, stat
     }
 
     public var code: Code
@@ -73,6 +73,7 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         case .rmdir: verb = "remove the directory"
         case .list: verb = "list the directory"
         case .lock: verb = "lock"
+        case .stat: verb = "look up"
         }
         return "cannot \(verb) \(path): \(errno?.description ?? code.description)"
     }

@@ -28,6 +28,9 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     public static let notSupported = Errno(ENOSYS)
     public static let notEmpty = Errno(ENOTEMPTY)
     public static let accessDenied = Errno(EACCES)
+    public static let notDirectory = Errno(ENOTDIR)
+    public static let isDirectory = Errno(EISDIR)
+    public static let badDescriptor = Errno(EBADF)
 
     /// The system's text for the error, as `strerror` gives it.
     public var description: String { String(cString: strerror(rawValue)) }

@@ -1,4 +1,5 @@
 import CSystemShims
+import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -35,11 +36,64 @@ public struct SystemCalls: Sendable {
     public var lock: @Sendable (_ descriptor: Int32, _ mode: Int32, _ wait: Bool) -> Result<Void, Errno>
     /// The entries of a directory (`opendir`/`readdir`), without `.` and `..`.
     public var listDirectory: @Sendable (_ path: String) -> Result<[DirectoryEntry], Errno>
+    /// `fstatat(2)` of `path` (relative to the current directory), following symbolic links.
+    public var stat: @Sendable (_ path: String) -> Result<FileStatus, Errno>
 
     /// A directory entry: its name and whether it is a directory.
     public struct DirectoryEntry: Sendable, Equatable {
         public var name: String
         public var isDirectory: Bool
+
+        public init(name: String, isDirectory: Bool) {
+            self.name = name
+            self.isDirectory = isDirectory
+        }
+    }
+
+    /// A table of the given functions (the real ones are ``live``).
+    public init(
+        openat: @escaping @Sendable (Int32, String, Int32, mode_t) -> Result<Int32, Errno>,
+        close: @escaping @Sendable (Int32) -> Result<Void, Errno>,
+        write: @escaping @Sendable (Int32, UnsafeRawBufferPointer) -> Result<Int, Errno>,
+        read: @escaping @Sendable (Int32, UnsafeMutableRawBufferPointer) -> Result<Int, Errno>,
+        fsync: @escaping @Sendable (Int32) -> Result<Void, Errno>,
+        mkdirat: @escaping @Sendable (Int32, String, mode_t) -> Result<Void, Errno>,
+        renameat: @escaping @Sendable (Int32, String, Int32, String, Bool) -> Result<Void, Errno>,
+        linkat: @escaping @Sendable (Int32, String, Int32, String) -> Result<Void, Errno>,
+        unlinkat: @escaping @Sendable (Int32, String, Bool) -> Result<Void, Errno>,
+        lock: @escaping @Sendable (Int32, Int32, Bool) -> Result<Void, Errno>,
+        listDirectory: @escaping @Sendable (String) -> Result<[DirectoryEntry], Errno>,
+        stat: @escaping @Sendable (String) -> Result<FileStatus, Errno>
+    ) {
+        self.openat = openat
+        self.close = close
+        self.write = write
+        self.read = read
+        self.fsync = fsync
+        self.mkdirat = mkdirat
+        self.renameat = renameat
+        self.linkat = linkat
+        self.unlinkat = unlinkat
+        self.lock = lock
+        self.listDirectory = listDirectory
+        self.stat = stat
+    }
+
+    /// What `stat` tells of a file: its kind, size and identity.
+    public struct FileStatus: Sendable, Equatable {
+        public var isDirectory: Bool
+        public var size: Int
+        /// The file system's device number (`st_dev`).
+        public var device: UInt64
+        /// The inode number (`st_ino`).
+        public var inode: UInt64
+
+        public init(isDirectory: Bool, size: Int, device: UInt64, inode: UInt64) {
+            self.isDirectory = isDirectory
+            self.size = size
+            self.device = device
+            self.inode = inode
+        }
     }
 
     /// The real system calls.
@@ -97,6 +151,9 @@ public struct SystemCalls: Sendable {
                 if name == "." || name == ".." { continue }
                 entries.append(DirectoryEntry(name: name, isDirectory: entry.pointee.d_type == UInt8(DT_DIR)))
             }
+        },
+        stat: { path in
+            libc_fstatat(path).map { .success($0) } ?? .failure(.current)
         }
     )
 }
@@ -111,6 +168,13 @@ private func libc_mkdirat(_ fd: Int32, _ path: String, _ mode: mode_t) -> Int32 
 private func libc_renameat(_ a: Int32, _ from: String, _ b: Int32, _ to: String) -> Int32 { renameat(a, from, b, to) }
 private func libc_linkat(_ a: Int32, _ from: String, _ b: Int32, _ to: String, _ flags: Int32) -> Int32 {
     linkat(a, from, b, to, flags)
+}
+private func libc_fstatat(_ path: String) -> SystemCalls.FileStatus? {
+    var status = stat()
+    guard fstatat(AT_FDCWD, path, &status, 0) == 0 else { return nil }
+    return SystemCalls.FileStatus(
+        isDirectory: UInt32(status.st_mode) & UInt32(S_IFMT) == UInt32(S_IFDIR), size: Int(status.st_size),
+        device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
 }
 private func libc_unlinkat(_ fd: Int32, _ path: String, _ flags: Int32) -> Int32 { unlinkat(fd, path, flags) }
 
@@ -173,6 +237,37 @@ struct System {
 
     func list(_ path: String) throws -> [SystemCalls.DirectoryEntry] {
         try retrying { calls.listDirectory(path) }.mapError { FileSystemError(.list, path: path, errno: $0) }.get()
+    }
+
+    /// The status of `path`, or `nil` when nothing is there.
+    func status(_ path: String) throws -> SystemCalls.FileStatus? {
+        switch retrying({ calls.stat(path) }) {
+        case .success(let status): return status
+        case .failure(let errno) where errno == .noEntry || errno == .notDirectory: return nil
+        case .failure(let errno): throw FileSystemError(.stat, path: path, errno: errno)
+        }
+    }
+
+    /// Reads the whole file at `path`: open, read until the end, close.
+    ///
+    /// Reads go straight into the returned buffer, which starts at 4 KiB (a revision's
+    /// metadata fits in one read) and doubles as needed.
+    func readAll(_ path: String) throws -> Data {
+        let descriptor = try open(path, flags: O_RDONLY)
+        defer { _ = calls.close(descriptor) }
+        var data = Data(count: 4096)
+        var count = 0
+        while true {
+            if count == data.count { data.count *= 2 }
+            let read = try data.withUnsafeMutableBytes { buffer in
+                try retrying { calls.read(descriptor, UnsafeMutableRawBufferPointer(rebasing: buffer[count...])) }
+                    .mapError { FileSystemError(.read, path: path, errno: $0) }.get()
+            }
+            if read == 0 { break }
+            count += read
+        }
+        data.count = count
+        return data
     }
 
     /// Opens the directory at `path` and fsyncs it: its entries reach stable storage.

@@ -22,15 +22,15 @@ public struct PlistEncoder: Sendable {
     ///   something XML cannot carry (the underlying ``PropertyListError`` says what).
     public func encode<T: Encodable>(_ value: T) throws -> Data {
         let arena = ByteStorage(capacity: 1 << 16)
-        let encoder = PlistXMLEncoder(arena: arena, depth: 0, codingPath: [], userInfo: userInfo)
+        let state = EncodingState(arena: arena)
+        let encoder = PlistXMLEncoder(state: state, depth: 0, codingPath: [], userInfo: userInfo)
         guard let rendered = try encoder.encodeValue(value) else {
             throw EncodingError.invalidValue(
                 value, EncodingError.Context(codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values."))
         }
         var writer = XMLPlistWriter(output: ByteStorage(capacity: arena.count + arena.count / 4 + 4096))
-        var cache = KeyOrderCache()
         do {
-            try writer.writeDocument { writer in try writer.assemble(rendered, from: arena, cache: &cache) }
+            try writer.writeDocument { writer in try writer.assemble(rendered, from: arena, keyLines: state.keyLineBytes, cache: &state.keyOrders) }
         } catch let error as PropertyListError {
             throw EncodingError.invalidValue(
                 value, EncodingError.Context(codingPath: [], debugDescription: error.message, underlyingError: error))

@@ -205,15 +205,33 @@ final class ByteStorage {
 
     @inline(__always)
     func append(_ source: UnsafeBufferPointer<UInt8>) {
-        guard let start = source.baseAddress, source.count > 0 else { return }
-        if count + source.count > capacity { grow(to: count + source.count) }
-        if source.count <= 16 {
-            // Tags and short text: a loop beats a call to memcpy.
-            for offset in 0..<source.count { base[count + offset] = start[offset] }
+        guard let start = source.baseAddress else { return }
+        append(start, count: source.count)
+    }
+
+    /// Appends `length` bytes from `start`. Up to 16 bytes are copied with two
+    /// overlapping loads and stores of the widest size that fits, not a call to memcpy.
+    @inline(__always)
+    func append(_ start: UnsafePointer<UInt8>, count length: Int) {
+        if count + length > capacity { grow(to: count + length) }
+        let target = UnsafeMutableRawPointer(base + count)
+        let source = UnsafeRawPointer(start)
+        if length >= 8 && length <= 16 {
+            let head = source.loadUnaligned(as: UInt64.self)
+            let tail = source.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
+            target.storeBytes(of: head, as: UInt64.self)
+            target.storeBytes(of: tail, toByteOffset: length - 8, as: UInt64.self)
+        } else if length >= 4 && length < 8 {
+            let head = source.loadUnaligned(as: UInt32.self)
+            let tail = source.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self)
+            target.storeBytes(of: head, as: UInt32.self)
+            target.storeBytes(of: tail, toByteOffset: length - 4, as: UInt32.self)
+        } else if length < 4 {
+            for offset in 0..<length { target.storeBytes(of: start[offset], toByteOffset: offset, as: UInt8.self) }
         } else {
-            (base + count).update(from: start, count: source.count)
+            target.copyMemory(from: source, byteCount: length)
         }
-        count += source.count
+        count += length
     }
 
     @inline(__always)
@@ -226,8 +244,13 @@ final class ByteStorage {
     @inline(__always)
     func append(repeating byte: UInt8, count repeats: Int) {
         guard repeats > 0 else { return }
-        if count + repeats > capacity { grow(to: count + repeats) }
-        for offset in 0..<repeats { base[count + offset] = byte }
+        if count + repeats + 8 > capacity { grow(to: count + repeats + 8) }
+        if repeats <= 8 {
+            // Indentation is short: one store of eight, of which `repeats` are kept.
+            UnsafeMutableRawPointer(base + count).storeBytes(of: UInt64(byte) &* 0x0101_0101_0101_0101, as: UInt64.self)
+        } else {
+            for offset in 0..<repeats { base[count + offset] = byte }
+        }
         count += repeats
     }
 
@@ -243,6 +266,40 @@ final class ByteStorage {
 
     func reserveCapacity(_ minimum: Int) {
         if minimum > capacity { grow(to: minimum) }
+    }
+
+    /// Appends `value` in decimal, with leading zeros to at least `width` digits.
+    @inline(__always)
+    func appendDecimal(_ value: UInt64, width: Int = 1) {
+        var digits = 1
+        var probe = value / 10
+        while probe != 0 {
+            digits += 1
+            probe /= 10
+        }
+        let length = Swift.max(digits, width)
+        if count + length > capacity { grow(to: count + length) }
+        var cursor = count + length
+        var rest = value
+        repeat {
+            cursor -= 1
+            base[cursor] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        } while rest != 0
+        while cursor > count {
+            cursor -= 1
+            base[cursor] = UInt8(ascii: "0")
+        }
+        count += length
+    }
+
+    /// Appends a copy of `length` bytes from `offset` of this same storage (which may
+    /// move as it grows, so the source is located afterwards).
+    @inline(__always)
+    func appendCopy(from offset: Int, count length: Int) {
+        if count + length > capacity { grow(to: count + length) }
+        (base + count).update(from: base + offset, count: length)
+        count += length
     }
 
     /// Drops the bytes from `offset` on.

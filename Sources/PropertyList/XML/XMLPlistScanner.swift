@@ -85,13 +85,16 @@ struct XMLPlistScanner {
         var keyColumn = 0
         /// Hashes of the keys so far, kept once a dictionary grows large.
         var keyHashes: Set<UInt64>? = nil
+        /// One bit per key so far, chosen by its hash: a key whose bit is clear cannot
+        /// be a duplicate, and the search for one is skipped.
+        var keyBits: UInt64 = 0
         var hasNonASCIIKey = false
     }
 
     private let file: String?
     private var context: xmlParserCtxtPtr?
     private var map = PlistMap()
-    private var frames: [Frame] = []
+    private var frames = FrameStack()
     private var sawRoot = false
     private var finished = false
     private var stopped = false
@@ -105,7 +108,40 @@ struct XMLPlistScanner {
 
     private init(file: String?) {
         self.file = file
-        frames.reserveCapacity(16)
+    }
+
+    /// The open containers: at most ``PropertyList/maximumDepth`` and the `<plist>`
+    /// element, so a fixed buffer that is indexed and grown without the checks an
+    /// array makes on every change. Freed by ``free()``.
+    private struct FrameStack {
+        private let base = UnsafeMutablePointer<Frame>.allocate(capacity: PropertyList.maximumDepth + 2)
+        private(set) var count = 0
+
+        var isEmpty: Bool { count == 0 }
+        var last: Frame? { count > 0 ? base[count - 1] : nil }
+
+        subscript(index: Int) -> Frame {
+            unsafeAddress { UnsafePointer(base + index) }
+            nonmutating unsafeMutableAddress { base + index }
+        }
+
+        mutating func append(_ frame: Frame) {
+            precondition(count < PropertyList.maximumDepth + 2)
+            (base + count).initialize(to: frame)
+            count += 1
+        }
+
+        mutating func popLast() -> Frame? {
+            guard count > 0 else { return nil }
+            count -= 1
+            return (base + count).move()
+        }
+
+        mutating func free() {
+            base.deinitialize(count: count)
+            base.deallocate()
+            count = 0
+        }
     }
 
     /// Reads `bytes` into a map whose node 0 is the document's value.
@@ -119,7 +155,10 @@ struct XMLPlistScanner {
         }
         let state = UnsafeMutablePointer<XMLPlistScanner>.allocate(capacity: 1)
         state.initialize(to: XMLPlistScanner(file: file))
-        defer { state.deinitialize(count: 1).deallocate() }
+        defer {
+            state.pointee.frames.free()
+            state.deinitialize(count: 1).deallocate()
+        }
         // The shortest value, `<true/>`, takes 7 bytes, so the nodes never outnumber a
         // seventh of the input: reserving that much means the array never grows and is
         // never copied, and the pages reserved beyond the real need are never touched.
@@ -239,7 +278,48 @@ struct XMLPlistScanner {
         return shown.count > 40 ? String(shown.prefix(40)) + "…" : shown
     }
 
+    /// A start tag. The common case, a known element without attributes where the
+    /// structure allows it, is handled inline; everything else, errors included, by
+    /// ``startElementChecked(_:_:_:attributeCount:attributes:)``.
+    @inline(__always)
     fileprivate mutating func startElement(
+        _ localName: UnsafePointer<xmlChar>?, _ prefix: UnsafePointer<xmlChar>?,
+        _ uri: UnsafePointer<xmlChar>?, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+    ) {
+        if !stopped, let localName, uri == nil, prefix == nil, attributeCount == 0, scalar == nil, frames.count > 0,
+            let element = Self.element(localName), element != .plist
+        {
+            let top = frames.count - 1
+            let allowed: Bool
+            switch frames[top].kind {
+            case .dictionary: allowed = (element == .key) == (frames[top].pendingKey == nil)
+            case .array: allowed = element != .key
+            case .plist: allowed = false
+            }
+            if allowed {
+                switch element {
+                case .array, .dict:
+                    if frames.count <= PropertyList.maximumDepth {
+                        let kind: PlistMap.Kind = element == .array ? .array : .dictionary
+                        frames.append(Frame(kind: element == .array ? .array : .dictionary, node: map.nodes.count))
+                        map.nodes.append(PlistMap.Node(kind: kind, flag: false, count: 0, payload: 0, hash: 0))
+                        return
+                    }
+                default:
+                    scalar = element
+                    textStart = map.bytes.count
+                    // libxml2 reports the column of the start tag's '>'; the text begins after it.
+                    (scalarLine, scalarColumn) = position
+                    scalarColumn += 1
+                    return
+                }
+            }
+        }
+        startElementChecked(localName, prefix, uri, attributeCount: attributeCount, attributes: attributes)
+    }
+
+    @inline(never)
+    private mutating func startElementChecked(
         _ localName: UnsafePointer<xmlChar>?, _ prefix: UnsafePointer<xmlChar>?,
         _ uri: UnsafePointer<xmlChar>?, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
     ) {
@@ -325,6 +405,7 @@ struct XMLPlistScanner {
         }
     }
 
+    @inline(__always)
     fileprivate mutating func endElement() {
         guard !stopped else { return }
         if let element = scalar {
@@ -332,6 +413,11 @@ struct XMLPlistScanner {
             finishScalar(element)
             return
         }
+        closeContainer()
+    }
+
+    @inline(never)
+    private mutating func closeContainer() {
         guard let frame = frames.popLast() else { return }
         switch frame.kind {
         case .plist:
@@ -420,15 +506,17 @@ struct XMLPlistScanner {
 
     private mutating func finishKey(_ node: inout PlistMap.Node) throws(ScalarParsing.Failure) {
         let top = frames.count - 1
-        let (hash, isASCII) = withText { text in
-            var high: UInt8 = 0
-            for byte in text { high |= byte }
-            return (PlistMap.hash(text), high < 0x80)
-        }
+        let (hash, isASCII) = withText { text in (PlistMap.hash(text), Self.isASCII(text)) }
         node.kind = .key
         node.hash = hash
         let index = map.nodes.count
-        if isDuplicateKey(node, in: top) {
+        // A key whose hash bit is new in its dictionary cannot be a duplicate (see
+        // ``isDuplicateKey(_:in:)``); most keys are settled here without the search.
+        let bit: UInt64 = 1 << (hash & 63)
+        let seen = frames[top].keyBits
+        if seen & bit == 0 && frames[top].count < 16 {
+            frames[top].keyBits = seen | bit
+        } else if isDuplicateKey(node, in: top) {
             fail(.invalidStructure, "duplicate key '\(withText { String(decoding: $0, as: UTF8.self) })'",
                  line: scalarLine, column: scalarColumn)
             return
@@ -445,6 +533,10 @@ struct XMLPlistScanner {
     /// Small dictionaries compare the cheap hashes of all keys; from 16 keys on, a set
     /// of seeded `Hasher` values keeps crafted collisions from making this quadratic.
     private mutating func isDuplicateKey(_ node: PlistMap.Node, in top: Int) -> Bool {
+        let bit: UInt64 = 1 << (node.hash & 63)
+        let seen = frames[top].keyBits
+        frames[top].keyBits = seen | bit
+        if seen & bit == 0 && frames[top].count < 16 { return false }
         let dictionary = frames[top].node
         if frames[top].count >= 16 {
             if frames[top].keyHashes == nil {
@@ -498,26 +590,54 @@ struct XMLPlistScanner {
 
     // MARK: Text
 
+    @inline(__always)
     fileprivate mutating func characters(_ bytes: UnsafePointer<xmlChar>?, _ count: Int, isCDATA: Bool) {
         guard !stopped, let bytes, count > 0 else { return }
         let chunk = UnsafeBufferPointer(start: bytes, count: count)
         if scalar == nil {
-            if !isWhitespace(chunk) {
-                let what = isCDATA ? "a CDATA section" : "text"
-                let preview = ScalarParsing.quoted(chunk)
-                if frames.isEmpty {
-                    fail(.invalidStructure, "\(what) \(preview) outside the <plist> element")
-                } else {
-                    fail(.invalidStructure, "\(what) \(preview) between elements")
-                }
-            }
+            if !isWhitespace(chunk) { textOutsideValue(chunk, isCDATA: isCDATA) }
             return
         }
         if map.bytes.count + count > Int(UInt32.max) {
-            fail(.malformedXML, "the document's text exceeds 4 GiB")
+            textTooLong()
             return
         }
         map.bytes.append(chunk)
+    }
+
+    @inline(never)
+    private mutating func textOutsideValue(_ chunk: UnsafeBufferPointer<UInt8>, isCDATA: Bool) {
+        let what = isCDATA ? "a CDATA section" : "text"
+        let preview = ScalarParsing.quoted(chunk)
+        if frames.isEmpty {
+            fail(.invalidStructure, "\(what) \(preview) outside the <plist> element")
+        } else {
+            fail(.invalidStructure, "\(what) \(preview) between elements")
+        }
+    }
+
+    @inline(never)
+    private mutating func textTooLong() {
+        fail(.malformedXML, "the document's text exceeds 4 GiB")
+    }
+
+    /// Whether `bytes` are all ASCII, checked a word at a time.
+    @inline(__always)
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        let count = bytes.count
+        var high: UInt64 = 0
+        var offset = 0
+        while offset + 8 <= count {
+            high |= raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            offset += 8
+        }
+        while offset < count {
+            high |= UInt64(base[offset])
+            offset += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
     }
 
     private func isWhitespace(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -98,7 +98,7 @@ struct XMLPlistWriter {
 
     @inline(__always)
     private func append(_ literal: StaticString) {
-        output.append(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+        output.append(literal.utf8Start, count: literal.utf8CodeUnitCount)
     }
 
     /// Adds `component` to the path of a failure passing through a container.
@@ -139,7 +139,7 @@ struct XMLPlistWriter {
     }
 
     /// Writes `<array>` (or `<array/>`); returns whether elements should follow.
-    mutating func beginArray(isEmpty: Bool, depth: Int) throws -> Bool {
+    mutating func beginArray(isEmpty: Bool, depth: Int) throws(Failure) -> Bool {
         indent(depth)
         if isEmpty {
             append("<array/>\n")
@@ -151,7 +151,7 @@ struct XMLPlistWriter {
     }
 
     /// Writes `<dict>` (or `<dict/>`); returns whether entries should follow.
-    mutating func beginDictionary(isEmpty: Bool, depth: Int) throws -> Bool {
+    mutating func beginDictionary(isEmpty: Bool, depth: Int) throws(Failure) -> Bool {
         indent(depth)
         if isEmpty {
             append("<dict/>\n")
@@ -167,7 +167,7 @@ struct XMLPlistWriter {
         append(tag)
     }
 
-    mutating func writeKey(_ key: String, depth: Int) throws {
+    mutating func writeKey(_ key: String, depth: Int) throws(Failure) {
         indent(depth)
         append("<key>")
         try appendEscaped(key)
@@ -176,37 +176,70 @@ struct XMLPlistWriter {
 
     /// Writes a value that is not a container.
     mutating func writeScalar(_ value: PropertyList, depth: Int) throws {
-        indent(depth)
         switch value {
         case .string(let string):
-            append("<string>")
-            try appendEscaped(string)
-            append("</string>\n")
+            try writeString(string, depth: depth)
         case .integer(let integer):
-            append("<integer>")
-            appendInteger(integer)
-            append("</integer>\n")
+            writeInteger(isNegative: integer.isNegative, magnitude: integer.magnitude, depth: depth)
         case .real(let real):
-            append("<real>")
-            appendReal(real)
-            append("</real>\n")
+            writeReal(real, depth: depth)
         case .boolean(let flag):
-            if flag { append("<true/>\n") } else { append("<false/>\n") }
+            writeBoolean(flag, depth: depth)
         case .date(let date):
-            append("<date>")
-            try appendDate(date)
-            append("</date>\n")
+            try writeDate(date, depth: depth)
         case .data(let data):
-            append("<data>\n")
-            appendBase64(data, depth: depth)
-            indent(depth)
-            append("</data>\n")
+            writeData(data, depth: depth)
         case .array, .dictionary:
             try write(value, depth: depth)
         }
     }
 
-    private func checkDepth(_ depth: Int) throws {
+    @inline(__always)
+    mutating func writeString(_ string: String, depth: Int) throws(Failure) {
+        indent(depth)
+        append("<string>")
+        try appendEscaped(string)
+        append("</string>\n")
+    }
+
+    @inline(__always)
+    mutating func writeInteger(isNegative: Bool, magnitude: UInt64, depth: Int) {
+        indent(depth)
+        append("<integer>")
+        if isNegative { byte(UInt8(ascii: "-")) }
+        appendDecimal(magnitude)
+        append("</integer>\n")
+    }
+
+    mutating func writeReal(_ real: Double, depth: Int) {
+        indent(depth)
+        append("<real>")
+        appendReal(real)
+        append("</real>\n")
+    }
+
+    @inline(__always)
+    mutating func writeBoolean(_ flag: Bool, depth: Int) {
+        indent(depth)
+        if flag { append("<true/>\n") } else { append("<false/>\n") }
+    }
+
+    mutating func writeDate(_ date: Date, depth: Int) throws(Failure) {
+        indent(depth)
+        append("<date>")
+        try appendDate(date)
+        append("</date>\n")
+    }
+
+    mutating func writeData(_ data: Data, depth: Int) {
+        indent(depth)
+        append("<data>\n")
+        appendBase64(data, depth: depth)
+        indent(depth)
+        append("</data>\n")
+    }
+
+    private func checkDepth(_ depth: Int) throws(Failure) {
         if depth >= PropertyList.maximumDepth {
             throw Failure(
                 code: .nestingTooDeep, message: "containers are nested deeper than \(PropertyList.maximumDepth) levels")
@@ -219,52 +252,83 @@ struct XMLPlistWriter {
 
     // MARK: Strings
 
-    /// Bytes that need a look when escaping: `&`, `<`, `>`, C0 controls and 0xEF (the
-    /// lead byte of U+FFFE and U+FFFF). Tab and line feed pass.
-    private static let attention: [Bool] = (0...255).map { byte in
-        (byte < 0x20 && byte != 0x09 && byte != 0x0A) || byte == 0x26 || byte == 0x3C || byte == 0x3E || byte == 0xEF
+    private mutating func appendEscaped(_ string: String) throws(Failure) {
+        var string = string
+        // `withUTF8` rethrows untyped errors; carry the failure out by hand.
+        var failure: Failure?
+        string.withUTF8 { bytes in
+            do throws(Failure) { try appendEscaped(bytes) } catch { failure = error }
+        }
+        if let failure { throw failure }
     }
 
-    private mutating func appendEscaped(_ string: String) throws {
-        var string = string
-        let output = self.output
-        try Self.attention.withUnsafeBufferPointer { attention in
-            try string.withUTF8 { bytes in
-                var runStart = 0
-                var index = 0
-                let count = bytes.count
-                while index < count {
-                    let byte = bytes[index]
-                    if !attention[Int(byte)] {
-                        index += 1
-                        continue
-                    }
-                    let replacement: StaticString
-                    switch byte {
-                    case UInt8(ascii: "&"): replacement = "&amp;"
-                    case UInt8(ascii: "<"): replacement = "&lt;"
-                    case UInt8(ascii: ">"): replacement = "&gt;"
-                    case 0xEF:
-                        // U+FFFE and U+FFFF are EF BF BE and EF BF BF.
-                        if index + 2 < count, bytes[index + 1] == 0xBF, bytes[index + 2] >= 0xBE {
-                            let scalar = bytes[index + 2] == 0xBE ? "U+FFFE" : "U+FFFF"
-                            throw error(
-                                .unrepresentableValue,
-                                "the string contains \(scalar), which XML 1.0 cannot carry")
-                        }
-                        index += 1
-                        continue
-                    default:
-                        throw error(.unrepresentableValue, Self.controlCharacterMessage(byte))
-                    }
-                    output.append(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                    output.append(UnsafeBufferPointer(start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
-                    index += 1
-                    runStart = index
-                }
-                output.append(UnsafeBufferPointer(rebasing: bytes[runStart..<count]))
+    /// Whether any of the eight bytes of `word` needs a look when escaping. It is exact
+    /// for ASCII bytes and answers yes for any byte of 0x80 or more (0xEF among them).
+    @inline(__always)
+    static func needsAttention(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func hasZero(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+        let control = (word &- ones &* 0x20) & ~word & highs
+        let special = hasZero(word ^ (ones &* 0x26)) | hasZero(word ^ (ones &* 0x3C)) | hasZero(word ^ (ones &* 0x3E))
+        return (control | special | (word & highs)) != 0
+    }
+
+    /// Appends UTF-8 `bytes` with `&`, `<` and `>` escaped, refusing what XML 1.0 cannot
+    /// carry. Runs of plain ASCII are checked eight bytes at a time.
+    mutating func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) {
+        let count = bytes.count
+        guard let base = bytes.baseAddress, count > 0 else { return }
+        let raw = UnsafeRawPointer(base)
+        // The common case, nothing to escape, checked a word at a time (the last word
+        // overlapping the one before) and copied in one go.
+        if count >= 8 {
+            var offset = 0
+            while offset + 8 <= count && !Self.needsAttention(raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) {
+                offset += 8
+            }
+            if offset == count
+                || (offset + 8 > count && !Self.needsAttention(raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)))
+            {
+                output.append(base, count: count)
+                return
             }
         }
+        var runStart = 0
+        var index = 0
+        while index < count {
+            if index + 8 <= count && !Self.needsAttention(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                index += 8
+                continue
+            }
+            let stop = min(index + 8, count)
+            while index < stop {
+                let byte = base[index]
+                if byte >= 0x3F || (byte >= 0x20 && byte != 0x26 && byte != 0x3C && byte != 0x3E)
+                    || byte == 0x09 || byte == 0x0A
+                {
+                    if byte == 0xEF, index + 2 < count, base[index + 1] == 0xBF, base[index + 2] >= 0xBE {
+                        // U+FFFE and U+FFFF are EF BF BE and EF BF BF.
+                        let scalar = base[index + 2] == 0xBE ? "U+FFFE" : "U+FFFF"
+                        throw error(.unrepresentableValue, "the string contains \(scalar), which XML 1.0 cannot carry")
+                    }
+                    index += 1
+                    continue
+                }
+                let replacement: StaticString
+                switch byte {
+                case UInt8(ascii: "&"): replacement = "&amp;"
+                case UInt8(ascii: "<"): replacement = "&lt;"
+                case UInt8(ascii: ">"): replacement = "&gt;"
+                default: throw error(.unrepresentableValue, Self.controlCharacterMessage(byte))
+                }
+                output.append(UnsafeBufferPointer(start: base + runStart, count: index - runStart))
+                output.append(UnsafeBufferPointer(start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
+                index += 1
+                runStart = index
+            }
+        }
+        output.append(UnsafeBufferPointer(start: base + runStart, count: count - runStart))
     }
 
     private static func controlCharacterMessage(_ byte: UInt8) -> String {
@@ -303,23 +367,8 @@ struct XMLPlistWriter {
 
     // MARK: Numbers
 
-    private mutating func appendInteger(_ integer: PropertyList.Integer) {
-        if integer.isNegative { byte(UInt8(ascii: "-")) }
-        appendDecimal(integer.magnitude)
-    }
-
     private mutating func appendDecimal(_ value: UInt64) {
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch, enough for 20 digits
-        withUnsafeMutableBytes(of: &digits) { scratch in
-            var cursor = scratch.count
-            var rest = value
-            repeat {
-                cursor -= 1
-                scratch[cursor] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest != 0
-            output.append(UnsafeBufferPointer(rebasing: scratch.bindMemory(to: UInt8.self)[cursor...]))
-        }
+        output.appendDecimal(value)
     }
 
     private mutating func appendReal(_ real: Double) {
@@ -342,7 +391,7 @@ struct XMLPlistWriter {
 
     // MARK: Dates
 
-    private mutating func appendDate(_ date: Date) throws {
+    private mutating func appendDate(_ date: Date) throws(Failure) {
         let interval = date.timeIntervalSinceReferenceDate
         guard interval.isFinite, abs(interval) <= Self.dateLimit else {
             throw error(
@@ -371,14 +420,7 @@ struct XMLPlistWriter {
     }
 
     private mutating func appendPadded(_ value: UInt64, width: Int) {
-        var digitCount = 1
-        var probe = value / 10
-        while probe != 0 {
-            digitCount += 1
-            probe /= 10
-        }
-        for _ in digitCount..<max(width, digitCount) { byte(UInt8(ascii: "0")) }
-        appendDecimal(value)
+        output.appendDecimal(value, width: width)
     }
 
     // MARK: Data

@@ -6,8 +6,7 @@ import Foundation
 /// their key onto `codingPath`, and restore both afterwards. Strings, numbers, dates and
 /// data are read straight from the map without going through `init(from:)`.
 final class PlistMapDecoder: Decoder {
-    let nodes: UnsafeBufferPointer<PlistMap.Node>
-    let bytes: UnsafeBufferPointer<UInt8>
+    let view: MapView
     // One decoding uses the decoder from one thread, call by call: Swift's dynamic
     // exclusivity checks on these class properties are turned off.
     @exclusivity(unchecked) var index: Int
@@ -18,12 +17,17 @@ final class PlistMapDecoder: Decoder {
 
     var userInfo: [CodingUserInfoKey: Any] { userInfoStorage }
 
+    deinit {
+        view.keyHashes.deinitialize(count: 1).deallocate()
+    }
+
     init(
         nodes: UnsafeBufferPointer<PlistMap.Node>, bytes: UnsafeBufferPointer<UInt8>, index: Int,
         userInfo: [CodingUserInfoKey: any Sendable], codingPath: [any CodingKey]
     ) {
-        self.nodes = nodes
-        self.bytes = bytes
+        let keyHashes = UnsafeMutablePointer<KeyHashCache>.allocate(capacity: 1)
+        keyHashes.initialize(to: KeyHashCache())
+        self.view = MapView(nodes: nodes, bytes: bytes, keyHashes: keyHashes)
         self.index = index
         self.userInfoStorage = userInfo
         self.codingPath = codingPath
@@ -47,26 +51,41 @@ final class PlistMapDecoder: Decoder {
 
     // MARK: Reading nodes
 
-    @inline(__always)
-    func end(of index: Int) -> Int {
-        let node = nodes[index]
-        return node.kind == .array || node.kind == .dictionary ? Int(node.payload) : index + 1
-    }
+    var nodes: UnsafeBufferPointer<PlistMap.Node> { view.nodes }
+    var bytes: UnsafeBufferPointer<UInt8> { view.bytes }
+
+    @inline(__always) func end(of index: Int) -> Int { view.end(of: index) }
+    func string(at index: Int) -> String { view.string(at: index) }
+    @inline(__always) func textBytes(_ node: PlistMap.Node) -> UnsafeBufferPointer<UInt8> { view.textBytes(node) }
+    func isNull(at index: Int) -> Bool { view.isNull(at: index) }
 
     @inline(__always)
-    func textBytes(_ node: PlistMap.Node) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(start: bytes.baseAddress.map { $0 + Int(node.payload) }, count: Int(node.count))
+    func requireKind(_ kind: PlistMap.Kind, at index: Int, as type: Any.Type, path: [any CodingKey]) throws {
+        try view.requireKind(kind, at: index, as: type, path: path)
     }
 
-    func string(at index: Int) -> String {
-        String(decoding: textBytes(nodes[index]), as: UTF8.self)
+    func mismatch(_ type: Any.Type, at index: Int, path: [any CodingKey]) -> DecodingError {
+        view.mismatch(type, at: index, path: path)
     }
 
-    /// Whether the node is the string `$null`, Foundation's encoding of `nil`.
-    func isNull(at index: Int) -> Bool {
-        let node = nodes[index]
-        guard node.kind == .string, node.count == 5 else { return false }
-        return textBytes(node).elementsEqual("$null".utf8)
+    func decodeString(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> String {
+        try view.decodeString(at: index, path: path())
+    }
+
+    func decodeBool(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> Bool {
+        try view.decodeBool(at: index, path: path())
+    }
+
+    func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> T {
+        try view.decodeInteger(type, at: index, path: path())
+    }
+
+    func decodeDouble(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> Double {
+        try view.decodeDouble(at: index, path: path())
+    }
+
+    func decodeFloat(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> Float {
+        try view.decodeFloat(at: index, path: path())
     }
 
     /// The index of the value for `key` in the dictionary at `dictionary`, or `nil`.
@@ -111,6 +130,179 @@ final class PlistMapDecoder: Decoder {
             }
             return nil
         }
+    }
+
+    /// Decodes any `Decodable` from the node at `index`, with fast paths for the types
+    /// the property-list format carries natively and arrays of them. (Each fast path
+    /// has checked that `T` is exactly the type it returns, so the casts are identities.)
+    func decode<T: Decodable>(_ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey], key: (any CodingKey)?) throws -> T {
+        if T.self == String.self { return unsafeBitCast(try decodeString(at: index, path: path()), to: T.self) }
+        if T.self == Int.self { return unsafeBitCast(try decodeInteger(Int.self, at: index, path: path()), to: T.self) }
+        if T.self == Double.self { return unsafeBitCast(try decodeDouble(at: index, path: path()), to: T.self) }
+        if T.self == Bool.self { return unsafeBitCast(try decodeBool(at: index, path: path()), to: T.self) }
+        if T.self == Date.self {
+            let node = nodes[index]
+            guard node.kind == .date else { throw mismatch(Date.self, at: index, path: path()) }
+            return unsafeBitCast(Date(timeIntervalSinceReferenceDate: Double(bitPattern: node.payload)), to: T.self)
+        }
+        if T.self == Data.self {
+            let node = nodes[index]
+            guard node.kind == .data else { throw mismatch(Data.self, at: index, path: path()) }
+            return unsafeBitCast(Data(textBytes(node)), to: T.self)
+        }
+        // Generic metatypes like [String].self are looked up at run time; compare
+        // against ones looked up once.
+        let type = ObjectIdentifier(T.self)
+        if type == FastPathTypes.stringArray {
+            return unsafeBitCast(try decodeArray(at: index, path: path()) { try decodeString(at: $0, path: []) }, to: T.self)
+        }
+        if type == FastPathTypes.boolArray {
+            return unsafeBitCast(try decodeArray(at: index, path: path()) { try decodeBool(at: $0, path: []) }, to: T.self)
+        }
+        if type == FastPathTypes.intArray {
+            return unsafeBitCast(try decodeArray(at: index, path: path()) { try decodeInteger(Int.self, at: $0, path: []) }, to: T.self)
+        }
+        if type == FastPathTypes.doubleArray {
+            return unsafeBitCast(try decodeArray(at: index, path: path()) { try decodeDouble(at: $0, path: []) }, to: T.self)
+        }
+        let savedIndex = self.index
+        self.index = index
+        if let key { codingPath.append(key) }
+        defer {
+            self.index = savedIndex
+            if key != nil { codingPath.removeLast() }
+        }
+        // Arrays of other types are read here, into an array of the right capacity,
+        // without an unkeyed container. (Only for array nodes: the conformance check is
+        // not free.)
+        if nodes[index].kind == .array, let arrayType = T.self as? any PlistDecodableArray.Type {
+            return try arrayType.init(decoder: self, array: index) as! T
+        }
+        return try T(from: self)
+    }
+
+    /// The elements of the array at `array`, each decoded as `Element`.
+    func decodeElements<Element: Decodable>(_ type: Element.Type, array: Int) throws -> [Element] {
+        let end = Int(nodes[array].payload)
+        var result: [Element] = []
+        result.reserveCapacity(Int(nodes[array].count))
+        var cursor = array + 1
+        while cursor < end {
+            let key = PlistCodingKey(index: result.count)
+            result.append(try decode(Element.self, at: cursor, path: codingPath + [key], key: key))
+            cursor = self.end(of: cursor)
+        }
+        return result
+    }
+
+    /// An array of scalars, read element by element with `element`.
+    private func decodeArray<Element>(
+        at index: Int, path: @autoclosure () -> [any CodingKey],
+        _ element: (Int) throws -> Element
+    ) throws -> [Element] {
+        let node = nodes[index]
+        guard node.kind == .array else {
+            if isNull(at: index) {
+                throw DecodingError.valueNotFound(
+                    [Element].self, DecodingError.Context(codingPath: path(), debugDescription: "Expected \([Element].self) but found a null value instead."))
+            }
+            throw mismatch([Element].self, at: index, path: path())
+        }
+        var result: [Element] = []
+        result.reserveCapacity(Int(node.count))
+        var cursor = index + 1
+        let end = Int(node.payload)
+        while cursor < end {
+            do {
+                result.append(try element(cursor))
+            } catch let error as DecodingError {
+                throw Self.relocate(error, to: path() + [PlistCodingKey(index: result.count)])
+            }
+            cursor = self.end(of: cursor)
+        }
+        return result
+    }
+
+    /// `error` with its coding path replaced by `path`.
+    static func relocate(_ error: DecodingError, to path: [any CodingKey]) -> DecodingError {
+        func moved(_ context: DecodingError.Context) -> DecodingError.Context {
+            DecodingError.Context(codingPath: path, debugDescription: context.debugDescription, underlyingError: context.underlyingError)
+        }
+        switch error {
+        case .typeMismatch(let type, let context): return .typeMismatch(type, moved(context))
+        case .valueNotFound(let type, let context): return .valueNotFound(type, moved(context))
+        case .keyNotFound(let key, let context): return .keyNotFound(key, moved(context))
+        case .dataCorrupted(let context): return .dataCorrupted(moved(context))
+        @unknown default: return error
+        }
+    }
+
+    /// Decodes the top-level value.
+    func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
+        try decode(type, at: index, path: codingPath, key: nil)
+    }
+}
+
+/// The map a decoding reads, as plain pointers: containers copy it freely, with no
+/// reference counting, and read scalars through it.
+struct MapView {
+    let nodes: UnsafeBufferPointer<PlistMap.Node>
+    let bytes: UnsafeBufferPointer<UInt8>
+    /// Owned by the decoder that made the view.
+    let keyHashes: UnsafeMutablePointer<KeyHashCache>
+
+    // MARK: Reading nodes
+
+    @inline(__always)
+    func end(of index: Int) -> Int {
+        let node = nodes[index]
+        return node.kind == .array || node.kind == .dictionary ? Int(node.payload) : index + 1
+    }
+
+    @inline(__always)
+    func textBytes(_ node: PlistMap.Node) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: bytes.baseAddress.map { $0 + Int(node.payload) }, count: Int(node.count))
+    }
+
+    func string(at index: Int) -> String {
+        String(decoding: textBytes(nodes[index]), as: UTF8.self)
+    }
+
+    /// Whether `count` bytes at `a` and `b` are equal, compared a word at a time.
+    @inline(__always)
+    static func equalBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        let a = UnsafeRawPointer(a)
+        let b = UnsafeRawPointer(b)
+        // Up to 16 bytes: two overlapping loads of the widest size that fits.
+        if count >= 8 && count <= 16 {
+            return a.loadUnaligned(as: UInt64.self) == b.loadUnaligned(as: UInt64.self)
+                && a.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                    == b.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        }
+        if count >= 4 && count < 8 {
+            return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
+                && a.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+                    == b.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+        }
+        var offset = 0
+        while offset + 8 <= count {
+            if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+                return false
+            }
+            offset += 8
+        }
+        while offset < count {
+            if a.load(fromByteOffset: offset, as: UInt8.self) != b.load(fromByteOffset: offset, as: UInt8.self) { return false }
+            offset += 1
+        }
+        return true
+    }
+
+    /// Whether the node is the string `$null`, Foundation's encoding of `nil`.
+    func isNull(at index: Int) -> Bool {
+        let node = nodes[index]
+        guard node.kind == .string, node.count == 5 else { return false }
+        return textBytes(node).elementsEqual("$null".utf8)
     }
 
     // MARK: Errors
@@ -203,95 +395,6 @@ final class PlistMapDecoder: Decoder {
         return Float(double)
     }
 
-    /// Decodes any `Decodable` from the node at `index`, with fast paths for the types
-    /// the property-list format carries natively and arrays of them. (Each fast path
-    /// has checked that `T` is exactly the type it returns, so the casts are identities.)
-    func decode<T: Decodable>(_ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey], key: (any CodingKey)?) throws -> T {
-        if T.self == String.self { return unsafeBitCast(try decodeString(at: index, path: path()), to: T.self) }
-        if T.self == Int.self { return unsafeBitCast(try decodeInteger(Int.self, at: index, path: path()), to: T.self) }
-        if T.self == Double.self { return unsafeBitCast(try decodeDouble(at: index, path: path()), to: T.self) }
-        if T.self == Bool.self { return unsafeBitCast(try decodeBool(at: index, path: path()), to: T.self) }
-        if T.self == Date.self {
-            let node = nodes[index]
-            guard node.kind == .date else { throw mismatch(Date.self, at: index, path: path()) }
-            return unsafeBitCast(Date(timeIntervalSinceReferenceDate: Double(bitPattern: node.payload)), to: T.self)
-        }
-        if T.self == Data.self {
-            let node = nodes[index]
-            guard node.kind == .data else { throw mismatch(Data.self, at: index, path: path()) }
-            return unsafeBitCast(Data(textBytes(node)), to: T.self)
-        }
-        // Generic metatypes like [String].self are looked up at run time; compare
-        // against ones looked up once.
-        let type = ObjectIdentifier(T.self)
-        if type == FastPathTypes.stringArray {
-            return unsafeBitCast(try decodeArray(at: index, path: path()) { try decodeString(at: $0, path: []) }, to: T.self)
-        }
-        if type == FastPathTypes.boolArray {
-            return unsafeBitCast(try decodeArray(at: index, path: path()) { try decodeBool(at: $0, path: []) }, to: T.self)
-        }
-        if type == FastPathTypes.intArray {
-            return unsafeBitCast(try decodeArray(at: index, path: path()) { try decodeInteger(Int.self, at: $0, path: []) }, to: T.self)
-        }
-        if type == FastPathTypes.doubleArray {
-            return unsafeBitCast(try decodeArray(at: index, path: path()) { try decodeDouble(at: $0, path: []) }, to: T.self)
-        }
-        let savedIndex = self.index
-        self.index = index
-        if let key { codingPath.append(key) }
-        defer {
-            self.index = savedIndex
-            if key != nil { codingPath.removeLast() }
-        }
-        return try T(from: self)
-    }
-
-    /// An array of scalars, read element by element with `element`.
-    private func decodeArray<Element>(
-        at index: Int, path: @autoclosure () -> [any CodingKey],
-        _ element: (Int) throws -> Element
-    ) throws -> [Element] {
-        let node = nodes[index]
-        guard node.kind == .array else {
-            if isNull(at: index) {
-                throw DecodingError.valueNotFound(
-                    [Element].self, DecodingError.Context(codingPath: path(), debugDescription: "Expected \([Element].self) but found a null value instead."))
-            }
-            throw mismatch([Element].self, at: index, path: path())
-        }
-        var result: [Element] = []
-        result.reserveCapacity(Int(node.count))
-        var cursor = index + 1
-        let end = Int(node.payload)
-        while cursor < end {
-            do {
-                result.append(try element(cursor))
-            } catch let error as DecodingError {
-                throw Self.relocate(error, to: path() + [PlistCodingKey(index: result.count)])
-            }
-            cursor = self.end(of: cursor)
-        }
-        return result
-    }
-
-    /// `error` with its coding path replaced by `path`.
-    static func relocate(_ error: DecodingError, to path: [any CodingKey]) -> DecodingError {
-        func moved(_ context: DecodingError.Context) -> DecodingError.Context {
-            DecodingError.Context(codingPath: path, debugDescription: context.debugDescription, underlyingError: context.underlyingError)
-        }
-        switch error {
-        case .typeMismatch(let type, let context): return .typeMismatch(type, moved(context))
-        case .valueNotFound(let type, let context): return .valueNotFound(type, moved(context))
-        case .keyNotFound(let key, let context): return .keyNotFound(key, moved(context))
-        case .dataCorrupted(let context): return .dataCorrupted(moved(context))
-        @unknown default: return error
-        }
-    }
-
-    /// Decodes the top-level value.
-    func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
-        try decode(type, at: index, path: codingPath, key: nil)
-    }
 }
 
 // MARK: - Keyed
@@ -307,6 +410,8 @@ extension PlistMapDecoder {
         }
 
         var decoder: PlistMapDecoder { table.withUnsafeMutablePointerToHeader { $0.pointee.decoder } }
+        /// The map, read without retaining the decoder.
+        var view: MapView { table.withUnsafeMutablePointerToHeader { $0.pointee.view } }
         var dictionary: Int { table.withUnsafeMutablePointerToHeader { $0.pointee.dictionary } }
         var codingPath: [any CodingKey] { table.withUnsafeMutablePointerToHeader { $0.pointee.codingPath } }
 
@@ -336,21 +441,21 @@ extension PlistMapDecoder {
 
         private func path(_ key: Key) -> [any CodingKey] { codingPath + [key] }
 
-        func decodeNil(forKey key: Key) throws -> Bool { decoder.isNull(at: try value(key)) }
-        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.decodeBool(at: value(key), path: path(key)) }
-        func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder.decodeString(at: value(key), path: path(key)) }
-        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder.decodeDouble(at: value(key), path: path(key)) }
-        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.decodeFloat(at: value(key), path: path(key)) }
-        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder.decodeInteger(type, at: value(key), path: path(key)) }
+        func decodeNil(forKey key: Key) throws -> Bool { view.isNull(at: try value(key)) }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try view.decodeBool(at: value(key), path: path(key)) }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try view.decodeString(at: value(key), path: path(key)) }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try view.decodeDouble(at: value(key), path: path(key)) }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try view.decodeFloat(at: value(key), path: path(key)) }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try view.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try view.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try view.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try view.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try view.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try view.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try view.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try view.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try view.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try view.decodeInteger(type, at: value(key), path: path(key)) }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             try decoder.decode(type, at: value(key), path: path(key), key: key)
@@ -360,52 +465,52 @@ extension PlistMapDecoder {
         @inline(__always)
         private func present(_ key: Key) -> Int? {
             guard let index = table.valueIndex(forKey: key.stringValue),
-                !decoder.isNull(at: index)
+                !view.isNull(at: index)
             else { return nil }
             return index
         }
 
         func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-            try present(key).map { try decoder.decodeBool(at: $0, path: path(key)) }
+            try present(key).map { try view.decodeBool(at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-            try present(key).map { try decoder.decodeString(at: $0, path: path(key)) }
+            try present(key).map { try view.decodeString(at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-            try present(key).map { try decoder.decodeDouble(at: $0, path: path(key)) }
+            try present(key).map { try view.decodeDouble(at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
-            try present(key).map { try decoder.decodeFloat(at: $0, path: path(key)) }
+            try present(key).map { try view.decodeFloat(at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+            try present(key).map { try view.decodeInteger(type, at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
-            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+            try present(key).map { try view.decodeInteger(type, at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
-            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+            try present(key).map { try view.decodeInteger(type, at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
-            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+            try present(key).map { try view.decodeInteger(type, at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+            try present(key).map { try view.decodeInteger(type, at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
-            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+            try present(key).map { try view.decodeInteger(type, at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
-            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+            try present(key).map { try view.decodeInteger(type, at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
-            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+            try present(key).map { try view.decodeInteger(type, at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
-            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+            try present(key).map { try view.decodeInteger(type, at: $0, path: path(key)) }
         }
         func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
-            try present(key).map { try decoder.decodeInteger(type, at: $0, path: path(key)) }
+            try present(key).map { try view.decodeInteger(type, at: $0, path: path(key)) }
         }
 
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
@@ -586,11 +691,15 @@ extension PlistMapDecoder {
 final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
     struct Header {
         let decoder: PlistMapDecoder
+        /// The decoder's view, read without retaining the decoder (which the header keeps alive).
+        let view: MapView
         let dictionary: Int
         let codingPath: [any CodingKey]
         var count = 0
         /// Dictionaries with many keys are searched through the decoder's hash index.
         let isLarge: Bool
+        /// One bit per key, chosen by its hash: a key whose bit is clear is not there.
+        var keyBits: UInt64 = 0
     }
 
     struct Entry {
@@ -602,7 +711,7 @@ final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
         let node = decoder.nodes[dictionary]
         let isLarge = node.count > 32
         let buffer = KeyTable.create(minimumCapacity: isLarge ? 0 : Int(node.count)) { _ in
-            Header(decoder: decoder, dictionary: dictionary, codingPath: codingPath, isLarge: isLarge)
+            Header(decoder: decoder, view: decoder.view, dictionary: dictionary, codingPath: codingPath, isLarge: isLarge)
         }
         let table = unsafeDowncast(buffer, to: KeyTable.self)
         if !isLarge {
@@ -610,12 +719,16 @@ final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
                 let end = Int(node.payload)
                 var cursor = dictionary + 1
                 var count = 0
+                var keyBits: UInt64 = 0
                 while cursor < end {
-                    (entries + count).initialize(to: Entry(hash: decoder.nodes[cursor].hash, key: cursor))
+                    let hash = decoder.nodes[cursor].hash
+                    (entries + count).initialize(to: Entry(hash: hash, key: cursor))
+                    keyBits |= 1 << (hash & 63)
                     count += 1
                     cursor = decoder.end(of: cursor + 1)
                 }
                 header.pointee.count = count
+                header.pointee.keyBits = keyBits
             }
         }
         return table
@@ -626,29 +739,99 @@ final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
     /// The header is read through its pointer: the `header` property would check
     /// exclusive access on every call.
     func valueIndex(forKey key: String) -> Int? {
-        let (decoder, dictionary, isLarge) = withUnsafeMutablePointerToHeader {
-            ($0.pointee.decoder, $0.pointee.dictionary, $0.pointee.isLarge)
-        }
-        if isLarge { return decoder.valueIndex(forKey: key, inDictionary: dictionary) }
-        var key = key
-        let found: Int?? = key.withUTF8 { bytes in
-            let hash = PlistMap.hash(bytes)
-            return withUnsafeMutablePointers { header, entries in
-                for index in 0..<header.pointee.count where entries[index].hash == hash {
-                    let node = decoder.nodes[entries[index].key]
-                    if Int(node.count) == bytes.count
-                        && (bytes.isEmpty || memcmp(decoder.bytes.baseAddress! + Int(node.payload), bytes.baseAddress!, bytes.count) == 0)
-                    {
-                        return .some(entries[index].key + 1)
-                    }
-                }
-                // Only a key with non-ASCII characters can match another normal form.
-                for byte in bytes where byte >= 0x80 { return nil }
-                return .some(nil)
+        let found: Int?? = withUnsafeMutablePointers { header, entries in
+            guard !header.pointee.isLarge else { return nil }
+            let view = header.pointee.view
+            let wanted = view.keyHashes.pointee.entry(for: key)
+            if header.pointee.keyBits & (1 << (wanted.hash & 63)) == 0 {
+                // No key has the hash; only a key with non-ASCII characters could still
+                // match another normal form.
+                return wanted.isASCII ? .some(nil) : nil
             }
+            let nodes = view.nodes.baseAddress!
+            for index in 0..<header.pointee.count where entries[index].hash == wanted.hash {
+                let keyNode = entries[index].key
+                let node = nodes[keyNode]
+                guard Int(node.count) == wanted.count else { continue }
+                guard wanted.count <= 16 else { return nil }
+                if wanted.count == 0 { return keyNode + 1 }
+                var words = wanted.words
+                let equal = withUnsafeBytes(of: &words) { stored in
+                    MapView.equalBytes(
+                        view.bytes.baseAddress! + Int(node.payload), stored.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                        wanted.count)
+                }
+                if equal { return keyNode + 1 }
+            }
+            // Only a key with non-ASCII characters can match another normal form.
+            return wanted.isASCII ? .some(nil) : nil
         }
         if let found { return found }
+        let (decoder, dictionary) = withUnsafeMutablePointerToHeader { ($0.pointee.decoder, $0.pointee.dictionary) }
         return decoder.valueIndex(forKey: key, inDictionary: dictionary)
+    }
+}
+
+/// Coding keys looked up recently, with their hash (``PlistMap/hash(_:)``) and, for
+/// keys of up to 16 bytes, the bytes themselves: the same few keys are looked up in
+/// every dictionary of a type, so each is read out of its `String` once.
+struct KeyHashCache {
+    struct Entry {
+        var hash: UInt64 = 0
+        var count = 0
+        /// The key's UTF-8 bytes, when they fit.
+        var words: (UInt64, UInt64) = (0, 0)
+        var isASCII = false
+    }
+
+    private struct Slot {
+        /// Held so that its representation, compared below, stays its own.
+        var key: String?
+        var bits: (UInt64, UInt64) = (0, 0)
+        var entry = Entry()
+    }
+
+    private var slots = [Slot](repeating: Slot(), count: 256)
+
+    /// What is known about `key`.
+    @inline(__always)
+    mutating func entry(for key: String) -> Entry {
+        // A string's two words identify it while the string is alive: the slot keeps
+        // it alive. A literal key has the same words every time; any other key at
+        // worst misses, and is read again.
+        let bits = unsafeBitCast(key, to: (UInt64, UInt64).self)
+        let slot = Int(truncatingIfNeeded: ((bits.0 &* 0x9E37_79B9_7F4A_7C15) ^ (bits.1 &* 0xBF58_476D_1CE4_E5B9)) >> 56)
+        let hit: Entry? = slots.withUnsafeBufferPointer { slots in
+            let stored = slots[slot].bits
+            guard stored.0 == bits.0, stored.1 == bits.1, slots[slot].key != nil else { return nil }
+            return slots[slot].entry
+        }
+        if let hit { return hit }
+        var utf8 = key
+        let entry = utf8.withUTF8 { bytes in
+            var high: UInt8 = 0
+            for byte in bytes { high |= byte }
+            var entry = Entry(hash: PlistMap.hash(bytes), count: bytes.count, isASCII: high < 0x80)
+            if bytes.count <= 16 {
+                withUnsafeMutableBytes(of: &entry.words) { words in
+                    words.copyMemory(from: UnsafeRawBufferPointer(bytes))
+                }
+            }
+            return entry
+        }
+        slots[slot] = Slot(key: key, bits: bits, entry: entry)
+        return entry
+    }
+}
+
+/// Arrays that ``PlistMapDecoder`` decodes element by element itself.
+protocol PlistDecodableArray {
+    init(decoder: PlistMapDecoder, array: Int) throws
+}
+
+extension Array: PlistDecodableArray where Element: Decodable {
+    init(decoder: PlistMapDecoder, array: Int) throws {
+        self = try decoder.decodeElements(Element.self, array: array)
     }
 }
 

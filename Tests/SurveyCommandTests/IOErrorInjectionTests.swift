@@ -1,0 +1,222 @@
+import Foundation
+import Testing
+
+/// `EIO` and `ENOSPC` injected by `strace --inject` into the real binary's writes,
+/// fsyncs and renames, one call at a time, for every mutating command.
+///
+/// Each run starts from a copy of a prepared store. The command must fail with a clear
+/// message naming the error and exit non-zero, print no success, publish nothing after
+/// the failed call (a failed fsync is never retried and then trusted) and lose no
+/// revision. Straight after it, `verify` may name only what the next command removes
+/// (packages that an already published tombstone disowns); after the next command the
+/// store is `verify`-clean.
+@Suite("I/O errors injected into the real binary", .serialized)
+struct IOErrorInjectionTests {
+    static let errors = [("EIO", "Input/output error"), ("ENOSPC", "No space left on device")]
+
+    struct Prepared {
+        var directory: URL
+        /// Stores the command changes, by name in `arguments` (`{store}`, `{other}`).
+        var stores: [String: String]
+        var arguments: [String]
+    }
+
+    static func copy(_ source: String, to destination: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/cp")
+        process.arguments = ["-a", source, destination]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
+    /// The revisions of every document of a store, as `versions --json` lists them.
+    static func revisions(_ store: String) throws -> Set<String> {
+        let listed = try CommandRunner.run(["list", "--json", "--store", store])
+        guard let rows = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]] else { return [] }
+        var result = Set<String>()
+        for row in rows {
+            let id = row["id"] as! String
+            let versions = try CommandRunner.run(["versions", id, "--json", "--store", store])
+            let list = try JSONSerialization.jsonObject(with: Data(versions.stdout.utf8)) as? [[String: Any]] ?? []
+            for version in list { result.insert("\(id)/\(version["revision"] as! String)") }
+        }
+        return result
+    }
+
+    /// One traced call: its name, and the descriptor path or first quoted path it names.
+    struct Traced {
+        var name: String
+        var line: String
+    }
+
+    static func trace(_ log: String) throws -> [Traced] {
+        try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap { line in
+            guard let paren = line.firstIndex(of: "(") else { return nil }
+            return Traced(name: String(line[..<paren]), line: String(line))
+        }
+    }
+
+    /// Runs `command` once per injection point and error; returns the points tried.
+    @discardableResult
+    static func expectCleanFailures(_ name: String, prepare: (URL) throws -> Prepared) throws -> Int {
+        guard let strace = CommandRunner.requireTool("strace") else { return 0 }
+        let work = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let base = try prepare(work.appendingPathComponent("base"))
+
+        /// A fresh copy of the prepared stores, each opened once (a copied store takes a
+        /// new device id on its first command, which would shift the call counts).
+        func freshCopy(_ label: String) throws -> (arguments: [String], stores: [String]) {
+            let target = work.appendingPathComponent(label)
+            try copy(base.directory.path, to: target.path)
+            var arguments = base.arguments
+            var stores: [String] = []
+            for (key, relative) in base.stores.sorted(by: { $0.key < $1.key }) {
+                let path = target.appendingPathComponent(relative).path
+                #expect(try CommandRunner.run(["list", "--store", path]).status == 0)
+                arguments = arguments.map { $0 == "{\(key)}" ? path : $0 }
+                stores.append(path)
+            }
+            return (arguments, stores)
+        }
+
+        // A clean run, traced, to find the calls to fail.
+        let probe = try freshCopy("probe")
+        let probeLog = work.appendingPathComponent("probe.trace").path
+        let clean = try CommandRunner.run(
+            probe.arguments, prefix: [strace, "-qq", "-y", "-s", "0", "-e", "trace=write,fsync,renameat2", "-o", probeLog])
+        #expect(clean.status == 0, "\(name): the clean run fails: \(clean.stderr)")
+        var points: [(call: String, index: Int)] = []
+        var counts: [String: Int] = [:]
+        for call in try trace(probeLog) {
+            counts[call.name, default: 0] += 1
+            // Writes to standard output and error are the report, not the store.
+            if call.name == "write" && !probe.stores.contains(where: { call.line.contains($0 + "/") }) { continue }
+            points.append((call.name, counts[call.name]!))
+        }
+        #expect(points.contains { $0.call == "fsync" } && points.contains { $0.call == "renameat2" }, "\(name): nothing to inject")
+        try FileManager.default.removeItem(atPath: work.appendingPathComponent("probe").path)
+
+        var tried = 0
+        for (call, index) in points {
+            for (errno, text) in errors {
+                let label = "\(call)-\(index)-\(errno)"
+                let run = try freshCopy(label)
+                defer { try? FileManager.default.removeItem(at: work.appendingPathComponent(label)) }
+                let before = try run.stores.map { try revisions($0) }
+                let log = work.appendingPathComponent(label + ".trace").path
+                let result = try CommandRunner.run(
+                    run.arguments + ["--json"],
+                    prefix: [
+                        strace, "-qq", "-y", "-s", "0", "-e", "trace=write,fsync,renameat2",
+                        "-e", "inject=\(call):error=\(errno):when=\(index)", "-o", log,
+                    ])
+                let point = "\(name), \(call) #\(index) failing with \(errno)"
+                tried += 1
+                #expect(result.status != 0, "\(point): the command reported success")
+                #expect(result.stderr.contains(text), "\(point): the message does not say \(text): \(result.stderr)")
+                #expect(result.stdout.isEmpty, "\(point): something was reported on standard output: \(result.stdout)")
+                let calls = try trace(log)
+                if let failed = calls.firstIndex(where: { $0.line.contains("(INJECTED)") }) {
+                    #expect(
+                        !calls[(failed + 1)...].contains { $0.name == "renameat2" },
+                        "\(point): something was published after the failure")
+                } else {
+                    Issue.record("\(point): the failure was not injected")
+                }
+                for (store, known) in zip(run.stores, before) {
+                    // Straight after the failure, verify may find only what the next
+                    // command removes: packages a published tombstone disowns, and the
+                    // note of that interrupted prune.
+                    let first = try CommandRunner.run(["verify", "--json", "--store", store])
+                    let found = (try? JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any])?["problems"]
+                        as? [[String: Any]] ?? []
+                    for problem in found where !(problem["message"] as? String ?? "").contains("(the next command") {
+                        Issue.record("\(point): verify right after the failure: \(problem)")
+                    }
+                    #expect(try CommandRunner.run(["list", "--store", store]).status == 0)
+                    let verify = try CommandRunner.run(["verify", "--store", store])
+                    #expect(verify.status == 0, "\(point): verify: \(verify.stdout)\(verify.stderr)")
+                    let after = try revisions(store)
+                    #expect(known.isSubset(of: after), "\(point): revisions lost: \(known.subtracting(after))")
+                }
+            }
+        }
+        print("I/O errors: \(name): \(tried) injected failures")
+        return tried
+    }
+
+    /// A store with one document edited once; returns the store and the document id.
+    static func storeWithHistory(_ directory: URL, name: String = "store") throws -> (String, String) {
+        let store = directory.appendingPathComponent(name).path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        let sample = directory.appendingPathComponent("\(name).json")
+        try Data(StoreCommandTests.sample.utf8).write(to: sample)
+        let id = try CommandRunner.run(["new", "--from", sample.path, "--store", store]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try CommandRunner.run(["edit", id, "--answer", "2=Grace", "--store", store]).status == 0)
+        return (store, id)
+    }
+
+    @Test("new, edit and delete fail cleanly at every injected write, fsync and rename")
+    func documentCommands() throws {
+        try Self.expectCleanFailures("new") { directory in
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            _ = try Self.storeWithHistory(directory)
+            return Prepared(directory: directory, stores: ["store": "store"], arguments: ["new", "--title", "Another", "--store", "{store}"])
+        }
+        try Self.expectCleanFailures("edit") { directory in
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let (_, id) = try Self.storeWithHistory(directory)
+            return Prepared(directory: directory, stores: ["store": "store"], arguments: ["edit", id, "--answer", "2=Ada", "--store", "{store}"])
+        }
+        try Self.expectCleanFailures("delete") { directory in
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let (_, id) = try Self.storeWithHistory(directory)
+            return Prepared(directory: directory, stores: ["store": "store"], arguments: ["delete", id, "--store", "{store}"])
+        }
+    }
+
+    @Test("resolve and prune fail cleanly at every injected write, fsync and rename")
+    func resolveAndPrune() throws {
+        try Self.expectCleanFailures("resolve") { directory in
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let (store, id) = try Self.storeWithHistory(directory)
+            let versions = try CommandRunner.run(["versions", id, "--json", "--store", store]).stdout
+            let rows = try JSONSerialization.jsonObject(with: Data(versions.utf8)) as! [[String: Any]]
+            let first = rows.first { ($0["parents"] as? [String])?.isEmpty == true }!["revision"] as! String
+            #expect(try CommandRunner.run(["edit", id, "--base", first, "--answer", "2=Lin", "--store", store]).status == 0)
+            return Prepared(directory: directory, stores: ["store": "store"], arguments: ["resolve", id, "--accept", "--store", "{store}"])
+        }
+        try Self.expectCleanFailures("prune") { directory in
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let (store, id) = try Self.storeWithHistory(directory)
+            #expect(try CommandRunner.run(["edit", id, "--answer", "2=Lin", "--store", store]).status == 0)
+            return Prepared(directory: directory, stores: ["store": "store"], arguments: ["prune", "--store", "{store}"])
+        }
+    }
+
+    @Test("sync and migrate fail cleanly at every injected write, fsync and rename")
+    func syncAndMigrate() throws {
+        try Self.expectCleanFailures("sync") { directory in
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let (here, id) = try Self.storeWithHistory(directory, name: "here")
+            let (there, _) = try Self.storeWithHistory(directory, name: "there")
+            #expect(try CommandRunner.run(["sync", there, "--store", here]).status == 0)
+            #expect(try CommandRunner.run(["edit", id, "--answer", "2=Here", "--store", here]).status == 0)
+            #expect(try CommandRunner.run(["edit", id, "--answer", "2=There", "--store", there]).status == 0)
+            #expect(try CommandRunner.run(["prune", "--store", there]).status == 0)
+            return Prepared(
+                directory: directory, stores: ["store": "here", "other": "there"],
+                arguments: ["sync", "{other}", "--store", "{store}"])
+        }
+        try Self.expectCleanFailures("migrate") { directory in
+            let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("Fixtures/formats/stores/format1-store")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try Self.copy(fixture.path, to: directory.appendingPathComponent("store").path)
+            return Prepared(directory: directory, stores: ["store": "store"], arguments: ["migrate", "--store", "{store}"])
+        }
+    }
+}
