@@ -458,7 +458,13 @@ extension PlistMapDecoder {
         func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try view.decodeInteger(type, at: value(key), path: path(key)) }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-            try decoder.decode(type, at: value(key), path: path(key), key: key)
+            let index = try value(key)
+            return try unretainedDecoder._withUnsafeGuaranteedRef { try $0.decode(type, at: index, path: path(key), key: key) }
+        }
+
+        /// The decoder, to call without retaining it (the table keeps it alive).
+        private var unretainedDecoder: Unmanaged<PlistMapDecoder> {
+            table.withUnsafeMutablePointerToHeader { $0.pointee.unretainedDecoder }
         }
 
         /// The value's index, or `nil` when the key is absent or its value is `$null`.
@@ -515,7 +521,7 @@ extension PlistMapDecoder {
 
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
             guard let index = present(key) else { return nil }
-            return try decoder.decode(type, at: index, path: path(key), key: key)
+            return try unretainedDecoder._withUnsafeGuaranteedRef { try $0.decode(type, at: index, path: path(key), key: key) }
         }
 
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
@@ -691,6 +697,8 @@ extension PlistMapDecoder {
 final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
     struct Header {
         let decoder: PlistMapDecoder
+        /// The same decoder, to call without retaining it: the header keeps it alive.
+        let unretainedDecoder: Unmanaged<PlistMapDecoder>
         /// The decoder's view, read without retaining the decoder (which the header keeps alive).
         let view: MapView
         let dictionary: Int
@@ -711,7 +719,9 @@ final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
         let node = decoder.nodes[dictionary]
         let isLarge = node.count > 32
         let buffer = KeyTable.create(minimumCapacity: isLarge ? 0 : Int(node.count)) { _ in
-            Header(decoder: decoder, view: decoder.view, dictionary: dictionary, codingPath: codingPath, isLarge: isLarge)
+            Header(
+                decoder: decoder, unretainedDecoder: Unmanaged.passUnretained(decoder), view: decoder.view,
+                dictionary: dictionary, codingPath: codingPath, isLarge: isLarge)
         }
         let table = unsafeDowncast(buffer, to: KeyTable.self)
         if !isLarge {
