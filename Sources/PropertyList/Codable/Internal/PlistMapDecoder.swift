@@ -775,6 +775,7 @@ final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
     ///
     /// The header is read through its pointer: the `header` property would check
     /// exclusive access on every call.
+    @inline(__always)
     func valueIndex(forKey key: String) -> Int? {
         let found: Int?? = withUnsafeMutablePointers { header, entries in
             guard !header.pointee.isLarge else { return nil }
