@@ -311,6 +311,7 @@ struct MapView {
     }
 
     /// Whether the node is the string `$null`, Foundation's encoding of `nil`.
+    @inline(__always)
     func isNull(at index: Int) -> Bool {
         let node = nodes[index]
         guard node.kind == .string, node.count == 5 else { return false }
@@ -351,12 +352,14 @@ struct MapView {
 
     // MARK: Scalars
 
+    @inline(__always)
     func decodeString(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> String {
         let node = nodes[index]
         guard node.kind == .string else { throw mismatch(String.self, at: index, path: path()) }
         return String(decoding: textBytes(node), as: UTF8.self)
     }
 
+    @inline(__always)
     func decodeBool(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> Bool {
         let node = nodes[index]
         guard node.kind == .boolean else { throw mismatch(Bool.self, at: index, path: path()) }
@@ -389,6 +392,7 @@ struct MapView {
         return value
     }
 
+    @inline(__always)
     func decodeDouble(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> Double {
         let node = nodes[index]
         switch node.kind {
