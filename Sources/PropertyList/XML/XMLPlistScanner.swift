@@ -536,6 +536,7 @@ struct XMLPlistScanner {
         try body(map.bytes.buffer(from: textStart, count: map.bytes.count - textStart))
     }
 
+    @inline(__always)
     private mutating func finishKey(_ node: inout PlistMap.Node) throws(ScalarParsing.Failure) {
         let top = frames.count - 1
         let (hash, isASCII) = withText { text in (PlistMap.hash(text), Self.isASCII(text)) }
