@@ -483,6 +483,7 @@ struct XMLPlistScanner {
         frames[top].pendingKey = nil
     }
 
+    @inline(__always)
     private mutating func finishScalar(_ element: Element) {
         let length = map.bytes.count - textStart
         var node = PlistMap.Node(kind: .string, flag: false, count: UInt32(length), payload: UInt64(textStart), hash: 0)
