@@ -208,6 +208,7 @@ final class PlistMapDecoder: Decoder {
     }
 
     /// An array of scalars, read element by element with `element`.
+    @inline(__always)
     private func decodeArray<Element>(
         at index: Int, path: @autoclosure () -> [any CodingKey],
         _ element: (Int) throws -> Element
