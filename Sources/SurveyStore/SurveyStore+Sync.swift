@@ -195,14 +195,22 @@ extension RevisionStore {
     }
 }
 
-/// `body(0..<count)` on up to `workers` threads, the results in index order. After the
+/// `body(0..<count)` on up to `workers` threads (on the calling thread when `workers` is
+/// 1), the results in index order. After the
 /// first error no new index is started, and that error is thrown once the threads that
 /// are still working have finished. `progress` is called with the number of indices done,
 /// one call at a time.
 func concurrentMap<Result>(
     count: Int, workers: Int, _ body: (Int) throws -> Result, progress: (Int) -> Void
 ) throws -> [Result] {
-    try withoutActuallyEscaping(body) { body in
+    // One worker: on the calling thread, in order.
+    if workers <= 1 || count <= 1 {
+        return try (0..<count).map { index in
+            defer { progress(index + 1) }
+            return try body(index)
+        }
+    }
+    return try withoutActuallyEscaping(body) { body in
         try withoutActuallyEscaping(progress) { progress in
             let work = ConcurrentWork(count: count, body: body, progress: progress)
             let finished = DispatchGroup()

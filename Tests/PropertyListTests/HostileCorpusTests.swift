@@ -90,6 +90,9 @@ extension HostileCorpusTests {
         let before = Self.residentBytes()
         readAll(1000)
         let growth = Self.residentBytes() - before
-        #expect(growth < 8 * 1_048_576, "resident memory grew by \(growth / 1024) KiB over 4,000 refused reads")
+        // The leak was about 25 KB a read, 100 MB over these 4,000 reads. Resident memory
+        // is the whole process's, and other suites run at the same time, so the bound is
+        // well under the leak but well above what they add.
+        #expect(growth < 40 * 1_048_576, "resident memory grew by \(growth / 1024) KiB over 4,000 refused reads")
     }
 }

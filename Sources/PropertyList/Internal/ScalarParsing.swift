@@ -144,6 +144,28 @@ enum ScalarParsing {
 
     /// `[-]YYYY-MM-DDTHH:MM:SS[.fraction]Z`, proleptic Gregorian, UTC.
     static func date(_ text: UnsafeBufferPointer<UInt8>) throws(Failure) -> Date {
+        // The form every writer uses, YYYY-MM-DDTHH:MM:SSZ, read field by field at
+        // fixed places; anything else goes the general way below.
+        if text.count == 20, text[4] == UInt8(ascii: "-"), text[7] == UInt8(ascii: "-"), text[10] == UInt8(ascii: "T"),
+            text[13] == UInt8(ascii: ":"), text[16] == UInt8(ascii: ":"), text[19] == UInt8(ascii: "Z")
+        {
+            @inline(__always) func digits(_ start: Int, _ count: Int) -> Int? {
+                var value = 0
+                for offset in start..<start + count {
+                    let digit = text[offset] &- UInt8(ascii: "0")
+                    guard digit < 10 else { return nil }
+                    value = value * 10 + Int(digit)
+                }
+                return value
+            }
+            if let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2), let hour = digits(11, 2),
+                let minute = digits(14, 2), let second = digits(17, 2)
+            {
+                return try date(
+                    year: Int64(year), month: month, day: day, hour: hour, minute: minute, second: second, fraction: 0,
+                    text: text)
+            }
+        }
         var index = 0
         func fail(_ why: String) -> Failure {
             Failure(message: "date \(quoted(text)) \(why); expected YYYY-MM-DDTHH:MM:SSZ")
@@ -196,6 +218,18 @@ enum ScalarParsing {
         }
         try expect(UInt8(ascii: "Z"))
         guard index == text.count else { throw fail("has trailing characters") }
+        return try date(
+            year: year, month: month, day: day, hour: hour, minute: minute, second: second, fraction: fraction, text: text)
+    }
+
+    /// The date of checked fields, after checking their ranges.
+    private static func date(
+        year: Int64, month: Int, day: Int, hour: Int, minute: Int, second: Int, fraction: Double,
+        text: UnsafeBufferPointer<UInt8>
+    ) throws(Failure) -> Date {
+        func fail(_ why: String) -> Failure {
+            Failure(message: "date \(quoted(text)) \(why); expected YYYY-MM-DDTHH:MM:SSZ")
+        }
         guard (1...12).contains(month) else { throw fail("has month \(month)") }
         guard day >= 1, day <= CivilTime.daysInMonth(month, year: year) else {
             throw fail("has day \(day), which month \(month) of \(year) does not have")

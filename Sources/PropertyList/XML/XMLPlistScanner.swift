@@ -110,6 +110,37 @@ struct XMLPlistScanner {
         self.file = file
     }
 
+    /// The elements of names seen so far, by the address of the name: libxml2 hands
+    /// over element names from its dictionary, one copy per name for the whole parse,
+    /// so an address seen before is that name again. Freed by ``free()``.
+    private struct ElementNames {
+        private static let size = 16
+        private let addresses = UnsafeMutablePointer<UnsafePointer<xmlChar>?>.allocate(capacity: size)
+        private let elements = UnsafeMutablePointer<Element?>.allocate(capacity: size)
+
+        init() {
+            addresses.initialize(repeating: nil, count: Self.size)
+            elements.initialize(repeating: nil, count: Self.size)
+        }
+
+        @inline(__always)
+        func element(_ name: UnsafePointer<xmlChar>) -> Element? {
+            let slot = Int(truncatingIfNeeded: UInt(bitPattern: name) >> 3) & (Self.size - 1)
+            if addresses[slot] == name { return elements[slot] }
+            let element = XMLPlistScanner.element(name)
+            addresses[slot] = name
+            elements[slot] = element
+            return element
+        }
+
+        func free() {
+            addresses.deallocate()
+            elements.deallocate()
+        }
+    }
+
+    private let elementNames = ElementNames()
+
     /// The open containers: at most ``PropertyList/maximumDepth`` and the `<plist>`
     /// element, so a fixed buffer that is indexed and grown without the checks an
     /// array makes on every change. Freed by ``free()``.
@@ -157,6 +188,7 @@ struct XMLPlistScanner {
         state.initialize(to: XMLPlistScanner(file: file))
         defer {
             state.pointee.frames.free()
+            state.pointee.elementNames.free()
             state.deinitialize(count: 1).deallocate()
         }
         // The shortest value, `<true/>`, takes 7 bytes, so the nodes never outnumber a
@@ -243,7 +275,7 @@ struct XMLPlistScanner {
 
     // MARK: Elements
 
-    private static func element(_ name: UnsafePointer<xmlChar>) -> Element? {
+    fileprivate static func element(_ name: UnsafePointer<xmlChar>) -> Element? {
         // Names are short ASCII; compare bytes without building strings.
         @inline(__always) func equals(_ literal: StaticString) -> Bool {
             let count = literal.utf8CodeUnitCount
@@ -287,7 +319,7 @@ struct XMLPlistScanner {
         _ uri: UnsafePointer<xmlChar>?, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
     ) {
         if !stopped, let localName, uri == nil, prefix == nil, attributeCount == 0, scalar == nil, frames.count > 0,
-            let element = Self.element(localName), element != .plist
+            let element = elementNames.element(localName), element != .plist
         {
             let top = frames.count - 1
             let allowed: Bool
@@ -451,6 +483,7 @@ struct XMLPlistScanner {
         frames[top].pendingKey = nil
     }
 
+    @inline(__always)
     private mutating func finishScalar(_ element: Element) {
         let length = map.bytes.count - textStart
         var node = PlistMap.Node(kind: .string, flag: false, count: UInt32(length), payload: UInt64(textStart), hash: 0)
@@ -504,6 +537,7 @@ struct XMLPlistScanner {
         try body(map.bytes.buffer(from: textStart, count: map.bytes.count - textStart))
     }
 
+    @inline(__always)
     private mutating func finishKey(_ node: inout PlistMap.Node) throws(ScalarParsing.Failure) {
         let top = frames.count - 1
         let (hash, isASCII) = withText { text in (PlistMap.hash(text), Self.isASCII(text)) }

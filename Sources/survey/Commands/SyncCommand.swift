@@ -8,6 +8,12 @@ struct SyncCommand: ParsableCommand {
         commandName: "sync", abstract: "Two-way sync with another store: both end with the same revisions and tombstones.")
     @OptionGroup var options: StoreOptions
     @Argument(help: "The other store's folder.") var otherStore: String
+    @Option(help: "How many documents to sync at once (1 syncs them one after another).")
+    var jobs = SurveyStore.syncConcurrency
+
+    func validate() throws {
+        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+    }
 
     struct Report: Encodable {
         var sent, received, documents: Int
@@ -20,7 +26,7 @@ struct SyncCommand: ParsableCommand {
             let other = try SurveyStore.open(at: otherStore)
             // A progress line on a terminal; nothing when standard error is a file or pipe.
             let progress = ProgressBar(label: "documents", json: options.json)
-            let report = try store.sync(with: other) { done, total in progress.update(done, of: total) }
+            let report = try store.sync(with: other, concurrency: jobs) { done, total in progress.update(done, of: total) }
             let result = Report(
                 sent: report.sent, received: report.received, documents: report.documents,
                 conflictsAppeared: report.conflictsAppeared.map(\.lowercased), conflictsResolved: report.conflictsResolved.map(\.lowercased))

@@ -14,6 +14,18 @@ final class PlistMapDecoder: Decoder {
     let userInfoStorage: [CodingUserInfoKey: any Sendable]
     /// Key → value index for dictionaries too large to search linearly, built on demand.
     @exclusivity(unchecked) var largeDictionaryIndexes: [Int: [String: Int]] = [:]
+    /// Decoders made for superclasses, kept for as long as this one: key tables refer
+    /// to their decoder without retaining it.
+    @exclusivity(unchecked) private var superDecoders: [PlistMapDecoder] = []
+
+    /// A decoder for the value at `index` (a superclass's part), sharing this one's map
+    /// and living as long as this one.
+    func superDecoder(index: Int, codingPath: [any CodingKey]) -> PlistMapDecoder {
+        let decoder = PlistMapDecoder(
+            nodes: nodes, bytes: bytes, index: index, userInfo: userInfoStorage, codingPath: codingPath)
+        superDecoders.append(decoder)
+        return decoder
+    }
 
     var userInfo: [CodingUserInfoKey: Any] { userInfoStorage }
 
@@ -37,7 +49,7 @@ final class PlistMapDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         try requireKind(.dictionary, at: index, as: [String: Any].self, path: codingPath)
-        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, dictionary: index, codingPath: codingPath))
+        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, dictionary: index))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -196,6 +208,7 @@ final class PlistMapDecoder: Decoder {
     }
 
     /// An array of scalars, read element by element with `element`.
+    @inline(__always)
     private func decodeArray<Element>(
         at index: Int, path: @autoclosure () -> [any CodingKey],
         _ element: (Int) throws -> Element
@@ -299,6 +312,7 @@ struct MapView {
     }
 
     /// Whether the node is the string `$null`, Foundation's encoding of `nil`.
+    @inline(__always)
     func isNull(at index: Int) -> Bool {
         let node = nodes[index]
         guard node.kind == .string, node.count == 5 else { return false }
@@ -339,12 +353,14 @@ struct MapView {
 
     // MARK: Scalars
 
+    @inline(__always)
     func decodeString(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> String {
         let node = nodes[index]
         guard node.kind == .string else { throw mismatch(String.self, at: index, path: path()) }
         return String(decoding: textBytes(node), as: UTF8.self)
     }
 
+    @inline(__always)
     func decodeBool(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> Bool {
         let node = nodes[index]
         guard node.kind == .boolean else { throw mismatch(Bool.self, at: index, path: path()) }
@@ -377,6 +393,7 @@ struct MapView {
         return value
     }
 
+    @inline(__always)
     func decodeDouble(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> Double {
         let node = nodes[index]
         switch node.kind {
@@ -405,15 +422,22 @@ extension PlistMapDecoder {
         /// standard library's container box makes on each call are cheap.
         let table: KeyTable
 
+        /// A container for the dictionary the decoder is at, whose coding path is the
+        /// decoder's current one.
+        init(decoder: PlistMapDecoder, dictionary: Int) {
+            table = KeyTable.make(decoder: decoder, dictionary: dictionary, codingPath: nil)
+        }
+
+        /// A container for a dictionary nested in another container, at `codingPath`.
         init(decoder: PlistMapDecoder, dictionary: Int, codingPath: [any CodingKey]) {
             table = KeyTable.make(decoder: decoder, dictionary: dictionary, codingPath: codingPath)
         }
 
-        var decoder: PlistMapDecoder { table.withUnsafeMutablePointerToHeader { $0.pointee.decoder } }
+        var decoder: PlistMapDecoder { table.withUnsafeMutablePointerToHeader { $0.pointee.decoder.takeUnretainedValue() } }
         /// The map, read without retaining the decoder.
         var view: MapView { table.withUnsafeMutablePointerToHeader { $0.pointee.view } }
         var dictionary: Int { table.withUnsafeMutablePointerToHeader { $0.pointee.dictionary } }
-        var codingPath: [any CodingKey] { table.withUnsafeMutablePointerToHeader { $0.pointee.codingPath } }
+        var codingPath: [any CodingKey] { table.codingPath }
 
         var allKeys: [Key] {
             var keys: [Key] = []
@@ -458,7 +482,13 @@ extension PlistMapDecoder {
         func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try view.decodeInteger(type, at: value(key), path: path(key)) }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-            try decoder.decode(type, at: value(key), path: path(key), key: key)
+            let index = try value(key)
+            return try unretainedDecoder._withUnsafeGuaranteedRef { try $0.decode(type, at: index, path: path(key), key: key) }
+        }
+
+        /// The decoder, to call without retaining it.
+        private var unretainedDecoder: Unmanaged<PlistMapDecoder> {
+            table.withUnsafeMutablePointerToHeader { $0.pointee.decoder }
         }
 
         /// The value's index, or `nil` when the key is absent or its value is `$null`.
@@ -515,7 +545,7 @@ extension PlistMapDecoder {
 
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
             guard let index = present(key) else { return nil }
-            return try decoder.decode(type, at: index, path: path(key), key: key)
+            return try unretainedDecoder._withUnsafeGuaranteedRef { try $0.decode(type, at: index, path: path(key), key: key) }
         }
 
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
@@ -545,9 +575,7 @@ extension PlistMapDecoder {
                 throw DecodingError.keyNotFound(
                     key, DecodingError.Context(codingPath: codingPath, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
             }
-            return PlistMapDecoder(
-                nodes: decoder.nodes, bytes: decoder.bytes, index: index, userInfo: decoder.userInfoStorage,
-                codingPath: codingPath + [key])
+            return decoder.superDecoder(index: index, codingPath: codingPath + [key])
         }
     }
 }
@@ -649,9 +677,7 @@ extension PlistMapDecoder {
         mutating func superDecoder() throws -> any Decoder {
             let elementPath = path
             let index = try next((any Decoder).self)
-            return PlistMapDecoder(
-                nodes: decoder.nodes, bytes: decoder.bytes, index: index, userInfo: decoder.userInfoStorage,
-                codingPath: elementPath)
+            return decoder.superDecoder(index: index, codingPath: elementPath)
         }
     }
 }
@@ -690,11 +716,17 @@ extension PlistMapDecoder {
 /// a key's hash and node, so that a look-up compares a handful of integers.
 final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
     struct Header {
-        let decoder: PlistMapDecoder
-        /// The decoder's view, read without retaining the decoder (which the header keeps alive).
+        /// The decoder, not retained: it lives for the whole decoding (the first one is
+        /// held by ``PlistDecoder``, those for superclasses by the one that made them),
+        /// and a container is only used while its value decodes.
+        let decoder: Unmanaged<PlistMapDecoder>
+        /// The decoder's view.
         let view: MapView
         let dictionary: Int
-        let codingPath: [any CodingKey]
+        /// The coding path of a nested container; `nil` for one made by the decoder,
+        /// whose path is the first `pathCount` keys of the decoder's.
+        let explicitPath: [any CodingKey]?
+        let pathCount: Int
         var count = 0
         /// Dictionaries with many keys are searched through the decoder's hash index.
         let isLarge: Bool
@@ -707,11 +739,21 @@ final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
         var key: Int
     }
 
-    static func make(decoder: PlistMapDecoder, dictionary: Int, codingPath: [any CodingKey]) -> KeyTable {
+    /// The coding path of the table's container.
+    var codingPath: [any CodingKey] {
+        withUnsafeMutablePointerToHeader { header in
+            header.pointee.explicitPath
+                ?? Array(header.pointee.decoder.takeUnretainedValue().codingPath.prefix(header.pointee.pathCount))
+        }
+    }
+
+    static func make(decoder: PlistMapDecoder, dictionary: Int, codingPath: [any CodingKey]?) -> KeyTable {
         let node = decoder.nodes[dictionary]
         let isLarge = node.count > 32
         let buffer = KeyTable.create(minimumCapacity: isLarge ? 0 : Int(node.count)) { _ in
-            Header(decoder: decoder, view: decoder.view, dictionary: dictionary, codingPath: codingPath, isLarge: isLarge)
+            Header(
+                decoder: Unmanaged.passUnretained(decoder), view: decoder.view, dictionary: dictionary,
+                explicitPath: codingPath, pathCount: decoder.codingPath.count, isLarge: isLarge)
         }
         let table = unsafeDowncast(buffer, to: KeyTable.self)
         if !isLarge {
@@ -738,6 +780,7 @@ final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
     ///
     /// The header is read through its pointer: the `header` property would check
     /// exclusive access on every call.
+    @inline(__always)
     func valueIndex(forKey key: String) -> Int? {
         let found: Int?? = withUnsafeMutablePointers { header, entries in
             guard !header.pointee.isLarge else { return nil }
@@ -767,7 +810,9 @@ final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
             return wanted.isASCII ? .some(nil) : nil
         }
         if let found { return found }
-        let (decoder, dictionary) = withUnsafeMutablePointerToHeader { ($0.pointee.decoder, $0.pointee.dictionary) }
+        let (decoder, dictionary) = withUnsafeMutablePointerToHeader {
+            ($0.pointee.decoder.takeUnretainedValue(), $0.pointee.dictionary)
+        }
         return decoder.valueIndex(forKey: key, inDictionary: dictionary)
     }
 }
