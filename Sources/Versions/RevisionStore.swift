@@ -29,7 +29,7 @@ public final class RevisionStore {
         self.root = root
         self.device = device
         writer = PackageWriter(root: root, calls: calls)
-        reader = FileReader(calls: calls)
+        reader = FileReader(root: root, calls: calls)
         self.wallClock = wallClock
     }
 
