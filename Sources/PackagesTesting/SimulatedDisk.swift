@@ -48,14 +48,21 @@ public final class SimulatedDisk: @unchecked Sendable {
 
     private static let root = 1
 
+    /// This disk's device number (`st_dev`): its own, kept by the disks made from it
+    /// (after a power loss, or synced), so that two disks never pass for one.
+    private let deviceNumber: UInt64
+    private static let devices = DeviceCounter()
+
     /// An empty disk: only `/`, durable.
     public init() {
         nodes = [Self.root: Node(isDirectory: true)]
+        deviceNumber = Self.devices.next()
     }
 
-    private init(nodes: [Int: Node], nextNode: Int) {
+    private init(nodes: [Int: Node], nextNode: Int, device: UInt64) {
         self.nodes = nodes
         self.nextNode = nextNode
+        deviceNumber = device
     }
 
     /// The number of calls made so far.
@@ -108,7 +115,7 @@ public final class SimulatedDisk: @unchecked Sendable {
                 return node
             }
             survived[Self.root] = rebuild(Self.root)
-            return SimulatedDisk(nodes: survived, nextNode: next)
+            return SimulatedDisk(nodes: survived, nextNode: next, device: deviceNumber)
         }
     }
 
@@ -121,7 +128,7 @@ public final class SimulatedDisk: @unchecked Sendable {
                 copy[id]!.durableBytes = copy[id]!.bytes
                 copy[id]!.durableEntries = copy[id]!.entries
             }
-            return SimulatedDisk(nodes: copy, nextNode: nextNode)
+            return SimulatedDisk(nodes: copy, nextNode: nextNode, device: deviceNumber)
         }
     }
 
@@ -246,7 +253,7 @@ public final class SimulatedDisk: @unchecked Sendable {
 
     private func status(of id: Int) -> SystemCalls.FileStatus {
         let node = nodes[id]!
-        return SystemCalls.FileStatus(isDirectory: node.isDirectory, size: node.bytes.count, device: 1, inode: UInt64(id))
+        return SystemCalls.FileStatus(isDirectory: node.isDirectory, size: node.bytes.count, device: deviceNumber, inode: UInt64(id))
     }
 
     // MARK: Operations (called with the lock held)
@@ -387,5 +394,18 @@ public final class SimulatedDisk: @unchecked Sendable {
 
     private func stat(_ directory: Int32, _ path: String) -> Result<SystemCalls.FileStatus, Errno> {
         resolve(path, from: directory).map { status(of: $0) }
+    }
+}
+
+/// Hands out device numbers, one per new simulated disk.
+private final class DeviceCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var last: UInt64 = 0
+
+    func next() -> UInt64 {
+        lock.withLock {
+            last += 1
+            return last
+        }
     }
 }

@@ -9,15 +9,31 @@ extension SurveyStore {
     /// folder that must not exist yet: a complete, self-describing document.
     ///
     /// - Returns: The exported revision.
+    ///
+    /// The package is written beside `destination` under a temporary name, every file
+    /// and the folder fsynced, and renamed into place; an existing `destination` is
+    /// refused (code `alreadyExists`) and a missing parent folder is never created.
     @discardableResult
     public func exportPackage(_ id: UUID, revision text: String? = nil, to destination: String) throws -> RevisionMetadata {
         let revision = try revision(id, text)
-        let source = root + "/Documents/\(id.uuidString.lowercased())/\(revision.id).survey"
-        guard revisions.reader.exists(source + "/" + RevisionStore.contentFile) || revision.isDeleted else {
+        let source = root + "/" + revisions.folder(of: id) + "/\(revision.id).survey"
+        guard let metadata = try revisions.reader.contents(atPath: source + "/" + RevisionStore.metadataFile) else {
             throw StoreError.noContent(revision.id)
         }
-        try FileManager.default.copyItem(atPath: source, toPath: destination)
+        var files = [PackageFile(name: RevisionStore.metadataFile, contents: metadata)]
+        if !revision.isDeleted {
+            // Checked against its digest, so that a damaged revision is never exported.
+            files.append(PackageFile(name: RevisionStore.contentFile, contents: try revisions.content(of: id, revision: revision)))
+        }
+        try OutputWriter(calls: calls).writePackage(files, at: destination)
         return revision
+    }
+
+    /// Writes exported bytes to `path`, outside the store: a new or regular file is
+    /// written atomically and durably; a device, FIFO or link (`/dev/stdout`) is written
+    /// through; a folder is refused. See ``OutputWriter``.
+    public func writeExport(_ data: Data, to path: String) throws {
+        try OutputWriter(calls: calls).writeFile(data, to: path)
     }
 
     /// What ``importPackage(at:)`` did.
@@ -42,17 +58,27 @@ extension SurveyStore {
     /// - Throws: ``StoreError``, ``VersionsError``, ``SurveyError`` or a
     ///   `PropertyListError` when the package cannot be read.
     public func importPackage(at path: String) throws -> ImportOutcome {
+        try checkWritable()
         let metadataPath = path + "/" + RevisionStore.metadataFile
         let contentPath = path + "/" + RevisionStore.contentFile
-        guard let metadataData = try revisions.reader.contents(atPath: metadataPath) else {
+        // The package is read like a store: no link inside it is followed, only regular
+        // files within the size limits are read.
+        let reader = FileReader(root: path, calls: calls)
+        guard let metadataData = try reader.contents(atPath: metadataPath) else {
             throw StoreError.noSuchRevision(metadataPath)
         }
-        let content = try revisions.reader.contents(atPath: contentPath)
+        let content = try reader.contents(atPath: contentPath, limit: FileReader.contentLimit)
         if let metadata = try? RevisionMetadata(plist: metadataData, file: metadataPath),
             metadata.isDeleted || content.map(RevisionID.sha256Hex) == metadata.contentDigest
         {
             // A revision in a newer format is kept as it is, never rewritten.
             let id = metadata.documentID
+            // Content this build can read must be a valid survey; a newer format is kept
+            // as it is, opaque.
+            if let content, metadata.formatVersion <= Self.formatVersion {
+                _ = try FormatMigrator.survey(
+                    from: content, version: metadata.formatVersion, seed: metadata.id.description, file: contentPath)
+            }
             let known = (try? revisions.graph(of: id).graph) ?? RevisionGraph()
             if known.revisions[metadata.id] != nil { return .alreadyPresent(id, metadata) }
             if metadata.parents.allSatisfy({ known.revisions[$0] != nil }) {

@@ -59,17 +59,23 @@ public struct HybridClock: Sendable {
     public mutating func next(after parents: [HybridTimestamp] = []) -> HybridTimestamp {
         let floor = ([latest] + parents.filter { !isFarAhead($0) }).max()!
         let wall = wallClock()
-        let result = wall > floor.milliseconds
-            ? HybridTimestamp(milliseconds: wall, counter: 0)
-            : HybridTimestamp(milliseconds: floor.milliseconds, counter: floor.counter + 1)
+        let result = wall > floor.milliseconds ? HybridTimestamp(milliseconds: wall, counter: 0) : Self.tick(after: floor)
         // A parent from the far future still must not be newer than its child.
         let farParents = parents.filter(isFarAhead)
         if let far = farParents.max(), far >= result {
-            latest = HybridTimestamp(milliseconds: far.milliseconds, counter: far.counter + 1)
+            latest = Self.tick(after: far)
             return latest
         }
         latest = result
         return result
+    }
+
+    /// The timestamp right after `timestamp`: one more on the counter, or the next
+    /// millisecond once the counter reaches 2^31 − 1 (so that it never overflows).
+    static func tick(after timestamp: HybridTimestamp) -> HybridTimestamp {
+        timestamp.counter >= Int(Int32.max)
+            ? HybridTimestamp(milliseconds: timestamp.milliseconds &+ 1, counter: 0)
+            : HybridTimestamp(milliseconds: timestamp.milliseconds, counter: timestamp.counter + 1)
     }
 
     /// Advances the clock past a timestamp seen on another device; returns `false` (and

@@ -200,10 +200,13 @@ struct SyncTests {
         let copy = directory.appendingPathComponent("copy").path
         try FileManager.default.copyItem(atPath: a.path, toPath: copy)
         let original = try String(contentsOfFile: a.path + "/Local.nosync/Device.plist", encoding: .utf8)
+        // Reading changes nothing; the first command that writes takes a new id.
         #expect(try CommandRunner.run(["list", "--store", copy]).status == 0)
+        #expect(try String(contentsOfFile: copy + "/Local.nosync/Device.plist", encoding: .utf8) == original)
+        #expect(try CommandRunner.run(["init", "--store", copy]).status == 0)
         let copied = try String(contentsOfFile: copy + "/Local.nosync/Device.plist", encoding: .utf8)
         #expect(original != copied)
-        #expect(try CommandRunner.run(["list", "--store", a.path]).status == 0)
+        #expect(try CommandRunner.run(["init", "--store", a.path]).status == 0)
         #expect(try String(contentsOfFile: a.path + "/Local.nosync/Device.plist", encoding: .utf8) == original)
     }
 
@@ -233,6 +236,8 @@ struct SyncTests {
             process.waitUntilExit()
             for replica in [a, b] {
                 #expect(try replica.run(["list"]).status == 0)
+                // The next command that writes finishes what the kill interrupted.
+                #expect(try replica.run(["init"]).status == 0)
                 let verify = try replica.run(["verify"])
                 #expect(verify.status == 0, "round \(round): \(verify.stderr)")
             }

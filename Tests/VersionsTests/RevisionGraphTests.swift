@@ -25,7 +25,8 @@ struct RevisionGraphTests {
     func revision(_ parents: [RevisionMetadata], _ content: String?, device: Device = laptop, clock: inout HybridClock)
         -> RevisionMetadata
     {
-        RevisionMetadata.make(
+        // The tests' device names and numbers are all valid.
+        try! RevisionMetadata.make(
             documentID: Self.document, parents: parents, content: content.map { Data($0.utf8) }, formatVersion: 2,
             device: device, clock: &clock)
     }

@@ -84,7 +84,8 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         }
     }
 
-    init(_ code: Code, operation: Operation, path: String, sourceFile: String = #fileID, sourceLine: Int = #line) {
+    /// An error found by the file layer itself rather than returned by a system call.
+    public init(_ code: Code, operation: Operation, path: String, sourceFile: String = #fileID, sourceLine: Int = #line) {
         self.code = code
         self.operation = operation
         self.path = path

@@ -56,7 +56,7 @@ struct ListCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let rows = try options.open().documents().map { summary in
+            let rows = try options.listDocuments().map { summary in
                 Row(id: summary.id.lowercased, revision: summary.revision.id.description, modified: iso(summary.revision.timestamp),
                     device: summary.revision.device.name, title: summary.title, formatVersion: summary.revision.formatVersion,
                     conflicts: summary.conflicts.count, deleted: summary.isDeleted)
@@ -78,7 +78,7 @@ struct ShowCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let store = try options.open()
+            let store = try options.openForReading()
             let id = try store.document(document)
             let (survey, shown) = try store.open(id, revision: revision)
             let conflicts = try store.graph(of: id).conflicts.map(\.id.description)
@@ -219,7 +219,7 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let store = try options.open()
+            let store = try options.openForReading()
             let id = try store.document(document)
             if let package {
                 let exported = try store.exportPackage(id, revision: revision, to: package)
@@ -230,7 +230,7 @@ struct ExportCommand: ParsableCommand {
             let (survey, exported) = try store.open(id, revision: revision)
             guard format == "json" || format == "plist" else { throw ValidationError("--format is json or plist") }
             let data = format == "json" ? try survey.jsonData() : try survey.plistData()
-            if let output { try data.write(to: URL(fileURLWithPath: output), options: .atomic) }
+            if let output { try store.writeExport(data, to: output) }
             if options.json {
                 // One JSON document: where the content went, or the content itself.
                 var report = ["id": id.lowercased, "revision": exported.id.description, "format": format]

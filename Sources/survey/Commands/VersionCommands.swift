@@ -22,7 +22,7 @@ struct VersionsCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let store = try options.open()
+            let store = try options.openForReading()
             let id = try store.document(document)
             let rows = try versionRows(store, id)
             if options.json { try Console.printJSON(rows); return }
@@ -62,7 +62,7 @@ struct ConflictsCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let rows = try options.open().documents().filter { !$0.conflicts.isEmpty }.map {
+            let rows = try options.listDocuments().filter { !$0.conflicts.isEmpty }.map {
                 Row(id: $0.id.lowercased, current: $0.revision.id.description, title: $0.title, conflicts: $0.conflicts.map(\.description))
             }
             if options.json { try Console.printJSON(rows); return }
@@ -141,19 +141,26 @@ struct VerifyCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            guard FileManager.default.fileExists(atPath: options.path + "/Store.plist") else { throw StoreError.noSuchStore(options.path) }
-            // Opening would remove leftovers; verify reports them instead.
-            let problems = try SurveyStore.openWithoutCleaning(at: options.path).verify()
+            // Read only: verify reports leftovers instead of removing them, and works on a
+            // read-only store.
+            let found = try SurveyStore.openForReading(at: options.path).verify()
+            let problems = found.filter { !$0.isNote }, notes = found.filter(\.isNote)
             struct Report: Encodable {
                 struct Entry: Encodable { var path, message: String }
                 var clean: Bool
                 var problems: [Entry]
+                var notes: [Entry]
             }
             if options.json {
-                try Console.printJSON(Report(clean: problems.isEmpty, problems: problems.map { .init(path: $0.path, message: $0.message) }))
+                try Console.printJSON(
+                    Report(
+                        clean: problems.isEmpty, problems: problems.map { .init(path: $0.path, message: $0.message) },
+                        notes: notes.map { .init(path: $0.path, message: $0.message) }))
             }
-            for problem in problems { Console.error(problem.description) }
-            if !options.json { print(problems.isEmpty ? "clean" : "\(problems.count) problem(s)") }
+            for entry in found { Console.error(entry.description) }
+            if !options.json {
+                print(problems.isEmpty ? "clean" + (notes.isEmpty ? "" : " (\(notes.count) note(s))") : "\(problems.count) problem(s)")
+            }
             if !problems.isEmpty { throw ExitStatus.failure }
         }
     }

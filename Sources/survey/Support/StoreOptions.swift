@@ -21,6 +21,20 @@ struct StoreOptions: ParsableArguments {
         try SurveyStore.open(at: path)
     }
 
+    /// Opens the store for a command that only reads: nothing is created, cleaned up or
+    /// locked, so it works on a read-only store.
+    func openForReading() throws -> SurveyStore {
+        try SurveyStore.openForReading(at: path)
+    }
+
+    /// The documents of the store, read only; what was skipped on the way is named on
+    /// standard error.
+    func listDocuments() throws -> [SurveyStore.Summary] {
+        let (documents, issues) = try openForReading().documentsReport()
+        for issue in issues { Console.error("warning: \(issue)") }
+        return documents
+    }
+
     /// Reports a revision a command wrote: `{"id", "revision"}` with `--json`, else its id.
     func report(_ id: UUID, _ revision: RevisionMetadata) throws {
         if json { try Console.printJSON(["id": id.lowercased, "revision": revision.id.description]) }
@@ -42,8 +56,8 @@ func runReporting(_ body: () throws -> Void) throws {
         switch error {
         case .noSuchStore, .noSuchDocument, .noSuchRevision: throw ExitStatus.noInput
         case .notCurrent: throw ExitStatus.refused
-        case .newerFormat: throw ExitStatus.invalidData
-        case .noContent, .inConflict: throw ExitStatus.failure
+        case .newerFormat, .newerLayout, .damagedStore: throw ExitStatus.invalidData
+        case .noContent, .inConflict, .readOnly: throw ExitStatus.failure
         }
     } catch let error as PropertyListError {
         Console.error(error.description)
@@ -102,6 +116,8 @@ extension SurveyStore {
             if let exact = UUID(uuidString: text) { throw StoreError.noSuchDocument(exact) }
             throw StoreError.noSuchRevision("document \(text)")
         }
+        // What the document's folder holds that is no revision is named, never hidden.
+        for issue in (try? skippedItems(of: matches[0])) ?? [] { Console.error("warning: \(issue)") }
         return matches[0]
     }
 }
