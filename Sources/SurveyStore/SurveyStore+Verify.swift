@@ -86,7 +86,7 @@ extension SurveyStore {
                 report(package + missing, "missing: the package is incomplete (a copy in progress, or interrupted), not a revision yet")
             }
             for id in read.resurrected {
-                report(folder + "/\(id).survey", "a copy of a pruned revision (the next command that changes this document removes it)", note: true)
+                report(folder + "/\(id).survey", "a copy of a pruned revision (removed by the next command that changes this document, by prune or by sync)", note: true)
             }
             for id in read.pending {
                 report(

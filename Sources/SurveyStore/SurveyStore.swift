@@ -295,7 +295,7 @@ public final class SurveyStore {
         let lock = try documentLock(id)
         defer { lock.unlock() }
         // One read of the graph serves the base, the heads and the new revision's clock.
-        let graph = try revisions.graph(of: id).graph
+        let graph = try revisions.cleanedGraph(of: id).graph
         let baseRevision = try revision(id, base, in: graph)
         let heads = graph.heads
         if ifCurrent && heads.map(\.id) != [baseRevision.id] {
@@ -316,7 +316,7 @@ public final class SurveyStore {
         try checkWritable()
         let lock = try documentLock(id)
         defer { lock.unlock() }
-        let graph = try revisions.graph(of: id).graph
+        let graph = try revisions.cleanedGraph(of: id).graph
         let parents = try base.map { [try revision(id, $0, in: graph)] } ?? graph.heads
         return try revisions.write(document: id, parents: parents, content: nil, formatVersion: Self.formatVersion, known: graph)
     }
@@ -339,7 +339,7 @@ public final class SurveyStore {
         try checkWritable()
         let lock = try documentLock(id)
         defer { lock.unlock() }
-        let graph = try revisions.graph(of: id).graph
+        let graph = try revisions.cleanedGraph(of: id).graph
         let heads = graph.heads
         guard heads.count > 1, let winner = graph.winner else { return nil }
         let content: Data?
@@ -365,7 +365,16 @@ public final class SurveyStore {
         try checkWritable()
         let lock = try documentLock(id)
         defer { lock.unlock() }
-        if try revisions.graph(of: id).graph.isInConflict { throw StoreError.inConflict(id) }
+        let graph = try revisions.cleanedGraph(of: id).graph
+        if graph.isInConflict { throw StoreError.inConflict(id) }
+        // Its history is all that is left to read while the winner cannot be read.
+        if let winner = graph.winner, !winner.isDeleted, winner.formatVersion <= Self.formatVersion {
+            do {
+                _ = try survey(id, winner)
+            } catch {
+                throw StoreError.unreadableWinner(id, "\(error)")
+            }
+        }
         return try revisions.prune(id, keepHistory: keepHistory, dryRun: dryRun)
     }
 

@@ -456,6 +456,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case notCurrent(base: RevisionID, heads: [RevisionID])
     case inConflict(UUID)
     case newerFormat(Int, supported: Int)
+    /// A document's winner cannot be read, so its history is kept.
+    case unreadableWinner(UUID, String)
     /// The store was opened for reading only.
     case readOnly(String)
     /// `Store.plist` names a layout this build does not know.
@@ -473,6 +475,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "revision \(base) is no longer the only current revision (current: \(heads.map(\.description).joined(separator: ", ")))"
         case .inConflict(let id): "document \(id.uuidString.lowercased()) is in conflict; resolve it first"
         case .newerFormat(let version, let supported): "format \(version) is newer than this build supports (\(supported))"
+        case .unreadableWinner(let id, let why):
+            "document \(id.uuidString.lowercased()) is not pruned: its current revision cannot be read (\(why)), and its history may be all that is left to read"
         case .readOnly(let path): "the store at \(path) was opened for reading only"
         case .newerLayout(let file, let version, let supported):
             "\(file): store layout \(version) is newer than this build supports (\(supported)); it can be read but not changed"

@@ -124,6 +124,8 @@ struct PruneCommand: ParsableCommand {
                     rows.append(Row(id: id.lowercased, pruned: try store.prune(id, keepHistory: keepHistory, dryRun: dryRun).map(\.description)))
                 } catch StoreError.inConflict(let id) where document == nil {
                     rows.append(Row(id: id.lowercased, pruned: [], skipped: "in conflict"))
+                } catch StoreError.unreadableWinner(let id, _) where document == nil {
+                    rows.append(Row(id: id.lowercased, pruned: [], skipped: "its current revision cannot be read"))
                 }
             }
             if options.json { try Console.printJSON(["documents": rows]); return }

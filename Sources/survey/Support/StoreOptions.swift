@@ -57,7 +57,7 @@ func runReporting(_ body: () throws -> Void) throws {
         case .noSuchStore, .noSuchDocument, .noSuchRevision: throw ExitStatus.noInput
         case .notCurrent: throw ExitStatus.refused
         case .newerFormat, .newerLayout, .damagedStore: throw ExitStatus.invalidData
-        case .noContent, .inConflict, .readOnly: throw ExitStatus.failure
+        case .noContent, .inConflict, .readOnly, .unreadableWinner: throw ExitStatus.failure
         }
     } catch let error as PropertyListError {
         Console.error(error.description)

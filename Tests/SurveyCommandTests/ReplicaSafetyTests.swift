@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+
+/// What a store folder filled by other machines must survive: read-only access, rsync
+/// interrupted anywhere, and prunes racing syncs and edits.
+@Suite("Replica safety", .serialized)
+struct ReplicaSafetyTests {
+    /// A store with documents A (three revisions, the first pruned) and B.
+    static func makeStore(_ path: String, in directory: URL) throws -> [String] {
+        func run(_ arguments: [String]) throws -> String {
+            let result = try CommandRunner.run(arguments + ["--store", path])
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        _ = try run(["init", "--device", "laptop"])
+        let sample = directory.appendingPathComponent("sample.json")
+        try Data(StoreCommandTests.sample.utf8).write(to: sample)
+        let a = try run(["new", "--from", sample.path])
+        _ = try run(["edit", a, "--answer", "3=5"])
+        _ = try run(["edit", a, "--answer", "3=6"])
+        _ = try run(["prune", a, "--keep-history", "1"])
+        let b = try run(["new", "--title", "B"])
+        return [a, b]
+    }
+
+    static func readCommands(_ store: String, _ documents: [String], _ outside: String) -> [[String]] {
+        [
+            ["list"], ["list", "--json"], ["conflicts", "--json"], ["show", documents[0]], ["show", documents[0], "--json"],
+            ["versions", documents[0], "--json"], ["export", documents[0], "-o", outside + "/a.json"],
+            ["export", documents[0], "--package", outside + "/a.survey"], ["verify"], ["check", store],
+        ]
+    }
+
+    @Test("Every read command works on a read-only mount, and a write fails cleanly changing nothing")
+    func readOnlyMount() throws {
+        guard let unshare = CommandRunner.requireTool("unshare"), let mount = CommandRunner.requireTool("mount") else { return }
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store").path
+        let documents = try Self.makeStore(store, in: directory)
+        let outside = directory.appendingPathComponent("out").path
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        let before = HostileStoreTests.fingerprint(store)
+        // A user and mount namespace of its own: the store is bind-mounted read-only over
+        // itself, for the commands run inside it only.
+        let probe = try CommandRunner.run(
+            ["-rm", "sh", "-c", "\(mount) --bind \(store) \(store) && \(mount) -o remount,bind,ro \(store) && touch \(store)/x"],
+            executable: URL(fileURLWithPath: unshare))
+        if !probe.stderr.contains("Read-only file system") {
+            if CommandRunner.isCI { Issue.record("cannot make a read-only mount here: \(probe.stderr)") }
+            else { print("note: skipping the read-only mount check: \(probe.stderr)") }
+            return
+        }
+        let survey = CommandRunner.binary.path
+        for command in Self.readCommands(store, documents, outside) + [["edit", documents[0], "--title", "Z"]] {
+            let line = ([survey] + command + (command[0] == "check" ? [] : ["--store", store])).map { "'\($0)'" }.joined(separator: " ")
+            try? FileManager.default.removeItem(atPath: outside + "/a.survey")
+            let result = try CommandRunner.run(
+                ["-rm", "sh", "-c", "\(mount) --bind \(store) \(store) && \(mount) -o remount,bind,ro \(store) && exec \(line)"],
+                executable: URL(fileURLWithPath: unshare))
+            if command[0] == "edit" {
+                #expect(result.status == 1, "edit on a read-only store: \(result.status) \(result.stderr)")
+                #expect(result.stderr.contains("Read-only file system"), "\(result.stderr)")
+            } else {
+                #expect(result.status == 0, "\(command) on a read-only mount: \(result.stderr)")
+            }
+        }
+        #expect(HostileStoreTests.fingerprint(store) == before, "the store changed")
+    }
+
+    @Test("Every read command works for a user who may only read the store")
+    func readOnlyUser() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer {
+            _ = try? CommandRunner.run(["-R", "u+w", directory.path], executable: URL(fileURLWithPath: "/bin/chmod"))
+            try? FileManager.default.removeItem(at: directory)
+        }
+        let store = directory.appendingPathComponent("store").path
+        let documents = try Self.makeStore(store, in: directory)
+        let outside = directory.appendingPathComponent("out").path
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: outside)
+        let before = HostileStoreTests.fingerprint(store)
+        var prefix: [String] = []
+        if getuid() == 0 {
+            // root reads and writes anything: the commands run as nobody instead.
+            guard let setpriv = CommandRunner.requireTool("setpriv") else { return }
+            prefix = [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+        } else {
+            #expect(try CommandRunner.run(["-R", "a-w", store], executable: URL(fileURLWithPath: "/bin/chmod")).status == 0)
+        }
+        for command in Self.readCommands(store, documents, outside) {
+            let result = try CommandRunner.run(command + (command[0] == "check" ? [] : ["--store", store]), prefix: prefix)
+            #expect(result.status == 0, "\(command) as a user who may only read: \(result.stderr)")
+        }
+        let edit = try CommandRunner.run(["edit", documents[0], "--title", "Z", "--store", store], prefix: prefix)
+        #expect(edit.status == 1 && edit.stderr.contains("Permission denied"), "\(edit.status) \(edit.stderr)")
+        #expect(HostileStoreTests.fingerprint(store) == before, "the store changed")
+    }
+
+    @Test("rsync interrupted after each file of a transfer carrying new revisions and tombstones: every document stays readable")
+    func interruptedRsync() throws {
+        guard let rsync = CommandRunner.requireTool("rsync") else { return }
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = directory.appendingPathComponent("laptop").path, target = directory.appendingPathComponent("phone").path
+        let documents = try Self.makeStore(source, in: directory)
+        #expect(try CommandRunner.run(["init", "--store", target]).status == 0)
+        #expect(try CommandRunner.run(["sync", source, "--store", target]).status == 0)
+        // The laptop moves on: new revisions, then a prune that tombstones all the phone has.
+        for answer in ["3=7", "3=8"] {
+            #expect(try CommandRunner.run(["edit", documents[0], "--answer", answer, "--store", source]).status == 0)
+        }
+        #expect(try CommandRunner.run(["edit", documents[1], "--title", "B2", "--store", source]).status == 0)
+        #expect(try CommandRunner.run(["prune", "--store", source]).status == 0)
+        let expected = try documents.map { try CommandRunner.run(["show", $0, "--json", "--store", source]).stdout }
+
+        // What rsync sends, in its own order; an rsync killed after the Nth file has
+        // renamed exactly the first N into place (it writes each aside, then renames).
+        let listing = try CommandRunner.run(
+            ["-a", "--dry-run", "--out-format=%n", "--exclude=*.nosync", source + "/", target + "/"],
+            executable: URL(fileURLWithPath: rsync))
+        let files = listing.stdout.split(separator: "\n").map(String.init).filter { !$0.hasSuffix("/") }
+        #expect(files.contains { $0.hasSuffix(".pruned") } && files.contains { $0.hasSuffix("Survey.plist") })
+        for count in 1...files.count {
+            let copy = directory.appendingPathComponent("phone-\(count)").path
+            #expect(try CommandRunner.run(["-a", target + "/", copy + "/"], executable: URL(fileURLWithPath: rsync)).status == 0)
+            let list = directory.appendingPathComponent("files").path
+            try Data(files.prefix(count).joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: list))
+            let partial = try CommandRunner.run(
+                ["-a", "--files-from=" + list, source + "/", copy + "/"], executable: URL(fileURLWithPath: rsync))
+            #expect(partial.status == 0, "\(partial.stderr)")
+            for document in documents {
+                for command in [["show", document], ["versions", document], ["edit", document, "--title", "T\(count)"]] {
+                    let result = try CommandRunner.run(command + ["--store", copy])
+                    #expect(result.status == 0, "after \(count) of \(files.count) files, \(command): \(result.stderr)")
+                }
+            }
+            #expect(try CommandRunner.run(["prune", "--store", copy]).status == 0, "after \(count) files: prune")
+            try FileManager.default.removeItem(atPath: copy)
+        }
+        // The whole transfer: the phone holds what the laptop holds.
+        #expect(try CommandRunner.run(["-a", "--exclude=*.nosync", source + "/", target + "/"], executable: URL(fileURLWithPath: rsync)).status == 0)
+        let shown = try documents.map { try CommandRunner.run(["show", $0, "--json", "--store", target]).stdout }
+        #expect(shown == expected)
+        #expect(try CommandRunner.run(["verify", "--store", target]).status == 0)
+    }
+
+    @Test("Two syncs, two prunes and an editor at once never leave a revision with an unknown parent")
+    func pruneSyncRace() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let a = directory.appendingPathComponent("a").path, b = directory.appendingPathComponent("b").path
+        let documents = try Self.makeStore(a, in: directory)
+        #expect(try CommandRunner.run(["init", "--store", b]).status == 0)
+        #expect(try CommandRunner.run(["sync", a, "--store", b]).status == 0)
+        for round in 1...15 {
+            let commands: [[String]] = [
+                ["sync", b, "--store", a], ["sync", a, "--store", b], ["prune", "--store", a], ["prune", "--store", b],
+                ["edit", documents[0], "--answer", "3=\(round % 10)", "--store", a],
+                ["edit", documents[0], "--answer", "2=r\(round)", "--store", b],
+            ]
+            let processes = try commands.map { arguments -> Process in
+                let process = Process()
+                process.executableURL = CommandRunner.binary
+                process.arguments = arguments
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                return process
+            }
+            for (process, arguments) in zip(processes, commands) {
+                process.waitUntilExit()
+                #expect(process.terminationReason == .exit && process.terminationStatus == 0, "round \(round): \(arguments)")
+            }
+            for store in [a, b] {
+                let verify = try CommandRunner.run(["verify", "--store", store])
+                #expect(verify.status == 0 && !verify.stderr.contains("unknown"), "round \(round), \(store): \(verify.stderr)")
+            }
+        }
+    }
+}
