@@ -113,6 +113,11 @@ public final class RevisionStore {
             let name = entry.name
             let file = path + "/" + name
             if name.hasSuffix(".pruned") {
+                guard entry.kind == .regular || entry.kind == .unknown else {
+                    let what = entry.kind == .symbolicLink ? "a symbolic link (never followed)" : entry.kind == .directory ? "a folder" : "a FIFO, socket or device"
+                    result.skipped.append(StoreIssue(path: file, message: "\(what) where a tombstone belongs (skipped)"))
+                    continue
+                }
                 do {
                     if let metadata = try tombstone(at: file, name: name, document: document) { result.tombstones[metadata.id] = metadata }
                 } catch where Self.isAboutContents(error) {

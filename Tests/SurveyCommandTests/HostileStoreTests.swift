@@ -115,14 +115,17 @@ struct HostileStoreTests {
             }
             if !hostile.junk.isEmpty && !hostile.refuse && !hostile.note { #expect(verify.status != 0, "\(hostile.name): verify calls the store clean") }
 
+            // First everything that leaves the heads heads (reads, sync, prune, import,
+            // new); then what supersedes them (save, resolve, migrate, delete).
             let commands: [[String]] = [
                 ["list"], ["list", "--json"], ["conflicts", "--json"], ["show", ids["A"]!], ["show", ids["C"]!, "--json"],
                 ["versions", ids["A"]!, "--json"], ["export", ids["A"]!, "-o", outside + "/export.json"],
                 ["export", ids["C"]!, "--package", outside + "/exported.survey"], ["verify"], ["check", hostile.store],
-                ["sync", outside + "/other"], ["prune"], ["import", importable], ["save", ids["A"]!, "--from", sample],
-                ["new", "--title", "New"], ["resolve", ids["A"]!, "--accept"], ["migrate"], ["delete", ids["B"]!],
+                ["sync", outside + "/other"], ["prune"], ["import", importable], ["new", "--title", "New"],
+                ["save", ids["A"]!, "--from", sample], ["resolve", ids["A"]!, "--accept"], ["migrate"], ["delete", ids["B"]!],
             ]
             for command in commands {
+                if command[0] == "save" { checkHeads() }
                 let log = outside + "/trace"
                 let result = try CommandRunner.run(
                     command + ["--store", hostile.store],
@@ -140,15 +143,70 @@ struct HostileStoreTests {
                 try? FileManager.default.removeItem(atPath: log)
             }
             #expect(Self.fingerprint(hostile.canary) == before, "\(hostile.name): the canary folder changed")
-            for (title, head) in heads {
-                let revision = String(head.split(separator: "/")[1])
-                if hostile.victims.contains(revision) { continue }
-                let path = "\(hostile.store)/Documents/\(head).survey/Survey.plist"
-                #expect(
-                    FileManager.default.contents(atPath: path) == headContents[title],
-                    "\(hostile.name): the content of \(title)'s head \(revision) was lost")
+            // A new head of A reads whole after everything.
+            if !hostile.refuse && !hostile.victims.contains(String(heads["A"]!.split(separator: "/")[1])) {
+                let show = try CommandRunner.run(["show", ids["A"]!, "--store", hostile.store])
+                #expect(show.status == 0, "\(hostile.name): A cannot be shown at the end: \(show.stderr)")
+            }
+
+            /// Until something supersedes them, every head keeps its content.
+            func checkHeads() {
+                for (title, head) in heads {
+                    let revision = String(head.split(separator: "/")[1])
+                    if hostile.victims.contains(revision) { continue }
+                    let path = "\(hostile.store)/Documents/\(head).survey/Survey.plist"
+                    #expect(
+                        FileManager.default.contents(atPath: path) == headContents[title],
+                        "\(hostile.name): the content of \(title)'s head \(revision) was lost")
+                }
             }
         }
         print("hostile stores: \(cases.count) cases, \(runs) command runs")
+    }
+}
+
+extension HostileStoreTests {
+    @Test("Exports write through devices and links, refuse folders and existing packages, create no parents, replace regular files atomically")
+    func exportsNeverReplaceWhatIsNotTheirs() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (base, heads) = try Self.makeBase(in: directory)
+        let document = String(heads["B"]!.prefix { $0 != "/" })
+        func export(_ arguments: [String]) throws -> CommandRunner.Result {
+            try CommandRunner.run(["export", document] + arguments + ["--store", base])
+        }
+        let manager = FileManager.default
+
+        // A device: written through (and the write's failure reported), never replaced.
+        if manager.fileExists(atPath: "/dev/full") {
+            let full = try export(["-o", "/dev/full"])
+            #expect(full.status != 0 && full.stderr.contains("No space left on device"), "\(full.status) \(full.stderr)")
+            #expect((try manager.attributesOfItem(atPath: "/dev/full")[.type] as? FileAttributeType) == .typeCharacterSpecial)
+        }
+        // A link: what it points to is written, the link stays a link.
+        let target = directory.appendingPathComponent("target.json").path
+        try Data("old".utf8).write(to: URL(fileURLWithPath: target))
+        let link = directory.appendingPathComponent("link.json").path
+        try manager.createSymbolicLink(atPath: link, withDestinationPath: target)
+        #expect(try export(["-o", link]).status == 0)
+        #expect(try manager.destinationOfSymbolicLink(atPath: link) == target)
+        #expect(try String(contentsOfFile: target, encoding: .utf8).contains("\"title\""))
+        // A regular file: replaced whole; a folder: refused and left alone.
+        #expect(try export(["-o", target]).status == 0)
+        let folder = directory.appendingPathComponent("folder").path
+        try manager.createDirectory(atPath: folder + "/inside", withIntermediateDirectories: true)
+        #expect(try export(["-o", folder]).status != 0)
+        #expect(manager.fileExists(atPath: folder + "/inside"))
+        // No parent folder is ever created.
+        let missing = directory.appendingPathComponent("missing/deeper/x.json").path
+        #expect(try export(["-o", missing]).status != 0)
+        #expect(!manager.fileExists(atPath: directory.appendingPathComponent("missing").path))
+        // A package into an existing folder: refused, the folder unchanged.
+        let package = try export(["--package", folder])
+        #expect(package.status != 0, "\(package.stderr)")
+        #expect(try manager.contentsOfDirectory(atPath: folder) == ["inside"])
+        let fresh = directory.appendingPathComponent("fresh.survey").path
+        #expect(try export(["--package", fresh]).status == 0)
+        #expect(Set(try manager.contentsOfDirectory(atPath: fresh)) == ["DocumentMetadata.plist", "Survey.plist"])
     }
 }

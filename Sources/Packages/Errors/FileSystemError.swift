@@ -80,6 +80,7 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         case Errno(EROFS): code = .readOnly
         case Errno(ELOOP): code = .symbolicLink
         case .isDirectory: code = .isDirectory
+        case Errno(ENXIO): code = .notRegularFile  // opening a socket
         default: code = .unknown
         }
     }
