@@ -15,6 +15,7 @@ extension Item {
             guard options.count == 2 else {
                 throw fail(.binaryOptions, "a binary item has exactly 2 options, not \(options.count)")
             }
+            if options[0] == options[1] { throw fail(.duplicateOptions, "a binary item's two options are different labels") }
             switch answer {
             case nil: break
             case .choice(let index):
@@ -52,6 +53,7 @@ extension Item {
             }
         case .picker(let options):
             guard !options.isEmpty else { throw fail(.emptyOptions, "a picker has at least one option") }
+            if let repeated = Self.repeatedOption(options) { throw fail(.duplicateOptions, repeated) }
             switch answer {
             case nil: break
             case .text(let choice):
@@ -62,6 +64,7 @@ extension Item {
             }
         case .multiTF(let options):
             guard !options.isEmpty else { throw fail(.emptyOptions, "a multiTF item has at least one option") }
+            if let repeated = Self.repeatedOption(options) { throw fail(.duplicateOptions, repeated) }
             switch answer {
             case nil: break
             case .flags(let flags):
@@ -71,6 +74,18 @@ extension Item {
             default: throw answerType("one boolean per option")
             }
         }
+    }
+
+    /// A message naming the first option whose label repeats an earlier one, if any.
+    static func repeatedOption(_ options: [String]) -> String? {
+        var seen: [String: Int] = [:]
+        for (offset, label) in options.enumerated() {
+            if let first = seen[label] {
+                return "option \(offset + 1) has the same label as option \(first + 1); the options of an item are different labels"
+            }
+            seen[label] = offset
+        }
+        return nil
     }
 
     /// The kind of an answer, without its content.

@@ -5,7 +5,11 @@ import Foundation
 /// A `Survey` value is always valid: initialisers check every rule of the model (see
 /// ``SurveyError``), so an invalid survey cannot be built, saved or exported.
 public struct Survey: Sendable, Equatable {
-    /// The survey's title.
+    /// The most items a survey may have (100,000): readers refuse a longer survey before
+    /// building its items.
+    public static let maximumItemCount = 100_000
+
+    /// The survey's title, never empty or only whitespace.
     public var title: String
     /// The items, in display order. Item ids are unique.
     public private(set) var items: [Item]
@@ -42,6 +46,14 @@ public struct Survey: Sendable, Equatable {
     ///
     /// - Throws: ``SurveyError`` for the first item that breaks a rule.
     public func validate() throws {
+        if title.allSatisfy(\.isWhitespace) {
+            throw SurveyError(position: nil, title: nil, rule: .emptyTitle, message: "the title is empty; a survey has a title")
+        }
+        if items.count > Self.maximumItemCount {
+            throw SurveyError(
+                position: nil, title: nil, rule: .tooManyItems,
+                message: "it has \(items.count) items; a survey has at most \(Self.maximumItemCount)")
+        }
         var seen: [UUID: Int] = [:]
         for (offset, item) in items.enumerated() {
             let position = offset + 1
