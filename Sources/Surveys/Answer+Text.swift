@@ -46,9 +46,7 @@ extension Item {
         do {
             return .date(try Survey.parseDate(text))
         } catch {
-            throw SurveyError(
-                position: position, title: title, rule: .invalidDate,
-                message: "the answer is not a possible date: it \(error.reason) (\(Survey.dateRule))")
+            throw SurveyError(position: position, title: title, rule: .invalidDate, message: Survey.invalidDateMessage(error))
         }
     }
 }

@@ -49,11 +49,7 @@ public struct Survey: Sendable, Equatable {
         if title.allSatisfy(\.isWhitespace) {
             throw SurveyError(position: nil, title: nil, rule: .emptyTitle, message: "the title is empty; a survey has a title")
         }
-        if items.count > Self.maximumItemCount {
-            throw SurveyError(
-                position: nil, title: nil, rule: .tooManyItems,
-                message: "it has \(items.count) items; a survey has at most \(Self.maximumItemCount)")
-        }
+        try Self.checkItemCount(items.count)
         var seen: [UUID: Int] = [:]
         for (offset, item) in items.enumerated() {
             let position = offset + 1

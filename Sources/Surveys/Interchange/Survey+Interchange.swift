@@ -69,11 +69,7 @@ extension Survey {
         guard case .array(let elements) = itemsValue else {
             throw SurveyError(position: nil, title: nil, rule: .wrongType, message: "'items' is an array, not \(Self.describe(itemsValue))")
         }
-        guard elements.count <= Self.maximumItemCount else {
-            throw SurveyError(
-                position: nil, title: nil, rule: .tooManyItems,
-                message: "it has \(elements.count) items; a survey has at most \(Self.maximumItemCount)")
-        }
+        try Self.checkItemCount(elements.count)
         let items = try elements.enumerated().map { try Self.item(from: $1, position: $0 + 1) }
         try self.init(title: title, items: items)
     }
@@ -190,7 +186,7 @@ extension Survey {
             do {
                 return .date(try parseDate(text))
             } catch {
-                throw fail(.invalidDate, "the answer is not a possible date: it \(error.reason) (\(dateRule))")
+                throw fail(.invalidDate, invalidDateMessage(error))
             }
         case (.slider, .real(let real)): return .number(real)
         case (.slider, .integer(let integer)): return .number(integer.int64Value.map(Double.init) ?? Double(integer.magnitude))
@@ -209,6 +205,20 @@ extension Survey {
     /// The rule for dates, for messages.
     static let dateRule =
         "dates are YYYY-MM-DDTHH:MM:SSZ in UTC and the proleptic Gregorian calendar; a fraction of a second is dropped"
+
+    /// Why a date answer is refused, without quoting it.
+    static func invalidDateMessage(_ failure: ISO8601Date.Failure) -> String {
+        "the answer is not a possible date: it \(failure.reason) (\(dateRule))"
+    }
+
+    /// Refuses more than ``maximumItemCount`` items.
+    static func checkItemCount(_ count: Int) throws {
+        guard count <= maximumItemCount else {
+            throw SurveyError(
+                position: nil, title: nil, rule: .tooManyItems,
+                message: "it has \(count) items; a survey has at most \(maximumItemCount)")
+        }
+    }
 
     /// Reads a date answer: ``ISO8601Date``'s form and checks, to the whole second.
     ///

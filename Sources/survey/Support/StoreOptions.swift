@@ -80,10 +80,8 @@ struct InputFileError: Error, CustomStringConvertible {
 /// a file whose `id` names another document is refused.
 func readSurvey(from path: String, document: UUID? = nil) throws -> Survey {
     let name = path == "-" ? "<stdin>" : path
+    // Survey(data:) refuses more than the limit; reading stops one byte past it.
     let data = try readInput(path, limit: Survey.maximumFileSize)
-    guard data.count <= Survey.maximumFileSize else {
-        throw SurveyFileError(file: name, message: "the file is larger than \(Survey.maximumFileSize >> 20) MiB, the most a survey file may be")
-    }
     return try Survey(data: data, file: name, document: document)
 }
 
