@@ -2,8 +2,9 @@ import Foundation
 
 /// A survey: a title and an ordered list of items.
 ///
-/// A `Survey` value is always valid: initialisers check every rule of the model (see
-/// ``SurveyError``), so an invalid survey cannot be built, saved or exported.
+/// A `Survey` value is valid: initialisers check every rule of the model (see
+/// ``SurveyError``), and ``plistData()`` and ``jsonData()`` check them again (``title``
+/// can be set directly), so an invalid survey cannot be built, saved or exported.
 public struct Survey: Sendable, Equatable {
     /// The most items a survey may have (100,000): readers refuse a longer survey before
     /// building its items.
