@@ -8,7 +8,7 @@ import Foundation
 /// 2 March); this type does neither, so a date reads and prints the same in an XML
 /// property list, in JSON and on the command line.
 ///
-/// Accepted text: `[-]YYYY-MM-DDTHH:MM:SS[.fraction]Z`, a year of any number of digits,
+/// Accepted text: `[-]YYYY-MM-DDTHH:MM:SS[.fraction]Z`, a year of one to nine digits,
 /// within ±10^13 seconds of 2001. Impossible dates (month 13, 30 February, hour 24) are
 /// refused.
 public enum ISO8601Date {

@@ -31,8 +31,9 @@ struct ISO8601DateTests {
         ("2026-02-30T00:00:00Z", "has day 30, which month 2 of 2026 does not have"),
         ("2026-02-29T00:00:00Z", "has day 29, which month 2 of 2026 does not have"),
         ("2026-13-01T00:00:00Z", "has month 13"),
-        ("2026-01-01T24:00:00Z", "has a time of day out of range"),
-        ("2026-01-01T10:60:00Z", "has a time of day out of range"),
+        ("2026-01-01T24:00:00Z", "has a time of day out of range (hour 24)"),
+        ("2026-01-01T10:60:00Z", "has a time of day out of range (minute 60)"),
+        ("2026-01-01T10:00:60Z", "has a time of day out of range (second 60)"),
         ("2026-01-01T10:00:00+01:00", "is malformed"),
         ("2026-01-01", "is malformed"),
     ])

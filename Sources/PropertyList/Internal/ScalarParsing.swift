@@ -244,7 +244,10 @@ enum ScalarParsing {
         guard day >= 1, day <= CivilTime.daysInMonth(month, year: year) else {
             throw fail("has day \(day), which month \(month) of \(year) does not have")
         }
-        guard hour < 24, minute < 60, second < 60 else { throw fail("has a time of day out of range") }
+        guard hour < 24, minute < 60, second < 60 else {
+            let field = hour >= 24 ? "hour \(hour)" : minute >= 60 ? "minute \(minute)" : "second \(second)"
+            throw fail("has a time of day out of range (\(field))")
+        }
         let seconds = CivilTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
             .secondsSince1970
         let interval = Double(seconds - 978_307_200) + fraction
