@@ -176,6 +176,38 @@ struct InputTests {
         #expect(stored?.message == "unknown key 'revision'")
     }
 
+    @Test("3,000 seeded corruptions of a valid JSON survey are read or refused with a position, never a crash")
+    func corruptedJSON() {
+        let seed: UInt64 = 0x4A50_2026
+        var state = seed
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        let original = Array(Survey.exampleJSON.utf8)
+        let alphabet = Array(#"{}[]",:\ue0-.+9tfn\#n\#t "#.utf8) + [0xC3, 0xFF, 0x00]
+        for round in 0..<3000 {
+            var bytes = original
+            for _ in 0..<(1 + next(4)) {
+                let place = next(bytes.count)
+                switch next(3) {
+                case 0: bytes[place] = alphabet[next(alphabet.count)]
+                case 1: bytes.remove(at: place)
+                default: bytes.insert(alphabet[next(alphabet.count)], at: place)
+                }
+            }
+            do {
+                _ = try Survey(json: Data(bytes))
+            } catch let error as SurveyFileError {
+                #expect(error.line.map { $0 >= 1 } == true && error.column.map { $0 >= 1 } == true, "seed \(seed), round \(round): \(error)")
+            } catch is SurveyError {
+                // Well-formed JSON that breaks a rule of the model.
+            } catch {
+                Issue.record("seed \(seed), round \(round): unexpected \(error)")
+            }
+        }
+    }
+
     @Test("A title emptied after reading is refused when the survey is written")
     func emptiedTitle() throws {
         var survey = try Survey(json: Self.survey(items: ""))
