@@ -3,7 +3,7 @@ import PropertyList
 
 extension Answer {
     /// The answer as a person reads it: the index, the text, the date as
-    /// `YYYY-MM-DDTHH:MM:SSZ` (`ISO8601Date` (module PropertyList)), the number, or one `T`/`F`
+    /// `YYYY-MM-DDTHH:MM:SSZ` (PropertyList's `ISO8601Date`), the number, or one `T`/`F`
     /// per option.
     ///
     /// Every number a survey accepts can be shown: whole numbers up to 2^53 print without
@@ -34,7 +34,7 @@ extension Answer {
 
 extension Item {
     /// Reads a date answer given as text (on a command line, say) for this item, by the
-    /// same rule as every other date: `ISO8601Date` (module PropertyList), impossible dates
+    /// same rule as every other date: PropertyList's `ISO8601Date`, impossible dates
     /// refused, a fraction of a second dropped.
     ///
     /// - Parameters:

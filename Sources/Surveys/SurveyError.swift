@@ -25,7 +25,7 @@ public struct SurveyError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let invalidID = Rule("invalidID")
         public static let unknownItem = Rule("unknownItem")
         /// A date answer that is not a possible date, or not in the one date form
-        /// (`ISO8601Date` (module PropertyList)).
+        /// (PropertyList's `ISO8601Date`).
         public static let invalidDate = Rule("invalidDate")
         /// Two options of one item with the same label (binary, picker, multiTF).
         public static let duplicateOptions = Rule("duplicateOptions")

@@ -74,7 +74,7 @@ extension Survey {
         try self.init(interchange: try PropertyList(xml: plist, file: file), document: document)
     }
 
-    /// The survey as interchange JSON: sorted keys, dates as `ISO8601Date` (module PropertyList)
+    /// The survey as interchange JSON: sorted keys, dates as PropertyList's `ISO8601Date`
     /// writes them.
     ///
     /// - Returns: The JSON document.

@@ -220,7 +220,7 @@ extension Survey {
         }
     }
 
-    /// Reads a date answer: ``ISO8601Date``'s form and checks, to the whole second.
+    /// Reads a date answer: `ISO8601Date`'s form and checks, to the whole second.
     ///
     /// - Throws: ``ISO8601Date/Failure`` for text that is not a possible date.
     static func parseDate(_ text: String) throws(ISO8601Date.Failure) -> Date {
