@@ -143,4 +143,31 @@ struct InputCommandTests {
         let titled = try store.run(["new", "--title", "   "])
         #expect(titled.status == 65)
     }
+
+    @Test("A document stored before the newer rules opens, and is fixed by the next edit")
+    func legacyContentStillOpens() throws {
+        let store = try Store()
+        #expect(try store.run(["init"]).status == 0)
+        let package = store.directory.appendingPathComponent("old.survey")
+        try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
+        let document = UUID().uuidString.lowercased()
+        try Data("""
+            <plist version="1.0"><dict><key>DocumentUUID</key><string>\(document)</string>\
+            <key>FormatVersion</key><integer>2</integer></dict></plist>
+            """.utf8).write(to: package.appendingPathComponent("DocumentMetadata.plist"))
+        try Data("""
+            <plist version="1.0"><dict><key>title</key><string></string><key>items</key><array><dict>\
+            <key>id</key><string>\(UUID().uuidString)</string><key>title</key><string>Q</string>\
+            <key>kind</key><string>textField</string></dict></array></dict></plist>
+            """.utf8).write(to: package.appendingPathComponent("Survey.plist"))
+        let imported = try store.run(["import", package.path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try store.run(["show", document]).status == 0)
+        let answered = try store.run(["edit", document, "--answer", "1=Ada"])
+        #expect(answered.status == 65)
+        #expect(answered.stderr.contains("[emptyTitle]"), "\(answered.stderr)")
+        let fixed = try store.run(["edit", document, "--title", "Named", "--answer", "1=Ada"])
+        #expect(fixed.status == 0, "\(fixed.stderr)")
+        #expect(try store.run(["show", document]).stdout.hasPrefix("Named"))
+    }
 }

@@ -208,12 +208,23 @@ struct InputTests {
         }
     }
 
-    @Test("A title emptied after reading is refused when the survey is written")
-    func emptiedTitle() throws {
-        var survey = try Survey(json: Self.survey(items: ""))
-        survey.title = "  "
-        let error = #expect(throws: SurveyError.self) { try survey.plistData() }
+    @Test("Stored content from before the newer rules still reads; validate() applies every rule")
+    func storedContentFromBeforeTheRules() throws {
+        let stored = PropertyList.dictionary([
+            "title": .string(""),
+            "items": .array([.dictionary([
+                "id": .string(UUID().uuidString), "title": .string("P"), "kind": .string("picker"),
+                "options": .array([.string("A"), .string("A")]), "answer": .string("A"),
+            ])]),
+        ])
+        let survey = try Survey(interchange: stored)
+        #expect(survey.title.isEmpty)
+        let error = #expect(throws: SurveyError.self) { try survey.validate() }
         #expect(error?.rule == .emptyTitle)
-        #expect(throws: SurveyError.self) { try survey.jsonData() }
+        var fixed = survey
+        fixed.title = "Fixed"
+        #expect((#expect(throws: SurveyError.self) { try fixed.validate() })?.rule == .duplicateOptions)
+        let file = #expect(throws: SurveyError.self) { try Survey(plist: try survey.plistData()) }
+        #expect(file?.rule == .emptyTitle, "a file is read with every rule")
     }
 }

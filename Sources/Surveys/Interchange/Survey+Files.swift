@@ -78,9 +78,7 @@ extension Survey {
     /// writes them.
     ///
     /// - Returns: The JSON document.
-    /// - Throws: ``SurveyError`` when the survey breaks a rule (its title was emptied).
     public func jsonData() throws -> Data {
-        try validate()
         var data = try JSONSerialization.data(
             withJSONObject: JSONBridge.object(interchange), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         data.append(UInt8(ascii: "\n"))
@@ -90,11 +88,9 @@ extension Survey {
     /// The survey as an interchange XML property list, in CoreFoundation's format.
     ///
     /// - Returns: The XML document.
-    /// - Throws: ``SurveyError`` when the survey breaks a rule (its title was emptied);
-    ///   ``PropertyListError`` when a text holds characters XML cannot carry.
+    /// - Throws: ``PropertyListError`` when a text holds characters XML cannot carry.
     public func plistData() throws -> Data {
-        try validate()
-        return try interchange.xmlData()
+        try interchange.xmlData()
     }
 }
 

@@ -24,12 +24,15 @@ extension Survey {
     /// Reads a survey from its interchange form (the stored content's form): only `title`
     /// and `items` at the top level.
     ///
-    /// Items without an `id` get a new random one.
+    /// Items without an `id` get a new random one. The rules added after content was
+    /// first stored (a non-empty title, distinct option labels) are not applied here, so
+    /// that a document written before them still opens; ``validate()`` and the store's
+    /// writes apply them.
     ///
     /// - Parameter interchange: A dictionary with `title` and `items`.
     /// - Throws: ``SurveyError`` naming the item and the rule.
     public init(interchange: PropertyList) throws {
-        try self.init(interchange: interchange, envelope: false, document: nil)
+        try self.init(interchange: interchange, envelope: false, document: nil, strict: false)
     }
 
     /// Reads a survey from a file's interchange form, which may carry the keys
@@ -45,10 +48,10 @@ extension Survey {
     ///     naming another document is refused (rule ``SurveyError/Rule/otherDocument``).
     /// - Throws: ``SurveyError`` naming the item and the rule.
     public init(interchange: PropertyList, document: UUID?) throws {
-        try self.init(interchange: interchange, envelope: true, document: document)
+        try self.init(interchange: interchange, envelope: true, document: document, strict: true)
     }
 
-    private init(interchange: PropertyList, envelope: Bool, document: UUID?) throws {
+    private init(interchange: PropertyList, envelope: Bool, document: UUID?, strict: Bool) throws {
         guard case .dictionary(let root) = interchange else {
             throw SurveyError(position: nil, title: nil, rule: .wrongType, message: "a survey is a dictionary, not \(Self.describe(interchange))")
         }
@@ -71,7 +74,7 @@ extension Survey {
         }
         try Self.checkItemCount(elements.count)
         let items = try elements.enumerated().map { try Self.item(from: $1, position: $0 + 1) }
-        try self.init(title: title, items: items)
+        try self.init(title: title, items: items, strict: strict)
     }
 
     /// Checks the envelope keys `survey show --json` adds, and that `id`, when present,
