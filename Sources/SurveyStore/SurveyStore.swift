@@ -220,9 +220,13 @@ public final class SurveyStore {
     }
 
     /// Creates a document; returns its id and first revision.
+    ///
+    /// - Throws: `SurveyError` when `survey` breaks a rule of the model (every rule is
+    ///   applied to new content, including an emptied title).
     @discardableResult
     public func create(_ survey: Survey, id: UUID = UUID()) throws -> (id: UUID, revision: RevisionMetadata) {
         try checkWritable()
+        try survey.validate()
         let metadata = try revisions.write(document: id, parents: [], content: try survey.plistData(), formatVersion: Self.formatVersion)
         return (id, metadata)
     }
@@ -285,7 +289,9 @@ public final class SurveyStore {
     ///
     /// Saving never loses a concurrent save: if `base` is no longer the only head, the new
     /// revision is one more head and the document is in conflict. Content identical to
-    /// the base writes nothing and returns the base.
+    /// the base writes nothing and returns the base. Every rule of the model is applied
+    /// first (`Survey.validate()`), so a document read with an empty title or repeated
+    /// option labels must be fixed before it is saved.
     ///
     /// - Parameter ifCurrent: Refuse with ``StoreError/notCurrent(base:heads:)`` unless
     ///   `base` is the document's only head.
@@ -301,6 +307,7 @@ public final class SurveyStore {
         if ifCurrent && heads.map(\.id) != [baseRevision.id] {
             throw StoreError.notCurrent(base: baseRevision.id, heads: heads.map(\.id))
         }
+        try survey.validate()
         let content = try survey.plistData()
         let digest = RevisionID.sha256Hex(content)
         if !baseRevision.isDeleted, baseRevision.contentDigest == digest { return baseRevision }
@@ -353,6 +360,7 @@ public final class SurveyStore {
             content = kept.isDeleted ? nil : try revisions.content(of: id, revision: kept)
             formatVersion = kept.formatVersion
         case .content(let survey):
+            try survey.validate()
             content = try survey.plistData()
         }
         return try revisions.write(document: id, parents: heads, content: content, formatVersion: formatVersion, known: graph)

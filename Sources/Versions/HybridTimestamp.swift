@@ -1,4 +1,5 @@
 import Foundation
+import PropertyList
 
 /// A hybrid-logical-clock timestamp: wall-clock milliseconds since 1970 and a counter
 /// that orders events within the same millisecond.
@@ -24,9 +25,7 @@ public struct HybridTimestamp: Hashable, Comparable, Sendable, CustomStringConve
 
     /// `2026-11-20T10:00:00.123Z+2`.
     public var description: String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date) + (counter > 0 ? "+\(counter)" : "")
+        ISO8601Date.string(from: date, fractionDigits: 3) + (counter > 0 ? "+\(counter)" : "")
     }
 }
 

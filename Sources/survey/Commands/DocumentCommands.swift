@@ -35,7 +35,7 @@ struct NewCommand: ParsableCommand {
     func run() throws {
         try runReporting {
             let store = try options.open()
-            let survey = try from.map(readSurvey(from:)) ?? Survey(title: title ?? "", items: [])
+            let survey = try from.map { try readSurvey(from: $0) } ?? Survey(title: title ?? "", items: [])
             let (id, revision) = try store.create(survey)
             if options.json { try Console.printJSON(["id": id.lowercased, "revision": revision.id.description]) }
             else { print(id.lowercased) }
@@ -103,13 +103,7 @@ struct ShowCommand: ParsableCommand {
 }
 
 func describe(_ answer: Answer) -> String {
-    switch answer {
-    case .choice(let index): String(index)
-    case .text(let text): text
-    case .date(let date): ISO8601DateFormatter().string(from: date)
-    case .number(let number): number.rounded() == number ? String(Int(number)) : String(number)
-    case .flags(let flags): flags.map { $0 ? "T" : "F" }.joined()
-    }
+    answer.text
 }
 
 struct EditCommand: ParsableCommand {
@@ -156,8 +150,7 @@ func parseAnswer(_ text: String, for item: Item, position: Int) throws -> Answer
     case .textOnly: return .text(text)
     case .textField, .picker: return .text(text)
     case .datePicker:
-        guard let date = ISO8601DateFormatter().date(from: text) else { throw fail("an ISO 8601 date such as 2026-11-20T10:00:00Z") }
-        return .date(date)
+        return try item.dateAnswer(from: text, position: position)
     case .slider:
         guard let number = Double(text) else { throw fail("a number") }
         return .number(number)
@@ -186,7 +179,7 @@ struct SaveCommand: ParsableCommand {
         try runReporting {
             let store = try options.open()
             let id = try store.document(document)
-            let saved = try store.save(try readSurvey(from: from), to: id, base: base, ifCurrent: ifCurrent)
+            let saved = try store.save(try readSurvey(from: from, document: id), to: id, base: base, ifCurrent: ifCurrent)
             try options.report(id, saved)
         }
     }

@@ -90,7 +90,7 @@ struct ResolveCommand: ParsableCommand {
             let store = try options.open()
             let id = try store.document(document)
             let resolution: SurveyStore.Resolution =
-                accept ? .acceptWinner : try keep.map { .keep($0) } ?? .content(try readSurvey(from: from!))
+                accept ? .acceptWinner : try keep.map { .keep($0) } ?? .content(try readSurvey(from: from!, document: id))
             guard let resolved = try store.resolve(id, resolution) else {
                 if options.json { try Console.printJSON(["id": id.lowercased, "revision": try store.revision(id, nil).id.description]) }
                 else { Console.error("\(id.lowercased) is not in conflict; nothing to resolve") }

@@ -89,19 +89,43 @@ struct InputFileError: Error, CustomStringConvertible {
     var description: String { "\(path): \(reason)" }
 }
 
-/// Reads a survey from an interchange file, JSON or an XML property list.
-func readSurvey(from path: String) throws -> Survey {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        throw InputFileError(path: path, reason: "cannot read the file")
+/// Reads a survey from an interchange file, JSON or an XML property list (told apart
+/// by content); `-` is standard input. `document` is the document it is saved to, if any:
+/// a file whose `id` names another document is refused.
+func readSurvey(from path: String, document: UUID? = nil) throws -> Survey {
+    let name = path == "-" ? "<stdin>" : path
+    // Survey(data:) refuses more than the limit; reading stops one byte past it.
+    let data = try readInput(path, limit: Survey.maximumFileSize)
+    return try Survey(data: data, file: name, document: document)
+}
+
+/// The bytes of `path` (`-`: standard input), read from the file descriptor to the end,
+/// so that pipes, `/dev/stdin` and other special files work; stops one byte past `limit`.
+func readInput(_ path: String, limit: Int) throws -> Data {
+    let handle: FileHandle
+    if path == "-" {
+        handle = FileHandle.standardInput
+    } else {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw InputFileError(path: path, reason: "is a folder, not a file")
+        }
+        do {
+            handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        } catch {
+            throw InputFileError(path: path, reason: "cannot read the file: \(FileProblem.describe(error))")
+        }
     }
-    let first = data.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
-    if first == UInt8(ascii: "<") { return try Survey(plist: data, file: path) }
+    defer { if path != "-" { try? handle.close() } }
+    var data = Data()
     do {
-        return try Survey(json: data, file: path)
-    } catch var error as SurveyFileError {
-        error.file = path
-        throw error
+        while data.count <= limit, let chunk = try handle.read(upToCount: min(1 << 20, limit + 1 - data.count)), !chunk.isEmpty {
+            data.append(chunk)
+        }
+    } catch {
+        throw InputFileError(path: path == "-" ? "<stdin>" : path, reason: "cannot read the file: \(FileProblem.describe(error))")
     }
+    return data
 }
 
 extension SurveyStore {
@@ -126,15 +150,7 @@ extension UUID {
     var lowercased: String { uuidString.lowercased() }
 }
 
-/// ISO 8601 text of a revision's time, to the millisecond.
+/// ISO 8601 text of a revision's time, to the millisecond (proleptic Gregorian, UTC).
 func iso(_ timestamp: HybridTimestamp) -> String {
-    isoFormatter.string(from: timestamp.date)
+    ISO8601Date.string(from: timestamp.date, fractionDigits: 3)
 }
-
-/// Made once: making a formatter costs more than formatting a few hundred dates with it.
-/// The command runs on one thread.
-nonisolated(unsafe) private let isoFormatter: ISO8601DateFormatter = {
-    let formatter = ISO8601DateFormatter()
-    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    return formatter
-}()
