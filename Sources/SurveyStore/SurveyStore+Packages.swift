@@ -49,11 +49,13 @@ extension SurveyStore {
 
     /// Adds a revision package in the current format.
     ///
-    /// A package whose metadata verifies against its revision id and whose parents are
-    /// all known here (or which has none) is added exactly as it is, so importing the
-    /// same package twice, or on two replicas, gives one revision. Any other package with
-    /// readable content is added as a new revision without parents of the document its
-    /// metadata names.
+    /// A package whose metadata verifies against its revision id is added exactly as it
+    /// is, keeping its id (its parents need not be here: a later sync with a store that
+    /// has them fills in the history), so importing the same package twice, or on two
+    /// replicas, gives one revision. Any other package with readable content is added as a
+    /// new revision without parents of the document its metadata names. A package whose
+    /// revision, or whose content, the document already has adds nothing
+    /// (``ImportOutcome/alreadyPresent(_:_:)``).
     ///
     /// - Throws: ``StoreError``, ``VersionsError``, ``SurveyError`` or a
     ///   `PropertyListError` when the package cannot be read.
@@ -79,19 +81,22 @@ extension SurveyStore {
                 _ = try FormatMigrator.survey(
                     from: content, version: metadata.formatVersion, seed: metadata.id.description, file: contentPath)
             }
-            let known = (try? revisions.graph(of: id).graph) ?? RevisionGraph()
-            if known.revisions[metadata.id] != nil { return .alreadyPresent(id, metadata) }
-            if metadata.parents.allSatisfy({ known.revisions[$0] != nil }) {
-                var files = [PackageFile(name: RevisionStore.metadataFile, contents: metadataData)]
-                if let content { files.append(PackageFile(name: RevisionStore.contentFile, contents: content)) }
-                try revisions.writer.createDirectory("Documents")
-                try revisions.writer.createDirectory(revisions.folder(of: id))
-                let path = revisions.folder(of: id) + "/\(metadata.id).survey"
-                if try revisions.writer.writePackage(files, at: path) == .alreadyExists {
-                    try revisions.writer.completePackage(files, at: path)
-                }
-                return .added(id, metadata)
+            let lock = try documentLock(id)
+            defer { lock.unlock() }
+            let known = (try? revisions.cleanedGraph(of: id).graph) ?? RevisionGraph()
+            if let present = known.revisions[metadata.id] { return .alreadyPresent(id, present) }
+            if let same = Self.revision(withContent: metadata.contentDigest, in: known) { return .alreadyPresent(id, same) }
+            // Kept as it is, with its id, even when its parents are not here: syncing with
+            // a store that has them later fills in the history without a conflict.
+            var files = [PackageFile(name: RevisionStore.metadataFile, contents: metadataData)]
+            if let content { files.append(PackageFile(name: RevisionStore.contentFile, contents: content)) }
+            try revisions.writer.createDirectory("Documents")
+            try revisions.writer.createDirectory(revisions.folder(of: id))
+            let path = revisions.folder(of: id) + "/\(metadata.id).survey"
+            if try revisions.writer.writePackage(files, at: path) == .alreadyExists {
+                try revisions.writer.completePackage(files, at: path)
             }
+            return .added(id, metadata)
         }
         // Not a verifiable revision of this store's kind: take its content as new.
         let document = try DocumentIdentity.read(metadataData, file: metadataPath)
@@ -102,8 +107,22 @@ extension SurveyStore {
         // Older formats are migrated; their item ids derive from the package's content.
         let survey = try FormatMigrator.survey(
             from: content, version: document.formatVersion, seed: RevisionID.sha256Hex(metadataData + content), file: contentPath)
-        let metadata = try revisions.write(document: document.id, parents: [], content: try survey.plistData(), formatVersion: Self.formatVersion)
+        try survey.validate()
+        let bytes = try survey.plistData()
+        let lock = try documentLock(document.id)
+        defer { lock.unlock() }
+        let known = (try? revisions.cleanedGraph(of: document.id).graph) ?? RevisionGraph()
+        if let same = Self.revision(withContent: RevisionID.sha256Hex(bytes), in: known) { return .alreadyPresent(document.id, same) }
+        let metadata = try revisions.write(
+            document: document.id, parents: [], content: bytes, formatVersion: Self.formatVersion, known: known)
         return .newRevision(document.id, metadata)
+    }
+
+    /// A revision of `graph` (not a deletion) whose content has `digest`: importing the
+    /// same content again adds nothing.
+    static func revision(withContent digest: String?, in graph: RevisionGraph) -> RevisionMetadata? {
+        guard let digest else { return nil }
+        return graph.revisions.values.filter { !$0.isDeleted && $0.contentDigest == digest }.sorted(by: RevisionGraph.precedes).first
     }
 }
 

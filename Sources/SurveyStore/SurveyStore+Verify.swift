@@ -124,7 +124,10 @@ extension SurveyStore {
             for revision in read.graph.revisions.values {
                 for parent in revision.parents where known[parent] == nil {
                     let name = read.pruned.contains(revision.id) ? "\(revision.id).pruned" : "\(revision.id).survey"
-                    report(folder + "/" + name, "its parent \(parent) is unknown")
+                    // An imported revision, or one a partial copy brought: it counts as a
+                    // first revision here until its history arrives.
+                    report(
+                        folder + "/" + name, "its parent \(parent) is not in this store (its history was not copied here)", note: true)
                 }
             }
         }
