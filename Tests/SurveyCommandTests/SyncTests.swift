@@ -182,7 +182,10 @@ struct SyncTests {
         let c = Replica(path: directory.appendingPathComponent("tablet").path)
         #expect(try c.run(["init", "--device", "tablet"]).status == 0)
         let replicas = [a, b, c]
-        var generator = SystemRandomNumberGenerator()
+        // Seeded: the seed is printed, and SURVEYSTORE_SEED replays a run.
+        let seed = SeededRandom.seed(fallback: 1185)
+        print("random seed \(seed) (replay with SURVEYSTORE_SEED=\(seed))")
+        var generator = SeededRandom(seed: seed)
         let (id, base) = try shared()
         _ = try sync(b, c)
         for (index, replica) in replicas.enumerated() {
@@ -220,7 +223,10 @@ struct SyncTests {
         for index in 0..<40 {
             #expect(try a.run(["save", id, "--from", file(index % 10, name: "A\(index)"), "--base", base]).status == 0)
         }
-        var generator = SystemRandomNumberGenerator()
+        // Seeded: the seed is printed, and SURVEYSTORE_SEED replays a run.
+        let seed = SeededRandom.seed(fallback: 1223)
+        print("random seed \(seed) (replay with SURVEYSTORE_SEED=\(seed))")
+        var generator = SeededRandom(seed: seed)
         var kills = 0
         for round in 0..<50 {
             if round % 10 == 0 {
@@ -299,7 +305,10 @@ extension SyncTests {
         for index in 0..<60 {
             #expect(try a.run(["save", id, "--from", file(index % 10, name: "N\(index)"), "--base", base]).status == 0)
         }
-        var generator = SystemRandomNumberGenerator()
+        // Seeded: the seed is printed, and SURVEYSTORE_SEED replays a run.
+        let seed = SeededRandom.seed(fallback: 1302)
+        print("random seed \(seed) (replay with SURVEYSTORE_SEED=\(seed))")
+        var generator = SeededRandom(seed: seed)
         var interrupted = 0
         for _ in 0..<6 {
             let process = Process()
