@@ -229,4 +229,34 @@ struct ReplicaSafetyTests {
         #expect(try CommandRunner.run(["sync", keeping, "--store", pruning]).status == 0)
         for store in [pruning, keeping] { #expect(try CommandRunner.run(["verify", "--store", store]).status == 0) }
     }
+
+    @Test("A revision with a bad digest is skipped and reported by sync; every other document still syncs, both ways")
+    func syncSkipsDamage() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let a = directory.appendingPathComponent("a").path, b = directory.appendingPathComponent("b").path
+        #expect(try CommandRunner.run(["init", "--store", a]).status == 0)
+        #expect(try CommandRunner.run(["init", "--store", b]).status == 0)
+        var ids: [String] = []
+        for (index, store) in [a, b, a, b, a, b].enumerated() {
+            ids.append(try CommandRunner.run(["new", "--title", "D\(index)", "--store", store]).stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        // Damage the content of the first document's only revision on a.
+        let folder = a + "/Documents/" + ids[0]
+        let package = folder + "/" + (try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix(".survey") }!)
+        var content = try Data(contentsOf: URL(fileURLWithPath: package + "/Survey.plist"))
+        content[content.count / 2] ^= 0x01
+        try content.write(to: URL(fileURLWithPath: package + "/Survey.plist"))
+
+        let sync = try CommandRunner.run(["sync", b, "--jobs", "1", "--json", "--store", a])
+        #expect(sync.status == 1, "\(sync.stderr)")
+        #expect(sync.stderr.contains(package + "/Survey.plist"))
+        let report = try JSONSerialization.jsonObject(with: Data(sync.stdout.utf8)) as! [String: Any]
+        #expect(report["sent"] as? Int == 2 && report["received"] as? Int == 3, "\(report)")
+        #expect((report["damaged"] as? [String])?.count == 1)
+        for (index, id) in ids.enumerated() where index > 0 {
+            for store in [a, b] { #expect(try CommandRunner.run(["show", id, "--store", store]).status == 0, "\(id) in \(store)") }
+        }
+        #expect(try CommandRunner.run(["show", ids[0], "--store", b]).status == 66)
+    }
 }

@@ -18,6 +18,8 @@ struct SyncCommand: ParsableCommand {
     struct Report: Encodable {
         var sent, received, documents: Int
         var conflictsAppeared, conflictsResolved: [String]
+        /// Revisions not copied because their content does not match its digest.
+        var damaged: [String]
     }
 
     func run() throws {
@@ -29,11 +31,18 @@ struct SyncCommand: ParsableCommand {
             let report = try store.sync(with: other, concurrency: jobs) { done, total in progress.update(done, of: total) }
             let result = Report(
                 sent: report.sent, received: report.received, documents: report.documents,
-                conflictsAppeared: report.conflictsAppeared.map(\.lowercased), conflictsResolved: report.conflictsResolved.map(\.lowercased))
-            if options.json { try Console.printJSON(result); return }
-            print("sent \(result.sent), received \(result.received) revision(s) and tombstone(s) over \(result.documents) document(s)")
-            if !result.conflictsAppeared.isEmpty { print("now in conflict: \(result.conflictsAppeared.joined(separator: ", "))") }
-            if !result.conflictsResolved.isEmpty { print("conflicts resolved: \(result.conflictsResolved.joined(separator: ", "))") }
+                conflictsAppeared: report.conflictsAppeared.map(\.lowercased), conflictsResolved: report.conflictsResolved.map(\.lowercased),
+                damaged: report.damaged.map(\.path))
+            // Damaged revisions are skipped, everything else is synced; the exit says so.
+            for issue in report.damaged { Console.error("error: \(issue)") }
+            if options.json {
+                try Console.printJSON(result)
+            } else {
+                print("sent \(result.sent), received \(result.received) revision(s) and tombstone(s) over \(result.documents) document(s)")
+                if !result.conflictsAppeared.isEmpty { print("now in conflict: \(result.conflictsAppeared.joined(separator: ", "))") }
+                if !result.conflictsResolved.isEmpty { print("conflicts resolved: \(result.conflictsResolved.joined(separator: ", "))") }
+            }
+            if !report.damaged.isEmpty { throw ExitStatus.failure }
         }
     }
 }
