@@ -18,6 +18,9 @@ extension SurveyStore {
         /// Revisions not copied because their content does not match its digest on the
         /// side that has them (`verify` names them; the other documents sync as usual).
         public var damaged: [StoreIssue] = []
+        /// Revisions copied whose timestamp lies more than a day ahead of this device's
+        /// clock: flagged, since they win conflicts until something supersedes them.
+        public var aheadOfClock: [StoreIssue] = []
     }
 
     /// Two-way sync with another store: afterwards both hold the same revisions and
@@ -60,6 +63,7 @@ extension SurveyStore {
             if outcome.conflictAppeared { report.conflictsAppeared.append(id) }
             if outcome.conflictResolved { report.conflictsResolved.append(id) }
             report.damaged += outcome.damaged
+            report.aheadOfClock += outcome.aheadOfClock
         }
         return report
     }
@@ -76,6 +80,7 @@ extension SurveyStore {
         var conflictAppeared = false
         var conflictResolved = false
         var damaged: [StoreIssue] = []
+        var aheadOfClock: [StoreIssue] = []
     }
 
     /// Syncs one document: each side's graph is read once before copying (after removing
@@ -97,9 +102,10 @@ extension SurveyStore {
         let before = mine?.graph.isInConflict ?? false
         let otherBefore = theirs?.graph.isInConflict ?? false
         var outcome = DocumentOutcome()
-        (outcome.sent, outcome.tombstonesSent) = try copyMissing(id, from: self, mine, to: other, theirs, damaged: &outcome.damaged)
+        (outcome.sent, outcome.tombstonesSent) = try copyMissing(
+            id, from: self, mine, to: other, theirs, damaged: &outcome.damaged, ahead: &outcome.aheadOfClock)
         (outcome.received, outcome.tombstonesReceived) = try copyMissing(
-            id, from: other, theirs, to: self, mine, damaged: &outcome.damaged)
+            id, from: other, theirs, to: self, mine, damaged: &outcome.damaged, ahead: &outcome.aheadOfClock)
         // Tombstones copied may disown packages the receiving side still has: it noted
         // that before they were copied, and removes them now (then the note).
         if outcome.tombstonesSent > 0 || theirsFailed { try other.revisions.finishPrune(id) }
@@ -159,7 +165,7 @@ extension SurveyStore {
     /// - Returns: The revisions and tombstones copied, and how many of them were tombstones.
     private func copyMissing(
         _ id: UUID, from source: SurveyStore, _ sourceRead: DocumentRead?, to target: SurveyStore, _ targetRead: DocumentRead?,
-        damaged: inout [StoreIssue]
+        damaged: inout [StoreIssue], ahead: inout [StoreIssue]
     ) throws -> (copied: Int, tombstones: Int) {
         guard let sourceRead else { return (0, 0) }
         let targetRead = targetRead ?? DocumentRead()
@@ -192,6 +198,12 @@ extension SurveyStore {
                 // A package of that name is there but incomplete (the read did not count
                 // it): a file copy was interrupted. Add what it lacks.
                 try target.revisions.writer.completePackage(files, at: path)
+            }
+            if HybridClock().isFarAhead(revision.timestamp) {
+                ahead.append(
+                    StoreIssue(
+                        path: target.root + "/" + path,
+                        message: "stamped \(revision.timestamp) by \(revision.device.name), more than a day ahead of this device's clock"))
             }
             copied += 1
         }

@@ -102,6 +102,14 @@ extension SurveyStore {
                     report(package + "/" + entry.name, "\(what) inside a revision package")
                 }
             }
+            let clock = HybridClock()
+            for revision in read.graph.revisions.values where clock.isFarAhead(revision.timestamp) {
+                let name = read.pruned.contains(revision.id) ? "\(revision.id).pruned" : "\(revision.id).survey"
+                report(
+                    folder + "/" + name,
+                    "stamped \(revision.timestamp) by \(revision.device.name), more than a day ahead of this device's clock: it wins conflicts until a save or resolution supersedes it",
+                    note: true)
+            }
             var known = read.tombstones
             for (id, metadata) in read.live { known[id] = metadata }
             for revision in read.live.values where !read.pruned.contains(revision.id) && !revision.isDeleted {

@@ -149,6 +149,14 @@ public final class SurveyStore {
         }
     }
 
+    /// Whether `revision` is stamped more than a day ahead of this device's clock. Such a
+    /// stamp is flagged, not trusted: it wins conflicts (the winner is the same on every
+    /// replica) until a save or a resolution supersedes it, and a revision made on top of
+    /// it takes this device's clock rather than inheriting the stamp.
+    public func isStampedAhead(_ revision: RevisionMetadata) -> Bool {
+        HybridClock().isFarAhead(revision.timestamp)
+    }
+
     /// Throws ``StoreError/readOnly(_:)`` when the store was opened for reading only.
     func checkWritable() throws {
         if isReadOnly { throw StoreError.readOnly(root) }

@@ -31,8 +31,10 @@ public struct HybridTimestamp: Hashable, Comparable, Sendable, CustomStringConve
 
 /// A hybrid logical clock for one device.
 ///
-/// `next(after:)` returns a timestamp later than every parent and than anything this
-/// clock gave or saw before, and as close to the wall clock as that allows. Timestamps
+/// `next(after:)` returns a timestamp later than every parent it trusts and than anything
+/// this clock gave or saw before, and as close to the wall clock as that allows. A
+/// parent more than ``maximumDrift`` ahead of the wall clock is not trusted: the child
+/// does not inherit its stamp. Timestamps
 /// arriving from other devices advance the clock through ``observe(_:)``, unless they
 /// lie further in the future than ``maximumDrift``: those are flagged, not trusted.
 public struct HybridClock: Sendable {
@@ -58,13 +60,10 @@ public struct HybridClock: Sendable {
     public mutating func next(after parents: [HybridTimestamp] = []) -> HybridTimestamp {
         let floor = ([latest] + parents.filter { !isFarAhead($0) }).max()!
         let wall = wallClock()
+        // A parent stamped far in the future is not trusted: its child takes this
+        // device's clock instead of inheriting the stamp, so a revision from a device
+        // whose clock ran ahead cannot make every later edit win every conflict.
         let result = wall > floor.milliseconds ? HybridTimestamp(milliseconds: wall, counter: 0) : Self.tick(after: floor)
-        // A parent from the far future still must not be newer than its child.
-        let farParents = parents.filter(isFarAhead)
-        if let far = farParents.max(), far >= result {
-            latest = Self.tick(after: far)
-            return latest
-        }
         latest = result
         return result
     }

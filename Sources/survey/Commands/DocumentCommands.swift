@@ -251,6 +251,9 @@ struct ImportCommand: ParsableCommand {
             case .alreadyPresent(let document, let metadata): (id, revision, how) = (document, metadata, "already present")
             case .newRevision(let document, let metadata): (id, revision, how) = (document, metadata, "new revision")
             }
+            if store.isStampedAhead(revision) {
+                Console.error("warning: revision \(revision.id) is stamped \(revision.timestamp), more than a day ahead of this device's clock")
+            }
             if options.json { try Console.printJSON(["id": id.lowercased, "revision": revision.id.description, "outcome": how]) }
             else { print("\(id.lowercased) \(revision.id) (\(how))") }
         }

@@ -20,6 +20,8 @@ struct SyncCommand: ParsableCommand {
         var conflictsAppeared, conflictsResolved: [String]
         /// Revisions not copied because their content does not match its digest.
         var damaged: [String]
+        /// Revisions copied that are stamped more than a day ahead of this clock.
+        var aheadOfClock: [String]
     }
 
     func run() throws {
@@ -32,7 +34,8 @@ struct SyncCommand: ParsableCommand {
             let result = Report(
                 sent: report.sent, received: report.received, documents: report.documents,
                 conflictsAppeared: report.conflictsAppeared.map(\.lowercased), conflictsResolved: report.conflictsResolved.map(\.lowercased),
-                damaged: report.damaged.map(\.path))
+                damaged: report.damaged.map(\.path), aheadOfClock: report.aheadOfClock.map(\.path))
+            for issue in report.aheadOfClock { Console.error("warning: \(issue)") }
             // Damaged revisions are skipped, everything else is synced; the exit says so.
             for issue in report.damaged { Console.error("error: \(issue)") }
             if options.json {
