@@ -3,16 +3,16 @@ import Packages
 import PropertyList
 import Versions
 
-/// This replica's device id and name, in `Local.nosync/Device.plist` (never synced).
+/// This replica's device id and name, in ``StoreLayout/deviceFile`` (never synced).
 enum DeviceIdentity {
-    static func path(_ store: String) -> String { store + "/Local.nosync/Device.plist" }
+    static func path(_ store: String) -> String { store + "/" + StoreLayout.deviceFile }
 
     static func newID() -> String {
         (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
     }
 
     /// The identity of the store folder itself: its file system and inode numbers.
-    /// A copied store (with its `Local.nosync/`) lives in another folder, so it differs.
+    /// A copied store (with its local state) lives in another folder, so it differs.
     static func folderIdentity(_ store: String, reader: FileReader) -> String {
         let status = (try? reader.status(atPath: store)) ?? nil
         return "\(status?.device ?? 0):\(status?.inode ?? 0)"
@@ -53,6 +53,6 @@ enum DeviceIdentity {
             "DeviceID": .string(device.id), "DeviceName": .string(device.name),
             "StoreFolder": .string(folderIdentity(writer.root, reader: FileReader(root: writer.root, calls: writer.calls))),
         ]).xmlData()
-        try writer.replaceFile(data, at: "Local.nosync/Device.plist")
+        try writer.replaceFile(data, at: StoreLayout.deviceFile)
     }
 }

@@ -68,19 +68,19 @@ public enum FormatCheck {
         guard let status = (try? reader.status(atPath: path)) ?? nil, status.isDirectory else {
             return [Result(path: path, status: .invalid, message: "no such folder")]
         }
-        if reader.exists(path + "/" + RevisionStore.metadataFile) {
+        if reader.exists(path + "/" + StoreLayout.metadataFile) {
             return [checkPackage(path, reader: reader)]
         }
         var results: [Result] = []
         let folders: [String]
-        if reader.exists(path + "/Store.plist") {
-            let documents = path + "/Documents"
+        if reader.exists(path + "/" + StoreLayout.layoutFile) {
+            let documents = path + "/" + StoreLayout.documentsFolder
             folders = ((try? reader.names(atPath: documents)) ?? []).sorted().map { documents + "/" + $0 }
         } else {
             folders = [path]
         }
         let packages = folders.flatMap { folder in
-            ((try? reader.names(atPath: folder)) ?? []).sorted().filter { $0.hasSuffix(".survey") }
+            ((try? reader.names(atPath: folder)) ?? []).sorted().filter { $0.hasSuffix(StoreLayout.packageSuffix) }
                 .map { folder + "/" + $0 }
         }
         for (done, package) in packages.enumerated() {
@@ -93,8 +93,8 @@ public enum FormatCheck {
 
     /// Checks one revision package.
     public static func checkPackage(_ path: String, reader: FileReader = FileReader()) -> Result {
-        let metadataPath = path + "/" + RevisionStore.metadataFile
-        let contentPath = path + "/" + RevisionStore.contentFile
+        let metadataPath = path + "/" + StoreLayout.metadataFile
+        let contentPath = path + "/" + StoreLayout.contentFile
         var result = Result(path: path, status: .invalid)
         do {
             guard let metadataData = try reader.contents(atPath: metadataPath) else {

@@ -16,14 +16,14 @@ extension SurveyStore {
     @discardableResult
     public func exportPackage(_ id: UUID, revision text: String? = nil, to destination: String) throws -> RevisionMetadata {
         let revision = try revision(id, text)
-        let source = root + "/" + revisions.folder(of: id) + "/\(revision.id).survey"
-        guard let metadata = try revisions.reader.contents(atPath: source + "/" + RevisionStore.metadataFile) else {
+        let source = root + "/" + StoreLayout.package(revision.id, of: id)
+        guard let metadata = try revisions.reader.contents(atPath: source + "/" + StoreLayout.metadataFile) else {
             throw StoreError.noContent(revision.id)
         }
-        var files = [PackageFile(name: RevisionStore.metadataFile, contents: metadata)]
+        var files = [PackageFile(name: StoreLayout.metadataFile, contents: metadata)]
         if !revision.isDeleted {
             // Checked against its digest, so that a damaged revision is never exported.
-            files.append(PackageFile(name: RevisionStore.contentFile, contents: try revisions.content(of: id, revision: revision)))
+            files.append(PackageFile(name: StoreLayout.contentFile, contents: try revisions.content(of: id, revision: revision)))
         }
         try OutputWriter(calls: calls).writePackage(files, at: destination)
         return revision
@@ -61,8 +61,8 @@ extension SurveyStore {
     ///   `PropertyListError` when the package cannot be read.
     public func importPackage(at path: String) throws -> ImportOutcome {
         try checkWritable()
-        let metadataPath = path + "/" + RevisionStore.metadataFile
-        let contentPath = path + "/" + RevisionStore.contentFile
+        let metadataPath = path + "/" + StoreLayout.metadataFile
+        let contentPath = path + "/" + StoreLayout.contentFile
         // The package is read like a store: no link inside it is followed, only regular
         // files within the size limits are read.
         let reader = FileReader(root: path, calls: calls)
@@ -88,11 +88,11 @@ extension SurveyStore {
             if let same = Self.revision(withContent: metadata.contentDigest, in: known) { return .alreadyPresent(id, same) }
             // Kept as it is, with its id, even when its parents are not here: syncing with
             // a store that has them later fills in the history without a conflict.
-            var files = [PackageFile(name: RevisionStore.metadataFile, contents: metadataData)]
-            if let content { files.append(PackageFile(name: RevisionStore.contentFile, contents: content)) }
-            try revisions.writer.createDirectory("Documents")
+            var files = [PackageFile(name: StoreLayout.metadataFile, contents: metadataData)]
+            if let content { files.append(PackageFile(name: StoreLayout.contentFile, contents: content)) }
+            try revisions.writer.createDirectory(StoreLayout.documentsFolder)
             try revisions.writer.createDirectory(revisions.folder(of: id))
-            let path = revisions.folder(of: id) + "/\(metadata.id).survey"
+            let path = StoreLayout.package(metadata.id, of: id)
             if try revisions.writer.writePackage(files, at: path) == .alreadyExists {
                 try revisions.writer.completePackage(files, at: path)
             }
@@ -107,7 +107,6 @@ extension SurveyStore {
         // Older formats are migrated; their item ids derive from the package's content.
         let survey = try FormatMigrator.survey(
             from: content, version: document.formatVersion, seed: RevisionID.sha256Hex(metadataData + content), file: contentPath)
-        try survey.validate()
         let bytes = try survey.plistData()
         let lock = try documentLock(document.id)
         defer { lock.unlock() }
@@ -126,7 +125,7 @@ extension SurveyStore {
     }
 }
 
-/// The two keys every format's `DocumentMetadata.plist` has: `DocumentUUID` and
+/// The two keys every format's metadata file has: `DocumentUUID` and
 /// `FormatVersion` (absent means 1).
 enum DocumentIdentity {
     static func read(_ data: Data, file: String) throws -> (id: UUID, formatVersion: Int) {

@@ -26,7 +26,7 @@ extension SurveyStore {
     /// Two-way sync with another store: afterwards both hold the same revisions and
     /// tombstones. Only what is missing is copied (revisions are immutable, so names
     /// decide), each copy is written atomically and durably like a save, tombstones are
-    /// applied on both sides, and `Local.nosync/` is never touched. Running it again
+    /// applied on both sides, and local state (``StoreLayout/localFolder``) is never touched. Running it again
     /// right after copies nothing.
     ///
     /// - Parameters:
@@ -171,7 +171,7 @@ extension SurveyStore {
         let targetRead = targetRead ?? DocumentRead()
         let folder = target.revisions.folder(of: id)
         var copied = 0
-        try target.revisions.writer.createDirectory("Documents")
+        try target.revisions.writer.createDirectory(StoreLayout.documentsFolder)
         try target.revisions.writer.createDirectory(folder)
         let targetHas = { (revision: RevisionID) in
             targetRead.live[revision] != nil || targetRead.tombstones[revision] != nil
@@ -179,10 +179,10 @@ extension SurveyStore {
         let sourceFolder = source.root + "/" + source.revisions.folder(of: id)
         for revision in sourceRead.graph.revisions.values.sorted(by: { $0.id < $1.id })
         where !sourceRead.pruned.contains(revision.id) && !targetHas(revision.id) {
-            let package = sourceFolder + "/\(revision.id).survey"
+            let package = sourceFolder + "/" + StoreLayout.packageName(revision.id)
             var files: [PackageFile] = []
-            for name in [RevisionStore.metadataFile, RevisionStore.contentFile] {
-                let limit = name == RevisionStore.contentFile ? FileReader.contentLimit : FileReader.smallFileLimit
+            for name in [StoreLayout.metadataFile, StoreLayout.contentFile] {
+                let limit = name == StoreLayout.contentFile ? FileReader.contentLimit : FileReader.smallFileLimit
                 if let contents = try source.revisions.reader.contents(atPath: package + "/" + name, limit: limit) {
                     files.append(PackageFile(name: name, contents: contents))
                 }
@@ -190,10 +190,10 @@ extension SurveyStore {
             guard files.count == (revision.isDeleted ? 1 : 2) else { continue }
             if !revision.isDeleted, RevisionID.sha256Hex(files[1].contents) != revision.contentDigest {
                 damaged.append(
-                    StoreIssue(path: package + "/" + RevisionStore.contentFile, message: "the content does not match its digest (not copied)"))
+                    StoreIssue(path: package + "/" + StoreLayout.contentFile, message: "the content does not match its digest (not copied)"))
                 continue
             }
-            let path = folder + "/\(revision.id).survey"
+            let path = StoreLayout.package(revision.id, of: id)
             if try target.revisions.writer.writePackage(files, at: path) == .alreadyExists {
                 // A package of that name is there but incomplete (the read did not count
                 // it): a file copy was interrupted. Add what it lacks.
@@ -214,7 +214,7 @@ extension SurveyStore {
         if arriving.contains(where: { targetRead.live[$0] != nil }) { try target.revisions.notePrune(id) }
         for revisionID in arriving.sorted() {
             let metadata = sourceRead.tombstones[revisionID]!
-            _ = try target.revisions.writer.writeFile(try metadata.plistData(), at: folder + "/\(revisionID).pruned")
+            _ = try target.revisions.writer.writeFile(try metadata.plistData(), at: StoreLayout.tombstone(revisionID, of: id))
             copied += 1
         }
         return (copied, arriving.count)
@@ -244,11 +244,11 @@ extension RevisionStore {
         let set = Set(names)
         let complete: Set<String> = [Self.metadataFile, Self.contentFile]
         for name in names {
-            if name.hasSuffix(".survey") {
-                guard !set.contains(String(name.dropLast(".survey".count)) + ".pruned"),
+            if name.hasSuffix(StoreLayout.packageSuffix) {
+                guard !set.contains(String(name.dropLast(StoreLayout.packageSuffix.count)) + StoreLayout.tombstoneSuffix),
                     let files = try? reader.names(atPath: path + "/" + name), Set(files) == complete
                 else { return false }
-            } else if !name.hasSuffix(".pruned") {
+            } else if !name.hasSuffix(StoreLayout.tombstoneSuffix) {
                 return false
             }
         }

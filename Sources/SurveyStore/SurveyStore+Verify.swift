@@ -19,7 +19,9 @@ extension SurveyStore {
             self.isNote = isNote
         }
 
-        public var description: String { "\(path): \(isNote ? "note: " : "")\(message)" }
+        public var description: String {
+            isNote ? "\(path): note: \(message)" : StoreIssue(path: path, message: message).description
+        }
     }
 
     /// Checks the whole store: its layout file and folders, every revision's metadata
@@ -42,7 +44,8 @@ extension SurveyStore {
             report(root + "/" + Self.layoutFile, "\(error)")
         }
         // The folders the store itself makes: each a real folder, or absent.
-        for folder in ["Documents", "Local.nosync", "Local.nosync/tmp", "Local.nosync/locks", RevisionStore.pruningFolder] {
+        // (The documents' folder is reported with what is in it, below.)
+        for folder in StoreLayout.folders where folder != StoreLayout.documentsFolder {
             let path = root + "/" + folder
             switch (try? reader.status(atPath: path))??.kind {
             case nil, .directory?: break
@@ -50,15 +53,15 @@ extension SurveyStore {
             default: report(path, "not a folder")
             }
         }
-        let temporary = root + "/Local.nosync/tmp"
+        let temporary = root + "/" + StoreLayout.temporaryFolder
         for name in ((try? reader.names(atPath: temporary)) ?? []).sorted() {
             report(temporary + "/" + name, "a temporary file left by an interrupted write (the next command that writes removes it)")
         }
-        let pruning = root + "/" + RevisionStore.pruningFolder
+        let pruning = root + "/" + StoreLayout.pruningFolder
         for name in ((try? reader.names(atPath: pruning)) ?? []).sorted() {
             report(pruning + "/" + name, "an interrupted prune (the next command that writes finishes it)")
         }
-        let locks = root + "/Local.nosync/locks"
+        let locks = root + "/" + StoreLayout.locksFolder
         for entry in (try? reader.entries(atPath: locks)) ?? [] where entry.kind != .regular && entry.kind != .unknown {
             report(locks + "/" + entry.name, "not a regular lock file (never opened)")
         }
@@ -67,7 +70,7 @@ extension SurveyStore {
         do {
             documents = try revisions.documentIDs()
         } catch {
-            report(root + "/Documents", "\(error)")
+            report(root + "/" + StoreLayout.documentsFolder, "\(error)")
             documents = []
         }
         for document in documents {
@@ -81,29 +84,29 @@ extension SurveyStore {
             }
             for issue in read.skipped { report(issue.path, issue.message) }
             for id in read.incomplete {
-                let package = folder + "/\(id).survey/"
-                let missing = reader.exists(package + RevisionStore.metadataFile) ? RevisionStore.contentFile : RevisionStore.metadataFile
+                let package = folder + "/" + StoreLayout.packageName(id) + "/"
+                let missing = reader.exists(package + StoreLayout.metadataFile) ? StoreLayout.contentFile : StoreLayout.metadataFile
                 report(package + missing, "missing: the package is incomplete (a copy in progress, or interrupted), not a revision yet")
             }
             for id in read.resurrected {
-                report(folder + "/\(id).survey", "a copy of a pruned revision (removed by the next command that changes this document, by prune or by sync)", note: true)
+                report(folder + "/" + StoreLayout.packageName(id), "a copy of a pruned revision (removed by the next command that changes this document, by prune or by sync)", note: true)
             }
             for id in read.pending {
                 report(
-                    folder + "/\(id).pruned",
+                    folder + "/" + StoreLayout.tombstoneName(id),
                     "a tombstone that is not in effect yet: no revision here supersedes \(id) (it takes effect when one arrives)",
                     note: true)
             }
             for id in read.live.keys {
-                let package = folder + "/\(id).survey"
+                let package = folder + "/" + StoreLayout.packageName(id)
                 for entry in (try? reader.entries(atPath: package)) ?? []
-                where entry.name != RevisionStore.metadataFile && entry.name != RevisionStore.contentFile {
+                where entry.name != StoreLayout.metadataFile && entry.name != StoreLayout.contentFile {
                     let what = entry.kind == .symbolicLink ? "a symbolic link (never followed)" : "an unexpected file"
                     report(package + "/" + entry.name, "\(what) inside a revision package")
                 }
             }
             for revision in read.graph.revisions.values where revisions.isFarAhead(revision.timestamp) {
-                let name = read.pruned.contains(revision.id) ? "\(revision.id).pruned" : "\(revision.id).survey"
+                let name = read.pruned.contains(revision.id) ? StoreLayout.tombstoneName(revision.id) : StoreLayout.packageName(revision.id)
                 report(
                     folder + "/" + name,
                     "stamped \(revision.timestamp) by \(revision.device.name), more than a day ahead of this device's clock: it wins conflicts until a save or resolution supersedes it",
@@ -112,7 +115,7 @@ extension SurveyStore {
             var known = read.tombstones
             for (id, metadata) in read.live { known[id] = metadata }
             for revision in read.live.values where !read.pruned.contains(revision.id) && !revision.isDeleted {
-                let contentPath = folder + "/\(revision.id).survey/" + RevisionStore.contentFile
+                let contentPath = folder + "/" + StoreLayout.packageName(revision.id) + "/" + StoreLayout.contentFile
                 do {
                     // Content this build can read is read as a survey too; a newer format is opaque.
                     if revision.formatVersion <= Self.formatVersion {
@@ -130,7 +133,7 @@ extension SurveyStore {
             }
             for revision in read.graph.revisions.values {
                 for parent in revision.parents where known[parent] == nil {
-                    let name = read.pruned.contains(revision.id) ? "\(revision.id).pruned" : "\(revision.id).survey"
+                    let name = read.pruned.contains(revision.id) ? StoreLayout.tombstoneName(revision.id) : StoreLayout.packageName(revision.id)
                     // An imported revision, or one a partial copy brought: it counts as a
                     // first revision here until its history arrives.
                     report(

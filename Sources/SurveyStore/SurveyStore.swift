@@ -53,7 +53,7 @@ public final class SurveyStore {
     ///   - calls: The system calls to make (the real ones unless a test simulates a disk).
     /// - Throws: ``FileSystemError``.
     public static func create(at path: String, deviceName: String? = nil, calls: SystemCalls = .live) throws -> SurveyStore {
-        let writer = PackageWriter(root: path, calls: calls)
+        let writer = RevisionStore.writer(root: path, calls: calls)
         try writer.createRoot()
         let layout = PropertyList.dictionary([layoutKey: .integer(PropertyList.Integer(Int64(layoutVersion)))])
         // An existing store's layout file is checked before anything is written into it.
@@ -64,7 +64,7 @@ public final class SurveyStore {
         if try writer.writeFile(try layout.xmlData(), at: layoutFile) == .alreadyExists {
             try checkLayout(at: path, calls: calls, forWriting: true)
         }
-        try writer.createDirectory("Documents")
+        try writer.createDirectory(StoreLayout.documentsFolder)
         let existing = try? DeviceIdentity.read(store: path, writer: writer)
         var device = existing ?? Device(id: DeviceIdentity.newID(), name: deviceName ?? ProcessInfo.processInfo.hostName)
         if let deviceName, existing != nil { device.name = deviceName }
@@ -88,7 +88,7 @@ public final class SurveyStore {
         at path: String, calls: SystemCalls = .live, wallClock: (@Sendable () -> Int64)? = nil
     ) throws -> SurveyStore {
         try checkLayout(at: path, calls: calls, forWriting: true)
-        let writer = PackageWriter(root: path, calls: calls)
+        let writer = RevisionStore.writer(root: path, calls: calls)
         try writer.prepare()
         try writer.removeLeftovers()
         let device = try (try? DeviceIdentity.read(store: path, writer: writer)) ?? {
@@ -119,8 +119,8 @@ public final class SurveyStore {
     }
 
     /// The store's layout file and the key that holds its version.
-    static let layoutFile = "Store.plist"
-    static let layoutKey = "StoreLayoutVersion"
+    static let layoutFile = StoreLayout.layoutFile
+    static let layoutKey = StoreLayout.layoutKey
 
     /// Checks `Store.plist`: a regular file holding a dictionary with an integer
     /// `StoreLayoutVersion` this build knows (a newer one may be read, never written).
@@ -281,7 +281,7 @@ public final class SurveyStore {
         // Older formats are migrated in memory; item ids derive from the revision id.
         return try FormatMigrator.survey(
             from: data, version: revision.formatVersion, seed: revision.id.description,
-            file: "\(id.uuidString.lowercased())/\(revision.id).survey/\(RevisionStore.contentFile)")
+            file: StoreLayout.folderName(of: id) + "/" + StoreLayout.packageName(revision.id) + "/" + StoreLayout.contentFile)
     }
 
     /// Opens a document: its winner (or `revision`) and the survey in it.
@@ -397,7 +397,7 @@ public final class SurveyStore {
     func documentLock(_ id: UUID, wait: Bool = true) throws -> FileLock {
         try checkWritable()
         return try FileLock(
-            path: root + "/Local.nosync/locks/" + id.uuidString.lowercased() + ".lock", mode: .exclusive, wait: wait, root: root,
+            path: root + "/" + StoreLayout.lock(of: id), mode: .exclusive, wait: wait, root: root,
             calls: calls)
     }
 }

@@ -12,7 +12,7 @@ public struct Device: Hashable, Sendable {
     }
 }
 
-/// What `DocumentMetadata.plist` says about a revision. The content itself is opaque
+/// What a revision's metadata file (``StoreLayout/metadataFile``) says about it. The content itself is opaque
 /// bytes to this layer; only its digest is recorded.
 public struct RevisionMetadata: Hashable, Sendable {
     public var documentID: UUID
@@ -142,14 +142,14 @@ public struct RevisionMetadata: Hashable, Sendable {
         }
     }
 
-    /// The bytes of `DocumentMetadata.plist`.
+    /// The bytes of the metadata file.
     public func plistData() throws -> Data {
         var entries = identityEntries
         entries[Key.revisionID] = .string(id.description)
         return try PropertyList.dictionary(entries).xmlData()
     }
 
-    /// Reads `DocumentMetadata.plist`.
+    /// Reads a metadata file.
     ///
     /// - Throws: ``VersionsError`` when a key is missing or malformed, or the revision
     ///   id does not match the metadata.

@@ -5,7 +5,7 @@ import PropertyList
 /// The revisions of every document in a store folder, with content as opaque bytes.
 ///
 /// Layout (see `docs/FORMAT.md`): `Documents/<document-uuid>/<revision-id>.survey/` holds
-/// a revision's `DocumentMetadata.plist` and its `Survey.plist`; a pruned revision leaves
+/// a revision's metadata and its content; a pruned revision leaves
 /// `<revision-id>.pruned`, a copy of its metadata, so that its place in the graph stays
 /// and a copy of the package brought back by a sync engine is removed, not resurrected.
 /// All names are lower case. Files under `Documents/` are written once and never changed.
@@ -21,27 +21,32 @@ public final class RevisionStore {
     private let known = MetadataCache()
     private let wallClock: @Sendable () -> Int64
 
-    public static let metadataFile = "DocumentMetadata.plist"
-    public static let contentFile = "Survey.plist"
+    public static let metadataFile = StoreLayout.metadataFile
+    public static let contentFile = StoreLayout.contentFile
+
+    /// A writer for the store at `root`, with the store's temporary and lock folders.
+    public static func writer(root: String, calls: SystemCalls) -> PackageWriter {
+        PackageWriter(root: root, temporaryFolder: StoreLayout.temporaryFolder, locksFolder: StoreLayout.locksFolder, calls: calls)
+    }
 
     public init(root: String, device: Device, calls: SystemCalls = .live, wallClock: @escaping @Sendable () -> Int64 = {
         Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
     }) {
         self.root = root
         self.device = device
-        writer = PackageWriter(root: root, calls: calls)
+        writer = Self.writer(root: root, calls: calls)
         reader = FileReader(root: root, calls: calls)
         self.wallClock = wallClock
     }
 
-    var documentsFolder: String { root + "/Documents" }
+    var documentsFolder: String { root + "/" + StoreLayout.documentsFolder }
 
     /// Whether `timestamp` lies more than a day ahead of this store's clock.
     public func isFarAhead(_ timestamp: HybridTimestamp) -> Bool {
         HybridClock(wallClock: wallClock).isFarAhead(timestamp)
     }
 
-    public func folder(of document: UUID) -> String { "Documents/" + document.uuidString.lowercased() }
+    public func folder(of document: UUID) -> String { StoreLayout.folder(of: document) }
 
     // MARK: Reading
 
@@ -69,7 +74,15 @@ public final class RevisionStore {
     /// Entries of `Documents/` that are not document folders: links, files, special
     /// files, names that are not lower-case UUIDs.
     public func documentFolderIssues() throws -> [StoreIssue] {
-        guard let entries = try reader.entries(atPath: documentsFolder) else { return [] }
+        guard let entries = try reader.entries(atPath: documentsFolder) else {
+            switch try reader.status(atPath: documentsFolder)?.kind {
+            case nil: return []
+            case .symbolicLink?:
+                return [StoreIssue(path: documentsFolder, message: "a symbolic link where the documents' folder belongs (never followed): no document is read")]
+            default:
+                return [StoreIssue(path: documentsFolder, message: "not a folder: no document is read")]
+            }
+        }
         return entries.sorted { $0.name < $1.name }.compactMap { entry in
             let path = documentsFolder + "/" + entry.name
             if entry.kind == .symbolicLink { return StoreIssue(path: path, message: "a symbolic link (never followed; skipped)") }
@@ -117,7 +130,7 @@ public final class RevisionStore {
         for entry in entries {
             let name = entry.name
             let file = path + "/" + name
-            if name.hasSuffix(".pruned") {
+            if name.hasSuffix(StoreLayout.tombstoneSuffix) {
                 guard entry.kind == .regular || entry.kind == .unknown else {
                     let what = entry.kind == .symbolicLink ? "a symbolic link (never followed)" : entry.kind == .directory ? "a folder" : "a FIFO, socket or device"
                     result.skipped.append(StoreIssue(path: file, message: "\(what) where a tombstone belongs (skipped)"))
@@ -126,15 +139,15 @@ public final class RevisionStore {
                 do {
                     if let metadata = try tombstone(at: file, name: name, document: document) { result.tombstones[metadata.id] = metadata }
                 } catch where Self.isAboutContents(error) {
-                    result.skipped.append(StoreIssue(path: file, message: Self.reason(error) + " (skipped)"))
+                    result.skipped.append(StoreIssue(path: file, message: Self.reason(error, file: file) + " (skipped)"))
                 }
-            } else if name.hasSuffix(".survey") {
+            } else if name.hasSuffix(StoreLayout.packageSuffix) {
                 guard entry.kind == .directory || entry.kind == .unknown else {
                     let what = entry.kind == .symbolicLink ? "a symbolic link (never followed)" : "not a folder"
                     result.skipped.append(StoreIssue(path: file, message: "\(what) where a revision package belongs (skipped)"))
                     continue
                 }
-                guard let id = RevisionID(String(name.dropLast(".survey".count))) else {
+                guard let id = StoreLayout.revision(packageName: name) else {
                     result.skipped.append(StoreIssue(path: file, message: "not named after a revision id (skipped)"))
                     continue
                 }
@@ -145,7 +158,7 @@ public final class RevisionStore {
                         result.incomplete.append(id)
                     }
                 } catch where Self.isAboutContents(error) {
-                    result.skipped.append(StoreIssue(path: file, message: Self.reason(error) + " (skipped)"))
+                    result.skipped.append(StoreIssue(path: file, message: Self.reason(error, file: file) + " (skipped)"))
                 }
             } else {
                 let what = entry.kind == .symbolicLink ? "a symbolic link (never followed)" : "an unexpected file"
@@ -189,7 +202,7 @@ public final class RevisionStore {
         if let known = known[file] { return known }
         guard let data = try reader.contents(atPath: file) else { return nil }
         let metadata = try RevisionMetadata(plist: data, file: file)
-        guard name == "\(metadata.id).pruned" else {
+        guard name == StoreLayout.tombstoneName(metadata.id) else {
             throw VersionsError.malformedMetadata(file, "the tombstone's name does not match its revision id \(metadata.id)")
         }
         guard metadata.documentID == document else {
@@ -226,8 +239,12 @@ public final class RevisionStore {
         return metadata
     }
 
-    static func reason(_ error: any Error) -> String {
-        "\(error)"
+    /// What `error` says, without the file's path when it starts with it (the issue
+    /// names the file already).
+    static func reason(_ error: any Error, file: String) -> String {
+        let text = "\(error)"
+        guard text.hasPrefix(file + ":") else { return text }
+        return String(text.dropFirst(file.count + 1).drop { $0 == " " })
     }
 
     /// Whether `error` says something about what is in the store (a link, a special or
@@ -244,7 +261,7 @@ public final class RevisionStore {
 
     /// The content of a revision, checked against its digest.
     public func content(of document: UUID, revision: RevisionMetadata) throws -> Data {
-        let file = root + "/" + folder(of: document) + "/\(revision.id).survey/" + Self.contentFile
+        let file = root + "/" + StoreLayout.package(revision.id, of: document) + "/" + Self.contentFile
         guard let data = try reader.contents(atPath: file, limit: FileReader.contentLimit) else {
             throw StoreError.noContent(revision.id)
         }
@@ -276,9 +293,9 @@ public final class RevisionStore {
             clock: &clock, contentDigest: contentDigest)
         var files = [PackageFile(name: Self.metadataFile, contents: try metadata.plistData())]
         if let content { files.append(PackageFile(name: Self.contentFile, contents: content)) }
-        try writer.createDirectory("Documents")
+        try writer.createDirectory(StoreLayout.documentsFolder)
         try writer.createDirectory(folder(of: document))
-        let path = folder(of: document) + "/\(metadata.id).survey"
+        let path = StoreLayout.package(metadata.id, of: document)
         if try writer.writePackage(files, at: path) == .alreadyExists {
             // The same revision is there already, or half of it from an interrupted copy.
             try writer.completePackage(files, at: path)
@@ -299,7 +316,7 @@ public final class RevisionStore {
         try metadata.checkRanges(file: nil)
         metadata.id = RevisionID(generation: generation, digest: try metadata.computedDigest())
         let files = [PackageFile(name: Self.metadataFile, contents: try metadata.plistData()), PackageFile(name: Self.contentFile, contents: content)]
-        let path = folder(of: document) + "/\(metadata.id).survey"
+        let path = StoreLayout.package(metadata.id, of: document)
         if try writer.writePackage(files, at: path) == .alreadyExists {
             try writer.completePackage(files, at: path)
         }
@@ -331,8 +348,8 @@ public final class RevisionStore {
         try notePrune(document)
         for victim in victims {
             // The tombstone first: from then on the package is a leftover, whatever happens.
-            _ = try writer.writeFile(try victim.plistData(), at: folder(of: document) + "/\(victim.id).pruned")
-            try removePackage(folder(of: document) + "/\(victim.id).survey")
+            _ = try writer.writeFile(try victim.plistData(), at: StoreLayout.tombstone(victim.id, of: document))
+            try removePackage(StoreLayout.package(victim.id, of: document))
         }
         try writer.remove(pruneNote(document))
         return victims.map(\.id)
@@ -347,11 +364,11 @@ public final class RevisionStore {
     }
 
     private func pruneNote(_ document: UUID) -> String {
-        Self.pruningFolder + "/" + document.uuidString.lowercased()
+        StoreLayout.pruneNote(of: document)
     }
 
     /// Where prune notes which documents it is pruning (local state, never synced).
-    public static let pruningFolder = "Local.nosync/pruning"
+    public static let pruningFolder = StoreLayout.pruningFolder
 
     /// Documents whose prune was interrupted (a crash, a kill): their tombstones may stand
     /// beside packages that were not yet removed.
@@ -380,7 +397,7 @@ public final class RevisionStore {
     public func cleanedGraph(of document: UUID) throws -> (graph: RevisionGraph, pruned: Set<RevisionID>) {
         let read = try read(document)
         for id in read.resurrected.sorted() where try hasIntactSuccessor(of: id, in: read, document: document) {
-            try removePackage(folder(of: document) + "/\(id).survey")
+            try removePackage(StoreLayout.package(id, of: document))
         }
         return (read.graph, read.pruned)
     }
@@ -438,7 +455,12 @@ public struct DocumentRead: Sendable {
 public struct StoreIssue: Sendable, Equatable, CustomStringConvertible {
     public var path: String
     public var message: String
-    public var description: String { "\(path): \(message)" }
+    /// `PATH: message`, or `PATH:LINE:COLUMN: message` when the message starts with a
+    /// position in the file.
+    public var description: String {
+        message.first?.isNumber == true && message.prefix(while: { $0.isNumber || $0 == ":" }).contains(":")
+            ? "\(path):\(message)" : "\(path): \(message)"
+    }
 
     public init(path: String, message: String) {
         self.path = path

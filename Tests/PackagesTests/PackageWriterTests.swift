@@ -47,6 +47,9 @@ final class FaultInjector: @unchecked Sendable {
 
 @Suite("Atomic, durable packages")
 struct PackageWriterTests {
+    /// The folders a store gives its writer (any folders would do).
+    static let temporary = "Local.nosync/tmp", locks = "Local.nosync/locks"
+
     static let files = [
         PackageFile(name: "DocumentMetadata.plist", contents: Data("metadata".utf8)),
         PackageFile(name: "Survey.plist", contents: Data(repeating: 0x41, count: 100_000)),
@@ -55,7 +58,7 @@ struct PackageWriterTests {
     func makeStore() throws -> String {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("packages-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root + "/Documents", withIntermediateDirectories: true)
-        try PackageWriter(root: root).prepare()
+        try PackageWriter(root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks).prepare()
         return root
     }
 
@@ -75,7 +78,7 @@ struct PackageWriterTests {
     @Test("A package is written complete, and no temporary stays behind")
     func writesPackage() throws {
         let root = try makeStore()
-        let writer = PackageWriter(root: root)
+        let writer = PackageWriter(root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks)
         #expect(try writer.writePackage(Self.files, at: "Documents/1-abc.survey") == .created)
         #expect(isComplete(root + "/Documents/1-abc.survey"))
         #expect(temporaries(root).isEmpty)
@@ -84,7 +87,7 @@ struct PackageWriterTests {
     @Test("An existing name is never replaced: the outcome says so and nothing changes")
     func neverReplaces() throws {
         let root = try makeStore()
-        let writer = PackageWriter(root: root)
+        let writer = PackageWriter(root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks)
         _ = try writer.writePackage(Self.files, at: "Documents/1-abc.survey")
         let other = [PackageFile(name: "Survey.plist", contents: Data("other".utf8))]
         #expect(try writer.writePackage(other, at: "Documents/1-abc.survey") == .alreadyExists)
@@ -100,7 +103,7 @@ struct PackageWriterTests {
         let root = try makeStore()
         let injector = FaultInjector()
         injector.refuseNoReplace(with: refusal)
-        let writer = PackageWriter(root: root, calls: injector.table)
+        let writer = PackageWriter(root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks, calls: injector.table)
         #expect(try writer.writePackage(Self.files, at: "Documents/p.survey") == .created)
         #expect(try writer.writePackage([PackageFile(name: "x", contents: Data())], at: "Documents/p.survey") == .alreadyExists)
         #expect(isComplete(root + "/Documents/p.survey"))
@@ -116,14 +119,14 @@ struct PackageWriterTests {
         // Count the calls of a successful write first.
         let counting = FaultInjector()
         let probeRoot = try makeStore()
-        _ = try PackageWriter(root: probeRoot, calls: counting.table).writePackage(Self.files, at: "Documents/p.survey")
+        _ = try PackageWriter(root: probeRoot, temporaryFolder: Self.temporary, locksFolder: Self.locks, calls: counting.table).writePackage(Self.files, at: "Documents/p.survey")
         let total = counting.calls
         #expect(total > 10)
         for index in 1...total {
             let root = try makeStore()
             let injector = FaultInjector()
             injector.fail(call: index, with: errno)
-            let writer = PackageWriter(root: root, calls: injector.table)
+            let writer = PackageWriter(root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks, calls: injector.table)
             let destination = root + "/Documents/p.survey"
             do {
                 let outcome = try writer.writePackage(Self.files, at: "Documents/p.survey")
@@ -139,7 +142,7 @@ struct PackageWriterTests {
                 let exists = FileManager.default.fileExists(atPath: destination)
                 #expect(!exists || isComplete(destination), "call \(index) left a partial package")
             }
-            #expect(try PackageWriter(root: root).removeLeftovers())
+            #expect(try PackageWriter(root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks).removeLeftovers())
             #expect(temporaries(root).isEmpty, "call \(index) left \(temporaries(root))")
         }
     }
@@ -148,13 +151,13 @@ struct PackageWriterTests {
     func interruptedCallsAreRetried() throws {
         let counting = FaultInjector()
         let probeRoot = try makeStore()
-        _ = try PackageWriter(root: probeRoot, calls: counting.table).writePackage(Self.files, at: "Documents/p.survey")
+        _ = try PackageWriter(root: probeRoot, temporaryFolder: Self.temporary, locksFolder: Self.locks, calls: counting.table).writePackage(Self.files, at: "Documents/p.survey")
         for index in 1...counting.calls where index % 2 == 1 {
             let root = try makeStore()
             let injector = FaultInjector()
             injector.fail(call: index, with: .interrupted)
             do {
-                #expect(try PackageWriter(root: root, calls: injector.table).writePackage(Self.files, at: "Documents/p.survey") == .created)
+                #expect(try PackageWriter(root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks, calls: injector.table).writePackage(Self.files, at: "Documents/p.survey") == .created)
                 #expect(isComplete(root + "/Documents/p.survey"))
             } catch let error as FileSystemError {
                 // close(2) is never retried: on Linux the descriptor is gone after EINTR.
@@ -166,7 +169,7 @@ struct PackageWriterTests {
     @Test("A half-copied package is completed with what it lacks, and nothing in it is replaced")
     func completesHalfCopiedPackage() throws {
         let root = try makeStore()
-        let writer = PackageWriter(root: root)
+        let writer = PackageWriter(root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks)
         let path = root + "/Documents/p.survey"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: path + "/DocumentMetadata.plist", contents: Self.files[0].contents)
@@ -182,7 +185,7 @@ struct PackageWriterTests {
     @Test("Leftovers are removed only while no writer is active")
     func leftovers() throws {
         let root = try makeStore()
-        let writer = PackageWriter(root: root)
+        let writer = PackageWriter(root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks)
         try FileManager.default.createDirectory(atPath: root + "/Local.nosync/tmp/123-dead.tmp", withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: root + "/Local.nosync/tmp/123-dead.tmp/Survey.plist", contents: Data("half".utf8))
         FileManager.default.createFile(atPath: root + "/Local.nosync/tmp/456-dead.tmp", contents: Data())

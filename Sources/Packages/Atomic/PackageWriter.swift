@@ -19,8 +19,8 @@ public struct PackageFile: Sendable, Equatable {
 
 /// Creates files and file packages in a store atomically and durably.
 ///
-/// Everything is first written under `Local.nosync/tmp/` (so a sync engine never copies
-/// an in-flight write), every file is fsynced, the package directory is fsynced, it is
+/// Everything is first written under the temporary folder it is given (one a sync engine
+/// never copies, so that it never copies an in-flight write), every file is fsynced, the package directory is fsynced, it is
 /// renamed into place with `renameat2(RENAME_NOREPLACE)`, and the destination's parent
 /// directory is fsynced; only then does a write return. A crash at any instant leaves
 /// the destination absent or complete, plus at most a temporary that
@@ -42,31 +42,43 @@ public struct PackageWriter {
     /// The store's root folder.
     public let root: String
     private let system: System
+    private let temporaryPath: String
+    private let locksPath: String
 
     /// The system calls this writer makes.
     public var calls: SystemCalls { system.calls }
 
     /// The folder for temporary files, never synced.
-    public var temporaryFolder: String { root + "/Local.nosync/tmp" }
+    public var temporaryFolder: String { root + "/" + temporaryPath }
     /// The folder for lock files.
-    public var locksFolder: String { root + "/Local.nosync/locks" }
+    public var locksFolder: String { root + "/" + locksPath }
 
     /// - Parameters:
     ///   - root: The store's root folder, which must exist.
+    ///   - temporaryFolder: The folder for writes in progress, relative to `root`: one a
+    ///     file-sync engine never copies.
+    ///   - locksFolder: The folder for lock files, relative to `root`.
     ///   - calls: The system calls to use.
-    public init(root: String, calls: SystemCalls = .live) {
+    public init(root: String, temporaryFolder: String, locksFolder: String, calls: SystemCalls = .live) {
         self.root = root
+        temporaryPath = temporaryFolder
+        locksPath = locksFolder
         system = System(calls: calls, root: root)
     }
 
-    /// Creates `Local.nosync/tmp` and `Local.nosync/locks` if they are missing.
+    /// Creates the temporary and lock folders (and the folders that hold them) if they
+    /// are missing.
     ///
     /// - Throws: ``FileSystemError``, also when one of them is a link or a file (code
     ///   `symbolicLink` or `notRegularFile`): nothing is ever written through a link.
     public func prepare() throws {
-        try createDirectory("Local.nosync")
-        try createDirectory("Local.nosync/tmp")
-        try createDirectory("Local.nosync/locks")
+        for folder in [temporaryPath, locksPath] {
+            var path = ""
+            for component in folder.split(separator: "/") {
+                path += (path.isEmpty ? "" : "/") + component
+                try createDirectory(path)
+            }
+        }
     }
 
     /// Creates the root folder and any missing parents, fsyncing each parent whose
@@ -166,7 +178,7 @@ public struct PackageWriter {
 
     /// Replaces the file at `relativePath` (or creates it) atomically and durably.
     ///
-    /// Only for this replica's local state under `Local.nosync/`: files under
+    /// Only for this replica's local state, which is never synced: files under
     /// `Documents/` are never replaced. The new bytes are written and fsynced under a
     /// temporary name, renamed over the old file, and the parent is fsynced.
     ///

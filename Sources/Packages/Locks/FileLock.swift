@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A cross-process lock on a file under `Local.nosync/locks/`.
+/// A cross-process lock on a file (in a store, under its folder of lock files).
 ///
 /// It is an open-file-description lock (`fcntl(F_OFD_SETLK)`), so it excludes other
 /// processes and other `FileLock`s in the same process alike, and the kernel releases it

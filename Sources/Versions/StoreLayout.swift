@@ -1,0 +1,73 @@
+import Foundation
+
+/// Every name of a store's layout on disk, in one place: folders, files, suffixes and
+/// the paths made of them. Every other part of the package asks this type; the file
+/// layer below is handed the folders it works in. See `docs/FORMAT.md`.
+///
+/// Paths are relative to the store's root. Every name the store creates is lower case,
+/// so that no two differ only by letter case.
+public enum StoreLayout {
+    /// The layout file: a dictionary holding ``layoutKey``; written once.
+    public static let layoutFile = "Store.plist"
+    /// The key of ``layoutFile`` that holds the layout version.
+    public static let layoutKey = "StoreLayoutVersion"
+
+    /// The synced part: a folder per document.
+    public static let documentsFolder = "Documents"
+    /// This replica only, never synced (file-sync engines are told to exclude `*.nosync`).
+    public static let localFolder = "Local.nosync"
+    /// Writes in progress, under ``localFolder``.
+    public static let temporaryFolder = localFolder + "/tmp"
+    /// Lock files, under ``localFolder``.
+    public static let locksFolder = localFolder + "/locks"
+    /// Notes of prunes under way, one empty file per document, under ``localFolder``.
+    public static let pruningFolder = localFolder + "/pruning"
+    /// This replica's device identity.
+    public static let deviceFile = localFolder + "/Device.plist"
+
+    /// A revision's metadata, in its package.
+    public static let metadataFile = "DocumentMetadata.plist"
+    /// A revision's content, in its package (absent in a deletion).
+    public static let contentFile = "Survey.plist"
+    /// The suffix of a revision package's folder name.
+    public static let packageSuffix = ".survey"
+    /// The suffix of a pruned revision's tombstone.
+    public static let tombstoneSuffix = ".pruned"
+
+    /// Every folder the store itself makes, in the order they are made.
+    public static let folders = [documentsFolder, localFolder, temporaryFolder, locksFolder, pruningFolder]
+
+    /// A document's folder name: its UUID in lower case.
+    public static func folderName(of document: UUID) -> String { document.uuidString.lowercased() }
+
+    /// A document's folder.
+    public static func folder(of document: UUID) -> String { documentsFolder + "/" + folderName(of: document) }
+
+    /// The package of a revision, in its document's folder.
+    public static func packageName(_ revision: RevisionID) -> String { "\(revision)" + packageSuffix }
+
+    /// The tombstone of a pruned revision, in its document's folder.
+    public static func tombstoneName(_ revision: RevisionID) -> String { "\(revision)" + tombstoneSuffix }
+
+    /// A revision's package.
+    public static func package(_ revision: RevisionID, of document: UUID) -> String {
+        folder(of: document) + "/" + packageName(revision)
+    }
+
+    /// A pruned revision's tombstone.
+    public static func tombstone(_ revision: RevisionID, of document: UUID) -> String {
+        folder(of: document) + "/" + tombstoneName(revision)
+    }
+
+    /// The lock a writer of `document` holds.
+    public static func lock(of document: UUID) -> String { locksFolder + "/" + folderName(of: document) + ".lock" }
+
+    /// The note of a prune of `document` under way.
+    public static func pruneNote(of document: UUID) -> String { pruningFolder + "/" + folderName(of: document) }
+
+    /// The revision id a package's folder name carries, or `nil` for any other name.
+    public static func revision(packageName name: String) -> RevisionID? {
+        guard name.hasSuffix(packageSuffix) else { return nil }
+        return RevisionID(String(name.dropLast(packageSuffix.count)))
+    }
+}
