@@ -30,7 +30,7 @@ extension SurveyStore {
         public var plan: MergePlan
         public var description: String {
             let count = plan.result?.contested.count ?? 0
-            return "document \(plan.document.uuidString.lowercased()): the merge contests \(count) field(s); nothing written (resolve without --strict, or with --prefer REV, --keep REV or --from FILE)"
+            return "document \(plan.document.uuidString.lowercased()): the merge contests \(count) field(s); nothing written (without --strict the winner's values, or --prefer REV's, are taken)"
         }
     }
 
@@ -168,5 +168,41 @@ extension SurveyStore {
         let live = graph.heads.filter { !$0.isDeleted }
         guard live.count > 1 else { return [] }
         return Set(graph.mergeBases(of: live.map(\.id)).map(\.id))
+    }
+}
+
+extension SurveyStore {
+    /// The item-level differences between two revisions' surveys.
+    public struct RevisionDiff: Sendable {
+        /// The revision the changes are counted from.
+        public var from: RevisionMetadata
+        /// The revision they lead to.
+        public var to: RevisionMetadata
+        /// The differences.
+        public var diff: SurveyDiff
+    }
+
+    /// Item-level differences of a document's revisions, as `survey diff` shows them.
+    ///
+    /// - Parameters:
+    ///   - id: The document.
+    ///   - first: A revision (id or unique prefix), or `nil`: the winner against each
+    ///     other non-deleted head (from the winner to the head).
+    ///   - second: A revision, or `nil`: `first` against the winner (from `first` to the winner).
+    /// - Returns: One diff per pair (none when `first` is `nil` and there is no conflict).
+    /// - Throws: ``StoreError`` when a revision is unknown, pruned, deleted or in a newer format.
+    public func diffs(_ id: UUID, _ first: String? = nil, _ second: String? = nil) throws -> [RevisionDiff] {
+        let graph = try revisions.graph(of: id).graph
+        let pairs: [(RevisionMetadata, RevisionMetadata)]
+        if let first {
+            pairs = [(try revision(id, first, in: graph), try revision(id, second, in: graph))]
+        } else {
+            guard let winner = graph.winner else { throw StoreError.noSuchDocument(id) }
+            pairs = graph.conflicts.map { (winner, $0) }
+        }
+        return try pairs.map { from, to in
+            for revision in [from, to] where revision.isDeleted { throw StoreError.noContent(revision.id) }
+            return RevisionDiff(from: from, to: to, diff: SurveyDiff(from: try survey(id, from), to: try survey(id, to)))
+        }
     }
 }

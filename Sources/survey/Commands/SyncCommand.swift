@@ -10,6 +10,8 @@ struct SyncCommand: ParsableCommand {
     @Argument(help: "The other store's folder.") var otherStore: String
     @Option(help: "How many documents to sync at once (1 syncs them one after another).")
     var jobs = SurveyStore.syncConcurrency
+    @Flag(help: "Afterwards resolve, on both sides, every conflict that merges cleanly (resolve --merge --strict).")
+    var merge = false
 
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
@@ -18,6 +20,8 @@ struct SyncCommand: ParsableCommand {
     struct Report: Encodable {
         var sent, received, documents: Int
         var conflictsAppeared, conflictsResolved: [String]
+        /// With `--merge`: documents merged on both sides, and those left in conflict.
+        var merged, unmerged: [String]?
     }
 
     func run() throws {
@@ -26,14 +30,24 @@ struct SyncCommand: ParsableCommand {
             let other = try SurveyStore.open(at: otherStore)
             // A progress line on a terminal; nothing when standard error is a file or pipe.
             let progress = ProgressBar(label: "documents", json: options.json)
-            let report = try store.sync(with: other, concurrency: jobs) { done, total in progress.update(done, of: total) }
+            let report: SurveyStore.SyncReport
+            var merging: SurveyStore.MergingSyncReport?
+            if merge {
+                merging = try store.syncMerging(with: other, concurrency: jobs) { done, total in progress.update(done, of: total) }
+                report = merging!.sync
+            } else {
+                report = try store.sync(with: other, concurrency: jobs) { done, total in progress.update(done, of: total) }
+            }
             let result = Report(
                 sent: report.sent, received: report.received, documents: report.documents,
-                conflictsAppeared: report.conflictsAppeared.map(\.lowercased), conflictsResolved: report.conflictsResolved.map(\.lowercased))
+                conflictsAppeared: report.conflictsAppeared.map(\.lowercased), conflictsResolved: report.conflictsResolved.map(\.lowercased),
+                merged: merging?.merged.map(\.lowercased), unmerged: merging?.unmerged.map(\.lowercased))
             if options.json { try Console.printJSON(result); return }
             print("sent \(result.sent), received \(result.received) revision(s) and tombstone(s) over \(result.documents) document(s)")
             if !result.conflictsAppeared.isEmpty { print("now in conflict: \(result.conflictsAppeared.joined(separator: ", "))") }
             if !result.conflictsResolved.isEmpty { print("conflicts resolved: \(result.conflictsResolved.joined(separator: ", "))") }
+            if let merged = result.merged, !merged.isEmpty { print("merged on both sides: \(merged.joined(separator: ", "))") }
+            if let unmerged = result.unmerged, !unmerged.isEmpty { print("still in conflict (the merge contests fields): \(unmerged.joined(separator: ", "))") }
         }
     }
 }
