@@ -72,10 +72,10 @@ struct MergeCommandTests {
         let strict = try store.run(["resolve", id, "--merge", "--strict", "--json"])
         #expect(strict.status == 75, "\(strict.stderr)")
         let refused = try JSONSerialization.jsonObject(with: Data(strict.stdout.utf8)) as! [String: Any]
-        #expect(refused["refused"] as? Bool == true && refused["revision"] == nil)
+        #expect(refused["refused"] as? Bool == true && refused["revision"] is NSNull)
         #expect(try store.versions(id).count == 3, "--strict wrote nothing")
         let dry = try store.json(["resolve", id, "--merge", "--dry-run"]) as! [String: Any]
-        #expect(dry["dryRun"] as? Bool == true && dry["revision"] == nil && Self.contested(dry).count == 1)
+        #expect(dry["dryRun"] as? Bool == true && dry["revision"] is NSNull && Self.contested(dry).count == 1)
         #expect(try store.versions(id).count == 3, "--dry-run wrote nothing")
 
         let (merge, shown) = try Self.merge(store, id, ["--prefer", String(heads[1].prefix(10))])
@@ -242,6 +242,7 @@ struct MergeCommandTests {
         #expect(fields?.first?["field"] as? String == "answer" && fields?.first?["from"] as? String == "Ada" && fields?.first?["to"] as? String == "Grace")
         #expect(byID[Self.id(4)]?["change"] as? String == "removed" && (byID[Self.id(4)]?["position"] as? [String: Any])?["from"] as? Int == 4)
         #expect(byID[Self.id(9)]?["change"] as? String == "added" && (byID[Self.id(9)]?["position"] as? [String: Any])?["to"] as? Int == 4)
+        #expect((byID[Self.id(9)]?["position"] as? [String: Any])?["from"] is NSNull)
         let pair = try store.json(["diff", id, base, heads[1]]) as! [String: Any]
         let moved = (pair["items"] as! [[String: Any]]).filter { $0["change"] as? String == "moved" }
         #expect(moved.map { $0["id"] as? String } == [Self.id(3)])
@@ -387,7 +388,7 @@ struct MergeCommandTests {
         #expect(try a.run(["prune", id]).status == 0)
         #expect(try a.run(["sync", b.path]).status == 0)
         let merged = try a.json(["resolve", id, "--merge", "--dry-run"]) as! [String: Any]
-        #expect(merged["twoWay"] as? Bool == true && merged["base"] == nil)
+        #expect(merged["twoWay"] as? Bool == true && merged["base"] is NSNull && merged["twoWayReason"] is String)
         #expect(Self.contested(merged).map { $0["field"] as? String } == ["answer", "answer"])
         let text = try a.run(["resolve", id, "--merge", "--dry-run"])
         #expect(text.stdout.contains("two-way merge"))

@@ -162,15 +162,39 @@ struct ResolveCommand: ParsableCommand {
     }
 
     private func resolveAll(_ store: SurveyStore) throws {
-        struct Resolved: Encodable { var id, revision: String; var contested: Int }
-        struct Unresolved: Encodable { var id: String; var title: String?; var contested: Int?; var reason: String }
+        struct Resolved: Encodable {
+            var id: String
+            var revision: String?
+            var contested: Int
+            enum CodingKeys: CodingKey { case id, revision, contested }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(id, forKey: .id)
+                try container.encode(revision, forKey: .revision)  // null with --dry-run
+                try container.encode(contested, forKey: .contested)
+            }
+        }
+        struct Unresolved: Encodable {
+            var id: String
+            var title: String?
+            var contested: Int?
+            var reason: String
+            enum CodingKeys: CodingKey { case id, title, contested, reason }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(id, forKey: .id)
+                try container.encode(title, forKey: .title)
+                try container.encode(contested, forKey: .contested)  // null when it cannot be merged
+                try container.encode(reason, forKey: .reason)
+            }
+        }
         struct Report: Encodable { var resolved: [Resolved]; var unresolved: [Unresolved]; var dryRun: Bool }
         var report = Report(resolved: [], unresolved: [], dryRun: dryRun)
         for summary in try store.documents() where !summary.conflicts.isEmpty {
             do {
                 guard let (plan, revision) = try store.resolveMerge(summary.id, strict: strict, dryRun: dryRun) else { continue }
                 report.resolved.append(Resolved(
-                    id: summary.id.lowercased, revision: revision?.id.description ?? "", contested: plan.result?.contested.count ?? 0))
+                    id: summary.id.lowercased, revision: revision?.id.description, contested: plan.result?.contested.count ?? 0))
             } catch let refusal as SurveyStore.MergeRefusal {
                 report.unresolved.append(Unresolved(
                     id: summary.id.lowercased, title: summary.title, contested: refusal.plan.result?.contested.count, reason: "contested fields"))
@@ -181,7 +205,7 @@ struct ResolveCommand: ParsableCommand {
         if options.json { try Console.printJSON(report) }
         else {
             for row in report.resolved {
-                print("\(row.id): \(dryRun ? "would resolve" : "resolved")\(row.revision.isEmpty ? "" : " as \(row.revision)")\(row.contested > 0 ? " (\(row.contested) contested)" : "")")
+                print("\(row.id): \(dryRun ? "would resolve" : "resolved")\(row.revision.map { " as \($0)" } ?? "")\(row.contested > 0 ? " (\(row.contested) contested)" : "")")
             }
             for row in report.unresolved {
                 print("\(row.id): left in conflict (\(row.contested.map { "\($0) contested field(s)" } ?? row.reason))")
