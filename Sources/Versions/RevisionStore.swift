@@ -84,7 +84,18 @@ public final class RevisionStore {
             guard let data = try reader.contents(atPath: file),
                 let metadata = try? RevisionMetadata(plist: data, file: file), metadata.id == id,
                 try metadata.isDeleted || reader.status(atPath: path + "/" + name + "/" + Self.contentFile) != nil
-            else { continue }
+            else {
+                // A prune (or arriving tombstones) may have replaced the package since the
+                // folder was listed: then its tombstone is there now, and it stays a revision.
+                let tombstone = path + "/\(id).pruned"
+                if let bytes = try reader.contents(atPath: tombstone), let metadata = try? RevisionMetadata(plist: bytes, file: tombstone),
+                    metadata.id == id
+                {
+                    graph.insert(metadata)
+                    pruned.insert(id)
+                }
+                continue
+            }
             known[file] = metadata
             graph.insert(metadata)
         }
