@@ -88,15 +88,17 @@ struct MergeCommandTests {
         #expect(items[0]["answer"] as? Int == 0 && items[1]["answer"] as? String == "Grace" && items[2]["answer"] as? Double == 6)
     }
 
-    @Test("Rule 1 (default) and rule 2: the winner's value for a contested field; different fields of one item both apply")
+    @Test("Rule 1 (default) and rule 2: the winner's value for a contested field (the title too); different fields of one item both apply")
     func rule2() throws {
         let store = try Store()
         let (id, _, _) = try Self.conflict(store, heads: [
-            Self.survey([Self.binary(), Self.name(title: "Your name"), Self.rate(9), Self.dish()]),
-            Self.survey([Self.binary(), Self.name("Grace"), Self.rate(6), Self.dish()]),
+            Self.survey([Self.binary(), Self.name(title: "Your name"), Self.rate(9), Self.dish()], title: "Visit A"),
+            Self.survey([Self.binary(), Self.name("Grace"), Self.rate(6), Self.dish()], title: "Visit B"),
         ])
         let (merge, shown) = try Self.merge(store, id)
-        #expect(Self.contested(merge).map { $0["field"] as? String } == ["answer"])
+        #expect(Self.contested(merge).map { $0["field"] as? String } == ["title", "answer"])
+        #expect(Self.contested(merge).first?["item"] is NSNull && Self.contested(merge).first?["chosen"] as? String == "Visit A")
+        #expect(shown["title"] as? String == "Visit A")
         let items = Self.items(shown)
         #expect(items[1]["title"] as? String == "Your name" && items[1]["answer"] as? String == "Grace")
         #expect(items[2]["answer"] as? Double == 9, "the winner's value")
