@@ -382,4 +382,24 @@ struct MergeCommandTests {
         #expect(text.stdout.contains("two-way merge"))
         #expect(try a.run(["resolve", id, "--merge", "--strict"]).status == 75)
     }
+
+    @Test("demo: two devices agree after a clean merge and a contested one; its temporary folder is removed; a re-run reuses a kept store")
+    func demo() throws {
+        let result = try CommandRunner.run(["demo", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
+        #expect(summary["agree"] as? Bool == true && summary["clean"] as? Bool == true)
+        #expect(summary["contested"] as? [String] == ["Rate us.answer"])
+        #expect(summary["resolutionLaptop"] as? String == summary["resolutionPhone"] as? String)
+        #expect(summary["kept"] as? Bool == false)
+        #expect(!FileManager.default.fileExists(atPath: summary["folder"] as! String), "the temporary folder is removed")
+
+        let folder = try CommandRunner.temporaryDirectory().appendingPathComponent("demo").path
+        let first = try CommandRunner.run(["demo", "--store", folder])
+        #expect(first.status == 0 && first.stdout.contains("Created two stores"))
+        let again = try CommandRunner.run(["demo", "--store", folder])
+        #expect(again.status == 0 && again.stdout.contains("Using the existing demo stores in \(folder)"))
+        #expect(again.stdout.contains("no conflict, they agree") && again.stdout.contains("verify, both stores: clean"))
+        #expect(FileManager.default.fileExists(atPath: folder + "/laptop/Store.plist") && FileManager.default.fileExists(atPath: folder + "/phone/Store.plist"))
+    }
 }
