@@ -185,7 +185,7 @@ private struct MergeState {
             let sides = present.map { (label: heads[$0].label, item: headItems[$0][id]!) }
             if let baseItem = baseItems[id] {
                 let removers = heads.indices.filter { headItems[$0][id] == nil }.map { heads[$0].label }
-                let modified = sides.contains { $0.item.fields != baseItem.fields }
+                let modified = sides.contains { $0.item != baseItem }
                 if !removers.isEmpty {
                     guard modified else { continue }  // rule 4
                     notes.append(.init(item: id, itemTitle: sides[0].item.title, kind: .keptDespiteRemoval, heads: removers))
@@ -211,9 +211,10 @@ private struct MergeState {
         notes = notes.enumerated().sorted { a, b in
             (position[a.element.item] ?? Int.max, a.offset) < (position[b.element.item] ?? Int.max, b.offset)
         }.map(\.element)
-        // Every item was checked on its own and ids are unique, so this holds; should it
-        // not, the first head's survey (valid) is the merge.
-        let survey = (try? Survey(title: mergedTitle, items: items)) ?? first.survey
+        // Every item is valid on its own (a head's item as it was, or one checked after
+        // merging) and the ids are unique (one item per id), so the survey is valid
+        // without checking it again.
+        let survey = Survey(checkedTitle: mergedTitle, items: items)
         return SurveyMerge.Result(survey: survey, contested: contested, notes: notes, isTwoWay: base == nil, order: labels)
     }
 
@@ -244,6 +245,11 @@ private struct MergeState {
     static let bodyFields = Item.fieldOrder.filter { $0 != "title" }
 
     mutating func mergeItem(id: UUID, base: Item?, sides: [(label: String, item: Item)]) -> Item {
+        // Most items are unchanged, or changed one way only: every field then resolves to
+        // that one version, which is valid as it is.
+        let changed = sides.filter { $0.item != base }
+        if changed.isEmpty, let base { return base }
+        if let first = changed.first, changed.allSatisfy({ $0.item == first.item }) { return first.item }
         let labels = sides.map(\.label)
         let baseFields = base?.fields
         let sideFields = sides.map(\.item.fields)
@@ -323,7 +329,8 @@ private struct MergeState {
         // An item in the base that no head moved but is not in the skeleton cannot be
         // (the skeleton holds them all); an item kept whose placer is missing would be a
         // bug: place it after its base predecessor so that nothing is lost.
-        for id in keep.sorted(by: { $0.uuidString < $1.uuidString }) where !skeletonSet.contains(id) && placer[id] == nil {
+        let unplaced = keep.filter { !skeletonSet.contains($0) && placer[$0] == nil }
+        for id in unplaced.sorted(by: { $0.uuidString < $1.uuidString }) {
             placer[id] = 0
             anchor[id] = .some(nil)
             placedOrder.append(id)
