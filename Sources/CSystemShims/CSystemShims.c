@@ -1,10 +1,15 @@
 #define _GNU_SOURCE
 #include "CSystemShims.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/syscall.h>
@@ -39,4 +44,138 @@ int cshim_ofd_lock(int fd, int mode, int wait) {
 
 int cshim_openat(int dirfd, const char *path, int flags, mode_t mode) {
     return openat(dirfd, path, flags, mode);
+}
+
+// Walks `path` beneath `dirfd` one component at a time, refusing symbolic links.
+static int open_by_walking(int dirfd, const char *path, int flags, mode_t mode) {
+    size_t length = strlen(path);
+    if (length == 0 || path[0] == '/') {
+        errno = EINVAL;
+        return -1;
+    }
+    char *copy = strdup(path);
+    if (copy == NULL) return -1;
+    int current = dirfd;
+    char *component = copy;
+    int result = -1;
+    for (;;) {
+        char *slash = strchr(component, '/');
+        if (slash == NULL) {
+            result = openat(current, component, flags | O_NOFOLLOW, mode);
+            break;
+        }
+        *slash = '\0';
+        if (strcmp(component, "..") == 0) {
+            errno = EXDEV;
+            break;
+        }
+        int next = *component == '\0' || strcmp(component, ".") == 0
+                       ? dup(current)
+                       : openat(current, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (current != dirfd) close(current);
+        if (next < 0) {
+            current = dirfd;
+            break;
+        }
+        current = next;
+        component = slash + 1;
+    }
+    int saved = errno;
+    if (current != dirfd) close(current);
+    free(copy);
+    errno = saved;
+    return result;
+}
+
+int cshim_openat_beneath(int dirfd, const char *path, int flags, mode_t mode) {
+#if defined(__linux__) && defined(SYS_openat2)
+    struct {
+        uint64_t flags;
+        uint64_t mode;
+        uint64_t resolve;
+    } how;
+    how.flags = (uint64_t)(unsigned int)flags;
+    how.mode = (flags & O_CREAT) ? mode : 0;
+    how.resolve = 0x04 /* RESOLVE_NO_SYMLINKS */ | 0x02 /* RESOLVE_NO_MAGICLINKS */;
+    long result = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+    if (result >= 0 || errno != ENOSYS) return (int)result;
+    return open_by_walking(dirfd, path, flags, mode);
+#elif defined(__APPLE__) && defined(O_NOFOLLOW_ANY)
+    return openat(dirfd, path, flags | O_NOFOLLOW_ANY, mode);
+#else
+    return open_by_walking(dirfd, path, flags, mode);
+#endif
+}
+
+static void fill(const struct stat *st, struct cshim_status *status) {
+    switch (st->st_mode & S_IFMT) {
+    case S_IFREG: status->kind = 0; break;
+    case S_IFDIR: status->kind = 1; break;
+    case S_IFLNK: status->kind = 2; break;
+    default: status->kind = 3; break;
+    }
+    status->size = (long long)st->st_size;
+    status->device = (unsigned long long)st->st_dev;
+    status->inode = (unsigned long long)st->st_ino;
+#if defined(__APPLE__)
+    status->modified_seconds = (long long)st->st_mtimespec.tv_sec;
+    status->modified_nanoseconds = (long long)st->st_mtimespec.tv_nsec;
+#else
+    status->modified_seconds = (long long)st->st_mtim.tv_sec;
+    status->modified_nanoseconds = (long long)st->st_mtim.tv_nsec;
+#endif
+}
+
+int cshim_fstatat_nofollow(int dirfd, const char *name, struct cshim_status *status) {
+    struct stat st;
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return -1;
+    fill(&st, status);
+    return 0;
+}
+
+int cshim_fstat(int fd, struct cshim_status *status) {
+    struct stat st;
+    if (fstat(fd, &st) != 0) return -1;
+    fill(&st, status);
+    return 0;
+}
+
+int cshim_list_directory(int fd, void *context, void (*visit)(void *context, const char *name, int kind)) {
+    int copy = dup(fd);
+    if (copy < 0) return -1;
+    DIR *directory = fdopendir(copy);
+    if (directory == NULL) {
+        int saved = errno;
+        close(copy);
+        errno = saved;
+        return -1;
+    }
+    // fdopendir shares the offset with `fd`: start from the beginning.
+    rewinddir(directory);
+    for (;;) {
+        errno = 0;
+        struct dirent *entry = readdir(directory);
+        if (entry == NULL) break;
+        const char *name = entry->d_name;
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) continue;
+        int kind;
+        switch (entry->d_type) {
+        case DT_REG: kind = 0; break;
+        case DT_DIR: kind = 1; break;
+        case DT_LNK: kind = 2; break;
+        case DT_UNKNOWN: kind = 4; break;
+        default: kind = 3; break;
+        }
+        visit(context, name, kind);
+    }
+    int saved = errno;
+    closedir(directory);
+    errno = saved;
+    return saved == 0 ? 0 : -1;
+}
+
+int cshim_is_read_only(int fd) {
+    struct statvfs info;
+    if (fstatvfs(fd, &info) != 0) return -1;
+    return (info.f_flag & ST_RDONLY) ? 1 : 0;
 }

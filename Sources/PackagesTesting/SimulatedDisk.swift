@@ -48,14 +48,21 @@ public final class SimulatedDisk: @unchecked Sendable {
 
     private static let root = 1
 
+    /// This disk's device number (`st_dev`): its own, kept by the disks made from it
+    /// (after a power loss, or synced), so that two disks never pass for one.
+    private let deviceNumber: UInt64
+    private static let devices = DeviceCounter()
+
     /// An empty disk: only `/`, durable.
     public init() {
         nodes = [Self.root: Node(isDirectory: true)]
+        deviceNumber = Self.devices.next()
     }
 
-    private init(nodes: [Int: Node], nextNode: Int) {
+    private init(nodes: [Int: Node], nextNode: Int, device: UInt64) {
         self.nodes = nodes
         self.nextNode = nextNode
+        deviceNumber = device
     }
 
     /// The number of calls made so far.
@@ -108,7 +115,7 @@ public final class SimulatedDisk: @unchecked Sendable {
                 return node
             }
             survived[Self.root] = rebuild(Self.root)
-            return SimulatedDisk(nodes: survived, nextNode: next)
+            return SimulatedDisk(nodes: survived, nextNode: next, device: deviceNumber)
         }
     }
 
@@ -121,7 +128,7 @@ public final class SimulatedDisk: @unchecked Sendable {
                 copy[id]!.durableBytes = copy[id]!.bytes
                 copy[id]!.durableEntries = copy[id]!.entries
             }
-            return SimulatedDisk(nodes: copy, nextNode: nextNode)
+            return SimulatedDisk(nodes: copy, nextNode: nextNode, device: deviceNumber)
         }
     }
 
@@ -182,11 +189,17 @@ public final class SimulatedDisk: @unchecked Sendable {
             lock: { descriptor, _, _ in
                 self.call { $0.open[descriptor] == nil ? .failure(.badDescriptor) : .success(()) }
             },
-            listDirectory: { path in
-                self.call { $0.list(path) }
+            listDirectory: { descriptor in
+                self.call { $0.list(descriptor) }
             },
-            stat: { path in
-                self.call { $0.stat(path) }
+            stat: { directory, path in
+                self.call { $0.stat(directory, path) }
+            },
+            fstat: { descriptor in
+                self.call { disk in
+                    guard let file = disk.open[descriptor] else { return .failure(.badDescriptor) }
+                    return .success(disk.status(of: file.node))
+                }
             }
         )
     }
@@ -207,11 +220,20 @@ public final class SimulatedDisk: @unchecked Sendable {
         path.split(separator: "/", omittingEmptySubsequences: true).map(String.init).filter { $0 != "." }
     }
 
-    /// The node at an absolute path (every call of the store uses absolute paths).
-    private func resolve(_ path: String) -> Result<Int, Errno> {
-        guard path.hasPrefix("/") else { return .failure(.invalid) }
-        var id = Self.root
+    /// The node at an absolute path, or at a path relative to an open directory (the
+    /// simulated disk has no symbolic links, so nothing is ever followed).
+    private func resolve(_ path: String, from directory: Int32 = AT_FDCWD) -> Result<Int, Errno> {
+        let start: Int
+        if path.hasPrefix("/") {
+            start = Self.root
+        } else if directory != AT_FDCWD, let file = open[directory] {
+            start = file.node
+        } else {
+            return .failure(directory == AT_FDCWD ? .invalid : .badDescriptor)
+        }
+        var id = start
         for name in components(path) {
+            guard name != ".." else { return .failure(.invalid) }
             guard nodes[id]!.isDirectory else { return .failure(.notDirectory) }
             guard let child = nodes[id]!.entries[name] else { return .failure(.noEntry) }
             id = child
@@ -221,22 +243,27 @@ public final class SimulatedDisk: @unchecked Sendable {
 
     /// The folder that holds `path`, and the last component's name.
     private func parent(_ directory: Int32, _ path: String) -> Result<(Int, String), Errno> {
-        guard directory == AT_FDCWD || path.hasPrefix("/") else { return .failure(.invalid) }
         var names = components(path)
         guard let last = names.popLast(), last != ".." else { return .failure(.invalid) }
-        return resolve("/" + names.joined(separator: "/")).flatMap { id in
+        let folder = (path.hasPrefix("/") ? "/" : "") + names.joined(separator: "/")
+        return resolve(folder, from: directory).flatMap { id in
             nodes[id]!.isDirectory ? .success((id, last)) : .failure(.notDirectory)
         }
+    }
+
+    private func status(of id: Int) -> SystemCalls.FileStatus {
+        let node = nodes[id]!
+        return SystemCalls.FileStatus(isDirectory: node.isDirectory, size: node.bytes.count, device: deviceNumber, inode: UInt64(id))
     }
 
     // MARK: Operations (called with the lock held)
 
     private func openat(_ directory: Int32, _ path: String, _ flags: Int32) -> Result<Int32, Errno> {
         let place: Result<(Int, String), Errno> =
-            components(path).isEmpty && path.hasPrefix("/") ? .success((Self.root, "")) : parent(directory, path)
+            components(path).isEmpty ? resolve(path, from: directory).map { ($0, "") } : parent(directory, path)
         return place.flatMap { folder, name -> Result<Int32, Errno> in
             let access = flags & O_ACCMODE
-            var id = name.isEmpty ? Self.root : nodes[folder]!.entries[name]
+            var id = name.isEmpty ? folder : nodes[folder]!.entries[name]
             if id == nil {
                 guard flags & O_CREAT != 0 else { return .failure(.noEntry) }
                 let newID = nextNode
@@ -356,21 +383,29 @@ public final class SimulatedDisk: @unchecked Sendable {
         }
     }
 
-    private func list(_ path: String) -> Result<[SystemCalls.DirectoryEntry], Errno> {
-        resolve(path).flatMap { id in
-            guard nodes[id]!.isDirectory else { return .failure(.notDirectory) }
-            return .success(
-                nodes[id]!.entries.sorted { $0.key < $1.key }.map {
-                    SystemCalls.DirectoryEntry(name: $0.key, isDirectory: nodes[$0.value]!.isDirectory)
-                })
-        }
+    private func list(_ descriptor: Int32) -> Result<[SystemCalls.DirectoryEntry], Errno> {
+        guard let file = open[descriptor] else { return .failure(.badDescriptor) }
+        guard nodes[file.node]!.isDirectory else { return .failure(.notDirectory) }
+        return .success(
+            nodes[file.node]!.entries.sorted { $0.key < $1.key }.map {
+                SystemCalls.DirectoryEntry(name: $0.key, isDirectory: nodes[$0.value]!.isDirectory)
+            })
     }
 
-    private func stat(_ path: String) -> Result<SystemCalls.FileStatus, Errno> {
-        resolve(path).map { id in
-            let node = nodes[id]!
-            return SystemCalls.FileStatus(
-                isDirectory: node.isDirectory, size: node.bytes.count, device: 1, inode: UInt64(id))
+    private func stat(_ directory: Int32, _ path: String) -> Result<SystemCalls.FileStatus, Errno> {
+        resolve(path, from: directory).map { status(of: $0) }
+    }
+}
+
+/// Hands out device numbers, one per new simulated disk.
+private final class DeviceCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var last: UInt64 = 0
+
+    func next() -> UInt64 {
+        lock.withLock {
+            last += 1
+            return last
         }
     }
 }

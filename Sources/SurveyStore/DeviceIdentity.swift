@@ -22,7 +22,7 @@ enum DeviceIdentity {
     /// another folder; the copy then gets a new device id, keeping the name, so that two
     /// replicas never save under one id.
     static func read(store: String, writer: PackageWriter) throws -> Device {
-        let reader = FileReader(calls: writer.calls)
+        let reader = FileReader(root: store, calls: writer.calls)
         let (device, folder) = try recorded(store: store, reader: reader)
         if let folder, folder != folderIdentity(store, reader: reader) {
             let renewed = Device(id: newID(), name: device.name)
@@ -51,7 +51,7 @@ enum DeviceIdentity {
     static func write(_ device: Device, writer: PackageWriter) throws {
         let data = try PropertyList.dictionary([
             "DeviceID": .string(device.id), "DeviceName": .string(device.name),
-            "StoreFolder": .string(folderIdentity(writer.root, reader: FileReader(calls: writer.calls))),
+            "StoreFolder": .string(folderIdentity(writer.root, reader: FileReader(root: writer.root, calls: writer.calls))),
         ]).xmlData()
         try writer.replaceFile(data, at: "Local.nosync/Device.plist")
     }

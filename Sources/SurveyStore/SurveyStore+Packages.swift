@@ -9,15 +9,31 @@ extension SurveyStore {
     /// folder that must not exist yet: a complete, self-describing document.
     ///
     /// - Returns: The exported revision.
+    ///
+    /// The package is written beside `destination` under a temporary name, every file
+    /// and the folder fsynced, and renamed into place; an existing `destination` is
+    /// refused (code `alreadyExists`) and a missing parent folder is never created.
     @discardableResult
     public func exportPackage(_ id: UUID, revision text: String? = nil, to destination: String) throws -> RevisionMetadata {
         let revision = try revision(id, text)
-        let source = root + "/Documents/\(id.uuidString.lowercased())/\(revision.id).survey"
-        guard revisions.reader.exists(source + "/" + RevisionStore.contentFile) || revision.isDeleted else {
+        let source = root + "/" + revisions.folder(of: id) + "/\(revision.id).survey"
+        guard let metadata = try revisions.reader.contents(atPath: source + "/" + RevisionStore.metadataFile) else {
             throw StoreError.noContent(revision.id)
         }
-        try FileManager.default.copyItem(atPath: source, toPath: destination)
+        var files = [PackageFile(name: RevisionStore.metadataFile, contents: metadata)]
+        if !revision.isDeleted {
+            // Checked against its digest, so that a damaged revision is never exported.
+            files.append(PackageFile(name: RevisionStore.contentFile, contents: try revisions.content(of: id, revision: revision)))
+        }
+        try OutputWriter(calls: calls).writePackage(files, at: destination)
         return revision
+    }
+
+    /// Writes exported bytes to `path`, outside the store: a new or regular file is
+    /// written atomically and durably; a device, FIFO or link (`/dev/stdout`) is written
+    /// through; a folder is refused. See ``OutputWriter``.
+    public func writeExport(_ data: Data, to path: String) throws {
+        try OutputWriter(calls: calls).writeFile(data, to: path)
     }
 
     /// What ``importPackage(at:)`` did.
@@ -33,39 +49,54 @@ extension SurveyStore {
 
     /// Adds a revision package in the current format.
     ///
-    /// A package whose metadata verifies against its revision id and whose parents are
-    /// all known here (or which has none) is added exactly as it is, so importing the
-    /// same package twice, or on two replicas, gives one revision. Any other package with
-    /// readable content is added as a new revision without parents of the document its
-    /// metadata names.
+    /// A package whose metadata verifies against its revision id is added exactly as it
+    /// is, keeping its id (its parents need not be here: a later sync with a store that
+    /// has them fills in the history), so importing the same package twice, or on two
+    /// replicas, gives one revision. Any other package with readable content is added as a
+    /// new revision without parents of the document its metadata names. A package whose
+    /// revision, or whose content, the document already has adds nothing
+    /// (``ImportOutcome/alreadyPresent(_:_:)``).
     ///
     /// - Throws: ``StoreError``, ``VersionsError``, ``SurveyError`` or a
     ///   `PropertyListError` when the package cannot be read.
     public func importPackage(at path: String) throws -> ImportOutcome {
+        try checkWritable()
         let metadataPath = path + "/" + RevisionStore.metadataFile
         let contentPath = path + "/" + RevisionStore.contentFile
-        guard let metadataData = try revisions.reader.contents(atPath: metadataPath) else {
+        // The package is read like a store: no link inside it is followed, only regular
+        // files within the size limits are read.
+        let reader = FileReader(root: path, calls: calls)
+        guard let metadataData = try reader.contents(atPath: metadataPath) else {
             throw StoreError.noSuchRevision(metadataPath)
         }
-        let content = try revisions.reader.contents(atPath: contentPath)
+        let content = try reader.contents(atPath: contentPath, limit: FileReader.contentLimit)
         if let metadata = try? RevisionMetadata(plist: metadataData, file: metadataPath),
             metadata.isDeleted || content.map(RevisionID.sha256Hex) == metadata.contentDigest
         {
             // A revision in a newer format is kept as it is, never rewritten.
             let id = metadata.documentID
-            let known = (try? revisions.graph(of: id).graph) ?? RevisionGraph()
-            if known.revisions[metadata.id] != nil { return .alreadyPresent(id, metadata) }
-            if metadata.parents.allSatisfy({ known.revisions[$0] != nil }) {
-                var files = [PackageFile(name: RevisionStore.metadataFile, contents: metadataData)]
-                if let content { files.append(PackageFile(name: RevisionStore.contentFile, contents: content)) }
-                try revisions.writer.createDirectory("Documents")
-                try revisions.writer.createDirectory(revisions.folder(of: id))
-                let path = revisions.folder(of: id) + "/\(metadata.id).survey"
-                if try revisions.writer.writePackage(files, at: path) == .alreadyExists {
-                    try revisions.writer.completePackage(files, at: path)
-                }
-                return .added(id, metadata)
+            // Content this build can read must be a valid survey; a newer format is kept
+            // as it is, opaque.
+            if let content, metadata.formatVersion <= Self.formatVersion {
+                _ = try FormatMigrator.survey(
+                    from: content, version: metadata.formatVersion, seed: metadata.id.description, file: contentPath)
             }
+            let lock = try documentLock(id)
+            defer { lock.unlock() }
+            let known = (try? revisions.cleanedGraph(of: id).graph) ?? RevisionGraph()
+            if let present = known.revisions[metadata.id] { return .alreadyPresent(id, present) }
+            if let same = Self.revision(withContent: metadata.contentDigest, in: known) { return .alreadyPresent(id, same) }
+            // Kept as it is, with its id, even when its parents are not here: syncing with
+            // a store that has them later fills in the history without a conflict.
+            var files = [PackageFile(name: RevisionStore.metadataFile, contents: metadataData)]
+            if let content { files.append(PackageFile(name: RevisionStore.contentFile, contents: content)) }
+            try revisions.writer.createDirectory("Documents")
+            try revisions.writer.createDirectory(revisions.folder(of: id))
+            let path = revisions.folder(of: id) + "/\(metadata.id).survey"
+            if try revisions.writer.writePackage(files, at: path) == .alreadyExists {
+                try revisions.writer.completePackage(files, at: path)
+            }
+            return .added(id, metadata)
         }
         // Not a verifiable revision of this store's kind: take its content as new.
         let document = try DocumentIdentity.read(metadataData, file: metadataPath)
@@ -76,8 +107,22 @@ extension SurveyStore {
         // Older formats are migrated; their item ids derive from the package's content.
         let survey = try FormatMigrator.survey(
             from: content, version: document.formatVersion, seed: RevisionID.sha256Hex(metadataData + content), file: contentPath)
-        let metadata = try revisions.write(document: document.id, parents: [], content: try survey.plistData(), formatVersion: Self.formatVersion)
+        try survey.validate()
+        let bytes = try survey.plistData()
+        let lock = try documentLock(document.id)
+        defer { lock.unlock() }
+        let known = (try? revisions.cleanedGraph(of: document.id).graph) ?? RevisionGraph()
+        if let same = Self.revision(withContent: RevisionID.sha256Hex(bytes), in: known) { return .alreadyPresent(document.id, same) }
+        let metadata = try revisions.write(
+            document: document.id, parents: [], content: bytes, formatVersion: Self.formatVersion, known: known)
         return .newRevision(document.id, metadata)
+    }
+
+    /// A revision of `graph` (not a deletion) whose content has `digest`: importing the
+    /// same content again adds nothing.
+    static func revision(withContent digest: String?, in graph: RevisionGraph) -> RevisionMetadata? {
+        guard let digest else { return nil }
+        return graph.revisions.values.filter { !$0.isDeleted && $0.contentDigest == digest }.sorted(by: RevisionGraph.precedes).first
     }
 }
 

@@ -15,6 +15,12 @@ extension SurveyStore {
         public var conflictsResolved: [UUID] = []
         /// Documents looked at.
         public var documents = 0
+        /// Revisions not copied because their content does not match its digest on the
+        /// side that has them (`verify` names them; the other documents sync as usual).
+        public var damaged: [StoreIssue] = []
+        /// Revisions copied whose timestamp lies more than a day ahead of this device's
+        /// clock: flagged, since they win conflicts until something supersedes them.
+        public var aheadOfClock: [StoreIssue] = []
     }
 
     /// Two-way sync with another store: afterwards both hold the same revisions and
@@ -30,6 +36,12 @@ extension SurveyStore {
     public func sync(
         with other: SurveyStore, concurrency: Int = SurveyStore.syncConcurrency, progress: ((Int, Int) -> Void)? = nil
     ) throws -> SyncReport {
+        try checkWritable()
+        try other.checkWritable()
+        let mine = try revisions.reader.status(atPath: root), theirs = try other.revisions.reader.status(atPath: other.root)
+        if let mine, let theirs, mine.device == theirs.device, mine.inode == theirs.inode {
+            throw StoreError.damagedStore(other.root, "it is this store itself; sync needs another store")
+        }
         var report = SyncReport()
         let ids = Set(try revisions.documentIDs()).union(try other.revisions.documentIDs())
             .map { ($0.uuidString, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
@@ -50,6 +62,8 @@ extension SurveyStore {
             report.received += outcome.received
             if outcome.conflictAppeared { report.conflictsAppeared.append(id) }
             if outcome.conflictResolved { report.conflictsResolved.append(id) }
+            report.damaged += outcome.damaged
+            report.aheadOfClock += outcome.aheadOfClock
         }
         return report
     }
@@ -65,6 +79,8 @@ extension SurveyStore {
         var tombstonesReceived = 0
         var conflictAppeared = false
         var conflictResolved = false
+        var damaged: [StoreIssue] = []
+        var aheadOfClock: [StoreIssue] = []
     }
 
     /// Syncs one document: each side's graph is read once before copying (after removing
@@ -72,14 +88,24 @@ extension SurveyStore {
     /// only when it may have changed: it received tombstones (which may name packages it
     /// still has), or its first read failed for another reason than a missing folder;
     /// this side is also read when it received revisions, for its conflict state.
+    ///
+    /// Both sides' document locks are held throughout, so a prune on either side waits
+    /// for the sync and never removes a revision whose child the sync is copying.
     private func syncDocument(_ id: UUID, with other: SurveyStore) throws -> DocumentOutcome {
-        let (mine, mineFailed) = Self.readBefore { try revisions.cleanedGraph(of: id) }
-        let (theirs, theirsFailed) = Self.readBefore { try other.revisions.cleanedGraph(of: id) }
+        let locks = try lockBoth(id, other)
+        defer {
+            locks.0.unlock()
+            locks.1.unlock()
+        }
+        let (mine, mineFailed) = Self.readBefore { try revisions.cleanUp(id); return try revisions.read(id) }
+        let (theirs, theirsFailed) = Self.readBefore { try other.revisions.cleanUp(id); return try other.revisions.read(id) }
         let before = mine?.graph.isInConflict ?? false
         let otherBefore = theirs?.graph.isInConflict ?? false
         var outcome = DocumentOutcome()
-        (outcome.sent, outcome.tombstonesSent) = try copyMissing(id, from: self, mine, to: other, theirs)
-        (outcome.received, outcome.tombstonesReceived) = try copyMissing(id, from: other, theirs, to: self, mine)
+        (outcome.sent, outcome.tombstonesSent) = try copyMissing(
+            id, from: self, mine, to: other, theirs, damaged: &outcome.damaged, ahead: &outcome.aheadOfClock)
+        (outcome.received, outcome.tombstonesReceived) = try copyMissing(
+            id, from: other, theirs, to: self, mine, damaged: &outcome.damaged, ahead: &outcome.aheadOfClock)
         // Tombstones copied may disown packages the receiving side still has: it noted
         // that before they were copied, and removes them now (then the note).
         if outcome.tombstonesSent > 0 || theirsFailed { try other.revisions.finishPrune(id) }
@@ -97,9 +123,28 @@ extension SurveyStore {
 
     /// A side's graph before copying: `nil` and not failed when the side has no folder
     /// for the document, `nil` and failed when it could not be read for another reason.
-    private static func readBefore(
-        _ read: () throws -> (graph: RevisionGraph, pruned: Set<RevisionID>)
-    ) -> (read: (graph: RevisionGraph, pruned: Set<RevisionID>)?, failed: Bool) {
+    /// Takes this document's lock here and in `other`, without ever waiting for one while
+    /// holding the other (two syncs in opposite directions cannot deadlock).
+    private func lockBoth(_ id: UUID, _ other: SurveyStore) throws -> (FileLock, FileLock) {
+        func attempt(_ first: SurveyStore, _ second: SurveyStore) throws -> (FileLock, FileLock)? {
+            let held = try first.documentLock(id)
+            do {
+                return (held, try second.documentLock(id, wait: false))
+            } catch let error as FileSystemError where error.code == .locked {
+                held.unlock()
+                return nil
+            }
+        }
+        var attempts = 0
+        while true {
+            if let locks = try attempt(self, other) { return locks }
+            if let locks = try attempt(other, self) { return (locks.1, locks.0) }
+            attempts += 1
+            usleep(UInt32.random(in: 1_000...(attempts < 10 ? 5_000 : 50_000)))
+        }
+    }
+
+    private static func readBefore(_ read: () throws -> DocumentRead) -> (read: DocumentRead?, failed: Bool) {
         do {
             return (try read(), false)
         } catch StoreError.noSuchDocument {
@@ -109,54 +154,70 @@ extension SurveyStore {
         }
     }
 
-    /// Copies the tombstones and complete revisions of `id` that `target` lacks, given
-    /// both sides' graphs as read before copying (`nil` where a side has no such document).
+    /// Copies the complete revisions and then the tombstones of `id` that `target` lacks,
+    /// given both sides' reads before copying (`nil` where a side has no such document).
+    ///
+    /// Revisions go first, parents before children, so that at every instant the target
+    /// holds what its tombstones need to take effect: a tombstone whose superseding
+    /// revision has not arrived yet is pending and prunes nothing. A revision whose
+    /// content does not match its digest is not copied; it is added to `damaged`.
     ///
     /// - Returns: The revisions and tombstones copied, and how many of them were tombstones.
     private func copyMissing(
-        _ id: UUID, from source: SurveyStore, _ sourceRead: (graph: RevisionGraph, pruned: Set<RevisionID>)?,
-        to target: SurveyStore, _ targetRead: (graph: RevisionGraph, pruned: Set<RevisionID>)?
+        _ id: UUID, from source: SurveyStore, _ sourceRead: DocumentRead?, to target: SurveyStore, _ targetRead: DocumentRead?,
+        damaged: inout [StoreIssue], ahead: inout [StoreIssue]
     ) throws -> (copied: Int, tombstones: Int) {
-        guard let (sourceGraph, sourcePruned) = sourceRead else { return (0, 0) }
-        let (targetGraph, targetPruned) = targetRead ?? (RevisionGraph(), [])
+        guard let sourceRead else { return (0, 0) }
+        let targetRead = targetRead ?? DocumentRead()
         let folder = target.revisions.folder(of: id)
         var copied = 0
         try target.revisions.writer.createDirectory("Documents")
         try target.revisions.writer.createDirectory(folder)
-        // Tombstones first: a revision the source pruned is never sent as content. When
-        // they disown packages the target has, it notes the prune first, so that a crash
-        // before the removal is finished on the next open.
-        let arriving = sourcePruned.subtracting(targetPruned)
-        if arriving.contains(where: { targetGraph.revisions[$0] != nil }) { try target.revisions.notePrune(id) }
-        for revisionID in arriving.sorted() {
-            let metadata = sourceGraph.revisions[revisionID]!
-            _ = try target.revisions.writer.writeFile(try metadata.plistData(), at: folder + "/\(revisionID).pruned")
-            copied += 1
+        let targetHas = { (revision: RevisionID) in
+            targetRead.live[revision] != nil || targetRead.tombstones[revision] != nil
         }
-        let tombstones = copied
         let sourceFolder = source.root + "/" + source.revisions.folder(of: id)
-        for revision in sourceGraph.revisions.values.sorted(by: { $0.id < $1.id })
-        where !sourcePruned.contains(revision.id) && targetGraph.revisions[revision.id] == nil && !targetPruned.contains(revision.id) {
+        for revision in sourceRead.graph.revisions.values.sorted(by: { $0.id < $1.id })
+        where !sourceRead.pruned.contains(revision.id) && !targetHas(revision.id) {
             let package = sourceFolder + "/\(revision.id).survey"
             var files: [PackageFile] = []
             for name in [RevisionStore.metadataFile, RevisionStore.contentFile] {
-                if let contents = try source.revisions.reader.contents(atPath: package + "/" + name) {
+                let limit = name == RevisionStore.contentFile ? FileReader.contentLimit : FileReader.smallFileLimit
+                if let contents = try source.revisions.reader.contents(atPath: package + "/" + name, limit: limit) {
                     files.append(PackageFile(name: name, contents: contents))
                 }
             }
             guard files.count == (revision.isDeleted ? 1 : 2) else { continue }
             if !revision.isDeleted, RevisionID.sha256Hex(files[1].contents) != revision.contentDigest {
-                throw VersionsError.contentMismatch(revision.id)
+                damaged.append(
+                    StoreIssue(path: package + "/" + RevisionStore.contentFile, message: "the content does not match its digest (not copied)"))
+                continue
             }
             let path = folder + "/\(revision.id).survey"
             if try target.revisions.writer.writePackage(files, at: path) == .alreadyExists {
-                // A package of that name is there but incomplete (the graph did not count
+                // A package of that name is there but incomplete (the read did not count
                 // it): a file copy was interrupted. Add what it lacks.
                 try target.revisions.writer.completePackage(files, at: path)
             }
+            if HybridClock().isFarAhead(revision.timestamp) {
+                ahead.append(
+                    StoreIssue(
+                        path: target.root + "/" + path,
+                        message: "stamped \(revision.timestamp) by \(revision.device.name), more than a day ahead of this device's clock"))
+            }
             copied += 1
         }
-        return (copied, tombstones)
+        // Then the tombstones, in effect or pending. When they disown packages the target
+        // has, it notes the prune first, so that a crash before the removal is finished
+        // on the next open.
+        let arriving = sourceRead.tombstones.keys.filter { targetRead.tombstones[$0] == nil }
+        if arriving.contains(where: { targetRead.live[$0] != nil }) { try target.revisions.notePrune(id) }
+        for revisionID in arriving.sorted() {
+            let metadata = sourceRead.tombstones[revisionID]!
+            _ = try target.revisions.writer.writeFile(try metadata.plistData(), at: folder + "/\(revisionID).pruned")
+            copied += 1
+        }
+        return (copied, arriving.count)
     }
 }
 

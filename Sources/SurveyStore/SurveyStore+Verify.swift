@@ -1,101 +1,144 @@
 import Foundation
+import Packages
 import Versions
 
 extension SurveyStore {
-    /// Something `verify` found wrong, with the path it concerns.
+    /// Something `verify` found, with the path it concerns.
     public struct Problem: Sendable, Equatable, CustomStringConvertible {
         public var path: String
         public var message: String
-        public var description: String { "\(path): \(message)" }
+        /// A note rather than a problem: something harmless that the store handles by
+        /// itself (a copy of a pruned revision that the next write removes, a tombstone
+        /// that arrived before the revision superseding it). Notes do not make a store
+        /// unclean.
+        public var isNote: Bool
+
+        public init(path: String, message: String, isNote: Bool = false) {
+            self.path = path
+            self.message = message
+            self.isNote = isNote
+        }
+
+        public var description: String { "\(path): \(isNote ? "note: " : "")\(message)" }
     }
 
-    /// Checks the whole store: every revision's metadata against its id and its content
-    /// against its digest, every parent known, no resurrected pruned revision, no stray
-    /// temporary file, no interrupted prune, no unreadable property list. Changes nothing.
+    /// Checks the whole store: its layout file and folders, every revision's metadata
+    /// against its id and its content against its digest, every parent known, links,
+    /// special files and anything else that does not belong, stray temporary files,
+    /// interrupted prunes, unreadable property lists. Changes nothing, follows no link,
+    /// and needs no write access.
     ///
-    /// - Returns: The problems found; empty when the store is clean.
+    /// - Returns: The problems and notes found, by path; the store is clean when every
+    ///   entry is a note.
     public func verify() -> [Problem] {
         var problems: [Problem] = []
         let reader = revisions.reader
-        let documents = root + "/Documents"
+        func report(_ path: String, _ message: String, note: Bool = false) {
+            problems.append(Problem(path: path, message: message, isNote: note))
+        }
+        do {
+            try Self.checkLayout(at: root, calls: calls, forWriting: false)
+        } catch {
+            report(root + "/" + Self.layoutFile, "\(error)")
+        }
+        // The folders the store itself makes: each a real folder, or absent.
+        for folder in ["Documents", "Local.nosync", "Local.nosync/tmp", "Local.nosync/locks", RevisionStore.pruningFolder] {
+            let path = root + "/" + folder
+            switch (try? reader.status(atPath: path))??.kind {
+            case nil, .directory?: break
+            case .symbolicLink?: report(path, "a symbolic link where the store's folder belongs (never followed)")
+            default: report(path, "not a folder")
+            }
+        }
         let temporary = root + "/Local.nosync/tmp"
-        for name in (try? reader.names(atPath: temporary)) ?? [] {
-            problems.append(Problem(path: temporary + "/" + name, message: "a temporary file left by an interrupted write"))
+        for name in ((try? reader.names(atPath: temporary)) ?? []).sorted() {
+            report(temporary + "/" + name, "a temporary file left by an interrupted write (the next command that writes removes it)")
         }
         let pruning = root + "/" + RevisionStore.pruningFolder
-        for name in (try? reader.names(atPath: pruning)) ?? [] {
-            problems.append(Problem(path: pruning + "/" + name, message: "an interrupted prune (the next command finishes it)"))
+        for name in ((try? reader.names(atPath: pruning)) ?? []).sorted() {
+            report(pruning + "/" + name, "an interrupted prune (the next command that writes finishes it)")
         }
-        for folder in ((try? reader.names(atPath: documents)) ?? []).sorted() {
-            let folderPath = documents + "/" + folder
-            guard let document = UUID(uuidString: folder), folder == folder.lowercased() else {
-                problems.append(Problem(path: folderPath, message: "not a document folder (expected a lower-case UUID)"))
+        let locks = root + "/Local.nosync/locks"
+        for entry in (try? reader.entries(atPath: locks)) ?? [] where entry.kind != .regular && entry.kind != .unknown {
+            report(locks + "/" + entry.name, "not a regular lock file (never opened)")
+        }
+        for issue in (try? revisions.documentFolderIssues()) ?? [] { report(issue.path, issue.message) }
+        let documents: [UUID]
+        do {
+            documents = try revisions.documentIDs()
+        } catch {
+            report(root + "/Documents", "\(error)")
+            documents = []
+        }
+        for document in documents {
+            let folder = root + "/" + revisions.folder(of: document)
+            let read: DocumentRead
+            do {
+                read = try revisions.read(document)
+            } catch {
+                report(folder, "\(error)")
                 continue
             }
-            var known: [RevisionID: RevisionMetadata] = [:]
-            var pruned = Set<RevisionID>()
-            let names = ((try? reader.names(atPath: folderPath)) ?? []).sorted()
-            for name in names {
-                let path = folderPath + "/" + name
-                if name.hasSuffix(".pruned") {
-                    do {
-                        guard let data = try reader.contents(atPath: path) else { continue }
-                        let metadata = try RevisionMetadata(plist: data, file: path)
-                        if "\(metadata.id).pruned" != name { problems.append(Problem(path: path, message: "the tombstone's name does not match its revision id")) }
-                        known[metadata.id] = metadata
-                        pruned.insert(metadata.id)
-                    } catch {
-                        problems.append(Problem(path: path, message: "\(error)"))
-                    }
-                } else if !name.hasSuffix(".survey") {
-                    problems.append(Problem(path: path, message: "an unexpected file in a document folder"))
+            for issue in read.skipped { report(issue.path, issue.message) }
+            for id in read.incomplete {
+                let package = folder + "/\(id).survey/"
+                let missing = reader.exists(package + RevisionStore.metadataFile) ? RevisionStore.contentFile : RevisionStore.metadataFile
+                report(package + missing, "missing: the package is incomplete (a copy in progress, or interrupted), not a revision yet")
+            }
+            for id in read.resurrected {
+                report(folder + "/\(id).survey", "a copy of a pruned revision (removed by the next command that changes this document, by prune or by sync)", note: true)
+            }
+            for id in read.pending {
+                report(
+                    folder + "/\(id).pruned",
+                    "a tombstone that is not in effect yet: no revision here supersedes \(id) (it takes effect when one arrives)",
+                    note: true)
+            }
+            for id in read.live.keys {
+                let package = folder + "/\(id).survey"
+                for entry in (try? reader.entries(atPath: package)) ?? []
+                where entry.name != RevisionStore.metadataFile && entry.name != RevisionStore.contentFile {
+                    let what = entry.kind == .symbolicLink ? "a symbolic link (never followed)" : "an unexpected file"
+                    report(package + "/" + entry.name, "\(what) inside a revision package")
                 }
             }
-            for name in names where name.hasSuffix(".survey") {
-                let path = folderPath + "/" + name
-                if let id = RevisionID(String(name.dropLast(".survey".count))), pruned.contains(id) {
-                    problems.append(Problem(path: path, message: "a copy of a pruned revision (the next command removes it)"))
-                    continue
-                }
-                let metadataPath = path + "/" + RevisionStore.metadataFile
-                guard let data = try? reader.contents(atPath: metadataPath) else {
-                    problems.append(Problem(path: metadataPath, message: "missing"))
-                    continue
-                }
-                let metadata: RevisionMetadata
+            let clock = HybridClock()
+            for revision in read.graph.revisions.values where clock.isFarAhead(revision.timestamp) {
+                let name = read.pruned.contains(revision.id) ? "\(revision.id).pruned" : "\(revision.id).survey"
+                report(
+                    folder + "/" + name,
+                    "stamped \(revision.timestamp) by \(revision.device.name), more than a day ahead of this device's clock: it wins conflicts until a save or resolution supersedes it",
+                    note: true)
+            }
+            var known = read.tombstones
+            for (id, metadata) in read.live { known[id] = metadata }
+            for revision in read.live.values where !read.pruned.contains(revision.id) && !revision.isDeleted {
+                let contentPath = folder + "/\(revision.id).survey/" + RevisionStore.contentFile
                 do {
-                    metadata = try RevisionMetadata(plist: data, file: metadataPath)
+                    // Content this build can read is read as a survey too; a newer format is opaque.
+                    if revision.formatVersion <= Self.formatVersion {
+                        _ = try survey(document, revision)
+                    } else {
+                        _ = try revisions.content(of: document, revision: revision)
+                    }
+                } catch let error as FileSystemError where error.code == .permissionDenied {
+                    report(contentPath, "cannot be read: \(error.reason)")
+                } catch VersionsError.contentMismatch {
+                    report(contentPath, "the content does not match the digest in its metadata")
                 } catch {
-                    problems.append(Problem(path: metadataPath, message: "\(error)"))
-                    continue
-                }
-                if "\(metadata.id).survey" != name {
-                    problems.append(Problem(path: path, message: "the package's name does not match its revision id \(metadata.id)"))
-                }
-                if metadata.documentID != document {
-                    problems.append(Problem(path: path, message: "the revision belongs to document \(metadata.documentID.uuidString.lowercased())"))
-                }
-                if pruned.contains(metadata.id) {
-                    problems.append(Problem(path: path, message: "a copy of a pruned revision (the next command removes it)"))
-                    continue
-                }
-                known[metadata.id] = metadata
-                let contentPath = path + "/" + RevisionStore.contentFile
-                if metadata.isDeleted { continue }
-                guard let content = try? reader.contents(atPath: contentPath) else {
-                    problems.append(Problem(path: contentPath, message: "missing"))
-                    continue
-                }
-                if RevisionID.sha256Hex(content) != metadata.contentDigest {
-                    problems.append(Problem(path: contentPath, message: "the content does not match the digest in its metadata"))
+                    report(contentPath, "\(error)")
                 }
             }
-            for revision in known.values {
+            for revision in read.graph.revisions.values {
                 for parent in revision.parents where known[parent] == nil {
-                    problems.append(Problem(path: folderPath + "/\(revision.id).survey", message: "its parent \(parent) is unknown"))
+                    let name = read.pruned.contains(revision.id) ? "\(revision.id).pruned" : "\(revision.id).survey"
+                    // An imported revision, or one a partial copy brought: it counts as a
+                    // first revision here until its history arrives.
+                    report(
+                        folder + "/" + name, "its parent \(parent) is not in this store (its history was not copied here)", note: true)
                 }
             }
         }
-        return problems.sorted { $0.path < $1.path }
+        return problems.sorted { ($0.path, $0.message) < ($1.path, $1.message) }
     }
 }

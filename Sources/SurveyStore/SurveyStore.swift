@@ -24,11 +24,15 @@ public final class SurveyStore {
 
     public let root: String
     public let device: Device
+    /// Whether the store was opened for reading only: nothing is created, cleaned up or
+    /// locked, and every call that would write throws ``StoreError/readOnly(_:)``.
+    public let isReadOnly: Bool
     let revisions: RevisionStore
 
-    init(root: String, device: Device, calls: SystemCalls, wallClock: (@Sendable () -> Int64)? = nil) {
+    init(root: String, device: Device, calls: SystemCalls, wallClock: (@Sendable () -> Int64)? = nil, readOnly: Bool = false) {
         self.root = root
         self.device = device
+        isReadOnly = readOnly
         revisions =
             if let wallClock {
                 RevisionStore(root: root, device: device, calls: calls, wallClock: wallClock)
@@ -51,15 +55,25 @@ public final class SurveyStore {
     public static func create(at path: String, deviceName: String? = nil, calls: SystemCalls = .live) throws -> SurveyStore {
         let writer = PackageWriter(root: path, calls: calls)
         try writer.createRoot()
-        let layout = PropertyList.dictionary(["StoreLayoutVersion": .integer(PropertyList.Integer(Int64(layoutVersion)))])
+        let layout = PropertyList.dictionary([layoutKey: .integer(PropertyList.Integer(Int64(layoutVersion)))])
+        // An existing store's layout file is checked before anything is written into it.
+        if try FileReader(root: path, calls: calls).status(atPath: path + "/" + layoutFile) != nil {
+            try checkLayout(at: path, calls: calls, forWriting: true)
+        }
         try writer.prepare()
-        _ = try writer.writeFile(try layout.xmlData(), at: "Store.plist")
+        if try writer.writeFile(try layout.xmlData(), at: layoutFile) == .alreadyExists {
+            try checkLayout(at: path, calls: calls, forWriting: true)
+        }
         try writer.createDirectory("Documents")
         let existing = try? DeviceIdentity.read(store: path, writer: writer)
         var device = existing ?? Device(id: DeviceIdentity.newID(), name: deviceName ?? ProcessInfo.processInfo.hostName)
         if let deviceName, existing != nil { device.name = deviceName }
         if existing != device { try DeviceIdentity.write(device, writer: writer) }
-        return SurveyStore(root: path, device: device, calls: calls)
+        let store = SurveyStore(root: path, device: device, calls: calls)
+        // On an existing store, the same clean-up as opening it for writing.
+        try writer.removeLeftovers()
+        try store.finishInterruptedPrunes()
+        return store
     }
 
     /// Opens an existing store, removing temporaries left by interrupted writes.
@@ -73,7 +87,7 @@ public final class SurveyStore {
     public static func open(
         at path: String, calls: SystemCalls = .live, wallClock: (@Sendable () -> Int64)? = nil
     ) throws -> SurveyStore {
-        guard FileReader(calls: calls).exists(path + "/Store.plist") else { throw StoreError.noSuchStore(path) }
+        try checkLayout(at: path, calls: calls, forWriting: true)
         let writer = PackageWriter(root: path, calls: calls)
         try writer.prepare()
         try writer.removeLeftovers()
@@ -85,6 +99,67 @@ public final class SurveyStore {
         let store = SurveyStore(root: path, device: device, calls: calls, wallClock: wallClock)
         try store.finishInterruptedPrunes()
         return store
+    }
+
+    /// Opens an existing store for reading only: nothing is created, removed, locked or
+    /// written, so a read-only mount, a read-only user or a backup can be listed, shown,
+    /// exported, checked and verified.
+    ///
+    /// Readers need no lock: every revision is published by an atomic rename, so a
+    /// reader sees each revision whole or not at all. What a concurrent writer (or an
+    /// interrupted one) left half done is skipped, never taken for a revision.
+    ///
+    /// - Throws: ``StoreError/noSuchStore(_:)`` when `path` holds no store;
+    ///   ``StoreError/damagedStore(_:_:)`` when its `Store.plist` is not a layout file.
+    public static func openForReading(at path: String, calls: SystemCalls = .live) throws -> SurveyStore {
+        try checkLayout(at: path, calls: calls, forWriting: false)
+        let reader = FileReader(root: path, calls: calls)
+        let device = (try? DeviceIdentity.peek(store: path, reader: reader)) ?? Device(id: "unknown", name: "unknown")
+        return SurveyStore(root: path, device: device, calls: calls, readOnly: true)
+    }
+
+    /// The store's layout file and the key that holds its version.
+    static let layoutFile = "Store.plist"
+    static let layoutKey = "StoreLayoutVersion"
+
+    /// Checks `Store.plist`: a regular file holding a dictionary with an integer
+    /// `StoreLayoutVersion` this build knows (a newer one may be read, never written).
+    static func checkLayout(at path: String, calls: SystemCalls, forWriting: Bool) throws {
+        let file = path + "/" + layoutFile
+        let data: Data
+        do {
+            guard let bytes = try FileReader(root: path, calls: calls).contents(atPath: file) else {
+                throw StoreError.noSuchStore(path)
+            }
+            data = bytes
+        } catch let error as FileSystemError where [.symbolicLink, .notRegularFile, .isDirectory, .tooLarge].contains(error.code) {
+            throw StoreError.damagedStore(file, error.reason)
+        }
+        let value: PropertyList
+        do {
+            value = try PropertyList(xml: data, file: file)
+        } catch let error as PropertyListError {
+            throw StoreError.damagedStore(file, error.description)
+        }
+        guard case .integer(let number)? = value[layoutKey], let version = number.exactly(Int.self), version >= 1 else {
+            throw StoreError.damagedStore(file, "'\(layoutKey)' is missing or not a positive integer")
+        }
+        if forWriting && version > layoutVersion {
+            throw StoreError.newerLayout(file, version, supported: layoutVersion)
+        }
+    }
+
+    /// Whether `revision` is stamped more than a day ahead of this device's clock. Such a
+    /// stamp is flagged, not trusted: it wins conflicts (the winner is the same on every
+    /// replica) until a save or a resolution supersedes it, and a revision made on top of
+    /// it takes this device's clock rather than inheriting the stamp.
+    public func isStampedAhead(_ revision: RevisionMetadata) -> Bool {
+        HybridClock().isFarAhead(revision.timestamp)
+    }
+
+    /// Throws ``StoreError/readOnly(_:)`` when the store was opened for reading only.
+    func checkWritable() throws {
+        if isReadOnly { throw StoreError.readOnly(root) }
     }
 
     /// Removes what prunes interrupted by a crash left behind (packages their tombstones
@@ -122,26 +197,58 @@ public final class SurveyStore {
         case deleted
     }
 
-    /// One row per document, by id.
+    /// One row per document, by id. A document that cannot be read is left out (see
+    /// ``documentsReport()`` for what was left out and why).
     public func documents() throws -> [Summary] {
-        try revisions.documentIDs().compactMap { id in
-            let (graph, _) = try revisions.graph(of: id)
-            guard let winner = graph.winner else { return nil }
+        try documentsReport().documents
+    }
+
+    /// One row per document, by id, and what was skipped on the way: entries of
+    /// `Documents/` that are no document folders, items inside document folders that are
+    /// no revisions, and documents that could not be read at all. One bad item never
+    /// keeps the other documents from being listed.
+    public func documentsReport() throws -> (documents: [Summary], issues: [StoreIssue]) {
+        var issues = try revisions.documentFolderIssues()
+        let documents = try revisions.documentIDs().compactMap { id -> Summary? in
+            let read: DocumentRead
+            do {
+                read = try revisions.read(id)
+            } catch let error as StoreError where error == .noSuchDocument(id) {
+                return nil  // removed while the store was being listed
+            } catch where RevisionStore.isAboutContents(error) {
+                issues.append(StoreIssue(path: root + "/" + revisions.folder(of: id), message: "\(error) (skipped)"))
+                return nil
+            }
+            issues += read.skipped
+            guard let winner = read.graph.winner else { return nil }
             let title = winner.isDeleted ? nil : (try? survey(id, winner))?.title
-            return Summary(id: id, title: title, revision: winner, conflicts: graph.conflicts.map(\.id))
+            return Summary(id: id, title: title, revision: winner, conflicts: read.graph.conflicts.map(\.id))
         }
+        return (documents, issues)
     }
 
     /// Creates a document; returns its id and first revision.
+    ///
+    /// - Throws: `SurveyError` when `survey` breaks a rule of the model (every rule is
+    ///   applied to new content, including an emptied title).
     @discardableResult
     public func create(_ survey: Survey, id: UUID = UUID()) throws -> (id: UUID, revision: RevisionMetadata) {
+        try checkWritable()
+        try survey.validate()
         let metadata = try revisions.write(document: id, parents: [], content: try survey.plistData(), formatVersion: Self.formatVersion)
         return (id, metadata)
     }
 
-    /// The graph of a document, after removing resurrected copies of pruned revisions.
+    /// The graph of a document, after removing resurrected copies of pruned revisions
+    /// (when the store is writable).
     public func graph(of id: UUID) throws -> RevisionGraph {
-        try revisions.cleanedGraph(of: id).graph
+        isReadOnly ? try revisions.graph(of: id).graph : try revisions.cleanedGraph(of: id).graph
+    }
+
+    /// What reading a document's folder skipped (links, special files, damaged or foreign
+    /// packages and tombstones), for a warning: none of it counts as a revision.
+    public func skippedItems(of id: UUID) throws -> [StoreIssue] {
+        try revisions.read(id).skipped
     }
 
     /// The ids of the documents that have a folder, without reading any of them.
@@ -190,21 +297,25 @@ public final class SurveyStore {
     ///
     /// Saving never loses a concurrent save: if `base` is no longer the only head, the new
     /// revision is one more head and the document is in conflict. Content identical to
-    /// the base writes nothing and returns the base.
+    /// the base writes nothing and returns the base. Every rule of the model is applied
+    /// first (`Survey.validate()`), so a document read with an empty title or repeated
+    /// option labels must be fixed before it is saved.
     ///
     /// - Parameter ifCurrent: Refuse with ``StoreError/notCurrent(base:heads:)`` unless
     ///   `base` is the document's only head.
     @discardableResult
     public func save(_ survey: Survey, to id: UUID, base: String? = nil, ifCurrent: Bool = false) throws -> RevisionMetadata {
+        try checkWritable()
         let lock = try documentLock(id)
         defer { lock.unlock() }
         // One read of the graph serves the base, the heads and the new revision's clock.
-        let graph = try revisions.graph(of: id).graph
+        let graph = try revisions.cleanedGraph(of: id).graph
         let baseRevision = try revision(id, base, in: graph)
         let heads = graph.heads
         if ifCurrent && heads.map(\.id) != [baseRevision.id] {
             throw StoreError.notCurrent(base: baseRevision.id, heads: heads.map(\.id))
         }
+        try survey.validate()
         let content = try survey.plistData()
         let digest = RevisionID.sha256Hex(content)
         if !baseRevision.isDeleted, baseRevision.contentDigest == digest { return baseRevision }
@@ -217,9 +328,10 @@ public final class SurveyStore {
     /// `base`).
     @discardableResult
     public func delete(_ id: UUID, base: String? = nil) throws -> RevisionMetadata {
+        try checkWritable()
         let lock = try documentLock(id)
         defer { lock.unlock() }
-        let graph = try revisions.graph(of: id).graph
+        let graph = try revisions.cleanedGraph(of: id).graph
         let parents = try base.map { [try revision(id, $0, in: graph)] } ?? graph.heads
         return try revisions.write(document: id, parents: parents, content: nil, formatVersion: Self.formatVersion, known: graph)
     }
@@ -249,10 +361,11 @@ public final class SurveyStore {
     /// - Throws: ``StoreError``; `FileSystemError` when the revision cannot be written.
     @discardableResult
     public func resolve(_ id: UUID, _ resolution: Resolution) throws -> RevisionMetadata? {
+        try checkWritable()
         if case .merge(let prefer) = resolution { return try resolveMerge(id, prefer: prefer)?.revision }
         let lock = try documentLock(id)
         defer { lock.unlock() }
-        let graph = try revisions.graph(of: id).graph
+        let graph = try revisions.cleanedGraph(of: id).graph
         let heads = graph.heads
         guard heads.count > 1, let winner = graph.winner else { return nil }
         let content: Data?
@@ -267,6 +380,7 @@ public final class SurveyStore {
             content = kept.isDeleted ? nil : try revisions.content(of: id, revision: kept)
             formatVersion = kept.formatVersion
         case .content(let survey):
+            try survey.validate()
             content = try survey.plistData()
         }
         return try revisions.writeResolution(document: id, parents: heads, content: content, formatVersion: formatVersion)
@@ -285,14 +399,26 @@ public final class SurveyStore {
     ///   - dryRun: Only say what would be pruned.
     /// - Returns: The revisions pruned (or that would be).
     public func prune(_ id: UUID, keepHistory: Int = 0, dryRun: Bool = false) throws -> [RevisionID] {
+        try checkWritable()
         let lock = try documentLock(id)
         defer { lock.unlock() }
-        let bases = mergeBaseIDs(in: try revisions.graph(of: id).graph)
-        return try revisions.prune(id, keepHistory: keepHistory, dryRun: dryRun, alsoKeep: bases)
+        let graph = try revisions.cleanedGraph(of: id).graph
+        // Its history is all that is left to read while the winner cannot be read.
+        if let winner = graph.winner, !winner.isDeleted, winner.formatVersion <= Self.formatVersion {
+            do {
+                _ = try survey(id, winner)
+            } catch {
+                throw StoreError.unreadableWinner(id, "\(error)")
+            }
+        }
+        return try revisions.prune(id, keepHistory: keepHistory, dryRun: dryRun, alsoKeep: mergeBaseIDs(in: graph))
     }
 
-    func documentLock(_ id: UUID) throws -> FileLock {
-        try FileLock(path: root + "/Local.nosync/locks/" + id.uuidString.lowercased() + ".lock", mode: .exclusive, calls: calls)
+    func documentLock(_ id: UUID, wait: Bool = true) throws -> FileLock {
+        try checkWritable()
+        return try FileLock(
+            path: root + "/Local.nosync/locks/" + id.uuidString.lowercased() + ".lock", mode: .exclusive, wait: wait, root: root,
+            calls: calls)
     }
 }
 
@@ -303,10 +429,7 @@ extension SurveyStore {
     ///   - path: The store folder.
     ///   - calls: The system calls to make.
     public static func openWithoutCleaning(at path: String, calls: SystemCalls = .live) throws -> SurveyStore {
-        let reader = FileReader(calls: calls)
-        guard reader.exists(path + "/Store.plist") else { throw StoreError.noSuchStore(path) }
-        let device = (try? DeviceIdentity.peek(store: path, reader: reader)) ?? Device(id: "unknown", name: "unknown")
-        return SurveyStore(root: path, device: device, calls: calls)
+        try openForReading(at: path, calls: calls)
     }
 
     /// The revisions of `id` whose content was pruned.

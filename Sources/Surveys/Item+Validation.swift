@@ -1,9 +1,12 @@
 extension Item {
     /// Checks the item's settings and answer against the rules of its kind.
     ///
-    /// - Parameter position: The item's 1-based position, for the error.
+    /// - Parameters:
+    ///   - position: The item's 1-based position, for the error.
+    ///   - strict: Whether to apply the rules added after content was first stored
+    ///     (distinct option labels); stored content is read without them.
     /// - Throws: ``SurveyError`` naming the item and the rule.
-    func validate(position: Int) throws {
+    func validate(position: Int, strict: Bool = true) throws {
         func fail(_ rule: SurveyError.Rule, _ message: String) -> SurveyError {
             SurveyError(position: position, title: title, rule: rule, message: message)
         }
@@ -15,6 +18,7 @@ extension Item {
             guard options.count == 2 else {
                 throw fail(.binaryOptions, "a binary item has exactly 2 options, not \(options.count)")
             }
+            if strict, options[0] == options[1] { throw fail(.duplicateOptions, "a binary item's two options are different labels") }
             switch answer {
             case nil: break
             case .choice(let index):
@@ -52,6 +56,7 @@ extension Item {
             }
         case .picker(let options):
             guard !options.isEmpty else { throw fail(.emptyOptions, "a picker has at least one option") }
+            if strict, let repeated = Self.repeatedOption(options) { throw fail(.duplicateOptions, repeated) }
             switch answer {
             case nil: break
             case .text(let choice):
@@ -62,6 +67,7 @@ extension Item {
             }
         case .multiTF(let options):
             guard !options.isEmpty else { throw fail(.emptyOptions, "a multiTF item has at least one option") }
+            if strict, let repeated = Self.repeatedOption(options) { throw fail(.duplicateOptions, repeated) }
             switch answer {
             case nil: break
             case .flags(let flags):
@@ -71,6 +77,18 @@ extension Item {
             default: throw answerType("one boolean per option")
             }
         }
+    }
+
+    /// A message naming the first option whose label repeats an earlier one, if any.
+    static func repeatedOption(_ options: [String]) -> String? {
+        var seen: [String: Int] = [:]
+        for (offset, label) in options.enumerated() {
+            if let first = seen[label] {
+                return "option \(offset + 1) has the same label as option \(first + 1); the options of an item are different labels"
+            }
+            seen[label] = offset
+        }
+        return nil
     }
 
     /// The kind of an answer, without its content.

@@ -2,10 +2,17 @@ import Foundation
 
 /// A survey: a title and an ordered list of items.
 ///
-/// A `Survey` value is always valid: initialisers check every rule of the model (see
-/// ``SurveyError``), so an invalid survey cannot be built, saved or exported.
+/// A `Survey` built by ``init(title:items:)`` or read from a file is valid: every rule of
+/// the model is checked (see ``SurveyError``). Stored content is read by
+/// ``init(interchange:)`` without the rules added later (a non-empty title, distinct
+/// option labels), so that a document written before them still opens and can be
+/// fixed; ``validate()`` applies every rule, and the store applies it before every write.
 public struct Survey: Sendable, Equatable {
-    /// The survey's title.
+    /// The most items a survey may have (100,000): readers refuse a longer survey before
+    /// building its items.
+    public static let maximumItemCount = 100_000
+
+    /// The survey's title, never empty or only whitespace.
     public var title: String
     /// The items, in display order. Item ids are unique.
     public private(set) var items: [Item]
@@ -17,9 +24,15 @@ public struct Survey: Sendable, Equatable {
     ///   - items: The items, in order.
     /// - Throws: ``SurveyError`` naming the first item that breaks a rule, and the rule.
     public init(title: String, items: [Item]) throws {
+        try self.init(title: title, items: items, strict: true)
+    }
+
+    /// Creates a survey after checking every item; `strict: false` leaves out the rules
+    /// added after content was first stored (a non-empty title, distinct option labels).
+    init(title: String, items: [Item], strict: Bool) throws {
         self.title = title
         self.items = items
-        try validate()
+        try validate(strict: strict)
     }
 
     /// Creates a survey from items already known to be valid, with unique ids (the
@@ -41,7 +54,7 @@ public struct Survey: Sendable, Equatable {
         }
         var item = items[index]
         item.answer = answer
-        try item.validate(position: index + 1)
+        try item.validate(position: index + 1, strict: false)
         items[index] = item
     }
 
@@ -49,10 +62,18 @@ public struct Survey: Sendable, Equatable {
     ///
     /// - Throws: ``SurveyError`` for the first item that breaks a rule.
     public func validate() throws {
+        try validate(strict: true)
+    }
+
+    func validate(strict: Bool) throws {
+        if strict, title.allSatisfy(\.isWhitespace) {
+            throw SurveyError(position: nil, title: nil, rule: .emptyTitle, message: "the title is empty; a survey has a title")
+        }
+        try Self.checkItemCount(items.count)
         var seen: [UUID: Int] = [:]
         for (offset, item) in items.enumerated() {
             let position = offset + 1
-            try item.validate(position: position)
+            try item.validate(position: position, strict: strict)
             if let first = seen[item.id] {
                 throw SurveyError(
                     position: position, title: item.title, rule: .duplicateID,

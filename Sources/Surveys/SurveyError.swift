@@ -24,6 +24,17 @@ public struct SurveyError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let wrongType = Rule("wrongType")
         public static let invalidID = Rule("invalidID")
         public static let unknownItem = Rule("unknownItem")
+        /// A date answer that is not a possible date, or not in the one date form
+        /// (PropertyList's `ISO8601Date`).
+        public static let invalidDate = Rule("invalidDate")
+        /// Two options of one item with the same label (binary, picker, multiTF).
+        public static let duplicateOptions = Rule("duplicateOptions")
+        /// A survey title that is empty or only whitespace.
+        public static let emptyTitle = Rule("emptyTitle")
+        /// More items than ``Survey/maximumItemCount``.
+        public static let tooManyItems = Rule("tooManyItems")
+        /// A file saved to a document whose `id` names another document.
+        public static let otherDocument = Rule("otherDocument")
     }
 
     /// The 1-based position of the item, or `nil` when the problem is the survey's own.

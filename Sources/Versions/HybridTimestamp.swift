@@ -1,4 +1,5 @@
 import Foundation
+import PropertyList
 
 /// A hybrid-logical-clock timestamp: wall-clock milliseconds since 1970 and a counter
 /// that orders events within the same millisecond.
@@ -24,16 +25,16 @@ public struct HybridTimestamp: Hashable, Comparable, Sendable, CustomStringConve
 
     /// `2026-11-20T10:00:00.123Z+2`.
     public var description: String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date) + (counter > 0 ? "+\(counter)" : "")
+        ISO8601Date.string(from: date, fractionDigits: 3) + (counter > 0 ? "+\(counter)" : "")
     }
 }
 
 /// A hybrid logical clock for one device.
 ///
-/// `next(after:)` returns a timestamp later than every parent and than anything this
-/// clock gave or saw before, and as close to the wall clock as that allows. Timestamps
+/// `next(after:)` returns a timestamp later than every parent it trusts and than anything
+/// this clock gave or saw before, and as close to the wall clock as that allows. A
+/// parent more than ``maximumDrift`` ahead of the wall clock is not trusted: the child
+/// does not inherit its stamp. Timestamps
 /// arriving from other devices advance the clock through ``observe(_:)``, unless they
 /// lie further in the future than ``maximumDrift``: those are flagged, not trusted.
 public struct HybridClock: Sendable {
@@ -59,17 +60,20 @@ public struct HybridClock: Sendable {
     public mutating func next(after parents: [HybridTimestamp] = []) -> HybridTimestamp {
         let floor = ([latest] + parents.filter { !isFarAhead($0) }).max()!
         let wall = wallClock()
-        let result = wall > floor.milliseconds
-            ? HybridTimestamp(milliseconds: wall, counter: 0)
-            : HybridTimestamp(milliseconds: floor.milliseconds, counter: floor.counter + 1)
-        // A parent from the far future still must not be newer than its child.
-        let farParents = parents.filter(isFarAhead)
-        if let far = farParents.max(), far >= result {
-            latest = HybridTimestamp(milliseconds: far.milliseconds, counter: far.counter + 1)
-            return latest
-        }
+        // A parent stamped far in the future is not trusted: its child takes this
+        // device's clock instead of inheriting the stamp, so a revision from a device
+        // whose clock ran ahead cannot make every later edit win every conflict.
+        let result = wall > floor.milliseconds ? HybridTimestamp(milliseconds: wall, counter: 0) : Self.tick(after: floor)
         latest = result
         return result
+    }
+
+    /// The timestamp right after `timestamp`: one more on the counter, or the next
+    /// millisecond once the counter reaches 2^31 − 1 (so that it never overflows).
+    static func tick(after timestamp: HybridTimestamp) -> HybridTimestamp {
+        timestamp.counter >= Int(Int32.max)
+            ? HybridTimestamp(milliseconds: timestamp.milliseconds &+ 1, counter: 0)
+            : HybridTimestamp(milliseconds: timestamp.milliseconds, counter: timestamp.counter + 1)
     }
 
     /// Advances the clock past a timestamp seen on another device; returns `false` (and

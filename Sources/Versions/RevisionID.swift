@@ -12,6 +12,10 @@ public struct RevisionID: Hashable, Comparable, Sendable, CustomStringConvertibl
     /// 64 lower-case hexadecimal digits.
     public let digest: String
 
+    /// The largest generation a revision id may have (2^48), so that one more never
+    /// overflows however ids are made.
+    public static let maximumGeneration = 1 << 48
+
     public init(generation: Int, digest: String) {
         self.generation = generation
         self.digest = digest
@@ -21,7 +25,8 @@ public struct RevisionID: Hashable, Comparable, Sendable, CustomStringConvertibl
     public init?(_ text: String) {
         let parts = text.split(separator: "-", maxSplits: 1)
         // The digest is checked byte by byte: Character's Unicode properties cost far more.
-        guard parts.count == 2, let generation = Int(parts[0]), generation >= 1, String(generation) == parts[0],
+        guard parts.count == 2, parts[0].utf8.count <= 15, let generation = Int(parts[0]), generation >= 1,
+            generation <= Self.maximumGeneration, String(generation) == parts[0],
             parts[1].utf8.count == 64,
             parts[1].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
         else { return nil }

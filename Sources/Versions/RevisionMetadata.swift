@@ -36,18 +36,51 @@ public struct RevisionMetadata: Hashable, Sendable {
     ///   - clock: The device's clock, advanced past the parents.
     ///   - contentDigest: The SHA-256 of `content` in lower-case hex when the caller has
     ///     already computed it (it is not checked); computed here otherwise.
+    /// - Throws: ``VersionsError/malformedMetadata(_:_:)`` when a value cannot be written
+    ///   as a property list (a device name with a control character) or a number is out
+    ///   of range: a revision id is only ever computed from bytes that are written.
     public static func make(
         documentID: UUID, parents: [RevisionMetadata], content: Data?, formatVersion: Int, device: Device,
         clock: inout HybridClock, contentDigest: String? = nil
-    ) -> RevisionMetadata {
-        let generation = (parents.map(\.id.generation).max() ?? 0) + 1
+    ) throws -> RevisionMetadata {
+        let generation = try nextGeneration(after: parents.map(\.id))
         var metadata = RevisionMetadata(
             documentID: documentID, id: RevisionID(generation: generation, digest: ""),
             parents: parents.map(\.id).sorted(), timestamp: clock.next(after: parents.map(\.timestamp)), device: device,
             formatVersion: formatVersion, isDeleted: content == nil,
             contentDigest: content.map { contentDigest ?? RevisionID.sha256Hex($0) })
-        metadata.id = RevisionID(generation: generation, digest: metadata.computedDigest)
+        try metadata.checkRanges(file: nil)
+        metadata.id = RevisionID(generation: generation, digest: try metadata.computedDigest())
         return metadata
+    }
+
+    /// The generation of a revision with `parents`: one more than the largest parent's,
+    /// 1 for a first revision.
+    static func nextGeneration(after parents: [RevisionID]) throws -> Int {
+        let largest = parents.map(\.generation).max() ?? 0
+        guard largest < RevisionID.maximumGeneration else {
+            throw VersionsError.malformedMetadata(nil, "a parent's generation \(largest) is at the limit (\(RevisionID.maximumGeneration))")
+        }
+        return largest + 1
+    }
+
+    /// The ranges every number of a revision's metadata must lie in, so that no
+    /// arithmetic on them can overflow: timestamps from 1970 to the end of year 9999,
+    /// counters below 2^31, format versions from 1 to 10^6.
+    static let millisecondRange: ClosedRange<Int64> = 0...253_402_300_799_999
+    static let counterRange: ClosedRange<Int> = 0...Int(Int32.max)
+    static let formatVersionRange: ClosedRange<Int> = 1...1_000_000
+
+    func checkRanges(file: String?) throws {
+        guard Self.millisecondRange.contains(timestamp.milliseconds) else {
+            throw VersionsError.malformedMetadata(file, "'\(Key.milliseconds)' \(timestamp.milliseconds) is outside \(Self.millisecondRange)")
+        }
+        guard Self.counterRange.contains(timestamp.counter) else {
+            throw VersionsError.malformedMetadata(file, "'\(Key.counter)' \(timestamp.counter) is outside \(Self.counterRange)")
+        }
+        guard Self.formatVersionRange.contains(formatVersion) else {
+            throw VersionsError.malformedMetadata(file, "'\(Key.formatVersion)' \(formatVersion) is outside \(Self.formatVersionRange)")
+        }
     }
 
     public init(
@@ -98,11 +131,15 @@ public struct RevisionMetadata: Hashable, Sendable {
     }
 
     /// The digest of the metadata without its revision id.
-    var computedDigest: String {
-        // Metadata written by this layer always has text XML can carry; a device name
-        // that cannot be written is replaced when the metadata is made (see DeviceIdentity).
-        let bytes = (try? PropertyList.dictionary(identityEntries).xmlData()) ?? Data()
-        return RevisionID.sha256Hex(bytes)
+    ///
+    /// - Throws: ``VersionsError/malformedMetadata(_:_:)`` when the writer refuses a
+    ///   value: there are then no bytes to compute it over, and no id is ever made up.
+    func computedDigest(file: String? = nil) throws -> String {
+        do {
+            return RevisionID.sha256Hex(try PropertyList.dictionary(identityEntries).xmlData())
+        } catch {
+            throw VersionsError.malformedMetadata(file, "it cannot be written as a property list (\(error)), so its id cannot be computed")
+        }
     }
 
     /// The bytes of `DocumentMetadata.plist`.
@@ -152,7 +189,17 @@ public struct RevisionMetadata: Hashable, Sendable {
         if let unknown = entries.keys.first(where: { !known.contains($0) }) {
             throw VersionsError.malformedMetadata(file, "unknown key '\(unknown)'")
         }
-        guard computedDigest == id.digest, id.generation == (parents.isEmpty ? 1 : id.generation) else {
+        try checkRanges(file: file)
+        guard Set(parents).count == parents.count, !parents.contains(id) else {
+            throw VersionsError.malformedMetadata(file, "'\(Key.parents)' names a revision twice, or the revision itself")
+        }
+        // One more than the largest parent's: a revision is always newer than its
+        // parents, so the parents of a graph can never form a cycle.
+        guard id.generation == (try Self.nextGeneration(after: parents)) else {
+            throw VersionsError.malformedMetadata(
+                file, "the generation of \(id) is not one more than its largest parent's (\(parents.map(\.generation).max() ?? 0))")
+        }
+        guard try computedDigest(file: file) == id.digest else {
             throw VersionsError.digestMismatch(file, id)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Packages
+import PropertyList
 
 /// The revisions of every document in a store folder, with content as opaque bytes.
 ///
@@ -29,7 +30,7 @@ public final class RevisionStore {
         self.root = root
         self.device = device
         writer = PackageWriter(root: root, calls: calls)
-        reader = FileReader(calls: calls)
+        reader = FileReader(root: root, calls: calls)
         self.wallClock = wallClock
     }
 
@@ -39,73 +40,211 @@ public final class RevisionStore {
 
     // MARK: Reading
 
-    /// The documents that have a folder.
+    /// The documents that have a folder: a real folder (not a link) whose name is a
+    /// lower-case UUID. Anything else in `Documents/` is skipped here and reported by
+    /// ``documentFolderIssues()``.
     public func documentIDs() throws -> [UUID] {
-        let names = try reader.names(atPath: documentsFolder)
+        guard let entries = try reader.entries(atPath: documentsFolder) else { return [] }
         // Each id's text is made once, not once per comparison.
-        return names.compactMap { name in UUID(uuidString: name).map { ($0.uuidString, $0) } }.sorted { $0.0 < $1.0 }.map(\.1)
+        return entries.compactMap { entry -> (String, UUID)? in
+            guard entry.kind == .directory || entry.kind == .unknown, let id = Self.documentID(folderName: entry.name) else {
+                return nil
+            }
+            return (id.uuidString, id)
+        }.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
+    /// The document a folder of `Documents/` belongs to: its name must be a UUID in
+    /// lower case (a case variant is a foreign copy, never a second document).
+    static func documentID(folderName name: String) -> UUID? {
+        guard let id = UUID(uuidString: name), name == id.uuidString.lowercased() else { return nil }
+        return id
+    }
+
+    /// Entries of `Documents/` that are not document folders: links, files, special
+    /// files, names that are not lower-case UUIDs.
+    public func documentFolderIssues() throws -> [StoreIssue] {
+        guard let entries = try reader.entries(atPath: documentsFolder) else { return [] }
+        return entries.sorted { $0.name < $1.name }.compactMap { entry in
+            let path = documentsFolder + "/" + entry.name
+            if entry.kind == .symbolicLink { return StoreIssue(path: path, message: "a symbolic link (never followed; skipped)") }
+            if entry.kind != .directory && entry.kind != .unknown {
+                return StoreIssue(path: path, message: "not a document folder but a file (skipped)")
+            }
+            guard Self.documentID(folderName: entry.name) == nil else { return nil }
+            if let id = UUID(uuidString: entry.name) {
+                return StoreIssue(
+                    path: path, message: "a case variant of document folder \(id.uuidString.lowercased()) (names are lower case; skipped)")
+            }
+            return StoreIssue(path: path, message: "not a document folder (expected a lower-case UUID; skipped)")
+        }
     }
 
     /// A document's revision graph, with the ids of pruned revisions.
     ///
-    /// A package whose name a tombstone also carries is left out (and removed by
+    /// A package whose revision a tombstone in effect names is left out (and removed by
     /// ``cleanUp(_:)``): it is a copy a sync engine brought back.
     public func graph(of document: UUID) throws -> (graph: RevisionGraph, pruned: Set<RevisionID>) {
+        let read = try read(document)
+        return (read.graph, read.pruned)
+    }
+
+    /// Everything a read of a document folder found: the graph, the tombstones in and not
+    /// yet in effect, copies of pruned revisions, incomplete packages, and what it skipped.
+    ///
+    /// The rules that keep a hostile or half-copied folder from costing any content:
+    /// - A complete package (its metadata verifies against its name and the document, and
+    ///   its content is a regular file) is a revision. Anything that is not (a link, a
+    ///   FIFO, a file where a folder belongs, a name that is no revision id, metadata that
+    ///   does not verify, a package of another document) is skipped and reported, never
+    ///   followed, and affects nothing else.
+    /// - A tombstone takes effect only when its revision is an ancestor of a complete
+    ///   revision present here: a revision is pruned only once something that supersedes
+    ///   it has arrived whole. Until then the tombstone is *pending* and changes nothing,
+    ///   whatever order a file-sync engine copies files in and wherever it is interrupted.
+    public func read(_ document: UUID) throws -> DocumentRead {
         let path = root + "/" + folder(of: document)
-        guard let names = try reader.entries(atPath: path)?.map(\.name) else {
+        guard let entries = try reader.entries(atPath: path) else {
             throw StoreError.noSuchDocument(document)
         }
-        var graph = RevisionGraph()
-        var pruned = Set<RevisionID>()
-        for name in names where name.hasSuffix(".pruned") {
+        var result = DocumentRead()
+        var live: [RevisionID: RevisionMetadata] = [:]
+        for entry in entries {
+            let name = entry.name
             let file = path + "/" + name
-            let metadata: RevisionMetadata
-            if let known = known[file] {
-                metadata = known
-            } else {
-                guard let data = try reader.contents(atPath: file) else { continue }
-                metadata = try RevisionMetadata(plist: data, file: file)
-                known[file] = metadata
-            }
-            graph.insert(metadata)
-            pruned.insert(metadata.id)
-        }
-        for name in names where name.hasSuffix(".survey") {
-            guard let id = RevisionID(String(name.dropLast(".survey".count))), !pruned.contains(id) else { continue }
-            let file = path + "/" + name + "/" + Self.metadataFile
-            if let metadata = known[file] {
-                graph.insert(metadata)
-                continue
-            }
-            // A package is a revision only once it is complete: a copy that a file-sync
-            // engine has not finished (or was killed in) is not one yet.
-            // Only absence makes a package incomplete: any other failure to read is an
-            // error, never a reason to leave a revision out.
-            guard let data = try reader.contents(atPath: file),
-                let metadata = try? RevisionMetadata(plist: data, file: file), metadata.id == id,
-                try metadata.isDeleted || reader.status(atPath: path + "/" + name + "/" + Self.contentFile) != nil
-            else {
-                // A prune (or arriving tombstones) may have replaced the package since the
-                // folder was listed: then its tombstone is there now, and it stays a revision.
-                let tombstone = path + "/\(id).pruned"
-                if let bytes = try reader.contents(atPath: tombstone), let metadata = try? RevisionMetadata(plist: bytes, file: tombstone),
-                    metadata.id == id
-                {
-                    graph.insert(metadata)
-                    pruned.insert(id)
+            if name.hasSuffix(".pruned") {
+                guard entry.kind == .regular || entry.kind == .unknown else {
+                    let what = entry.kind == .symbolicLink ? "a symbolic link (never followed)" : entry.kind == .directory ? "a folder" : "a FIFO, socket or device"
+                    result.skipped.append(StoreIssue(path: file, message: "\(what) where a tombstone belongs (skipped)"))
+                    continue
                 }
-                continue
+                do {
+                    if let metadata = try tombstone(at: file, name: name, document: document) { result.tombstones[metadata.id] = metadata }
+                } catch where Self.isAboutContents(error) {
+                    result.skipped.append(StoreIssue(path: file, message: Self.reason(error) + " (skipped)"))
+                }
+            } else if name.hasSuffix(".survey") {
+                guard entry.kind == .directory || entry.kind == .unknown else {
+                    let what = entry.kind == .symbolicLink ? "a symbolic link (never followed)" : "not a folder"
+                    result.skipped.append(StoreIssue(path: file, message: "\(what) where a revision package belongs (skipped)"))
+                    continue
+                }
+                guard let id = RevisionID(String(name.dropLast(".survey".count))) else {
+                    result.skipped.append(StoreIssue(path: file, message: "not named after a revision id (skipped)"))
+                    continue
+                }
+                do {
+                    if let metadata = try package(at: file, id: id, document: document) {
+                        live[id] = metadata
+                    } else if let metadata = try tombstone(at: path + "/\(id).pruned", name: "\(id).pruned", document: document) {
+                        // A prune (or arriving tombstones) replaced the package since the
+                        // folder was listed: its tombstone is there now.
+                        result.tombstones[metadata.id] = metadata
+                    } else {
+                        result.incomplete.append(id)
+                    }
+                } catch where Self.isAboutContents(error) {
+                    result.skipped.append(StoreIssue(path: file, message: Self.reason(error) + " (skipped)"))
+                }
+            } else {
+                let what = entry.kind == .symbolicLink ? "a symbolic link (never followed)" : "an unexpected file"
+                result.skipped.append(StoreIssue(path: file, message: "\(what) in a document folder (skipped)"))
             }
-            known[file] = metadata
-            graph.insert(metadata)
         }
-        return (graph, pruned)
+        // Every revision that a complete revision here descends from.
+        var known = result.tombstones
+        for (id, metadata) in live { known[id] = metadata }
+        var superseded = Set<RevisionID>()
+        var stack = live.values.flatMap(\.parents)
+        while let next = stack.popLast() {
+            if superseded.insert(next).inserted, let metadata = known[next] { stack.append(contentsOf: metadata.parents) }
+        }
+        var graph = RevisionGraph()
+        for (id, metadata) in result.tombstones {
+            if superseded.contains(id) {
+                result.pruned.insert(id)
+                graph.insert(metadata)
+            } else {
+                result.pending.insert(id)
+            }
+        }
+        for (id, metadata) in live {
+            if result.pruned.contains(id) { result.resurrected.insert(id) } else { graph.insert(metadata) }
+        }
+        // A half-copied package of a pruned revision is a copy brought back too.
+        result.incomplete.removeAll { id in
+            guard result.pruned.contains(id) else { return false }
+            result.resurrected.insert(id)
+            return true
+        }
+        result.graph = graph
+        result.live = live
+        return result
+    }
+
+    /// A tombstone's metadata, verified against its name and document; `nil` when it
+    /// vanished while being read.
+    private func tombstone(at file: String, name: String, document: UUID) throws -> RevisionMetadata? {
+        if let known = known[file] { return known }
+        guard let data = try reader.contents(atPath: file) else { return nil }
+        let metadata = try RevisionMetadata(plist: data, file: file)
+        guard name == "\(metadata.id).pruned" else {
+            throw VersionsError.malformedMetadata(file, "the tombstone's name does not match its revision id \(metadata.id)")
+        }
+        guard metadata.documentID == document else {
+            throw VersionsError.malformedMetadata(file, "it belongs to document \(metadata.documentID.uuidString.lowercased())")
+        }
+        known[file] = metadata
+        return metadata
+    }
+
+    /// A package's metadata when the package is complete (its metadata verifies against
+    /// its name and document, and its content is a regular file); `nil` while it is
+    /// incomplete (a copy in progress, or interrupted).
+    private func package(at path: String, id: RevisionID, document: UUID) throws -> RevisionMetadata? {
+        let file = path + "/" + Self.metadataFile
+        if let metadata = known[file] { return metadata }
+        // Only absence makes a package incomplete: any other failure to read is reported,
+        // never a reason to take a revision as something else.
+        guard let data = try reader.contents(atPath: file) else { return nil }
+        let metadata = try RevisionMetadata(plist: data, file: file)
+        guard metadata.id == id else {
+            throw VersionsError.malformedMetadata(file, "the package's name does not match its revision id \(metadata.id)")
+        }
+        guard metadata.documentID == document else {
+            throw VersionsError.malformedMetadata(file, "the revision belongs to document \(metadata.documentID.uuidString.lowercased())")
+        }
+        if !metadata.isDeleted {
+            let content = path + "/" + Self.contentFile
+            guard let status = try reader.status(atPath: content) else { return nil }
+            guard status.kind == .regular else {
+                throw FileSystemError(status.kind == .symbolicLink ? .symbolicLink : .notRegularFile, operation: .read, path: content)
+            }
+        }
+        known[file] = metadata
+        return metadata
+    }
+
+    static func reason(_ error: any Error) -> String {
+        "\(error)"
+    }
+
+    /// Whether `error` says something about what is in the store (a link, a special or
+    /// oversized file, metadata that does not verify), which makes a reader skip the item,
+    /// rather than a failure to read it (an I/O error), which must never be mistaken for
+    /// absence and is thrown.
+    public static func isAboutContents(_ error: any Error) -> Bool {
+        switch error {
+        case is VersionsError, is PropertyListError: true
+        case let error as FileSystemError: [.symbolicLink, .notRegularFile, .isDirectory, .tooLarge].contains(error.code)
+        default: false
+        }
     }
 
     /// The content of a revision, checked against its digest.
     public func content(of document: UUID, revision: RevisionMetadata) throws -> Data {
         let file = root + "/" + folder(of: document) + "/\(revision.id).survey/" + Self.contentFile
-        guard let data = try reader.contents(atPath: file) else {
+        guard let data = try reader.contents(atPath: file, limit: FileReader.contentLimit) else {
             throw StoreError.noContent(revision.id)
         }
         guard RevisionID.sha256Hex(data) == revision.contentDigest else { throw VersionsError.contentMismatch(revision.id) }
@@ -131,7 +270,7 @@ public final class RevisionStore {
         // far in the future to trust.
         var clock = HybridClock(wallClock: wallClock)
         for timestamp in known?.revisions.values.map(\.timestamp) ?? [] { clock.observe(timestamp) }
-        let metadata = RevisionMetadata.make(
+        let metadata = try RevisionMetadata.make(
             documentID: document, parents: parents, content: content, formatVersion: formatVersion, device: device,
             clock: &clock, contentDigest: contentDigest)
         var files = [PackageFile(name: Self.metadataFile, contents: try metadata.plistData())]
@@ -150,12 +289,14 @@ public final class RevisionStore {
     /// parent and the content (timestamp one tick after the parent's, the migration's own
     /// device), so that replicas migrating the same revision write the same revision.
     public func writeMigration(document: UUID, parent: RevisionMetadata, content: Data, formatVersion: Int) throws -> RevisionMetadata {
+        let generation = try RevisionMetadata.nextGeneration(after: [parent.id])
         var metadata = RevisionMetadata(
-            documentID: document, id: RevisionID(generation: parent.id.generation + 1, digest: ""), parents: [parent.id],
-            timestamp: HybridTimestamp(milliseconds: parent.timestamp.milliseconds, counter: parent.timestamp.counter + 1),
+            documentID: document, id: RevisionID(generation: generation, digest: ""), parents: [parent.id],
+            timestamp: HybridClock.tick(after: parent.timestamp),
             device: Device(id: "format-migration", name: "format migration"), formatVersion: formatVersion, isDeleted: false,
             contentDigest: RevisionID.sha256Hex(content))
-        metadata.id = RevisionID(generation: parent.id.generation + 1, digest: metadata.computedDigest)
+        try metadata.checkRanges(file: nil)
+        metadata.id = RevisionID(generation: generation, digest: try metadata.computedDigest())
         let files = [PackageFile(name: Self.metadataFile, contents: try metadata.plistData()), PackageFile(name: Self.contentFile, contents: content)]
         let path = folder(of: document) + "/\(metadata.id).survey"
         if try writer.writePackage(files, at: path) == .alreadyExists {
@@ -168,7 +309,8 @@ public final class RevisionStore {
     /// depends only on the parents and the content, so that replicas resolving the same
     /// heads to the same content write the same revision.
     ///
-    /// The timestamp is one counter tick after the newest parent's; the device is the
+    /// The timestamp is one counter tick after the newest parent's (the next millisecond
+    /// when the counter is at its limit); the device is the
     /// fixed ``resolutionDevice``; the parents are sorted as in every revision.
     ///
     /// - Parameters:
@@ -180,13 +322,14 @@ public final class RevisionStore {
     /// - Throws: `FileSystemError` when the package cannot be written.
     public func writeResolution(document: UUID, parents: [RevisionMetadata], content: Data?, formatVersion: Int) throws -> RevisionMetadata {
         let newest = parents.map(\.timestamp).max() ?? HybridTimestamp(milliseconds: 0)
-        let generation = (parents.map(\.id.generation).max() ?? 0) + 1
+        let generation = try RevisionMetadata.nextGeneration(after: parents.map(\.id))
         var metadata = RevisionMetadata(
             documentID: document, id: RevisionID(generation: generation, digest: ""), parents: parents.map(\.id).sorted(),
-            timestamp: HybridTimestamp(milliseconds: newest.milliseconds, counter: newest.counter + 1),
+            timestamp: HybridClock.tick(after: newest),
             device: Self.resolutionDevice, formatVersion: formatVersion, isDeleted: content == nil,
             contentDigest: content.map(RevisionID.sha256Hex))
-        metadata.id = RevisionID(generation: generation, digest: metadata.computedDigest)
+        try metadata.checkRanges(file: nil)
+        metadata.id = RevisionID(generation: generation, digest: try metadata.computedDigest())
         var files = [PackageFile(name: Self.metadataFile, contents: try metadata.plistData())]
         if let content { files.append(PackageFile(name: Self.contentFile, contents: content)) }
         try writer.createDirectory("Documents")
@@ -211,10 +354,14 @@ public final class RevisionStore {
         let heads = Set(graph.heads.map(\.id))
         var keep = heads.union(alsoKeep)
         if let winner = graph.winner, keepHistory > 0 {
-            var frontier = [winner.id]
-            for _ in 0..<keepHistory {
-                frontier = frontier.flatMap { graph.revisions[$0]?.parents ?? [] }
+            // Breadth first, each revision once: stops when the history does, however
+            // large `keepHistory` is.
+            var frontier: Set<RevisionID> = [winner.id]
+            var depth = 0
+            while depth < keepHistory, !frontier.isEmpty {
+                frontier = Set(frontier.flatMap { graph.revisions[$0]?.parents ?? [] }).subtracting(keep)
                 keep.formUnion(frontier)
+                depth += 1
             }
         }
         let victims = graph.revisions.values.filter { !keep.contains($0.id) && !pruned.contains($0.id) }
@@ -266,16 +413,75 @@ public final class RevisionStore {
     /// A document's graph, read once, after removing the packages that a tombstone says
     /// were pruned. The graph never counted those packages, so it is the graph a second
     /// read would give.
+    ///
+    /// A copy is removed only when a revision that supersedes it is here with its content
+    /// intact (its digest checked now): never on a tombstone's word alone.
     public func cleanedGraph(of document: UUID) throws -> (graph: RevisionGraph, pruned: Set<RevisionID>) {
-        let result = try graph(of: document)
-        for id in result.pruned where try reader.status(atPath: root + "/" + folder(of: document) + "/\(id).survey") != nil {
+        let read = try read(document)
+        for id in read.resurrected.sorted() where try hasIntactSuccessor(of: id, in: read, document: document) {
             try removePackage(folder(of: document) + "/\(id).survey")
         }
-        return result
+        return (read.graph, read.pruned)
+    }
+
+    /// Whether a complete revision here that descends from `id` has content matching its
+    /// digest (or is a deletion, which has none).
+    func hasIntactSuccessor(of id: RevisionID, in read: DocumentRead, document: UUID) throws -> Bool {
+        let candidates = read.live.values.filter { !read.pruned.contains($0.id) }.sorted(by: RevisionGraph.precedes)
+        var known = read.tombstones
+        for (key, metadata) in read.live { known[key] = metadata }
+        for candidate in candidates {
+            var seen = Set<RevisionID>()
+            var stack = candidate.parents
+            var descends = false
+            while let next = stack.popLast(), !descends {
+                if next == id { descends = true }
+                if seen.insert(next).inserted, let metadata = known[next] { stack.append(contentsOf: metadata.parents) }
+            }
+            guard descends else { continue }
+            if candidate.isDeleted { return true }
+            if (try? content(of: document, revision: candidate)) != nil { return true }
+        }
+        return false
     }
 
     private func removePackage(_ relativePath: String) throws {
         try writer.remove(relativePath)
+    }
+}
+
+/// What a read of one document folder found (see ``RevisionStore/read(_:)``).
+public struct DocumentRead: Sendable {
+    /// The complete revisions and the tombstones in effect.
+    public var graph = RevisionGraph()
+    /// Revisions whose tombstone is in effect: their content is gone (or going).
+    public var pruned: Set<RevisionID> = []
+    /// Revisions with a tombstone not yet in effect: nothing here supersedes them yet.
+    public var pending: Set<RevisionID> = []
+    /// Every tombstone that verified, in effect or pending.
+    public var tombstones: [RevisionID: RevisionMetadata] = [:]
+    /// Every complete package, pruned or not.
+    public var live: [RevisionID: RevisionMetadata] = [:]
+    /// Packages (complete or not) of pruned revisions: copies a sync engine brought back.
+    public var resurrected: Set<RevisionID> = []
+    /// Packages not complete yet (a copy in progress or interrupted).
+    public var incomplete: [RevisionID] = []
+    /// What was skipped, and why.
+    public var skipped: [StoreIssue] = []
+
+    public init() {}
+}
+
+/// Something found in a store that a reader skipped or that `verify` reports: the path
+/// and what is wrong with it.
+public struct StoreIssue: Sendable, Equatable, CustomStringConvertible {
+    public var path: String
+    public var message: String
+    public var description: String { "\(path): \(message)" }
+
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
     }
 }
 
@@ -299,6 +505,14 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case notCurrent(base: RevisionID, heads: [RevisionID])
     case inConflict(UUID)
     case newerFormat(Int, supported: Int)
+    /// A document's winner cannot be read, so its history is kept.
+    case unreadableWinner(UUID, String)
+    /// The store was opened for reading only.
+    case readOnly(String)
+    /// `Store.plist` names a layout this build does not know.
+    case newerLayout(String, Int, supported: Int)
+    /// `Store.plist` is not a store's layout file.
+    case damagedStore(String, String)
 
     public var description: String {
         switch self {
@@ -310,6 +524,12 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "revision \(base) is no longer the only current revision (current: \(heads.map(\.description).joined(separator: ", ")))"
         case .inConflict(let id): "document \(id.uuidString.lowercased()) is in conflict; resolve it first"
         case .newerFormat(let version, let supported): "format \(version) is newer than this build supports (\(supported))"
+        case .unreadableWinner(let id, let why):
+            "document \(id.uuidString.lowercased()) is not pruned: its current revision cannot be read (\(why)), and its history may be all that is left to read"
+        case .readOnly(let path): "the store at \(path) was opened for reading only"
+        case .newerLayout(let file, let version, let supported):
+            "\(file): store layout \(version) is newer than this build supports (\(supported)); it can be read but not changed"
+        case .damagedStore(let file, let why): "\(file): not a store's layout file: \(why)"
         }
     }
 }

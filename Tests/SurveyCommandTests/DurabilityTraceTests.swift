@@ -18,7 +18,24 @@ struct DurabilityTraceTests {
         return String(line[start.upperBound..<end.lowerBound])
     }
 
-    /// The quoted path arguments of a call, in order.
+    /// The paths a call names, in order, made whole: a name given relative to a directory
+    /// descriptor (`5</store/Documents/x>, "name"`) is joined to the folder strace shows
+    /// for the descriptor; a path given from `AT_FDCWD` is taken as it is.
+    static func paths(_ line: String) -> [String] {
+        let arguments = line.range(of: ") = ").map { String(line[..<$0.lowerBound]) } ?? line
+        let pattern = try! NSRegularExpression(pattern: #"(?:(\d+)<([^>]*)>|AT_FDCWD), "([^"]*)""#)
+        return pattern.matches(in: arguments, range: NSRange(arguments.startIndex..., in: arguments)).map { match in
+            let name = String(arguments[Range(match.range(at: 3), in: arguments)!])
+            guard let folderRange = Range(match.range(at: 2), in: arguments), !name.hasPrefix("/") else { return name }
+            let folder = String(arguments[folderRange])
+            return name == "." ? folder : folder + "/" + name
+        }
+    }
+
+    /// Whether a call opens a file (`openat`, or `openat2` beneath the store's root).
+    static func isOpen(_ call: Call) -> Bool { call.name == "openat" || call.name == "openat2" }
+
+    /// The quoted arguments of a call, in order.
     static func quotedPaths(_ line: String) -> [String] {
         var paths: [String] = []
         var rest = line[...]
@@ -44,7 +61,7 @@ struct DurabilityTraceTests {
         let log = directory.appendingPathComponent("trace").path
         let result = try CommandRunner.run(
             ["edit", id, "--answer", "3=6", "--store", store],
-            prefix: [strace, "-f", "-y", "-qq", "-s", "256", "-e", "trace=openat,write,fsync,close,rename,renameat,renameat2,mkdirat,mkdir", "-o", log])
+            prefix: [strace, "-f", "-y", "-qq", "-s", "256", "-e", "trace=openat,openat2,write,fsync,close,rename,renameat,renameat2,mkdirat,mkdir", "-o", log])
         #expect(result.status == 0, "\(result.stderr)")
         let calls = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").enumerated().compactMap { index, line -> Call? in
             // Lines start with the pid; the call name runs up to the parenthesis.
@@ -57,16 +74,16 @@ struct DurabilityTraceTests {
             Issue.record("no renameat2 into Documents/ in the trace")
             return
         }
-        let paths = Self.quotedPaths(publish.text)
+        let paths = Self.paths(publish.text)
         let package = try #require(paths.first { $0.hasPrefix(temporary) })
         let destination = try #require(paths.last)
         #expect(publish.text.contains("RENAME_NOREPLACE"))
 
         // Each file created in the package: fsynced after its last write, before the rename.
-        let created_ = calls.filter { $0.name == "openat" && $0.text.contains("O_CREAT") && Self.quotedPaths($0.text).first?.hasPrefix(package + "/") == true }
+        let created_ = calls.filter { Self.isOpen($0) && $0.text.contains("O_CREAT") && Self.paths($0.text).first?.hasPrefix(package + "/") == true }
         #expect(created_.count == 2, "DocumentMetadata.plist and Survey.plist")
         for file in created_ {
-            let path = Self.quotedPaths(file.text)[0]
+            let path = Self.paths(file.text)[0]
             let writes = calls.filter { $0.name == "write" && Self.descriptorPath($0.text) == path }
             let fsyncs = calls.filter { $0.name == "fsync" && Self.descriptorPath($0.text) == path }
             #expect(!writes.isEmpty, "\(path) is written")
@@ -98,24 +115,24 @@ extension DurabilityTraceTests {
         let report = calls.last { $0.name == "write" && $0.text.contains("write(1<") }
         var checked = 0
         for publish in calls where publish.name == "renameat2" {
-            let paths = quotedPaths(publish.text)
-            guard paths.count == 2, paths[0].hasPrefix(temporary), paths[1].hasPrefix(store + "/") else { continue }
-            let (source, destination) = (paths[0], paths[1])
+            let named = paths(publish.text)
+            guard named.count == 2, named[0].hasPrefix(temporary), named[1].hasPrefix(store + "/") else { continue }
+            let (source, destination) = (named[0], named[1])
             checked += 1
             #expect(publish.text.contains("RENAME_NOREPLACE"), "\(command): \(destination) published without RENAME_NOREPLACE")
             let created = calls.filter {
-                $0.index < publish.index && $0.name == "openat" && $0.text.contains("O_CREAT")
-                    && (quotedPaths($0.text).first.map { $0 == source || $0.hasPrefix(source + "/") } ?? false)
+                $0.index < publish.index && isOpen($0) && $0.text.contains("O_CREAT")
+                    && (paths($0.text).first.map { $0 == source || $0.hasPrefix(source + "/") } ?? false)
             }
             #expect(!created.isEmpty, "\(command): nothing was written before publishing \(destination)")
             for file in created {
-                let path = quotedPaths(file.text)[0]
+                let path = paths(file.text)[0]
                 let lastWrite = calls.last { $0.index < publish.index && $0.name == "write" && descriptorPath($0.text) == path }
                 let fsync = calls.first { $0.index < publish.index && $0.name == "fsync" && descriptorPath($0.text) == path }
                 #expect(fsync != nil, "\(command): \(path) not fsynced before its rename")
                 if let lastWrite, let fsync { #expect(fsync.index > lastWrite.index, "\(command): \(path) fsynced before its last write") }
             }
-            if created.contains(where: { quotedPaths($0.text)[0] != source }) {
+            if created.contains(where: { paths($0.text)[0] != source }) {
                 let directorySync = calls.first { $0.index < publish.index && $0.name == "fsync" && descriptorPath($0.text) == source }
                 #expect(directorySync != nil, "\(command): package \(source) not fsynced before its rename")
             }
@@ -126,12 +143,12 @@ extension DurabilityTraceTests {
         }
         // Nothing of a pruned package is removed before its tombstone is durable.
         for removal in calls where removal.name == "unlinkat" && removal.text.contains("/Documents/") && removal.text.contains(".survey") {
-            guard let package = quotedPaths(removal.text).first.flatMap({ path -> String? in
+            guard let package = paths(removal.text).first.flatMap({ path -> String? in
                 guard let range = path.range(of: ".survey") else { return nil }
                 return String(path[..<range.upperBound])
             }) else { continue }
             let tombstone = String(package.dropLast(".survey".count)) + ".pruned"
-            let published = calls.first { $0.name == "renameat2" && quotedPaths($0.text).last == tombstone }
+            let published = calls.first { $0.name == "renameat2" && paths($0.text).last == tombstone }
             #expect(published.map { $0.index < removal.index } == true, "\(command): \(package) removed before its tombstone was published")
             if let published {
                 let parent = String(tombstone[..<tombstone.lastIndex(of: "/")!])
@@ -146,7 +163,7 @@ extension DurabilityTraceTests {
         let log = directory.appendingPathComponent("trace-\(UUID().uuidString)").path
         let result = try CommandRunner.run(
             arguments,
-            prefix: [strace, "-f", "-y", "-qq", "-s", "256", "-e", "trace=openat,write,fsync,close,renameat2,unlinkat,mkdirat", "-o", log])
+            prefix: [strace, "-f", "-y", "-qq", "-s", "256", "-e", "trace=openat,openat2,write,fsync,close,renameat2,unlinkat,mkdirat", "-o", log])
         #expect(result.status == 0, "\(arguments): \(result.stderr)")
         return try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").enumerated().compactMap { index, line in
             let text = String(line)

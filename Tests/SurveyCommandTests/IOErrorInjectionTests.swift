@@ -74,7 +74,9 @@ struct IOErrorInjectionTests {
             var stores: [String] = []
             for (key, relative) in base.stores.sorted(by: { $0.key < $1.key }) {
                 let path = target.appendingPathComponent(relative).path
-                #expect(try CommandRunner.run(["list", "--store", path]).status == 0)
+                // `init` on an existing store only takes the copy's new device id (`list`
+                // reads without writing anything).
+                #expect(try CommandRunner.run(["init", "--store", path]).status == 0)
                 arguments = arguments.map { $0 == "{\(key)}" ? path : $0 }
                 stores.append(path)
             }
@@ -135,7 +137,7 @@ struct IOErrorInjectionTests {
                     for problem in found where !(problem["message"] as? String ?? "").contains("(the next command") {
                         Issue.record("\(point): verify right after the failure: \(problem)")
                     }
-                    #expect(try CommandRunner.run(["list", "--store", store]).status == 0)
+                    #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
                     let verify = try CommandRunner.run(["verify", "--store", store])
                     #expect(verify.status == 0, "\(point): verify: \(verify.stdout)\(verify.stderr)")
                     let after = try revisions(store)

@@ -106,7 +106,7 @@ struct ConvergenceSimulationTests {
             if case .success = target.mkdirat(AT_FDCWD, path, 0o755) { fsyncFolder(target, (path as NSString).deletingLastPathComponent) }
         }
         func copy(_ bytes: Data, to path: String) {
-            guard case .failure = target.stat(path) else { return }
+            guard case .failure = target.stat(AT_FDCWD, path) else { return }
             let temporary = (path as NSString).deletingLastPathComponent + "/.engine.tmp"
             guard case .success(let descriptor) = target.openat(AT_FDCWD, temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644) else { return }
             _ = bytes.withUnsafeBytes { target.write(descriptor, $0) }

@@ -40,7 +40,7 @@ struct MergePropertyTests {
 
         mutating func options(_ count: ClosedRange<Int>) -> [String] {
             var labels: [String] = []
-            for _ in 0..<int(count) { labels.append(word() + "\(int(0...9))") }
+            for index in 0..<int(count) { labels.append(word() + "\(index)") }
             return labels
         }
 

@@ -35,7 +35,24 @@ struct ValidationTests {
         Case(name: "textField answered by a number", json: survey(#"{"title": "Q", "kind": "textField", "answer": 3}"#),
              position: 2, rule: .answerType, message: "not answered by an integer"),
         Case(name: "datePicker with a bad date", json: survey(#"{"title": "Q", "kind": "datePicker", "answer": "next Tuesday"}"#),
-             position: 2, rule: .answerType, message: "not answered by a string"),
+             position: 2, rule: .invalidDate, message: "is not a possible date: it is malformed"),
+        Case(name: "datePicker with 30 February",
+             json: survey(#"{"title": "Q", "kind": "datePicker", "answer": "2026-02-30T00:00:00Z"}"#),
+             position: 2, rule: .invalidDate, message: "has day 30, which month 2 of 2026 does not have"),
+        Case(name: "datePicker with hour 24",
+             json: survey(#"{"title": "Q", "kind": "datePicker", "answer": "2026-01-01T24:00:00Z"}"#),
+             position: 2, rule: .invalidDate, message: "has a time of day out of range"),
+        Case(name: "binary with two equal options", json: survey(#"{"title": "Q", "kind": "binary", "options": ["Yes", "Yes"]}"#),
+             position: 2, rule: .duplicateOptions, message: "two options are different labels"),
+        Case(name: "picker with a repeated option",
+             json: survey(#"{"title": "Q", "kind": "picker", "options": ["Soup", "Fish", "Soup"]}"#),
+             position: 2, rule: .duplicateOptions, message: "option 3 has the same label as option 1"),
+        Case(name: "multiTF with a repeated option", json: survey(#"{"title": "Q", "kind": "multiTF", "options": ["a", "a"]}"#),
+             position: 2, rule: .duplicateOptions, message: "option 2 has the same label as option 1"),
+        Case(name: "empty survey title", json: #"{"title": "", "items": []}"#, position: nil, rule: .emptyTitle,
+             message: "the title is empty"),
+        Case(name: "survey title of spaces only", json: #"{"title": " \t ", "items": []}"#, position: nil, rule: .emptyTitle,
+             message: "the title is empty"),
         Case(name: "slider minimum not below maximum", json: survey(#"{"title": "Q", "kind": "slider", "minimum": 5, "maximum": 5}"#),
              position: 2, rule: .sliderBounds, message: "must be below its maximum"),
         Case(name: "slider answer above maximum",
@@ -144,6 +161,8 @@ struct ValidationTests {
         let error = #expect(throws: SurveyFileError.self) {
             try Survey(json: Data(#"{"title": "T", "items": [{"title": null, "kind": "datePicker"}]}"#.utf8))
         }
-        #expect(error?.message.contains("items[0].title") == true)
+        #expect(error?.message.contains("null is not allowed") == true)
+        #expect(error?.line == 1)
+        #expect(error?.column == 36)
     }
 }

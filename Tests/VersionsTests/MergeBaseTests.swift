@@ -8,7 +8,7 @@ struct MergeBaseTests {
     static let document = UUID(uuidString: "6F1C2B8E-3D4A-4C1B-9E2F-1A2B3C4D5E02")!
 
     func revision(_ parents: [RevisionMetadata], _ content: String, clock: inout HybridClock) -> RevisionMetadata {
-        RevisionMetadata.make(
+        try! RevisionMetadata.make(
             documentID: Self.document, parents: parents, content: Data(content.utf8), formatVersion: 2,
             device: Device(id: "d", name: "d"), clock: &clock)
     }

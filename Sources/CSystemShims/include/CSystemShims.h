@@ -21,4 +21,40 @@ int cshim_ofd_lock(int fd, int mode, int wait);
 /// open(2) and openat(2) with a mode: the C functions are variadic, which Swift cannot call.
 int cshim_openat(int dirfd, const char *path, int flags, mode_t mode);
 
+/// openat(2) of `path` beneath the directory `dirfd` that never passes through a symbolic
+/// link, in any component, the last one included (it fails with ELOOP instead).
+///
+/// On Linux this is openat2(2) with RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS, which
+/// glibc does not wrap and whose structure Swift cannot import; on kernels before 5.6 and
+/// elsewhere the path is walked one component at a time with O_NOFOLLOW (on macOS,
+/// O_NOFOLLOW_ANY does the same in one call).
+int cshim_openat_beneath(int dirfd, const char *path, int flags, mode_t mode);
+
+/// What fstat(2) or fstatat(2) with AT_SYMLINK_NOFOLLOW tells of a file, in the
+/// kinds the file layer distinguishes. `kind`: 0 regular file, 1 directory,
+/// 2 symbolic link, 3 anything else (FIFO, socket, device).
+struct cshim_status {
+    int kind;
+    long long size;
+    unsigned long long device;
+    unsigned long long inode;
+    long long modified_seconds;
+    long long modified_nanoseconds;
+};
+
+/// fstatat(2) of `name` in `dirfd`, never following a symbolic link.
+int cshim_fstatat_nofollow(int dirfd, const char *name, struct cshim_status *status);
+
+/// fstat(2) of an open descriptor.
+int cshim_fstat(int fd, struct cshim_status *status);
+
+/// The entries of the open directory `fd` (which is left open: the function reads a
+/// duplicate). For each entry other than `.` and `..`, `visit` is called with its name
+/// and kind as above (4 when the file system does not say). Returns 0, or -1 with errno.
+int cshim_list_directory(int fd, void *context, void (*visit)(void *context, const char *name, int kind));
+
+/// The device numbers of a file system: whether it is mounted read-only (statvfs(2)).
+/// Returns 1 when read-only, 0 when writable, -1 with errno on failure.
+int cshim_is_read_only(int fd);
+
 #endif

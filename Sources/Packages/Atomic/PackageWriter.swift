@@ -56,12 +56,13 @@ public struct PackageWriter {
     ///   - calls: The system calls to use.
     public init(root: String, calls: SystemCalls = .live) {
         self.root = root
-        system = System(calls: calls)
+        system = System(calls: calls, root: root)
     }
 
     /// Creates `Local.nosync/tmp` and `Local.nosync/locks` if they are missing.
     ///
-    /// - Throws: ``FileSystemError``.
+    /// - Throws: ``FileSystemError``, also when one of them is a link or a file (code
+    ///   `symbolicLink` or `notRegularFile`): nothing is ever written through a link.
     public func prepare() throws {
         try createDirectory("Local.nosync")
         try createDirectory("Local.nosync/tmp")
@@ -94,12 +95,18 @@ public struct PackageWriter {
     ///
     /// The corresponding C functions are `mkdirat` and `fsync`.
     /// - Throws: ``FileSystemError``.
+    /// - Throws: ``FileSystemError``, also when something other than a folder has the
+    ///   name (a link: code `symbolicLink`; a file or special file: `notRegularFile`).
     public func createDirectory(_ relativePath: String) throws {
         let path = root + "/" + relativePath
         do {
             try system.mkdir(path)
         } catch let error as FileSystemError where error.code == .alreadyExists {
-            return
+            switch try system.status(path)?.kind {
+            case .directory?: return
+            case .symbolicLink?: throw FileSystemError(.symbolicLink, operation: .mkdir, path: path)
+            default: throw FileSystemError(.notRegularFile, operation: .mkdir, path: path)
+            }
         }
         try system.fsyncDirectory(Self.parent(of: path))
     }
@@ -204,14 +211,13 @@ public struct PackageWriter {
     public func removeLeftovers() throws -> Bool {
         let cleaning: FileLock
         do {
-            cleaning = try FileLock(path: locksFolder + "/writers.lock", mode: .exclusive, wait: false, calls: system.calls)
+            cleaning = try FileLock(path: locksFolder + "/writers.lock", mode: .exclusive, wait: false, root: root, calls: system.calls)
         } catch let error as FileSystemError where error.code == .locked {
             return false
         }
         defer { cleaning.unlock() }
         for entry in try system.list(temporaryFolder) {
-            let path = temporaryFolder + "/" + entry.name
-            if entry.isDirectory { try removeTree(path) } else { try system.unlink(path, isDirectory: false) }
+            try removeEntry(temporaryFolder + "/" + entry.name, entry.kind)
         }
         return true
     }
@@ -229,7 +235,8 @@ public struct PackageWriter {
             entries = try system.list(path)
         } catch let error as FileSystemError where error.code == .notFound {
             return
-        } catch let error as FileSystemError where error.errno == Errno(20) {  // ENOTDIR: a file
+        } catch let error as FileSystemError where error.errno == .notDirectory || error.code == .symbolicLink {
+            // A file, or a link: the name is removed, never what a link points to.
             try system.unlink(path, isDirectory: false)
             try system.fsyncDirectory(Self.parent(of: path))
             return
@@ -238,9 +245,7 @@ public struct PackageWriter {
         // commands cleaning up one resurrected copy): what it removed first is done.
         for entry in entries {
             let child = path + "/" + entry.name
-            try Self.ignoringNotFound {
-                if entry.isDirectory { try removeTree(child) } else { try system.unlink(child, isDirectory: false) }
-            }
+            try Self.ignoringNotFound { try removeEntry(child, entry.kind) }
         }
         try Self.ignoringNotFound { try system.unlink(path, isDirectory: true) }
         try system.fsyncDirectory(Self.parent(of: path))
@@ -255,7 +260,7 @@ public struct PackageWriter {
     // MARK: Steps
 
     private func writerLock() throws -> FileLock {
-        try FileLock(path: locksFolder + "/writers.lock", mode: .shared, wait: true, calls: system.calls)
+        try FileLock(path: locksFolder + "/writers.lock", mode: .shared, wait: true, root: root, calls: system.calls)
     }
 
     /// Creates `path` exclusively, writes `contents`, fsyncs and closes it.
@@ -274,13 +279,13 @@ public struct PackageWriter {
     /// Renames `temporary` to `destination` without replacing anything, then fsyncs the
     /// destination's parent.
     private func moveIntoPlace(_ temporary: String, _ destination: String, isDirectory: Bool) throws -> Outcome {
-        var result = system.rename(temporary, to: destination, noReplace: true)
+        var result = try system.rename(temporary, to: destination, noReplace: true)
         if case .failure(let errno) = result, errno == .invalid || errno == .notSupported {
             // The file system does not know RENAME_NOREPLACE.
             if isDirectory {
-                result = system.rename(temporary, to: destination, noReplace: false)
+                result = try system.rename(temporary, to: destination, noReplace: false)
             } else {
-                result = system.link(temporary, to: destination)
+                result = try system.link(temporary, to: destination)
                 if case .success = result { try system.unlink(temporary, isDirectory: false) }
             }
         }
@@ -295,18 +300,22 @@ public struct PackageWriter {
         }
     }
 
+    /// Removes a folder and everything in it; links and special files in it are removed
+    /// themselves, never followed.
     private func removeTree(_ path: String) throws {
         for entry in try system.list(path) {
-            let child = path + "/" + entry.name
-            if entry.isDirectory { try removeTree(child) } else { try system.unlink(child, isDirectory: false) }
+            try removeEntry(path + "/" + entry.name, entry.kind)
         }
         try system.unlink(path, isDirectory: true)
     }
 
-    static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
+    private func removeEntry(_ path: String, _ kind: SystemCalls.FileKind) throws {
+        var kind = kind
+        if kind == .unknown { kind = try system.status(path)?.kind ?? .regular }
+        if kind == .directory { try removeTree(path) } else { try system.unlink(path, isDirectory: false) }
     }
+
+    static func parent(of path: String) -> String { System.parent(of: path) }
 
     /// A unique, lower-case temporary name: process id and random bits.
     static func temporaryName() -> String {

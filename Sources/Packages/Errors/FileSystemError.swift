@@ -1,9 +1,18 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A failed file-system operation: what was being done, to which path, and why.
 public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure this is, for callers that react to it.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
-        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public init(_ rawValue: String) {
+            self.rawValue = rawValue
+            limit = nil
+        }
         public var description: String { rawValue }
 
         public static let notFound = Code("notFound")
@@ -14,6 +23,30 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         public static let invalidName = Code("invalidName")
         public static let locked = Code("locked")
         public static let unknown = Code("unknown")
+        /// The file system is mounted read-only (`EROFS`).
+        public static let readOnly = Code("readOnly")
+        /// A symbolic link stood where a file or folder of the store belongs (`ELOOP`).
+        public static let symbolicLink = Code("symbolicLink")
+        /// A folder stood where a file belongs.
+        public static let isDirectory = Code("isDirectory")
+        /// A FIFO, socket or device stood where a regular file belongs.
+        public static let notRegularFile = Code("notRegularFile")
+        /// The file is larger than the limit for its kind.
+        public static let tooLarge = Code("tooLarge")
+
+        /// `tooLarge`, with the limit that was exceeded.
+        public static func tooLarge(_ limit: Int) -> Code { Code("tooLarge", limit: limit) }
+
+        /// The limit a `tooLarge` error exceeded, in bytes.
+        public let limit: Int?
+
+        init(_ rawValue: String, limit: Int?) {
+            self.rawValue = rawValue
+            self.limit = limit
+        }
+
+        public static func == (lhs: Code, rhs: Code) -> Bool { lhs.rawValue == rhs.rawValue }
+        public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
     }
 
     /// The operation that failed, named after its system call.
@@ -41,14 +74,19 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         case .noEntry: code = .notFound
         case .exists, .notEmpty: code = .alreadyExists
         case .accessDenied, Errno(1): code = .permissionDenied
-        case .noSpace, Errno(122): code = .noSpace
+        case .noSpace, Errno(EDQUOT): code = .noSpace
         case .io: code = .io
         case .wouldBlock: code = .locked
+        case Errno(EROFS): code = .readOnly
+        case Errno(ELOOP): code = .symbolicLink
+        case .isDirectory: code = .isDirectory
+        case Errno(ENXIO): code = .notRegularFile  // opening a socket
         default: code = .unknown
         }
     }
 
-    init(_ code: Code, operation: Operation, path: String, sourceFile: String = #fileID, sourceLine: Int = #line) {
+    /// An error found by the file layer itself rather than returned by a system call.
+    public init(_ code: Code, operation: Operation, path: String, sourceFile: String = #fileID, sourceLine: Int = #line) {
         self.code = code
         self.operation = operation
         self.path = path
@@ -75,7 +113,18 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         case .lock: verb = "lock"
         case .stat: verb = "look up"
         }
-        return "cannot \(verb) \(path): \(errno?.description ?? code.description)"
+        return "cannot \(verb) \(path): \(reason)"
+    }
+
+    /// Why the operation failed, in words.
+    public var reason: String {
+        switch code {
+        case .symbolicLink: return "it is a symbolic link, and links in a store are never followed"
+        case .notRegularFile: return "it is not a regular file (a FIFO, socket or device)"
+        case .isDirectory: return "it is a folder"
+        case .tooLarge: return "it is larger than the limit of \(code.limit.map(String.init) ?? "?") bytes for such a file"
+        default: return errno?.description ?? code.description
+        }
     }
 
     public static func == (lhs: FileSystemError, rhs: FileSystemError) -> Bool {

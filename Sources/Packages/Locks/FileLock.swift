@@ -32,10 +32,12 @@ public final class FileLock {
     ///   - calls: The system calls to use.
     /// - Throws: ``FileSystemError`` with code `locked` when `wait` is false and the lock
     ///   is held elsewhere. The corresponding C function is `fcntl`.
-    public init(path: String, mode: Mode, wait: Bool = true, calls: SystemCalls = .live) throws {
+    ///   - root: The store's root: the lock file is opened beneath it without following
+    ///     any link (a linked lock file is refused, never created through).
+    public init(path: String, mode: Mode, wait: Bool = true, root: String? = nil, calls: SystemCalls = .live) throws {
         self.path = path
-        system = System(calls: calls)
-        let descriptor = try system.open(path, flags: O_RDWR | O_CREAT, mode: 0o644)
+        system = System(calls: calls, root: root)
+        let descriptor = try system.open(path, flags: O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o644)
         var result: Result<Void, Errno>
         repeat {
             result = calls.lock(descriptor, mode.rawValue, wait)

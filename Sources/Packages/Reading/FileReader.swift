@@ -10,37 +10,54 @@ import Darwin
 ///
 /// Every read of the store goes through here rather than through Foundation, so that a
 /// test can run the whole store on a simulated disk (and crash it at any call).
+///
+/// A reader confined to a root folder never follows a symbolic link beneath it: a link
+/// where a file or folder belongs is reported as ``FileSystemError/Code/symbolicLink``.
+/// Only regular files are read, each up to a size limit checked before reading.
 public struct FileReader {
     private let system: System
 
     /// The system calls this reader makes.
     public var calls: SystemCalls { system.calls }
 
-    /// - Parameter calls: The system calls to use.
-    public init(calls: SystemCalls = .live) {
-        system = System(calls: calls)
+    /// The largest metadata, tombstone or settings file read: 1 MiB.
+    public static let smallFileLimit = 1 << 20
+    /// The largest content file read: 256 MiB.
+    public static let contentLimit = 256 << 20
+
+    /// - Parameters:
+    ///   - root: The folder beneath which no link is ever followed (a store's root, a
+    ///     package being imported); `nil` to read paths as given.
+    ///   - calls: The system calls to use.
+    public init(root: String? = nil, calls: SystemCalls = .live) {
+        system = System(calls: calls, root: root)
     }
 
-    /// The bytes of the file at `path`, or `nil` when there is no such file.
+    /// The bytes of the regular file at `path`, or `nil` when there is no such file.
     ///
-    /// The corresponding C functions are `openat`, `read` and `close`.
-    /// - Throws: ``FileSystemError`` for any other failure (a folder, an I/O error).
-    public func contents(atPath path: String) throws -> Data? {
+    /// The corresponding C functions are `openat`, `fstat`, `read` and `close`.
+    /// - Parameter limit: The largest size read (``smallFileLimit`` unless given).
+    /// - Throws: ``FileSystemError`` for any other failure: a folder, a link, a FIFO or
+    ///   device (code `notRegularFile`), a file over `limit` (code `tooLarge`), an I/O error.
+    public func contents(atPath path: String, limit: Int = FileReader.smallFileLimit) throws -> Data? {
         do {
-            return try system.readAll(path)
+            return try system.readAll(path, limit: limit)
         } catch let error as FileSystemError where error.code == .notFound || error.errno == .notDirectory {
             return nil
         }
     }
 
-    /// The entries of the folder at `path`, or `nil` when there is no such folder.
+    /// The entries of the folder at `path`, or `nil` when there is no such folder (a file
+    /// or a link stands there, or nothing).
     ///
-    /// The corresponding C functions are `opendir` and `readdir`.
+    /// The corresponding C functions are `openat`, `fdopendir` and `readdir`.
     /// - Throws: ``FileSystemError`` for any other failure.
     public func entries(atPath path: String) throws -> [SystemCalls.DirectoryEntry]? {
         do {
             return try system.list(path)
-        } catch let error as FileSystemError where error.code == .notFound || error.errno == .notDirectory {
+        } catch let error as FileSystemError
+            where error.code == .notFound || error.code == .symbolicLink || error.errno == .notDirectory
+        {
             return nil
         }
     }
@@ -50,9 +67,9 @@ public struct FileReader {
         try entries(atPath: path)?.map(\.name) ?? []
     }
 
-    /// What is at `path`, or `nil` when nothing is.
+    /// What is at `path` (a link reported as a link), or `nil` when nothing is.
     ///
-    /// The corresponding C function is `fstatat`.
+    /// The corresponding C function is `fstatat` with `AT_SYMLINK_NOFOLLOW`.
     /// - Throws: ``FileSystemError`` for a failure other than absence.
     public func status(atPath path: String) throws -> SystemCalls.FileStatus? {
         try system.status(path)

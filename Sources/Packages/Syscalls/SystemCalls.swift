@@ -13,8 +13,14 @@ import Darwin
 /// directly, so tests can install one that fails a chosen call (``SystemCalls/failing(_:)``).
 /// Each function makes exactly one call and returns its error as is, `EINTR` included;
 /// the retry on `EINTR` happens one level up, in ``System``, so that it can be tested too.
+///
+/// A path given with a directory descriptor (rather than `AT_FDCWD`) is resolved beneath
+/// that directory and never through a symbolic link, in any of its components: a store's
+/// contents come from other machines, and a link found in them must never lead outside.
 public struct SystemCalls: Sendable {
-    /// `openat(2)`; returns the new descriptor.
+    /// `openat(2)`; returns the new descriptor. Beneath a directory descriptor, no
+    /// component of `path` may be a symbolic link (`ELOOP`): on Linux this is `openat2(2)`
+    /// with `RESOLVE_NO_SYMLINKS`.
     public var openat: @Sendable (_ directory: Int32, _ path: String, _ flags: Int32, _ mode: mode_t) -> Result<Int32, Errno>
     /// `close(2)`.
     public var close: @Sendable (_ descriptor: Int32) -> Result<Void, Errno>
@@ -24,29 +30,51 @@ public struct SystemCalls: Sendable {
     public var read: @Sendable (_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno>
     /// `fsync(2)`: file data and metadata reach stable storage.
     public var fsync: @Sendable (_ descriptor: Int32) -> Result<Void, Errno>
-    /// `mkdirat(2)`.
+    /// `mkdirat(2)` of one name in an open directory.
     public var mkdirat: @Sendable (_ directory: Int32, _ path: String, _ mode: mode_t) -> Result<Void, Errno>
-    /// `renameat2(2)`, with `RENAME_NOREPLACE` when `noReplace` is set.
+    /// `renameat2(2)` of one name in an open directory to another, with
+    /// `RENAME_NOREPLACE` when `noReplace` is set.
     public var renameat: @Sendable (_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String, _ noReplace: Bool) -> Result<Void, Errno>
     /// `linkat(2)`.
     public var linkat: @Sendable (_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) -> Result<Void, Errno>
-    /// `unlinkat(2)`, with `AT_REMOVEDIR` for directories.
+    /// `unlinkat(2)` of one name in an open directory, with `AT_REMOVEDIR` for
+    /// directories. A symbolic link is removed itself, never what it points to.
     public var unlinkat: @Sendable (_ directory: Int32, _ path: String, _ isDirectory: Bool) -> Result<Void, Errno>
     /// An open-file-description lock (`fcntl(F_OFD_SETLK[W])`): mode 0 unlocks, 1 shares, 2 excludes.
     public var lock: @Sendable (_ descriptor: Int32, _ mode: Int32, _ wait: Bool) -> Result<Void, Errno>
-    /// The entries of a directory (`opendir`/`readdir`), without `.` and `..`.
-    public var listDirectory: @Sendable (_ path: String) -> Result<[DirectoryEntry], Errno>
-    /// `fstatat(2)` of `path` (relative to the current directory), following symbolic links.
-    public var stat: @Sendable (_ path: String) -> Result<FileStatus, Errno>
+    /// The entries of an open directory (`fdopendir`/`readdir`), without `.` and `..`.
+    public var listDirectory: @Sendable (_ descriptor: Int32) -> Result<[DirectoryEntry], Errno>
+    /// `fstatat(2)` with `AT_SYMLINK_NOFOLLOW`: what is at `path`, a link reported as a
+    /// link. Beneath a directory descriptor, no component of `path` is followed either.
+    public var stat: @Sendable (_ directory: Int32, _ path: String) -> Result<FileStatus, Errno>
+    /// `fstat(2)` of an open descriptor.
+    public var fstat: @Sendable (_ descriptor: Int32) -> Result<FileStatus, Errno>
 
-    /// A directory entry: its name and whether it is a directory.
+    /// What kind of file an entry or a status describes.
+    public enum FileKind: Sendable, Equatable {
+        case regular
+        case directory
+        case symbolicLink
+        /// A FIFO, a socket or a device.
+        case special
+        /// The file system did not say (a directory entry only; ask ``SystemCalls/stat``).
+        case unknown
+    }
+
+    /// A directory entry: its name and kind.
     public struct DirectoryEntry: Sendable, Equatable {
         public var name: String
-        public var isDirectory: Bool
+        public var kind: FileKind
+        /// Whether the entry is a directory (never true of a link to one).
+        public var isDirectory: Bool { kind == .directory }
+
+        public init(name: String, kind: FileKind) {
+            self.name = name
+            self.kind = kind
+        }
 
         public init(name: String, isDirectory: Bool) {
-            self.name = name
-            self.isDirectory = isDirectory
+            self.init(name: name, kind: isDirectory ? .directory : .regular)
         }
     }
 
@@ -62,8 +90,9 @@ public struct SystemCalls: Sendable {
         linkat: @escaping @Sendable (Int32, String, Int32, String) -> Result<Void, Errno>,
         unlinkat: @escaping @Sendable (Int32, String, Bool) -> Result<Void, Errno>,
         lock: @escaping @Sendable (Int32, Int32, Bool) -> Result<Void, Errno>,
-        listDirectory: @escaping @Sendable (String) -> Result<[DirectoryEntry], Errno>,
-        stat: @escaping @Sendable (String) -> Result<FileStatus, Errno>
+        listDirectory: @escaping @Sendable (Int32) -> Result<[DirectoryEntry], Errno>,
+        stat: @escaping @Sendable (Int32, String) -> Result<FileStatus, Errno>,
+        fstat: @escaping @Sendable (Int32) -> Result<FileStatus, Errno>
     ) {
         self.openat = openat
         self.close = close
@@ -77,29 +106,42 @@ public struct SystemCalls: Sendable {
         self.lock = lock
         self.listDirectory = listDirectory
         self.stat = stat
+        self.fstat = fstat
     }
 
     /// What `stat` tells of a file: its kind, size and identity.
     public struct FileStatus: Sendable, Equatable {
-        public var isDirectory: Bool
+        public var kind: FileKind
         public var size: Int
         /// The file system's device number (`st_dev`).
         public var device: UInt64
         /// The inode number (`st_ino`).
         public var inode: UInt64
+        /// The modification time, in nanoseconds since 1970 (`st_mtim`).
+        public var modified: Int64
 
-        public init(isDirectory: Bool, size: Int, device: UInt64, inode: UInt64) {
-            self.isDirectory = isDirectory
+        /// Whether it is a directory (never true of a link to one).
+        public var isDirectory: Bool { kind == .directory }
+
+        public init(kind: FileKind, size: Int, device: UInt64, inode: UInt64, modified: Int64 = 0) {
+            self.kind = kind
             self.size = size
             self.device = device
             self.inode = inode
+            self.modified = modified
+        }
+
+        public init(isDirectory: Bool, size: Int, device: UInt64, inode: UInt64) {
+            self.init(kind: isDirectory ? .directory : .regular, size: size, device: device, inode: inode)
         }
     }
 
     /// The real system calls.
     public static let live = SystemCalls(
         openat: { directory, path, flags, mode in
-            let result = cshim_openat(directory, path, flags, mode)
+            let result =
+                directory == AT_FDCWD
+                ? cshim_openat(directory, path, flags, mode) : cshim_openat_beneath(directory, path, flags, mode)
             return result >= 0 ? .success(result) : .failure(.current)
         },
         close: { descriptor in
@@ -136,26 +178,61 @@ public struct SystemCalls: Sendable {
         lock: { descriptor, mode, wait in
             cshim_ofd_lock(descriptor, mode, wait ? 1 : 0) == 0 ? .success(()) : .failure(.current)
         },
-        listDirectory: { path in
-            guard let directory = opendir(path) else { return .failure(.current) }
-            defer { closedir(directory) }
-            var entries: [DirectoryEntry] = []
-            while true {
-                errno = 0
-                guard let entry = readdir(directory) else {
-                    return errno == 0 ? .success(entries) : .failure(.current)
+        listDirectory: { descriptor in
+            final class Collected { var entries: [DirectoryEntry] = [] }
+            let collected = Collected()
+            let result = withExtendedLifetime(collected) {
+                cshim_list_directory(descriptor, Unmanaged.passUnretained(collected).toOpaque()) { context, name, kind in
+                    let collected = Unmanaged<Collected>.fromOpaque(context!).takeUnretainedValue()
+                    collected.entries.append(DirectoryEntry(name: String(cString: name!), kind: FileKind(shimKind: kind)))
                 }
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-                }
-                if name == "." || name == ".." { continue }
-                entries.append(DirectoryEntry(name: name, isDirectory: entry.pointee.d_type == UInt8(DT_DIR)))
             }
+            return result == 0 ? .success(collected.entries) : .failure(.current)
         },
-        stat: { path in
-            libc_fstatat(path).map { .success($0) } ?? .failure(.current)
+        stat: { directory, path in
+            var status = cshim_status()
+            let result: Int32
+            if directory == AT_FDCWD {
+                result = cshim_fstatat_nofollow(directory, path, &status)
+            } else if let slash = path.lastIndex(of: "/") {
+                // The folder is opened beneath the directory without following links, and
+                // the last name is looked up in it without following one either.
+                let folder = cshim_openat_beneath(directory, String(path[..<slash]), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+                guard folder >= 0 else { return .failure(.current) }
+                result = cshim_fstatat_nofollow(folder, String(path[path.index(after: slash)...]), &status)
+                let saved = errno
+                _ = libc_close(folder)
+                errno = saved
+            } else {
+                result = cshim_fstatat_nofollow(directory, path, &status)
+            }
+            return result == 0 ? .success(FileStatus(status)) : .failure(.current)
+        },
+        fstat: { descriptor in
+            var status = cshim_status()
+            return cshim_fstat(descriptor, &status) == 0 ? .success(FileStatus(status)) : .failure(.current)
         }
     )
+}
+
+extension SystemCalls.FileKind {
+    init(shimKind: Int32) {
+        switch shimKind {
+        case 0: self = .regular
+        case 1: self = .directory
+        case 2: self = .symbolicLink
+        case 3: self = .special
+        default: self = .unknown
+        }
+    }
+}
+
+extension SystemCalls.FileStatus {
+    init(_ status: cshim_status) {
+        self.init(
+            kind: SystemCalls.FileKind(shimKind: status.kind), size: Int(status.size), device: UInt64(status.device),
+            inode: UInt64(status.inode), modified: Int64(status.modified_seconds) &* 1_000_000_000 &+ Int64(status.modified_nanoseconds))
+    }
 }
 
 // The C library's functions under names that the `SystemCalls` members of the same
@@ -169,21 +246,69 @@ private func libc_renameat(_ a: Int32, _ from: String, _ b: Int32, _ to: String)
 private func libc_linkat(_ a: Int32, _ from: String, _ b: Int32, _ to: String, _ flags: Int32) -> Int32 {
     linkat(a, from, b, to, flags)
 }
-private func libc_fstatat(_ path: String) -> SystemCalls.FileStatus? {
-    var status = stat()
-    guard fstatat(AT_FDCWD, path, &status, 0) == 0 else { return nil }
-    return SystemCalls.FileStatus(
-        isDirectory: UInt32(status.st_mode) & UInt32(S_IFMT) == UInt32(S_IFDIR), size: Int(status.st_size),
-        device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
-}
 private func libc_unlinkat(_ fd: Int32, _ path: String, _ flags: Int32) -> Int32 { unlinkat(fd, path, flags) }
 
+/// An open descriptor of a store's root folder, opened on first use and closed with the
+/// last value that holds it. Every path beneath the root is resolved from it, never
+/// through a symbolic link.
+final class RootDirectory: @unchecked Sendable {
+    let path: String
+    private let calls: SystemCalls
+    private let lock = NSLock()
+    private var descriptor: Int32?
+
+    init(path: String, calls: SystemCalls) {
+        self.path = path
+        self.calls = calls
+    }
+
+    /// The root's descriptor. The root itself is the caller's choice and may be reached
+    /// through links; only what lies beneath it is untrusted.
+    func open() throws -> Int32 {
+        try lock.withLock {
+            if let descriptor { return descriptor }
+            var result: Result<Int32, Errno>
+            repeat {
+                result = calls.openat(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+            } while result == .failure(.interrupted)
+            let opened = try result.mapError { FileSystemError(.open, path: path, errno: $0) }.get()
+            descriptor = opened
+            return opened
+        }
+    }
+
+    deinit {
+        if let descriptor { _ = calls.close(descriptor) }
+    }
+}
+
+extension Result where Success == Int32, Failure == Errno {
+    static func == (lhs: Result, rhs: Result) -> Bool {
+        switch (lhs, rhs) {
+        case (.success(let a), .success(let b)): a == b
+        case (.failure(let a), .failure(let b)): a == b
+        default: false
+        }
+    }
+}
+
 /// The calls of a ``SystemCalls`` table, with `EINTR` retried and errors made typed.
+///
+/// Paths are given whole, as people read them. A path beneath the confining root (when
+/// there is one) is resolved from the root's descriptor without following any symbolic
+/// link; operations on a name (create, rename, remove, look up) are made on its parent
+/// folder's descriptor, opened the same way. Any other path is used as given.
 ///
 /// `fsync` is retried only on `EINTR`; any other failure is reported, never retried and
 /// then trusted, since the kernel may already have dropped the dirty pages.
 struct System {
     let calls: SystemCalls
+    let root: RootDirectory?
+
+    init(calls: SystemCalls, root: String? = nil) {
+        self.calls = calls
+        self.root = root.map { RootDirectory(path: $0, calls: calls) }
+    }
 
     @inline(__always)
     private func retrying<T>(_ body: () -> Result<T, Errno>) -> Result<T, Errno> {
@@ -194,8 +319,46 @@ struct System {
         }
     }
 
-    func open(_ path: String, in directory: Int32 = AT_FDCWD, flags: Int32, mode: mode_t = 0o644) throws -> Int32 {
-        try retrying { calls.openat(directory, path, flags | O_CLOEXEC, mode) }
+    /// Where `path` is: the root's descriptor and the path beneath it, or `AT_FDCWD` and
+    /// the path as given (the root itself, and anything outside it).
+    private func locate(_ path: String) throws -> (directory: Int32, path: String) {
+        if let root {
+            let prefix = root.path.hasSuffix("/") ? root.path : root.path + "/"
+            if path.hasPrefix(prefix) {
+                let relative = path.dropFirst(prefix.count).drop { $0 == "/" }
+                return (try root.open(), relative.isEmpty ? "." : String(relative))
+            }
+        }
+        return (AT_FDCWD, path)
+    }
+
+    /// Calls `body` with the descriptor of the folder that holds `path` and the last name.
+    private func inParent<T>(of path: String, operation: FileSystemError.Operation, _ body: (Int32, String) throws -> T) throws -> T {
+        let (directory, relative) = try locate(path)
+        guard directory != AT_FDCWD else {
+            // Outside any root: the parent is opened as given, the name is never followed.
+            let folder = Self.parent(of: path)
+            let descriptor = try open(folder, flags: O_RDONLY | O_DIRECTORY)
+            defer { _ = calls.close(descriptor) }
+            return try body(descriptor, Self.lastComponent(of: path))
+        }
+        guard let slash = relative.lastIndex(of: "/") else {
+            guard relative != "." && relative != ".." else {
+                throw FileSystemError(.invalidName, operation: operation, path: path)
+            }
+            return try body(directory, relative)
+        }
+        let name = String(relative[relative.index(after: slash)...])
+        guard !name.isEmpty, name != ".", name != ".." else { throw FileSystemError(.invalidName, operation: operation, path: path) }
+        let folder = try retrying { calls.openat(directory, String(relative[..<slash]), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) }
+            .mapError { FileSystemError(.open, path: Self.parent(of: path), errno: $0) }.get()
+        defer { _ = calls.close(folder) }
+        return try body(folder, name)
+    }
+
+    func open(_ path: String, flags: Int32, mode: mode_t = 0o644) throws -> Int32 {
+        let (directory, relative) = try locate(path)
+        return try retrying { calls.openat(directory, relative, flags | O_CLOEXEC, mode) }
             .mapError { FileSystemError(.open, path: path, errno: $0) }.get()
     }
 
@@ -218,47 +381,85 @@ struct System {
         try retrying { calls.fsync(descriptor) }.mapError { FileSystemError(.fsync, path: path, errno: $0) }.get()
     }
 
-    func mkdir(_ path: String, in directory: Int32 = AT_FDCWD, mode: mode_t = 0o755) throws {
-        try retrying { calls.mkdirat(directory, path, mode) }.mapError { FileSystemError(.mkdir, path: path, errno: $0) }.get()
+    func mkdir(_ path: String, mode: mode_t = 0o755) throws {
+        try inParent(of: path, operation: .mkdir) { folder, name in
+            try retrying { calls.mkdirat(folder, name, mode) }.mapError { FileSystemError(.mkdir, path: path, errno: $0) }.get()
+        }
     }
 
-    func rename(_ from: String, to: String, noReplace: Bool) -> Result<Void, Errno> {
-        retrying { calls.renameat(AT_FDCWD, from, AT_FDCWD, to, noReplace) }
+    func rename(_ from: String, to: String, noReplace: Bool) throws -> Result<Void, Errno> {
+        try inParent(of: from, operation: .rename) { fromFolder, fromName in
+            try inParent(of: to, operation: .rename) { toFolder, toName in
+                retrying { calls.renameat(fromFolder, fromName, toFolder, toName, noReplace) }
+            }
+        }
     }
 
-    func link(_ from: String, to: String) -> Result<Void, Errno> {
-        retrying { calls.linkat(AT_FDCWD, from, AT_FDCWD, to) }
+    func link(_ from: String, to: String) throws -> Result<Void, Errno> {
+        try inParent(of: from, operation: .link) { fromFolder, fromName in
+            try inParent(of: to, operation: .link) { toFolder, toName in
+                retrying { calls.linkat(fromFolder, fromName, toFolder, toName) }
+            }
+        }
     }
 
+    /// Removes the name `path`; a symbolic link is removed itself, never followed.
     func unlink(_ path: String, isDirectory: Bool) throws {
-        try retrying { calls.unlinkat(AT_FDCWD, path, isDirectory) }
-            .mapError { FileSystemError(isDirectory ? .rmdir : .unlink, path: path, errno: $0) }.get()
+        try inParent(of: path, operation: isDirectory ? .rmdir : .unlink) { folder, name in
+            try retrying { calls.unlinkat(folder, name, isDirectory) }
+                .mapError { FileSystemError(isDirectory ? .rmdir : .unlink, path: path, errno: $0) }.get()
+        }
     }
 
+    /// The entries of the folder at `path`, which must be a real folder (not a link).
     func list(_ path: String) throws -> [SystemCalls.DirectoryEntry] {
-        try retrying { calls.listDirectory(path) }.mapError { FileSystemError(.list, path: path, errno: $0) }.get()
+        let descriptor = try open(path, flags: O_RDONLY | O_DIRECTORY)
+        defer { _ = calls.close(descriptor) }
+        return try retrying { calls.listDirectory(descriptor) }.mapError { FileSystemError(.list, path: path, errno: $0) }.get()
     }
 
-    /// The status of `path`, or `nil` when nothing is there.
+    /// The status of `path` (a link reported as a link), or `nil` when nothing is there.
     func status(_ path: String) throws -> SystemCalls.FileStatus? {
-        switch retrying({ calls.stat(path) }) {
+        if let root, path == root.path {
+            // The root itself, followed if it is a link (the caller chose it).
+            let descriptor: Int32
+            do {
+                descriptor = try root.open()
+            } catch let error as FileSystemError where error.code == .notFound || error.errno == .notDirectory {
+                return nil
+            }
+            return try retrying { calls.fstat(descriptor) }.mapError { FileSystemError(.stat, path: path, errno: $0) }.get()
+        }
+        let (directory, relative) = try locate(path)
+        switch retrying({ calls.stat(directory, relative) }) {
         case .success(let status): return status
         case .failure(let errno) where errno == .noEntry || errno == .notDirectory: return nil
         case .failure(let errno): throw FileSystemError(.stat, path: path, errno: errno)
         }
     }
 
-    /// Reads the whole file at `path`: open, read until the end, close.
+    /// Reads the whole regular file at `path`: open, check, read until the end, close.
     ///
+    /// Only a regular file of at most `limit` bytes is read: a FIFO, a socket or a device
+    /// is refused before any read (it is opened without blocking, so a FIFO cannot hang
+    /// the caller), and so is a file larger than `limit`, or one that grows past it.
     /// Reads go straight into the returned buffer, which starts at 4 KiB (a revision's
     /// metadata fits in one read) and doubles as needed.
-    func readAll(_ path: String) throws -> Data {
-        let descriptor = try open(path, flags: O_RDONLY)
+    func readAll(_ path: String, limit: Int) throws -> Data {
+        let descriptor = try open(path, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
         defer { _ = calls.close(descriptor) }
-        var data = Data(count: 4096)
+        let status = try retrying { calls.fstat(descriptor) }.mapError { FileSystemError(.stat, path: path, errno: $0) }.get()
+        guard status.kind == .regular else {
+            throw FileSystemError(status.kind == .directory ? .isDirectory : .notRegularFile, operation: .read, path: path)
+        }
+        guard status.size <= limit else { throw FileSystemError(.tooLarge(limit), operation: .read, path: path) }
+        var data = Data(count: min(max(status.size + 1, 4096), limit + 1))
         var count = 0
         while true {
-            if count == data.count { data.count *= 2 }
+            if count == data.count {
+                guard data.count <= limit else { throw FileSystemError(.tooLarge(limit), operation: .read, path: path) }
+                data.count = min(data.count * 2, limit + 1)
+            }
             let read = try data.withUnsafeMutableBytes { buffer in
                 try retrying { calls.read(descriptor, UnsafeMutableRawBufferPointer(rebasing: buffer[count...])) }
                     .mapError { FileSystemError(.read, path: path, errno: $0) }.get()
@@ -266,6 +467,7 @@ struct System {
             if read == 0 { break }
             count += read
         }
+        guard count <= limit else { throw FileSystemError(.tooLarge(limit), operation: .read, path: path) }
         data.count = count
         return data
     }
@@ -275,5 +477,15 @@ struct System {
         let descriptor = try open(path, flags: O_RDONLY | O_DIRECTORY)
         defer { _ = calls.close(descriptor) }
         try fsync(descriptor, path: path)
+    }
+
+    static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    static func lastComponent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
     }
 }

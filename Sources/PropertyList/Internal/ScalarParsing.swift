@@ -11,13 +11,17 @@ import Darwin
 enum ScalarParsing {
     struct Failure: Error {
         var message: String
+        /// Why the text is refused, without quoting it (set for dates).
+        var reason: String? = nil
     }
 
-    /// The text in quotes for a message: surrounding whitespace trimmed, other control
-    /// characters escaped, and cut after 40 characters.
-    static func quoted(_ text: UnsafeBufferPointer<UInt8>) -> String {
+    /// The text in quotes for a message, control characters escaped, and cut after 40
+    /// characters. A scalar's text is quoted as it is, whitespace included (that is what
+    /// is wrong with `<real>1.5  </real>`); stray text between elements is `trimmed`.
+    static func quoted(_ text: UnsafeBufferPointer<UInt8>, trimmed: Bool = false) -> String {
         let limit = 40
-        let string = String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let raw = String(decoding: text, as: UTF8.self)
+        let string = trimmed ? raw.trimmingCharacters(in: .whitespacesAndNewlines) : raw
         var shown = ""
         for scalar in string.unicodeScalars.prefix(limit) {
             shown += scalar.value < 0x20 ? scalar.escaped(asASCII: true) : String(scalar)
@@ -168,7 +172,7 @@ enum ScalarParsing {
         }
         var index = 0
         func fail(_ why: String) -> Failure {
-            Failure(message: "date \(quoted(text)) \(why); expected YYYY-MM-DDTHH:MM:SSZ")
+            Failure(message: "date \(quoted(text)) \(why); expected YYYY-MM-DDTHH:MM:SSZ", reason: why)
         }
         func number(maxDigits: Int, exactDigits: Int?) throws(Failure) -> Int64 {
             var value: Int64 = 0
@@ -206,15 +210,21 @@ enum ScalarParsing {
         var fraction = 0.0
         if index < text.count, text[index] == UInt8(ascii: ".") {
             index += 1
-            var scale = 0.1
+            // Digits as an integer over a power of ten (beyond the 15th they cannot
+            // change a double's fraction of a second), so that .75 is exactly 0.75.
+            var numerator: Int64 = 0
+            var scale: Int64 = 1
             var digits = 0
             while index < text.count, isDigit(text[index]) {
-                fraction += Double(text[index] - UInt8(ascii: "0")) * scale
-                scale /= 10
+                if digits < 15 {
+                    numerator = numerator * 10 + Int64(text[index] - UInt8(ascii: "0"))
+                    scale *= 10
+                }
                 index += 1
                 digits += 1
             }
             if digits == 0 { throw fail("has an empty fraction of a second") }
+            fraction = Double(numerator) / Double(scale)
         }
         try expect(UInt8(ascii: "Z"))
         guard index == text.count else { throw fail("has trailing characters") }
@@ -228,13 +238,16 @@ enum ScalarParsing {
         text: UnsafeBufferPointer<UInt8>
     ) throws(Failure) -> Date {
         func fail(_ why: String) -> Failure {
-            Failure(message: "date \(quoted(text)) \(why); expected YYYY-MM-DDTHH:MM:SSZ")
+            Failure(message: "date \(quoted(text)) \(why); expected YYYY-MM-DDTHH:MM:SSZ", reason: why)
         }
         guard (1...12).contains(month) else { throw fail("has month \(month)") }
         guard day >= 1, day <= CivilTime.daysInMonth(month, year: year) else {
             throw fail("has day \(day), which month \(month) of \(year) does not have")
         }
-        guard hour < 24, minute < 60, second < 60 else { throw fail("has a time of day out of range") }
+        guard hour < 24, minute < 60, second < 60 else {
+            let field = hour >= 24 ? "hour \(hour)" : minute >= 60 ? "minute \(minute)" : "second \(second)"
+            throw fail("has a time of day out of range (\(field))")
+        }
         let seconds = CivilTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
             .secondsSince1970
         let interval = Double(seconds - 978_307_200) + fraction

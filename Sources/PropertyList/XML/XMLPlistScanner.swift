@@ -184,6 +184,9 @@ struct XMLPlistScanner {
         guard bytes.count <= Int(Int32.max) else {
             throw PropertyListError(code: .malformedXML, message: "the document is larger than 2 GiB", file: file)
         }
+        if let unsupported = unsupportedForm(bytes) {
+            throw PropertyListError(code: .malformedXML, message: unsupported, file: file, line: 1, column: 1)
+        }
         let state = UnsafeMutablePointer<XMLPlistScanner>.allocate(capacity: 1)
         state.initialize(to: XMLPlistScanner(file: file))
         defer {
@@ -221,6 +224,23 @@ struct XMLPlistScanner {
                 code: .invalidStructure, message: "the document has no <plist> element", file: file, line: 1, column: 1)
         }
         return state.pointee.map
+    }
+
+    /// Why the document cannot be read at all, told by its first bytes: a binary
+    /// property list, or UTF-32 text (which libxml2 2.9 cannot decode; it would fail
+    /// without a position).
+    private static func unsupportedForm(_ bytes: UnsafeRawBufferPointer) -> String? {
+        if bytes.count >= 6, bytes.prefix(6).elementsEqual("bplist".utf8) {
+            return "binary property lists are not supported; convert it to XML first (plutil -convert xml1)"
+        }
+        guard bytes.count >= 4 else { return nil }
+        let (b0, b1, b2, b3) = (bytes[0], bytes[1], bytes[2], bytes[3])
+        let bigEndian = b0 == 0 && b1 == 0 && (b2 == 0xFE && b3 == 0xFF || b2 == 0 && b3 != 0)
+        let littleEndian = b2 == 0 && b3 == 0 && (b0 == 0xFF && b1 == 0xFE || b1 == 0 && b0 != 0)
+        if bigEndian || littleEndian {
+            return "the document is UTF-32 text, which is not supported; convert it to UTF-8 or UTF-16"
+        }
+        return nil
     }
 
     // MARK: Errors
@@ -642,7 +662,7 @@ struct XMLPlistScanner {
     @inline(never)
     private mutating func textOutsideValue(_ chunk: UnsafeBufferPointer<UInt8>, isCDATA: Bool) {
         let what = isCDATA ? "a CDATA section" : "text"
-        let preview = ScalarParsing.quoted(chunk)
+        let preview = ScalarParsing.quoted(chunk, trimmed: true)
         if frames.isEmpty {
             fail(.invalidStructure, "\(what) \(preview) outside the <plist> element")
         } else {

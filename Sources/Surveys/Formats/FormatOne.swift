@@ -84,7 +84,9 @@ enum FormatOne {
         case "DatePicker":
             out["kind"] = "datePicker"
             if let result {
-                guard let date = Survey.parseDate(result) else { throw fail(.answerType, "a DatePicker result is an ISO 8601 date") }
+                guard let date = try? Survey.parseDate(result) else {
+                    throw fail(.invalidDate, "a DatePicker result is a possible date (\(Survey.dateRule))")
+                }
                 out["answer"] = .date(date)
             }
         case "Slider":

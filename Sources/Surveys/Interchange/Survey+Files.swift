@@ -2,22 +2,63 @@ import Foundation
 import PropertyList
 
 extension Survey {
+    /// The largest survey file the readers take: 128 MiB, enough for
+    /// ``maximumItemCount`` items in either form. A reader of a file or a pipe should
+    /// stop reading one byte past it.
+    public static let maximumFileSize = 128 << 20
+
+    /// Reads a survey file in either interchange form, telling them apart by content.
+    ///
+    /// An XML property list is recognised by its first character, `<`, after an optional
+    /// byte-order mark and whitespace, in UTF-8, UTF-16 or UTF-32 (the XML reader then
+    /// refuses UTF-32, which libxml2 cannot read); a binary property list (`bplist`) is
+    /// refused; anything else is read as JSON, which must be UTF-8.
+    ///
+    /// The envelope keys that `survey show --json` adds (`id`, `revision`,
+    /// `formatVersion`, `conflicts`) are accepted, so that its output can be saved back.
+    ///
+    /// - Parameters:
+    ///   - data: The file's bytes, at most ``maximumFileSize``.
+    ///   - file: Where it came from, for messages.
+    ///   - document: The document the survey is for, when it is saved to one: a file whose
+    ///     `id` names another document is refused.
+    /// - Throws: ``SurveyFileError`` (with line and column) for malformed or oversized
+    ///   JSON, ``PropertyListError`` (with line and column) for a malformed property list,
+    ///   ``SurveyError`` for a survey that breaks a rule.
+    public init(data: Data, file: String? = nil, document: UUID? = nil) throws {
+        guard data.count <= Self.maximumFileSize else {
+            throw SurveyFileError(
+                file: file, message: "the file is larger than \(Self.maximumFileSize >> 20) MiB, the most a survey file may be")
+        }
+        switch InputFormat(of: data) {
+        case .plist: try self.init(plist: data, file: file, document: document)
+        case .json: try self.init(json: data, file: file, document: document)
+        case .notUTF8(let encoding):
+            throw SurveyFileError(
+                file: file, message: "the file is \(encoding) text but not an XML property list; JSON must be UTF-8", line: 1, column: 1)
+        }
+    }
+
     /// Reads a survey from interchange JSON.
+    ///
+    /// The reader is strict: a key repeated in one object, `null`, invalid UTF-8 and more
+    /// than ``maximumItemCount`` items are refused with the line and column.
     ///
     /// - Parameters:
     ///   - json: The JSON document.
     ///   - file: Where it came from, for messages.
+    ///   - document: The document the survey is for, when it is saved to one: a file whose
+    ///     `id` names another document is refused.
     /// - Throws: ``SurveyFileError`` for malformed JSON, ``SurveyError`` for a survey
     ///   that breaks a rule.
-    public init(json: Data, file: String? = nil) throws {
-        let object: Any
+    public init(json: Data, file: String? = nil, document: UUID? = nil) throws {
+        let value: PropertyList
         do {
-            object = try JSONSerialization.jsonObject(with: json, options: [])
+            value = try JSONReader.read(json, itemLimit: Self.maximumItemCount)
         } catch {
-            let reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "it is not valid JSON"
-            throw SurveyFileError(file: file, message: reason)
+            throw SurveyFileError(file: file, message: error.message, line: error.line, column: error.column)
         }
-        try self.init(interchange: try JSONBridge.propertyList(object, path: ""))
+        try self.init(interchange: value, document: document)
     }
 
     /// Reads a survey from an interchange XML property list.
@@ -25,13 +66,16 @@ extension Survey {
     /// - Parameters:
     ///   - plist: The XML document.
     ///   - file: Where it came from, for messages.
+    ///   - document: The document the survey is for, when it is saved to one: a file whose
+    ///     `id` names another document is refused.
     /// - Throws: ``PropertyListError`` (with line and column) for malformed XML,
     ///   ``SurveyError`` for a survey that breaks a rule.
-    public init(plist: Data, file: String? = nil) throws {
-        try self.init(interchange: try PropertyList(xml: plist, file: file))
+    public init(plist: Data, file: String? = nil, document: UUID? = nil) throws {
+        try self.init(interchange: try PropertyList(xml: plist, file: file), document: document)
     }
 
-    /// The survey as interchange JSON: sorted keys, dates as ISO 8601 in UTC.
+    /// The survey as interchange JSON: sorted keys, dates as PropertyList's `ISO8601Date`
+    /// writes them.
     ///
     /// - Returns: The JSON document.
     public func jsonData() throws -> Data {
@@ -50,53 +94,88 @@ extension Survey {
     }
 }
 
-/// A survey file that could not be read at all (malformed JSON).
-public struct SurveyFileError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var file: String?
-    public var message: String
+/// Which interchange form a file holds, told by its first bytes.
+enum InputFormat: Equatable {
+    case plist
+    case json
+    case notUTF8(String)
 
-    public var description: String { file.map { "\($0): \(message)" } ?? message }
+    init(of data: Data) {
+        let bytes = [UInt8](data.prefix(4096))
+        func at(_ index: Int) -> UInt8? { index < bytes.count ? bytes[index] : nil }
+        if bytes.starts(with: Array("bplist".utf8)) {
+            self = .plist  // the XML reader refuses it with a clear message
+            return
+        }
+        // (encoding name, code unit width, big endian, bytes to skip)
+        let encoding: (name: String, width: Int, bigEndian: Bool, skip: Int)
+        switch (at(0), at(1), at(2), at(3)) {
+        case (0x00, 0x00, 0xFE, 0xFF): encoding = ("UTF-32", 4, true, 4)
+        case (0xFF, 0xFE, 0x00, 0x00): encoding = ("UTF-32", 4, false, 4)
+        case (0x00, 0x00, 0x00, _?) where at(3) != 0: encoding = ("UTF-32", 4, true, 0)
+        case (_?, 0x00, 0x00, 0x00) where at(0) != 0: encoding = ("UTF-32", 4, false, 0)
+        case (0xFE, 0xFF, _, _): encoding = ("UTF-16", 2, true, 2)
+        case (0xFF, 0xFE, _, _): encoding = ("UTF-16", 2, false, 2)
+        case (0x00, _?, _, _): encoding = ("UTF-16", 2, true, 0)
+        case (_?, 0x00, _, _): encoding = ("UTF-16", 2, false, 0)
+        case (0xEF, 0xBB, 0xBF, _): encoding = ("UTF-8", 1, false, 3)
+        default: encoding = ("UTF-8", 1, false, 0)
+        }
+        var index = encoding.skip
+        while index + encoding.width <= bytes.count {
+            var unit: UInt32 = 0
+            for offset in 0..<encoding.width {
+                let byte = UInt32(bytes[index + (encoding.bigEndian ? offset : encoding.width - 1 - offset)])
+                unit = unit << 8 | byte
+            }
+            index += encoding.width
+            switch unit {
+            case 0x20, 0x09, 0x0A, 0x0D: continue
+            case UInt32(UInt8(ascii: "<")): self = .plist
+            default: self = encoding.width == 1 ? .json : .notUTF8(encoding.name)
+            }
+            return
+        }
+        self = encoding.width == 1 ? .json : .notUTF8(encoding.name)
+    }
 }
 
-/// Conversions between JSON objects (from `JSONSerialization`) and property lists.
-enum JSONBridge {
-    static func propertyList(_ object: Any, path: String) throws -> PropertyList {
-        let here = path.isEmpty ? "the top level" : path
-        switch object {
-        case let string as String:
-            return .string(string)
-        case let number as NSNumber:
-            switch String(cString: number.objCType) {
-            case "c", "B": return .boolean(number.boolValue)
-            case "d", "f": return .real(number.doubleValue)
-            case "Q": return .integer(PropertyList.Integer(number.uint64Value))
-            default: return .integer(PropertyList.Integer(number.int64Value))
-            }
-        case let array as [Any]:
-            return .array(try array.enumerated().map { try propertyList($1, path: "\(path)[\($0)]") })
-        case let dictionary as [String: Any]:
-            var entries: [String: PropertyList] = [:]
-            for (key, value) in dictionary {
-                entries[key] = try propertyList(value, path: path.isEmpty ? key : "\(path).\(key)")
-            }
-            return .dictionary(entries)
-        case is NSNull:
-            throw SurveyFileError(file: nil, message: "null at \(here) is not allowed; leave the key out instead")
-        default:
-            throw SurveyFileError(file: nil, message: "unexpected value at \(here)")
-        }
+/// A survey file that could not be read at all: malformed or oversized JSON, or neither
+/// form.
+public struct SurveyFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file, when known.
+    public var file: String?
+    /// What is wrong, in words.
+    public var message: String
+    /// The 1-based line of the problem, when known.
+    public var line: Int?
+    /// The 1-based column of the problem (in Unicode scalars), when known.
+    public var column: Int?
+
+    /// Creates an error.
+    public init(file: String?, message: String, line: Int? = nil, column: Int? = nil) {
+        self.file = file
+        self.message = message
+        self.line = line
+        self.column = column
     }
 
+    /// `FILE:LINE:COLUMN: message`, leaving out the parts that are unknown.
+    public var description: String {
+        guard let line else { return file.map { "\($0): \(message)" } ?? message }
+        return "\(file ?? "<input>"):\(line):\(column ?? 1): \(message)"
+    }
+}
+
+/// Conversion of property lists to JSON objects for `JSONSerialization`.
+enum JSONBridge {
     static func object(_ value: PropertyList) -> Any {
         switch value {
         case .string(let string): return string
         case .integer(let integer): return integer.int64Value.map { NSNumber(value: $0) } ?? NSNumber(value: integer.magnitude)
         case .real(let real): return NSNumber(value: real)
         case .boolean(let flag): return flag
-        case .date(let date):
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withInternetDateTime]
-            return formatter.string(from: date)
+        case .date(let date): return ISO8601Date.string(from: date)
         case .data(let data): return data.base64EncodedString()
         case .array(let elements): return elements.map(object)
         case .dictionary(let entries): return entries.mapValues(object)

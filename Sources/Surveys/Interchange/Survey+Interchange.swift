@@ -5,6 +5,9 @@ import PropertyList
 /// JSON and in an XML property list. Unknown keys are an error, never dropped.
 extension Survey {
     static let surveyKeys: Set<String> = ["title", "items"]
+    /// The keys `survey show --json` adds around the interchange form; accepted on input
+    /// so that its output can be saved back.
+    static let envelopeKeys: Set<String> = ["id", "revision", "formatVersion", "conflicts"]
     static let commonItemKeys: Set<String> = ["id", "title", "kind", "answer"]
 
     static func settingKeys(ofKind kind: String) -> Set<String>? {
@@ -18,19 +21,45 @@ extension Survey {
         }
     }
 
-    /// Reads a survey from its interchange form.
+    /// Reads a survey from its interchange form (the stored content's form): only `title`
+    /// and `items` at the top level.
     ///
-    /// Items without an `id` get a new random one.
+    /// Items without an `id` get a new random one. The rules added after content was
+    /// first stored (a non-empty title, distinct option labels) are not applied here, so
+    /// that a document written before them still opens; ``validate()`` and the store's
+    /// writes apply them.
     ///
     /// - Parameter interchange: A dictionary with `title` and `items`.
     /// - Throws: ``SurveyError`` naming the item and the rule.
     public init(interchange: PropertyList) throws {
+        try self.init(interchange: interchange, envelope: false, document: nil, strict: false)
+    }
+
+    /// Reads a survey from a file's interchange form, which may carry the keys
+    /// `survey show --json` adds around it.
+    ///
+    /// Besides `title` and `items`, these keys are accepted and checked, then left aside:
+    /// `id` (the document's UUID), `revision` (a string), `formatVersion` (an integer) and
+    /// `conflicts` (an array of strings). Any other key is refused.
+    ///
+    /// - Parameters:
+    ///   - interchange: A dictionary with `title` and `items`.
+    ///   - document: The document the survey is for, when it is saved to one: an `id`
+    ///     naming another document is refused (rule ``SurveyError/Rule/otherDocument``).
+    /// - Throws: ``SurveyError`` naming the item and the rule.
+    public init(interchange: PropertyList, document: UUID?) throws {
+        try self.init(interchange: interchange, envelope: true, document: document, strict: true)
+    }
+
+    private init(interchange: PropertyList, envelope: Bool, document: UUID?, strict: Bool) throws {
         guard case .dictionary(let root) = interchange else {
             throw SurveyError(position: nil, title: nil, rule: .wrongType, message: "a survey is a dictionary, not \(Self.describe(interchange))")
         }
-        if let unknown = root.keys.filter({ !Self.surveyKeys.contains($0) }).sorted().first {
+        let known = envelope ? Self.surveyKeys.union(Self.envelopeKeys) : Self.surveyKeys
+        if let unknown = root.keys.filter({ !known.contains($0) }).sorted().first {
             throw SurveyError(position: nil, title: nil, rule: .unknownKey, message: "unknown key '\(unknown)'")
         }
+        if envelope { try Self.checkEnvelope(root, document: document) }
         guard let titleValue = root["title"] else {
             throw SurveyError(position: nil, title: nil, rule: .missingKey, message: "the key 'title' is missing")
         }
@@ -43,8 +72,37 @@ extension Survey {
         guard case .array(let elements) = itemsValue else {
             throw SurveyError(position: nil, title: nil, rule: .wrongType, message: "'items' is an array, not \(Self.describe(itemsValue))")
         }
+        try Self.checkItemCount(elements.count)
         let items = try elements.enumerated().map { try Self.item(from: $1, position: $0 + 1) }
-        try self.init(title: title, items: items)
+        try self.init(title: title, items: items, strict: strict)
+    }
+
+    /// Checks the envelope keys `survey show --json` adds, and that `id`, when present,
+    /// names `document`.
+    private static func checkEnvelope(_ root: [String: PropertyList], document: UUID?) throws {
+        func fail(_ rule: SurveyError.Rule, _ message: String) -> SurveyError {
+            SurveyError(position: nil, title: nil, rule: rule, message: message)
+        }
+        if let value = root["id"] {
+            guard case .string(let text) = value else { throw fail(.wrongType, "'id' is a string, not \(describe(value))") }
+            guard let id = UUID(uuidString: text) else { throw fail(.invalidID, "'id' is not a document UUID") }
+            if let document, id != document {
+                throw fail(
+                    .otherDocument,
+                    "its 'id' names document \(id.uuidString.lowercased()), not \(document.uuidString.lowercased()); remove 'id' to save it to this document")
+            }
+        }
+        if let value = root["revision"], value.stringValue == nil {
+            throw fail(.wrongType, "'revision' is a string, not \(describe(value))")
+        }
+        if let value = root["formatVersion"], case .integer = value {} else if let value = root["formatVersion"] {
+            throw fail(.wrongType, "'formatVersion' is an integer, not \(describe(value))")
+        }
+        if let value = root["conflicts"] {
+            guard case .array(let ids) = value, ids.allSatisfy({ $0.stringValue != nil }) else {
+                throw fail(.wrongType, "'conflicts' is an array of strings, not \(describe(value))")
+            }
+        }
     }
 
     static func item(from value: PropertyList, position: Int) throws -> Item {
@@ -114,20 +172,27 @@ extension Survey {
         }
         var answer: Answer?
         if let value = entries["answer"] {
-            answer = try Self.answer(from: value, kind: kind) ?? { throw fail(.answerType, "a \(kindName) item is not answered by \(describe(value))") }()
+            answer = try Self.answer(from: value, kind: kind, fail: fail) ?? { throw fail(.answerType, "a \(kindName) item is not answered by \(describe(value))") }()
         }
         return Item(id: id, title: itemTitle, kind: kind, answer: answer)
     }
 
     /// The answer `value` stands for in an item of `kind`, or `nil` when its type does not fit.
-    private static func answer(from value: PropertyList, kind: Item.Kind) throws -> Answer? {
+    private static func answer(
+        from value: PropertyList, kind: Item.Kind, fail: (SurveyError.Rule, String) -> SurveyError
+    ) throws -> Answer? {
         switch (kind, value) {
         case (.binary, .integer(let integer)): return integer.exactly(Int.self).map(Answer.choice) ?? .choice(Int.max)
         case (.textField, .string(let text)), (.picker, .string(let text)): return .text(text)
-        case (.datePicker, .date(let date)): return .date(date)
-        case (.datePicker, .string(let text)): return parseDate(text).map(Answer.date)
+        case (.datePicker, .date(let date)): return .date(wholeSecond(date))
+        case (.datePicker, .string(let text)):
+            do {
+                return .date(try parseDate(text))
+            } catch {
+                throw fail(.invalidDate, invalidDateMessage(error))
+            }
         case (.slider, .real(let real)): return .number(real)
-        case (.slider, .integer(let integer)): return .number(Double(integer.int64Value ?? Int64.max))
+        case (.slider, .integer(let integer)): return .number(integer.int64Value.map(Double.init) ?? Double(integer.magnitude))
         case (.multiTF, .array(let elements)):
             var flags: [Bool] = []
             for element in elements {
@@ -140,12 +205,35 @@ extension Survey {
         }
     }
 
-    static func parseDate(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
+    /// The rule for dates, for messages.
+    static let dateRule =
+        "dates are YYYY-MM-DDTHH:MM:SSZ in UTC and the proleptic Gregorian calendar; a fraction of a second is dropped"
+
+    /// Why a date answer is refused, without quoting it.
+    static func invalidDateMessage(_ failure: ISO8601Date.Failure) -> String {
+        "the answer is not a possible date: it \(failure.reason) (\(dateRule))"
+    }
+
+    /// Refuses more than ``maximumItemCount`` items.
+    static func checkItemCount(_ count: Int) throws {
+        guard count <= maximumItemCount else {
+            throw SurveyError(
+                position: nil, title: nil, rule: .tooManyItems,
+                message: "it has \(count) items; a survey has at most \(maximumItemCount)")
+        }
+    }
+
+    /// Reads a date answer: `ISO8601Date`'s form and checks, to the whole second.
+    ///
+    /// - Throws: ``ISO8601Date/Failure`` for text that is not a possible date.
+    static func parseDate(_ text: String) throws(ISO8601Date.Failure) -> Date {
+        wholeSecond(try ISO8601Date.date(from: text))
+    }
+
+    /// The date rounded down to the whole second, as the XML writer stores it, so that a
+    /// survey equals itself read back.
+    static func wholeSecond(_ date: Date) -> Date {
+        Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.rounded(.down))
     }
 
     static func describe(_ value: PropertyList) -> String { value.typeDescription }

@@ -218,7 +218,7 @@ private struct MergeState {
         return SurveyMerge.Result(survey: survey, contested: contested, notes: notes, isTwoWay: base == nil, order: labels)
     }
 
-    static let empty = try! Survey(title: "", items: [])
+    static let empty = Survey(checkedTitle: "", items: [])
 
     // MARK: Fields
 
@@ -275,7 +275,9 @@ private struct MergeState {
                 itemTitle: title)
             if case .dictionary(let body)? = value { out.merge(body) { _, new in new } }
         }
-        if let item = try? Survey.item(from: .dictionary(out), position: 1), (try? item.validate(position: 1)) != nil {
+        // The rules added after content was first stored (distinct option labels) are left
+        // to the heads: a merged option list is always one head's list as it was.
+        if let item = try? Survey.item(from: .dictionary(out), position: 1), (try? item.validate(position: 1, strict: false)) != nil {
             return item
         }
         // Rule 9: the merged fields break a rule; the first head's whole item.

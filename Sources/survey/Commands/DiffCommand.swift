@@ -18,7 +18,7 @@ struct DiffCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let store = try options.open()
+            let store = try options.openForReading()
             let id = try store.document(document)
             let pairs = try store.diffs(id, revisionA, revisionB)
             if options.json {

@@ -35,7 +35,7 @@ struct NewCommand: ParsableCommand {
     func run() throws {
         try runReporting {
             let store = try options.open()
-            let survey = try from.map(readSurvey(from:)) ?? Survey(title: title ?? "", items: [])
+            let survey = try from.map { try readSurvey(from: $0) } ?? Survey(title: title ?? "", items: [])
             let (id, revision) = try store.create(survey)
             if options.json { try Console.printJSON(["id": id.lowercased, "revision": revision.id.description]) }
             else { print(id.lowercased) }
@@ -56,7 +56,7 @@ struct ListCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let rows = try options.open().documents().map { summary in
+            let rows = try options.listDocuments().map { summary in
                 Row(id: summary.id.lowercased, revision: summary.revision.id.description, modified: iso(summary.revision.timestamp),
                     device: summary.revision.device.name, title: summary.title, formatVersion: summary.revision.formatVersion,
                     conflicts: summary.conflicts.count, deleted: summary.isDeleted)
@@ -78,7 +78,7 @@ struct ShowCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let store = try options.open()
+            let store = try options.openForReading()
             let id = try store.document(document)
             let (survey, shown) = try store.open(id, revision: revision)
             let conflicts = try store.graph(of: id).conflicts.map(\.id.description)
@@ -103,13 +103,7 @@ struct ShowCommand: ParsableCommand {
 }
 
 func describe(_ answer: Answer) -> String {
-    switch answer {
-    case .choice(let index): String(index)
-    case .text(let text): text
-    case .date(let date): ISO8601DateFormatter().string(from: date)
-    case .number(let number): number.rounded() == number ? String(Int(number)) : String(number)
-    case .flags(let flags): flags.map { $0 ? "T" : "F" }.joined()
-    }
+    answer.text
 }
 
 struct EditCommand: ParsableCommand {
@@ -156,8 +150,7 @@ func parseAnswer(_ text: String, for item: Item, position: Int) throws -> Answer
     case .textOnly: return .text(text)
     case .textField, .picker: return .text(text)
     case .datePicker:
-        guard let date = ISO8601DateFormatter().date(from: text) else { throw fail("an ISO 8601 date such as 2026-11-20T10:00:00Z") }
-        return .date(date)
+        return try item.dateAnswer(from: text, position: position)
     case .slider:
         guard let number = Double(text) else { throw fail("a number") }
         return .number(number)
@@ -186,7 +179,7 @@ struct SaveCommand: ParsableCommand {
         try runReporting {
             let store = try options.open()
             let id = try store.document(document)
-            let saved = try store.save(try readSurvey(from: from), to: id, base: base, ifCurrent: ifCurrent)
+            let saved = try store.save(try readSurvey(from: from, document: id), to: id, base: base, ifCurrent: ifCurrent)
             try options.report(id, saved)
         }
     }
@@ -219,7 +212,7 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let store = try options.open()
+            let store = try options.openForReading()
             let id = try store.document(document)
             if let package {
                 let exported = try store.exportPackage(id, revision: revision, to: package)
@@ -230,7 +223,7 @@ struct ExportCommand: ParsableCommand {
             let (survey, exported) = try store.open(id, revision: revision)
             guard format == "json" || format == "plist" else { throw ValidationError("--format is json or plist") }
             let data = format == "json" ? try survey.jsonData() : try survey.plistData()
-            if let output { try data.write(to: URL(fileURLWithPath: output), options: .atomic) }
+            if let output { try store.writeExport(data, to: output) }
             if options.json {
                 // One JSON document: where the content went, or the content itself.
                 var report = ["id": id.lowercased, "revision": exported.id.description, "format": format]
@@ -257,6 +250,9 @@ struct ImportCommand: ParsableCommand {
             case .added(let document, let metadata): (id, revision, how) = (document, metadata, "added")
             case .alreadyPresent(let document, let metadata): (id, revision, how) = (document, metadata, "already present")
             case .newRevision(let document, let metadata): (id, revision, how) = (document, metadata, "new revision")
+            }
+            if store.isStampedAhead(revision) {
+                Console.error("warning: revision \(revision.id) is stamped \(revision.timestamp), more than a day ahead of this device's clock")
             }
             if options.json { try Console.printJSON(["id": id.lowercased, "revision": revision.id.description, "outcome": how]) }
             else { print("\(id.lowercased) \(revision.id) (\(how))") }

@@ -20,6 +20,10 @@ struct SyncCommand: ParsableCommand {
     struct Report: Encodable {
         var sent, received, documents: Int
         var conflictsAppeared, conflictsResolved: [String]
+        /// Revisions not copied because their content does not match its digest.
+        var damaged: [String]
+        /// Revisions copied that are stamped more than a day ahead of this clock.
+        var aheadOfClock: [String]
         /// With `--merge`: documents merged on both sides, and those left in conflict.
         var merged, unmerged: [String]?
     }
@@ -41,13 +45,21 @@ struct SyncCommand: ParsableCommand {
             let result = Report(
                 sent: report.sent, received: report.received, documents: report.documents,
                 conflictsAppeared: report.conflictsAppeared.map(\.lowercased), conflictsResolved: report.conflictsResolved.map(\.lowercased),
+                damaged: report.damaged.map(\.path), aheadOfClock: report.aheadOfClock.map(\.path),
                 merged: merging?.merged.map(\.lowercased), unmerged: merging?.unmerged.map(\.lowercased))
-            if options.json { try Console.printJSON(result); return }
-            print("sent \(result.sent), received \(result.received) revision(s) and tombstone(s) over \(result.documents) document(s)")
-            if !result.conflictsAppeared.isEmpty { print("now in conflict: \(result.conflictsAppeared.joined(separator: ", "))") }
-            if !result.conflictsResolved.isEmpty { print("conflicts resolved: \(result.conflictsResolved.joined(separator: ", "))") }
-            if let merged = result.merged, !merged.isEmpty { print("merged on both sides: \(merged.joined(separator: ", "))") }
-            if let unmerged = result.unmerged, !unmerged.isEmpty { print("still in conflict (the merge contests fields): \(unmerged.joined(separator: ", "))") }
+            for issue in report.aheadOfClock { Console.error("warning: \(issue)") }
+            // Damaged revisions are skipped, everything else is synced; the exit says so.
+            for issue in report.damaged { Console.error("error: \(issue)") }
+            if options.json {
+                try Console.printJSON(result)
+            } else {
+                print("sent \(result.sent), received \(result.received) revision(s) and tombstone(s) over \(result.documents) document(s)")
+                if !result.conflictsAppeared.isEmpty { print("now in conflict: \(result.conflictsAppeared.joined(separator: ", "))") }
+                if !result.conflictsResolved.isEmpty { print("conflicts resolved: \(result.conflictsResolved.joined(separator: ", "))") }
+                if let merged = result.merged, !merged.isEmpty { print("merged on both sides: \(merged.joined(separator: ", "))") }
+                if let unmerged = result.unmerged, !unmerged.isEmpty { print("still in conflict (the merge contests fields): \(unmerged.joined(separator: ", "))") }
+            }
+            if !report.damaged.isEmpty { throw ExitStatus.failure }
         }
     }
 }

@@ -22,7 +22,7 @@ struct VersionsCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let store = try options.open()
+            let store = try options.openForReading()
             let id = try store.document(document)
             let rows = try versionRows(store, id)
             if options.json { try Console.printJSON(rows); return }
@@ -67,8 +67,10 @@ struct ConflictsCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let store = try options.open()
-            let rows = try store.documents().filter { !$0.conflicts.isEmpty }.map {
+            let store = try options.openForReading()
+            let (documents, issues) = try store.documentsReport()
+            for issue in issues { Console.error("warning: \(issue)") }
+            let rows = documents.filter { !$0.conflicts.isEmpty }.map {
                 Row(id: $0.id.lowercased, current: $0.revision.id.description, title: $0.title, conflicts: $0.conflicts.map(\.description),
                     contested: (try? store.mergePlan($0.id)).flatMap { $0?.result?.contested.count ?? 0 })
             }
@@ -120,7 +122,7 @@ struct ResolveCommand: ParsableCommand {
             let id = try store.document(document!)
             if merge { return try resolveMerge(store, id) }
             let resolution: SurveyStore.Resolution =
-                accept ? .acceptWinner : try keep.map { .keep($0) } ?? .content(try readSurvey(from: from!))
+                accept ? .acceptWinner : try keep.map { .keep($0) } ?? .content(try readSurvey(from: from!, document: id))
             guard let resolved = try store.resolve(id, resolution) else {
                 if options.json { try Console.printJSON(["id": id.lowercased, "revision": try store.revision(id, nil).id.description]) }
                 else { Console.error("\(id.lowercased) is not in conflict; nothing to resolve") }
@@ -238,6 +240,8 @@ struct PruneCommand: ParsableCommand {
                     rows.append(Row(id: id.lowercased, pruned: try store.prune(id, keepHistory: keepHistory, dryRun: dryRun).map(\.description)))
                 } catch StoreError.inConflict(let id) where document == nil {
                     rows.append(Row(id: id.lowercased, pruned: [], skipped: "in conflict"))
+                } catch StoreError.unreadableWinner(let id, _) where document == nil {
+                    rows.append(Row(id: id.lowercased, pruned: [], skipped: "its current revision cannot be read"))
                 }
             }
             if options.json { try Console.printJSON(["documents": rows]); return }
@@ -255,19 +259,26 @@ struct VerifyCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            guard FileManager.default.fileExists(atPath: options.path + "/Store.plist") else { throw StoreError.noSuchStore(options.path) }
-            // Opening would remove leftovers; verify reports them instead.
-            let problems = try SurveyStore.openWithoutCleaning(at: options.path).verify()
+            // Read only: verify reports leftovers instead of removing them, and works on a
+            // read-only store.
+            let found = try SurveyStore.openForReading(at: options.path).verify()
+            let problems = found.filter { !$0.isNote }, notes = found.filter(\.isNote)
             struct Report: Encodable {
                 struct Entry: Encodable { var path, message: String }
                 var clean: Bool
                 var problems: [Entry]
+                var notes: [Entry]
             }
             if options.json {
-                try Console.printJSON(Report(clean: problems.isEmpty, problems: problems.map { .init(path: $0.path, message: $0.message) }))
+                try Console.printJSON(
+                    Report(
+                        clean: problems.isEmpty, problems: problems.map { .init(path: $0.path, message: $0.message) },
+                        notes: notes.map { .init(path: $0.path, message: $0.message) }))
             }
-            for problem in problems { Console.error(problem.description) }
-            if !options.json { print(problems.isEmpty ? "clean" : "\(problems.count) problem(s)") }
+            for entry in found { Console.error(entry.description) }
+            if !options.json {
+                print(problems.isEmpty ? "clean" + (notes.isEmpty ? "" : " (\(notes.count) note(s))") : "\(problems.count) problem(s)")
+            }
             if !problems.isEmpty { throw ExitStatus.failure }
         }
     }

@@ -32,7 +32,7 @@ struct JSONPropertyList: Encodable {
             }
             try container.encode(real)
         case .boolean(let flag): try container.encode(flag)
-        case .date(let date): try container.encode(date.formatted(.iso8601))
+        case .date(let date): try container.encode(ISO8601Date.string(from: date))
         case .data(let data): try container.encode(data.base64EncodedString())
         case .array(let elements):
             try container.encode(elements.enumerated().map { JSONPropertyList(value: $1, path: "\(path)[\($0)]") })

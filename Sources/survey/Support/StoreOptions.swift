@@ -21,6 +21,20 @@ struct StoreOptions: ParsableArguments {
         try SurveyStore.open(at: path)
     }
 
+    /// Opens the store for a command that only reads: nothing is created, cleaned up or
+    /// locked, so it works on a read-only store.
+    func openForReading() throws -> SurveyStore {
+        try SurveyStore.openForReading(at: path)
+    }
+
+    /// The documents of the store, read only; what was skipped on the way is named on
+    /// standard error.
+    func listDocuments() throws -> [SurveyStore.Summary] {
+        let (documents, issues) = try openForReading().documentsReport()
+        for issue in issues { Console.error("warning: \(issue)") }
+        return documents
+    }
+
     /// Reports a revision a command wrote: `{"id", "revision"}` with `--json`, else its id.
     func report(_ id: UUID, _ revision: RevisionMetadata) throws {
         if json { try Console.printJSON(["id": id.lowercased, "revision": revision.id.description]) }
@@ -42,8 +56,8 @@ func runReporting(_ body: () throws -> Void) throws {
         switch error {
         case .noSuchStore, .noSuchDocument, .noSuchRevision: throw ExitStatus.noInput
         case .notCurrent: throw ExitStatus.refused
-        case .newerFormat: throw ExitStatus.invalidData
-        case .noContent, .inConflict: throw ExitStatus.failure
+        case .newerFormat, .newerLayout, .damagedStore: throw ExitStatus.invalidData
+        case .noContent, .inConflict, .readOnly, .unreadableWinner: throw ExitStatus.failure
         }
     } catch let error as PropertyListError {
         Console.error(error.description)
@@ -75,19 +89,43 @@ struct InputFileError: Error, CustomStringConvertible {
     var description: String { "\(path): \(reason)" }
 }
 
-/// Reads a survey from an interchange file, JSON or an XML property list.
-func readSurvey(from path: String) throws -> Survey {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        throw InputFileError(path: path, reason: "cannot read the file")
+/// Reads a survey from an interchange file, JSON or an XML property list (told apart
+/// by content); `-` is standard input. `document` is the document it is saved to, if any:
+/// a file whose `id` names another document is refused.
+func readSurvey(from path: String, document: UUID? = nil) throws -> Survey {
+    let name = path == "-" ? "<stdin>" : path
+    // Survey(data:) refuses more than the limit; reading stops one byte past it.
+    let data = try readInput(path, limit: Survey.maximumFileSize)
+    return try Survey(data: data, file: name, document: document)
+}
+
+/// The bytes of `path` (`-`: standard input), read from the file descriptor to the end,
+/// so that pipes, `/dev/stdin` and other special files work; stops one byte past `limit`.
+func readInput(_ path: String, limit: Int) throws -> Data {
+    let handle: FileHandle
+    if path == "-" {
+        handle = FileHandle.standardInput
+    } else {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw InputFileError(path: path, reason: "is a folder, not a file")
+        }
+        do {
+            handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        } catch {
+            throw InputFileError(path: path, reason: "cannot read the file: \(FileProblem.describe(error))")
+        }
     }
-    let first = data.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
-    if first == UInt8(ascii: "<") { return try Survey(plist: data, file: path) }
+    defer { if path != "-" { try? handle.close() } }
+    var data = Data()
     do {
-        return try Survey(json: data, file: path)
-    } catch var error as SurveyFileError {
-        error.file = path
-        throw error
+        while data.count <= limit, let chunk = try handle.read(upToCount: min(1 << 20, limit + 1 - data.count)), !chunk.isEmpty {
+            data.append(chunk)
+        }
+    } catch {
+        throw InputFileError(path: path == "-" ? "<stdin>" : path, reason: "cannot read the file: \(FileProblem.describe(error))")
     }
+    return data
 }
 
 extension SurveyStore {
@@ -102,6 +140,8 @@ extension SurveyStore {
             if let exact = UUID(uuidString: text) { throw StoreError.noSuchDocument(exact) }
             throw StoreError.noSuchRevision("document \(text)")
         }
+        // What the document's folder holds that is no revision is named, never hidden.
+        for issue in (try? skippedItems(of: matches[0])) ?? [] { Console.error("warning: \(issue)") }
         return matches[0]
     }
 }
@@ -110,15 +150,7 @@ extension UUID {
     var lowercased: String { uuidString.lowercased() }
 }
 
-/// ISO 8601 text of a revision's time, to the millisecond.
+/// ISO 8601 text of a revision's time, to the millisecond (proleptic Gregorian, UTC).
 func iso(_ timestamp: HybridTimestamp) -> String {
-    isoFormatter.string(from: timestamp.date)
+    ISO8601Date.string(from: timestamp.date, fractionDigits: 3)
 }
-
-/// Made once: making a formatter costs more than formatting a few hundred dates with it.
-/// The command runs on one thread.
-nonisolated(unsafe) private let isoFormatter: ISO8601DateFormatter = {
-    let formatter = ISO8601DateFormatter()
-    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    return formatter
-}()

@@ -27,7 +27,7 @@ enum CommandRunner {
     /// Runs `survey` with `arguments` in `directory`, with `environment` added.
     static func run(
         _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
-        executable: URL? = nil, prefix: [String] = []
+        executable: URL? = nil, prefix: [String] = [], input: Data? = nil
     ) throws -> Result {
         let process = Process()
         if prefix.isEmpty {
@@ -43,8 +43,17 @@ enum CommandRunner {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        let inputPipe = input.map { _ in Pipe() }
+        process.standardInput = inputPipe ?? FileHandle.nullDevice
         try process.run()
+        if let inputPipe, let input {
+            // Written from another thread, so that a child that does not read it never blocks the test.
+            let writer = inputPipe.fileHandleForWriting
+            Thread {
+                try? writer.write(contentsOf: input)
+                try? writer.close()
+            }.start()
+        }
         nonisolated(unsafe) var errorData = Data()
         let reader = Thread { errorData = err.fileHandleForReading.readDataToEndOfFile() }
         reader.start()

@@ -1,0 +1,52 @@
+import Foundation
+import PropertyList
+
+extension Answer {
+    /// The answer as a person reads it: the index, the text, the date as
+    /// `YYYY-MM-DDTHH:MM:SSZ` (PropertyList's `ISO8601Date`), the number, or one `T`/`F`
+    /// per option.
+    ///
+    /// Every number a survey accepts can be shown: whole numbers up to 2^53 print without
+    /// a fraction (`8`), any other number in Swift's shortest exact form (`0.5`, `1e+19`,
+    /// `-1e+300`).
+    public var text: String {
+        switch self {
+        case .choice(let index): String(index)
+        case .text(let text): text
+        case .date(let date): ISO8601Date.string(from: date)
+        case .number(let number): Self.text(of: number)
+        case .flags(let flags): flags.map { $0 ? "T" : "F" }.joined()
+        }
+    }
+
+    /// A number as ``text`` shows it.
+    ///
+    /// - Parameter number: Any number, including very large, infinite or NaN ones.
+    /// - Returns: `8` for a whole number whose magnitude is at most 2^53, else the
+    ///   number's `description`.
+    public static func text(of number: Double) -> String {
+        if number.rounded() == number, abs(number) <= 9_007_199_254_740_992 {
+            return String(Int64(number))
+        }
+        return number.description
+    }
+}
+
+extension Item {
+    /// Reads a date answer given as text (on a command line, say) for this item, by the
+    /// same rule as every other date: PropertyList's `ISO8601Date`, impossible dates
+    /// refused, a fraction of a second dropped.
+    ///
+    /// - Parameters:
+    ///   - text: `YYYY-MM-DDTHH:MM:SS[.fraction]Z`.
+    ///   - position: The item's 1-based position, for the error.
+    /// - Returns: The ``Answer/date(_:)`` answer, to the whole second.
+    /// - Throws: ``SurveyError`` with the rule ``SurveyError/Rule/invalidDate``.
+    public func dateAnswer(from text: String, position: Int) throws(SurveyError) -> Answer {
+        do {
+            return .date(try Survey.parseDate(text))
+        } catch {
+            throw SurveyError(position: position, title: title, rule: .invalidDate, message: Survey.invalidDateMessage(error))
+        }
+    }
+}
