@@ -62,9 +62,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Shared by the test targets: seeded randomness.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "PropertyListTests",
-            dependencies: ["PropertyList"]
+            dependencies: ["PropertyList", "TestSupport"]
         ),
         .testTarget(
             name: "PackagesTests",
@@ -76,7 +78,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SurveyStoreTests",
-            dependencies: ["SurveyStore", "Surveys", "Versions", "Packages", "PackagesTesting"]
+            dependencies: ["SurveyStore", "Surveys", "Versions", "Packages", "PackagesTesting", "TestSupport"]
         ),
         .testTarget(
             name: "SurveysTests",
@@ -84,7 +86,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SurveyCommandTests",
-            dependencies: ["survey", "SurveyStore", "Versions", "Surveys"]
+            dependencies: ["survey", "SurveyStore", "Versions", "Surveys", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

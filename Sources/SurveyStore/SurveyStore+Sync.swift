@@ -199,7 +199,7 @@ extension SurveyStore {
                 // it): a file copy was interrupted. Add what it lacks.
                 try target.revisions.writer.completePackage(files, at: path)
             }
-            if HybridClock().isFarAhead(revision.timestamp) {
+            if target.revisions.isFarAhead(revision.timestamp) {
                 ahead.append(
                     StoreIssue(
                         path: target.root + "/" + path,

@@ -102,8 +102,7 @@ extension SurveyStore {
                     report(package + "/" + entry.name, "\(what) inside a revision package")
                 }
             }
-            let clock = HybridClock()
-            for revision in read.graph.revisions.values where clock.isFarAhead(revision.timestamp) {
+            for revision in read.graph.revisions.values where revisions.isFarAhead(revision.timestamp) {
                 let name = read.pruned.contains(revision.id) ? "\(revision.id).pruned" : "\(revision.id).survey"
                 report(
                     folder + "/" + name,

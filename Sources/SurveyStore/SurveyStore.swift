@@ -154,7 +154,7 @@ public final class SurveyStore {
     /// replica) until a save or a resolution supersedes it, and a revision made on top of
     /// it takes this device's clock rather than inheriting the stamp.
     public func isStampedAhead(_ revision: RevisionMetadata) -> Bool {
-        HybridClock().isFarAhead(revision.timestamp)
+        revisions.isFarAhead(revision.timestamp)
     }
 
     /// Throws ``StoreError/readOnly(_:)`` when the store was opened for reading only.

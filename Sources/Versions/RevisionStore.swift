@@ -36,6 +36,11 @@ public final class RevisionStore {
 
     var documentsFolder: String { root + "/Documents" }
 
+    /// Whether `timestamp` lies more than a day ahead of this store's clock.
+    public func isFarAhead(_ timestamp: HybridTimestamp) -> Bool {
+        HybridClock(wallClock: wallClock).isFarAhead(timestamp)
+    }
+
     public func folder(of document: UUID) -> String { "Documents/" + document.uuidString.lowercased() }
 
     // MARK: Reading

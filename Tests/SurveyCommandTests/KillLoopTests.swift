@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// SIGKILL at random moments of random mutating commands, with a reader running beside

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// What a store folder filled by other machines must survive: read-only access, rsync

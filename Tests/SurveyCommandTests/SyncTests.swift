@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Replicas kept in step by `survey sync` and by engines that only copy files.

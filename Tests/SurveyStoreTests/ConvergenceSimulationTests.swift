@@ -2,6 +2,7 @@ import Foundation
 import Packages
 import PackagesTesting
 import Surveys
+import TestSupport
 import Testing
 import Versions
 
@@ -34,16 +35,8 @@ struct ConvergenceSimulationTests {
         return long ? [11, 22, 33] : [2026]
     }
 
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    /// The seeded generator (SplitMix64, shared by every test target).
+    typealias SplitMix = SeededRandom
 
     static func survey(_ title: String, rating: Int) throws -> Survey {
         try Survey(title: title, items: [
@@ -161,7 +154,7 @@ struct ConvergenceSimulationTests {
 
     @Test("Replicas converge after random edits, deletions, resolutions, prunes, partial copies, syncs and power failures", arguments: seeds)
     func converge(seed: UInt64) throws {
-        var random = SplitMix(state: seed)
+        var random = SplitMix(seed: seed)
         let time = Time()
         var replicas = try (0..<3).map { index in
             try Replica(
@@ -262,7 +255,7 @@ struct ConvergenceSimulationTests {
             for summary in try store.documents() { known.formUnion(try store.graph(of: summary.id).revisions.keys) }
             let lost = acknowledged.subtracting(known)
             #expect(lost.isEmpty, "seed \(seed): \(lost.count) acknowledged revisions lost on \(store.root); replay with SURVEYSTORE_SEED=\(seed)")
-            let problems = store.verify()
+            let problems = store.verify().filter { !$0.isNote }
             #expect(problems.isEmpty, "seed \(seed): \(problems.prefix(3)); replay with SURVEYSTORE_SEED=\(seed)")
         }
         print("convergence seed \(seed): \(Self.operations) operations \(counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")); \(acknowledged.count) acknowledged revisions")

@@ -42,7 +42,7 @@ public struct OutputWriter {
             try requireParent(of: path)
             let temporary = temporaryName(beside: path)
             do {
-                try writeDurably(contents, to: temporary)
+                try system.writeDurably(contents, to: temporary)
                 try system.rename(temporary, to: path, noReplace: false)
                     .mapError { FileSystemError(.rename, path: path, errno: $0) }.get()
             } catch {
@@ -63,18 +63,9 @@ public struct OutputWriter {
         let temporary = temporaryName(beside: path)
         try system.mkdir(temporary)
         do {
-            for file in files {
-                guard SafeName.isValidComponent(file.name) else {
-                    throw FileSystemError(.invalidName, operation: .open, path: temporary + "/" + file.name)
-                }
-                try writeDurably(file.contents, to: temporary + "/" + file.name)
-            }
+            try system.writeFiles(files, into: temporary)
             try system.fsyncDirectory(temporary)
-            var result = try system.rename(temporary, to: path, noReplace: true)
-            if case .failure(let errno) = result, errno == .invalid || errno == .notSupported {
-                result = try system.rename(temporary, to: path, noReplace: false)
-            }
-            if case .failure(let errno) = result {
+            if case .failure(let errno) = try system.moveWithoutReplacing(temporary, to: path, isDirectory: true) {
                 throw errno == .exists || errno == .notEmpty
                     ? FileSystemError(.alreadyExists, operation: .rename, path: path) : FileSystemError(.rename, path: path, errno: errno)
             }
@@ -97,15 +88,4 @@ public struct OutputWriter {
         System.parent(of: path) + "/." + System.lastComponent(of: path) + "." + PackageWriter.temporaryName()
     }
 
-    private func writeDurably(_ contents: Data, to path: String) throws {
-        let descriptor = try system.open(path, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o644)
-        do {
-            try contents.withUnsafeBytes { try system.writeAll(descriptor, $0, path: path) }
-            try system.fsync(descriptor, path: path)
-        } catch {
-            _ = system.calls.close(descriptor)
-            throw error
-        }
-        try system.close(descriptor, path: path)
-    }
 }

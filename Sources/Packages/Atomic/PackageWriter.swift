@@ -124,12 +124,7 @@ public struct PackageWriter {
         let temporary = temporaryFolder + "/" + Self.temporaryName()
         try system.mkdir(temporary)
         do {
-            for file in files {
-                guard SafeName.isValidComponent(file.name) else {
-                    throw FileSystemError(.invalidName, operation: .open, path: temporary + "/" + file.name)
-                }
-                try writeDurably(file.contents, to: temporary + "/" + file.name)
-            }
+            try system.writeFiles(files, into: temporary)
             try system.fsyncDirectory(temporary)
             let outcome = try moveIntoPlace(temporary, destination, isDirectory: true)
             if outcome == .alreadyExists { try removeTree(temporary) }
@@ -192,7 +187,7 @@ public struct PackageWriter {
         defer { writing.unlock() }
         let temporary = temporaryFolder + "/" + Self.temporaryName()
         do {
-            try writeDurably(contents, to: temporary)
+            try system.writeDurably(contents, to: temporary)
             return try publish(temporary)
         } catch {
             try? system.unlink(temporary, isDirectory: false)
@@ -263,40 +258,18 @@ public struct PackageWriter {
         try FileLock(path: locksFolder + "/writers.lock", mode: .shared, wait: true, root: root, calls: system.calls)
     }
 
-    /// Creates `path` exclusively, writes `contents`, fsyncs and closes it.
-    private func writeDurably(_ contents: Data, to path: String) throws {
-        let descriptor = try system.open(path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
-        do {
-            try contents.withUnsafeBytes { try system.writeAll(descriptor, $0, path: path) }
-            try system.fsync(descriptor, path: path)
-        } catch {
-            _ = system.calls.close(descriptor)
-            throw error
-        }
-        try system.close(descriptor, path: path)
-    }
 
     /// Renames `temporary` to `destination` without replacing anything, then fsyncs the
     /// destination's parent.
     private func moveIntoPlace(_ temporary: String, _ destination: String, isDirectory: Bool) throws -> Outcome {
-        var result = try system.rename(temporary, to: destination, noReplace: true)
-        if case .failure(let errno) = result, errno == .invalid || errno == .notSupported {
-            // The file system does not know RENAME_NOREPLACE.
-            if isDirectory {
-                result = try system.rename(temporary, to: destination, noReplace: false)
-            } else {
-                result = try system.link(temporary, to: destination)
-                if case .success = result { try system.unlink(temporary, isDirectory: false) }
-            }
-        }
-        switch result {
+        switch try system.moveWithoutReplacing(temporary, to: destination, isDirectory: isDirectory) {
         case .success:
             try system.fsyncDirectory(Self.parent(of: destination))
             return .created
         case .failure(let errno) where errno == .exists || errno == .notEmpty:
             return .alreadyExists
         case .failure(let errno):
-            throw FileSystemError(isDirectory ? .rename : .rename, path: destination, errno: errno)
+            throw FileSystemError(.rename, path: destination, errno: errno)
         }
     }
 

@@ -472,6 +472,47 @@ struct System {
         return data
     }
 
+    /// Creates `path` exclusively (never through a link), writes `contents`, fsyncs and
+    /// closes it.
+    func writeDurably(_ contents: Data, to path: String) throws {
+        let descriptor = try open(path, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o644)
+        do {
+            try contents.withUnsafeBytes { try writeAll(descriptor, $0, path: path) }
+            try fsync(descriptor, path: path)
+        } catch {
+            _ = calls.close(descriptor)
+            throw error
+        }
+        try close(descriptor, path: path)
+    }
+
+    /// Writes each of `files` durably into the existing folder `folder`.
+    func writeFiles(_ files: [PackageFile], into folder: String) throws {
+        for file in files {
+            guard SafeName.isValidComponent(file.name) else {
+                throw FileSystemError(.invalidName, operation: .open, path: folder + "/" + file.name)
+            }
+            try writeDurably(file.contents, to: folder + "/" + file.name)
+        }
+    }
+
+    /// Renames `from` to `to` without ever replacing what is there (`RENAME_NOREPLACE`).
+    /// Where the file system does not know that flag (`EINVAL`, `ENOSYS`), a file is
+    /// linked and unlinked (which fails rather than replace) and a folder renamed plainly
+    /// (which cannot replace a package either, since a package is never empty).
+    func moveWithoutReplacing(_ from: String, to: String, isDirectory: Bool) throws -> Result<Void, Errno> {
+        var result = try rename(from, to: to, noReplace: true)
+        if case .failure(let errno) = result, errno == .invalid || errno == .notSupported {
+            if isDirectory {
+                result = try rename(from, to: to, noReplace: false)
+            } else {
+                result = try link(from, to: to)
+                if case .success = result { try unlink(from, isDirectory: false) }
+            }
+        }
+        return result
+    }
+
     /// Opens the directory at `path` and fsyncs it: its entries reach stable storage.
     func fsyncDirectory(_ path: String) throws {
         let descriptor = try open(path, flags: O_RDONLY | O_DIRECTORY)

@@ -1,20 +1,9 @@
 import Foundation
 import PropertyList
+import TestSupport
 
-/// A seeded SplitMix64 generator: the same seed gives the same values everywhere.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The seeded generator the property-list tests use (SplitMix64, shared by every test target).
+typealias SeededGenerator = SeededRandom
 
 /// Random property lists covering the whole value space the XML format carries.
 struct RandomPropertyList {
