@@ -1,32 +1,20 @@
 import Foundation
 import PropertyList
 import Surveys
+import TestSupport
 import Testing
 
-/// Seeded random edit scripts on random surveys. The seed comes from `SURVEY_TEST_SEED`
+/// Seeded random edit scripts on random surveys. The seed comes from `SURVEYSTORE_SEED`
 /// (default 13), and every failure message names it: replay with
-/// `SURVEY_TEST_SEED=<seed> swift test --filter MergePropertyTests`.
+/// `SURVEYSTORE_SEED=<seed> swift test --filter MergePropertyTests`.
 @Suite("Merge properties over random edit scripts")
 struct MergePropertyTests {
-    static var seed: UInt64 {
-        ProcessInfo.processInfo.environment["SURVEY_TEST_SEED"].flatMap { UInt64($0) } ?? 13
-    }
+    static var seed: UInt64 { SeededRandom.seed(fallback: 13) }
     static let cases = 300
-
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     /// Random values for items; new ids count up from `nextID`.
     struct Generator {
-        var random: SplitMix
+        var random: SeededRandom
         var nextID = 1
 
         mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &random) }
@@ -125,13 +113,13 @@ struct MergePropertyTests {
     @Test("Random scripts on 2–4 heads: valid merges, identical bytes in any head order, nothing every head keeps is lost")
     func randomScripts() throws {
         let seed = Self.seed
-        var generator = Generator(random: SplitMix(state: seed))
+        var generator = Generator(random: SeededRandom(seed: seed))
         for index in 0..<Self.cases {
             let base = try Survey(title: "Base", items: (0..<generator.int(0...8)).map { _ in generator.item() })
             let surveys = (0..<generator.int(2...4)).map { _ in generator.randomScript(on: base) }
             let heads = Self.heads(surveys)
             let merged = SurveyMerge.merge(base: base, heads: heads)
-            let context = "seed \(seed), case \(index); replay with SURVEY_TEST_SEED=\(seed)"
+            let context = "seed \(seed), case \(index); replay with SURVEYSTORE_SEED=\(seed)"
             #expect(throws: Never.self, "\(context): the merge is invalid") { try merged.survey.validate() }
             let reference = Self.bytes(merged.survey)
             var shuffled = heads
@@ -177,7 +165,7 @@ struct MergePropertyTests {
     @Test("Disjoint edits (fields, kinds, removals, inserts, moves) merge with nothing contested and equal applying all edits")
     func disjointScripts() throws {
         let seed = Self.seed
-        var generator = Generator(random: SplitMix(state: seed ^ 0xD15)) 
+        var generator = Generator(random: SeededRandom(seed: seed ^ 0xD15))
         for index in 0..<Self.cases {
             let base = try Survey(title: "Base", items: (0..<generator.int(8...16)).map { _ in generator.item() })
             let headCount = generator.int(2...4)
@@ -216,7 +204,7 @@ struct MergePropertyTests {
             var expected = base.items
             Self.apply(scripts.flatMap { $0 }, to: &expected, edits: edits)
             let merged = SurveyMerge.merge(base: base, heads: Self.heads(surveys))
-            let context = "seed \(seed), case \(index); replay with SURVEY_TEST_SEED=\(seed)"
+            let context = "seed \(seed), case \(index); replay with SURVEYSTORE_SEED=\(seed)"
             #expect(merged.contested.isEmpty, "\(context): disjoint edits were contested: \(merged.contested.map(\.field))")
             #expect(merged.survey.items == expected, "\(context): the merge differs from applying every edit")
         }
