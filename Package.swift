@@ -82,7 +82,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SurveysTests",
-            dependencies: ["Surveys"]
+            dependencies: ["Surveys", "TestSupport"]
         ),
         .testTarget(
             name: "SurveyCommandTests",

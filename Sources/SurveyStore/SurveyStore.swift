@@ -344,14 +344,25 @@ public final class SurveyStore {
         case keep(String)
         /// Use this survey.
         case content(Survey)
+        /// Merge the heads item by item (see ``mergePlan(_:prefer:)``); contested fields
+        /// take the value of `prefer` (a head's id or unique prefix) or else the winner's.
+        case merge(prefer: String?)
     }
 
     /// Resolves every head into one new revision whose parents are all the heads.
     ///
+    /// A resolution's metadata depends only on its parents and its content: its
+    /// timestamp is one counter tick after the newest head's and its device is
+    /// ``RevisionStore/resolutionDevice``. Two replicas that resolve the same heads to the
+    /// same content (by accepting, keeping, merging or supplying it) therefore write the
+    /// same revision, and are not in conflict after syncing.
+    ///
     /// - Returns: The resolution, or `nil` when the document has a single head.
+    /// - Throws: ``StoreError``; `FileSystemError` when the revision cannot be written.
     @discardableResult
     public func resolve(_ id: UUID, _ resolution: Resolution) throws -> RevisionMetadata? {
         try checkWritable()
+        if case .merge(let prefer) = resolution { return try resolveMerge(id, prefer: prefer)?.revision }
         let lock = try documentLock(id)
         defer { lock.unlock() }
         let graph = try revisions.cleanedGraph(of: id).graph
@@ -360,6 +371,7 @@ public final class SurveyStore {
         let content: Data?
         var formatVersion = Self.formatVersion
         switch resolution {
+        case .merge: return nil
         case .acceptWinner:
             content = winner.isDeleted ? nil : try revisions.content(of: id, revision: winner)
             formatVersion = winner.formatVersion
@@ -371,18 +383,26 @@ public final class SurveyStore {
             try survey.validate()
             content = try survey.plistData()
         }
-        return try revisions.write(document: id, parents: heads, content: content, formatVersion: formatVersion, known: graph)
+        return try revisions.writeResolution(document: id, parents: heads, content: content, formatVersion: formatVersion)
     }
 
     /// Prunes the content of revisions that are no longer heads.
     ///
-    /// - Throws: ``StoreError/inConflict(_:)`` for a document in conflict: resolve first.
+    /// For a document in conflict, the content of every head and of the heads' merge
+    /// bases stays, so that the conflict can still be merged item by item. Content
+    /// superseded otherwise goes (unless `keepHistory` keeps it): a head that arrives
+    /// later, based on a pruned revision, merges two-way.
+    ///
+    /// - Parameters:
+    ///   - id: The document.
+    ///   - keepHistory: How many ancestors of the winner keep their content.
+    ///   - dryRun: Only say what would be pruned.
+    /// - Returns: The revisions pruned (or that would be).
     public func prune(_ id: UUID, keepHistory: Int = 0, dryRun: Bool = false) throws -> [RevisionID] {
         try checkWritable()
         let lock = try documentLock(id)
         defer { lock.unlock() }
         let graph = try revisions.cleanedGraph(of: id).graph
-        if graph.isInConflict { throw StoreError.inConflict(id) }
         // Its history is all that is left to read while the winner cannot be read.
         if let winner = graph.winner, !winner.isDeleted, winner.formatVersion <= Self.formatVersion {
             do {
@@ -391,7 +411,7 @@ public final class SurveyStore {
                 throw StoreError.unreadableWinner(id, "\(error)")
             }
         }
-        return try revisions.prune(id, keepHistory: keepHistory, dryRun: dryRun)
+        return try revisions.prune(id, keepHistory: keepHistory, dryRun: dryRun, alsoKeep: mergeBaseIDs(in: graph))
     }
 
     func documentLock(_ id: UUID, wait: Bool = true) throws -> FileLock {

@@ -35,6 +35,13 @@ public struct Survey: Sendable, Equatable {
         try validate(strict: strict)
     }
 
+    /// Creates a survey from items already known to be valid, with unique ids (the
+    /// merge's items), without checking them again.
+    init(checkedTitle title: String, items: [Item]) {
+        self.title = title
+        self.items = items
+    }
+
     /// Replaces the answer of the item with `id`, checking it against the item's kind.
     ///
     /// - Parameters:

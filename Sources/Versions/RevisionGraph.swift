@@ -41,3 +41,37 @@ public struct RevisionGraph: Sendable {
         return a.id > b.id
     }
 }
+
+extension RevisionGraph {
+    /// Every revision `id` descends from, `id` included (parents missing from the graph
+    /// are left out).
+    public func ancestors(of id: RevisionID) -> Set<RevisionID> {
+        var seen: Set<RevisionID> = []
+        var stack = [id]
+        while let next = stack.popLast() {
+            guard revisions[next] != nil, seen.insert(next).inserted else { continue }
+            stack.append(contentsOf: revisions[next]!.parents)
+        }
+        return seen
+    }
+
+    /// The best common ancestors of `heads`: revisions every head descends from (a head
+    /// counts as its own ancestor) that are not an ancestor of another such revision.
+    ///
+    /// - Parameter heads: The revisions to merge.
+    /// - Returns: The merge bases in the winner order (newest first), empty when the
+    ///   heads share no ancestor. Usually one; criss-cross histories give several.
+    public func mergeBases(of heads: [RevisionID]) -> [RevisionMetadata] {
+        guard let first = heads.first else { return [] }
+        var common = ancestors(of: first)
+        for head in heads.dropFirst() { common.formIntersection(ancestors(of: head)) }
+        // Every proper ancestor of a common ancestor, in one walk.
+        var dominated: Set<RevisionID> = []
+        var stack = common.flatMap { revisions[$0]?.parents ?? [] }
+        while let next = stack.popLast() {
+            guard revisions[next] != nil, dominated.insert(next).inserted else { continue }
+            stack.append(contentsOf: revisions[next]!.parents)
+        }
+        return common.subtracting(dominated).compactMap { revisions[$0] }.sorted(by: Self.precedes)
+    }
+}

@@ -154,6 +154,10 @@ public final class RevisionStore {
                 do {
                     if let metadata = try package(at: file, id: id, document: document) {
                         live[id] = metadata
+                    } else if let metadata = try tombstone(at: path + "/\(id).pruned", name: "\(id).pruned", document: document) {
+                        // A prune (or arriving tombstones) replaced the package since the
+                        // folder was listed: its tombstone is there now.
+                        result.tombstones[metadata.id] = metadata
                     } else {
                         result.incomplete.append(id)
                     }
@@ -323,14 +327,54 @@ public final class RevisionStore {
         return metadata
     }
 
+    /// Writes a resolution of `parents` (a document's heads): a revision whose metadata
+    /// depends only on the parents and the content, so that replicas resolving the same
+    /// heads to the same content write the same revision.
+    ///
+    /// The timestamp is one counter tick after the newest parent's (the next millisecond
+    /// when the counter is at its limit); the device is the
+    /// fixed ``resolutionDevice``; the parents are sorted as in every revision.
+    ///
+    /// - Parameters:
+    ///   - document: The document.
+    ///   - parents: The heads being resolved.
+    ///   - content: The resolved content, or `nil` for a deletion.
+    ///   - formatVersion: The content's format version.
+    /// - Returns: The resolution's metadata; writing one that already exists is not an error.
+    /// - Throws: `FileSystemError` when the package cannot be written.
+    public func writeResolution(document: UUID, parents: [RevisionMetadata], content: Data?, formatVersion: Int) throws -> RevisionMetadata {
+        let newest = parents.map(\.timestamp).max() ?? HybridTimestamp(milliseconds: 0)
+        let generation = try RevisionMetadata.nextGeneration(after: parents.map(\.id))
+        var metadata = RevisionMetadata(
+            documentID: document, id: RevisionID(generation: generation, digest: ""), parents: parents.map(\.id).sorted(),
+            timestamp: HybridClock.tick(after: newest),
+            device: Self.resolutionDevice, formatVersion: formatVersion, isDeleted: content == nil,
+            contentDigest: content.map(RevisionID.sha256Hex))
+        try metadata.checkRanges(file: nil)
+        metadata.id = RevisionID(generation: generation, digest: try metadata.computedDigest())
+        var files = [PackageFile(name: Self.metadataFile, contents: try metadata.plistData())]
+        if let content { files.append(PackageFile(name: Self.contentFile, contents: content)) }
+        try writer.createDirectory("Documents")
+        try writer.createDirectory(folder(of: document))
+        let path = folder(of: document) + "/\(metadata.id).survey"
+        if try writer.writePackage(files, at: path) == .alreadyExists {
+            try writer.completePackage(files, at: path)
+        }
+        return metadata
+    }
+
+    /// The device every resolution names, whoever makes it (see ``writeResolution(document:parents:content:formatVersion:)``).
+    public static let resolutionDevice = Device(id: "resolution", name: "resolution")
+
     /// Replaces the content of revisions that are not heads by tombstones, keeping the
-    /// last `keepHistory` ancestors of the winner. Heads are never pruned.
+    /// last `keepHistory` ancestors of the winner and the revisions in `alsoKeep`.
+    /// Heads are never pruned.
     ///
     /// - Returns: The revisions pruned now.
-    public func prune(_ document: UUID, keepHistory: Int = 0, dryRun: Bool = false) throws -> [RevisionID] {
+    public func prune(_ document: UUID, keepHistory: Int = 0, dryRun: Bool = false, alsoKeep: Set<RevisionID> = []) throws -> [RevisionID] {
         let (graph, pruned) = try graph(of: document)
         let heads = Set(graph.heads.map(\.id))
-        var keep = heads
+        var keep = heads.union(alsoKeep)
         if let winner = graph.winner, keepHistory > 0 {
             // Breadth first, each revision once: stops when the history does, however
             // large `keepHistory` is.

@@ -9,7 +9,9 @@ import Versions
 @testable import SurveyStore
 
 /// A seeded, randomized model test: three replicas, each on its own ``SimulatedDisk``,
-/// create, edit (also concurrently, from older heads), delete, resolve and prune, while
+/// create, edit (also concurrently, from older heads), delete, resolve (accept, keep or
+/// merge; the same resolution made on a replica with the same heads must be the same
+/// revision) and prune (also in conflict), while
 /// replicas sync in random directions, sometimes by `sync` and sometimes by a file copy
 /// that stops part way (packages left half there), and the power fails at random calls
 /// of random operations (the replica then reboots with only what was durable). At the
@@ -192,16 +194,33 @@ struct ConvergenceSimulationTests {
                     acknowledged.insert(try store.delete(documents.randomElement(using: &random)!.id).id)
                     note("delete")
                 case 60..<70 where !documents.isEmpty:
-                    if let resolved = try store.resolve(documents.randomElement(using: &random)!.id, .acceptWinner) {
+                    // Accept, keep a head, or merge; a replica that holds the same heads and
+                    // resolves the same way offline writes the same revision.
+                    let id = documents.randomElement(using: &random)!.id
+                    let heads = try store.graph(of: id).heads
+                    let kept = heads.randomElement(using: &random)
+                    let resolution: SurveyStore.Resolution =
+                        switch Int.random(in: 0..<3, using: &random) {
+                        case 0: .acceptWinner
+                        case 1: .keep(kept?.id.description ?? "")
+                        default: .merge(prefer: nil)
+                        }
+                    let twin = (actor + Int.random(in: 1...2, using: &random)) % 3
+                    let twinHeads = try? replicas[twin].store.graph(of: id).heads.map(\.id)
+                    if heads.count > 1, let resolved = try store.resolve(id, resolution) {
                         acknowledged.insert(resolved.id)
                         note("resolve")
+                        if twinHeads == heads.map(\.id), !disk.isPoweredOff, let again = try replicas[twin].store.resolve(id, resolution) {
+                            #expect(again.id == resolved.id, "seed \(seed): the same resolution on two replicas differs; replay with SURVEYSTORE_SEED=\(seed)")
+                            acknowledged.insert(again.id)
+                            note("same resolution on two replicas")
+                        }
                     }
                 case 70..<76 where !documents.isEmpty:
+                    // Also in conflict: the heads and their merge bases keep their content.
                     let id = documents.randomElement(using: &random)!.id
-                    if !(try store.graph(of: id).isInConflict) {
-                        _ = try store.prune(id, keepHistory: Int.random(in: 0...2, using: &random))
-                        note("prune")
-                    }
+                    _ = try store.prune(id, keepHistory: Int.random(in: 0...2, using: &random))
+                    note("prune")
                 case 76..<90:
                     let other = (actor + Int.random(in: 1...2, using: &random)) % 3
                     // One document at a time, so that a seed replays call by call.

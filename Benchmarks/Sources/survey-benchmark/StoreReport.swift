@@ -7,6 +7,7 @@ struct StoreReport {
     var list: [StoreBenchmarks.ListResult]?
     var sync: StoreBenchmarks.SyncResult?
     var conflicts: (ours: Sample, floor: Sample, compute: Sample, heads: Int)?
+    var merge: (ours: Sample, read: Sample, contested: Int)?
 
     private static func duration(_ seconds: Double) -> String {
         switch seconds {
@@ -90,6 +91,11 @@ struct StoreReport {
             rows.append(Self.ratioRow(
                 "conflicts: winner and conflicts alone, graph in memory", ours: conflicts.compute,
                 baselineName: "the full row above", baseline: conflicts.ours, limit: nil, unit: "of it"))
+        }
+        if let merge {
+            rows.append(Self.ratioRow(
+                "merge: 3 heads of a \(sizes.mergeItems.formatted())-item survey (base, read, merge)", ours: merge.ours,
+                baselineName: "reading those 4 revisions' content", baseline: merge.read, limit: 1.5, unit: "the read"))
         }
         return rows
     }

@@ -17,6 +17,7 @@ struct StoreSizes: Encodable {
     var syncEdits = 100
     var conflictRevisions = 1_000
     var treeItems = 7
+    var mergeItems = 1_000
 
     static let quick = StoreSizes(
         savesPerRound: 10, listSizes: [100, 1_000, 10_000], openSample: 100, syncDocuments: 1_000, syncEdits: 10)

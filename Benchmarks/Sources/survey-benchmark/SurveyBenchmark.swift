@@ -27,8 +27,8 @@ struct SurveyBenchmark: ParsableCommand {
     @Option(help: "Also save the generated document to this file (to profile one case by hand with --child).")
     var saveInput: String?
 
-    @Option(help: "The rows to run, comma-separated: codec, save, list, sync, conflicts.")
-    var rows = "codec,save,list,sync,conflicts"
+    @Option(help: "The rows to run, comma-separated: codec, save, list, sync, conflicts, merge.")
+    var rows = "codec,save,list,sync,conflicts,merge"
 
     @Flag(help: "Smaller stores for a smoke run: list at 100, 1,000 and 10,000 documents, sync of 1,000.")
     var quick = false
@@ -79,7 +79,7 @@ struct SurveyBenchmark: ParsableCommand {
 
     private func runAll() throws {
         let selected = Set(rows.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
-        let known: Set<String> = ["codec", "save", "list", "sync", "conflicts"]
+        let known: Set<String> = ["codec", "save", "list", "sync", "conflicts", "merge"]
         guard selected.isSubset(of: known), !selected.isEmpty else {
             throw ValidationError("--rows takes a comma-separated list of \(known.sorted().joined(separator: ", "))")
         }
@@ -101,7 +101,7 @@ struct SurveyBenchmark: ParsableCommand {
                 try? FileManager.default.removeItem(atPath: workFolder)
             }
         }
-        if !selected.isDisjoint(with: ["save", "list", "sync", "conflicts"]) { store = try runStore(selected, directory: workFolder) }
+        if !selected.isDisjoint(with: ["save", "list", "sync", "conflicts", "merge"]) { store = try runStore(selected, directory: workFolder) }
         if json {
             struct Document: Encodable {
                 var codec: Report.JSONDocument?
@@ -136,6 +136,7 @@ struct SurveyBenchmark: ParsableCommand {
         var report = StoreReport(sizes: sizes)
         if selected.contains("save") { report.save = try benchmarks.save() }
         if selected.contains("conflicts") { report.conflicts = try benchmarks.conflicts() }
+        if selected.contains("merge") { report.merge = try benchmarks.merge() }
         if selected.contains("list") { report.list = try benchmarks.list() }
         if selected.contains("sync") { report.sync = try benchmarks.sync() }
         return report

@@ -105,7 +105,7 @@ extension Survey {
         }
     }
 
-    private static func item(from value: PropertyList, position: Int) throws -> Item {
+    static func item(from value: PropertyList, position: Int) throws -> Item {
         guard case .dictionary(let entries) = value else {
             throw SurveyError(position: position, title: nil, rule: .wrongType, message: "an item is a dictionary, not \(describe(value))")
         }

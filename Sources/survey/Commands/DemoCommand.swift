@@ -4,14 +4,19 @@ import SurveyStore
 import Surveys
 import Versions
 
-/// `survey demo`: the README's run command. Creates a store with the sample survey,
-/// makes two concurrent edits, shows the conflict and the winner, resolves and prunes.
+/// `survey demo`: the README's run command. Two devices (two stores) share a sample
+/// survey, edit it offline, sync, see the conflict and the winner, merge item by item
+/// (once cleanly, once with a contested field) and end with the same revisions.
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Walk through a conflict on a sample survey: two concurrent edits, the winner, resolve, prune.")
+        abstract: "Walk through two devices editing a sample survey offline: sync, conflict, winner, item-level merge, prune.",
+        discussion: """
+            Without --store the two stores go in a new temporary folder that is removed at the end. \
+            With --store PATH they are PATH/laptop and PATH/phone and are kept; a re-run uses them again.
+            """)
 
-    @Option(help: "Where to create the demo store (default: a new temporary folder).") var store: String?
+    @Option(help: "A folder to keep the demo's two stores in (default: a temporary folder, removed at the end).") var store: String?
     @Flag(help: "Print one JSON document summarising the walk-through instead of the narration.") var json = false
 
     /// Narration goes to standard output, or nowhere with `--json`.
@@ -19,67 +24,117 @@ struct DemoCommand: ParsableCommand {
         if !json { print(line) }
     }
 
+    struct Summary: Encodable {
+        var folder: String
+        var kept, reused: Bool
+        var id, first: String
+        var cleanMerge: String
+        var editLaptop, editPhone, winner: String
+        var contested: [String]
+        var resolutionLaptop, resolutionPhone: String
+        var agree: Bool
+        var pruned: [String]
+        var clean: Bool
+    }
+
     func run() throws {
         try runReporting {
-            let path = store ?? FileManager.default.temporaryDirectory.appendingPathComponent("survey-demo-\(UUID().uuidString.prefix(8))").path
-            let store = try SurveyStore.create(at: path, deviceName: "demo laptop")
-            say("1. Created the store \(path) (device \"\(store.device.name)\").")
-
-            let survey = try Survey(json: Data(Survey.exampleJSON.utf8))
-            let (id, first) = try store.create(survey)
-            say("2. Created \"\(survey.title)\" with \(survey.items.count) items, one of each kind:")
-            say("   document \(id.lowercased), revision \(first.id)")
-
-            var edit = survey
-            try edit.setAnswer(.number(9), forItem: survey.items[4].id)
-            let a = try store.save(edit, to: id, base: first.id.description)
-            say("3. Edit A, based on \(first.id.short): \"Rate us\" = 9 → revision \(a.id.short)")
-
-            // A second edit from the same base, as another device or process would make
-            // while the first was not yet visible to it.
-            Thread.sleep(forTimeInterval: 0.01)
-            var other = survey
-            try other.setAnswer(.number(6), forItem: survey.items[4].id)
-            try other.setAnswer(.text("Grace"), forItem: survey.items[2].id)
-            let b = try store.save(other, to: id, base: first.id.description)
-            say("4. Edit B, also based on \(first.id.short): \"Rate us\" = 6, \"Your name\" = Grace → revision \(b.id.short)")
-
-            let graph = try store.graph(of: id)
-            say("5. Both edits are kept: the document has \(graph.heads.count) heads and is \(graph.isInConflict ? "in conflict" : "not in conflict").")
-            if let winner = graph.winner {
-                say("   The winner, the same on every replica, is the newest: \(winner.id.short) from \(iso(winner.timestamp)).")
-                let shown = try store.survey(id, winner)
-                say("   It says \"Rate us\" = \(shown.items[4].answer.map(describe) ?? "—"), \"Your name\" = \(shown.items[2].answer.map(describe) ?? "—").")
-            }
-            say("   Unresolved conflict versions: \(graph.conflicts.map(\.id.short).joined(separator: ", "))")
-
-            let resolved = try store.resolve(id, .acceptWinner)!
-            let after = try store.graph(of: id)
-            say("6. Resolved by accepting the winner: revision \(resolved.id.short) with parents \(resolved.parents.map(\.short).joined(separator: " and ")).")
-            say("   Heads now: \(after.heads.count); in conflict: \(after.isInConflict ? "yes" : "no").")
-
-            let pruned = try store.prune(id)
-            say("7. Pruned the content of \(pruned.count) revisions no longer current: \(pruned.map(\.short).joined(separator: ", ")).")
-            say("   Their ids and parents stay, as tombstones:")
-            for row in try versionRows(store, id) {
-                say("     \(row.revision.prefix(14))…  \(row.state)\(row.pruned ? ", pruned" : "")")
-            }
-
-            let problems = store.verify()
-            say("8. verify: \(problems.isEmpty ? "clean" : problems.map(\.description).joined(separator: "; "))")
-            say("Explore it: survey versions \(id.lowercased.prefix(8)) --store \(path)")
-            if json {
-                struct Summary: Encodable {
-                    var store, id, first, editA, editB, winner, resolution: String
-                    var conflicts, pruned: [String]
-                    var clean: Bool
-                }
-                try Console.printJSON(Summary(
-                    store: path, id: id.lowercased, first: first.id.description, editA: a.id.description, editB: b.id.description,
-                    winner: graph.winner?.id.description ?? "", resolution: resolved.id.description,
-                    conflicts: graph.conflicts.map(\.id.description), pruned: pruned.map(\.description), clean: problems.isEmpty))
-            }
+            let temporary = store == nil
+            let folder = store ?? FileManager.default.temporaryDirectory.appendingPathComponent("survey-demo-\(UUID().uuidString.prefix(8))").path
+            defer { if temporary { try? FileManager.default.removeItem(atPath: folder) } }
+            let summary = try walkThrough(folder: folder, temporary: temporary)
+            if json { try Console.printJSON(summary) }
         }
+    }
+
+    private func walkThrough(folder: String, temporary: Bool) throws -> Summary {
+        let reused = FileManager.default.fileExists(atPath: folder + "/laptop/Store.plist")
+        let laptop = try SurveyStore.create(at: folder + "/laptop", deviceName: "demo laptop")
+        let phone = try SurveyStore.create(at: folder + "/phone", deviceName: "demo phone")
+        if reused {
+            say("1. Using the existing demo stores in \(folder): laptop and phone (a new sample document is added).")
+        } else {
+            say("1. Created two stores, one per device, in \(folder)\(temporary ? " (a temporary folder, removed at the end)" : ""):")
+            say("   laptop (device \"\(laptop.device.name)\") and phone (device \"\(phone.device.name)\").")
+        }
+
+        let survey = try Survey(json: Data(Survey.exampleJSON.utf8))
+        let (id, first) = try laptop.create(survey)
+        _ = try laptop.sync(with: phone)
+        say("2. The laptop created \"\(survey.title)\" (\(survey.items.count) items, one of each kind) and synced: both hold revision \(first.id.short).")
+        let name = survey.items[2].id, rate = survey.items[4].id, dish = survey.items[5].id
+
+        // Round 1: edits of different items, merged by sync --merge.
+        var onLaptop = survey
+        try onLaptop.setAnswer(.text("Grace"), forItem: name)
+        _ = try laptop.save(onLaptop, to: id, base: first.id.description)
+        var onPhone = survey
+        try onPhone.setAnswer(.text("Soup"), forItem: dish)
+        _ = try phone.save(onPhone, to: id, base: first.id.description)
+        say("3. Offline, the laptop sets \"Your name\" = Grace and the phone sets \"Favourite dish\" = Soup.")
+        let merging = try laptop.syncMerging(with: phone)
+        let cleanMerge = try laptop.graph(of: id).winner!
+        let agreeAfterRound1 = try laptop.graph(of: id).heads.map(\.id) == phone.graph(of: id).heads.map(\.id)
+        let merged = try laptop.survey(id, cleanMerge)
+        say("4. sync --merge: the edits touch different items, so the merge contests nothing; both devices wrote the same")
+        say("   resolution \(cleanMerge.id.short) (\(merging.merged.contains(id) ? "merged" : "not merged")), and they \(agreeAfterRound1 ? "agree" : "DISAGREE").")
+        say("   It says \"Your name\" = \(answer(merged, name)), \"Favourite dish\" = \(answer(merged, dish)).")
+
+        // Round 2: both edit "Rate us", the laptop also its title.
+        var laptopEdit = merged
+        try laptopEdit.setAnswer(.number(9), forItem: rate)
+        laptopEdit.title = "Visitor feedback (autumn)"
+        let a = try laptop.save(laptopEdit, to: id, base: cleanMerge.id.description)
+        Thread.sleep(forTimeInterval: 0.01)
+        var phoneEdit = merged
+        try phoneEdit.setAnswer(.number(6), forItem: rate)
+        try phoneEdit.setAnswer(.choice(0), forItem: survey.items[0].id)
+        let b = try phone.save(phoneEdit, to: id, base: cleanMerge.id.description)
+        say("5. Offline again: the laptop sets \"Rate us\" = 9 and renames the survey (\(a.id.short));")
+        say("   the phone sets \"Rate us\" = 6 and \"Would you come again?\" = No (\(b.id.short)).")
+        _ = try laptop.sync(with: phone)
+        let graph = try laptop.graph(of: id)
+        let winner = graph.winner!
+        say("6. After a plain sync both devices hold both edits: \(graph.heads.count) heads, in conflict. The winner, the same on")
+        say("   both, is the newest: \(winner.id.short) from \(winner.device.name).")
+        for pair in try laptop.diffs(id) {
+            say("   survey diff (the winner against the other head):")
+            for line in MergeText.lines(pair.diff) { say("   " + line) }
+        }
+
+        // Each device merges on its own, offline; the resolutions are the same revision.
+        let onLaptopMerge = try laptop.resolveMerge(id)!
+        let onPhoneMerge = try phone.resolveMerge(id)!
+        let contested = onLaptopMerge.plan.result?.contested ?? []
+        say("7. Each device runs resolve --merge on its own. Different items merge; one field is contested:")
+        for line in MergeText.lines(onLaptopMerge.plan).dropFirst() { say("   " + line) }
+        let laptopRevision = onLaptopMerge.revision!, phoneRevision = onPhoneMerge.revision!
+        say("   laptop wrote \(laptopRevision.id.short), phone wrote \(phoneRevision.id.short): \(laptopRevision.id == phoneRevision.id ? "the same revision" : "DIFFERENT revisions").")
+        _ = try laptop.sync(with: phone)
+        let laptopGraph = try laptop.graph(of: id), phoneGraph = try phone.graph(of: id)
+        let agree = laptopGraph.heads.map(\.id) == phoneGraph.heads.map(\.id) && laptopGraph.heads.count == 1
+        say("8. After syncing: laptop heads \(laptopGraph.heads.map(\.id.short).joined(separator: ", ")), phone heads \(phoneGraph.heads.map(\.id.short).joined(separator: ", ")): \(agree ? "no conflict, they agree" : "THEY DISAGREE").")
+
+        let pruned = try laptop.prune(id)
+        _ = try laptop.sync(with: phone)
+        say("9. The laptop pruned the content of \(pruned.count) superseded revisions and synced; their ids stay as tombstones on both.")
+        let problems = laptop.verify() + phone.verify()
+        say("10. verify, both stores: \(problems.isEmpty ? "clean" : problems.map(\.description).joined(separator: "; "))")
+        if temporary {
+            say("The demo's temporary folder is removed now. To keep the stores: survey demo --store DIR")
+        } else {
+            say("Explore it: survey versions \(id.lowercased.prefix(8)) --store \(folder)/laptop")
+        }
+        return Summary(
+            folder: folder, kept: !temporary, reused: reused, id: id.lowercased, first: first.id.description,
+            cleanMerge: cleanMerge.id.description, editLaptop: a.id.description, editPhone: b.id.description, winner: winner.id.description,
+            contested: contested.map { "\($0.itemTitle).\($0.field)" }, resolutionLaptop: laptopRevision.id.description,
+            resolutionPhone: phoneRevision.id.description, agree: agree && agreeAfterRound1, pruned: pruned.map(\.description),
+            clean: problems.isEmpty)
+    }
+
+    private func answer(_ survey: Survey, _ item: UUID) -> String {
+        survey.items.first { $0.id == item }?.answer.map(describe) ?? "—"
     }
 }
 

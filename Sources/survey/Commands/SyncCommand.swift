@@ -10,6 +10,8 @@ struct SyncCommand: ParsableCommand {
     @Argument(help: "The other store's folder.") var otherStore: String
     @Option(help: "How many documents to sync at once (1 syncs them one after another).")
     var jobs = SurveyStore.syncConcurrency
+    @Flag(help: "Afterwards resolve, on both sides, every conflict that merges cleanly (resolve --merge --strict).")
+    var merge = false
 
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
@@ -22,6 +24,8 @@ struct SyncCommand: ParsableCommand {
         var damaged: [String]
         /// Revisions copied that are stamped more than a day ahead of this clock.
         var aheadOfClock: [String]
+        /// With `--merge`: documents merged on both sides, and those left in conflict.
+        var merged, unmerged: [String]?
     }
 
     func run() throws {
@@ -30,11 +34,19 @@ struct SyncCommand: ParsableCommand {
             let other = try SurveyStore.open(at: otherStore)
             // A progress line on a terminal; nothing when standard error is a file or pipe.
             let progress = ProgressBar(label: "documents", json: options.json)
-            let report = try store.sync(with: other, concurrency: jobs) { done, total in progress.update(done, of: total) }
+            let report: SurveyStore.SyncReport
+            var merging: SurveyStore.MergingSyncReport?
+            if merge {
+                merging = try store.syncMerging(with: other, concurrency: jobs) { done, total in progress.update(done, of: total) }
+                report = merging!.sync
+            } else {
+                report = try store.sync(with: other, concurrency: jobs) { done, total in progress.update(done, of: total) }
+            }
             let result = Report(
                 sent: report.sent, received: report.received, documents: report.documents,
                 conflictsAppeared: report.conflictsAppeared.map(\.lowercased), conflictsResolved: report.conflictsResolved.map(\.lowercased),
-                damaged: report.damaged.map(\.path), aheadOfClock: report.aheadOfClock.map(\.path))
+                damaged: report.damaged.map(\.path), aheadOfClock: report.aheadOfClock.map(\.path),
+                merged: merging?.merged.map(\.lowercased), unmerged: merging?.unmerged.map(\.lowercased))
             for issue in report.aheadOfClock { Console.error("warning: \(issue)") }
             // Damaged revisions are skipped, everything else is synced; the exit says so.
             for issue in report.damaged { Console.error("error: \(issue)") }
@@ -44,6 +56,8 @@ struct SyncCommand: ParsableCommand {
                 print("sent \(result.sent), received \(result.received) revision(s) and tombstone(s) over \(result.documents) document(s)")
                 if !result.conflictsAppeared.isEmpty { print("now in conflict: \(result.conflictsAppeared.joined(separator: ", "))") }
                 if !result.conflictsResolved.isEmpty { print("conflicts resolved: \(result.conflictsResolved.joined(separator: ", "))") }
+                if let merged = result.merged, !merged.isEmpty { print("merged on both sides: \(merged.joined(separator: ", "))") }
+                if let unmerged = result.unmerged, !unmerged.isEmpty { print("still in conflict (the merge contests fields): \(unmerged.joined(separator: ", "))") }
             }
             if !report.damaged.isEmpty { throw ExitStatus.failure }
         }

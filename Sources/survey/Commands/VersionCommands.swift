@@ -51,44 +51,76 @@ func versionRows(_ store: SurveyStore, _ id: UUID) throws -> [VersionsCommand.Ro
 }
 
 struct ConflictsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "conflicts", abstract: "Documents in conflict.")
+    static let configuration = CommandConfiguration(
+        commandName: "conflicts",
+        abstract: "Documents in conflict, with how many fields an item-level merge would contest (0: it merges cleanly).")
     @OptionGroup var options: StoreOptions
 
     struct Row: Encodable {
         var id, current: String
         var title: String?
         var conflicts: [String]
+        /// Fields `resolve --merge` would contest; `nil` when the heads cannot be merged
+        /// (a head in a newer format or unreadable).
+        var contested: Int?
     }
 
     func run() throws {
         try runReporting {
-            let rows = try options.listDocuments().filter { !$0.conflicts.isEmpty }.map {
-                Row(id: $0.id.lowercased, current: $0.revision.id.description, title: $0.title, conflicts: $0.conflicts.map(\.description))
+            let store = try options.openForReading()
+            let (documents, issues) = try store.documentsReport()
+            for issue in issues { Console.error("warning: \(issue)") }
+            let rows = documents.filter { !$0.conflicts.isEmpty }.map {
+                Row(id: $0.id.lowercased, current: $0.revision.id.description, title: $0.title, conflicts: $0.conflicts.map(\.description),
+                    contested: (try? store.mergePlan($0.id)).flatMap { $0?.result?.contested.count ?? 0 })
             }
             if options.json { try Console.printJSON(rows); return }
-            for row in rows { print("\(row.id)  \(row.title ?? "—")  winner \(row.current)  conflicts \(row.conflicts.joined(separator: ", "))") }
+            for row in rows {
+                let merge = row.contested.map { $0 == 0 ? "merges cleanly" : "merge contests \($0) field(s)" } ?? "cannot be merged"
+                print("\(row.id)  \(row.title ?? "—")  winner \(row.current)  conflicts \(row.conflicts.joined(separator: ", "))  \(merge)")
+            }
         }
     }
 }
 
 struct ResolveCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "resolve", abstract: "Resolve every head into one new revision.")
+    static let configuration = CommandConfiguration(
+        commandName: "resolve", abstract: "Resolve every head into one new revision.",
+        discussion: """
+            --merge merges the heads item by item from their common ancestor: changes on one side are taken, \
+            different changes to one field are contested and take the winner's value (or --prefer REV's). \
+            --strict refuses with exit 75, writing nothing, when a field is contested. \
+            --all --merge resolves every document in conflict and lists those it could not (exit 75 when any is left). \
+            The same resolution made on two replicas is the same revision.
+            """)
     @OptionGroup var options: StoreOptions
-    @Argument(help: "The document.") var document: String
+    @Argument(help: "The document (omit with --all).") var document: String?
     @Flag(help: "Keep the nominated winner's content.") var accept = false
     @Option(help: "Keep this revision's content.") var keep: String?
     @Option(help: "Use this survey (JSON or XML plist).") var from: String?
+    @Flag(help: "Merge the heads item by item.") var merge = false
+    @Option(help: "With --merge: the head whose values win contested fields (default: the winner).") var prefer: String?
+    @Flag(help: "With --merge: refuse (exit 75, nothing written) when any field is contested.") var strict = false
+    @Flag(help: "With --merge: show the merge and write nothing.") var dryRun = false
+    @Flag(help: "With --merge: every document in conflict.") var all = false
 
     func validate() throws {
-        if [accept, keep != nil, from != nil].filter({ $0 }).count != 1 {
-            throw ValidationError("give exactly one of --accept, --keep REV and --from FILE")
+        if [accept, keep != nil, from != nil, merge].filter({ $0 }).count != 1 {
+            throw ValidationError("give exactly one of --accept, --keep REV, --from FILE and --merge")
         }
+        if !merge && (prefer != nil || strict || dryRun || all) {
+            throw ValidationError("--prefer, --strict, --dry-run and --all go with --merge")
+        }
+        if all == (document != nil) { throw ValidationError(all ? "give a document or --all, not both" : "give a document (or --all with --merge)") }
+        if all && prefer != nil { throw ValidationError("--prefer names a head of one document; it does not go with --all") }
     }
 
     func run() throws {
         try runReporting {
             let store = try options.open()
-            let id = try store.document(document)
+            if merge && all { return try resolveAll(store) }
+            let id = try store.document(document!)
+            if merge { return try resolveMerge(store, id) }
             let resolution: SurveyStore.Resolution =
                 accept ? .acceptWinner : try keep.map { .keep($0) } ?? .content(try readSurvey(from: from!, document: id))
             guard let resolved = try store.resolve(id, resolution) else {
@@ -98,6 +130,90 @@ struct ResolveCommand: ParsableCommand {
             }
             try options.report(id, resolved)
         }
+    }
+
+    private func resolveMerge(_ store: SurveyStore, _ id: UUID) throws {
+        let outcome: (plan: SurveyStore.MergePlan, revision: RevisionMetadata?)
+        do {
+            guard let made = try store.resolveMerge(id, prefer: prefer, strict: strict, dryRun: dryRun) else {
+                if options.json {
+                    try Console.printJSON(["id": id.lowercased, "revision": try store.revision(id, nil).id.description])
+                } else {
+                    Console.error("\(id.lowercased) is not in conflict; nothing to resolve")
+                }
+                return
+            }
+            outcome = made
+        } catch let refusal as SurveyStore.MergeRefusal {
+            if options.json { try Console.printJSON(MergeJSON(refusal.plan, revision: nil, dryRun: dryRun, refused: true)) }
+            else { for line in MergeText.lines(refusal.plan) { Console.error(line) } }
+            Console.error("error: \(refusal)")
+            throw ExitStatus.refused
+        }
+        if options.json { return try Console.printJSON(MergeJSON(outcome.plan, revision: outcome.revision, dryRun: dryRun, refused: false)) }
+        if dryRun {
+            for line in MergeText.lines(outcome.plan) { print(line) }
+            if let merged = outcome.plan.result?.survey, let winner = outcome.plan.heads.first, !winner.isDeleted {
+                print("the merge against the winner (nothing written):")
+                for line in MergeText.lines(SurveyDiff(from: try store.survey(id, winner), to: merged)) { print(line) }
+            }
+            return
+        }
+        for line in MergeText.lines(outcome.plan) { Console.error(line) }
+        if let revision = outcome.revision { print(revision.id.description) }
+    }
+
+    private func resolveAll(_ store: SurveyStore) throws {
+        struct Resolved: Encodable {
+            var id: String
+            var revision: String?
+            var contested: Int
+            enum CodingKeys: CodingKey { case id, revision, contested }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(id, forKey: .id)
+                try container.encode(revision, forKey: .revision)  // null with --dry-run
+                try container.encode(contested, forKey: .contested)
+            }
+        }
+        struct Unresolved: Encodable {
+            var id: String
+            var title: String?
+            var contested: Int?
+            var reason: String
+            enum CodingKeys: CodingKey { case id, title, contested, reason }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(id, forKey: .id)
+                try container.encode(title, forKey: .title)
+                try container.encode(contested, forKey: .contested)  // null when it cannot be merged
+                try container.encode(reason, forKey: .reason)
+            }
+        }
+        struct Report: Encodable { var resolved: [Resolved]; var unresolved: [Unresolved]; var dryRun: Bool }
+        var report = Report(resolved: [], unresolved: [], dryRun: dryRun)
+        for summary in try store.documents() where !summary.conflicts.isEmpty {
+            do {
+                guard let (plan, revision) = try store.resolveMerge(summary.id, strict: strict, dryRun: dryRun) else { continue }
+                report.resolved.append(Resolved(
+                    id: summary.id.lowercased, revision: revision?.id.description, contested: plan.result?.contested.count ?? 0))
+            } catch let refusal as SurveyStore.MergeRefusal {
+                report.unresolved.append(Unresolved(
+                    id: summary.id.lowercased, title: summary.title, contested: refusal.plan.result?.contested.count, reason: "contested fields"))
+            } catch let error as StoreError {
+                report.unresolved.append(Unresolved(id: summary.id.lowercased, title: summary.title, contested: nil, reason: error.description))
+            }
+        }
+        if options.json { try Console.printJSON(report) }
+        else {
+            for row in report.resolved {
+                print("\(row.id): \(dryRun ? "would resolve" : "resolved")\(row.revision.map { " as \($0)" } ?? "")\(row.contested > 0 ? " (\(row.contested) contested)" : "")")
+            }
+            for row in report.unresolved {
+                print("\(row.id): left in conflict (\(row.contested.map { "\($0) contested field(s)" } ?? row.reason))")
+            }
+        }
+        if !report.unresolved.isEmpty { throw ExitStatus.refused }
     }
 }
 

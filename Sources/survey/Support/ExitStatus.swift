@@ -6,7 +6,8 @@ enum ExitStatus {
     static let invalidData = ExitCode(65)
     /// No such store, document, revision or file.
     static let noInput = ExitCode(66)
-    /// `--if-current` refused the save.
+    /// A refusal: `--if-current` refused the save, or `resolve --merge --strict` found a
+    /// contested field (nothing written).
     static let refused = ExitCode(75)
     /// Anything else.
     static let failure = ExitCode(1)

@@ -1,0 +1,208 @@
+import Foundation
+import Surveys
+import Versions
+
+extension SurveyStore {
+    /// A merge of a document's heads, computed but not necessarily written.
+    public struct MergePlan: Sendable {
+        /// The document.
+        public var document: UUID
+        /// Every head, in winner order: the parents of the resolution.
+        public var heads: [RevisionMetadata]
+        /// The base the merge started from (`nil`: a two-way merge).
+        public var base: RevisionMetadata?
+        /// Every best common ancestor of the heads, in winner order (more than one only
+        /// in a criss-cross history; the first with readable content is the base).
+        public var mergeBases: [RevisionMetadata]
+        /// Why the merge is two-way, when it is.
+        public var twoWayReason: String?
+        /// The merge: the survey (`nil` when every head is a deletion), contests, notes.
+        public var result: SurveyMerge.Result?
+        /// Whether nothing was contested.
+        public var isClean: Bool { result?.isClean ?? true }
+        /// Whether there was no base.
+        public var isTwoWay: Bool { base == nil }
+    }
+
+    /// A merge refused by `strict`: fields were contested. Nothing was written.
+    public struct MergeRefusal: Error, Sendable, CustomStringConvertible {
+        /// The merge that was refused.
+        public var plan: MergePlan
+        public var description: String {
+            let count = plan.result?.contested.count ?? 0
+            return "document \(plan.document.uuidString.lowercased()): the merge contests \(count) field(s); nothing written (without --strict the winner's values, or --prefer REV's, are taken)"
+        }
+    }
+
+    /// Computes the item-level merge of a document's heads without writing anything.
+    ///
+    /// The base is the best common ancestor of the non-deleted heads (the first in
+    /// winner order whose content can be read, when a criss-cross history gives several);
+    /// without one the merge is two-way. Format-1 revisions are migrated first, and the
+    /// items of a format-1 revision are matched by position to the base's (to the
+    /// winner's in a two-way merge), since format 1 has no item ids.
+    ///
+    /// - Parameters:
+    ///   - id: The document.
+    ///   - prefer: A head (id or unique prefix) whose values win contests instead of the winner's.
+    /// - Returns: The merge, or `nil` when the document has a single head.
+    /// - Throws: ``StoreError`` when `prefer` names no head or a head cannot be read.
+    public func mergePlan(_ id: UUID, prefer: String? = nil) throws -> MergePlan? {
+        try mergePlan(id, prefer: prefer, in: revisions.graph(of: id).graph)
+    }
+
+    func mergePlan(_ id: UUID, prefer: String?, in graph: RevisionGraph) throws -> MergePlan? {
+        let heads = graph.heads
+        guard heads.count > 1 else { return nil }
+        var preferred: RevisionMetadata?
+        if let prefer {
+            let candidates = heads.filter { $0.id.description == prefer || $0.id.description.hasPrefix(prefer) }
+            guard candidates.count == 1 else { throw StoreError.noSuchRevision("\(prefer) among the heads") }
+            preferred = candidates[0]
+        }
+        let live = heads.filter { !$0.isDeleted }
+        var plan = MergePlan(document: id, heads: heads, base: nil, mergeBases: [], twoWayReason: nil, result: nil)
+        guard !live.isEmpty else { return plan }
+        plan.mergeBases = graph.mergeBases(of: live.map(\.id))
+        var baseSurvey: Survey?
+        for candidate in plan.mergeBases where !candidate.isDeleted {
+            if let survey = try? survey(id, candidate) {
+                plan.base = candidate
+                baseSurvey = survey
+                break
+            }
+        }
+        if baseSurvey == nil {
+            plan.twoWayReason =
+                plan.mergeBases.isEmpty ? "the heads have no common ancestor"
+                : "the content of the merge base \(plan.mergeBases[0].id) has been pruned or cannot be read"
+        }
+        var surveys = try live.map { try survey(id, $0) }
+        let reference = baseSurvey ?? surveys[0]
+        for index in surveys.indices where live[index].formatVersion == 1 && !(baseSurvey == nil && index == 0) {
+            surveys[index] = surveys[index].matchingItemIDs(byPositionTo: reference)
+        }
+        let mergeHeads = live.indices.map { SurveyMerge.Head(label: live[$0].id.description, survey: surveys[$0], rank: $0) }
+        plan.result = SurveyMerge.merge(base: baseSurvey, heads: mergeHeads, prefer: preferred?.id.description)
+        return plan
+    }
+
+    /// Merges a document's heads item by item and writes the merge as their resolution.
+    ///
+    /// The resolution's metadata depends only on the heads and the merged content (see
+    /// ``resolve(_:_:)``), so two replicas merging the same heads write the same revision.
+    ///
+    /// - Parameters:
+    ///   - id: The document.
+    ///   - prefer: A head whose values win contests instead of the winner's.
+    ///   - strict: Refuse, writing nothing, when any field is contested.
+    ///   - dryRun: Compute the merge and write nothing.
+    /// - Returns: The merge and the revision written (`nil` for a dry run); `nil` when the
+    ///   document has a single head.
+    /// - Throws: ``MergeRefusal`` when `strict` and a field is contested; ``StoreError``.
+    @discardableResult
+    public func resolveMerge(
+        _ id: UUID, prefer: String? = nil, strict: Bool = false, dryRun: Bool = false
+    ) throws -> (plan: MergePlan, revision: RevisionMetadata?)? {
+        let lock = try documentLock(id)
+        defer { lock.unlock() }
+        let graph = try revisions.graph(of: id).graph
+        guard let plan = try mergePlan(id, prefer: prefer, in: graph) else { return nil }
+        if strict && !plan.isClean { throw MergeRefusal(plan: plan) }
+        if dryRun { return (plan, nil) }
+        let content = try plan.result.map { try $0.survey.plistData() }
+        let written = try revisions.writeResolution(
+            document: id, parents: plan.heads, content: content, formatVersion: Self.formatVersion)
+        return (plan, written)
+    }
+
+    /// What ``syncMerging(with:concurrency:progress:)`` did.
+    public struct MergingSyncReport: Sendable {
+        /// The sync itself.
+        public var sync: SyncReport
+        /// Documents whose conflict merged cleanly and was resolved on both sides.
+        public var merged: [UUID]
+        /// Documents still in conflict: their merge contests a field (or cannot be made).
+        public var unmerged: [UUID]
+    }
+
+    /// Syncs with `other`, then resolves on both sides every conflict that merges
+    /// cleanly. Merges are deterministic, so both sides write the same revision; should
+    /// they not (one side could not read a merge base the other could), the documents
+    /// concerned are synced again.
+    ///
+    /// - Parameters:
+    ///   - other: The other store.
+    ///   - concurrency: How many documents to sync at once.
+    ///   - progress: Called after each document of the sync with the number done and the total.
+    /// - Returns: The sync's report and what was merged.
+    public func syncMerging(
+        with other: SurveyStore, concurrency: Int = SurveyStore.syncConcurrency, progress: ((Int, Int) -> Void)? = nil
+    ) throws -> MergingSyncReport {
+        let report = try sync(with: other, concurrency: concurrency, progress: progress)
+        var merged: [UUID] = []
+        var unmerged: [UUID] = []
+        var differing = false
+        for summary in try documents() where !summary.conflicts.isEmpty {
+            do {
+                let here = try resolveMerge(summary.id, strict: true)?.revision
+                let there = try other.resolveMerge(summary.id, strict: true)?.revision
+                if here?.id != there?.id { differing = true }
+                merged.append(summary.id)
+            } catch is MergeRefusal {
+                unmerged.append(summary.id)
+            } catch let error as StoreError {
+                switch error {
+                case .noContent, .newerFormat: unmerged.append(summary.id)
+                default: throw error
+                }
+            }
+        }
+        if differing { _ = try sync(with: other, concurrency: concurrency) }
+        return MergingSyncReport(sync: report, merged: merged, unmerged: unmerged)
+    }
+
+    /// The best common ancestors of a document's non-deleted heads: what prune keeps
+    /// for a merge.
+    func mergeBaseIDs(in graph: RevisionGraph) -> Set<RevisionID> {
+        let live = graph.heads.filter { !$0.isDeleted }
+        guard live.count > 1 else { return [] }
+        return Set(graph.mergeBases(of: live.map(\.id)).map(\.id))
+    }
+}
+
+extension SurveyStore {
+    /// The item-level differences between two revisions' surveys.
+    public struct RevisionDiff: Sendable {
+        /// The revision the changes are counted from.
+        public var from: RevisionMetadata
+        /// The revision they lead to.
+        public var to: RevisionMetadata
+        /// The differences.
+        public var diff: SurveyDiff
+    }
+
+    /// Item-level differences of a document's revisions, as `survey diff` shows them.
+    ///
+    /// - Parameters:
+    ///   - id: The document.
+    ///   - first: A revision (id or unique prefix), or `nil`: the winner against each
+    ///     other non-deleted head (from the winner to the head).
+    ///   - second: A revision, or `nil`: `first` against the winner (from `first` to the winner).
+    /// - Returns: One diff per pair (none when `first` is `nil` and there is no conflict).
+    /// - Throws: ``StoreError`` when a revision is unknown, pruned, deleted or in a newer format.
+    public func diffs(_ id: UUID, _ first: String? = nil, _ second: String? = nil) throws -> [RevisionDiff] {
+        let graph = try revisions.graph(of: id).graph
+        let pairs: [(RevisionMetadata, RevisionMetadata)]
+        if let first {
+            pairs = [(try revision(id, first, in: graph), try revision(id, second, in: graph))]
+        } else {
+            guard let winner = graph.winner else { throw StoreError.noSuchDocument(id) }
+            pairs = graph.conflicts.map { (winner, $0) }
+        }
+        return try pairs.map { from, to in
+            for revision in [from, to] where revision.isDeleted { throw StoreError.noContent(revision.id) }
+            return RevisionDiff(from: from, to: to, diff: SurveyDiff(from: try survey(id, from), to: try survey(id, to)))
+        }
+    }
+}

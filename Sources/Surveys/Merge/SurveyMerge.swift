@@ -1,0 +1,432 @@
+import Foundation
+import PropertyList
+
+/// The item-level three-way merge of a base survey and any number of heads.
+///
+/// Every choice is deterministic. Heads are ranked (the winner first, as the revision
+/// graph orders them); a *preferred* head, when named, goes first. That order is the
+/// *preference order*: whenever a choice has to be made, the first head in it that has a
+/// say decides. The rules:
+///
+/// 1. A field changed on one side only is taken; the same change on several sides is
+///    taken; different changes are *contested*: the value of the first head in
+///    preference order that changed the field is taken, and the contest is reported with
+///    every head's value.
+/// 2. Fields of one item merge independently (title on one side, answer on the other).
+/// 3. An item removed on one side and modified on another is kept, modified (an edit
+///    never loses to a removal), and reported.
+/// 4. An item removed on every side that changed it (the others left it as in the
+///    base, or merely moved it) is removed.
+/// 5. Order merges apart from content. Each head's *moved* items are the common items
+///    outside the longest run it keeps in base order. Items no head moved keep the base
+///    order; every other item (moved, or new) is placed after the item that precedes it
+///    in the first head (in preference order) that moved or added it. An item moved to
+///    different places takes the first head's place, and the contest is reported (field
+///    `position`). No item is duplicated or lost.
+/// 6. Inserts after the same item on several sides are all kept, each side's run
+///    together, the runs in preference order.
+/// 7. An item added on several sides with the same id: equal, one item; different,
+///    merged field by field without a base (every difference contested).
+/// 8. When an item's kind differs anywhere, its kind, settings and answer merge as one
+///    unit (field `kind`, its value a dictionary of the three); a kind change against an
+///    edit of a setting or the answer is contested.
+/// 9. An item whose merged fields break a rule of the model takes the first head's
+///    whole item (in preference order, among the heads that have it); this is reported
+///    as a contest of the field `item`.
+/// 10. Heads are sorted by rank before anything else, so the order in which they are
+///     passed (or arrived) never changes the result.
+///
+/// Without a base (its content pruned or unreadable, or no common ancestor) the merge is
+/// *two-way*: every difference between heads is contested, items are kept if any head
+/// has them, and the order is the first head's, with other heads' items after their
+/// predecessors.
+public enum SurveyMerge {
+    /// One head to merge.
+    public struct Head: Sendable {
+        /// An opaque label (the revision id), used in reports and to name the preferred head.
+        public var label: String
+        /// The head's survey.
+        public var survey: Survey
+        /// Its place in the winner order: 0 for the winner. Ties are broken by label.
+        public var rank: Int
+
+        /// - Parameters:
+        ///   - label: The head's label (its revision id).
+        ///   - survey: Its content.
+        ///   - rank: Its place in the winner order, 0 for the winner.
+        public init(label: String, survey: Survey, rank: Int) {
+            self.label = label
+            self.survey = survey
+            self.rank = rank
+        }
+    }
+
+    /// One head's value of a contested field (`nil`: absent).
+    public struct HeadValue: Sendable, Equatable {
+        /// The head's label.
+        public var label: String
+        /// Its value of the field.
+        public var value: PropertyList?
+
+        public init(label: String, value: PropertyList?) {
+            self.label = label
+            self.value = value
+        }
+    }
+
+    /// A field the heads changed in different ways.
+    public struct Contest: Sendable, Equatable {
+        /// The item, or `nil` for the survey's title.
+        public var item: UUID?
+        /// The item's title in the merge (the survey's title for the title itself).
+        public var itemTitle: String
+        /// The field: `title`, `kind`, a setting, `answer`, `position` (rule 5) or `item`
+        /// (rule 9, the whole item).
+        public var field: String
+        /// The head whose value was taken.
+        public var chosen: String
+        /// The value taken.
+        public var chosenValue: PropertyList?
+        /// Each head's value, in preference order (only heads that have the item).
+        public var values: [HeadValue]
+    }
+
+    /// Something the merge decided that a person should know, beyond contests.
+    public struct Note: Sendable, Equatable {
+        /// What happened.
+        public enum Kind: String, Sendable {
+            /// Removed on some heads, modified on others: kept (rule 3).
+            case keptDespiteRemoval
+            /// The merged fields broke a rule; the first head's whole item was taken (rule 9).
+            case tookWholeItem
+            /// Two-way merge: only some heads have the item; kept.
+            case keptWithoutBase
+        }
+        public var item: UUID
+        public var itemTitle: String
+        public var kind: Kind
+        /// The heads concerned (the removers; the head whose item was taken; the heads
+        /// that have it).
+        public var heads: [String]
+    }
+
+    /// The merged survey and what was decided.
+    public struct Result: Sendable {
+        /// The merge; always valid.
+        public var survey: Survey
+        /// Fields the heads changed differently, in the order of the merged survey (the
+        /// title first).
+        public var contested: [Contest]
+        /// Other decisions worth reporting.
+        public var notes: [Note]
+        /// Whether there was no base.
+        public var isTwoWay: Bool
+        /// The labels of the heads in preference order.
+        public var order: [String]
+        /// Whether nothing was contested.
+        public var isClean: Bool { contested.isEmpty }
+    }
+
+    /// Merges `heads` from `base`.
+    ///
+    /// - Parameters:
+    ///   - base: The common ancestor's survey, or `nil` for a two-way merge.
+    ///   - heads: The heads, in any order (their ranks order them).
+    ///   - prefer: The label of a head to put first in preference order.
+    /// - Returns: The merge, always a valid survey (an empty one when there are no heads).
+    public static func merge(base: Survey?, heads: [Head], prefer: String? = nil) -> Result {
+        var ordered = heads.sorted { ($0.rank, $0.label) < ($1.rank, $1.label) }
+        if let prefer, let index = ordered.firstIndex(where: { $0.label == prefer }) {
+            ordered.insert(ordered.remove(at: index), at: 0)
+        }
+        var state = MergeState(base: base, heads: ordered)
+        return state.run()
+    }
+}
+
+/// The work of one merge.
+private struct MergeState {
+    let base: Survey?
+    let heads: [SurveyMerge.Head]
+    let baseItems: [UUID: Item]
+    let headItems: [[UUID: Item]]
+    var contested: [SurveyMerge.Contest] = []
+    var notes: [SurveyMerge.Note] = []
+
+    init(base: Survey?, heads: [SurveyMerge.Head]) {
+        self.base = base
+        self.heads = heads
+        baseItems = Dictionary((base?.items ?? []).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        headItems = heads.map { head in Dictionary(head.survey.items.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first }) }
+    }
+
+    var labels: [String] { heads.map(\.label) }
+
+    mutating func run() -> SurveyMerge.Result {
+        guard let first = heads.first else {
+            return SurveyMerge.Result(survey: base ?? Self.empty, contested: [], notes: [], isTwoWay: base == nil, order: [])
+        }
+        // The title.
+        let title = mergeField(
+            "title", base: base.map { .some(.string($0.title)) } ?? .none, sides: heads.map { .string($0.survey.title) },
+            labels: labels, item: nil, itemTitle: first.survey.title)
+        let mergedTitle = title?.stringValue ?? first.survey.title
+
+        // Content, item by item, in a fixed order: base order, then each head's.
+        var merged: [UUID: Item] = [:]
+        var candidates: [UUID] = []
+        var seen = Set<UUID>()
+        for id in (base?.items.map(\.id) ?? []) + heads.flatMap({ $0.survey.items.map(\.id) }) where seen.insert(id).inserted {
+            candidates.append(id)
+        }
+        for id in candidates {
+            let present = heads.indices.filter { headItems[$0][id] != nil }
+            guard !present.isEmpty else { continue }
+            let sides = present.map { (label: heads[$0].label, item: headItems[$0][id]!) }
+            if let baseItem = baseItems[id] {
+                let removers = heads.indices.filter { headItems[$0][id] == nil }.map { heads[$0].label }
+                let modified = sides.contains { $0.item != baseItem }
+                if !removers.isEmpty {
+                    guard modified else { continue }  // rule 4
+                    notes.append(.init(item: id, itemTitle: sides[0].item.title, kind: .keptDespiteRemoval, heads: removers))
+                }
+                merged[id] = mergeItem(id: id, base: baseItem, sides: sides)
+            } else {
+                if base == nil && present.count < heads.count {
+                    notes.append(.init(item: id, itemTitle: sides[0].item.title, kind: .keptWithoutBase, heads: sides.map(\.label)))
+                }
+                merged[id] = mergeItem(id: id, base: nil, sides: sides)
+            }
+        }
+
+        let order = mergeOrder(keep: Set(merged.keys))
+        let items = order.map { merged[$0]! }
+        let position = Dictionary(order.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let fieldRank = Dictionary((["item", "position"] + Item.fieldOrder).enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        contested = contested.enumerated().sorted { a, b in
+            let keyA = (a.element.item.flatMap { position[$0] } ?? -1, fieldRank[a.element.field] ?? 99, a.offset)
+            let keyB = (b.element.item.flatMap { position[$0] } ?? -1, fieldRank[b.element.field] ?? 99, b.offset)
+            return keyA < keyB
+        }.map(\.element)
+        notes = notes.enumerated().sorted { a, b in
+            (position[a.element.item] ?? Int.max, a.offset) < (position[b.element.item] ?? Int.max, b.offset)
+        }.map(\.element)
+        // Every item is valid on its own (a head's item as it was, or one checked after
+        // merging) and the ids are unique (one item per id), so the survey is valid
+        // without checking it again.
+        let survey = Survey(checkedTitle: mergedTitle, items: items)
+        return SurveyMerge.Result(survey: survey, contested: contested, notes: notes, isTwoWay: base == nil, order: labels)
+    }
+
+    static let empty = Survey(checkedTitle: "", items: [])
+
+    // MARK: Fields
+
+    /// Merges one field. `base` is `.none` without a base, `.some(nil)` when the base
+    /// lacks the field. Returns the merged value (`nil`: absent) and records a contest.
+    mutating func mergeField(
+        _ field: String, base: PropertyList??, sides: [PropertyList?], labels: [String], item: UUID?, itemTitle: String
+    ) -> PropertyList? {
+        let changed: [Int]
+        if case .some(let baseValue) = base {
+            changed = sides.indices.filter { sides[$0] != baseValue }
+            if changed.isEmpty { return baseValue }
+        } else {
+            changed = Array(sides.indices)
+        }
+        let chosen = changed[0]
+        if changed.allSatisfy({ sides[$0] == sides[chosen] }) { return sides[chosen] }
+        contested.append(.init(
+            item: item, itemTitle: itemTitle, field: field, chosen: labels[chosen], chosenValue: sides[chosen],
+            values: sides.indices.map { .init(label: labels[$0], value: sides[$0]) }))
+        return sides[chosen]
+    }
+
+    static let bodyFields = Item.fieldOrder.filter { $0 != "title" }
+
+    mutating func mergeItem(id: UUID, base: Item?, sides: [(label: String, item: Item)]) -> Item {
+        // Most items are unchanged, or changed one way only: every field then resolves to
+        // that one version, which is valid as it is.
+        let changed = sides.filter { $0.item != base }
+        if changed.isEmpty, let base { return base }
+        if let first = changed.first, changed.allSatisfy({ $0.item == first.item }) { return first.item }
+        let labels = sides.map(\.label)
+        let baseFields = base?.fields
+        let sideFields = sides.map(\.item.fields)
+        let contestsBefore = contested.count
+        var out: [String: PropertyList] = ["id": .string(id.uuidString)]
+        func baseValue(_ name: String) -> PropertyList?? { baseFields.map { .some($0[name]) } ?? .none }
+        out["title"] = mergeField(
+            "title", base: baseValue("title"), sides: sideFields.map { $0["title"] }, labels: labels, item: id, itemTitle: sides[0].item.title)
+        let title = out["title"]?.stringValue ?? sides[0].item.title
+        let kinds = Set((base.map { [$0.kind.name] } ?? []) + sides.map(\.item.kind.name))
+        if kinds.count == 1 {
+            for name in Self.bodyFields {
+                out[name] = mergeField(
+                    name, base: baseValue(name), sides: sideFields.map { $0[name] }, labels: labels, item: id, itemTitle: title)
+            }
+        } else {
+            // Rule 8: kind, settings and answer as one unit.
+            func unit(_ fields: [String: PropertyList]) -> PropertyList {
+                .dictionary(fields.filter { $0.key != "title" })
+            }
+            let value = mergeField(
+                "kind", base: baseFields.map { .some(unit($0)) } ?? .none, sides: sideFields.map(unit), labels: labels, item: id,
+                itemTitle: title)
+            if case .dictionary(let body)? = value { out.merge(body) { _, new in new } }
+        }
+        // The rules added after content was first stored (distinct option labels) are left
+        // to the heads: a merged option list is always one head's list as it was.
+        if let item = try? Survey.item(from: .dictionary(out), position: 1), (try? item.validate(position: 1, strict: false)) != nil {
+            return item
+        }
+        // Rule 9: the merged fields break a rule; the first head's whole item.
+        contested.removeSubrange(contestsBefore...)
+        contested.append(.init(
+            item: id, itemTitle: sides[0].item.title, field: "item", chosen: labels[0], chosenValue: sides[0].item.interchange,
+            values: sides.map { .init(label: $0.label, value: $0.item.interchange) }))
+        notes.append(.init(item: id, itemTitle: sides[0].item.title, kind: .tookWholeItem, heads: [labels[0]]))
+        return sides[0].item
+    }
+
+    // MARK: Order
+
+    /// The merged order of the items in `keep` (rules 5 and 6).
+    mutating func mergeOrder(keep: Set<UUID>) -> [UUID] {
+        let baseOrder = base?.items.map(\.id) ?? []
+        let baseSet = Set(baseOrder)
+        let sequences = heads.map { $0.survey.items.map(\.id) }
+        let indexIn = sequences.map { sequence in
+            Dictionary(sequence.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        let moved: [Set<UUID>] = sequences.map { sequence in
+            let common = Set(sequence).intersection(baseSet)
+            return common.subtracting(OrderMatching.stableItems(base: baseOrder, side: sequence))
+        }
+        let skeleton = baseOrder.filter { id in keep.contains(id) && !moved.contains { $0.contains(id) } }
+        let skeletonSet = Set(skeleton)
+
+        // Who places each other item, and after what.
+        var placer: [UUID: Int] = [:]
+        var anchor: [UUID: UUID?] = [:]
+        var placedOrder: [UUID] = []
+        func predecessor(of id: UUID, in head: Int, skeletonOnly: Bool = false) -> UUID? {
+            var index = indexIn[head][id]! - 1
+            while index >= 0 {
+                let candidate = sequences[head][index]
+                if keep.contains(candidate) && (!skeletonOnly || skeletonSet.contains(candidate)) { return candidate }
+                index -= 1
+            }
+            return nil
+        }
+        for (headIndex, sequence) in sequences.enumerated() {
+            for id in sequence where keep.contains(id) && !skeletonSet.contains(id) && placer[id] == nil {
+                let places = baseSet.contains(id) ? moved[headIndex].contains(id) : true
+                guard places else { continue }
+                placer[id] = headIndex
+                anchor[id] = predecessor(of: id, in: headIndex)
+                placedOrder.append(id)
+            }
+        }
+        // An item in the base that no head moved but is not in the skeleton cannot be
+        // (the skeleton holds them all); an item kept whose placer is missing would be a
+        // bug: place it after its base predecessor so that nothing is lost.
+        let unplaced = keep.filter { !skeletonSet.contains($0) && placer[$0] == nil }
+        for id in unplaced.sorted(by: { $0.uuidString < $1.uuidString }) {
+            placer[id] = 0
+            anchor[id] = .some(nil)
+            placedOrder.append(id)
+        }
+
+        // Rule 5: one item moved to different places on several heads.
+        for id in placedOrder where baseSet.contains(id) {
+            let movers = heads.indices.filter { moved[$0].contains(id) }
+            guard movers.count > 1 else { continue }
+            let anchors = movers.map { predecessor(of: id, in: $0) }
+            if Set(anchors.map { $0?.uuidString ?? "" }).count > 1 {
+                let present = heads.indices.filter { indexIn[$0][id] != nil }
+                contested.append(.init(
+                    item: id, itemTitle: headItems[movers[0]][id]?.title ?? "", field: "position", chosen: heads[movers[0]].label,
+                    chosenValue: .integer(PropertyList.Integer(Int64(indexIn[movers[0]][id]! + 1))),
+                    values: present.map { .init(label: heads[$0].label, value: .integer(PropertyList.Integer(Int64(indexIn[$0][id]! + 1)))) }))
+            }
+        }
+
+        // Break cycles of anchors (possible when heads move items around each other):
+        // the member with the smallest id goes after its nearest unmoved predecessor.
+        var changedAnchor = true
+        while changedAnchor {
+            changedAnchor = false
+            for start in placedOrder {
+                var path: [UUID] = []
+                var onPath = Set<UUID>()
+                var cursor: UUID? = start
+                while let current = cursor, placer[current] != nil, !skeletonSet.contains(current) {
+                    if onPath.contains(current) {
+                        let cycle = path[path.firstIndex(of: current)!...]
+                        let victim = cycle.min { $0.uuidString < $1.uuidString }!
+                        anchor[victim] = .some(predecessor(of: victim, in: placer[victim]!, skeletonOnly: true))
+                        changedAnchor = true
+                        break
+                    }
+                    path.append(current)
+                    onPath.insert(current)
+                    cursor = anchor[current] ?? nil
+                }
+                if changedAnchor { break }
+            }
+        }
+
+        // Children of each anchor (nil: the start), in preference order, then each head's order.
+        var children: [UUID?: [UUID]] = [:]
+        for id in placedOrder { children[anchor[id] ?? nil, default: []].append(id) }
+        for key in Array(children.keys) {
+            children[key]!.sort { a, b in (placer[a]!, indexIn[placer[a]!][a]!) < (placer[b]!, indexIn[placer[b]!][b]!) }
+        }
+        var result: [UUID] = []
+        result.reserveCapacity(keep.count)
+        var emitted = Set<UUID>()
+        func emit(_ id: UUID) {
+            var stack = [id]
+            while let next = stack.popLast() {
+                guard emitted.insert(next).inserted else { continue }
+                result.append(next)
+                stack.append(contentsOf: (children[next] ?? []).reversed())
+            }
+        }
+        for id in children[nil] ?? [] { emit(id) }
+        for id in skeleton { emit(id) }
+        // Nothing is lost even if an anchor was never reached.
+        for id in placedOrder where !emitted.contains(id) { emit(id) }
+        return result
+    }
+}
+
+extension Survey {
+    /// The survey with its items' ids replaced, position by position, by those of
+    /// `reference`'s items (items beyond the reference's count keep theirs).
+    ///
+    /// Format 1 has no item ids: migration derives them from the revision and the
+    /// position, so two format-1 revisions of one document give the same item different
+    /// ids. Before merging, a format-1 revision's items are matched by position to the
+    /// base's (see ``SurveyMerge``). An id the reference uses at a later position is
+    /// not taken, so the result's ids stay unique.
+    ///
+    /// - Parameter reference: The survey whose ids to take.
+    /// - Returns: The survey with the ids matched.
+    public func matchingItemIDs(byPositionTo reference: Survey) -> Survey {
+        let own = Set(items.map(\.id))
+        var used = Set<UUID>()
+        var renamed: [Item] = []
+        for (offset, item) in items.enumerated() {
+            var item = item
+            if offset < reference.items.count {
+                let candidate = reference.items[offset].id
+                if !used.contains(candidate) && (candidate == item.id || !own.contains(candidate)) { item.id = candidate }
+            }
+            if !used.insert(item.id).inserted { return self }
+            renamed.append(item)
+        }
+        return (try? Survey(title: title, items: renamed)) ?? self
+    }
+}

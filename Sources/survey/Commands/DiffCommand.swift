@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import SurveyStore
+
+/// `survey diff`: item-level differences between revisions of a document.
+struct DiffCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diff",
+        abstract: "Item-level differences between revisions of a document.",
+        discussion: """
+            With no revision: the winner against each other head (--json: an array, one object per head). \
+            With REV_A: REV_A against the winner. With REV_A and REV_B: REV_A against REV_B (--json: one object).
+            """)
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The document.") var document: String
+    @Argument(help: "The revision to compare from (default: the winner, against each other head).") var revisionA: String?
+    @Argument(help: "The revision to compare to (default: the winner).") var revisionB: String?
+
+    func run() throws {
+        try runReporting {
+            let store = try options.openForReading()
+            let id = try store.document(document)
+            let pairs = try store.diffs(id, revisionA, revisionB)
+            if options.json {
+                if revisionA == nil { try Console.printJSON(pairs.map(DiffJSON.init)) }
+                else { try Console.printJSON(DiffJSON(pairs[0])) }
+                return
+            }
+            if pairs.isEmpty { print("\(id.lowercased) is not in conflict: no other head to compare with the winner") }
+            for (index, pair) in pairs.enumerated() {
+                if index > 0 { print("") }
+                for line in MergeText.lines(pair) { print(line) }
+            }
+        }
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import PropertyList
+import SurveyStore
+import Surveys
+import Versions
+
+/// A field's value in JSON: the interchange form's value, or `null` when absent.
+struct JSONFieldValue: Encodable {
+    var value: PropertyList?
+
+    func encode(to encoder: any Encoder) throws {
+        if let value { try JSONPropertyList(value: value, path: "").encode(to: encoder) }
+        else {
+            var container = encoder.singleValueContainer()
+            try container.encodeNil()
+        }
+    }
+}
+
+/// `survey diff --json`: one pair of revisions.
+struct DiffJSON: Encodable {
+    struct Change: Encodable { var from, to: JSONFieldValue }
+    struct Position: Encodable {
+        var from, to: Int?
+        enum CodingKeys: CodingKey { case from, to }
+        /// `null`, not a missing key, for the side an item is not on.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(from, forKey: .from)
+            try container.encode(to, forKey: .to)
+        }
+    }
+    struct Field: Encodable {
+        var field: String
+        var from, to: JSONFieldValue
+    }
+    struct ItemEntry: Encodable {
+        var id, title, change: String
+        var position: Position
+        var moved: Bool?
+        var fields: [Field]
+    }
+    var from, to: String
+    var title: Change?
+    var items: [ItemEntry]
+
+    init(_ pair: SurveyStore.RevisionDiff) {
+        from = pair.from.id.description
+        to = pair.to.id.description
+        title = pair.diff.title.map { Change(from: JSONFieldValue(value: $0.from), to: JSONFieldValue(value: $0.to)) }
+        items = pair.diff.items.map { item in
+            ItemEntry(
+                id: item.id.lowercased, title: item.title, change: item.change.rawValue, position: Position(from: item.from, to: item.to),
+                moved: item.change == .modified && item.moved ? true : nil,
+                fields: item.fields.map { Field(field: $0.field, from: JSONFieldValue(value: $0.from), to: JSONFieldValue(value: $0.to)) })
+        }
+    }
+}
+
+/// `survey resolve --merge --json`.
+struct MergeJSON: Encodable {
+    struct Value: Encodable {
+        var revision: String
+        var value: JSONFieldValue
+    }
+    struct Contest: Encodable {
+        var item: String?
+        var title, field: String
+        var chosen: JSONFieldValue
+        var chosenRevision: String
+        var values: [Value]
+        enum CodingKeys: CodingKey { case item, title, field, chosen, chosenRevision, values }
+        /// `item` is `null` (not missing) for the survey's title.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(item, forKey: .item)
+            try container.encode(title, forKey: .title)
+            try container.encode(field, forKey: .field)
+            try container.encode(chosen, forKey: .chosen)
+            try container.encode(chosenRevision, forKey: .chosenRevision)
+            try container.encode(values, forKey: .values)
+        }
+    }
+    struct Note: Encodable {
+        var item, title, note: String
+        var revisions: [String]
+    }
+    var id: String
+    var revision: String?
+    var base: [String]?
+    var twoWay: Bool
+    var twoWayReason: String?
+    var heads: [String]
+    var contested: [Contest]
+    var notes: [Note]
+    var dryRun: Bool
+    var refused: Bool
+
+    enum CodingKeys: CodingKey { case id, revision, base, twoWay, twoWayReason, heads, contested, notes, dryRun, refused }
+
+    /// Absent values are `null`, not missing keys.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(revision, forKey: .revision)
+        try container.encode(base, forKey: .base)
+        try container.encode(twoWay, forKey: .twoWay)
+        try container.encode(twoWayReason, forKey: .twoWayReason)
+        try container.encode(heads, forKey: .heads)
+        try container.encode(contested, forKey: .contested)
+        try container.encode(notes, forKey: .notes)
+        try container.encode(dryRun, forKey: .dryRun)
+        try container.encode(refused, forKey: .refused)
+    }
+
+    init(_ plan: SurveyStore.MergePlan, revision: RevisionMetadata?, dryRun: Bool, refused: Bool) {
+        id = plan.document.lowercased
+        self.revision = revision?.id.description
+        base = plan.base.map { [$0.id.description] }
+        twoWay = plan.isTwoWay
+        twoWayReason = plan.twoWayReason
+        heads = plan.heads.map(\.id.description)
+        contested = (plan.result?.contested ?? []).map { contest in
+            Contest(
+                item: contest.item?.lowercased, title: contest.itemTitle, field: contest.field, chosen: JSONFieldValue(value: contest.chosenValue),
+                chosenRevision: contest.chosen, values: contest.values.map { Value(revision: $0.label, value: JSONFieldValue(value: $0.value)) })
+        }
+        notes = (plan.result?.notes ?? []).map { Note(item: $0.item.lowercased, title: $0.itemTitle, note: $0.kind.rawValue, revisions: $0.heads) }
+        self.dryRun = dryRun
+        self.refused = refused
+    }
+}
+
+/// Text a person reads at a glance.
+enum MergeText {
+    /// A field value: strings quoted, numbers plain, `—` when absent.
+    static func value(_ value: PropertyList?) -> String {
+        guard let value else { return "—" }
+        switch value {
+        case .string(let text): return text.debugDescription
+        case .integer(let integer): return integer.int64Value.map(String.init) ?? "\(integer.magnitude)"
+        case .real(let real): return real.rounded() == real && abs(real) < 1e15 ? String(Int64(real)) : String(real)
+        case .boolean(let flag): return flag ? "true" : "false"
+        case .date(let date): return date.formatted(.iso8601)
+        case .data(let data): return "\(data.count) bytes"
+        case .array(let elements):
+            if elements.allSatisfy({ if case .boolean = $0 { true } else { false } }) {
+                return elements.map { $0 == .boolean(true) ? "T" : "F" }.joined()
+            }
+            return "[" + elements.map { Self.value($0) }.joined(separator: ", ") + "]"
+        case .dictionary(let entries):
+            let kind = entries["kind"]?.stringValue ?? "item"
+            let rest = Item.displayOrder.filter { $0 != "kind" && entries[$0] != nil }.map { "\($0) \(Self.value(entries[$0]))" }
+            return ([kind] + rest).joined(separator: ", ")
+        }
+    }
+
+    /// The lines of one diff.
+    static func lines(_ pair: SurveyStore.RevisionDiff) -> [String] {
+        ["from \(pair.from.id.description.prefix(14))… to \(pair.to.id.description.prefix(14))…"] + lines(pair.diff)
+    }
+
+    /// The lines of a diff: one per item, then one per field of a modified item.
+    static func lines(_ diff: SurveyDiff) -> [String] {
+        var lines: [String] = []
+        if diff.isEmpty { lines.append("  no differences") }
+        if let title = diff.title { lines.append("  title: \(value(title.from)) → \(value(title.to))") }
+        for item in diff.items {
+            let name = item.title.debugDescription
+            switch item.change {
+            case .added: lines.append("+ \(item.to!) \(name): added")
+            case .removed: lines.append("- \(item.from!) \(name): removed")
+            case .moved: lines.append("~ \(item.to!) \(name): moved \(item.from!) → \(item.to!)")
+            case .modified:
+                let moved = item.moved ? " (moved \(item.from!) → \(item.to!))" : ""
+                lines.append("* \(item.to!) \(name)\(moved):")
+                for field in item.fields { lines.append("    \(field.field): \(value(field.from)) → \(value(field.to))") }
+            }
+        }
+        return lines
+    }
+
+    /// What a merge decided, for standard error or a dry run.
+    static func lines(_ plan: SurveyStore.MergePlan) -> [String] {
+        var lines: [String] = []
+        let heads = plan.heads.map { String($0.id.description.prefix(14)) + "…" }.joined(separator: ", ")
+        if let base = plan.base {
+            lines.append("merged \(plan.heads.count) heads (\(heads)) from base \(base.id.description.prefix(14))…")
+        } else {
+            lines.append("two-way merge of \(plan.heads.count) heads (\(heads)): \(plan.twoWayReason ?? "no base"); every difference is contested")
+        }
+        guard let result = plan.result else { return lines + ["every head is a deletion: the resolution deletes the document"] }
+        let positions = Dictionary(result.survey.items.enumerated().map { ($1.id, $0 + 1) }, uniquingKeysWith: { a, _ in a })
+        lines.append(result.isClean ? "nothing contested" : "\(result.contested.count) contested field(s):")
+        for contest in result.contested {
+            let subject = contest.item.map { "item \(positions[$0].map(String.init) ?? "?") \(contest.itemTitle.debugDescription)" } ?? "survey"
+            let values = contest.values.map { "\($0.label.prefix(8))… \(value($0.value))" }.joined(separator: "; ")
+            lines.append("  \(subject) \(contest.field): took \(value(contest.chosenValue)) from \(contest.chosen.prefix(8))… (\(values))")
+        }
+        for note in result.notes {
+            let subject = "item \(positions[note.item].map(String.init) ?? "?") \(note.itemTitle.debugDescription)"
+            switch note.kind {
+            case .keptDespiteRemoval: lines.append("  \(subject): removed on \(note.heads.map { $0.prefix(8) + "…" }.joined(separator: ", ")) but modified elsewhere: kept")
+            case .tookWholeItem: lines.append("  \(subject): the merged fields broke a rule; took the whole item from \(note.heads.first?.prefix(8) ?? "")…")
+            case .keptWithoutBase: lines.append("  \(subject): only some heads have it; kept (no base to tell an addition from a removal)")
+            }
+        }
+        return lines
+    }
+}
+
+extension Item {
+    /// Fields in display order.
+    static let displayOrder = ["title", "kind", "options", "text", "subtitle", "minimum", "maximum", "roundToInteger", "answer"]
+}

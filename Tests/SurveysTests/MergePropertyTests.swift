@@ -1,0 +1,212 @@
+import Foundation
+import PropertyList
+import Surveys
+import TestSupport
+import Testing
+
+/// Seeded random edit scripts on random surveys. The seed comes from `SURVEYSTORE_SEED`
+/// (default 13), and every failure message names it: replay with
+/// `SURVEYSTORE_SEED=<seed> swift test --filter MergePropertyTests`.
+@Suite("Merge properties over random edit scripts")
+struct MergePropertyTests {
+    static var seed: UInt64 { SeededRandom.seed(fallback: 13) }
+    static let cases = 300
+
+    /// Random values for items; new ids count up from `nextID`.
+    struct Generator {
+        var random: SeededRandom
+        var nextID = 1
+
+        mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &random) }
+        mutating func bool() -> Bool { Bool.random(using: &random) }
+        mutating func word() -> String { ["Soup", "Fish", "Cake", "Tea", "Pie", "Jam"][int(0...5)] }
+
+        mutating func newID() -> UUID {
+            defer { nextID += 1 }
+            return UUID(uuidString: String(format: "00000000-0000-4000-8000-%012d", nextID))!
+        }
+
+        mutating func options(_ count: ClosedRange<Int>) -> [String] {
+            var labels: [String] = []
+            for index in 0..<int(count) { labels.append(word() + "\(index)") }
+            return labels
+        }
+
+        /// A random valid kind with a random valid answer (or none).
+        mutating func body() -> (Item.Kind, Answer?) {
+            let answered = bool()
+            switch int(0...6) {
+            case 0: return (.binary(options: options(2...2)), answered ? .choice(int(0...1)) : nil)
+            case 1: return (.textOnly(text: bool() ? word() : nil), nil)
+            case 2: return (.textField(subtitle: bool() ? word() : nil), answered ? .text(word()) : nil)
+            case 3: return (.datePicker, answered ? .date(Date(timeIntervalSince1970: Double(int(0...1_000_000)) * 60)) : nil)
+            case 4:
+                let maximum = Double(int(1...20))
+                return (.slider(minimum: 0, maximum: maximum, roundToInteger: bool()), answered ? .number(Double(int(0...Int(maximum)))) : nil)
+            case 5:
+                let labels = options(1...4)
+                return (.picker(options: labels), answered ? .text(labels[int(0...labels.count - 1)]) : nil)
+            default:
+                let labels = options(1...4)
+                return (.multiTF(options: labels), answered ? .flags(labels.map { _ in bool() }) : nil)
+            }
+        }
+
+        mutating func item() -> Item {
+            let (kind, answer) = body()
+            return Item(id: newID(), title: word(), kind: kind, answer: answer)
+        }
+
+        /// A field edit of `item` that keeps it valid: its title, its answer, a setting,
+        /// or (sometimes) its kind.
+        mutating func edit(_ item: Item) -> Item {
+            var item = item
+            switch int(0...3) {
+            case 0: item.title += "!\(int(0...99))"
+            case 1:
+                let (kind, answer) = body()
+                item.kind = kind
+                item.answer = answer
+            default:
+                switch item.kind {
+                case .binary: item.answer = item.answer == .choice(1) ? .choice(0) : .choice(1)
+                case .textOnly(let text): item.kind = .textOnly(text: (text ?? "") + "+")
+                case .textField: item.answer = .text(word() + "\(int(0...99))")
+                case .datePicker: item.answer = .date(Date(timeIntervalSince1970: Double(int(0...1_000_000)) * 60))
+                case .slider(let minimum, let maximum, let round): item.kind = .slider(minimum: minimum, maximum: maximum + 1, roundToInteger: round)
+                case .picker(let labels): item.answer = .text(labels[int(0...labels.count - 1)])
+                case .multiTF(let labels): item.answer = .flags(labels.map { _ in bool() })
+                }
+            }
+            return item
+        }
+
+        /// A random script applied to `survey`: edits, inserts, removals, moves, kind changes.
+        mutating func randomScript(on survey: Survey) -> Survey {
+            var items = survey.items
+            var title = survey.title
+            for _ in 0..<int(0...5) {
+                switch int(0...5) {
+                case 0 where !items.isEmpty, 1 where !items.isEmpty:
+                    let index = int(0...items.count - 1)
+                    items[index] = edit(items[index])
+                case 2: items.insert(item(), at: int(0...items.count))
+                case 3 where !items.isEmpty: items.remove(at: int(0...items.count - 1))
+                case 4 where items.count > 1:
+                    let moved = items.remove(at: int(0...items.count - 1))
+                    items.insert(moved, at: int(0...items.count))
+                default: title += "\(int(0...9))"
+                }
+            }
+            return try! Survey(title: title, items: items)
+        }
+    }
+
+    static func label(_ index: Int) -> String { "head\(index)" }
+
+    static func heads(_ surveys: [Survey]) -> [SurveyMerge.Head] {
+        surveys.enumerated().map { SurveyMerge.Head(label: label($0), survey: $1, rank: $0) }
+    }
+
+    static func bytes(_ survey: Survey) -> Data { (try? survey.plistData()) ?? Data() }
+
+    @Test("Random scripts on 2–4 heads: valid merges, identical bytes in any head order, nothing every head keeps is lost")
+    func randomScripts() throws {
+        let seed = Self.seed
+        var generator = Generator(random: SeededRandom(seed: seed))
+        for index in 0..<Self.cases {
+            let base = try Survey(title: "Base", items: (0..<generator.int(0...8)).map { _ in generator.item() })
+            let surveys = (0..<generator.int(2...4)).map { _ in generator.randomScript(on: base) }
+            let heads = Self.heads(surveys)
+            let merged = SurveyMerge.merge(base: base, heads: heads)
+            let context = "seed \(seed), case \(index); replay with SURVEYSTORE_SEED=\(seed)"
+            #expect(throws: Never.self, "\(context): the merge is invalid") { try merged.survey.validate() }
+            let reference = Self.bytes(merged.survey)
+            var shuffled = heads
+            for _ in 0..<3 {
+                shuffled.shuffle(using: &generator.random)
+                #expect(Self.bytes(SurveyMerge.merge(base: base, heads: shuffled).survey) == reference, "\(context): head order changed the merge")
+            }
+            let everywhere = surveys.dropFirst().reduce(Set(surveys[0].items.map(\.id))) { $0.intersection($1.items.map(\.id)) }
+            let mergedIDs = Set(merged.survey.items.map(\.id))
+            #expect(everywhere.isSubset(of: mergedIDs), "\(context): an item every head has was lost")
+            let known = Set(surveys.flatMap { $0.items.map(\.id) })
+            #expect(mergedIDs.isSubset(of: known), "\(context): an item appeared from nowhere")
+            // merge(x, x) = x, and a head equal to the base yields the other head.
+            #expect(Self.bytes(SurveyMerge.merge(base: base, heads: Self.heads([surveys[0], surveys[0]])).survey) == Self.bytes(surveys[0]), "\(context): merge(x, x) != x")
+            #expect(Self.bytes(SurveyMerge.merge(base: nil, heads: Self.heads([surveys[0], surveys[0]])).survey) == Self.bytes(surveys[0]), "\(context): two-way merge(x, x) != x")
+            #expect(Self.bytes(SurveyMerge.merge(base: base, heads: Self.heads([base, surveys[1]])).survey) == Self.bytes(surveys[1]), "\(context): merge(base, y) != y")
+            #expect(Self.bytes(SurveyMerge.merge(base: base, heads: Self.heads([surveys[1], base])).survey) == Self.bytes(surveys[1]), "\(context): merge(y, base) != y")
+        }
+    }
+
+    /// One head's share of a disjoint set of edits.
+    enum Operation {
+        case edit(UUID)
+        case remove(UUID)
+        case insert([Item], after: UUID)
+        case move(UUID, after: UUID)
+    }
+
+    static func apply(_ operations: [Operation], to items: inout [Item], edits: [UUID: Item]) {
+        func index(_ id: UUID) -> Int { items.firstIndex { $0.id == id }! }
+        for operation in operations {
+            switch operation {
+            case .edit(let id): items[index(id)] = edits[id]!
+            case .remove(let id): items.remove(at: index(id))
+            case .insert(let new, let anchor): items.insert(contentsOf: new, at: index(anchor) + 1)
+            case .move(let id, let anchor):
+                let item = items.remove(at: index(id))
+                items.insert(item, at: index(anchor) + 1)
+            }
+        }
+    }
+
+    @Test("Disjoint edits (fields, kinds, removals, inserts, moves) merge with nothing contested and equal applying all edits")
+    func disjointScripts() throws {
+        let seed = Self.seed
+        var generator = Generator(random: SeededRandom(seed: seed ^ 0xD15))
+        for index in 0..<Self.cases {
+            let base = try Survey(title: "Base", items: (0..<generator.int(8...16)).map { _ in generator.item() })
+            let headCount = generator.int(2...4)
+            var free = base.items.map(\.id).shuffled(using: &generator.random)
+            var reserved = Set<UUID>()
+            var scripts = Array(repeating: [Operation](), count: headCount)
+            var edits: [UUID: Item] = [:]
+            let position = Dictionary(uniqueKeysWithValues: base.items.enumerated().map { ($1.id, $0) })
+            // One structural operation per head, at its own anchor, on items nobody else touches.
+            for head in 0..<headCount where free.count >= 3 {
+                let anchor = free.removeLast()
+                reserved.insert(anchor)
+                if generator.bool() {
+                    scripts[head].append(.insert((0..<generator.int(1...2)).map { _ in generator.item() }, after: anchor))
+                } else if let moved = free.firstIndex(where: { abs(position[$0]! - position[anchor]!) >= 2 && !reserved.contains($0) }) {
+                    let id = free.remove(at: moved)
+                    reserved.insert(id)
+                    scripts[head].append(.move(id, after: anchor))
+                }
+            }
+            // The remaining items are shared out for edits and removals.
+            for id in free where generator.int(0...2) > 0 {
+                let head = generator.int(0...headCount - 1)
+                if generator.int(0...3) == 0 {
+                    scripts[head].insert(.remove(id), at: 0)
+                } else {
+                    edits[id] = generator.edit(base.items[position[id]!])
+                    scripts[head].insert(.edit(id), at: 0)
+                }
+            }
+            let surveys = scripts.map { script in
+                var items = base.items
+                Self.apply(script, to: &items, edits: edits)
+                return try! Survey(title: base.title, items: items)
+            }
+            var expected = base.items
+            Self.apply(scripts.flatMap { $0 }, to: &expected, edits: edits)
+            let merged = SurveyMerge.merge(base: base, heads: Self.heads(surveys))
+            let context = "seed \(seed), case \(index); replay with SURVEYSTORE_SEED=\(seed)"
+            #expect(merged.contested.isEmpty, "\(context): disjoint edits were contested: \(merged.contested.map(\.field))")
+            #expect(merged.survey.items == expected, "\(context): the merge differs from applying every edit")
+        }
+    }
+}
