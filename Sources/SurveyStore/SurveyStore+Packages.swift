@@ -90,12 +90,7 @@ extension SurveyStore {
             // a store that has them later fills in the history without a conflict.
             var files = [PackageFile(name: StoreLayout.metadataFile, contents: metadataData)]
             if let content { files.append(PackageFile(name: StoreLayout.contentFile, contents: content)) }
-            try revisions.writer.createDirectory(StoreLayout.documentsFolder)
-            try revisions.writer.createDirectory(revisions.folder(of: id))
-            let path = StoreLayout.package(metadata.id, of: id)
-            if try revisions.writer.writePackage(files, at: path) == .alreadyExists {
-                try revisions.writer.completePackage(files, at: path)
-            }
+            try revisions.publish(files, of: metadata.id, in: id)
             return .added(id, metadata)
         }
         // Not a verifiable revision of this store's kind: take its content as new.

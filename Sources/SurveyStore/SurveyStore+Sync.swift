@@ -193,16 +193,13 @@ extension SurveyStore {
                     StoreIssue(path: package + "/" + StoreLayout.contentFile, message: "the content does not match its digest (not copied)"))
                 continue
             }
-            let path = StoreLayout.package(revision.id, of: id)
-            if try target.revisions.writer.writePackage(files, at: path) == .alreadyExists {
-                // A package of that name is there but incomplete (the read did not count
-                // it): a file copy was interrupted. Add what it lacks.
-                try target.revisions.writer.completePackage(files, at: path)
-            }
+            // A package of that name may be there, incomplete (the read did not count it):
+            // a file copy was interrupted. What it lacks is added.
+            try target.revisions.publish(files, of: revision.id, in: id)
             if target.revisions.isFarAhead(revision.timestamp) {
                 ahead.append(
                     StoreIssue(
-                        path: target.root + "/" + path,
+                        path: target.root + "/" + StoreLayout.package(revision.id, of: id),
                         message: "stamped \(revision.timestamp) by \(revision.device.name), more than a day ahead of this device's clock"))
             }
             copied += 1

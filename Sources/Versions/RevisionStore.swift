@@ -154,7 +154,9 @@ public final class RevisionStore {
                 do {
                     if let metadata = try package(at: file, id: id, document: document) {
                         live[id] = metadata
-                    } else if let metadata = try tombstone(at: path + "/\(id).pruned", name: "\(id).pruned", document: document) {
+                    } else if let metadata = try tombstone(
+                        at: path + "/" + StoreLayout.tombstoneName(id), name: StoreLayout.tombstoneName(id), document: document)
+                    {
                         // A prune (or arriving tombstones) replaced the package since the
                         // folder was listed: its tombstone is there now.
                         result.tombstones[metadata.id] = metadata
@@ -297,13 +299,7 @@ public final class RevisionStore {
             clock: &clock, contentDigest: contentDigest)
         var files = [PackageFile(name: Self.metadataFile, contents: try metadata.plistData())]
         if let content { files.append(PackageFile(name: Self.contentFile, contents: content)) }
-        try writer.createDirectory(StoreLayout.documentsFolder)
-        try writer.createDirectory(folder(of: document))
-        let path = StoreLayout.package(metadata.id, of: document)
-        if try writer.writePackage(files, at: path) == .alreadyExists {
-            // The same revision is there already, or half of it from an interrupted copy.
-            try writer.completePackage(files, at: path)
-        }
+        try publish(files, of: metadata.id, in: document)
         return metadata
     }
 
@@ -320,10 +316,7 @@ public final class RevisionStore {
         try metadata.checkRanges(file: nil)
         metadata.id = RevisionID(generation: generation, digest: try metadata.computedDigest())
         let files = [PackageFile(name: Self.metadataFile, contents: try metadata.plistData()), PackageFile(name: Self.contentFile, contents: content)]
-        let path = StoreLayout.package(metadata.id, of: document)
-        if try writer.writePackage(files, at: path) == .alreadyExists {
-            try writer.completePackage(files, at: path)
-        }
+        try publish(files, of: metadata.id, in: document)
         return metadata
     }
 
@@ -354,13 +347,20 @@ public final class RevisionStore {
         metadata.id = RevisionID(generation: generation, digest: try metadata.computedDigest())
         var files = [PackageFile(name: Self.metadataFile, contents: try metadata.plistData())]
         if let content { files.append(PackageFile(name: Self.contentFile, contents: content)) }
-        try writer.createDirectory("Documents")
+        try publish(files, of: metadata.id, in: document)
+        return metadata
+    }
+
+    /// Writes a revision's package atomically and durably, or completes it when a copy
+    /// left it half there (the files it lacks are added; nothing there is replaced).
+    public func publish(_ files: [PackageFile], of revision: RevisionID, in document: UUID) throws {
+        try writer.createDirectory(StoreLayout.documentsFolder)
         try writer.createDirectory(folder(of: document))
-        let path = folder(of: document) + "/\(metadata.id).survey"
+        let path = StoreLayout.package(revision, of: document)
         if try writer.writePackage(files, at: path) == .alreadyExists {
+            // The same revision is there already, or half of it from an interrupted copy.
             try writer.completePackage(files, at: path)
         }
-        return metadata
     }
 
     /// The device every resolution names, whoever makes it (see ``writeResolution(document:parents:content:formatVersion:)``).

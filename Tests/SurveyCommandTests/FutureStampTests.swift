@@ -73,8 +73,11 @@ struct FutureStampTests {
         #expect(row?["futureTimestamp"] as? Bool == false, "\(String(describing: row))")
         #expect((row?["modified"] as? String)?.hasPrefix("2100") == false)
 
-        // A resolution by this device supersedes everything: one head, stamped now.
+        // A resolution supersedes every head: one head left. (Its stamp derives from the
+        // heads', so that replicas resolving alike write the same revision; the next edit
+        // on top of it takes this device's clock again.)
         #expect(try CommandRunner.run(["resolve", document, "--accept", "--store", a]).status == 0)
+        #expect(try CommandRunner.run(["edit", document, "--title", "After", "--store", a]).status == 0)
         let heads = (try JSONSerialization.jsonObject(
             with: Data(try CommandRunner.run(["versions", document, "--json", "--store", a]).stdout.utf8)) as! [[String: Any]])
             .filter { $0["state"] as? String == "current" || $0["state"] as? String == "conflict" }
