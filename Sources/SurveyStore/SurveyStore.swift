@@ -180,6 +180,8 @@ public final class SurveyStore {
         public var title: String?
         public var revision: RevisionMetadata
         public var conflicts: [RevisionID]
+        /// The metadata of the heads in ``conflicts``, in the same order.
+        public var conflictRevisions: [RevisionMetadata] = []
         public var isDeleted: Bool { revision.isDeleted }
         /// Normal, in conflict, or deleted.
         public var state: DocumentState {
@@ -222,7 +224,8 @@ public final class SurveyStore {
             issues += read.skipped
             guard let winner = read.graph.winner else { return nil }
             let title = winner.isDeleted ? nil : (try? survey(id, winner))?.title
-            return Summary(id: id, title: title, revision: winner, conflicts: read.graph.conflicts.map(\.id))
+            let conflicts = read.graph.conflicts
+            return Summary(id: id, title: title, revision: winner, conflicts: conflicts.map(\.id), conflictRevisions: conflicts)
         }
         return (documents, issues)
     }

@@ -50,6 +50,9 @@ struct FutureStampTests {
         let verify = try CommandRunner.run(["verify", "--store", a])
         #expect(verify.status == 0, "a note, not a problem: \(verify.stderr)")
         #expect(verify.stderr.contains("more than a day ahead"), "\(verify.stderr)")
+        let conflicts = try JSONSerialization.jsonObject(
+            with: Data(try CommandRunner.run(["conflicts", "--json", "--store", a]).stdout.utf8)) as! [[String: Any]]
+        #expect((conflicts.first?["aheadOfClock"] as? [String])?.count == 1, "\(conflicts)")
         let versions = try JSONSerialization.jsonObject(
             with: Data(try CommandRunner.run(["versions", document, "--json", "--store", a]).stdout.utf8)) as! [[String: Any]]
         #expect(versions.contains { $0["futureTimestamp"] as? Bool == true })

@@ -63,6 +63,9 @@ struct ConflictsCommand: ParsableCommand {
         /// Fields `resolve --merge` would contest; `nil` when the heads cannot be merged
         /// (a head in a newer format or unreadable).
         var contested: Int?
+        /// Heads stamped more than a day ahead of this device's clock: they win until a
+        /// save or resolution supersedes them.
+        var aheadOfClock: [String]
     }
 
     func run() throws {
@@ -72,12 +75,14 @@ struct ConflictsCommand: ParsableCommand {
             for issue in issues { Console.error("warning: \(issue)") }
             let rows = documents.filter { !$0.conflicts.isEmpty }.map {
                 Row(id: $0.id.lowercased, current: $0.revision.id.description, title: $0.title, conflicts: $0.conflicts.map(\.description),
-                    contested: (try? store.mergePlan($0.id)).flatMap { $0?.result?.contested.count ?? 0 })
+                    contested: (try? store.mergePlan($0.id)).flatMap { $0?.result?.contested.count ?? 0 },
+                    aheadOfClock: ([$0.revision] + $0.conflictRevisions).filter(store.isStampedAhead).map(\.id.description))
             }
             if options.json { try Console.printJSON(rows); return }
             for row in rows {
                 let merge = row.contested.map { $0 == 0 ? "merges cleanly" : "merge contests \($0) field(s)" } ?? "cannot be merged"
-                print("\(row.id)  \(row.title ?? "—")  winner \(row.current)  conflicts \(row.conflicts.joined(separator: ", "))  \(merge)")
+                let ahead = row.aheadOfClock.isEmpty ? "" : "  (stamped ahead of this clock: \(row.aheadOfClock.joined(separator: ", ")))"
+                print("\(row.id)  \(row.title ?? "—")  winner \(row.current)  conflicts \(row.conflicts.joined(separator: ", "))  \(merge)\(ahead)")
             }
         }
     }
