@@ -12,9 +12,35 @@ enum Console {
         FileHandle.standardError.write(Data(text.utf8))
     }
 
+    /// Whether anything was written to standard output through ``write(_:)``: a failing
+    /// command that already printed its JSON report prints no second document.
+    nonisolated(unsafe) static var wroteOutput = false
+
     /// Writes `data` to standard output.
     static func write(_ data: Data) {
+        wroteOutput = true
         FileHandle.standardOutput.write(data)
+    }
+
+    /// Writes `object` (made of `JSONSerialization`'s types) to standard output as one
+    /// pretty-printed JSON document with sorted keys.
+    static func printJSONObject(_ object: [String: Any]) throws {
+        var data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        data.append(UInt8(ascii: "\n"))
+        write(data)
+    }
+
+    /// Prints `rows` as columns separated by two spaces, each as wide as its widest cell
+    /// (the last one unpadded); the first row is the header.
+    static func printTable(_ rows: [[String]]) {
+        guard let columns = rows.map(\.count).max() else { return }
+        let widths = (0..<columns).map { column in rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0 }
+        for row in rows {
+            let cells = row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+            }
+            print(cells.joined(separator: "  "))
+        }
     }
 
     /// Writes `value` to standard output as one pretty-printed JSON document with sorted keys.
