@@ -1,9 +1,10 @@
 import Foundation
+import Packages
 import Versions
 
 extension SurveyStore {
     /// Something `verify` found wrong, with the path it concerns.
-    public struct Problem: Sendable, Equatable, CustomStringConvertible {
+    public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
         public var path: String
         public var message: String
         public var description: String { "\(path): \(message)" }
@@ -58,9 +59,10 @@ extension SurveyStore {
                     continue
                 }
                 let metadataPath = path + "/" + RevisionStore.metadataFile
-                guard let data = try? reader.contents(atPath: metadataPath) else {
-                    problems.append(Problem(path: metadataPath, message: "missing"))
-                    continue
+                let data: Data
+                switch Self.contents(metadataPath, reader) {
+                case .success(let contents): data = contents
+                case .failure(let problem): problems.append(problem); continue
                 }
                 let metadata: RevisionMetadata
                 do {
@@ -82,9 +84,10 @@ extension SurveyStore {
                 known[metadata.id] = metadata
                 let contentPath = path + "/" + RevisionStore.contentFile
                 if metadata.isDeleted { continue }
-                guard let content = try? reader.contents(atPath: contentPath) else {
-                    problems.append(Problem(path: contentPath, message: "missing"))
-                    continue
+                let content: Data
+                switch Self.contents(contentPath, reader) {
+                case .success(let contents): content = contents
+                case .failure(let problem): problems.append(problem); continue
                 }
                 if RevisionID.sha256Hex(content) != metadata.contentDigest {
                     problems.append(Problem(path: contentPath, message: "the content does not match the digest in its metadata"))
@@ -97,5 +100,17 @@ extension SurveyStore {
             }
         }
         return problems.sorted { $0.path < $1.path }
+    }
+
+    /// The bytes of the file at `path`, or the problem: `missing` when there is no such
+    /// file, else why it cannot be read (permission denied, a folder in its place, …).
+    private static func contents(_ path: String, _ reader: FileReader) -> Result<Data, Problem> {
+        do {
+            guard let data = try reader.contents(atPath: path) else { return .failure(Problem(path: path, message: "missing")) }
+            return .success(data)
+        } catch {
+            let reason = (error as? FileSystemError).map { $0.errno?.description ?? $0.code.description } ?? "\(error)"
+            return .failure(Problem(path: path, message: "cannot be read: \(reason)"))
+        }
     }
 }
