@@ -61,7 +61,10 @@ struct SurveyTool: ParsableCommand {
             failure.report(json: json)
             Foundation.exit(failure.exit)
         } catch let code as ExitCode {
-            // The command has already said what went wrong.
+            // The command has already said what went wrong (with --json, in its report).
+            if json, code != .success, !Console.wroteOutput {
+                CommandFailure(code: "failure", message: "the command failed (see standard error)", exit: code.rawValue).report(json: true)
+            }
             Foundation.exit(code.rawValue)
         } catch {
             fail(usage: error, json: json, command: type(of: command))

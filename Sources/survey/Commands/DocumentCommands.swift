@@ -124,17 +124,15 @@ struct ShowCommand: ParsableCommand {
     }
 }
 
-/// An answer as text, a choice as its index.
-func describe(_ answer: Answer) -> String {
-    describe(answer, of: nil)
+/// An answer as `show` prints it: a binary answer as its label.
+func describe(_ answer: Answer, of item: Item) -> String {
+    if case .choice(let index) = answer, case .binary(let options) = item.kind, options.indices.contains(index) { return options[index] }
+    return describe(answer)
 }
 
-/// An answer as `show` prints it: a binary answer as its label, a whole number without
-/// a fraction.
-func describe(_ answer: Answer, of item: Item?) -> String {
+func describe(_ answer: Answer) -> String {
     switch answer {
-    case .choice(let index):
-        if case .binary(let options)? = item?.kind, options.indices.contains(index) { options[index] } else { String(index) }
+    case .choice(let index): String(index)
     case .text(let text): text
     case .date(let date): ISO8601DateFormatter().string(from: date)
     case .number(let number): number.rounded() == number && abs(number) < 1e15 ? String(Int(number)) : String(number)
