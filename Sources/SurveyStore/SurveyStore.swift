@@ -323,8 +323,11 @@ public final class SurveyStore {
     public func prune(_ id: UUID, keepHistory: Int = 0, dryRun: Bool = false) throws -> [RevisionID] {
         let lock = try documentLock(id)
         defer { lock.unlock() }
-        if try revisions.graph(of: id).graph.isInConflict { throw StoreError.inConflict(id) }
-        return try revisions.prune(id, keepHistory: keepHistory, dryRun: dryRun)
+        let graph = try revisions.graph(of: id).graph
+        if graph.isInConflict { throw StoreError.inConflict(id) }
+        // Keeping more generations than there are revisions keeps them all: no need to
+        // walk a history of `Int.max` generations.
+        return try revisions.prune(id, keepHistory: min(max(keepHistory, 0), graph.revisions.count), dryRun: dryRun)
     }
 
     func documentLock(_ id: UUID) throws -> FileLock {
