@@ -31,9 +31,9 @@ struct SurveyTool: ParsableCommand {
         EXIT CODES (every command):
           0   success
           64  usage: an unknown option, a missing or malformed argument
-          65  invalid data: a malformed property list (FILE:LINE:COLUMN: message), an invalid survey \
-        (naming the item and the rule), an unsupported format
-          66  no such store, document, revision or file (a deleted document's content included)
+          65  invalid data: a malformed property list (FILE:LINE:COLUMN: message),
+              an invalid survey (naming the item and the rule), an unsupported format
+          66  no such store, document, revision or file; a deleted document's content
           75  --if-current refused the save
           1   anything else (verify finding problems, a file that cannot be written)
         """

@@ -148,7 +148,7 @@ struct EditCommand: ParsableCommand {
               binary      0 or 1, or one of its two labels
               textField   any text
               datePicker  an ISO 8601 date, such as 2026-11-20T10:00:00Z
-              slider      a number from the slider's minimum to its maximum (whole if it rounds)
+              slider      a number from its minimum to its maximum (whole if it rounds)
               picker      one of its options
               multiTF     one T or F per option, such as TFFT
             An empty VALUE (ITEM=) clears the answer; a textOnly item takes none.
@@ -162,7 +162,7 @@ struct EditCommand: ParsableCommand {
     @Argument(help: "The document.") var document: String
     @Option(help: "The revision the edit is based on (default: the winner).") var base: String?
     @Option(help: "A new title.") var title: String?
-    @Option(name: .customLong("answer"), help: "ITEM=VALUE, where ITEM is an item id or 1-based position.") var answers: [String] = []
+    @Option(name: .customLong("answer"), help: "ITEM=VALUE (see above); repeat for several answers.") var answers: [String] = []
 
     func run() throws {
         try runReporting {
