@@ -281,7 +281,7 @@ struct FirstUseTests {
         let store = try Store()
         let (id, revision) = try store.makeDocument()
         let lines = try store.run(["list"]).stdout.split(separator: "\n")
-        #expect(lines.count == 2)
+        try #require(lines.count == 2, "\(lines)")
         let header = lines[0].split(separator: " ", omittingEmptySubsequences: true)
         #expect(header == ["ID", "TITLE", "REVISION", "MODIFIED", "DEVICE", "FORMAT", "CONFLICTS", "DELETED"])
         #expect(lines[1].hasPrefix(id) && lines[1].contains(revision) && lines[1].contains("  2  "), "\(lines[1])")

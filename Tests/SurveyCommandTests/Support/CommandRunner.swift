@@ -68,9 +68,9 @@ enum CommandRunner {
             }.start()
         }
         nonisolated(unsafe) var errorData = Data()
-        let reader = Thread { errorData = err.fileHandleForReading.readDataToEndOfFile() }
+        let reader = Thread { errorData = readAll(err.fileHandleForReading) }
         reader.start()
-        let outputData = out.fileHandleForReading.readDataToEndOfFile()
+        let outputData = readAll(out.fileHandleForReading)
         process.waitUntilExit()
         deadline?.cancel()
         while !reader.isFinished { usleep(1000) }
@@ -78,6 +78,23 @@ enum CommandRunner {
             status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
             stderr: String(decoding: errorData, as: UTF8.self), signalled: process.terminationReason == .uncaughtSignal,
             timedOut: timedOut)
+    }
+
+    /// Everything `handle` gives until end of file. Unlike `readDataToEndOfFile`, which
+    /// traps when a read is interrupted by a signal (a child exiting, while many run at
+    /// once), this reads again.
+    static func readAll(_ handle: FileHandle) -> Data {
+        var data = Data()
+        while true {
+            do {
+                guard let chunk = try handle.read(upToCount: 1 << 16), !chunk.isEmpty else { return data }
+                data.append(chunk)
+            } catch let error as NSError where (error.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == Int(EINTR) {
+                continue
+            } catch {
+                return data
+            }
+        }
     }
 
     /// A new empty temporary directory.
