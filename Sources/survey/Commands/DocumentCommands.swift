@@ -326,15 +326,7 @@ struct ExportCommand: ParsableCommand {
                 }
                 data = format == "json" ? try survey.jsonData() : try survey.plistData()
             }
-            if let output {
-                do {
-                    try data.write(to: URL(fileURLWithPath: output), options: .atomic)
-                } catch {
-                    throw CommandFailure(
-                        code: "cannotWrite", message: "cannot write the file: \(FileProblem.describe(error))", exit: ExitStatus.failure.rawValue,
-                        file: output)
-                }
-            }
+            if let output { try Console.writeFile(data, to: output) }
             if options.json {
                 // One JSON document: where the content went, or the content itself.
                 var report: [String: Any] = ["id": id.lowercased, "revision": exported.id.description, "format": format]

@@ -125,15 +125,7 @@ extension PlistCommand {
             } catch let error as PropertyListError {
                 throw CommandFailure(code: "invalidPropertyList", message: error.message, exit: ExitStatus.invalidData.rawValue, file: file)
             }
-            if let output {
-                do {
-                    try converted.write(to: URL(fileURLWithPath: output), options: .atomic)
-                } catch {
-                    throw CommandFailure(
-                        code: "cannotWrite", message: "cannot write the file: \(FileProblem.describe(error))", exit: ExitStatus.failure.rawValue,
-                        file: output)
-                }
-            }
+            if let output { try Console.writeFile(converted, to: output) }
             if json {
                 var report = ["file": file, "format": to.rawValue]
                 if let output { report["output"] = output } else { report["content"] = String(decoding: converted, as: UTF8.self) }

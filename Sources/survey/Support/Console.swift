@@ -43,6 +43,18 @@ enum Console {
         }
     }
 
+    /// Writes `data` to the file at `path` (an `-o FILE` option), replacing it.
+    ///
+    /// - Throws: ``CommandFailure`` (exit 1) saying why the file cannot be written.
+    static func writeFile(_ data: Data, to path: String) throws {
+        do {
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw CommandFailure(
+                code: "cannotWrite", message: "cannot write the file: \(FileProblem.describe(error))", exit: ExitStatus.failure.rawValue, file: path)
+        }
+    }
+
     /// Writes `value` to standard output as one pretty-printed JSON document with sorted keys.
     static func printJSON<T: Encodable>(_ value: T) throws {
         let encoder = JSONEncoder()

@@ -124,12 +124,12 @@ struct CommandFailure: Error {
         return ([file ?? "<input>"] + position).joined(separator: ":") + ": " + message
     }
 
-    /// Prints the failure: `{"error": {"code", "message", "exit", …}}` on standard output
-    /// with `--json` (unless the command already printed its one JSON document), else
-    /// ``text`` on standard error.
+    /// Prints the failure: ``text`` on standard error and, with `--json` (unless the
+    /// command already printed its one JSON document), `{"error": {"code", "message",
+    /// "exit", …}}` on standard output.
     func report(json: Bool) {
-        guard json else { return Console.error(text) }
-        if Console.wroteOutput { return Console.error(text) }
+        Console.error(text)
+        guard json, !Console.wroteOutput else { return }
         struct Body: Encodable {
             var code, message: String
             var exit: Int32
