@@ -72,7 +72,7 @@ extension SurveyStore {
         switch matches.count {
         case 1: return matches[0]
         case 0: throw LookupError.noSuchDocument(text)
-        default: throw LookupError.ambiguousDocument(text, matches)
+        default: throw LookupError.ambiguousDocument(text, matches.sorted { $0.uuidString < $1.uuidString })
         }
     }
 

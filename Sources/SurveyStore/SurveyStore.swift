@@ -194,7 +194,7 @@ public final class SurveyStore {
         switch matches.count {
         case 1: return matches[0]
         case 0: throw StoreError.noSuchRevision(text)
-        default: throw LookupError.ambiguousRevision(text, matches.map(\.id))
+        default: throw LookupError.ambiguousRevision(text, matches.map(\.id).sorted { $0.description < $1.description })
         }
     }
 
