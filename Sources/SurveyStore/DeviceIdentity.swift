@@ -46,13 +46,18 @@ enum DeviceIdentity {
         return (Device(id: id, name: name), value["StoreFolder"]?.stringValue)
     }
 
+    /// The property list `write` writes for `device`, refusing a name that XML cannot
+    /// carry (see ``SurveyStore/checkDeviceName(_:)``) before anything is written.
+    static func plistData(_ device: Device, folder: String) throws -> Data {
+        try PropertyList.dictionary([
+            "DeviceID": .string(device.id), "DeviceName": .string(device.name), "StoreFolder": .string(folder),
+        ]).xmlData()
+    }
+
     /// Local state may be rewritten: it is replaced atomically and durably (written
     /// aside, fsynced, renamed over).
     static func write(_ device: Device, writer: PackageWriter) throws {
-        let data = try PropertyList.dictionary([
-            "DeviceID": .string(device.id), "DeviceName": .string(device.name),
-            "StoreFolder": .string(folderIdentity(writer.root, reader: FileReader(root: writer.root, calls: writer.calls))),
-        ]).xmlData()
+        let data = try plistData(device, folder: folderIdentity(writer.root, reader: FileReader(root: writer.root, calls: writer.calls)))
         try writer.replaceFile(data, at: StoreLayout.deviceFile)
     }
 }

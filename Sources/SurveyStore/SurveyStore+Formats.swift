@@ -54,7 +54,10 @@ public enum FormatCheck {
 
     public struct Result: Sendable, Codable, Equatable {
         public var path: String
-        public var id: String?
+        /// The document the package says it belongs to (`DocumentUUID`), when readable.
+        public var document: String?
+        /// The package's revision id (`RevisionID`); format 1 packages may have none.
+        public var revision: String?
         public var formatVersion: Int?
         public var status: Status
         public var message: String?
@@ -65,8 +68,11 @@ public enum FormatCheck {
     public static func check(
         _ path: String, reader: FileReader = FileReader(), progress: ((Int, Int) -> Void)? = nil
     ) -> [Result] {
-        guard let status = (try? reader.status(atPath: path)) ?? nil, status.isDirectory else {
-            return [Result(path: path, status: .invalid, message: "no such folder")]
+        guard let status = (try? reader.status(atPath: path)) ?? nil else {
+            return [Result(path: path, status: .invalid, message: "no such file or folder")]
+        }
+        guard status.isDirectory else {
+            return [Result(path: path, status: .invalid, message: "not a folder: give a store, a document folder or a revision package")]
         }
         if reader.exists(path + "/" + StoreLayout.metadataFile) {
             return [checkPackage(path, reader: reader)]
@@ -106,7 +112,8 @@ public enum FormatCheck {
                 result.message = "\(metadataPath): 'DocumentUUID' is missing or not a UUID"
                 return result
             }
-            result.id = metadata["RevisionID"]?.stringValue ?? document.lowercased()
+            result.document = document.lowercased()
+            result.revision = metadata["RevisionID"]?.stringValue
             var version = 1
             if let value = metadata["FormatVersion"] {
                 guard case .integer(let number) = value, let exact = number.exactly(Int.self) else {
@@ -129,7 +136,7 @@ public enum FormatCheck {
                 result.message = "\(contentPath): missing"
                 return result
             }
-            _ = try FormatMigrator.survey(from: content, version: version, seed: result.id ?? path, file: contentPath)
+            _ = try FormatMigrator.survey(from: content, version: version, seed: result.revision ?? result.document ?? path, file: contentPath)
             result.status = version == FormatMigrator.current ? .current : .migratable
         } catch let error as SurveyError {
             result.message = "\(contentPath): \(error)"

@@ -4,18 +4,63 @@ import PropertyList
 import Surveys
 import Versions
 
+/// A place an export cannot write to.
+public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The folder that should hold the export does not exist (it is never created).
+    case noSuchFolder(String)
+    /// The new folder of a package export exists already.
+    case exists(String)
+    /// The destination is a folder, where a file was to be written.
+    case isFolder(String)
+
+    public var description: String {
+        switch self {
+        case .noSuchFolder(let path): "\(path): no such folder (an export creates no folders on the way)"
+        case .exists(let path): "\(path) already exists; give the name of a new folder"
+        case .isFolder(let path): "\(path) is a folder; give the name of a file"
+        }
+    }
+}
+
 extension SurveyStore {
+    /// Checks that an export can be written at `path` without creating anything on the
+    /// way: the folder it goes into exists, and `path` itself does not (a package) or is
+    /// not a folder (a file, which `replacing` allows to be replaced).
+    ///
+    /// - Throws: ``ExportError``.
+    public static func checkExportDestination(_ path: String, replacing: Bool) throws {
+        let reader = FileReader()
+        // The folder part of `path` (Foundation's `deletingLastPathComponent` traps on
+        // some relative paths).
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        let parent = trimmed.lastIndex(of: "/").map { $0 == trimmed.startIndex ? "/" : String(trimmed[..<$0]) } ?? "."
+        // (A link is followed here: the destination is the caller's choice.)
+        let kind = ((try? reader.status(atPath: parent)) ?? nil)?.kind
+        if kind != .directory && kind != .symbolicLink {
+            throw ExportError.noSuchFolder(parent)
+        }
+        guard let status = (try? reader.status(atPath: path)) ?? nil else { return }
+        if !replacing { throw ExportError.exists(path) }
+        if status.isDirectory { throw ExportError.isFolder(path) }
+    }
+
     /// Copies the package of a document's winner (or `revision`) to `destination`, a
-    /// folder that must not exist yet: a complete, self-describing document.
+    /// folder that must not exist yet, in a folder that must: a complete, self-describing
+    /// document.
     ///
     /// - Returns: The exported revision.
     ///
     /// The package is written beside `destination` under a temporary name, every file
     /// and the folder fsynced, and renamed into place; an existing `destination` is
-    /// refused (code `alreadyExists`) and a missing parent folder is never created.
+    /// refused and a missing parent folder is never created.
+    ///
+    /// - Throws: ``ExportError`` for a destination that exists or whose folder does not,
+    ///   ``StoreError``.
     @discardableResult
     public func exportPackage(_ id: UUID, revision text: String? = nil, to destination: String) throws -> RevisionMetadata {
         let revision = try revision(id, text)
+        try Self.checkExportDestination(destination, replacing: false)
         let source = root + "/" + StoreLayout.package(revision.id, of: id)
         guard let metadata = try revisions.reader.contents(atPath: source + "/" + StoreLayout.metadataFile) else {
             throw StoreError.noContent(revision.id)
@@ -34,6 +79,12 @@ extension SurveyStore {
     /// through; a folder is refused. See ``OutputWriter``.
     public func writeExport(_ data: Data, to path: String) throws {
         try OutputWriter(calls: calls).writeFile(data, to: path)
+    }
+
+    /// Writes `data` to the file at `path`, outside any store, as ``writeExport(_:to:)``
+    /// does: durably and atomically, never replacing a folder, a device or a link.
+    public static func writeOutput(_ data: Data, to path: String) throws {
+        try OutputWriter().writeFile(data, to: path)
     }
 
     /// What ``importPackage(at:)`` did.

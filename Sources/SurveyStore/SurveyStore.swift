@@ -4,6 +4,15 @@ import PropertyList
 import Surveys
 import Versions
 
+/// A device name that a store cannot record.
+public struct DeviceNameError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The name given.
+    public var name: String
+    /// Why it cannot be recorded.
+    public var reason: String
+    public var description: String { "the device name \(name.debugDescription) cannot be used: \(reason)" }
+}
+
 /// A folder of survey documents, each kept as revisions: the library's entry point.
 ///
 /// ```swift
@@ -51,8 +60,10 @@ public final class SurveyStore {
     ///   - deviceName: This device's name; the host name when `nil`. An existing store
     ///     keeps its device identity unless a name is given, which renames the device.
     ///   - calls: The system calls to make (the real ones unless a test simulates a disk).
-    /// - Throws: ``FileSystemError``.
+    /// - Throws: ``DeviceNameError`` for a name
+    ///   that cannot be stored, before anything is created; ``FileSystemError``.
     public static func create(at path: String, deviceName: String? = nil, calls: SystemCalls = .live) throws -> SurveyStore {
+        if let deviceName { try checkDeviceName(deviceName) }
         let writer = RevisionStore.writer(root: path, calls: calls)
         try writer.createRoot()
         let layout = PropertyList.dictionary([layoutKey: .integer(PropertyList.Integer(Int64(layoutVersion)))])
@@ -74,6 +85,20 @@ public final class SurveyStore {
         try writer.removeLeftovers()
         try store.finishInterruptedPrunes()
         return store
+    }
+
+    /// Checks that `name` can be a device's name: not empty, and only characters an XML
+    /// property list carries (no control characters other than tab and line feed, no
+    /// carriage return).
+    ///
+    /// - Throws: ``DeviceNameError``.
+    public static func checkDeviceName(_ name: String) throws {
+        guard !name.isEmpty else { throw DeviceNameError(name: name, reason: "it is empty") }
+        do {
+            _ = try DeviceIdentity.plistData(Device(id: "0", name: name), folder: "")
+        } catch let error as PropertyListError {
+            throw DeviceNameError(name: name, reason: error.message)
+        }
     }
 
     /// Opens an existing store, removing temporaries left by interrupted writes.
@@ -260,6 +285,10 @@ public final class SurveyStore {
     }
 
     /// A revision of a document: the winner, or `revision` when given.
+    ///
+    /// - Parameter text: A revision id or a unique prefix of one; `nil` for the winner.
+    /// - Throws: ``StoreError/noSuchRevision(_:)`` when no revision matches `text`,
+    ///   ``LookupError/ambiguousRevision(_:_:)`` when several do.
     public func revision(_ id: UUID, _ text: String?) throws -> RevisionMetadata {
         try revision(id, text, in: revisions.graph(of: id).graph)
     }
@@ -270,9 +299,13 @@ public final class SurveyStore {
             guard let winner = graph.winner else { throw StoreError.noSuchDocument(id) }
             return winner
         }
-        let matches = graph.revisions.values.filter { $0.id.description == text || $0.id.description.hasPrefix(text) }
-        guard matches.count == 1 else { throw StoreError.noSuchRevision(text) }
-        return matches[0]
+        if let exact = graph.revisions.values.first(where: { $0.id.description == text }) { return exact }
+        let matches = text.isEmpty ? [] : graph.revisions.values.filter { $0.id.description.hasPrefix(text) }
+        switch matches.count {
+        case 1: return matches[0]
+        case 0: throw StoreError.noSuchRevision(text)
+        default: throw LookupError.ambiguousRevision(text, matches.map(\.id).sorted { $0.description < $1.description })
+        }
     }
 
     /// Reads the survey of `revision`.
@@ -288,9 +321,12 @@ public final class SurveyStore {
     }
 
     /// Opens a document: its winner (or `revision`) and the survey in it.
+    ///
+    /// - Throws: ``DocumentDeletedError`` when the document is deleted (or `revision` is
+    ///   a deletion), ``StoreError``, or the errors of reading the content.
     public func open(_ id: UUID, revision text: String? = nil) throws -> (survey: Survey, revision: RevisionMetadata) {
         let revision = try revision(id, text)
-        if revision.isDeleted { throw StoreError.noContent(revision.id) }
+        if revision.isDeleted { throw deletedError(id, revision) }
         return (try survey(id, revision), revision)
     }
 
@@ -329,12 +365,21 @@ public final class SurveyStore {
 
     /// Deletes a document: a deletion revision whose parents are the current heads (or
     /// `base`).
+    ///
+    /// Deleting what is already deleted writes nothing: when the document's winner is a
+    /// deletion (and no `base` is given), or `base` is itself a deletion, that deletion
+    /// is returned as it is (compare it with ``deletion(of:)`` to tell).
+    ///
+    /// - Returns: The deletion revision.
     @discardableResult
     public func delete(_ id: UUID, base: String? = nil) throws -> RevisionMetadata {
         try checkWritable()
         let lock = try documentLock(id)
         defer { lock.unlock() }
         let graph = try revisions.cleanedGraph(of: id).graph
+        if let existing = try base.map({ try revision(id, $0, in: graph) }) ?? graph.winner, existing.isDeleted {
+            return existing
+        }
         let parents = try base.map { [try revision(id, $0, in: graph)] } ?? graph.heads
         return try revisions.write(document: id, parents: parents, content: nil, formatVersion: Self.formatVersion, known: graph)
     }
@@ -360,8 +405,14 @@ public final class SurveyStore {
     /// same content (by accepting, keeping, merging or supplying it) therefore write the
     /// same revision, and are not in conflict after syncing.
     ///
-    /// - Returns: The resolution, or `nil` when the document has a single head.
-    /// - Throws: ``StoreError``; `FileSystemError` when the revision cannot be written.
+    /// A deleted document (its one head a deletion) is restored by keeping an earlier
+    /// revision or by new content: the deletion becomes the new revision's parent.
+    ///
+    /// - Returns: The resolution, or `nil` when there is nothing to resolve: the document
+    ///   has a single head (or, for ``Resolution/acceptWinner``, its winner is a deletion).
+    /// - Throws: ``StoreError``, also ``StoreError/noSuchRevision(_:)`` for a revision to
+    ///   keep that does not exist, even when there is nothing to resolve;
+    ///   `FileSystemError` when the revision cannot be written.
     @discardableResult
     public func resolve(_ id: UUID, _ resolution: Resolution) throws -> RevisionMetadata? {
         try checkWritable()
@@ -370,7 +421,13 @@ public final class SurveyStore {
         defer { lock.unlock() }
         let graph = try revisions.cleanedGraph(of: id).graph
         let heads = graph.heads
-        guard heads.count > 1, let winner = graph.winner else { return nil }
+        if case .keep(let text) = resolution { _ = try revision(id, text, in: graph) }
+        let restoring: Bool
+        switch resolution {
+        case .acceptWinner, .merge: restoring = false
+        case .keep, .content: restoring = graph.isDeleted
+        }
+        guard heads.count > 1 || restoring, let winner = graph.winner else { return nil }
         let content: Data?
         var formatVersion = Self.formatVersion
         switch resolution {
@@ -414,7 +471,9 @@ public final class SurveyStore {
                 throw StoreError.unreadableWinner(id, "\(error)")
             }
         }
-        return try revisions.prune(id, keepHistory: keepHistory, dryRun: dryRun, alsoKeep: mergeBaseIDs(in: graph))
+        // Keeping more generations than there are revisions keeps them all.
+        return try revisions.prune(
+            id, keepHistory: min(max(keepHistory, 0), graph.revisions.count), dryRun: dryRun, alsoKeep: mergeBaseIDs(in: graph))
     }
 
     func documentLock(_ id: UUID, wait: Bool = true) throws -> FileLock {

@@ -1,15 +1,95 @@
 import ArgumentParser
+import Foundation
 
 /// The `survey` command: survey documents, their revisions and their property lists.
 @main
 struct SurveyTool: ParsableCommand {
+    /// The version `survey --version` prints; the one place it is written.
+    static let version = "1.0.0"
+
     static let configuration = CommandConfiguration(
         commandName: "survey",
         abstract: "Survey documents stored as revisions of XML property-list packages.",
+        discussion: """
+            Every store command takes --store PATH (default: $SURVEY_STORE, else ./Surveys) and --json, \
+            which prints exactly one JSON document on standard output, on failure too: \
+            {"error": {"code", "message", "exit"}}, plus "file", "line" and "column" when the input was a file. \
+            Messages go to standard error.
+
+            \(exitCodes)
+            """,
+        version: version,
         subcommands: [
             InitCommand.self, NewCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, SaveCommand.self,
             DeleteCommand.self, ExportCommand.self, ImportCommand.self, VersionsCommand.self, ConflictsCommand.self, DiffCommand.self, ResolveCommand.self,
             PruneCommand.self, VerifyCommand.self, SyncCommand.self, CheckCommand.self, MigrateCommand.self, DemoCommand.self, PlistCommand.self,
         ]
     )
+
+    /// The EXIT CODES section, shown once, in `survey --help`.
+    static let exitCodes = """
+        EXIT CODES (every command):
+          0   success
+          64  usage: an unknown option, a missing or malformed argument
+          65  invalid data: a malformed property list (FILE:LINE:COLUMN: message),
+              an invalid survey (naming the item and the rule), an unsupported format
+          66  no such store, document, revision or file; a deleted document's content
+          75  --if-current refused the save
+          1   anything else (verify finding problems, a file that cannot be written)
+        """
+
+    /// The line each subcommand's help ends with, pointing at ``exitCodes``.
+    static let exitCodesReference = "Exit codes: see EXIT CODES in `survey --help`."
+
+    /// Parses and runs the command. Every failure ends here: a message on standard error
+    /// (or, with `--json`, one `{"error": …}` document on standard output) and its
+    /// documented exit code.
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        // `--json` before a `--` terminator asks for JSON, even when the rest of the line
+        // does not parse.
+        let json = arguments.prefix { $0 != "--" }.contains("--json")
+        var command: any ParsableCommand
+        do {
+            command = try parseAsRoot(arguments)
+        } catch {
+            fail(usage: error, json: json, command: nil)
+        }
+        do {
+            try command.run()
+        } catch let failure as CommandFailure {
+            failure.report(json: json)
+            Foundation.exit(failure.exit)
+        } catch let code as ExitCode {
+            // The command has already said what went wrong (with --json, in its report).
+            if json, code != .success, !Console.wroteOutput {
+                CommandFailure(code: "failure", message: "the command failed (see standard error)", exit: code.rawValue).report(json: true)
+            }
+            Foundation.exit(code.rawValue)
+        } catch {
+            fail(usage: error, json: json, command: type(of: command))
+        }
+    }
+
+    /// Reports an argument-parser error (a usage error, or help and version requests).
+    private static func fail(usage error: any Error, json: Bool, command: (any ParsableCommand.Type)?) -> Never {
+        let code = exitCode(for: error)
+        // Help and --version are not failures.
+        if code == .success { exit(withError: error) }
+        var message = self.message(for: error)
+        if message.hasPrefix("Error: ") { message = String(message.dropFirst("Error: ".count)) }
+        if message.isEmpty { message = "\(error)" }
+        if json {
+            CommandFailure(code: "usage", message: message, exit: code.rawValue).report(json: true)
+        } else if let command {
+            // A usage error found while running: the subcommand's usage, not the root's.
+            let name = command.configuration.commandName ?? ""
+            Console.error("error: \(message)\nUsage: \(usageString(for: command))\n  See 'survey \(name) --help' for more information.")
+        } else {
+            var text = fullMessage(for: error)
+            if text.hasPrefix("Error: ") { text = "error: " + text.dropFirst("Error: ".count) }
+            Console.error(text.hasSuffix("\n") ? String(text.dropLast()) : text)
+        }
+        Foundation.exit(code.rawValue)
+    }
 }

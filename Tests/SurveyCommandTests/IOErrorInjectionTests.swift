@@ -118,7 +118,9 @@ struct IOErrorInjectionTests {
                 tried += 1
                 #expect(result.status != 0, "\(point): the command reported success")
                 #expect(result.stderr.contains(text), "\(point): the message does not say \(text): \(result.stderr)")
-                #expect(result.stdout.isEmpty, "\(point): something was reported on standard output: \(result.stdout)")
+                // With --json, standard output holds the one JSON document: the error.
+                let reported = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?["error"] as? [String: Any]
+                #expect(reported?["exit"] as? Int == Int(result.status), "\(point): standard output is not the error: \(result.stdout)")
                 let calls = try trace(log)
                 if let failed = calls.firstIndex(where: { $0.line.contains("(INJECTED)") }) {
                     #expect(

@@ -6,9 +6,16 @@ import Surveys
 import Versions
 
 struct InitCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "init", abstract: "Create the store (idempotent).")
+    static let configuration = CommandConfiguration(
+        commandName: "init", abstract: "Create the store (idempotent).", discussion: SurveyTool.exitCodesReference)
     @OptionGroup var options: StoreOptions
     @Option(help: "This device's name (default: the host name).") var device: String?
+
+    func validate() throws {
+        if let device {
+            do { try SurveyStore.checkDeviceName(device) } catch { throw ValidationError("\(error)") }
+        }
+    }
 
     func run() throws {
         try runReporting {
@@ -23,7 +30,7 @@ struct InitCommand: ParsableCommand {
 }
 
 struct NewCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "new", abstract: "Create a document.")
+    static let configuration = CommandConfiguration(commandName: "new", abstract: "Create a document.", discussion: SurveyTool.exitCodesReference)
     @OptionGroup var options: StoreOptions
     @Option(help: "The title of a new, empty survey.") var title: String?
     @Option(help: "A survey in the interchange form (JSON or XML plist).") var from: String?
@@ -44,7 +51,14 @@ struct NewCommand: ParsableCommand {
 }
 
 struct ListCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "One row per document.")
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "One row per document.",
+        discussion: """
+            Columns: ID, TITLE, REVISION (the winner), MODIFIED, DEVICE (that saved the winner), FORMAT (its format \
+            version), CONFLICTS (how many unresolved conflict versions), DELETED.
+
+            \(SurveyTool.exitCodesReference)
+            """)
     @OptionGroup var options: StoreOptions
 
     struct Row: Encodable {
@@ -62,16 +76,24 @@ struct ListCommand: ParsableCommand {
                     conflicts: summary.conflicts.count, deleted: summary.isDeleted)
             }
             if options.json { try Console.printJSON(rows); return }
-            for row in rows {
-                let state = row.deleted ? "deleted" : row.conflicts > 0 ? "\(row.conflicts) conflict(s)" : ""
-                print("\(row.id)  \(row.title ?? "—")  \(row.modified)  \(row.device)  \(state)")
+            let table = [["ID", "TITLE", "REVISION", "MODIFIED", "DEVICE", "FORMAT", "CONFLICTS", "DELETED"]] + rows.map { row in
+                [row.id, row.title ?? "—", row.revision, row.modified, row.device, String(row.formatVersion), String(row.conflicts),
+                 row.deleted ? "yes" : "no"]
             }
+            Console.printTable(table)
         }
     }
 }
 
 struct ShowCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show the winner (or a revision).")
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "Show the winner (or a revision).",
+        discussion: """
+            Prints the title, the document id, the revision and its format version, the revisions it is in \
+            conflict with, and each item with its answer (a binary answer as its label).
+
+            \(SurveyTool.exitCodesReference)
+            """)
     @OptionGroup var options: StoreOptions
     @Argument(help: "The document (its id or a unique prefix).") var document: String
     @Option(help: "A revision to show instead of the winner.") var revision: String?
@@ -81,25 +103,31 @@ struct ShowCommand: ParsableCommand {
             let store = try options.openForReading()
             let id = try store.document(document)
             let (survey, shown) = try store.open(id, revision: revision)
-            let conflicts = try store.graph(of: id).conflicts.map(\.id.description)
+            let conflicts = try store.conflicts(of: id, at: shown).map(\.description)
             if options.json {
                 var object = try JSONSerialization.jsonObject(with: survey.jsonData()) as! [String: Any]
                 object["id"] = id.lowercased
                 object["revision"] = shown.id.description
                 object["formatVersion"] = shown.formatVersion
                 object["conflicts"] = conflicts
-                var data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-                data.append(UInt8(ascii: "\n"))
-                Console.write(data)
+                try Console.printJSONObject(object)
                 return
             }
-            print("\(survey.title)  [\(id.lowercased) @ \(shown.id)]")
-            if !conflicts.isEmpty { print("in conflict with: \(conflicts.joined(separator: ", "))") }
+            print(survey.title)
+            print("  document  \(id.lowercased)")
+            print("  revision  \(shown.id) (format \(shown.formatVersion))")
+            if !conflicts.isEmpty { print("  in conflict with: \(conflicts.joined(separator: ", "))") }
             for (index, item) in survey.items.enumerated() {
-                print("  \(index + 1). \(item.title) (\(item.kind.name))\(item.answer.map { ": " + describe($0) } ?? "")")
+                print("  \(index + 1). \(item.title) (\(item.kind.name))\(item.answer.map { ": " + describe($0, of: item) } ?? "")")
             }
         }
     }
+}
+
+/// An answer as `show` prints it: a binary answer as its label.
+func describe(_ answer: Answer, of item: Item) -> String {
+    if case .choice(let index) = answer, case .binary(let options) = item.kind, options.indices.contains(index) { return options[index] }
+    return describe(answer)
 }
 
 func describe(_ answer: Answer) -> String {
@@ -107,12 +135,28 @@ func describe(_ answer: Answer) -> String {
 }
 
 struct EditCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "edit", abstract: "Edit a document's title or answers.")
+    static let configuration = CommandConfiguration(
+        commandName: "edit", abstract: "Edit a document's title or answers.",
+        discussion: """
+            ITEM is an item id or a 1-based position. VALUE depends on the item's kind:
+              binary      0 or 1, or one of its two labels
+              textField   any text
+              datePicker  an ISO 8601 date, such as 2026-11-20T10:00:00Z
+              slider      a number from its minimum to its maximum (whole if it rounds)
+              picker      one of its options
+              multiTF     one T or F per option, such as TFFT
+            An empty VALUE (ITEM=) clears the answer; a textOnly item takes none.
+
+            Prints the new revision. An edit that changes nothing writes nothing: it says so on \
+            standard error and prints the current revision ("changed": false with --json).
+
+            \(SurveyTool.exitCodesReference)
+            """)
     @OptionGroup var options: StoreOptions
     @Argument(help: "The document.") var document: String
     @Option(help: "The revision the edit is based on (default: the winner).") var base: String?
     @Option(help: "A new title.") var title: String?
-    @Option(name: .customLong("answer"), help: "ITEM=VALUE, where ITEM is an item id or 1-based position.") var answers: [String] = []
+    @Option(name: .customLong("answer"), help: "ITEM=VALUE (see above); repeat for several answers.") var answers: [String] = []
 
     func run() throws {
         try runReporting {
@@ -124,14 +168,15 @@ struct EditCommand: ParsableCommand {
                 guard let equals = assignment.firstIndex(of: "=") else { throw ValidationError("--answer takes ITEM=VALUE, not '\(assignment)'") }
                 let itemText = String(assignment[..<equals]), valueText = String(assignment[assignment.index(after: equals)...])
                 let index: Int
-                if let position = Int(itemText), (1...survey.items.count).contains(position) { index = position - 1 }
+                if let position = Int(itemText), position >= 1, position <= survey.items.count { index = position - 1 }
                 else if let found = survey.items.firstIndex(where: { $0.id.uuidString.lowercased() == itemText.lowercased() }) { index = found }
+                else if survey.items.isEmpty { throw ValidationError("there is no item '\(itemText)': the survey has no items") }
                 else { throw ValidationError("there is no item '\(itemText)' (give a position from 1 to \(survey.items.count) or an item id)") }
                 let item = survey.items[index]
                 try survey.setAnswer(try parseAnswer(valueText, for: item, position: index + 1), forItem: item.id)
             }
             let saved = try store.save(survey, to: id, base: revision.id.description)
-            try options.report(id, saved)
+            try options.report(id, saved, changed: saved.id != revision.id)
         }
     }
 }
@@ -168,7 +213,15 @@ func parseAnswer(_ text: String, for item: Item, position: Int) throws -> Answer
 }
 
 struct SaveCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "save", abstract: "Replace a document's content.")
+    static let configuration = CommandConfiguration(
+        commandName: "save", abstract: "Replace a document's content.",
+        discussion: """
+            Prints the new revision. Content identical to the base's writes nothing: it says so on standard \
+            error and prints the base ("changed": false with --json). Saving on top of a deletion (--base \
+            DELETION) restores a deleted document.
+
+            \(SurveyTool.exitCodesReference)
+            """)
     @OptionGroup var options: StoreOptions
     @Argument(help: "The document.") var document: String
     @Option(help: "The survey (JSON or XML plist).") var from: String
@@ -179,14 +232,22 @@ struct SaveCommand: ParsableCommand {
         try runReporting {
             let store = try options.open()
             let id = try store.document(document)
-            let saved = try store.save(try readSurvey(from: from, document: id), to: id, base: base, ifCurrent: ifCurrent)
-            try options.report(id, saved)
+            let based = try store.revision(id, base)
+            let saved = try store.save(try readSurvey(from: from, document: id), to: id, base: based.id.description, ifCurrent: ifCurrent)
+            try options.report(id, saved, changed: saved.id != based.id)
         }
     }
 }
 
 struct DeleteCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a document (a deletion revision).")
+    static let configuration = CommandConfiguration(
+        commandName: "delete", abstract: "Delete a document (a deletion revision).",
+        discussion: """
+            Deleting a deleted document writes nothing ("changed": false with --json). A deleted document \
+            is restored with `survey resolve DOC --keep REV` or `survey save DOC --from FILE --base DELETION`.
+
+            \(SurveyTool.exitCodesReference)
+            """)
     @OptionGroup var options: StoreOptions
     @Argument(help: "The document.") var document: String
     @Option(help: "The revision the deletion is based on (default: every current revision).") var base: String?
@@ -195,20 +256,38 @@ struct DeleteCommand: ParsableCommand {
         try runReporting {
             let store = try options.open()
             let id = try store.document(document)
+            let before = try store.graph(of: id).revisions
             let deletion = try store.delete(id, base: base)
-            try options.report(id, deletion)
+            try options.report(id, deletion, changed: before[deletion.id] == nil, unchanged: "already deleted")
         }
     }
 }
 
 struct ExportCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "export", abstract: "Write a document's content out.")
+    static let configuration = CommandConfiguration(
+        commandName: "export", abstract: "Write a document's content out.",
+        discussion: """
+            Writes the winner's (or REV's) content in the interchange form, JSON or an XML property list, to \
+            standard output or to -o FILE, whose folder must exist. With --package DIR, copies the whole \
+            revision package to DIR, a new folder in an existing one (then -o and --format do not apply). A \
+            revision in a format newer than this build is exported as it is stored, with --format plist or \
+            --package. With --json, the content is part of the one JSON document (as an object for json).
+
+            \(SurveyTool.exitCodesReference)
+            """)
     @OptionGroup var options: StoreOptions
     @Argument(help: "The document.") var document: String
     @Option(help: "A revision instead of the winner.") var revision: String?
-    @Option(help: "json or plist.") var format: String = "json"
-    @Option(name: [.short, .customLong("output")], help: "Write to this file.") var output: String?
+    @Option(help: "json or plist (default: json).") var format: String?
+    @Option(name: [.short, .customLong("output")], help: "Write to this file (in an existing folder).") var output: String?
     @Option(help: "Copy the whole revision package to this new folder instead.") var package: String?
+
+    func validate() throws {
+        if let format, format != "json", format != "plist" { throw ValidationError("--format is json or plist, not '\(format)'") }
+        if package == "" || output == "" { throw ValidationError("--package and --output need a name") }
+        if package != nil, output != nil { throw ValidationError("--package writes a folder of its own; it does not take -o/--output") }
+        if package != nil, format != nil { throw ValidationError("--package copies the package as it is; it does not take --format") }
+    }
 
     func run() throws {
         try runReporting {
@@ -220,15 +299,34 @@ struct ExportCommand: ParsableCommand {
                 else { print(package) }
                 return
             }
-            let (survey, exported) = try store.open(id, revision: revision)
-            guard format == "json" || format == "plist" else { throw ValidationError("--format is json or plist") }
-            let data = format == "json" ? try survey.jsonData() : try survey.plistData()
+            let format = self.format ?? "json"
+            if let output { try SurveyStore.checkExportDestination(output, replacing: true) }
+            let exported = try store.revision(id, revision)
+            let data: Data
+            if format == "plist", exported.formatVersion > SurveyStore.formatVersion {
+                // Content this build cannot read is written out as it is stored.
+                data = try store.storedContent(id, exported)
+            } else {
+                let survey: Survey
+                do {
+                    survey = try store.open(id, revision: exported.id.description).survey
+                } catch StoreError.newerFormat(let version, let supported) {
+                    throw CommandFailure(
+                        code: "newerFormat",
+                        message: "format \(version) is newer than this build supports (\(supported)); "
+                            + "export it as it is with --format plist or --package DIR",
+                        exit: ExitStatus.invalidData.rawValue)
+                }
+                data = format == "json" ? try survey.jsonData() : try survey.plistData()
+            }
             if let output { try store.writeExport(data, to: output) }
             if options.json {
                 // One JSON document: where the content went, or the content itself.
-                var report = ["id": id.lowercased, "revision": exported.id.description, "format": format]
-                if let output { report["output"] = output } else { report["content"] = String(decoding: data, as: UTF8.self) }
-                try Console.printJSON(report)
+                var report: [String: Any] = ["id": id.lowercased, "revision": exported.id.description, "format": format]
+                if let output { report["output"] = output }
+                else if format == "json" { report["content"] = try JSONSerialization.jsonObject(with: data) }
+                else { report["content"] = String(decoding: data, as: UTF8.self) }
+                try Console.printJSONObject(report)
             } else if output == nil {
                 Console.write(data)
             }
@@ -238,9 +336,10 @@ struct ExportCommand: ParsableCommand {
 
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "import", abstract: "Add a revision package, as a new document or a revision of a known one.")
+        commandName: "import", abstract: "Add a revision package, as a new document or a revision of a known one.",
+        discussion: SurveyTool.exitCodesReference)
     @OptionGroup var options: StoreOptions
-    @Argument(help: "The revision package (a folder with DocumentMetadata.plist and Survey.plist).") var path: String
+    @Argument(help: "The revision package: a folder with DocumentMetadata.plist and, unless it records a deletion, Survey.plist.") var path: String
 
     func run() throws {
         try runReporting {

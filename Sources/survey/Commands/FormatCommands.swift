@@ -7,7 +7,13 @@ struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Format-migration check of stores, document folders or bare revision packages.",
-        discussion: "Exits 0 only if every revision is current or migratable.")
+        discussion: """
+            For each revision: its status (current, migratable, newer, invalid), format version and path; \
+            --json: {"revisions": [{"path", "document", "revision", "formatVersion", "status", "message"}]}. \
+            Exits 0 only if every revision is current or migratable; 66 when a PATH does not exist, else 65.
+
+            \(SurveyTool.exitCodesReference)
+            """)
     @Argument(help: "Stores, document folders or revision packages.") var paths: [String]
     @Flag(help: "Print one JSON document.") var json = false
 
@@ -26,13 +32,19 @@ struct CheckCommand: ParsableCommand {
             let message = result.message ?? result.status.rawValue
             Console.error(message.hasPrefix(result.path) ? message : "\(result.path): \(message)")
         }
+        if paths.contains(where: { !FileManager.default.fileExists(atPath: $0) }) { throw ExitStatus.noInput }
         if results.contains(where: { $0.status == .invalid || $0.status == .newer }) { throw ExitStatus.invalidData }
     }
 }
 
 struct MigrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "migrate", abstract: "Rewrite winners in older formats as new revisions in the current format.")
+        commandName: "migrate", abstract: "Rewrite winners in older formats as new revisions in the current format.",
+        discussion: """
+            Winners in a format newer than this build are left as they are and listed ("newer" with --json).
+
+            \(SurveyTool.exitCodesReference)
+            """)
     @OptionGroup var options: StoreOptions
     @Flag(help: "Say what would be migrated, and change nothing.") var dryRun = false
 
@@ -45,14 +57,27 @@ struct MigrateCommand: ParsableCommand {
     func run() throws {
         try runReporting {
             let progress = ProgressBar(label: "documents", json: options.json)
-            let rows = try options.open().migrate(dryRun: dryRun) { done, total in progress.update(done, of: total) }.map {
+            let store = try options.open()
+            let rows = try store.migrate(dryRun: dryRun) { done, total in progress.update(done, of: total) }.map {
                 Row(id: $0.document.lowercased, from: $0.from.id.description, fromFormat: $0.from.formatVersion, revision: $0.to?.id.description)
             }
-            if options.json { try Console.printJSON(["migrated": rows]); return }
+            let newer = try store.documents().filter { !$0.isDeleted && $0.revision.formatVersion > SurveyStore.formatVersion }
+            if options.json {
+                struct Report: Encodable {
+                    var migrated: [Row]
+                    var newer: [String]
+                }
+                try Console.printJSON(Report(migrated: rows, newer: newer.map(\.id.lowercased)))
+                return
+            }
             for row in rows {
                 print("\(row.id): format \(row.fromFormat) → \(SurveyStore.formatVersion)\(row.revision.map { " as \($0)" } ?? " (dry run)")")
             }
-            if rows.isEmpty { print("every winner is in the current format") }
+            for summary in newer {
+                print("\(summary.id.lowercased): format \(summary.revision.formatVersion) is newer than this build supports (\(SurveyStore.formatVersion)); left as it is")
+            }
+            if rows.isEmpty && newer.isEmpty { print("every winner is in the current format") }
+            else if rows.isEmpty { print("nothing to migrate") }
         }
     }
 }

@@ -7,6 +7,7 @@ struct PlistCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plist",
         abstract: "Check and convert XML property lists with SurveyStore's codec.",
+        discussion: SurveyTool.exitCodesReference,
         subcommands: [Lint.self, Convert.self]
     )
 }
@@ -19,6 +20,8 @@ extension PlistCommand {
             discussion: """
                 Exits 0 when every file is valid. Otherwise prints FILE:LINE:COLUMN: message \
                 for each invalid file on standard error and exits 65 (66 when a file cannot be read).
+
+                \(SurveyTool.exitCodesReference)
                 """
         )
 
@@ -75,6 +78,8 @@ extension PlistCommand {
                 reals and booleans to themselves, dates to ISO 8601 strings and data to base64 \
                 strings. Reals that are NaN or infinite cannot be written as JSON and are refused. \
                 XML output is byte-identical to CoreFoundation's.
+
+                \(SurveyTool.exitCodesReference)
                 """
         )
 
@@ -99,15 +104,15 @@ extension PlistCommand {
             do {
                 data = try Data(contentsOf: URL(fileURLWithPath: file))
             } catch {
-                Console.error("\(file): cannot read the file: \(FileProblem.describe(error))")
-                throw ExitStatus.noInput
+                throw CommandFailure(
+                    code: "noSuchFile", message: "cannot read the file: \(FileProblem.describe(error))", exit: ExitStatus.noInput.rawValue,
+                    file: file)
             }
             let value: PropertyList
             do {
                 value = try PropertyList(xml: data, file: file)
             } catch let error as PropertyListError {
-                Console.error(error.description)
-                throw ExitStatus.invalidData
+                throw CommandFailure(error)
             }
             let converted: Data
             do {
@@ -118,17 +123,9 @@ extension PlistCommand {
                     converted = try JSONPropertyList.encode(value)
                 }
             } catch let error as PropertyListError {
-                Console.error("\(file): \(error.message)")
-                throw ExitStatus.invalidData
+                throw CommandFailure(code: "invalidPropertyList", message: error.message, exit: ExitStatus.invalidData.rawValue, file: file)
             }
-            if let output {
-                do {
-                    try converted.write(to: URL(fileURLWithPath: output), options: .atomic)
-                } catch {
-                    Console.error("\(output): cannot write the file: \(FileProblem.describe(error))")
-                    throw ExitStatus.failure
-                }
-            }
+            if let output { try Console.writeFile(converted, to: output) }
             if json {
                 var report = ["file": file, "format": to.rawValue]
                 if let output { report["output"] = output } else { report["content"] = String(decoding: converted, as: UTF8.self) }

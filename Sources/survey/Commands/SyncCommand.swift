@@ -5,7 +5,8 @@ import SurveyStore
 
 struct SyncCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "sync", abstract: "Two-way sync with another store: both end with the same revisions and tombstones.")
+        commandName: "sync", abstract: "Two-way sync with another store: both end with the same revisions and tombstones.",
+        discussion: SurveyTool.exitCodesReference)
     @OptionGroup var options: StoreOptions
     @Argument(help: "The other store's folder.") var otherStore: String
     @Option(help: "How many documents to sync at once (1 syncs them one after another).")

@@ -5,7 +5,14 @@ import Surveys
 import Versions
 
 struct VersionsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "versions", abstract: "Every revision of a document.")
+    static let configuration = CommandConfiguration(
+        commandName: "versions", abstract: "Every revision of a document.",
+        discussion: """
+            State: current (the winner), conflict (another head that is not a deletion), deleted (a head \
+            that is a deletion), superseded (any revision a later one is based on, a deletion included).
+
+            \(SurveyTool.exitCodesReference)
+            """)
     @OptionGroup var options: StoreOptions
     @Argument(help: "The document.") var document: String
 
@@ -40,9 +47,9 @@ func versionRows(_ store: SurveyStore, _ id: UUID) throws -> [VersionsCommand.Ro
     let winner = graph.winner?.id
     return graph.revisions.values.sorted { RevisionGraph.precedes($0, $1) }.map { revision in
         let state: String =
-            revision.isDeleted ? "deleted"
-            : revision.id == winner ? "current"
-            : heads.contains(revision.id) ? "conflict" : "superseded"
+            !heads.contains(revision.id) ? "superseded"
+            : revision.isDeleted ? "deleted"
+            : revision.id == winner ? "current" : "conflict"
         return VersionsCommand.Row(
             revision: revision.id.description, parents: revision.parents.map(\.description), modified: iso(revision.timestamp),
             device: revision.device.name, formatVersion: revision.formatVersion, state: state, pruned: pruned.contains(revision.id),
@@ -53,7 +60,8 @@ func versionRows(_ store: SurveyStore, _ id: UUID) throws -> [VersionsCommand.Ro
 struct ConflictsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "conflicts",
-        abstract: "Documents in conflict, with how many fields an item-level merge would contest (0: it merges cleanly).")
+        abstract: "Documents in conflict, with how many fields an item-level merge would contest (0: it merges cleanly).",
+        discussion: SurveyTool.exitCodesReference)
     @OptionGroup var options: StoreOptions
 
     struct Row: Encodable {
@@ -97,6 +105,13 @@ struct ResolveCommand: ParsableCommand {
             --strict refuses with exit 75, writing nothing, when a field is contested. \
             --all --merge resolves every document in conflict and lists those it could not (exit 75 when any is left). \
             The same resolution made on two replicas is the same revision.
+
+
+            A document that is not in conflict is left as it is ("resolved": false with --json); a \
+            revision named with --keep must exist all the same. A deleted document is restored by \
+            --keep REV (an earlier revision) or --from FILE.
+
+            \(SurveyTool.exitCodesReference)
             """)
     @OptionGroup var options: StoreOptions
     @Argument(help: "The document (omit with --all).") var document: String?
@@ -128,12 +143,18 @@ struct ResolveCommand: ParsableCommand {
             if merge { return try resolveMerge(store, id) }
             let resolution: SurveyStore.Resolution =
                 accept ? .acceptWinner : try keep.map { .keep($0) } ?? .content(try readSurvey(from: from!, document: id))
+            struct Resolved: Encodable {
+                var id, revision: String
+                var resolved: Bool
+            }
             guard let resolved = try store.resolve(id, resolution) else {
-                if options.json { try Console.printJSON(["id": id.lowercased, "revision": try store.revision(id, nil).id.description]) }
-                else { Console.error("\(id.lowercased) is not in conflict; nothing to resolve") }
+                let current = try store.revision(id, nil).id.description
+                if options.json { try Console.printJSON(Resolved(id: id.lowercased, revision: current, resolved: false)) }
+                else { Console.error("\(id.lowercased) is not in conflict; nothing to resolve (it stays at \(current))") }
                 return
             }
-            try options.report(id, resolved)
+            if options.json { try Console.printJSON(Resolved(id: id.lowercased, revision: resolved.id.description, resolved: true)) }
+            else { print(resolved.id.description) }
         }
     }
 
@@ -223,10 +244,22 @@ struct ResolveCommand: ParsableCommand {
 }
 
 struct PruneCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "prune", abstract: "Remove the content of losing and superseded revisions.")
+    static let configuration = CommandConfiguration(
+        commandName: "prune", abstract: "Remove the content of losing and superseded revisions.",
+        discussion: """
+            Prints a line for each document as soon as something in it is pruned (or it is skipped, being \
+            in conflict), then a summary. --json: {"documents": [{"id", "pruned", "skipped"}], "revisions", \
+            "skipped"} (the counts), listing only the documents something was pruned from or skipped.
+
+            \(SurveyTool.exitCodesReference)
+            """)
     @OptionGroup var options: StoreOptions
     @Argument(help: "The document (default: every document).") var document: String?
     @Option(help: "Keep this many ancestors of the winner.") var keepHistory = 0
+
+    func validate() throws {
+        if keepHistory < 0 { throw ValidationError("--keep-history is a count of revisions, 0 or more") }
+    }
     @Flag(help: "Say what would be pruned, and change nothing.") var dryRun = false
 
     struct Row: Encodable {
@@ -238,28 +271,54 @@ struct PruneCommand: ParsableCommand {
     func run() throws {
         try runReporting {
             let store = try options.open()
-            let ids = try document.map { [try store.document($0)] } ?? store.documents().map(\.id)
+            // Only the folder names are listed up front: each document is read when its turn comes.
+            let ids = try document.map { [try store.document($0)] } ?? store.documentIDs()
+            let progress = ProgressBar(label: "documents", json: options.json)
             var rows: [Row] = []
-            for id in ids {
+            var pruned = 0
+            for (index, id) in ids.enumerated() {
+                let row: Row
                 do {
-                    rows.append(Row(id: id.lowercased, pruned: try store.prune(id, keepHistory: keepHistory, dryRun: dryRun).map(\.description)))
+                    row = Row(id: id.lowercased, pruned: try store.prune(id, keepHistory: keepHistory, dryRun: dryRun).map(\.description))
                 } catch StoreError.inConflict(let id) where document == nil {
-                    rows.append(Row(id: id.lowercased, pruned: [], skipped: "in conflict"))
+                    row = Row(id: id.lowercased, pruned: [], skipped: "in conflict")
                 } catch StoreError.unreadableWinner(let id, _) where document == nil {
-                    rows.append(Row(id: id.lowercased, pruned: [], skipped: "its current revision cannot be read"))
+                    row = Row(id: id.lowercased, pruned: [], skipped: "its current revision cannot be read")
+                } catch StoreError.noSuchDocument where document == nil {
+                    continue  // a folder without a revision is not a document
                 }
+                pruned += row.pruned.count
+                if row.skipped != nil || !row.pruned.isEmpty {
+                    rows.append(row)
+                    if !options.json {
+                        progress.clear()
+                        if let skipped = row.skipped { print("\(row.id): skipped (\(skipped))") }
+                        else { print("\(row.id): \(dryRun ? "would prune" : "pruned") \(row.pruned.count) revision(s)") }
+                        fflush(nil)  // each line as it happens, also into a pipe
+                    }
+                }
+                progress.update(index + 1, of: ids.count)
             }
-            if options.json { try Console.printJSON(["documents": rows]); return }
-            for row in rows {
-                if let skipped = row.skipped { print("\(row.id): skipped (\(skipped))") }
-                else { print("\(row.id): \(dryRun ? "would prune" : "pruned") \(row.pruned.count) revision(s)") }
+            let skipped = rows.filter { $0.skipped != nil }.count
+            if options.json {
+                struct Report: Encodable {
+                    var documents: [Row]
+                    var revisions, skipped: Int
+                }
+                try Console.printJSON(Report(documents: rows, revisions: pruned, skipped: skipped))
+                return
             }
+            let verb = dryRun ? "would prune" : "pruned"
+            let touched = rows.count - skipped
+            print("\(verb) \(pruned) revision(s) in \(touched) of \(ids.count) document(s)\(skipped > 0 ? "; \(skipped) skipped" : "")")
         }
     }
 }
 
 struct VerifyCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "verify", abstract: "Check the store's integrity.")
+    static let configuration = CommandConfiguration(
+        commandName: "verify", abstract: "Check the store's integrity.",
+        discussion: "Exits 0 only when the store is clean, 1 when it finds problems. \(SurveyTool.exitCodesReference)")
     @OptionGroup var options: StoreOptions
 
     func run() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import SurveyStore
 
 /// Output of the command: one JSON document or human text on stdout, messages on stderr.
 enum Console {
@@ -12,9 +13,48 @@ enum Console {
         FileHandle.standardError.write(Data(text.utf8))
     }
 
+    /// Whether anything was written to standard output through ``write(_:)``: a failing
+    /// command that already printed its JSON report prints no second document.
+    nonisolated(unsafe) static var wroteOutput = false
+
     /// Writes `data` to standard output.
     static func write(_ data: Data) {
+        wroteOutput = true
         FileHandle.standardOutput.write(data)
+    }
+
+    /// Writes `object` (made of `JSONSerialization`'s types) to standard output as one
+    /// pretty-printed JSON document with sorted keys.
+    static func printJSONObject(_ object: [String: Any]) throws {
+        var data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        data.append(UInt8(ascii: "\n"))
+        write(data)
+    }
+
+    /// Prints `rows` as columns separated by two spaces, each as wide as its widest cell
+    /// (the last one unpadded); the first row is the header.
+    static func printTable(_ rows: [[String]]) {
+        guard let columns = rows.map(\.count).max() else { return }
+        let widths = (0..<columns).map { column in rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0 }
+        for row in rows {
+            let cells = row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+            }
+            print(cells.joined(separator: "  "))
+        }
+    }
+
+    /// Writes `data` to the file at `path` (an `-o FILE` option): a new or regular file
+    /// durably and atomically; a device, FIFO or link written through, never replaced.
+    ///
+    /// - Throws: ``CommandFailure`` (exit 1) saying why the file cannot be written.
+    static func writeFile(_ data: Data, to path: String) throws {
+        do {
+            try SurveyStore.writeOutput(data, to: path)
+        } catch {
+            throw CommandFailure(
+                code: "cannotWrite", message: "cannot write the file: \(FileProblem.describe(error))", exit: ExitStatus.failure.rawValue, file: path)
+        }
     }
 
     /// Writes `value` to standard output as one pretty-printed JSON document with sorted keys.

@@ -35,15 +35,23 @@ struct StoreOptions: ParsableArguments {
         return documents
     }
 
-    /// Reports a revision a command wrote: `{"id", "revision"}` with `--json`, else its id.
-    func report(_ id: UUID, _ revision: RevisionMetadata) throws {
-        if json { try Console.printJSON(["id": id.lowercased, "revision": revision.id.description]) }
+    /// Reports a revision a command wrote: `{"id", "revision", "changed"}` with `--json`,
+    /// else its id. When nothing was written (`changed` false), `revision` is the one that
+    /// stays current and standard error says so (`unchanged`, or the reason given).
+    func report(_ id: UUID, _ revision: RevisionMetadata, changed: Bool = true, unchanged: String = "unchanged") throws {
+        struct Written: Encodable {
+            var id, revision: String
+            var changed: Bool
+        }
+        if json { try Console.printJSON(Written(id: id.lowercased, revision: revision.id.description, changed: changed)) }
         else { print(revision.id.description) }
+        if !changed { Console.error("\(unchanged): nothing was written; the document stays at revision \(revision.id)") }
     }
 }
 
-/// Runs a command's body, turning the library's errors into the documented exit codes
-/// and a message on standard error.
+/// Runs a command's body, turning the library's errors into a ``CommandFailure``: the
+/// documented exit code, and the message `SurveyTool.main` prints on standard error (or,
+/// with `--json`, as `{"error": …}` on standard output).
 func runReporting(_ body: () throws -> Void) throws {
     do {
         try body()
@@ -51,35 +59,102 @@ func runReporting(_ body: () throws -> Void) throws {
         throw error
     } catch let error as ValidationError {
         throw error
-    } catch let error as StoreError {
-        Console.error("error: \(error)")
-        switch error {
-        case .noSuchStore, .noSuchDocument, .noSuchRevision: throw ExitStatus.noInput
-        case .notCurrent: throw ExitStatus.refused
-        case .newerFormat, .newerLayout, .damagedStore: throw ExitStatus.invalidData
-        case .noContent, .inConflict, .readOnly, .unreadableWinner: throw ExitStatus.failure
-        }
-    } catch let error as PropertyListError {
-        Console.error(error.description)
-        throw ExitStatus.invalidData
-    } catch let error as SurveyError {
-        Console.error("error: \(error)")
-        throw ExitStatus.invalidData
-    } catch let error as SurveyFileError {
-        Console.error(error.description)
-        throw ExitStatus.invalidData
-    } catch let error as VersionsError {
-        Console.error("error: \(error)")
-        throw ExitStatus.invalidData
-    } catch let error as FormatError {
-        Console.error("error: \(error)")
-        throw ExitStatus.invalidData
-    } catch let error as InputFileError {
-        Console.error(error.description)
-        throw ExitStatus.noInput
+    } catch let error as CommandFailure {
+        throw error
     } catch {
-        Console.error("error: \(error)")
-        throw ExitStatus.failure
+        throw CommandFailure(error)
+    }
+}
+
+/// A command that failed: what to tell the user, and the exit code.
+struct CommandFailure: Error {
+    /// A short machine-readable name of the failure, such as `noSuchDocument`.
+    var code: String
+    /// The message, without a location prefix.
+    var message: String
+    var exit: Int32
+    var file: String?
+    var line: Int?
+    var column: Int?
+
+    init(code: String, message: String, exit: Int32, file: String? = nil, line: Int? = nil, column: Int? = nil) {
+        (self.code, self.message, self.exit, self.file, self.line, self.column) = (code, message, exit, file, line, column)
+    }
+
+    /// The failure a library error stands for.
+    init(_ error: any Error) {
+        switch error {
+        case let error as StoreError:
+            let code: String
+            let exit: ExitCode
+            switch error {
+            case .noSuchStore: (code, exit) = ("noSuchStore", ExitStatus.noInput)
+            case .noSuchDocument: (code, exit) = ("noSuchDocument", ExitStatus.noInput)
+            case .noSuchRevision: (code, exit) = ("noSuchRevision", ExitStatus.noInput)
+            case .notCurrent: (code, exit) = ("notCurrent", ExitStatus.refused)
+            case .newerFormat: (code, exit) = ("newerFormat", ExitStatus.invalidData)
+            case .noContent: (code, exit) = ("noContent", ExitStatus.failure)
+            case .inConflict: (code, exit) = ("inConflict", ExitStatus.failure)
+            case .newerLayout: (code, exit) = ("newerLayout", ExitStatus.invalidData)
+            case .damagedStore: (code, exit) = ("damagedStore", ExitStatus.invalidData)
+            case .readOnly: (code, exit) = ("readOnly", ExitStatus.failure)
+            case .unreadableWinner: (code, exit) = ("unreadableWinner", ExitStatus.failure)
+            }
+            self.init(code: code, message: error.description, exit: exit.rawValue)
+        case let error as LookupError:
+            switch error {
+            case .noSuchDocument: self.init(code: "noSuchDocument", message: error.description, exit: ExitStatus.noInput.rawValue)
+            case .ambiguousDocument, .ambiguousRevision: self.init(code: "ambiguous", message: error.description, exit: ExitCode.validationFailure.rawValue)
+            }
+        case let error as ExportError:
+            switch error {
+            case .noSuchFolder: self.init(code: "noSuchFolder", message: error.description, exit: ExitStatus.noInput.rawValue)
+            case .exists, .isFolder: self.init(code: "exists", message: error.description, exit: ExitStatus.failure.rawValue)
+            }
+        case let error as DeviceNameError:
+            self.init(code: "usage", message: error.description, exit: ExitCode.validationFailure.rawValue)
+        case let error as DocumentDeletedError:
+            self.init(code: "deleted", message: error.description, exit: ExitStatus.noInput.rawValue)
+        case let error as PropertyListError:
+            self.init(
+                code: "invalidPropertyList", message: error.message, exit: ExitStatus.invalidData.rawValue,
+                file: error.file, line: error.line, column: error.column)
+        case let error as SurveyError:
+            self.init(code: "invalidSurvey", message: error.description, exit: ExitStatus.invalidData.rawValue)
+        case let error as SurveyFileError:
+            self.init(code: "invalidSurvey", message: error.message, exit: ExitStatus.invalidData.rawValue, file: error.file)
+        case let error as VersionsError:
+            self.init(code: "invalidRevision", message: error.description, exit: ExitStatus.invalidData.rawValue)
+        case let error as FormatError:
+            self.init(code: "unsupportedFormat", message: error.description, exit: ExitStatus.invalidData.rawValue)
+        case let error as InputFileError:
+            self.init(code: "noSuchFile", message: error.reason, exit: ExitStatus.noInput.rawValue, file: error.path)
+        default:
+            self.init(code: "failure", message: "\(error)", exit: ExitStatus.failure.rawValue)
+        }
+    }
+
+    /// The message as standard error shows it: `FILE:LINE:COLUMN: message` for a file,
+    /// else `error: message`.
+    var text: String {
+        guard file != nil || line != nil else { return "error: \(message)" }
+        let position = [line.map(String.init), line == nil ? nil : column.map(String.init)].compactMap { $0 }
+        return ([file ?? "<input>"] + position).joined(separator: ":") + ": " + message
+    }
+
+    /// Prints the failure: ``text`` on standard error and, with `--json` (unless the
+    /// command already printed its one JSON document), `{"error": {"code", "message",
+    /// "exit", …}}` on standard output.
+    func report(json: Bool) {
+        Console.error(text)
+        guard json, !Console.wroteOutput else { return }
+        struct Body: Encodable {
+            var code, message: String
+            var exit: Int32
+            var file: String?
+            var line, column: Int?
+        }
+        try? Console.printJSON(["error": Body(code: code, message: message, exit: exit, file: file, line: line, column: column)])
     }
 }
 
@@ -129,20 +204,12 @@ func readInput(_ path: String, limit: Int) throws -> Data {
 }
 
 extension SurveyStore {
-    /// The document whose id is `text` or starts with it.
+    /// The document whose id is `text` or starts with it (see `document(matching:)`).
     func document(_ text: String) throws -> UUID {
-        let lower = text.lowercased()
-        // Names decide: the folders are listed, and documents are read only when more
-        // than one folder matches (a folder without a revision is not a document).
-        var matches = try documentIDs().filter { $0.uuidString.lowercased().hasPrefix(lower) }
-        if matches.count > 1 { matches = matches.filter { (try? revision($0, nil)) != nil } }
-        guard matches.count == 1, !lower.isEmpty else {
-            if let exact = UUID(uuidString: text) { throw StoreError.noSuchDocument(exact) }
-            throw StoreError.noSuchRevision("document \(text)")
-        }
+        let id = try document(matching: text)
         // What the document's folder holds that is no revision is named, never hidden.
-        for issue in (try? skippedItems(of: matches[0])) ?? [] { Console.error("warning: \(issue)") }
-        return matches[0]
+        for issue in (try? skippedItems(of: id)) ?? [] { Console.error("warning: \(issue)") }
+        return id
     }
 }
 

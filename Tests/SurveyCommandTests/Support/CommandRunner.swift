@@ -4,9 +4,14 @@ import Testing
 /// Runs the built `survey` binary, as a user would, and collects its output.
 enum CommandRunner {
     struct Result {
+        /// The exit code, or the signal's number when ``signalled``.
         var status: Int32
         var stdout: String
         var stderr: String
+        /// The process was ended by a signal (a trap, a crash) rather than exiting.
+        var signalled = false
+        /// The process ran past the time limit it was given, and was terminated.
+        var timedOut = false
     }
 
     static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
@@ -27,7 +32,7 @@ enum CommandRunner {
     /// Runs `survey` with `arguments` in `directory`, with `environment` added.
     static func run(
         _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
-        executable: URL? = nil, prefix: [String] = [], input: Data? = nil
+        executable: URL? = nil, prefix: [String] = [], input: Data? = nil, timeLimit: TimeInterval? = nil
     ) throws -> Result {
         let process = Process()
         if prefix.isEmpty {
@@ -46,8 +51,16 @@ enum CommandRunner {
         let inputPipe = input.map { _ in Pipe() }
         process.standardInput = inputPipe ?? FileHandle.nullDevice
         try process.run()
+        nonisolated(unsafe) var timedOut = false
+        let deadline = timeLimit.map { limit in
+            DispatchWorkItem {
+                timedOut = true
+                // SIGKILL: a child started by Process may not act on SIGTERM.
+                kill(process.processIdentifier, SIGKILL)
+            }
+        }
+        if let deadline, let timeLimit { DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit, execute: deadline) }
         if let inputPipe, let input {
-            // Written from another thread, so that a child that does not read it never blocks the test.
             let writer = inputPipe.fileHandleForWriting
             Thread {
                 try? writer.write(contentsOf: input)
@@ -55,14 +68,33 @@ enum CommandRunner {
             }.start()
         }
         nonisolated(unsafe) var errorData = Data()
-        let reader = Thread { errorData = err.fileHandleForReading.readDataToEndOfFile() }
+        let reader = Thread { errorData = readAll(err.fileHandleForReading) }
         reader.start()
-        let outputData = out.fileHandleForReading.readDataToEndOfFile()
+        let outputData = readAll(out.fileHandleForReading)
         process.waitUntilExit()
+        deadline?.cancel()
         while !reader.isFinished { usleep(1000) }
         return Result(
             status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
-            stderr: String(decoding: errorData, as: UTF8.self))
+            stderr: String(decoding: errorData, as: UTF8.self), signalled: process.terminationReason == .uncaughtSignal,
+            timedOut: timedOut)
+    }
+
+    /// Everything `handle` gives until end of file. Unlike `readDataToEndOfFile`, which
+    /// traps when a read is interrupted by a signal (a child exiting, while many run at
+    /// once), this reads again.
+    static func readAll(_ handle: FileHandle) -> Data {
+        var data = Data()
+        while true {
+            do {
+                guard let chunk = try handle.read(upToCount: 1 << 16), !chunk.isEmpty else { return data }
+                data.append(chunk)
+            } catch let error as NSError where (error.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == Int(EINTR) {
+                continue
+            } catch {
+                return data
+            }
+        }
     }
 
     /// A new empty temporary directory.

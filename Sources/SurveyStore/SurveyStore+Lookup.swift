@@ -1,0 +1,126 @@
+import Foundation
+import Versions
+
+/// A name given for a document or a revision that does not name exactly one.
+public enum LookupError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No document's id is, or starts with, this text.
+    case noSuchDocument(String)
+    /// More than one document's id starts with this text.
+    case ambiguousDocument(String, [UUID])
+    /// More than one revision's id starts with this text.
+    case ambiguousRevision(String, [RevisionID])
+
+    public var description: String {
+        switch self {
+        case .noSuchDocument(let text):
+            text.isEmpty ? "no document named: give a document id or a prefix of one" : "there is no document \(text)"
+        case .ambiguousDocument(let text, let ids):
+            "'\(text)' matches \(ids.count) documents: \(Self.list(ids.map(\.uuidString).map { $0.lowercased() })); give more of the id"
+        case .ambiguousRevision(let text, let ids):
+            "'\(text)' matches \(ids.count) revisions: \(Self.list(ids.map(\.description))); give more of the id"
+        }
+    }
+
+    private static func list(_ names: [String]) -> String {
+        let sorted = names.sorted()
+        return sorted.count <= 5 ? sorted.joined(separator: ", ") : sorted.prefix(5).joined(separator: ", ") + ", …"
+    }
+}
+
+/// Opening the content of a deleted document, or of a deletion revision.
+///
+/// The description says when and on which device the document was deleted, and how to
+/// bring it back: keep an earlier revision (`survey resolve DOC --keep REV`) or save
+/// content on top of the deletion (`survey save DOC --from FILE --base REV`).
+public struct DocumentDeletedError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The deleted document.
+    public var document: UUID
+    /// The deletion revision.
+    public var deletion: RevisionMetadata
+    /// Revisions before the deletion whose content is still there, newest first: the ones
+    /// `resolve --keep` can restore.
+    public var restorable: [RevisionID]
+
+    public var description: String {
+        let id = document.uuidString.lowercased()
+        let when = deletion.timestamp.date.formatted(.iso8601)
+        var text = "document \(id) was deleted at \(when) on device \"\(deletion.device.name)\" (revision \(deletion.id)); restore it with "
+        if let kept = restorable.first { text += "`survey resolve \(id) --keep \(kept)` or " }
+        text += "`survey save \(id) --from FILE --base \(deletion.id)`"
+        return text
+    }
+}
+
+extension SurveyStore {
+    /// The document whose id is `text` or starts with it (in any letter case).
+    ///
+    /// Only folder names are listed; documents are read only when more than one folder
+    /// matches (a folder without a revision is not a document).
+    ///
+    /// - Parameter text: A document id or a prefix of one.
+    /// - Returns: The one document it names.
+    /// - Throws: ``LookupError/noSuchDocument(_:)`` when none matches (or `text` is
+    ///   empty), ``LookupError/ambiguousDocument(_:_:)`` when several do.
+    public func document(matching text: String) throws -> UUID {
+        let lower = text.lowercased()
+        guard !lower.isEmpty else { throw LookupError.noSuchDocument(text) }
+        var matches = try documentIDs().filter { $0.uuidString.lowercased().hasPrefix(lower) }
+        if matches.count > 1 {
+            if let exact = matches.first(where: { $0.uuidString.lowercased() == lower }) { return exact }
+            matches = matches.filter { (try? revision($0, nil)) != nil }
+        }
+        switch matches.count {
+        case 1: return matches[0]
+        case 0: throw LookupError.noSuchDocument(text)
+        default: throw LookupError.ambiguousDocument(text, matches.sorted { $0.uuidString < $1.uuidString })
+        }
+    }
+
+    /// The deletion revision of `id` when the document is deleted (its winner is a
+    /// deletion), else `nil`.
+    ///
+    /// - Throws: ``StoreError/noSuchDocument(_:)``.
+    public func deletion(of id: UUID) throws -> RevisionMetadata? {
+        let winner = try revision(id, nil)
+        return winner.isDeleted ? winner : nil
+    }
+
+    /// The error that opening deletion revision `deletion` of `id` reports: when, where,
+    /// and how to restore the document.
+    func deletedError(_ id: UUID, _ deletion: RevisionMetadata) -> DocumentDeletedError {
+        let (graph, pruned) = (try? revisions.graph(of: id)) ?? (RevisionGraph(), [])
+        // The revisions the deletion replaced, then their ancestors, newest first.
+        var restorable: [RevisionID] = []
+        var queue = deletion.parents
+        var seen = Set<RevisionID>()
+        while !queue.isEmpty {
+            let next = queue.removeFirst()
+            guard seen.insert(next).inserted, let revision = graph.revisions[next] else { continue }
+            if !revision.isDeleted, !pruned.contains(next) { restorable.append(next) }
+            queue += revision.parents
+        }
+        return DocumentDeletedError(document: id, deletion: deletion, restorable: restorable)
+    }
+
+    /// The other revisions that `revision` of `id` is in conflict with: for a head that
+    /// is not a deletion, every other head that is not one (the winner included); for any
+    /// other revision, the document's unresolved conflict versions.
+    ///
+    /// - Throws: ``StoreError/noSuchDocument(_:)``.
+    public func conflicts(of id: UUID, at revision: RevisionMetadata) throws -> [RevisionID] {
+        let graph = try self.graph(of: id)
+        let live = graph.heads.filter { !$0.isDeleted }.map(\.id)
+        guard live.contains(revision.id) else { return graph.conflicts.map(\.id) }
+        return live.count > 1 ? live.filter { $0 != revision.id } : []
+    }
+
+    /// The bytes of `revision`'s content exactly as stored, in whatever format it is
+    /// written (a newer format included): for exporting it unread.
+    ///
+    /// - Throws: ``DocumentDeletedError`` for a deletion, ``StoreError/noContent(_:)``
+    ///   for pruned content.
+    public func storedContent(_ id: UUID, _ revision: RevisionMetadata) throws -> Data {
+        if revision.isDeleted { throw deletedError(id, revision) }
+        return try revisions.content(of: id, revision: revision)
+    }
+}

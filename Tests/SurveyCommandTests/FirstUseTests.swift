@@ -1,0 +1,381 @@
+import Foundation
+import SurveyStore
+import Testing
+import Versions
+
+/// What a new user meets first: messages, deletion, JSON on failure, output that matches
+/// README, help and progress. Each test runs the built binary.
+@Suite("survey as a new user meets it", .serialized)
+struct FirstUseTests {
+    typealias Store = StoreCommandTests.Store
+
+    /// `text` with every run of white space (line breaks of wrapped help included) as one space.
+    static func words(_ text: String) -> String {
+        text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    static func object(_ text: String) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+    }
+
+    /// Two heads from the first revision: returns the winner and the losing head.
+    static func conflict(_ store: Store, _ id: String, _ base: String) throws -> (winner: String, loser: String) {
+        let a = try store.json(["save", id, "--from", store.write(StoreCommandTests.edited(rating: 3), "a.json"), "--base", base]) as! [String: Any]
+        Thread.sleep(forTimeInterval: 0.01)
+        let b = try store.json(["save", id, "--from", store.write(StoreCommandTests.edited(rating: 7), "b.json"), "--base", base]) as! [String: Any]
+        let shown = try store.json(["show", id]) as! [String: Any]
+        let winner = shown["revision"] as! String
+        let loser = [a["revision"] as! String, b["revision"] as! String].first { $0 != winner }!
+        return (winner, loser)
+    }
+
+    // MARK: Deletion
+
+    @Test("A deleted document: show says when, on which device and how to restore; deleting again writes nothing; the deletion is superseded once restored")
+    func deletion() throws {
+        let store = try Store()
+        let (id, first) = try store.makeDocument()
+        let deleted = try store.json(["delete", id]) as! [String: Any]
+        let deletion = deleted["revision"] as! String
+        #expect(deleted["changed"] as? Bool == true)
+
+        let show = try store.run(["show", id])
+        #expect(show.status == 66)
+        #expect(show.stderr.contains("was deleted at") && show.stderr.contains("\"test\""), "\(show.stderr)")
+        #expect(!show.stderr.contains("pruned"))
+        #expect(show.stderr.contains("survey resolve \(id) --keep \(first)"))
+        #expect(show.stderr.contains("survey save \(id) --from FILE --base \(deletion)"))
+
+        let again = try store.run(["delete", id, "--json"])
+        #expect(again.status == 0)
+        #expect(Self.object(again.stdout)?["changed"] as? Bool == false)
+        #expect(Self.object(again.stdout)?["revision"] as? String == deletion)
+        #expect(try store.versions(id).count == 2, "a second delete wrote nothing")
+
+        // Restoring as the message says: the deletion is then superseded, not "deleted".
+        let restored = try store.run(["resolve", id, "--keep", first, "--json"])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(Self.object(restored.stdout)?["resolved"] as? Bool == true)
+        #expect(try store.run(["show", id]).status == 0)
+        let states = Dictionary(uniqueKeysWithValues: try store.versions(id).map { ($0["revision"] as! String, $0["state"] as! String) })
+        #expect(states[deletion] == "superseded")
+    }
+
+    @Test("save --base DELETION restores a deleted document")
+    func restoreBySave() throws {
+        let store = try Store()
+        let (id, _) = try store.makeDocument()
+        let deletion = (try store.json(["delete", id]) as! [String: Any])["revision"] as! String
+        let saved = try store.run(["save", id, "--from", store.write(StoreCommandTests.sample, "s.json"), "--base", deletion])
+        #expect(saved.status == 0, "\(saved.stderr)")
+        #expect((try store.json(["list"]) as! [[String: Any]])[0]["deleted"] as? Bool == false)
+    }
+
+    // MARK: show --revision
+
+    @Test("show --revision of a losing head lists the other heads as its conflicts, never itself")
+    func losingHeadConflicts() throws {
+        let store = try Store()
+        let (id, first) = try store.makeDocument()
+        let (winner, loser) = try Self.conflict(store, id, first)
+        let shown = try store.json(["show", id, "--revision", loser]) as! [String: Any]
+        #expect(shown["conflicts"] as? [String] == [winner])
+        let shownWinner = try store.json(["show", id]) as! [String: Any]
+        #expect(shownWinner["conflicts"] as? [String] == [loser])
+    }
+
+    // MARK: JSON on failure
+
+    static let failures: [(arguments: [String], exit: Int32, code: String)] = [
+        (["show", "nope"], 66, "noSuchDocument"),
+        (["show"], 64, "usage"),
+        (["edit", "{DOC}", "--answer", "9=1"], 64, "usage"),
+        (["new", "--from", "{BAD}"], 65, "invalidPropertyList"),
+        (["new", "--from", "{MISSING}"], 66, "noSuchFile"),
+        (["export", "{DOC}", "-o", "{MISSING}/x.json"], 66, "noSuchFolder"),
+        (["resolve", "{DOC}", "--keep", "9-nope"], 66, "noSuchRevision"),
+        (["bogus"], 64, "usage"),
+        (["plist", "convert", "{BAD}", "--to", "json"], 65, "invalidPropertyList"),
+    ]
+
+    @Test("--json on failure prints {\"error\": {code, message, exit}} (with file, line and column for a file)", arguments: failures)
+    func jsonErrors(_ failure: (arguments: [String], exit: Int32, code: String)) throws {
+        let store = try Store()
+        let (id, _) = try store.makeDocument()
+        let bad = try store.write("<?xml version=\"1.0\"?>\n<plist version=\"1.0\">\n<dict><key>title</key></dict>\n</plist>\n", "bad.plist")
+        let missing = store.directory.appendingPathComponent("missing").path
+        let arguments = failure.arguments.map {
+            $0.replacingOccurrences(of: "{DOC}", with: id).replacingOccurrences(of: "{BAD}", with: bad)
+                .replacingOccurrences(of: "{MISSING}", with: missing)
+        }
+        let result = arguments[0] == "plist" ? try CommandRunner.run(arguments + ["--json"]) : try store.run(arguments + ["--json"])
+        #expect(result.status == failure.exit, "\(arguments): \(result.stderr)")
+        let error = Self.object(result.stdout)?["error"] as? [String: Any]
+        #expect(error?["code"] as? String == failure.code, "\(arguments): \(result.stdout)")
+        #expect(error?["exit"] as? Int == Int(failure.exit))
+        #expect((error?["message"] as? String)?.isEmpty == false)
+        if failure.code == "invalidPropertyList" {
+            #expect(error?["file"] as? String == bad)
+            #expect(error?["line"] as? Int == 3 && error?["column"] is Int, "\(result.stdout)")
+        }
+        if !failure.arguments.contains("--json") { #expect(!result.stderr.contains("Error:"), "one spelling: error:") }
+    }
+
+    // MARK: Messages
+
+    @Test("An unknown document is called a document; an ambiguous prefix lists what it matches")
+    func lookupMessages() throws {
+        let store = try Store()
+        let (id, first) = try store.makeDocument()
+        let unknown = try store.run(["show", "nope"])
+        #expect(unknown.status == 66 && unknown.stderr.contains("there is no document nope") && !unknown.stderr.contains("revision"))
+
+        // Seventeen documents: two of them share a first hex digit.
+        var ids = [id]
+        for index in 0..<16 { ids.append(try store.run(["new", "--title", "T\(index)"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let prefix = Dictionary(grouping: ids) { $0.prefix(1) }.first { $0.value.count > 1 }!
+        let ambiguous = try store.run(["show", String(prefix.key)])
+        #expect(ambiguous.status == 64)
+        #expect(ambiguous.stderr.contains("matches \(prefix.value.count) documents"), "\(ambiguous.stderr)")
+        for match in prefix.value.prefix(5) { #expect(ambiguous.stderr.contains(match)) }
+
+        let (winner, loser) = try Self.conflict(store, id, first)
+        let revisionPrefix = String(winner.prefix(2))  // both heads are generation 2: "2-"
+        #expect(loser.hasPrefix(revisionPrefix))
+        let ambiguousRevision = try store.run(["show", id, "--revision", revisionPrefix])
+        #expect(ambiguousRevision.status == 64)
+        #expect(ambiguousRevision.stderr.contains("matches 2 revisions") && ambiguousRevision.stderr.contains(loser), "\(ambiguousRevision.stderr)")
+    }
+
+    @Test("A usage error found while running names the subcommand's usage, spelled error:")
+    func subcommandUsage() throws {
+        let store = try Store()
+        let (id, _) = try store.makeDocument()
+        let edit = try store.run(["edit", id, "--answer", "nine"])
+        #expect(edit.status == 64)
+        #expect(edit.stderr.hasPrefix("error: --answer takes ITEM=VALUE"))
+        #expect(edit.stderr.contains("Usage: survey edit"), "\(edit.stderr)")
+        #expect(!edit.stderr.contains("survey <subcommand>"))
+        let unknown = try store.run(["show", id, "--bogus"])
+        #expect(unknown.status == 64 && unknown.stderr.hasPrefix("error: ") && !unknown.stderr.contains("Error:"), "\(unknown.stderr)")
+    }
+
+    @Test("export refuses an existing package folder and missing parent folders plainly, creating nothing")
+    func exportDestinations() throws {
+        let store = try Store()
+        let (id, _) = try store.makeDocument()
+        let existing = store.directory.appendingPathComponent("existing").path
+        try FileManager.default.createDirectory(atPath: existing, withIntermediateDirectories: false)
+        let onto = try store.run(["export", id, "--package", existing])
+        #expect(onto.status == 1)
+        #expect(onto.stderr.contains("already exists") && !onto.stderr.contains("NSCocoaErrorDomain"), "\(onto.stderr)")
+        let missing = store.directory.appendingPathComponent("missing").path
+        for arguments in [["-o", missing + "/dir/x.json"], ["--package", missing + "/dir/p"]] {
+            let result = try store.run(["export", id] + arguments)
+            #expect(result.status == 66, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("no such folder"))
+            #expect(!FileManager.default.fileExists(atPath: missing), "\(arguments) created \(missing)")
+        }
+    }
+
+    @Test("migrate --dry-run with a newer-format winner names it instead of calling every winner current")
+    func migrateNewer() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let path = directory.appendingPathComponent("store").path
+        let (document, _) = try FormatCommandTests.store(with: "format3/newer.survey", formatVersion: 3, at: path)
+        let result = try CommandRunner.run(["migrate", "--dry-run", "--store", path])
+        #expect(result.status == 0)
+        #expect(!result.stdout.contains("every winner is in the current format"), "\(result.stdout)")
+        #expect(result.stdout.contains(document.uuidString.lowercased()) && result.stdout.contains("format 3 is newer"))
+        let json = try CommandRunner.run(["migrate", "--dry-run", "--json", "--store", path])
+        #expect(Self.object(json.stdout)?["newer"] as? [String] == [document.uuidString.lowercased()])
+    }
+
+    @Test("resolve --keep of a revision that does not exist fails (66) even when there is no conflict")
+    func resolveKeepJunk() throws {
+        let store = try Store()
+        let (id, _) = try store.makeDocument()
+        let result = try store.run(["resolve", id, "--keep", "JUNK"])
+        #expect(result.status == 66 && result.stderr.contains("there is no revision JUNK"), "\(result.stderr)")
+    }
+
+    @Test("verify tells an unreadable Survey.plist from a missing one")
+    func verifyUnreadable() throws {
+        let store = try Store()
+        let (id, revision) = try store.makeDocument()
+        let content = "\(store.path)/Documents/\(id)/\(revision).survey/Survey.plist"
+        try FileManager.default.removeItem(atPath: content)
+        try FileManager.default.createDirectory(atPath: content, withIntermediateDirectories: false)
+        let result = try store.run(["verify"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("Survey.plist: cannot be read") && !result.stderr.contains("Survey.plist: missing"), "\(result.stderr)")
+    }
+
+    @Test("init refuses a device name XML cannot carry before creating anything")
+    func initBadDevice() throws {
+        let store = try Store()
+        let result = try store.run(["init", "--device", "a\rb"])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("device name"))
+        #expect(!FileManager.default.fileExists(atPath: store.path), "the store was created")
+    }
+
+    @Test("check: a missing path exits 66; a file that is not a package is called that")
+    func checkPaths() throws {
+        let store = try Store()
+        let missing = try CommandRunner.run(["check", store.directory.appendingPathComponent("missing").path])
+        #expect(missing.status == 66 && missing.stderr.contains("no such file or folder"), "\(missing.stderr)")
+        let file = try store.write("{}", "plain.json")
+        let plain = try CommandRunner.run(["check", file])
+        #expect(plain.status == 65)
+        #expect(plain.stderr.contains("not a folder") && !plain.stderr.contains("no such"), "\(plain.stderr)")
+    }
+
+    // MARK: Silently ignored options, silent no-ops
+
+    @Test("export --package with -o or --format is a usage error", arguments: [["-o", "x.json"], ["--format", "plist"], ["--format", "json"]])
+    func exportPackageOptions(_ extra: [String]) throws {
+        let store = try Store()
+        let (id, _) = try store.makeDocument()
+        let package = store.directory.appendingPathComponent("p").path
+        let result = try store.run(["export", id, "--package", package] + extra)
+        #expect(result.status == 64, "\(extra): \(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: package))
+    }
+
+    @Test("edit and save that change nothing say so: \"changed\": false, no revision")
+    func unchangedEdit() throws {
+        let store = try Store()
+        let (id, revision) = try store.makeDocument()
+        let edit = try store.run(["edit", id, "--title", "Visitor feedback", "--json"])
+        #expect(edit.status == 0)
+        #expect(Self.object(edit.stdout)?["changed"] as? Bool == false)
+        #expect(Self.object(edit.stdout)?["revision"] as? String == revision)
+        #expect(edit.stderr.contains("unchanged"))
+        let text = try store.run(["edit", id, "--answer", "1=Yes"])
+        #expect(text.status == 0 && text.stderr.contains("unchanged"), "\(text.stderr)")
+        // The content as it is, item ids included.
+        let same = store.directory.appendingPathComponent("same.json").path
+        #expect(try store.run(["export", id, "-o", same]).status == 0)
+        let save = try store.run(["save", id, "--from", same, "--json"])
+        #expect(Self.object(save.stdout)?["changed"] as? Bool == false)
+        #expect(try store.versions(id).count == 1)
+        let changed = try store.json(["edit", id, "--answer", "1=No"]) as! [String: Any]
+        #expect(changed["changed"] as? Bool == true)
+    }
+
+    @Test("resolve --accept on a document not in conflict reports \"resolved\": false")
+    func resolveNotInConflict() throws {
+        let store = try Store()
+        let (id, revision) = try store.makeDocument()
+        let result = try store.json(["resolve", id, "--accept"]) as! [String: Any]
+        #expect(result["resolved"] as? Bool == false)
+        #expect(result["revision"] as? String == revision)
+        #expect(try store.versions(id).count == 1)
+    }
+
+    // MARK: Output as README describes it
+
+    @Test("list text has a header and the revision and format columns")
+    func listColumns() throws {
+        let store = try Store()
+        let (id, revision) = try store.makeDocument()
+        let lines = try store.run(["list"]).stdout.split(separator: "\n")
+        try #require(lines.count == 2, "\(lines)")
+        let header = lines[0].split(separator: " ", omittingEmptySubsequences: true)
+        #expect(header == ["ID", "TITLE", "REVISION", "MODIFIED", "DEVICE", "FORMAT", "CONFLICTS", "DELETED"])
+        #expect(lines[1].hasPrefix(id) && lines[1].contains(revision) && lines[1].contains("  2  "), "\(lines[1])")
+    }
+
+    @Test("show text has the format version, and a binary answer as its label")
+    func showText() throws {
+        let store = try Store()
+        let (id, revision) = try store.makeDocument()
+        let text = try store.run(["show", id]).stdout
+        #expect(text.contains("\(revision) (format 2)"), "\(text)")
+        #expect(text.contains("Would you come again? (binary): Yes"), "\(text)")
+    }
+
+    @Test("check --json names both the document and the revision, for every format")
+    func checkIDs() throws {
+        let format1 = FormatCommandTests.fixtures + "/format1/unanswered.survey"
+        let store = try Store()
+        let (id, revision) = try store.makeDocument()
+        let result = try CommandRunner.run(["check", format1, store.path, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = Self.object(result.stdout)?["revisions"] as? [[String: Any]] ?? []
+        #expect(rows.count == 2)
+        #expect(rows.allSatisfy { $0["id"] == nil && $0["document"] is String })
+        #expect(rows.last?["document"] as? String == id && rows.last?["revision"] as? String == revision)
+    }
+
+    @Test("export --json holds the survey as an object; a newer-format revision exports as stored with --format plist")
+    func exportContent() throws {
+        let store = try Store()
+        let (id, _) = try store.makeDocument()
+        let exported = try store.json(["export", id]) as! [String: Any]
+        #expect((exported["content"] as? [String: Any])?["title"] as? String == "Visitor feedback")
+
+        let directory = try CommandRunner.temporaryDirectory()
+        let path = directory.appendingPathComponent("store").path
+        let (document, _) = try FormatCommandTests.store(with: "format3/newer.survey", formatVersion: 3, at: path)
+        let stored = try Data(contentsOf: URL(fileURLWithPath: FormatCommandTests.fixtures + "/format3/newer.survey/Survey.plist"))
+        let plist = try CommandRunner.run(["export", document.uuidString, "--format", "plist", "--store", path])
+        #expect(plist.status == 0, "\(plist.stderr)")
+        #expect(Data(plist.stdout.utf8) == stored)
+        let json = try CommandRunner.run(["export", document.uuidString, "--store", path])
+        #expect(json.status == 65 && json.stderr.contains("--format plist"), "\(json.stderr)")
+    }
+
+    // MARK: Progress and streaming
+
+    @Test("prune prints a line only for documents it pruned, then a summary")
+    func pruneSummary() throws {
+        let store = try Store()
+        let (id, _) = try store.makeDocument()
+        let untouched = try store.run(["new", "--title", "Untouched"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try store.run(["edit", id, "--answer", "1=0"]).status == 0)
+        let result = try store.run(["prune"])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines == ["\(id): pruned 1 revision(s)", "pruned 1 revision(s) in 1 of 2 document(s)"], "\(lines)")
+        #expect(!result.stdout.contains(untouched))
+    }
+
+    @Test("The progress line fits a 40-column terminal", .enabled(if: CommandRunner.requireTool("script") != nil))
+    func progressWidth() throws {
+        let store = try Store()
+        let (id, _) = try store.makeDocument()
+        for rating in 0..<20 { #expect(try store.run(["edit", id, "--answer", "3=\(rating % 11)"]).status == 0) }
+        // `script` gives the command a terminal; the terminal says it is 40 columns wide.
+        let command = "stty cols 40 rows 20; \(CommandRunner.binary.path) check \(store.path) >/dev/null"
+        let result = try CommandRunner.run(["-qec", command, "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"))
+        let shown = result.stdout.replacingOccurrences(of: "\u{1B}[K", with: "")
+        #expect(shown.contains("21/21 revisions"), "\(shown.debugDescription)")
+        // Lines end at \r, \n and \r\n (one Character in Swift).
+        let widest = shown.split(whereSeparator: \.isNewline).map(\.count).max() ?? 0
+        #expect(widest < 40, "\(shown.debugDescription)")
+    }
+
+    // MARK: Help
+
+    @Test("Help: edit explains VALUE, one EXIT CODES section every subcommand points at, --version, import's package")
+    func help() throws {
+        let root = try CommandRunner.run(["--help"])
+        #expect(root.stdout.contains("EXIT CODES") && root.stdout.contains("66") && root.stdout.contains("75"))
+        let version = try CommandRunner.run(["--version"])
+        #expect(version.status == 0 && version.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil, "\(version.stdout)")
+        let edit = Self.words(try CommandRunner.run(["edit", "--help"]).stdout)
+        for phrase in ["TFFT", "ISO 8601", "empty VALUE", "0 or 1", "label"] { #expect(edit.contains(phrase), "edit --help lacks \(phrase)") }
+        let subcommands = [
+            "init", "new", "list", "show", "edit", "save", "delete", "export", "import", "versions", "conflicts", "resolve",
+            "prune", "verify", "sync", "check", "migrate", "plist", "plist lint", "plist convert",
+        ]
+        for name in subcommands {
+            let text = Self.words(try CommandRunner.run(["help"] + name.split(separator: " ").map(String.init)).stdout)
+            #expect(text.contains("EXIT CODES in `survey --help`"), "\(name) --help does not point at the exit codes")
+        }
+        let importHelp = Self.words(try CommandRunner.run(["help", "import"]).stdout)
+        #expect(importHelp.contains("unless it records a deletion"), "\(importHelp)")
+    }
+}
