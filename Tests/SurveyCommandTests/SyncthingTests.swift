@@ -56,36 +56,85 @@ struct SyncthingTests {
         return names.sorted()
     }
 
-    @Test(
-        "Syncthing on loopback: a new document reaches the other side, offline edits become one conflict on both, a resolution and a prune converge, nothing comes back"
-    )
-    func twoInstances() throws {
-        guard let syncthing = CommandRunner.requireTool("syncthing") else { return }
+    /// Two stores made by `survey init` (laptop and phone) before they meet, each shared by
+    /// its own Syncthing; runs `body` once both instances are connected and in step, and
+    /// always stops both. The temporary folder is removed unless `body` throws.
+    static func withPair(_ syncthing: String, _ body: (Pair) throws -> Void) throws {
         let started = Date()
         let directory = try CommandRunner.temporaryDirectory()
         let a = Replica(path: directory.appendingPathComponent("laptop").path)
         let b = Replica(path: directory.appendingPathComponent("phone").path)
         #expect(try a.run(["init", "--device", "laptop"]).status == 0)
         #expect(try b.run(["init", "--device", "phone"]).status == 0)
-        let deviceA = try Data(contentsOf: URL(fileURLWithPath: a.path + "/Local.nosync/Device.plist"))
-        let deviceB = try Data(contentsOf: URL(fileURLWithPath: b.path + "/Local.nosync/Device.plist"))
-        #expect(deviceA != deviceB)
-
         let laptop = try SyncthingInstance(
             name: "laptop", executable: syncthing, home: directory.appendingPathComponent("syncthing-laptop").path, folder: a.path)
         let phone = try SyncthingInstance(
             name: "phone", executable: syncthing, home: directory.appendingPathComponent("syncthing-phone").path, folder: b.path)
         for instance in [laptop, phone] { try instance.configure(peers: [laptop, phone]) }
-        defer {
-            laptop.stop()
-            phone.stop()
-        }
+        defer { SyncthingInstance.stop([laptop, phone]) }
         try laptop.start()
         try phone.start()
         let pair = Pair(directory: directory, a: a, b: b, laptop: laptop, phone: phone)
         try pair.waitUntil("start", connected: true)
-        // Both stores were made by `survey init` before they met: the same Store.plist on both.
+        // The same Store.plist was made on both sides: it must not become a conflict.
         try pair.settle("first exchange")
+        try body(pair)
+        print("Syncthing scenario took \(Int(Date().timeIntervalSince(started))) s")
+        SyncthingInstance.stop([laptop, phone])
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// What both replicas must show once in step: the same documents, versions and
+    /// conflicts; no Syncthing conflict copy or temporary anywhere; `Local.nosync` each
+    /// replica's own; `verify` clean.
+    static func expectClean(_ pair: Pair, devices: [Data], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(try pair.a.state() == pair.b.state(), sourceLocation: sourceLocation)
+        for (replica, device) in zip([pair.a, pair.b], devices) {
+            let everything = Self.allNames(under: replica.path)
+            #expect(everything.filter { $0.contains(".sync-conflict") }.isEmpty, "\(replica.path): \(everything)", sourceLocation: sourceLocation)
+            #expect(everything.filter { $0.contains(".syncthing.") }.isEmpty, "Syncthing temporaries left: \(everything)", sourceLocation: sourceLocation)
+            let local = try Data(contentsOf: URL(fileURLWithPath: replica.path + "/Local.nosync/Device.plist"))
+            #expect(local == device, "\(replica.path): Local.nosync/Device.plist stays this replica's own", sourceLocation: sourceLocation)
+            let verify = try replica.run(["verify"])
+            #expect(verify.status == 0, "verify \(replica.path): \(verify.stdout) \(verify.stderr)", sourceLocation: sourceLocation)
+        }
+    }
+
+    static func device(_ replica: Replica) throws -> Data {
+        try Data(contentsOf: URL(fileURLWithPath: replica.path + "/Local.nosync/Device.plist"))
+    }
+
+    /// Runs `laptop` and `phone` while the two are disconnected, then reconnects them and
+    /// waits until they are in step.
+    static func offlineEdits(_ pair: Pair, _ step: String, laptop: () throws -> Void, phone: () throws -> Void) throws {
+        try pair.laptop.pause(pair.phone)
+        try pair.phone.pause(pair.laptop)
+        try pair.waitUntil("\(step): pause", connected: false)
+        try laptop()
+        try phone()
+        try pair.laptop.scan()
+        try pair.phone.scan()
+        try pair.laptop.pause(pair.phone, false)
+        try pair.phone.pause(pair.laptop, false)
+        try pair.waitUntil("\(step): resume", connected: true)
+        try pair.settle(step)
+    }
+
+    @Test(
+        "Syncthing on loopback: a new document reaches the other side, offline edits become one conflict on both, a resolution and a prune converge, nothing comes back"
+    )
+    func twoInstances() throws {
+        guard let syncthing = CommandRunner.requireTool("syncthing") else { return }
+        try Self.withPair(syncthing) { pair in
+            try twoInstances(pair)
+        }
+    }
+
+    func twoInstances(_ pair: Pair) throws {
+        let (a, b) = (pair.a, pair.b)
+        let deviceA = try Self.device(a)
+        let deviceB = try Self.device(b)
+        #expect(deviceA != deviceB)
 
         // A document made on the laptop appears on the phone.
         let created = try a.json(["new", "--from", pair.file(8)]) as! [String: Any]
@@ -97,17 +146,11 @@ struct SyncthingTests {
         #expect(try a.state() == b.state())
 
         // Offline edits on both sides: one conflict, with the same winner, on both.
-        try laptop.pause(phone)
-        try phone.pause(laptop)
-        try pair.waitUntil("pause", connected: false)
-        #expect(try a.run(["save", id, "--from", pair.file(9), "--base", base]).status == 0)
-        #expect(try b.run(["save", id, "--from", pair.file(2, name: "Grace"), "--base", base]).status == 0)
-        try laptop.scan()
-        try phone.scan()
-        try laptop.pause(phone, false)
-        try phone.pause(laptop, false)
-        try pair.waitUntil("resume", connected: true)
-        try pair.settle("offline edits")
+        try Self.offlineEdits(pair, "offline edits") { () throws in
+            #expect(try a.run(["save", id, "--from", pair.file(9), "--base", base]).status == 0)
+        } phone: { () throws in
+            #expect(try b.run(["save", id, "--from", pair.file(2, name: "Grace"), "--base", base]).status == 0)
+        }
         #expect(try a.state() == b.state())
         for replica in [a, b] {
             let conflicts = try replica.json(["conflicts"]) as! [[String: Any]]
@@ -131,8 +174,7 @@ struct SyncthingTests {
             try pair.settle("round \(round)")
         }
 
-        #expect(try a.state() == b.state())
-        for (replica, device) in [(a, deviceA), (b, deviceB)] {
+        for replica in [a, b] {
             #expect((try replica.json(["conflicts"]) as! [Any]).isEmpty, "\(replica.path)")
             let versions = try replica.json(["versions", id]) as! [[String: Any]]
             #expect(versions.count == 4, "\(replica.path): \(versions)")
@@ -141,21 +183,64 @@ struct SyncthingTests {
             #expect(names.filter { $0.hasSuffix(".survey") }.count == 1, "\(replica.path): \(names.sorted())")
             #expect(names.filter { $0.hasSuffix(".pruned") }.count == 3, "\(replica.path): \(names.sorted())")
             #expect(names.count == 4, "nothing else in the document folder: \(names.sorted())")
-            let everything = Self.allNames(under: replica.path)
-            #expect(everything.filter { $0.contains(".sync-conflict") }.isEmpty, "\(replica.path): \(everything)")
-            #expect(everything.filter { $0.contains(".syncthing.") }.isEmpty, "no Syncthing temporaries left: \(everything)")
-            let local = try Data(contentsOf: URL(fileURLWithPath: replica.path + "/Local.nosync/Device.plist"))
-            #expect(local == device, "\(replica.path): Local.nosync/Device.plist is this replica's own")
-            let verify = try replica.run(["verify"])
-            #expect(verify.status == 0, "verify \(replica.path): \(verify.stdout) \(verify.stderr)")
         }
         #expect(
             (try a.json(["list"]) as! [[String: Any]]).first?["revision"] as? String
                 == (try b.json(["list"]) as! [[String: Any]]).first?["revision"] as? String)
-        print("Syncthing scenario took \(Int(Date().timeIntervalSince(started))) s")
-        // Removed once Syncthing has stopped; a step that throws leaves it for a look.
-        laptop.stop()
-        phone.stop()
-        try? FileManager.default.removeItem(at: directory)
+        try Self.expectClean(pair, devices: [deviceA, deviceB])
+    }
+
+    @Test(
+        "Syncthing on loopback: both sides resolve and prune while apart, writing the same tombstones; they meet without conflict copies and resolve once more"
+    )
+    func concurrentPrunes() throws {
+        guard let syncthing = CommandRunner.requireTool("syncthing") else { return }
+        try Self.withPair(syncthing) { pair in
+            try concurrentPrunes(pair)
+        }
+    }
+
+    func concurrentPrunes(_ pair: Pair) throws {
+        let (a, b) = (pair.a, pair.b)
+        let devices = [try Self.device(a), try Self.device(b)]
+        let created = try b.json(["new", "--from", pair.file(5)]) as! [String: Any]
+        let id = created["id"] as! String
+        let base = created["revision"] as! String
+        try pair.settle("new document")
+        try Self.offlineEdits(pair, "offline edits") { () throws in
+            #expect(try a.run(["save", id, "--from", pair.file(6), "--base", base]).status == 0)
+        } phone: { () throws in
+            #expect(try b.run(["save", id, "--from", pair.file(7), "--base", base]).status == 0)
+        }
+        #expect((try a.json(["conflicts"]) as! [Any]).count == 1)
+        // Apart again, each side resolves and prunes: the same three tombstones on both,
+        // the same three packages removed on both, and two different resolutions.
+        try Self.offlineEdits(pair, "offline resolutions and prunes") { () throws in
+            #expect(try a.run(["resolve", id, "--accept"]).status == 0)
+            #expect(try a.run(["prune", id]).status == 0)
+        } phone: { () throws in
+            #expect(try b.run(["resolve", id, "--accept"]).status == 0)
+            #expect(try b.run(["prune", id]).status == 0)
+        }
+        try Self.expectClean(pair, devices: devices)
+        for replica in [a, b] {
+            let versions = try replica.json(["versions", id]) as! [[String: Any]]
+            #expect(versions.count == 5, "\(replica.path): \(versions)")
+            #expect(versions.filter { $0["pruned"] as? Bool == true }.count == 3, "\(replica.path): \(versions)")
+            #expect((try replica.json(["conflicts"]) as! [Any]).count == 1, "the two resolutions conflict")
+        }
+        // One more resolution and prune converge to a single package on both.
+        #expect(try b.run(["resolve", id, "--accept"]).status == 0)
+        #expect(try b.run(["prune", id]).status == 0)
+        try pair.settle("last resolution")
+        #expect(try a.run(["prune"]).status == 0)
+        try pair.settle("prune on the laptop")
+        for replica in [a, b] {
+            #expect((try replica.json(["conflicts"]) as! [Any]).isEmpty)
+            let names = try FileManager.default.contentsOfDirectory(atPath: replica.path + "/Documents/\(id)")
+            #expect(names.filter { $0.hasSuffix(".survey") }.count == 1, "\(replica.path): \(names.sorted())")
+            #expect(names.filter { $0.hasSuffix(".pruned") }.count == 5, "\(replica.path): \(names.sorted())")
+        }
+        try Self.expectClean(pair, devices: devices)
     }
 }

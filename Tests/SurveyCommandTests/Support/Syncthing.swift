@@ -47,11 +47,13 @@ final class SyncthingInstance {
         deviceID = id
     }
 
-    /// The environment Syncthing runs in: no default folder, no upgrades, no monitor
-    /// process that restarts it, and none of the caller's `ST…` overrides.
+    /// The environment Syncthing runs in: no default folder, no upgrades, no restarts, and
+    /// none of the caller's `ST…` overrides. `STMONITORED` makes `serve` run as one process
+    /// (Syncthing 1.19 otherwise starts a monitor process that runs it as a child, even
+    /// with `--no-restart`), so that the id the watchdog records is Syncthing's own.
     static var environment: [String: String] {
         ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("ST") }
-            .merging(["STNODEFAULTFOLDER": "1", "STNOUPGRADE": "1", "STNORESTART": "1"]) { _, new in new }
+            .merging(["STNODEFAULTFOLDER": "1", "STNOUPGRADE": "1", "STNORESTART": "1", "STMONITORED": "yes"]) { _, new in new }
     }
 
     private static func runTool(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
@@ -153,21 +155,29 @@ final class SyncthingInstance {
         }
     }
 
-    /// Stops Syncthing (SIGTERM, then SIGKILL after ten seconds) and waits for it.
-    func stop() {
-        guard let process else { return }
-        self.process = nil
-        if process.isRunning { process.terminate() }
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning && Date() < deadline { usleep(50_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        // The shell waits for Syncthing; should it have been killed first, end Syncthing by its id.
-        if let text = try? String(contentsOfFile: home + "/syncthing.pid", encoding: .utf8),
-            let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), kill(pid, 0) == 0
-        {
-            kill(pid, SIGKILL)
+    /// Stops every instance in `instances` and waits for them: SIGTERM to all at once (a
+    /// clean exit can take Syncthing ten seconds), then SIGKILL, by their ids, to any still
+    /// running after 20 seconds.
+    static func stop(_ instances: [SyncthingInstance]) {
+        let running = instances.compactMap { instance in instance.process.map { (instance, $0) } }
+        for (instance, process) in running {
+            instance.process = nil
+            if process.isRunning { process.terminate() }
         }
+        let deadline = Date().addingTimeInterval(20)
+        while running.contains(where: { $0.1.isRunning }) && Date() < deadline { usleep(50_000) }
+        for (instance, process) in running where process.isRunning {
+            // Syncthing first: the shell waits for it, then exits.
+            if let pid = instance.syncthingPID { kill(pid, SIGKILL) }
+            kill(process.processIdentifier, SIGKILL)
+        }
+        for (_, process) in running { process.waitUntilExit() }
+    }
+
+    /// The id of the Syncthing process itself, which the watchdog shell records.
+    private var syncthingPID: pid_t? {
+        guard let text = try? String(contentsOfFile: home + "/syncthing.pid", encoding: .utf8) else { return nil }
+        return pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     var logPath: String { home + "/syncthing.log" }
