@@ -59,7 +59,7 @@ struct SyncthingTests {
     /// Two stores made by `survey init` (laptop and phone) before they meet, each shared by
     /// its own Syncthing; runs `body` once both instances are connected and in step, and
     /// always stops both. The temporary folder is removed unless `body` throws.
-    static func withPair(_ syncthing: String, _ body: (Pair) throws -> Void) throws {
+    static func withPair(_ syncthing: String, phoneReceiveLimit: Int = 0, _ body: (Pair) throws -> Void) throws {
         let started = Date()
         let directory = try CommandRunner.temporaryDirectory()
         let a = Replica(path: directory.appendingPathComponent("laptop").path)
@@ -70,7 +70,8 @@ struct SyncthingTests {
             name: "laptop", executable: syncthing, home: directory.appendingPathComponent("syncthing-laptop").path, folder: a.path)
         let phone = try SyncthingInstance(
             name: "phone", executable: syncthing, home: directory.appendingPathComponent("syncthing-phone").path, folder: b.path)
-        for instance in [laptop, phone] { try instance.configure(peers: [laptop, phone]) }
+        try laptop.configure(peers: [laptop, phone])
+        try phone.configure(peers: [laptop, phone], receiveLimit: phoneReceiveLimit)
         defer { SyncthingInstance.stop([laptop, phone]) }
         try laptop.start()
         try phone.start()
@@ -242,5 +243,88 @@ struct SyncthingTests {
             #expect(names.filter { $0.hasSuffix(".pruned") }.count == 5, "\(replica.path): \(names.sorted())")
         }
         try Self.expectClean(pair, devices: devices)
+    }
+
+    @Test(
+        "Syncthing on loopback: while a prune's superseding revision is still on its way, and after the sender goes away mid-transfer, the document stays readable on the receiver"
+    )
+    func pruneArrivesBeforeItsRevision() throws {
+        guard let syncthing = CommandRunner.requireTool("syncthing") else { return }
+        // The phone receives at 200 KiB/s, so that a 4 MB revision takes about 20 s to arrive.
+        try Self.withPair(syncthing, phoneReceiveLimit: 200) { pair in
+            try pruneArrivesBeforeItsRevision(pair)
+        }
+    }
+
+    func pruneArrivesBeforeItsRevision(_ pair: Pair) throws {
+        let (a, b) = (pair.a, pair.b)
+        let created = try a.json(["new", "--from", pair.file(8)]) as! [String: Any]
+        let id = created["id"] as! String
+        let base = created["revision"] as! String
+        try pair.settle("new document")
+        try Self.offlineEdits(pair, "offline edits") { () throws in
+            #expect(try a.run(["save", id, "--from", pair.file(9), "--base", base]).status == 0)
+        } phone: { () throws in
+            #expect(try b.run(["save", id, "--from", pair.file(2), "--base", base]).status == 0)
+        }
+        let winner = (try b.json(["list"]) as! [[String: Any]]).first?["revision"] as? String
+        #expect(winner != nil)
+
+        // Apart, the laptop resolves with large content and prunes the three others.
+        try pair.laptop.pause(pair.phone)
+        try pair.phone.pause(pair.laptop)
+        try pair.waitUntil("pause", connected: false)
+        let large = #"{"title": "Visitor feedback", "items": [{"title": "Notes", "kind": "textField", "answer": "\#(String(repeating: "x", count: 4_000_000))"}]}"#
+        let largeFile = pair.directory.appendingPathComponent("large.json")
+        try Data(large.utf8).write(to: largeFile)
+        #expect(try a.run(["resolve", id, "--from", largeFile.path]).status == 0)
+        #expect(try a.run(["prune", id]).status == 0)
+        let resolution = (try a.json(["list"]) as! [[String: Any]]).first?["revision"] as? String ?? "?"
+        try pair.laptop.scan()
+        try pair.laptop.pause(pair.phone, false)
+        try pair.phone.pause(pair.laptop, false)
+
+        // Wait until the phone has the tombstones and is receiving the resolution's content.
+        let folder = b.path + "/Documents/\(id)"
+        let deadline = Date().addingTimeInterval(30)
+        while true {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            let package = (try? FileManager.default.contentsOfDirectory(atPath: folder + "/\(resolution).survey")) ?? []
+            if names.filter({ $0.hasSuffix(".pruned") }).count == 3 && package.contains(where: { $0.hasPrefix(".syncthing.") }) { break }
+            guard Date() < deadline else { throw SyncthingError("the phone never started receiving \(resolution): \(names)") }
+            usleep(100_000)
+        }
+        func expectReadable(_ when: String) throws {
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+            let rows = try b.json(["list"]) as! [[String: Any]]
+            let shown = try b.run(["show", id, "--json"])
+            // Known problem: Syncthing moves each pruned package's DocumentMetadata.plist onto
+            // its tombstone (same bytes, its "rename shortcut") and applies the deletions at
+            // the end of a pull pass even when a pull failed, so the phone is left with
+            // pending tombstones and no complete revision: the document is gone from it.
+            withKnownIssue("Syncthing dismantles pruned packages before the revision superseding them has arrived") {
+                #expect(rows.count == 1, "\(when): the document is listed on the phone; its folder holds \(names)")
+                #expect(shown.status == 0, "\(when): show on the phone: \(shown.stderr)")
+            }
+        }
+        try expectReadable("while the resolution is on its way")
+
+        // The laptop goes away mid-transfer.
+        try pair.phone.pause(pair.laptop)
+        try pair.waitUntil("the laptop goes away", connected: false)
+        let idle = Date().addingTimeInterval(30)
+        while try pair.phone.json("/rest/db/status?folder=\(SyncthingInstance.folderID)")["state"] as? String != "idle" {
+            guard Date() < idle else { throw SyncthingError("the phone's folder never went idle") }
+            usleep(100_000)
+        }
+        try expectReadable("after the laptop went away mid-transfer")
+
+        // Once the laptop is back, both converge on the resolution, clean.
+        try pair.phone.pause(pair.laptop, false)
+        try pair.waitUntil("the laptop is back", connected: true)
+        try pair.settle("the laptop is back")
+        #expect((try b.json(["list"]) as! [[String: Any]]).first?["revision"] as? String == resolution)
+        #expect(try b.run(["show", id]).status == 0)
+        try Self.expectClean(pair, devices: [try Self.device(a), try Self.device(b)])
     }
 }

@@ -72,8 +72,9 @@ final class SyncthingInstance {
 
     /// Replaces the generated `config.xml` with one that shares `folder` with `peers`
     /// (this instance included), each reached at its explicit loopback address. The
-    /// folder gets its marker and a `.stignore` holding `*.nosync`.
-    func configure(peers: [SyncthingInstance]) throws {
+    /// folder gets its marker and a `.stignore` holding `*.nosync`. A `receiveLimit` (KiB/s,
+    /// 0 for none) slows what this instance receives, loopback included.
+    func configure(peers: [SyncthingInstance], receiveLimit: Int = 0) throws {
         func escaped(_ text: String) -> String {
             text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
                 .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
@@ -114,6 +115,8 @@ final class SyncthingInstance {
                     <reconnectionIntervalS>1</reconnectionIntervalS>
                     <minHomeDiskFree unit="%">0</minHomeDiskFree>
                     <setLowPriority>false</setLowPriority>
+                    <maxRecvKbps>\(receiveLimit)</maxRecvKbps>
+                    <limitBandwidthInLan>\(receiveLimit > 0)</limitBandwidthInLan>
                 </options>
             </configuration>
 
