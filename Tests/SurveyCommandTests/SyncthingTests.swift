@@ -14,6 +14,8 @@ struct SyncthingTests {
         let b: Replica
         let laptop: SyncthingInstance
         let phone: SyncthingInstance
+        /// The folders have `ignoreDelete`: deletions made on one side stay needed on the other.
+        var ignoreDelete = false
 
         func file(_ rating: Int, name: String = "Ada") throws -> String {
             let url = directory.appendingPathComponent("\(rating)-\(name).json")
@@ -29,7 +31,9 @@ struct SyncthingTests {
             let deadline = Date().addingTimeInterval(60)
             var settledPolls = 0
             while settledPolls < 2 {
-                let reason = try laptop.unsettled(with: phone) ?? phone.unsettled(with: laptop)
+                let reason =
+                    try laptop.unsettled(with: phone, ignoringDeletes: ignoreDelete)
+                    ?? phone.unsettled(with: laptop, ignoringDeletes: ignoreDelete)
                 settledPolls = reason == nil ? settledPolls + 1 : 0
                 if let reason, Date() > deadline {
                     throw SyncthingError(
@@ -59,7 +63,9 @@ struct SyncthingTests {
     /// Two stores made by `survey init` (laptop and phone) before they meet, each shared by
     /// its own Syncthing; runs `body` once both instances are connected and in step, and
     /// always stops both. The temporary folder is removed unless `body` throws.
-    static func withPair(_ syncthing: String, phoneReceiveLimit: Int = 0, _ body: (Pair) throws -> Void) throws {
+    static func withPair(
+        _ syncthing: String, phoneReceiveLimit: Int = 0, ignoreDelete: Bool = false, _ body: (Pair) throws -> Void
+    ) throws {
         let started = Date()
         let directory = try CommandRunner.temporaryDirectory()
         let a = Replica(path: directory.appendingPathComponent("laptop").path)
@@ -70,12 +76,12 @@ struct SyncthingTests {
             name: "laptop", executable: syncthing, home: directory.appendingPathComponent("syncthing-laptop").path, folder: a.path)
         let phone = try SyncthingInstance(
             name: "phone", executable: syncthing, home: directory.appendingPathComponent("syncthing-phone").path, folder: b.path)
-        try laptop.configure(peers: [laptop, phone])
-        try phone.configure(peers: [laptop, phone], receiveLimit: phoneReceiveLimit)
+        try laptop.configure(peers: [laptop, phone], ignoreDelete: ignoreDelete)
+        try phone.configure(peers: [laptop, phone], receiveLimit: phoneReceiveLimit, ignoreDelete: ignoreDelete)
         defer { SyncthingInstance.stop([laptop, phone]) }
         try laptop.start()
         try phone.start()
-        let pair = Pair(directory: directory, a: a, b: b, laptop: laptop, phone: phone)
+        let pair = Pair(directory: directory, a: a, b: b, laptop: laptop, phone: phone, ignoreDelete: ignoreDelete)
         try pair.waitUntil("start", connected: true)
         // The same Store.plist was made on both sides: it must not become a conflict.
         try pair.settle("first exchange")
@@ -246,17 +252,18 @@ struct SyncthingTests {
     }
 
     @Test(
-        "Syncthing on loopback: while a prune's superseding revision is still on its way, and after the sender goes away mid-transfer, the document stays readable on the receiver"
+        "Syncthing on loopback: while a prune's superseding revision is still on its way, and after the sender goes away mid-transfer, the document stays readable on the receiver (without and with the folder's ignoreDelete)",
+        arguments: [false, true]
     )
-    func pruneArrivesBeforeItsRevision() throws {
+    func pruneArrivesBeforeItsRevision(ignoreDelete: Bool) throws {
         guard let syncthing = CommandRunner.requireTool("syncthing") else { return }
-        // The phone receives at 200 KiB/s, so that a 4 MB revision takes about 20 s to arrive.
-        try Self.withPair(syncthing, phoneReceiveLimit: 200) { pair in
-            try pruneArrivesBeforeItsRevision(pair)
+        // The phone receives at 200 KiB/s, so that a 2 MB revision takes about 10 s to arrive.
+        try Self.withPair(syncthing, phoneReceiveLimit: 200, ignoreDelete: ignoreDelete) { pair in
+            try pruneArrivesBeforeItsRevision(pair, ignoreDelete: ignoreDelete)
         }
     }
 
-    func pruneArrivesBeforeItsRevision(_ pair: Pair) throws {
+    func pruneArrivesBeforeItsRevision(_ pair: Pair, ignoreDelete: Bool) throws {
         let (a, b) = (pair.a, pair.b)
         let created = try a.json(["new", "--from", pair.file(8)]) as! [String: Any]
         let id = created["id"] as! String
@@ -274,7 +281,7 @@ struct SyncthingTests {
         try pair.laptop.pause(pair.phone)
         try pair.phone.pause(pair.laptop)
         try pair.waitUntil("pause", connected: false)
-        let large = #"{"title": "Visitor feedback", "items": [{"title": "Notes", "kind": "textField", "answer": "\#(String(repeating: "x", count: 4_000_000))"}]}"#
+        let large = #"{"title": "Visitor feedback", "items": [{"title": "Notes", "kind": "textField", "answer": "\#(String(repeating: "x", count: 2_000_000))"}]}"#
         let largeFile = pair.directory.appendingPathComponent("large.json")
         try Data(large.utf8).write(to: largeFile)
         #expect(try a.run(["resolve", id, "--from", largeFile.path]).status == 0)
@@ -298,13 +305,21 @@ struct SyncthingTests {
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
             let rows = try b.json(["list"]) as! [[String: Any]]
             let shown = try b.run(["show", id, "--json"])
-            // Known problem: Syncthing moves each pruned package's DocumentMetadata.plist onto
-            // its tombstone (same bytes, its "rename shortcut") and applies the deletions at
-            // the end of a pull pass even when a pull failed, so the phone is left with
-            // pending tombstones and no complete revision: the document is gone from it.
-            withKnownIssue("Syncthing dismantles pruned packages before the revision superseding them has arrived") {
+            let readable = {
                 #expect(rows.count == 1, "\(when): the document is listed on the phone; its folder holds \(names)")
                 #expect(shown.status == 0, "\(when): show on the phone: \(shown.stderr)")
+            }
+            if ignoreDelete {
+                readable()
+            } else {
+                // Known problem: Syncthing moves each pruned package's DocumentMetadata.plist
+                // onto its tombstone (the same bytes: its "rename shortcut") and applies the
+                // other deletions at the end of a pull pass even when a pull failed, so the
+                // phone is left with pending tombstones and no complete revision: the
+                // document is gone from it until the resolution arrives whole.
+                withKnownIssue("Syncthing dismantles pruned packages before the revision superseding them has arrived") {
+                    readable()
+                }
             }
         }
         try expectReadable("while the resolution is on its way")
@@ -319,12 +334,25 @@ struct SyncthingTests {
         }
         try expectReadable("after the laptop went away mid-transfer")
 
-        // Once the laptop is back, both converge on the resolution, clean.
+        // Once the laptop is back, the phone completes the resolution.
         try pair.phone.pause(pair.laptop, false)
         try pair.waitUntil("the laptop is back", connected: true)
-        try pair.settle("the laptop is back")
-        #expect((try b.json(["list"]) as! [[String: Any]]).first?["revision"] as? String == resolution)
-        #expect(try b.run(["show", id]).status == 0)
+        let arrival = Date().addingTimeInterval(60)
+        while (try b.json(["list"]) as! [[String: Any]]).first?["revision"] as? String != resolution {
+            guard Date() < arrival else { throw SyncthingError("the resolution never arrived whole on the phone") }
+            usleep(250_000)
+        }
+        // With ignoreDelete the phone still has the pruned packages (Syncthing waits for it
+        // to delete them, so the two are not in step yet): the next command that writes
+        // removes them, as after rsync without --delete.
+        #expect(try b.run(["prune"]).status == 0)
+        try pair.settle("prune on the phone")
+        for replica in [a, b] {
+            #expect((try replica.json(["list"]) as! [[String: Any]]).first?["revision"] as? String == resolution)
+            let names = try FileManager.default.contentsOfDirectory(atPath: replica.path + "/Documents/\(id)")
+            #expect(names.filter { $0.hasSuffix(".survey") } == ["\(resolution).survey"], "\(replica.path): \(names.sorted())")
+            #expect(names.filter { $0.hasSuffix(".pruned") }.count == 3, "\(replica.path): \(names.sorted())")
+        }
         try Self.expectClean(pair, devices: [try Self.device(a), try Self.device(b)])
     }
 }

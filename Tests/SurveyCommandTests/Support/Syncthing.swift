@@ -73,8 +73,9 @@ final class SyncthingInstance {
     /// Replaces the generated `config.xml` with one that shares `folder` with `peers`
     /// (this instance included), each reached at its explicit loopback address. The
     /// folder gets its marker and a `.stignore` holding `*.nosync`. A `receiveLimit` (KiB/s,
-    /// 0 for none) slows what this instance receives, loopback included.
-    func configure(peers: [SyncthingInstance], receiveLimit: Int = 0) throws {
+    /// 0 for none) slows what this instance receives, loopback included; `ignoreDelete` sets
+    /// the folder's option of that name (deletions made elsewhere are not applied here).
+    func configure(peers: [SyncthingInstance], receiveLimit: Int = 0, ignoreDelete: Bool = false) throws {
         func escaped(_ text: String) -> String {
             text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
                 .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
@@ -95,6 +96,7 @@ final class SyncthingInstance {
             \(folderDevices.joined(separator: "\n"))
                     <minDiskFree unit="%">0</minDiskFree>
                     <markerName>.stfolder</markerName>
+                    <ignoreDelete>\(ignoreDelete)</ignoreDelete>
                 </folder>
             \(devices.joined(separator: "\n"))
                 <gui enabled="true" tls="false" debugging="false">
@@ -228,21 +230,23 @@ final class SyncthingInstance {
 
     /// What keeps this side from being in step with `other`, or nil when nothing does:
     /// the folder idle with nothing needed and no pull errors, and `other` complete as far
-    /// as this side knows.
-    func unsettled(with other: SyncthingInstance) throws -> String? {
+    /// as this side knows. With `ignoringDeletes` (for folders with `ignoreDelete`, which
+    /// never apply the deletions made elsewhere, and so always need them), needed
+    /// deletions do not count.
+    func unsettled(with other: SyncthingInstance, ignoringDeletes: Bool = false) throws -> String? {
         guard try isConnected(to: other) else { return "\(name) is not connected to \(other.name)" }
         let status = try json("/rest/db/status?folder=\(Self.folderID)")
         let state = status["state"] as? String ?? "?"
-        let need = status["needTotalItems"] as? Int ?? -1
+        let need = (status["needTotalItems"] as? Int ?? -1) - (ignoringDeletes ? status["needDeletes"] as? Int ?? 0 : 0)
         let errors = status["pullErrors"] as? Int ?? -1
         guard state == "idle", need == 0, errors == 0 else {
-            return "\(name): state \(state), needTotalItems \(need), pullErrors \(errors)"
+            return "\(name): state \(state), needing \(need) items, pullErrors \(errors)"
         }
         let completion = try json("/rest/db/completion?folder=\(Self.folderID)&device=\(other.deviceID)")
         let percent = completion["completion"] as? Double ?? -1
         let needItems = completion["needItems"] as? Int ?? -1
         let needDeletes = completion["needDeletes"] as? Int ?? -1
-        guard percent == 100, needItems == 0, needDeletes == 0 else {
+        guard needItems == 0, ignoringDeletes || (percent == 100 && needDeletes == 0) else {
             return "\(name) sees \(other.name) at \(percent)% (needItems \(needItems), needDeletes \(needDeletes))"
         }
         return nil
