@@ -151,6 +151,7 @@ final class SyncthingInstance {
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        try? log.close()
         self.process = process
         let deadline = Date().addingTimeInterval(30)
         while (try? request("GET", "/rest/system/ping"))?.status != 200 {
