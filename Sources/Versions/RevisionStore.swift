@@ -160,9 +160,20 @@ public final class RevisionStore {
                         // A prune (or arriving tombstones) replaced the package since the
                         // folder was listed: its tombstone is there now.
                         result.tombstones[metadata.id] = metadata
+                        // Or a file-sync engine moved the package's metadata onto the
+                        // tombstone (the same bytes; Syncthing does) and has not removed the
+                        // content yet: the tombstone's metadata, verified like any, stands in
+                        // for it, so the revision stays readable until a successor arrives.
+                        if !metadata.isDeleted,
+                            try reader.status(atPath: file + "/" + Self.contentFile)?.kind == .regular
+                        {
+                            live[id] = metadata
+                        }
                     } else {
                         result.incomplete.append(id)
                     }
+                } catch let error as FileSystemError where Self.isAboutContents(error) {
+                    result.skipped.append(StoreIssue(path: error.path, message: "cannot be read: \(error.reason) (skipped)"))
                 } catch where Self.isAboutContents(error) {
                     result.skipped.append(StoreIssue(path: file, message: Self.reason(error, file: file) + " (skipped)"))
                 }
@@ -238,7 +249,9 @@ public final class RevisionStore {
             let content = path + "/" + Self.contentFile
             guard let status = try reader.status(atPath: content) else { return nil }
             guard status.kind == .regular else {
-                throw FileSystemError(status.kind == .symbolicLink ? .symbolicLink : .notRegularFile, operation: .read, path: content)
+                let code: FileSystemError.Code =
+                    status.kind == .symbolicLink ? .symbolicLink : status.kind == .directory ? .isDirectory : .notRegularFile
+                throw FileSystemError(code, operation: .read, path: content)
             }
         }
         known[file] = metadata

@@ -260,4 +260,44 @@ struct ReplicaSafetyTests {
         }
         #expect(try CommandRunner.run(["show", ids[0], "--store", b]).status == 66)
     }
+
+    @Test("A package whose metadata a sync engine moved onto its tombstone, before the revision superseding it arrived, stays readable")
+    func metadataMovedOntoTombstone() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let laptop = directory.appendingPathComponent("laptop").path, phone = directory.appendingPathComponent("phone").path
+        let documents = try Self.makeStore(laptop, in: directory)
+        let document = documents[0]
+        try FileManager.default.copyItem(atPath: laptop, toPath: phone)
+        #expect(try CommandRunner.run(["edit", document, "--title", "Newer", "--store", laptop]).status == 0)
+        #expect(try CommandRunner.run(["prune", document, "--store", laptop]).status == 0)
+        let expected = try CommandRunner.run(["show", document, "--json", "--store", phone]).stdout
+        // What Syncthing does on the phone: each tombstone holds the same bytes as the pruned
+        // package's metadata, so the metadata is moved onto it; the superseding revision's
+        // content has not arrived yet.
+        let source = laptop + "/Documents/" + document, target = phone + "/Documents/" + document
+        for name in try FileManager.default.contentsOfDirectory(atPath: source) where name.hasSuffix(".pruned") {
+            let package = target + "/" + name.dropLast(".pruned".count) + ".survey"
+            if FileManager.default.fileExists(atPath: package + "/DocumentMetadata.plist") {
+                try FileManager.default.moveItem(atPath: package + "/DocumentMetadata.plist", toPath: target + "/" + name)
+            } else if !FileManager.default.fileExists(atPath: target + "/" + name) {
+                try FileManager.default.copyItem(atPath: source + "/" + name, toPath: target + "/" + name)
+            }
+        }
+        for name in try FileManager.default.contentsOfDirectory(atPath: source) where name.hasSuffix(".survey") {
+            try FileManager.default.createDirectory(atPath: target + "/" + name, withIntermediateDirectories: true)
+            if !FileManager.default.fileExists(atPath: target + "/" + name + "/DocumentMetadata.plist") {
+                try FileManager.default.copyItem(atPath: source + "/" + name + "/DocumentMetadata.plist", toPath: target + "/" + name + "/DocumentMetadata.plist")
+            }
+        }
+        let shown = try CommandRunner.run(["show", document, "--json", "--store", phone])
+        #expect(shown.status == 0 && shown.stdout == expected, "\(shown.stderr)")
+        // The rest arrives: the phone holds what the laptop holds.
+        #expect(try CommandRunner.run(["sync", laptop, "--store", phone]).status == 0)
+        #expect(try CommandRunner.run(["prune", "--store", phone]).status == 0)
+        #expect(
+            try CommandRunner.run(["show", document, "--json", "--store", phone]).stdout
+                == CommandRunner.run(["show", document, "--json", "--store", laptop]).stdout)
+        #expect(try CommandRunner.run(["verify", "--store", phone]).status == 0)
+    }
 }

@@ -198,7 +198,7 @@ struct SyncthingTests {
     }
 
     @Test(
-        "Syncthing on loopback: both sides resolve and prune while apart, writing the same tombstones; they meet without conflict copies and resolve once more"
+        "Syncthing on loopback: both sides resolve and prune while apart, writing the same resolution and tombstones; they meet without conflict copies or a conflict"
     )
     func concurrentPrunes() throws {
         guard let syncthing = CommandRunner.requireTool("syncthing") else { return }
@@ -221,7 +221,8 @@ struct SyncthingTests {
         }
         #expect((try a.json(["conflicts"]) as! [Any]).count == 1)
         // Apart again, each side resolves and prunes: the same three tombstones on both,
-        // the same three packages removed on both, and two different resolutions.
+        // the same three packages removed on both, and the same resolution (a resolution
+        // depends only on the heads and the content).
         try Self.offlineEdits(pair, "offline resolutions and prunes") { () throws in
             #expect(try a.run(["resolve", id, "--accept"]).status == 0)
             #expect(try a.run(["prune", id]).status == 0)
@@ -232,21 +233,19 @@ struct SyncthingTests {
         try Self.expectClean(pair, devices: devices)
         for replica in [a, b] {
             let versions = try replica.json(["versions", id]) as! [[String: Any]]
-            #expect(versions.count == 5, "\(replica.path): \(versions)")
+            #expect(versions.count == 4, "\(replica.path): \(versions)")
             #expect(versions.filter { $0["pruned"] as? Bool == true }.count == 3, "\(replica.path): \(versions)")
-            #expect((try replica.json(["conflicts"]) as! [Any]).count == 1, "the two resolutions conflict")
+            #expect((try replica.json(["conflicts"]) as! [Any]).isEmpty, "the two resolutions are one revision")
         }
-        // One more resolution and prune converge to a single package on both.
+        // Nothing is left to resolve; a prune on either side changes nothing.
         #expect(try b.run(["resolve", id, "--accept"]).status == 0)
-        #expect(try b.run(["prune", id]).status == 0)
-        try pair.settle("last resolution")
         #expect(try a.run(["prune"]).status == 0)
         try pair.settle("prune on the laptop")
         for replica in [a, b] {
             #expect((try replica.json(["conflicts"]) as! [Any]).isEmpty)
             let names = try FileManager.default.contentsOfDirectory(atPath: replica.path + "/Documents/\(id)")
             #expect(names.filter { $0.hasSuffix(".survey") }.count == 1, "\(replica.path): \(names.sorted())")
-            #expect(names.filter { $0.hasSuffix(".pruned") }.count == 5, "\(replica.path): \(names.sorted())")
+            #expect(names.filter { $0.hasSuffix(".pruned") }.count == 3, "\(replica.path): \(names.sorted())")
         }
         try Self.expectClean(pair, devices: devices)
     }
@@ -301,7 +300,7 @@ struct SyncthingTests {
             guard Date() < deadline else { throw SyncthingError("the phone never started receiving \(resolution): \(names)") }
             usleep(100_000)
         }
-        func expectReadable(_ when: String) throws {
+        func expectReadable(_ when: String, evenWithoutIgnoreDelete: Bool) throws {
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
             let rows = try b.json(["list"]) as! [[String: Any]]
             let shown = try b.run(["show", id, "--json"])
@@ -311,18 +310,26 @@ struct SyncthingTests {
             }
             if ignoreDelete {
                 readable()
+            } else if evenWithoutIgnoreDelete {
+                // While the resolution is on its way, Syncthing moves each pruned package's
+                // metadata onto its tombstone (the same bytes: its "rename shortcut"); the
+                // tombstone stands in for it, so the document stays readable, unless
+                // Syncthing has already removed the pruned content too (it may, depending on
+                // when its pull pass ends).
+                withKnownIssue("Syncthing may remove pruned content before the revision superseding it has arrived", isIntermittent: true) {
+                    readable()
+                }
             } else {
-                // Known problem: Syncthing moves each pruned package's DocumentMetadata.plist
-                // onto its tombstone (the same bytes: its "rename shortcut") and applies the
-                // other deletions at the end of a pull pass even when a pull failed, so the
-                // phone is left with pending tombstones and no complete revision: the
-                // document is gone from it until the resolution arrives whole.
+                // Known problem: Syncthing applies the other deletions at the end of a pull
+                // pass even when a pull failed, so once the sender is gone the phone is left
+                // with pending tombstones and no revision's content: the document is gone
+                // from it until the resolution arrives whole.
                 withKnownIssue("Syncthing dismantles pruned packages before the revision superseding them has arrived") {
                     readable()
                 }
             }
         }
-        try expectReadable("while the resolution is on its way")
+        try expectReadable("while the resolution is on its way", evenWithoutIgnoreDelete: true)
 
         // The laptop goes away mid-transfer.
         try pair.phone.pause(pair.laptop)
@@ -332,7 +339,7 @@ struct SyncthingTests {
             guard Date() < idle else { throw SyncthingError("the phone's folder never went idle") }
             usleep(100_000)
         }
-        try expectReadable("after the laptop went away mid-transfer")
+        try expectReadable("after the laptop went away mid-transfer", evenWithoutIgnoreDelete: false)
 
         // Once the laptop is back, the phone completes the resolution.
         try pair.phone.pause(pair.laptop, false)

@@ -122,7 +122,9 @@ struct CommandFailure: Error {
         case let error as SurveyError:
             self.init(code: "invalidSurvey", message: error.description, exit: ExitStatus.invalidData.rawValue)
         case let error as SurveyFileError:
-            self.init(code: "invalidSurvey", message: error.message, exit: ExitStatus.invalidData.rawValue, file: error.file)
+            self.init(
+                code: "invalidSurvey", message: error.message, exit: ExitStatus.invalidData.rawValue, file: error.file,
+                line: error.line, column: error.column)
         case let error as VersionsError:
             self.init(code: "invalidRevision", message: error.description, exit: ExitStatus.invalidData.rawValue)
         case let error as FormatError:
