@@ -339,7 +339,9 @@ struct ImportCommand: ParsableCommand {
         commandName: "import", abstract: "Add a revision package, as a new document or a revision of a known one.",
         discussion: SurveyTool.exitCodesReference)
     @OptionGroup var options: StoreOptions
-    @Argument(help: "The revision package: a folder with DocumentMetadata.plist and, unless it records a deletion, Survey.plist.") var path: String
+    @Argument(
+        help: "The revision package: a folder with \(StoreLayout.metadataFile) and, unless it records a deletion, \(StoreLayout.contentFile).")
+    var path: String
 
     func run() throws {
         try runReporting {
