@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The order of system calls of a real `survey edit`, read from `strace -f -y`.
-@Suite("Durable ordering under strace")
+@Suite("Durable ordering under strace", CommandRunner.needs("strace"))
 struct DurabilityTraceTests {
     struct Call {
         var index: Int

@@ -342,7 +342,7 @@ struct FirstUseTests {
         #expect(!result.stdout.contains(untouched))
     }
 
-    @Test("The progress line fits a 40-column terminal", .enabled(if: CommandRunner.requireTool("script") != nil))
+    @Test("The progress line fits a 40-column terminal", CommandRunner.needs("script"))
     func progressWidth() throws {
         let store = try Store()
         let (id, _) = try store.makeDocument()

@@ -35,7 +35,7 @@ struct FutureStampTests {
         try #require(result.status == 0, "\(result.stderr)")
     }
 
-    @Test("A far-future stamp is flagged by verify, sync, import and versions; an edit on top takes this clock, and a resolution supersedes it")
+    @Test("A far-future stamp is flagged by verify, sync, import and versions; an edit on top takes this clock, and a resolution supersedes it", CommandRunner.needs("python3"))
     func futureStamp() throws {
         guard let python = CommandRunner.requireTool("python3") else { return }
         let directory = try CommandRunner.temporaryDirectory()

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("survey plist lint on the hostile corpus")
+@Suite("survey plist lint on the hostile corpus", CommandRunner.needs("strace"))
 struct HostileLintTests {
     static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures/hostile")

@@ -69,7 +69,7 @@ struct HostileStoreTests {
         return (store, heads)
     }
 
-    @Test("Every command over every hostile store: a documented exit, no signal, no hang, nothing outside touched, no head lost, verify names the junk")
+    @Test("Every command over every hostile store: a documented exit, no signal, no hang, nothing outside touched, no head lost, verify names the junk", CommandRunner.needs("python3", "strace", "timeout"))
     func everyCommandOverEveryCase() throws {
         guard let python = CommandRunner.requireTool("python3"), let strace = CommandRunner.requireTool("strace"),
             let timeout = CommandRunner.requireTool("timeout")

@@ -10,7 +10,7 @@ import Testing
 /// revision. Straight after it, `verify` may name only what the next command removes
 /// (packages that an already published tombstone disowns); after the next command the
 /// store is `verify`-clean.
-@Suite("I/O errors injected into the real binary", .serialized)
+@Suite("I/O errors injected into the real binary", .serialized, CommandRunner.needs("strace"))
 struct IOErrorInjectionTests {
     static let errors = [("EIO", "Input/output error"), ("ENOSPC", "No space left on device")]
 

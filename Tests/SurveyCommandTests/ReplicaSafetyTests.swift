@@ -32,7 +32,7 @@ struct ReplicaSafetyTests {
         ]
     }
 
-    @Test("Every read command works on a read-only mount, and a write fails cleanly changing nothing")
+    @Test("Every read command works on a read-only mount, and a write fails cleanly changing nothing", CommandRunner.needs("unshare", "mount"))
     func readOnlyMount() throws {
         guard let unshare = CommandRunner.requireTool("unshare"), let mount = CommandRunner.requireTool("mount") else { return }
         let directory = try CommandRunner.temporaryDirectory()
@@ -69,7 +69,7 @@ struct ReplicaSafetyTests {
         #expect(HostileStoreTests.fingerprint(store) == before, "the store changed")
     }
 
-    @Test("Every read command works for a user who may only read the store")
+    @Test("Every read command works for a user who may only read the store", CommandRunner.needs("setpriv"))
     func readOnlyUser() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer {
@@ -99,7 +99,7 @@ struct ReplicaSafetyTests {
         #expect(HostileStoreTests.fingerprint(store) == before, "the store changed")
     }
 
-    @Test("rsync interrupted after each file of a transfer carrying new revisions and tombstones: every document stays readable")
+    @Test("rsync interrupted after each file of a transfer carrying new revisions and tombstones: every document stays readable", CommandRunner.needs("rsync"))
     func interruptedRsync() throws {
         guard let rsync = CommandRunner.requireTool("rsync") else { return }
         let directory = try CommandRunner.temporaryDirectory()
@@ -203,19 +203,9 @@ struct ReplicaSafetyTests {
                 _ = try CommandRunner.run(["edit", document, "--title", "R\(round)", "--store", pruning])
             }
             _ = try CommandRunner.run(["prune", "--store", pruning])
-            let process = Process()
-            process.executableURL = CommandRunner.binary
-            process.arguments = Bool.random(using: &random)
+            let arguments = Bool.random(using: &random)
                 ? ["sync", keeping, "--jobs", "1", "--store", pruning] : ["sync", pruning, "--jobs", "1", "--store", keeping]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(UInt32.random(in: 1_000...40_000, using: &random))
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                kills += 1
-            }
-            process.waitUntilExit()
+            if try CommandRunner.runKilled(arguments, after: UInt32.random(in: 1_000...40_000, using: &random)) { kills += 1 }
             for store in [pruning, keeping] {
                 for document in documents {
                     let shown = try CommandRunner.run(["show", document, "--store", store])

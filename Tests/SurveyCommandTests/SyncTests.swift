@@ -129,7 +129,7 @@ struct SyncTests {
         #expect(process.terminationStatus == 0)
     }
 
-    @Test("rsync both ways (no --delete) converges, and pruned content copied back is cleaned up, not resurrected")
+    @Test("rsync both ways (no --delete) converges, and pruned content copied back is cleaned up, not resurrected", CommandRunner.needs("rsync"))
     func rsyncUnion() throws {
         guard CommandRunner.requireTool("rsync") != nil else { return }
         let (id, base) = try shared()
@@ -233,18 +233,8 @@ struct SyncTests {
             if round % 10 == 0 {
                 #expect(try b.run(["save", id, "--from", file(round % 10, name: "B\(round)"), "--base", base]).status == 0)
             }
-            let process = Process()
-            process.executableURL = CommandRunner.binary
-            process.arguments = round % 2 == 0 ? ["sync", b.path, "--store", a.path] : ["sync", a.path, "--store", b.path]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(UInt32.random(in: 1_000...60_000, using: &generator))
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                kills += 1
-            }
-            process.waitUntilExit()
+            let arguments = round % 2 == 0 ? ["sync", b.path, "--store", a.path] : ["sync", a.path, "--store", b.path]
+            if try CommandRunner.runKilled(arguments, after: UInt32.random(in: 1_000...60_000, using: &generator)) { kills += 1 }
             for replica in [a, b] {
                 #expect(try replica.run(["list"]).status == 0)
                 // The next command that writes finishes what the kill interrupted.
@@ -275,7 +265,7 @@ extension SyncTests {
         #expect(process.terminationStatus == 0, "unison failed")
     }
 
-    @Test("unison keeps replicas converged: offline edits, a resolution and a prune")
+    @Test("unison keeps replicas converged: offline edits, a resolution and a prune", CommandRunner.needs("unison"))
     func unisonReplicas() throws {
         guard CommandRunner.requireTool("unison") != nil else { return }
         let created = try a.json(["new", "--from", file(8)]) as! [String: Any]
@@ -299,7 +289,7 @@ extension SyncTests {
 }
 
 extension SyncTests {
-    @Test("An rsync killed mid-copy leaves nothing any command mistakes for a revision")
+    @Test("An rsync killed mid-copy leaves nothing any command mistakes for a revision", CommandRunner.needs("rsync"))
     func killedRsync() throws {
         guard let rsyncPath = CommandRunner.requireTool("rsync") else { return }
         let (id, base) = try shared()

@@ -3,7 +3,7 @@ import Testing
 
 /// Two stores kept in step by two real Syncthing instances, as README suggests, on
 /// loopback only.
-@Suite("Replicas: Syncthing", .serialized)
+@Suite("Replicas: Syncthing", .serialized, CommandRunner.needs("syncthing"))
 struct SyncthingTests {
     typealias Replica = SyncTests.Replica
 

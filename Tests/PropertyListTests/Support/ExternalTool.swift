@@ -26,6 +26,13 @@ enum ExternalTool {
 
     /// Whether `name` is present; records an issue in CI when it is not, and says why it
     /// is skipped otherwise.
+    /// A trait for a test that needs `tools`: outside CI the test is skipped (and shown
+    /// as skipped) when one is missing; with `CI=true` it always runs, and ``require(_:sourceLocation:)``
+    /// fails it when a tool is missing.
+    static func needs(_ tools: String...) -> ConditionTrait {
+        .enabled(if: isCI || tools.allSatisfy { find($0) != nil }, "needs \(tools.joined(separator: ", ")), which is not installed")
+    }
+
     static func require(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
         if let found = find(name) { return found }
         if isCI {

@@ -97,12 +97,48 @@ enum CommandRunner {
         }
     }
 
+    /// Starts `survey` with `arguments`, output discarded, and sends it SIGKILL after
+    /// `microseconds` unless it has finished by then.
+    ///
+    /// - Returns: Whether the process was killed.
+    static func runKilled(_ arguments: [String], after microseconds: UInt32) throws -> Bool {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        usleep(microseconds)
+        var killed = false
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            killed = true
+        }
+        process.waitUntilExit()
+        return killed
+    }
+
     /// A new empty temporary directory.
     static func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory
             .appendingPathComponent("survey-cli-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
+    }
+
+    /// Whether `name` is on `PATH`.
+    static func hasTool(_ name: String) -> Bool {
+        (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains {
+            FileManager.default.isExecutableFile(atPath: "\($0)/\(name)")
+        }
+    }
+
+    /// A trait for a test that needs `tools`: outside CI the test is skipped (and shown
+    /// as skipped) when one is missing; with `CI=true` it always runs, and
+    /// ``requireTool(_:sourceLocation:)`` fails it when a tool is missing.
+    static func needs(_ tools: String...) -> ConditionTrait {
+        .enabled(if: isCI || tools.allSatisfy(hasTool), "needs \(tools.joined(separator: ", ")), which is not installed")
     }
 
     /// The path of `name` on `PATH`; records an issue in CI when it is missing, and says
