@@ -74,7 +74,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VersionsTests",
-            dependencies: ["Versions"]
+            dependencies: ["Versions", "Packages"]
         ),
         .testTarget(
             name: "SurveyStoreTests",

@@ -1,0 +1,121 @@
+import Foundation
+import Packages
+import Testing
+import Versions
+
+/// `RevisionStore` on a real folder, by example: prune, tombstones in and not yet in
+/// effect, the clean-up of copies of pruned revisions, and what a read skips.
+@Suite("Revision store: prune, tombstones, clean-up")
+struct RevisionStoreTests {
+    static let document = UUID(uuidString: "6F1C2B8E-3D4A-4C1B-9E2F-1A2B3C4D5E02")!
+    static let laptop = Device(id: "laptop-1", name: "Laptop")
+
+    /// A store folder with a chain of `count` revisions of one document; returns the store
+    /// and the revisions, oldest first.
+    static func chain(_ count: Int) throws -> (RevisionStore, [RevisionMetadata]) {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("revisions-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let wall = ManualClock(1_795_168_800_000)
+        let store = RevisionStore(root: root, device: laptop, wallClock: { wall.milliseconds })
+        try store.writer.prepare()
+        var revisions: [RevisionMetadata] = []
+        for index in 0..<count {
+            wall.set(wall.milliseconds + 1_000)
+            revisions.append(
+                try store.write(
+                    document: document, parents: revisions.suffix(1), content: Data("content \(index)".utf8), formatVersion: 2))
+        }
+        return (store, revisions)
+    }
+
+    func path(_ store: RevisionStore, _ relative: String) -> String { store.root + "/" + relative }
+
+    func exists(_ store: RevisionStore, _ relative: String) -> Bool {
+        FileManager.default.fileExists(atPath: path(store, relative))
+    }
+
+    @Test("prune replaces the content of non-heads by tombstones, keeps the head and the history asked for, and ends however large that is")
+    func prune() throws {
+        let (store, revisions) = try Self.chain(4)
+        defer { try? FileManager.default.removeItem(atPath: store.root) }
+        #expect(try store.prune(Self.document, keepHistory: 1, dryRun: true) == revisions.prefix(2).map(\.id))
+        #expect(exists(store, StoreLayout.package(revisions[0].id, of: Self.document)), "a dry run changes nothing")
+        #expect(try store.prune(Self.document, keepHistory: Int.max) == [])
+        #expect(try store.prune(Self.document, keepHistory: 1) == revisions.prefix(2).map(\.id))
+        for revision in revisions.prefix(2) {
+            #expect(!exists(store, StoreLayout.package(revision.id, of: Self.document)))
+            #expect(exists(store, StoreLayout.tombstone(revision.id, of: Self.document)))
+        }
+        let (graph, pruned) = try store.graph(of: Self.document)
+        #expect(graph.revisions.count == 4 && pruned == Set(revisions.prefix(2).map(\.id)))
+        #expect(graph.winner?.id == revisions[3].id)
+        #expect(try store.content(of: Self.document, revision: revisions[2]) == Data("content 2".utf8))
+    }
+
+    @Test("A tombstone for the head is pending: the head keeps its content, clean-up leaves it")
+    func strayTombstoneForHead() throws {
+        let (store, revisions) = try Self.chain(2)
+        defer { try? FileManager.default.removeItem(atPath: store.root) }
+        let head = revisions[1]
+        try head.plistData().write(to: URL(fileURLWithPath: path(store, StoreLayout.tombstone(head.id, of: Self.document))))
+        let read = try store.read(Self.document)
+        #expect(read.pending == [head.id] && read.pruned.isEmpty)
+        #expect(read.graph.winner?.id == head.id)
+        try store.cleanUp(Self.document)
+        #expect(try store.content(of: Self.document, revision: head) == Data("content 1".utf8))
+    }
+
+    @Test("Tombstones that arrive before their successor take effect when it arrives whole, and only then is the copy removed")
+    func tombstoneBeforeSuccessor() throws {
+        let (store, revisions) = try Self.chain(3)
+        defer { try? FileManager.default.removeItem(atPath: store.root) }
+        // Another replica has the third revision and pruned the first two; here, the
+        // second's tombstone arrives first, then a half copy of the third, then the rest.
+        let third = revisions[2]
+        let thirdPackage = path(store, StoreLayout.package(third.id, of: Self.document))
+        let content = try Data(contentsOf: URL(fileURLWithPath: thirdPackage + "/" + StoreLayout.contentFile))
+        try FileManager.default.removeItem(atPath: thirdPackage + "/" + StoreLayout.contentFile)
+        try revisions[1].plistData().write(to: URL(fileURLWithPath: path(store, StoreLayout.tombstone(revisions[1].id, of: Self.document))))
+        var read = try store.read(Self.document)
+        #expect(read.pending == [revisions[1].id] && read.incomplete == [third.id])
+        #expect(read.graph.winner?.id == revisions[1].id, "the second revision stays the readable head")
+        try store.cleanUp(Self.document)
+        #expect(exists(store, StoreLayout.package(revisions[1].id, of: Self.document)))
+
+        try content.write(to: URL(fileURLWithPath: thirdPackage + "/" + StoreLayout.contentFile))
+        read = try store.read(Self.document)
+        #expect(read.pruned == [revisions[1].id] && read.resurrected == [revisions[1].id])
+        #expect(read.graph.winner?.id == third.id)
+        try store.cleanUp(Self.document)
+        #expect(!exists(store, StoreLayout.package(revisions[1].id, of: Self.document)))
+    }
+
+    @Test("A copy of a pruned revision is kept while the revision superseding it is damaged")
+    func damagedSuccessorKeepsCopy() throws {
+        let (store, revisions) = try Self.chain(2)
+        defer { try? FileManager.default.removeItem(atPath: store.root) }
+        try revisions[0].plistData().write(to: URL(fileURLWithPath: path(store, StoreLayout.tombstone(revisions[0].id, of: Self.document))))
+        let content = path(store, StoreLayout.package(revisions[1].id, of: Self.document)) + "/" + StoreLayout.contentFile
+        try Data("damaged".utf8).write(to: URL(fileURLWithPath: content))
+        #expect(try store.read(Self.document).resurrected == [revisions[0].id])
+        try store.cleanUp(Self.document)
+        #expect(exists(store, StoreLayout.package(revisions[0].id, of: Self.document)), "nothing intact supersedes it")
+    }
+
+    @Test("A read skips and reports what is no revision: garbage, another document's tombstone, a link, a stray file")
+    func skippedItems() throws {
+        let (store, revisions) = try Self.chain(2)
+        defer { try? FileManager.default.removeItem(atPath: store.root) }
+        let folder = path(store, StoreLayout.folder(of: Self.document))
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: folder + "/garbage" + StoreLayout.tombstoneSuffix))
+        var foreign = revisions[0]
+        foreign.documentID = UUID()
+        try foreign.plistData().write(to: URL(fileURLWithPath: folder + "/" + StoreLayout.tombstoneName(revisions[0].id)))
+        try FileManager.default.createSymbolicLink(atPath: folder + "/" + StoreLayout.packageName(RevisionID(generation: 9, digest: String(repeating: "a", count: 64))), withDestinationPath: "/tmp")
+        try Data("notes".utf8).write(to: URL(fileURLWithPath: folder + "/notes.txt"))
+        let read = try store.read(Self.document)
+        #expect(read.skipped.count == 4, "\(read.skipped)")
+        #expect(read.graph.revisions.count == 2 && read.tombstones.isEmpty)
+        #expect(read.graph.winner?.id == revisions[1].id)
+    }
+}
