@@ -137,7 +137,8 @@ struct FirstUseTests {
         let ambiguous = try store.run(["show", String(prefix.key)])
         #expect(ambiguous.status == 64)
         #expect(ambiguous.stderr.contains("matches \(prefix.value.count) documents"), "\(ambiguous.stderr)")
-        for match in prefix.value.prefix(5) { #expect(ambiguous.stderr.contains(match)) }
+        // The message names the first five in order.
+        for match in prefix.value.sorted().prefix(5) { #expect(ambiguous.stderr.contains(match)) }
 
         let (winner, loser) = try Self.conflict(store, id, first)
         let revisionPrefix = String(winner.prefix(2))  // both heads are generation 2: "2-"
