@@ -97,8 +97,8 @@ extension SurveyStore {
             locks.0.unlock()
             locks.1.unlock()
         }
-        let (mine, mineFailed) = Self.readBefore { try revisions.cleanUp(id); return try revisions.read(id) }
-        let (theirs, theirsFailed) = Self.readBefore { try other.revisions.cleanUp(id); return try other.revisions.read(id) }
+        let (mine, mineFailed) = Self.readBefore { try revisions.cleanedRead(id) }
+        let (theirs, theirsFailed) = Self.readBefore { try other.revisions.cleanedRead(id) }
         let before = mine?.graph.isInConflict ?? false
         let otherBefore = theirs?.graph.isInConflict ?? false
         var outcome = DocumentOutcome()

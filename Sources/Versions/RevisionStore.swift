@@ -452,11 +452,20 @@ public final class RevisionStore {
     /// A copy is removed only when a revision that supersedes it is here with its content
     /// intact (its digest checked now): never on a tombstone's word alone.
     public func cleanedGraph(of document: UUID) throws -> (graph: RevisionGraph, pruned: Set<RevisionID>) {
-        let read = try read(document)
+        let read = try cleanedRead(document)
+        return (read.graph, read.pruned)
+    }
+
+    /// ``read(_:)`` after removing the copies of pruned revisions that a revision present
+    /// here supersedes intact: what a second read would give, without making one.
+    public func cleanedRead(_ document: UUID) throws -> DocumentRead {
+        var read = try read(document)
         for id in read.resurrected.sorted() where try hasIntactSuccessor(of: id, in: read, document: document) {
             try removePackage(StoreLayout.package(id, of: document))
+            read.resurrected.remove(id)
+            read.live[id] = nil
         }
-        return (read.graph, read.pruned)
+        return read
     }
 
     /// Whether a complete revision here that descends from `id` has content matching its
