@@ -5,6 +5,7 @@ let package = Package(
     name: "SurveyStore",
     platforms: [.macOS(.v13)],
     products: [
+        .library(name: "Diagnostics", targets: ["Diagnostics"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Surveys", targets: ["Surveys"]),
         .library(name: "Packages", targets: ["Packages"]),
@@ -22,9 +23,11 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
         ),
+        // The one error shape every module's errors conform to.
+        .target(name: "Diagnostics"),
         .target(
             name: "PropertyList",
-            dependencies: ["CLibXML2"]
+            dependencies: ["CLibXML2", "Diagnostics"]
         ),
         .target(name: "CSystemShims"),
         // Test support: a simulated disk that loses power at a chosen system call.
@@ -34,11 +37,12 @@ let package = Package(
         ),
         .target(
             name: "Packages",
-            dependencies: ["CSystemShims"]
+            dependencies: ["CSystemShims", "Diagnostics"]
         ),
         .target(
             name: "Versions",
             dependencies: [
+                "Diagnostics",
                 "PropertyList",
                 "Packages",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -46,15 +50,16 @@ let package = Package(
         ),
         .target(
             name: "Surveys",
-            dependencies: ["PropertyList", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["Diagnostics", "PropertyList", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(
             name: "SurveyStore",
-            dependencies: ["Surveys", "Versions", "Packages", "PropertyList"]
+            dependencies: ["Diagnostics", "Surveys", "Versions", "Packages", "PropertyList"]
         ),
         .executableTarget(
             name: "survey",
             dependencies: [
+                "Diagnostics",
                 "PropertyList",
                 "SurveyStore",
                 "Surveys",

@@ -360,7 +360,7 @@ public final class SimulatedDisk: @unchecked Sendable {
         parent(fromDirectory, from).flatMap { source, sourceName in
             parent(toDirectory, to).flatMap { target, targetName in
                 guard let node = nodes[source]!.entries[sourceName] else { return .failure(.noEntry) }
-                guard !nodes[node]!.isDirectory else { return .failure(Errno(EPERM)) }
+                guard !nodes[node]!.isDirectory else { return .failure(.notPermitted) }
                 guard nodes[target]!.entries[targetName] == nil else { return .failure(.exists) }
                 nodes[target]!.entries[targetName] = node
                 return .success(())

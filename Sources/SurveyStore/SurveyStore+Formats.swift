@@ -30,8 +30,11 @@ extension SurveyStore {
                 done.append(Migration(document: id, from: summary.revision, to: nil))
                 continue
             }
-            let written = try revisions.writeMigration(
-                document: id, parent: summary.revision, content: try survey.plistData(), formatVersion: Self.formatVersion)
+            let content = try survey.plistData()
+            let written = try wrapping(.migrate, id) {
+                try revisions.writeMigration(
+                    document: id, parent: summary.revision, content: content, formatVersion: Self.formatVersion)
+            }
             done.append(Migration(document: id, from: summary.revision, to: written))
         }
         return done

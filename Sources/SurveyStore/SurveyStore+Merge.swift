@@ -111,8 +111,10 @@ extension SurveyStore {
         if strict && !plan.isClean { throw MergeRefusal(plan: plan) }
         if dryRun { return (plan, nil) }
         let content = try plan.result.map { try $0.survey.plistData() }
-        let written = try revisions.writeResolution(
-            document: id, parents: plan.heads, content: content, formatVersion: Self.formatVersion)
+        let written = try wrapping(.merge, id) {
+            try revisions.writeResolution(
+                document: id, parents: plan.heads, content: content, formatVersion: Self.formatVersion)
+        }
         return (plan, written)
     }
 
@@ -151,11 +153,10 @@ extension SurveyStore {
                 merged.append(summary.id)
             } catch is MergeRefusal {
                 unmerged.append(summary.id)
-            } catch let error as StoreError {
-                switch error {
-                case .noContent, .newerFormat: unmerged.append(summary.id)
-                default: throw error
-                }
+            } catch StoreError.noContent {
+                unmerged.append(summary.id)
+            } catch is FormatError {
+                unmerged.append(summary.id)
             }
         }
         if differing { _ = try sync(with: other, concurrency: concurrency) }

@@ -70,7 +70,7 @@ extension SurveyStore {
             // Checked against its digest, so that a damaged revision is never exported.
             files.append(PackageFile(name: StoreLayout.contentFile, contents: try revisions.content(of: id, revision: revision)))
         }
-        try OutputWriter(calls: calls).writePackage(files, at: destination)
+        try wrapping(.export, id) { try OutputWriter(calls: calls).writePackage(files, at: destination) }
         return revision
     }
 
@@ -141,13 +141,13 @@ extension SurveyStore {
             // a store that has them later fills in the history without a conflict.
             var files = [PackageFile(name: StoreLayout.metadataFile, contents: metadataData)]
             if let content { files.append(PackageFile(name: StoreLayout.contentFile, contents: content)) }
-            try revisions.publish(files, of: metadata.id, in: id)
+            try wrapping(.import, id) { try revisions.publish(files, of: metadata.id, in: id) }
             return .added(id, metadata)
         }
         // Not a verifiable revision of this store's kind: take its content as new.
         let document = try DocumentIdentity.read(metadataData, file: metadataPath)
         guard document.formatVersion <= Self.formatVersion else {
-            throw StoreError.newerFormat(document.formatVersion, supported: Self.formatVersion)
+            throw FormatError.newer(document.formatVersion, supported: Self.formatVersion)
         }
         guard let content else { throw StoreError.noSuchRevision(contentPath) }
         // Older formats are migrated; their item ids derive from the package's content.
@@ -158,8 +158,10 @@ extension SurveyStore {
         defer { lock.unlock() }
         let known = (try? revisions.cleanedGraph(of: document.id).graph) ?? RevisionGraph()
         if let same = Self.revision(withContent: RevisionID.sha256Hex(bytes), in: known) { return .alreadyPresent(document.id, same) }
-        let metadata = try revisions.write(
-            document: document.id, parents: [], content: bytes, formatVersion: Self.formatVersion, known: known)
+        let metadata = try wrapping(.import, document.id) {
+            try revisions.write(
+                document: document.id, parents: [], content: bytes, formatVersion: Self.formatVersion, known: known)
+        }
         return .newRevision(document.id, metadata)
     }
 

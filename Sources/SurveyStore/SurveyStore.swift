@@ -263,7 +263,10 @@ public final class SurveyStore {
     public func create(_ survey: Survey, id: UUID = UUID()) throws -> (id: UUID, revision: RevisionMetadata) {
         try checkWritable()
         try survey.validate()
-        let metadata = try revisions.write(document: id, parents: [], content: try survey.plistData(), formatVersion: Self.formatVersion)
+        let content = try survey.plistData()
+        let metadata = try wrapping(.create, id) {
+            try revisions.write(document: id, parents: [], content: content, formatVersion: Self.formatVersion)
+        }
         return (id, metadata)
     }
 
@@ -311,7 +314,7 @@ public final class SurveyStore {
     /// Reads the survey of `revision`.
     public func survey(_ id: UUID, _ revision: RevisionMetadata) throws -> Survey {
         guard revision.formatVersion <= Self.formatVersion else {
-            throw StoreError.newerFormat(revision.formatVersion, supported: Self.formatVersion)
+            throw FormatError.newer(revision.formatVersion, supported: Self.formatVersion)
         }
         let data = try revisions.content(of: id, revision: revision)
         // Older formats are migrated in memory; item ids derive from the revision id.
@@ -358,9 +361,11 @@ public final class SurveyStore {
         let content = try survey.plistData()
         let digest = RevisionID.sha256Hex(content)
         if !baseRevision.isDeleted, baseRevision.contentDigest == digest { return baseRevision }
-        return try revisions.write(
-            document: id, parents: [baseRevision], content: content, formatVersion: Self.formatVersion, known: graph,
-            contentDigest: digest)
+        return try wrapping(.save, id) {
+            try revisions.write(
+                document: id, parents: [baseRevision], content: content, formatVersion: Self.formatVersion, known: graph,
+                contentDigest: digest)
+        }
     }
 
     /// Deletes a document: a deletion revision whose parents are the current heads (or
@@ -381,7 +386,9 @@ public final class SurveyStore {
             return existing
         }
         let parents = try base.map { [try revision(id, $0, in: graph)] } ?? graph.heads
-        return try revisions.write(document: id, parents: parents, content: nil, formatVersion: Self.formatVersion, known: graph)
+        return try wrapping(.delete, id) {
+            try revisions.write(document: id, parents: parents, content: nil, formatVersion: Self.formatVersion, known: graph)
+        }
     }
 
     /// How to resolve a conflict.
@@ -443,7 +450,9 @@ public final class SurveyStore {
             try survey.validate()
             content = try survey.plistData()
         }
-        return try revisions.writeResolution(document: id, parents: heads, content: content, formatVersion: formatVersion)
+        return try wrapping(.resolve, id) {
+            try revisions.writeResolution(document: id, parents: heads, content: content, formatVersion: formatVersion)
+        }
     }
 
     /// Prunes the content of revisions that are no longer heads.
@@ -472,8 +481,11 @@ public final class SurveyStore {
             }
         }
         // Keeping more generations than there are revisions keeps them all.
-        return try revisions.prune(
-            id, keepHistory: min(max(keepHistory, 0), graph.revisions.count), dryRun: dryRun, alsoKeep: mergeBaseIDs(in: graph))
+        return try wrapping(.prune, id) {
+            try revisions.prune(
+                id, keepHistory: min(max(keepHistory, 0), graph.revisions.count), dryRun: dryRun,
+                alsoKeep: mergeBaseIDs(in: graph))
+        }
     }
 
     func documentLock(_ id: UUID, wait: Bool = true) throws -> FileLock {

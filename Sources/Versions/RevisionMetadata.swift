@@ -206,7 +206,7 @@ public struct RevisionMetadata: Hashable, Sendable {
 }
 
 /// Errors of the versions layer.
-public enum VersionsError: Error, Equatable, CustomStringConvertible {
+public enum VersionsError: Error, Equatable, Sendable, CustomStringConvertible {
     case malformedMetadata(String?, String)
     case digestMismatch(String?, RevisionID)
     case contentMismatch(RevisionID)

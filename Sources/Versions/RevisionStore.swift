@@ -546,14 +546,13 @@ private final class MetadataCache: @unchecked Sendable {
 }
 
 /// Errors about the store's documents and revisions.
-public enum StoreError: Error, Equatable, CustomStringConvertible {
+public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case noSuchStore(String)
     case noSuchDocument(UUID)
     case noSuchRevision(String)
     case noContent(RevisionID)
     case notCurrent(base: RevisionID, heads: [RevisionID])
     case inConflict(UUID)
-    case newerFormat(Int, supported: Int)
     /// A document's winner cannot be read, so its history is kept.
     case unreadableWinner(UUID, String)
     /// The store was opened for reading only.
@@ -565,14 +564,13 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .noSuchStore(let path): "there is no store at \(path) (run `survey init` to create one)"
+        case .noSuchStore(let path): "there is no store at \(path)"
         case .noSuchDocument(let id): "there is no document \(id.uuidString.lowercased())"
         case .noSuchRevision(let text): "there is no revision \(text)"
         case .noContent(let id): "revision \(id) has been pruned; only its place in the history remains"
         case .notCurrent(let base, let heads):
             "revision \(base) is no longer the only current revision (current: \(heads.map(\.description).joined(separator: ", ")))"
         case .inConflict(let id): "document \(id.uuidString.lowercased()) is in conflict; resolve it first"
-        case .newerFormat(let version, let supported): "format \(version) is newer than this build supports (\(supported))"
         case .unreadableWinner(let id, let why):
             "document \(id.uuidString.lowercased()) is not pruned: its current revision cannot be read (\(why)), and its history may be all that is left to read"
         case .readOnly(let path): "the store at \(path) was opened for reading only"

@@ -73,14 +73,14 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         switch errno {
         case .noEntry: code = .notFound
         case .exists, .notEmpty: code = .alreadyExists
-        case .accessDenied, Errno(1): code = .permissionDenied
-        case .noSpace, Errno(EDQUOT): code = .noSpace
+        case .accessDenied, .notPermitted: code = .permissionDenied
+        case .noSpace, .quotaExceeded: code = .noSpace
         case .io: code = .io
         case .wouldBlock: code = .locked
-        case Errno(EROFS): code = .readOnly
-        case Errno(ELOOP): code = .symbolicLink
+        case .readOnlyFileSystem: code = .readOnly
+        case .symbolicLinkLoop: code = .symbolicLink
         case .isDirectory: code = .isDirectory
-        case Errno(ENXIO): code = .notRegularFile  // opening a socket
+        case .noDevice: code = .notRegularFile  // opening a socket
         default: code = .unknown
         }
     }

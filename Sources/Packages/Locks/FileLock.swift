@@ -44,7 +44,7 @@ public final class FileLock {
         } while result == .failure(.interrupted)
         if case .failure(let errno) = result {
             _ = calls.close(descriptor)
-            throw FileSystemError(.lock, path: path, errno: errno == Errno(EACCES) ? .wouldBlock : errno)
+            throw FileSystemError(.lock, path: path, errno: errno == .accessDenied ? .wouldBlock : errno)
         }
         self.descriptor = descriptor
     }

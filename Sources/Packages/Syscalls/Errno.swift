@@ -31,6 +31,16 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     public static let notDirectory = Errno(ENOTDIR)
     public static let isDirectory = Errno(EISDIR)
     public static let badDescriptor = Errno(EBADF)
+    /// `EPERM`: the operation is not permitted.
+    public static let notPermitted = Errno(EPERM)
+    /// `EDQUOT`: the user's disk quota is used up (its number differs between systems).
+    public static let quotaExceeded = Errno(EDQUOT)
+    /// `EROFS`: the file system is mounted read-only.
+    public static let readOnlyFileSystem = Errno(EROFS)
+    /// `ELOOP`: a symbolic link where none may be followed.
+    public static let symbolicLinkLoop = Errno(ELOOP)
+    /// `ENXIO`: no such device, as opening a socket gives.
+    public static let noDevice = Errno(ENXIO)
 
     /// The system's text for the error, as `strerror` gives it.
     public var description: String { String(cString: strerror(rawValue)) }

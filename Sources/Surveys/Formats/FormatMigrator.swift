@@ -58,7 +58,7 @@ public enum FormatMigrator {
 }
 
 /// Content this build cannot read because of its format version.
-public enum FormatError: Error, Equatable, CustomStringConvertible {
+public enum FormatError: Error, Equatable, Sendable, CustomStringConvertible {
     case newer(Int, supported: Int)
     case unknown(Int)
 

@@ -310,7 +310,7 @@ struct ExportCommand: ParsableCommand {
                 let survey: Survey
                 do {
                     survey = try store.open(id, revision: exported.id.description).survey
-                } catch StoreError.newerFormat(let version, let supported) {
+                } catch FormatError.newer(let version, let supported) {
                     throw CommandFailure(
                         code: "newerFormat",
                         message: "format \(version) is newer than this build supports (\(supported)); "

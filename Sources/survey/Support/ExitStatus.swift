@@ -1,4 +1,5 @@
 import ArgumentParser
+import Diagnostics
 
 /// The documented exit codes of the `survey` command (see README, "Exit codes").
 enum ExitStatus {
@@ -11,4 +12,15 @@ enum ExitStatus {
     static let refused = ExitCode(75)
     /// Anything else.
     static let failure = ExitCode(1)
+
+    /// The exit code of a failure of `category`: one mapping for every error.
+    static func code(for category: ErrorCategory) -> ExitCode {
+        switch category {
+        case .invalidData: invalidData
+        case .notFound: noInput
+        case .refused: refused
+        case .usage: ExitCode.validationFailure
+        case .failure: failure
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Diagnostics
 import Foundation
 import PropertyList
 import SurveyStore
@@ -81,59 +82,19 @@ struct CommandFailure: Error {
         (self.code, self.message, self.exit, self.file, self.line, self.column) = (code, message, exit, file, line, column)
     }
 
-    /// The failure a library error stands for.
+    /// The failure a library error stands for: every error of the package has one shape
+    /// (``CategorizedError``), and its category alone decides the exit code.
     init(_ error: any Error) {
-        switch error {
-        case let error as StoreError:
-            let code: String
-            let exit: ExitCode
-            switch error {
-            case .noSuchStore: (code, exit) = ("noSuchStore", ExitStatus.noInput)
-            case .noSuchDocument: (code, exit) = ("noSuchDocument", ExitStatus.noInput)
-            case .noSuchRevision: (code, exit) = ("noSuchRevision", ExitStatus.noInput)
-            case .notCurrent: (code, exit) = ("notCurrent", ExitStatus.refused)
-            case .newerFormat: (code, exit) = ("newerFormat", ExitStatus.invalidData)
-            case .noContent: (code, exit) = ("noContent", ExitStatus.failure)
-            case .inConflict: (code, exit) = ("inConflict", ExitStatus.failure)
-            case .newerLayout: (code, exit) = ("newerLayout", ExitStatus.invalidData)
-            case .damagedStore: (code, exit) = ("damagedStore", ExitStatus.invalidData)
-            case .readOnly: (code, exit) = ("readOnly", ExitStatus.failure)
-            case .unreadableWinner: (code, exit) = ("unreadableWinner", ExitStatus.failure)
-            }
-            self.init(code: code, message: error.description, exit: exit.rawValue)
-        case let error as LookupError:
-            switch error {
-            case .noSuchDocument: self.init(code: "noSuchDocument", message: error.description, exit: ExitStatus.noInput.rawValue)
-            case .ambiguousDocument, .ambiguousRevision: self.init(code: "ambiguous", message: error.description, exit: ExitCode.validationFailure.rawValue)
-            }
-        case let error as ExportError:
-            switch error {
-            case .noSuchFolder: self.init(code: "noSuchFolder", message: error.description, exit: ExitStatus.noInput.rawValue)
-            case .exists, .isFolder: self.init(code: "exists", message: error.description, exit: ExitStatus.failure.rawValue)
-            }
-        case let error as DeviceNameError:
-            self.init(code: "usage", message: error.description, exit: ExitCode.validationFailure.rawValue)
-        case let error as DocumentDeletedError:
-            self.init(code: "deleted", message: error.description, exit: ExitStatus.noInput.rawValue)
-        case let error as PropertyListError:
-            self.init(
-                code: "invalidPropertyList", message: error.message, exit: ExitStatus.invalidData.rawValue,
-                file: error.file, line: error.line, column: error.column)
-        case let error as SurveyError:
-            self.init(code: "invalidSurvey", message: error.description, exit: ExitStatus.invalidData.rawValue)
-        case let error as SurveyFileError:
-            self.init(
-                code: "invalidSurvey", message: error.message, exit: ExitStatus.invalidData.rawValue, file: error.file,
-                line: error.line, column: error.column)
-        case let error as VersionsError:
-            self.init(code: "invalidRevision", message: error.description, exit: ExitStatus.invalidData.rawValue)
-        case let error as FormatError:
-            self.init(code: "unsupportedFormat", message: error.description, exit: ExitStatus.invalidData.rawValue)
-        case let error as InputFileError:
-            self.init(code: "noSuchFile", message: error.reason, exit: ExitStatus.noInput.rawValue, file: error.path)
-        default:
+        guard let error = error as? any CategorizedError else {
             self.init(code: "failure", message: "\(error)", exit: ExitStatus.failure.rawValue)
+            return
         }
+        var message = error.inputLocation == nil ? error.description : error.message
+        // The library does not know the command; the command adds how to go on.
+        if error.errorCode == "noSuchStore" { message += " (run `survey init` to create one)" }
+        self.init(
+            code: error.errorCode, message: message, exit: ExitStatus.code(for: error.category).rawValue,
+            file: error.inputLocation?.file, line: error.inputLocation?.line, column: error.inputLocation?.column)
     }
 
     /// The message as standard error shows it: `FILE:LINE:COLUMN: message` for a file,
@@ -160,10 +121,14 @@ struct CommandFailure: Error {
     }
 }
 
-struct InputFileError: Error, CustomStringConvertible {
+struct InputFileError: CategorizedError {
     var path: String
     var reason: String
     var description: String { "\(path): \(reason)" }
+    var errorCode: String { "noSuchFile" }
+    var category: ErrorCategory { .notFound }
+    var message: String { reason }
+    var inputLocation: InputLocation? { InputLocation(file: path) }
 }
 
 /// Reads a survey from an interchange file, JSON or an XML property list (told apart

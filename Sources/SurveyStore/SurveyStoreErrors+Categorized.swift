@@ -1,0 +1,56 @@
+import Diagnostics
+
+extension LookupError: CategorizedError {
+    /// `noSuchDocument`, or `ambiguous` for a prefix that names several.
+    public var errorCode: String {
+        switch self {
+        case .noSuchDocument: "noSuchDocument"
+        case .ambiguousDocument, .ambiguousRevision: "ambiguous"
+        }
+    }
+    /// ``ErrorCategory/notFound`` or ``ErrorCategory/usage``.
+    public var category: ErrorCategory {
+        switch self {
+        case .noSuchDocument: .notFound
+        case .ambiguousDocument, .ambiguousRevision: .usage
+        }
+    }
+}
+
+extension ExportError: CategorizedError {
+    /// `noSuchFolder`, or `exists` for a destination that is in the way.
+    public var errorCode: String {
+        switch self {
+        case .noSuchFolder: "noSuchFolder"
+        case .exists, .isFolder: "exists"
+        }
+    }
+    /// ``ErrorCategory/notFound`` or ``ErrorCategory/failure``.
+    public var category: ErrorCategory {
+        switch self {
+        case .noSuchFolder: .notFound
+        case .exists, .isFolder: .failure
+        }
+    }
+}
+
+extension DeviceNameError: CategorizedError {
+    /// `invalidDeviceName`.
+    public var errorCode: String { "invalidDeviceName" }
+    /// ``ErrorCategory/usage``.
+    public var category: ErrorCategory { .usage }
+}
+
+extension DocumentDeletedError: CategorizedError {
+    /// `deleted`.
+    public var errorCode: String { "deleted" }
+    /// ``ErrorCategory/notFound``: the document's content is gone until restored.
+    public var category: ErrorCategory { .notFound }
+}
+
+extension SurveyStore.MergeRefusal: CategorizedError {
+    /// `contested`.
+    public var errorCode: String { "contested" }
+    /// ``ErrorCategory/refused``: nothing was written.
+    public var category: ErrorCategory { .refused }
+}

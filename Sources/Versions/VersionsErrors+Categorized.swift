@@ -1,0 +1,36 @@
+import Diagnostics
+
+extension StoreError: CategorizedError {
+    /// The case's name, such as `noSuchDocument` or `notCurrent`.
+    public var errorCode: String {
+        switch self {
+        case .noSuchStore: "noSuchStore"
+        case .noSuchDocument: "noSuchDocument"
+        case .noSuchRevision: "noSuchRevision"
+        case .noContent: "noContent"
+        case .notCurrent: "notCurrent"
+        case .inConflict: "inConflict"
+        case .unreadableWinner: "unreadableWinner"
+        case .readOnly: "readOnly"
+        case .newerLayout: "newerLayout"
+        case .damagedStore: "damagedStore"
+        }
+    }
+
+    /// What kind of failure the case is.
+    public var category: ErrorCategory {
+        switch self {
+        case .noSuchStore, .noSuchDocument, .noSuchRevision: .notFound
+        case .notCurrent: .refused
+        case .newerLayout, .damagedStore: .invalidData
+        case .noContent, .inConflict, .unreadableWinner, .readOnly: .failure
+        }
+    }
+}
+
+extension VersionsError: CategorizedError {
+    /// `invalidRevision`.
+    public var errorCode: String { "invalidRevision" }
+    /// ``ErrorCategory/invalidData``.
+    public var category: ErrorCategory { .invalidData }
+}

@@ -1,0 +1,75 @@
+import Diagnostics
+import Foundation
+import Packages
+import PropertyList
+import Surveys
+import Testing
+import Versions
+
+@testable import SurveyStore
+
+/// Every error has one shape (`CategorizedError`): a code, a category, a message and,
+/// where it has them, a cause, an input position and a source location; the store names
+/// the operation and the document around the file layer's errors.
+@Suite("One error shape")
+struct ErrorShapeTests {
+    @Test("A save whose fsync fails names the operation and the document, with the file layer's error as cause")
+    func failedSaveNamesDocument() throws {
+        // A store over system calls whose fsync fails with EIO.
+        var calls = SystemCalls.live
+        calls.fsync = { _ in .failure(.io) }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("errors-\(UUID().uuidString)").path
+        let good = try SurveyStore.create(at: path, deviceName: "laptop")
+        let document = try good.create(try Survey(title: "T", items: [])).id
+        let store = try SurveyStore.open(at: path, calls: calls)
+        let error = try #require(throws: OperationError.self) {
+            try store.save(try Survey(title: "Changed", items: []), to: document)
+        }
+        #expect(error.operation == .save)
+        #expect(error.document == document)
+        #expect(error.errorCode == "io")
+        #expect(error.category == .failure)
+        #expect(error.description.hasPrefix("cannot save document \(document.uuidString.lowercased()): "))
+        let cause = try #require(error.cause as? FileSystemError)
+        #expect(cause.operation == .fsync)
+        #expect(cause.cause as? Errno == .io)
+        #expect(error.sourceLocation?.file.hasPrefix("Packages/") == true)
+        // Nothing was published: the document still has one revision.
+        #expect(try good.graph(of: document).revisions.count == 1)
+    }
+
+    @Test("Each module's errors carry their category and code")
+    func categories() throws {
+        let cases: [(any CategorizedError, String, ErrorCategory)] = [
+            (StoreError.noSuchDocument(UUID()), "noSuchDocument", .notFound),
+            (StoreError.notCurrent(base: RevisionID(generation: 1, digest: String(repeating: "a", count: 64)), heads: []), "notCurrent", .refused),
+            (StoreError.damagedStore("Store.plist", "x"), "damagedStore", .invalidData),
+            (StoreError.readOnly("/s"), "readOnly", .failure),
+            (LookupError.ambiguousDocument("ab", []), "ambiguous", .usage),
+            (LookupError.noSuchDocument("ab"), "noSuchDocument", .notFound),
+            (FormatError.newer(9, supported: 2), "newerFormat", .invalidData),
+            (FormatError.unknown(0), "unsupportedFormat", .invalidData),
+            (VersionsError.contentMismatch(RevisionID(generation: 1, digest: String(repeating: "a", count: 64))), "invalidRevision", .invalidData),
+            (ExportError.noSuchFolder("/x"), "noSuchFolder", .notFound),
+            (DeviceNameError(name: "", reason: "empty"), "invalidDeviceName", .usage),
+        ]
+        for (error, code, category) in cases {
+            #expect(error.errorCode == code, "\(error)")
+            #expect(error.category == category, "\(error)")
+            #expect(error.message == error.description, "\(error)")
+        }
+    }
+
+    @Test("Errors about input carry the file, line and column; the message leaves them out")
+    func inputLocation() throws {
+        let error = try #require(throws: PropertyListError.self) {
+            _ = try PropertyList(xml: Data("<plist version=\"1.0\">\n<dict><key>a</key></dict></plist>".utf8), file: "in.plist")
+        }
+        let shaped: any CategorizedError = error
+        #expect(shaped.inputLocation?.file == "in.plist")
+        #expect(shaped.inputLocation?.line == 2)
+        #expect(shaped.inputLocation?.column != nil)
+        #expect(!shaped.message.hasPrefix("in.plist"))
+        #expect(shaped.description.hasPrefix("in.plist:2:"))
+    }
+}
