@@ -94,7 +94,9 @@ struct XMLPlistScanner {
     private let file: String?
     private var context: xmlParserCtxtPtr?
     private var map = PlistMap()
-    private var frames = FrameStack()
+    /// The open containers: at most ``PropertyList/maximumDepth`` and the `<plist>`
+    /// element. Freed by `scan`.
+    private var frames = FixedStack<Frame>(capacity: PropertyList.maximumDepth + 2)
     private var sawRoot = false
     private var finished = false
     private var stopped = false
@@ -110,70 +112,9 @@ struct XMLPlistScanner {
         self.file = file
     }
 
-    /// The elements of names seen so far, by the address of the name: libxml2 hands
-    /// over element names from its dictionary, one copy per name for the whole parse,
-    /// so an address seen before is that name again. Freed by ``free()``.
-    private struct ElementNames {
-        private static let size = 16
-        private let addresses = UnsafeMutablePointer<UnsafePointer<xmlChar>?>.allocate(capacity: size)
-        private let elements = UnsafeMutablePointer<Element?>.allocate(capacity: size)
-
-        init() {
-            addresses.initialize(repeating: nil, count: Self.size)
-            elements.initialize(repeating: nil, count: Self.size)
-        }
-
-        @inline(__always)
-        func element(_ name: UnsafePointer<xmlChar>) -> Element? {
-            let slot = Int(truncatingIfNeeded: UInt(bitPattern: name) >> 3) & (Self.size - 1)
-            if addresses[slot] == name { return elements[slot] }
-            let element = XMLPlistScanner.element(name)
-            addresses[slot] = name
-            elements[slot] = element
-            return element
-        }
-
-        func free() {
-            addresses.deallocate()
-            elements.deallocate()
-        }
-    }
-
-    private let elementNames = ElementNames()
-
-    /// The open containers: at most ``PropertyList/maximumDepth`` and the `<plist>`
-    /// element, so a fixed buffer that is indexed and grown without the checks an
-    /// array makes on every change. Freed by ``free()``.
-    private struct FrameStack {
-        private let base = UnsafeMutablePointer<Frame>.allocate(capacity: PropertyList.maximumDepth + 2)
-        private(set) var count = 0
-
-        var isEmpty: Bool { count == 0 }
-        var last: Frame? { count > 0 ? base[count - 1] : nil }
-
-        subscript(index: Int) -> Frame {
-            unsafeAddress { UnsafePointer(base + index) }
-            nonmutating unsafeMutableAddress { base + index }
-        }
-
-        mutating func append(_ frame: Frame) {
-            precondition(count < PropertyList.maximumDepth + 2)
-            (base + count).initialize(to: frame)
-            count += 1
-        }
-
-        mutating func popLast() -> Frame? {
-            guard count > 0 else { return nil }
-            count -= 1
-            return (base + count).move()
-        }
-
-        mutating func free() {
-            base.deinitialize(count: count)
-            base.deallocate()
-            count = 0
-        }
-    }
+    /// The elements of names seen so far, by the address of the name (libxml2 hands
+    /// over each name from its dictionary). Freed by `scan`.
+    private let elementNames = NameCache<Element?>()
 
     /// Reads `bytes` into a map whose node 0 is the document's value.
     static func scan(_ bytes: UnsafeRawBufferPointer, file: String?) throws -> PlistMap {
@@ -339,7 +280,7 @@ struct XMLPlistScanner {
         _ uri: UnsafePointer<xmlChar>?, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
     ) {
         if !stopped, let localName, uri == nil, prefix == nil, attributeCount == 0, scalar == nil, frames.count > 0,
-            let element = elementNames.element(localName), element != .plist
+            let element = elementNames.value(localName, Self.element), element != .plist
         {
             let top = frames.count - 1
             let allowed: Bool
@@ -348,24 +289,7 @@ struct XMLPlistScanner {
             case .array: allowed = element != .key
             case .plist: allowed = false
             }
-            if allowed {
-                switch element {
-                case .array, .dict:
-                    if frames.count <= PropertyList.maximumDepth {
-                        let kind: PlistMap.Kind = element == .array ? .array : .dictionary
-                        frames.append(Frame(kind: element == .array ? .array : .dictionary, node: map.nodes.count))
-                        map.nodes.append(PlistMap.Node(kind: kind, flag: false, count: 0, payload: 0, hash: 0))
-                        return
-                    }
-                default:
-                    scalar = element
-                    textStart = map.bytes.count
-                    // libxml2 reports the column of the start tag's '>'; the text begins after it.
-                    (scalarLine, scalarColumn) = position
-                    scalarColumn += 1
-                    return
-                }
-            }
+            if allowed, open(element) { return }
         }
         startElementChecked(localName, prefix, uri, attributeCount: attributeCount, attributes: attributes)
     }
@@ -437,16 +361,25 @@ struct XMLPlistScanner {
                 return
             }
         }
+        if !open(element) {
+            fail(.nestingTooDeep,
+                 "arrays and dictionaries are nested deeper than \(PropertyList.maximumDepth) levels")
+        }
+    }
+
+    /// Opens `element` where the structure allows it: an array or dictionary is pushed
+    /// as a new frame, any other element starts collecting its text. `false`, and
+    /// nothing done, when a container would be nested deeper than
+    /// ``PropertyList/maximumDepth``.
+    @inline(__always)
+    private mutating func open(_ element: Element) -> Bool {
         switch element {
         case .array, .dict:
             // The <plist> frame does not count towards the depth of containers.
-            if frames.count > PropertyList.maximumDepth {
-                fail(.nestingTooDeep,
-                     "arrays and dictionaries are nested deeper than \(PropertyList.maximumDepth) levels")
-                return
-            }
-            let kind: PlistMap.Kind = element == .array ? .array : .dictionary
-            frames.append(Frame(kind: element == .array ? .array : .dictionary, node: map.nodes.count))
+            guard frames.count <= PropertyList.maximumDepth else { return false }
+            let isArray = element == .array
+            frames.append(Frame(kind: isArray ? .array : .dictionary, node: map.nodes.count))
+            let kind: PlistMap.Kind = isArray ? .array : .dictionary
             map.nodes.append(PlistMap.Node(kind: kind, flag: false, count: 0, payload: 0, hash: 0))
         default:
             scalar = element
@@ -455,6 +388,7 @@ struct XMLPlistScanner {
             (scalarLine, scalarColumn) = position
             scalarColumn += 1
         }
+        return true
     }
 
     @inline(__always)

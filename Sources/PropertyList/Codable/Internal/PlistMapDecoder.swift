@@ -5,18 +5,14 @@ import Foundation
 /// One decoder object serves a whole decoding: nested values move its `index` and push
 /// their key onto `codingPath`, and restore both afterwards. Strings, numbers, dates and
 /// data are read straight from the map without going through `init(from:)`.
-final class PlistMapDecoder: Decoder {
+final class PlistMapDecoder: DecoderPosition, Decoder {
     let view: MapView
-    // One decoding uses the decoder from one thread, call by call: Swift's dynamic
-    // exclusivity checks on these class properties are turned off.
-    @exclusivity(unchecked) var index: Int
-    @exclusivity(unchecked) var codingPath: [any CodingKey]
     let userInfoStorage: [CodingUserInfoKey: any Sendable]
     /// Key → value index for dictionaries too large to search linearly, built on demand.
-    @exclusivity(unchecked) var largeDictionaryIndexes: [Int: [String: Int]] = [:]
+    var largeDictionaryIndexes: [Int: [String: Int]] = [:]
     /// Decoders made for superclasses, kept for as long as this one: key tables refer
     /// to their decoder without retaining it.
-    @exclusivity(unchecked) private var superDecoders: [PlistMapDecoder] = []
+    private var superDecoders: [PlistMapDecoder] = []
 
     /// A decoder for the value at `index` (a superclass's part), sharing this one's map
     /// and living as long as this one.
@@ -40,9 +36,8 @@ final class PlistMapDecoder: Decoder {
         let keyHashes = UnsafeMutablePointer<KeyHashCache>.allocate(capacity: 1)
         keyHashes.initialize(to: KeyHashCache())
         self.view = MapView(nodes: nodes, bytes: bytes, keyHashes: keyHashes)
-        self.index = index
         self.userInfoStorage = userInfo
-        self.codingPath = codingPath
+        super.init(index: index, codingPath: codingPath)
     }
 
     // MARK: Decoder
@@ -146,36 +141,52 @@ final class PlistMapDecoder: Decoder {
 
     /// Decodes any `Decodable` from the node at `index`, with fast paths for the types
     /// the property-list format carries natively and arrays of them. (Each fast path
-    /// has checked that `T` is exactly the type it returns, so the casts are identities.)
+    /// has checked that `T` is exactly the type it returns: see note 3 in
+    /// `CodableUnsafe.swift`.)
     func decode<T: Decodable>(_ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey], key: (any CodingKey)?) throws -> T {
-        if T.self == String.self { return unsafeBitCast(try decodeString(at: index, path: path()), to: T.self) }
-        if T.self == Int.self { return unsafeBitCast(try decodeInteger(Int.self, at: index, path: path()), to: T.self) }
-        if T.self == Double.self { return unsafeBitCast(try decodeDouble(at: index, path: path()), to: T.self) }
-        if T.self == Bool.self { return unsafeBitCast(try decodeBool(at: index, path: path()), to: T.self) }
+        if T.self == String.self {
+            return identityCast(try decodeString(at: index, path: path()), to: T.self)
+        }
+        if T.self == Int.self {
+            return identityCast(try decodeInteger(Int.self, at: index, path: path()), to: T.self)
+        }
+        if T.self == Double.self {
+            return identityCast(try decodeDouble(at: index, path: path()), to: T.self)
+        }
+        if T.self == Bool.self {
+            return identityCast(try decodeBool(at: index, path: path()), to: T.self)
+        }
         if T.self == Date.self {
             let node = nodes[index]
             guard node.kind == .date else { throw mismatch(Date.self, at: index, path: path()) }
-            return unsafeBitCast(Date(timeIntervalSinceReferenceDate: Double(bitPattern: node.payload)), to: T.self)
+            let value = Date(timeIntervalSinceReferenceDate: Double(bitPattern: node.payload))
+            return identityCast(value, to: T.self)
         }
         if T.self == Data.self {
             let node = nodes[index]
             guard node.kind == .data else { throw mismatch(Data.self, at: index, path: path()) }
-            return unsafeBitCast(Data(textBytes(node)), to: T.self)
+            return identityCast(Data(textBytes(node)), to: T.self)
         }
         // Generic metatypes like [String].self are looked up at run time; compare
         // against ones looked up once.
         let type = ObjectIdentifier(T.self)
         if type == FastPathTypes.stringArray {
-            return unsafeBitCast(try decodeArray(at: index, path: path()) { try decodeString(at: $0, path: []) }, to: T.self)
+            let value = try decodeArray(at: index, path: path()) { try decodeString(at: $0, path: []) }
+            return identityCast(value, to: T.self)
         }
         if type == FastPathTypes.boolArray {
-            return unsafeBitCast(try decodeArray(at: index, path: path()) { try decodeBool(at: $0, path: []) }, to: T.self)
+            let value = try decodeArray(at: index, path: path()) { try decodeBool(at: $0, path: []) }
+            return identityCast(value, to: T.self)
         }
         if type == FastPathTypes.intArray {
-            return unsafeBitCast(try decodeArray(at: index, path: path()) { try decodeInteger(Int.self, at: $0, path: []) }, to: T.self)
+            let value = try decodeArray(at: index, path: path()) {
+                try decodeInteger(Int.self, at: $0, path: [])
+            }
+            return identityCast(value, to: T.self)
         }
         if type == FastPathTypes.doubleArray {
-            return unsafeBitCast(try decodeArray(at: index, path: path()) { try decodeDouble(at: $0, path: []) }, to: T.self)
+            let value = try decodeArray(at: index, path: path()) { try decodeDouble(at: $0, path: []) }
+            return identityCast(value, to: T.self)
         }
         let savedIndex = self.index
         self.index = index
@@ -433,7 +444,7 @@ extension PlistMapDecoder {
             table = KeyTable.make(decoder: decoder, dictionary: dictionary, codingPath: codingPath)
         }
 
-        var decoder: PlistMapDecoder { table.withUnsafeMutablePointerToHeader { $0.pointee.decoder.takeUnretainedValue() } }
+        var decoder: PlistMapDecoder { table.withUnsafeMutablePointerToHeader { $0.pointee.decoder.decoder } }
         /// The map, read without retaining the decoder.
         var view: MapView { table.withUnsafeMutablePointerToHeader { $0.pointee.view } }
         var dictionary: Int { table.withUnsafeMutablePointerToHeader { $0.pointee.dictionary } }
@@ -483,11 +494,11 @@ extension PlistMapDecoder {
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             let index = try value(key)
-            return try unretainedDecoder._withUnsafeGuaranteedRef { try $0.decode(type, at: index, path: path(key), key: key) }
+            return try unownedDecoder.call { try $0.decode(type, at: index, path: path(key), key: key) }
         }
 
         /// The decoder, to call without retaining it.
-        private var unretainedDecoder: Unmanaged<PlistMapDecoder> {
+        private var unownedDecoder: UnownedDecoder {
             table.withUnsafeMutablePointerToHeader { $0.pointee.decoder }
         }
 
@@ -545,7 +556,7 @@ extension PlistMapDecoder {
 
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
             guard let index = present(key) else { return nil }
-            return try unretainedDecoder._withUnsafeGuaranteedRef { try $0.decode(type, at: index, path: path(key), key: key) }
+            return try unownedDecoder.call { try $0.decode(type, at: index, path: path(key), key: key) }
         }
 
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
@@ -716,10 +727,8 @@ extension PlistMapDecoder {
 /// a key's hash and node, so that a look-up compares a handful of integers.
 final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
     struct Header {
-        /// The decoder, not retained: it lives for the whole decoding (the first one is
-        /// held by ``PlistDecoder``, those for superclasses by the one that made them),
-        /// and a container is only used while its value decodes.
-        let decoder: Unmanaged<PlistMapDecoder>
+        /// The decoder, not retained (see note 2 in `CodableUnsafe.swift`).
+        let decoder: UnownedDecoder
         /// The decoder's view.
         let view: MapView
         let dictionary: Int
@@ -743,7 +752,7 @@ final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
     var codingPath: [any CodingKey] {
         withUnsafeMutablePointerToHeader { header in
             header.pointee.explicitPath
-                ?? Array(header.pointee.decoder.takeUnretainedValue().codingPath.prefix(header.pointee.pathCount))
+                ?? Array(header.pointee.decoder.decoder.codingPath.prefix(header.pointee.pathCount))
         }
     }
 
@@ -752,10 +761,10 @@ final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
         let isLarge = node.count > 32
         let buffer = KeyTable.create(minimumCapacity: isLarge ? 0 : Int(node.count)) { _ in
             Header(
-                decoder: Unmanaged.passUnretained(decoder), view: decoder.view, dictionary: dictionary,
+                decoder: UnownedDecoder(decoder), view: decoder.view, dictionary: dictionary,
                 explicitPath: codingPath, pathCount: decoder.codingPath.count, isLarge: isLarge)
         }
-        let table = unsafeDowncast(buffer, to: KeyTable.self)
+        let table = buffer as! KeyTable
         if !isLarge {
             table.withUnsafeMutablePointers { header, entries in
                 let end = Int(node.payload)
@@ -811,7 +820,7 @@ final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
         }
         if let found { return found }
         let (decoder, dictionary) = withUnsafeMutablePointerToHeader {
-            ($0.pointee.decoder.takeUnretainedValue(), $0.pointee.dictionary)
+            ($0.pointee.decoder.decoder, $0.pointee.dictionary)
         }
         return decoder.valueIndex(forKey: key, inDictionary: dictionary)
     }
@@ -841,14 +850,15 @@ struct KeyHashCache {
     /// What is known about `key`.
     @inline(__always)
     mutating func entry(for key: String) -> Entry {
-        // A string's two words identify it while the string is alive: the slot keeps
-        // it alive. A literal key has the same words every time; any other key at
-        // worst misses, and is read again.
-        let bits = unsafeBitCast(key, to: (UInt64, UInt64).self)
+        // The slot keeps its key alive, so equal representations are equal keys (see
+        // note 1 in `CodableUnsafe.swift`); any other key at worst misses, and is read again.
+        let bits = StringRepresentation.key(of: key)
         let slot = Int(truncatingIfNeeded: ((bits.0 &* 0x9E37_79B9_7F4A_7C15) ^ (bits.1 &* 0xBF58_476D_1CE4_E5B9)) >> 56)
         let hit: Entry? = slots.withUnsafeBufferPointer { slots in
             let stored = slots[slot].bits
-            guard stored.0 == bits.0, stored.1 == bits.1, slots[slot].key != nil else { return nil }
+            guard stored.0 == bits.0, stored.1 == bits.1, let stored = slots[slot].key,
+                StringRepresentation.equalKeysMeanEqualStrings || stored == key
+            else { return nil }
             return slots[slot].entry
         }
         if let hit { return hit }

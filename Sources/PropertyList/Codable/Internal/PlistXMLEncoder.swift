@@ -9,67 +9,7 @@ enum Rendered {
     case array(ArrayRender)
 }
 
-/// A dictionary being encoded: one entry per key, with the position of the key's
-/// rendered `<key>` line among the key lines and the value. Keys are sorted when the document
-/// is assembled; a key encoded twice keeps its last value, as with Foundation's encoder.
-final class DictionaryRender {
-    struct Entry {
-        var key: String
-        var lineStart: Int
-        var lineCount: Int
-        var value: Rendered
-    }
-
-    // Only the encoder of this dictionary touches these, one call at a time: Swift's
-    // dynamic exclusivity checks on each append are turned off.
-    @exclusivity(unchecked) var depth: Int
-    @exclusivity(unchecked) var entries: [Entry] = []
-    /// A hash of the entries' `<key>` line positions in order (see ``KeyOrderCache``).
-    @exclusivity(unchecked) var signature: UInt64 = 0
-    /// How many values deep the encoding was when the dictionary was made (see
-    /// ``EncodingState/level``).
-    @exclusivity(unchecked) var level: Int
-
-    init(depth: Int, level: Int) {
-        self.depth = depth
-        self.level = level
-    }
-}
-
-/// An array being encoded.
-final class ArrayRender {
-    let depth: Int
-    /// As ``DictionaryRender/level``.
-    let level: Int
-    @exclusivity(unchecked) var elements: [Rendered] = []
-
-    init(depth: Int, level: Int) {
-        self.depth = depth
-        self.level = level
-    }
-}
-
-/// What one encoding shares between its encoders: the arena that values are rendered
-/// into, and the `<key>` lines rendered so far (kept apart, so that the arena space of
-/// a finished value can be reused).
-final class EncodingState {
-    let arena: ByteStorage
-    let keyLineBytes = ByteStorage(capacity: 4096)
-    @exclusivity(unchecked) var keyLines = KeyLineCache()
-    @exclusivity(unchecked) var keyOrders = KeyOrderCache()
-    /// Encoders and dictionaries of finished values, to be used again rather than
-    /// allocated anew for every value.
-    @exclusivity(unchecked) var spareEncoders: [PlistXMLEncoder] = []
-    @exclusivity(unchecked) var spareDictionaries: [DictionaryRender] = []
-
-    /// How many values deep the encoding is: ``PlistXMLEncoder/encodeNested(_:parentDepth:key:path:)``
-    /// counts one more while a nested value encodes.
-    @exclusivity(unchecked) var level = 0
-    /// Whether a value wrote into a container of an enclosing value (one it was handed
-    /// by other means than its encoder) while it encoded: the arena space of finished
-    /// values is then no longer reused, since such a write may live in it.
-    @exclusivity(unchecked) var wroteOutward = false
-
+extension EncodingState {
     /// An empty dictionary at `depth`.
     @inline(__always)
     func dictionary(depth: Int) -> DictionaryRender {
@@ -83,10 +23,6 @@ final class EncodingState {
     @inline(__always)
     func noteWrite(into containerLevel: Int) {
         if containerLevel < level { wroteOutward = true }
-    }
-
-    init(arena: ByteStorage) {
-        self.arena = arena
     }
 }
 
@@ -106,9 +42,10 @@ struct KeyLineCache {
 
     @inline(__always)
     private static func set(_ key: String, depth: Int) -> Int {
-        // Any hash of the string's representation will do: a literal key has the same
-        // one every time, and a miss merely renders the line again.
-        let bits = unsafeBitCast(key, to: (UInt64, UInt64).self)
+        // Any hash of the string's representation will do (see note 1 in
+        // `CodableUnsafe.swift`): a literal key has the same one every time, the slot's
+        // key is compared before its line is used, and a miss renders the line again.
+        let bits = StringRepresentation.key(of: key)
         let mixed = (bits.0 &* 0x9E37_79B9_7F4A_7C15) ^ (bits.1 &* 0xBF58_476D_1CE4_E5B9) ^ UInt64(depth)
         return Int(truncatingIfNeeded: (mixed &* 0x94D0_49BB_1331_11EB) >> 55) & ~1
     }
@@ -141,15 +78,10 @@ struct KeyLineCache {
 /// value has finished encoding (over the space its pieces took), and its encoder and
 /// dictionary are used again for the next value; assembling the document at the end
 /// copies the remaining pieces out in order. No intermediate tree of values is built.
-final class PlistXMLEncoder: Encoder {
+final class PlistXMLEncoder: EncoderPosition, Encoder {
     let state: EncodingState
-    // An encoder is used again for another value once the last one is finished (see
-    // ``encodeNested(_:parentDepth:key:path:)``), hence the variables.
-    @exclusivity(unchecked) private(set) var depth: Int
-    @exclusivity(unchecked) private(set) var codingPath: [any CodingKey]
     let userInfoStorage: [CodingUserInfoKey: any Sendable]
     var userInfo: [CodingUserInfoKey: Any] { userInfoStorage }
-    @exclusivity(unchecked) private(set) var result: Rendered?
     /// Receives each new result (a super-encoder writes into its parent through it).
     private let sink: ((Rendered) -> Void)?
 
@@ -160,10 +92,9 @@ final class PlistXMLEncoder: Encoder {
         sink: ((Rendered) -> Void)? = nil
     ) {
         self.state = state
-        self.depth = depth
-        self.codingPath = codingPath
         self.userInfoStorage = userInfo
         self.sink = sink
+        super.init(depth: depth, codingPath: codingPath)
     }
 
     func set(_ rendered: Rendered) {
@@ -279,24 +210,26 @@ final class PlistXMLEncoder: Encoder {
 
     /// Renders values the format carries natively, and arrays of strings and booleans,
     /// at `depth`; `nil` for any other type. (Each branch has checked that `T` is
-    /// exactly the type it reads, so the casts are identities.)
+    /// exactly the type it reads: see note 3 in `CodableUnsafe.swift`.)
     @inline(__always)
     func renderNative<T: Encodable>(_ value: T, depth: Int) throws(Failure) -> Rendered? {
-        if T.self == String.self { return try renderString(unsafeBitCast(value, to: String.self), depth: depth) }
-        if T.self == Int.self { return renderInteger(unsafeBitCast(value, to: Int.self), depth: depth) }
-        if T.self == Double.self { return renderReal(unsafeBitCast(value, to: Double.self), depth: depth) }
-        if T.self == Bool.self { return renderBoolean(unsafeBitCast(value, to: Bool.self), depth: depth) }
+        if T.self == String.self {
+            return try renderString(identityCast(value, to: String.self), depth: depth)
+        }
+        if T.self == Int.self { return renderInteger(identityCast(value, to: Int.self), depth: depth) }
+        if T.self == Double.self { return renderReal(identityCast(value, to: Double.self), depth: depth) }
+        if T.self == Bool.self { return renderBoolean(identityCast(value, to: Bool.self), depth: depth) }
         if T.self == Date.self {
-            let date = unsafeBitCast(value, to: Date.self)
+            let date = identityCast(value, to: Date.self)
             return try render { writer throws(Failure) in try writer.writeDate(date, depth: depth) }
         }
         if T.self == Data.self {
-            let data = unsafeBitCast(value, to: Data.self)
+            let data = identityCast(value, to: Data.self)
             return try render { writer throws(Failure) in writer.writeData(data, depth: depth) }
         }
         let type = ObjectIdentifier(T.self)
         if type == FastPathTypes.stringArray {
-            let strings = unsafeBitCast(value, to: [String].self)
+            let strings = identityCast(value, to: [String].self)
             return try render { writer throws(Failure) in
                 guard try writer.beginArray(isEmpty: strings.isEmpty, depth: depth) else { return }
                 for index in strings.indices {
@@ -312,7 +245,7 @@ final class PlistXMLEncoder: Encoder {
             }
         }
         if type == FastPathTypes.boolArray {
-            let flags = unsafeBitCast(value, to: [Bool].self)
+            let flags = identityCast(value, to: [Bool].self)
             return try render { writer throws(Failure) in
                 guard try writer.beginArray(isEmpty: flags.isEmpty, depth: depth) else { return }
                 for flag in flags { writer.writeBoolean(flag, depth: depth + 1) }

@@ -1,0 +1,206 @@
+import Foundation
+
+// The Codable layer's unsafe code, in one place.
+//
+// ``PlistMapDecoder`` and ``PlistXMLEncoder`` are called once per value and per key of
+// every document, so four tricks step outside what Swift checks. Each is here, with why
+// it is sound; the decoder and encoder use them only through these types.
+//
+// 1. `StringRepresentation`: a `String`'s two words, read as two integers, as the key of
+//    a small cache. The same coding keys are looked up in every dictionary of a type;
+//    their `stringValue` is almost always a literal, whose two words are the same every
+//    time, so a cache keyed by the words skips reading the string's UTF-8 again.
+//    Sound because the words are only ever compared, never turned back into a string,
+//    and because every cache that compares them also keeps the `String` it stored alive:
+//    - a small string (up to 15 UTF-8 bytes on 64-bit platforms) keeps its bytes and
+//      count in the two words, so equal words are equal contents;
+//    - a large native string is a count and flags word and a pointer to its storage
+//      object, which the cache keeps alive, so no other object can have that address,
+//      and storage that is shared is never changed in place: equal words are the
+//      same storage and the same count, hence equal contents;
+//    - an immortal literal points at constant bytes in the binary.
+//    Equal words therefore mean equal strings; unequal words merely miss the cache,
+//    and the key is read the slow way. This depends on `String` being two 64-bit words,
+//    which is checked at compile time (`#if _pointerBitWidth(_64)`; other platforms
+//    use a hash of the contents and compare the strings) and again by a precondition on
+//    `MemoryLayout<String>.size` in `StringRepresentation.key(of:)`, a constant that
+//    the optimiser folds away.
+//
+// 2. `UnownedDecoder`: the key table of a keyed container refers to its decoder without
+//    retaining it (`Unmanaged`), and calls it with `_withUnsafeGuaranteedRef`, which
+//    skips the retain and release around each call. Sound because a decoder outlives
+//    every container it makes that is used: the top-level decoder is held by
+//    `PlistDecoder` for the whole decoding and those for superclasses by the decoder
+//    that made them (`PlistMapDecoder.superDecoder`), and a container is used only
+//    while the `init(from:)` it was handed to runs, as `Decodable` requires.
+//
+// 3. `identityCast(_:to:)`: the decoder's and encoder's fast paths for the types the
+//    format carries natively (`String`, `Int`, `Double`, `Bool`, `Date`, `Data` and
+//    arrays of some) return a value of the concrete type as the generic `T` the caller
+//    asked for. Each has just checked `T.self == Value.self`, so the cast is the
+//    identity and `as! T` would always succeed; but in the unspecialised generic code
+//    the `Codable` containers call, `as! T` is a call to `swift_dynamicCast` (and a
+//    copy) per value: with it, the decoding after the scan took 4% more instructions.
+//    `identityCast` reinterprets the value instead, after a check of the same
+//    metatypes that the optimiser folds where `T` is known and that costs a comparison
+//    where it is not.
+//
+// 4. `@exclusivity(unchecked)`: the mutable state of the decoder and the encoder
+//    (`DecoderPosition`, `EncoderPosition`, `DictionaryRender`, `ArrayRender`,
+//    `EncodingState`) is declared here and nowhere else, without Swift's run-time
+//    exclusivity checks: with them, encoding took about a fifth more instructions (a
+//    call to `swift_beginAccess` per access of a class property). Sound because one
+//    decoding or encoding uses its objects from one thread, call by call, and no
+//    access to these properties is held across a call out to `init(from:)` or
+//    `encode(to:)`: the methods that touch them evaluate their arguments (which may
+//    encode or decode a nested value) before the access begins, as Swift orders inout
+//    accesses (SE-0176), and return before calling out. Overlapping accesses, which
+//    the checks would catch, cannot arise. (A `Decodable` or `Encodable` that hands
+//    its decoder or encoder to another thread breaks the `Codable` contract; it would
+//    race with or without the checks, which only see accesses on one thread.)
+
+/// A `String`'s representation, as a cache key; see note 1 at the top of this file.
+enum StringRepresentation {
+    #if _pointerBitWidth(_64)
+        /// Two integers that are equal for two strings only if the strings are equal,
+        /// as long as one of the strings is kept alive (see note 1 above).
+        @inline(__always)
+        static func key(of string: String) -> (UInt64, UInt64) {
+            // A constant the optimiser folds away; were `String` ever another size here,
+            // the first use stops the program instead of misreading it.
+            precondition(MemoryLayout<String>.size == 16, "String is not two 64-bit words")
+            return unsafeBitCast(string, to: (UInt64, UInt64).self)
+        }
+
+        /// Whether equal keys are enough to know two strings are equal.
+        static var equalKeysMeanEqualStrings: Bool { true }
+    #else
+        /// A hash of the contents and the length, on platforms whose `String` is not
+        /// two 64-bit words: equal strings give equal keys, and the caches compare the
+        /// strings before using an entry.
+        static func key(of string: String) -> (UInt64, UInt64) {
+            (UInt64(truncatingIfNeeded: string.hashValue), UInt64(string.utf8.count))
+        }
+
+        static var equalKeysMeanEqualStrings: Bool { false }
+    #endif
+}
+
+/// A reference to a ``PlistMapDecoder`` that does not retain it; see note 2 at the top of
+/// this file.
+struct UnownedDecoder {
+    private let reference: Unmanaged<PlistMapDecoder>
+
+    init(_ decoder: PlistMapDecoder) {
+        reference = Unmanaged.passUnretained(decoder)
+    }
+
+    /// The decoder, retained for as long as the caller holds it.
+    var decoder: PlistMapDecoder { reference.takeUnretainedValue() }
+
+    /// Calls `body` with the decoder, without retaining it for the call.
+    @inline(__always)
+    func call<R>(_ body: (PlistMapDecoder) throws -> R) rethrows -> R {
+        try reference._withUnsafeGuaranteedRef(body)
+    }
+}
+
+/// `value` as `T`, where `T` is `Value`: see note 3 at the top of this file.
+@inline(__always)
+func identityCast<Value, T>(_ value: Value, to type: T.Type) -> T {
+    precondition(Value.self == T.self, "identityCast between different types")
+    return unsafeBitCast(value, to: T.self)
+}
+
+// MARK: - State without run-time exclusivity checks (note 4)
+
+/// Where a ``PlistMapDecoder`` is: the node it decodes and its coding path. Nested
+/// values move the index and push their key, and restore both afterwards.
+class DecoderPosition {
+    @exclusivity(unchecked) var index: Int
+    @exclusivity(unchecked) var codingPath: [any CodingKey]
+
+    init(index: Int, codingPath: [any CodingKey]) {
+        self.index = index
+        self.codingPath = codingPath
+    }
+}
+
+/// Where a ``PlistXMLEncoder`` is: its depth, coding path and what it has rendered. An
+/// encoder is used again for another value once the last one is finished (see
+/// ``PlistXMLEncoder/encodeNested(_:parentDepth:key:path:)``), hence the variables.
+class EncoderPosition {
+    @exclusivity(unchecked) var depth: Int
+    @exclusivity(unchecked) var codingPath: [any CodingKey]
+    @exclusivity(unchecked) var result: Rendered?
+
+    init(depth: Int, codingPath: [any CodingKey]) {
+        self.depth = depth
+        self.codingPath = codingPath
+    }
+}
+
+/// A dictionary being encoded: one entry per key, with the position of the key's
+/// rendered `<key>` line among the key lines and the value. Keys are sorted when the document
+/// is assembled; a key encoded twice keeps its last value, as with Foundation's encoder.
+final class DictionaryRender {
+    struct Entry {
+        var key: String
+        var lineStart: Int
+        var lineCount: Int
+        var value: Rendered
+    }
+
+    @exclusivity(unchecked) var depth: Int
+    @exclusivity(unchecked) var entries: [Entry] = []
+    /// A hash of the entries' `<key>` line positions in order (see ``KeyOrderCache``).
+    @exclusivity(unchecked) var signature: UInt64 = 0
+    /// How many values deep the encoding was when the dictionary was made (see
+    /// ``EncodingState/level``).
+    @exclusivity(unchecked) var level: Int
+
+    init(depth: Int, level: Int) {
+        self.depth = depth
+        self.level = level
+    }
+}
+
+/// An array being encoded.
+final class ArrayRender {
+    let depth: Int
+    /// As ``DictionaryRender/level``.
+    let level: Int
+    @exclusivity(unchecked) var elements: [Rendered] = []
+
+    init(depth: Int, level: Int) {
+        self.depth = depth
+        self.level = level
+    }
+}
+
+/// What one encoding shares between its encoders: the arena that values are rendered
+/// into, and the `<key>` lines rendered so far (kept apart, so that the arena space of
+/// a finished value can be reused).
+final class EncodingState {
+    let arena: ByteStorage
+    let keyLineBytes = ByteStorage(capacity: 4096)
+    @exclusivity(unchecked) var keyLines = KeyLineCache()
+    @exclusivity(unchecked) var keyOrders = KeyOrderCache()
+    /// Encoders and dictionaries of finished values, to be used again rather than
+    /// allocated anew for every value.
+    @exclusivity(unchecked) var spareEncoders: [PlistXMLEncoder] = []
+    @exclusivity(unchecked) var spareDictionaries: [DictionaryRender] = []
+
+    /// How many values deep the encoding is: ``PlistXMLEncoder/encodeNested(_:parentDepth:key:path:)``
+    /// counts one more while a nested value encodes.
+    @exclusivity(unchecked) var level = 0
+    /// Whether a value wrote into a container of an enclosing value (one it was handed
+    /// by other means than its encoder) while it encoded: the arena space of finished
+    /// values is then no longer reused, since such a write may live in it.
+    @exclusivity(unchecked) var wroteOutward = false
+
+    init(arena: ByteStorage) {
+        self.arena = arena
+    }
+}
+
