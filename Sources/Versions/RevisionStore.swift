@@ -547,11 +547,17 @@ private final class MetadataCache: @unchecked Sendable {
 
 /// Errors about the store's documents and revisions.
 public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The folder holds no store.
     case noSuchStore(String)
+    /// The store has no such document.
     case noSuchDocument(UUID)
+    /// No revision of the document is, or starts with, the text.
     case noSuchRevision(String)
+    /// The revision was pruned: its place in the history remains, its content does not.
     case noContent(RevisionID)
+    /// The base of a save is no longer the document's only head.
     case notCurrent(base: RevisionID, heads: [RevisionID])
+    /// The document has several heads, and the operation needs one.
     case inConflict(UUID)
     /// A document's winner cannot be read, so its history is kept.
     case unreadableWinner(UUID, String)

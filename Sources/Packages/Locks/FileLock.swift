@@ -13,8 +13,11 @@ import Darwin
 /// `FileLock` owns a file descriptor and is deliberately not `Sendable`: the lock belongs
 /// to one owner, who releases it by letting go of the value (or calling ``unlock()``).
 public final class FileLock {
+    /// Whether others may hold the lock at the same time.
     public enum Mode: Int32, Sendable {
+        /// Many holders at once; excludes an exclusive holder.
         case shared = 1
+        /// One holder; excludes every other.
         case exclusive = 2
     }
 
