@@ -295,6 +295,10 @@ public final class RevisionStore {
     /// - Returns: The new revision's metadata; writing a revision that already exists
     ///   (the same bytes made twice) is not an error.
     /// - Parameters:
+    ///   - document: The document.
+    ///   - parents: The revisions the new one is made from; none for a first revision.
+    ///   - content: The content's bytes, or `nil` for a deletion.
+    ///   - formatVersion: The format of `content`.
     ///   - known: The document's graph when the caller has just read it, so that it is
     ///     not read again; it only advances the clock past the timestamps seen.
     ///   - contentDigest: The SHA-256 of `content` when the caller has computed it.

@@ -32,6 +32,8 @@ public final class FileLock {
     ///   - path: The lock file.
     ///   - mode: Shared or exclusive.
     ///   - wait: Whether to wait for the lock, or fail at once when it is held.
+    ///   - root: The store folder `path` lies beneath; the lock file is never created
+    ///     through a symbolic link.
     ///   - calls: The system calls to use.
     /// - Throws: ``FileSystemError`` with code `locked` when `wait` is false and the lock
     ///   is held elsewhere. The corresponding C function is `fcntl`.
