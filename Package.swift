@@ -69,7 +69,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Shared by the test targets: seeded randomness.
+        // Shared by every test target: seeded randomness, the process runner, tools on PATH.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "PropertyListTests",
@@ -77,11 +77,11 @@ let package = Package(
         ),
         .testTarget(
             name: "PackagesTests",
-            dependencies: ["Packages", "PackagesTesting"]
+            dependencies: ["Packages", "PackagesTesting", "TestSupport"]
         ),
         .testTarget(
             name: "VersionsTests",
-            dependencies: ["Versions", "Packages"]
+            dependencies: ["Versions", "Packages", "TestSupport"]
         ),
         .testTarget(
             name: "SurveyStoreTests",
