@@ -16,6 +16,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // `swift package generate-documentation`, which CI runs with warnings as errors.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -67,7 +69,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Shared by the test targets: seeded randomness.
+        // Shared by every test target: seeded randomness, the process runner, tools on PATH.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "PropertyListTests",
@@ -75,11 +77,11 @@ let package = Package(
         ),
         .testTarget(
             name: "PackagesTests",
-            dependencies: ["Packages", "PackagesTesting"]
+            dependencies: ["Packages", "PackagesTesting", "TestSupport"]
         ),
         .testTarget(
             name: "VersionsTests",
-            dependencies: ["Versions", "Packages"]
+            dependencies: ["Versions", "Packages", "TestSupport"]
         ),
         .testTarget(
             name: "SurveyStoreTests",

@@ -7,7 +7,7 @@ import Foundation
 /// every value the XML format can carry, including integers in the full range
 /// −2^63…2^64−1.
 ///
-/// Read one from XML with ``init(xml:file:options:)`` and write one with
+/// Read one from XML with ``init(xml:file:)`` and write one with
 /// ``xmlData()``; the output is byte-identical to CoreFoundation's XML writer.
 public enum PropertyList: Sendable {
     /// A Unicode string (`<string>`).

@@ -3,7 +3,7 @@ import Diagnostics
 extension PropertyListError: CategorizedError {
     /// `invalidPropertyList`, whatever the ``code``.
     public var errorCode: String { "invalidPropertyList" }
-    /// ``ErrorCategory/invalidData``.
+    /// `ErrorCategory/invalidData`.
     public var category: ErrorCategory { .invalidData }
     /// The file, line and column, when known.
     public var inputLocation: InputLocation? {

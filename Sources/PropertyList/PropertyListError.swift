@@ -7,6 +7,7 @@ public struct PropertyListError: Error, Sendable, Equatable, CustomStringConvert
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The raw name of the code.
         public let rawValue: String
+        /// Creates a code with this name.
         public init(_ rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
 

@@ -10,7 +10,26 @@ import Packages
 public struct OperationError: CategorizedError {
     /// What the store was doing.
     public enum Operation: String, Sendable, Hashable {
-        case create, save, delete, resolve, prune, migrate, `import`, export, sync, merge
+        /// Creating a document.
+        case create
+        /// Saving a revision.
+        case save
+        /// Deleting a document.
+        case delete
+        /// Resolving a conflict.
+        case resolve
+        /// Pruning history.
+        case prune
+        /// Migrating a winner to the current format.
+        case migrate
+        /// Importing a package.
+        case `import`
+        /// Exporting a package.
+        case export
+        /// Syncing with another store.
+        case sync
+        /// Merging heads item by item.
+        case merge
     }
 
     /// What the store was doing.

@@ -5,24 +5,41 @@ public struct SurveyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The rules of the survey model.
     public struct Rule: Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
+        /// Creates a rule with this name.
         public init(_ rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
 
+        /// An item kind the model does not have.
         public static let unknownKind = Rule("unknownKind")
+        /// A binary item without exactly two options.
         public static let binaryOptions = Rule("binaryOptions")
+        /// A picker or multi-field item without options.
         public static let emptyOptions = Rule("emptyOptions")
+        /// A slider whose minimum is not below its maximum, or whose bounds are not numbers.
         public static let sliderBounds = Rule("sliderBounds")
+        /// An answer on an item that takes none.
         public static let answerNotAllowed = Rule("answerNotAllowed")
+        /// An answer of the wrong kind for its item.
         public static let answerType = Rule("answerType")
+        /// A number outside the item's range.
         public static let answerOutOfRange = Rule("answerOutOfRange")
+        /// A fraction where the item takes whole numbers.
         public static let answerNotWhole = Rule("answerNotWhole")
+        /// A choice that is not one of the item's options.
         public static let answerNotAnOption = Rule("answerNotAnOption")
+        /// An answer with not one flag per option.
         public static let answerLength = Rule("answerLength")
+        /// Two items with the same id.
         public static let duplicateID = Rule("duplicateID")
+        /// A key the interchange form does not have.
         public static let unknownKey = Rule("unknownKey")
+        /// A key the interchange form requires is missing.
         public static let missingKey = Rule("missingKey")
+        /// A value of the wrong type in the interchange form.
         public static let wrongType = Rule("wrongType")
+        /// An item id that is not a UUID.
         public static let invalidID = Rule("invalidID")
+        /// An item id that names no item of the survey.
         public static let unknownItem = Rule("unknownItem")
         /// A date answer that is not a possible date, or not in the one date form
         /// (PropertyList's `ISO8601Date`).
@@ -46,6 +63,7 @@ public struct SurveyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong, in words.
     public var message: String
 
+    /// Creates an error about the item at `position` (1-based), or the survey's own when `nil`.
     public init(position: Int?, title: String?, rule: Rule, message: String) {
         self.position = position
         self.title = title

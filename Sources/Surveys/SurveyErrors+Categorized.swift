@@ -3,14 +3,14 @@ import Diagnostics
 extension SurveyError: CategorizedError {
     /// `invalidSurvey`; the broken rule is ``rule``.
     public var errorCode: String { "invalidSurvey" }
-    /// ``ErrorCategory/invalidData``.
+    /// `ErrorCategory/invalidData`.
     public var category: ErrorCategory { .invalidData }
 }
 
 extension SurveyFileError: CategorizedError {
     /// `invalidSurvey`.
     public var errorCode: String { "invalidSurvey" }
-    /// ``ErrorCategory/invalidData``.
+    /// `ErrorCategory/invalidData`.
     public var category: ErrorCategory { .invalidData }
     /// The file, line and column, when known.
     public var inputLocation: InputLocation? {
@@ -26,6 +26,6 @@ extension FormatError: CategorizedError {
         case .unknown: "unsupportedFormat"
         }
     }
-    /// ``ErrorCategory/invalidData``.
+    /// `ErrorCategory/invalidData`.
     public var category: ErrorCategory { .invalidData }
 }

@@ -8,9 +8,12 @@ import PropertyList
 /// ``HybridClock/next(after:)``, which is never earlier than any of its parents', even when
 /// the device's clock is behind.
 public struct HybridTimestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// Milliseconds since 1970, from the wall clock or a parent's stamp.
     public var milliseconds: Int64
+    /// Orders stamps within one millisecond.
     public var counter: Int
 
+    /// Creates a stamp.
     public init(milliseconds: Int64, counter: Int = 0) {
         self.milliseconds = milliseconds
         self.counter = counter

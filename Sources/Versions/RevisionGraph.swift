@@ -1,8 +1,10 @@
 /// The revisions of one document and the relations between them: heads, the winner and
 /// the conflicts, computed the same way on every replica from the same revisions.
 public struct RevisionGraph: Sendable {
+    /// Every revision of the document, by id.
     public private(set) var revisions: [RevisionID: RevisionMetadata] = [:]
 
+    /// Creates the graph of `revisions`.
     public init(_ revisions: [RevisionMetadata] = []) {
         for revision in revisions { insert(revision) }
     }

@@ -8,6 +8,7 @@ import Foundation
 /// Anyone can recompute an id from a revision's bytes, and the same revision made twice
 /// (same parents, time, device and content) gets the same id, so the copies collapse.
 public struct RevisionID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// One more than the largest parent's generation; 1 for a first revision.
     public let generation: Int
     /// 64 lower-case hexadecimal digits.
     public let digest: String
@@ -16,6 +17,7 @@ public struct RevisionID: Hashable, Comparable, Sendable, CustomStringConvertibl
     /// overflows however ids are made.
     public static let maximumGeneration = 1 << 48
 
+    /// Creates an id from its parts, as they are (``init(_:)`` parses and checks text).
     public init(generation: Int, digest: String) {
         self.generation = generation
         self.digest = digest

@@ -3,9 +3,12 @@ import PropertyList
 
 /// A device that saves revisions: a stable id and a name people recognise.
 public struct Device: Hashable, Sendable {
+    /// The device's stable id, made once per store.
     public var id: String
+    /// The name people recognise, such as `Laptop`.
     public var name: String
 
+    /// Creates a device.
     public init(id: String, name: String) {
         self.id = id
         self.name = name
@@ -15,12 +18,19 @@ public struct Device: Hashable, Sendable {
 /// What a revision's metadata file (``StoreLayout/metadataFile``) says about it. The content itself is opaque
 /// bytes to this layer; only its digest is recorded.
 public struct RevisionMetadata: Hashable, Sendable {
+    /// The document the revision belongs to.
     public var documentID: UUID
+    /// The revision's id, computed from this metadata.
     public var id: RevisionID
+    /// The revisions this one was made from; none for a first revision, several for a resolution.
     public var parents: [RevisionID]
+    /// When it was made, on the hybrid logical clock.
     public var timestamp: HybridTimestamp
+    /// The device that made it.
     public var device: Device
+    /// The format of its content.
     public var formatVersion: Int
+    /// Whether it is a deletion, which has no content.
     public var isDeleted: Bool
     /// The SHA-256 of the content's bytes; `nil` for a deletion.
     public var contentDigest: String?
@@ -83,6 +93,7 @@ public struct RevisionMetadata: Hashable, Sendable {
         }
     }
 
+    /// Creates metadata from its parts, as they are; ``make(documentID:parents:content:formatVersion:device:clock:contentDigest:)`` makes a new revision's.
     public init(
         documentID: UUID, id: RevisionID, parents: [RevisionID], timestamp: HybridTimestamp, device: Device,
         formatVersion: Int, isDeleted: Bool, contentDigest: String?
@@ -207,8 +218,11 @@ public struct RevisionMetadata: Hashable, Sendable {
 
 /// Errors of the versions layer.
 public enum VersionsError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A metadata file that is not valid: the file, and why.
     case malformedMetadata(String?, String)
+    /// A metadata file whose bytes do not give its revision's id.
     case digestMismatch(String?, RevisionID)
+    /// A revision whose content does not match the digest its metadata records.
     case contentMismatch(RevisionID)
 
     public var description: String {

@@ -295,6 +295,10 @@ public final class RevisionStore {
     /// - Returns: The new revision's metadata; writing a revision that already exists
     ///   (the same bytes made twice) is not an error.
     /// - Parameters:
+    ///   - document: The document.
+    ///   - parents: The revisions the new one is made from; none for a first revision.
+    ///   - content: The content's bytes, or `nil` for a deletion.
+    ///   - formatVersion: The format of `content`.
     ///   - known: The document's graph when the caller has just read it, so that it is
     ///     not read again; it only advances the clock past the timestamps seen.
     ///   - contentDigest: The SHA-256 of `content` when the caller has computed it.
@@ -547,11 +551,17 @@ private final class MetadataCache: @unchecked Sendable {
 
 /// Errors about the store's documents and revisions.
 public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The folder holds no store.
     case noSuchStore(String)
+    /// The store has no such document.
     case noSuchDocument(UUID)
+    /// No revision of the document is, or starts with, the text.
     case noSuchRevision(String)
+    /// The revision was pruned: its place in the history remains, its content does not.
     case noContent(RevisionID)
+    /// The base of a save is no longer the document's only head.
     case notCurrent(base: RevisionID, heads: [RevisionID])
+    /// The document has several heads, and the operation needs one.
     case inConflict(UUID)
     /// A document's winner cannot be read, so its history is kept.
     case unreadableWinner(UUID, String)

@@ -31,6 +31,6 @@ extension StoreError: CategorizedError {
 extension VersionsError: CategorizedError {
     /// `invalidRevision`.
     public var errorCode: String { "invalidRevision" }
-    /// ``ErrorCategory/invalidData``.
+    /// `ErrorCategory/invalidData`.
     public var category: ErrorCategory { .invalidData }
 }

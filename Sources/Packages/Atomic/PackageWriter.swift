@@ -8,9 +8,12 @@ import Darwin
 
 /// One file of a package: its name and its bytes.
 public struct PackageFile: Sendable, Equatable {
+    /// The file's name inside the package.
     public var name: String
+    /// The file's bytes.
     public var contents: Data
 
+    /// Creates a file to write.
     public init(name: String, contents: Data) {
         self.name = name
         self.contents = contents

@@ -3,7 +3,7 @@ import Diagnostics
 extension FileSystemError: CategorizedError {
     /// The ``Code``'s name, such as `noSpace` or `symbolicLink`.
     public var errorCode: String { code.rawValue }
-    /// ``ErrorCategory/failure``: a file-system error is never the caller's input.
+    /// `ErrorCategory/failure`: a file-system error is never the caller's input.
     public var category: ErrorCategory { .failure }
     /// The system's error, when a system call failed.
     public var cause: (any Error)? { errno }

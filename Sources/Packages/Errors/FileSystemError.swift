@@ -9,19 +9,28 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     /// What kind of failure this is, for callers that react to it.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
+        /// Creates a code with this name.
         public init(_ rawValue: String) {
             self.rawValue = rawValue
             limit = nil
         }
         public var description: String { rawValue }
 
+        /// The file or folder does not exist (`ENOENT`).
         public static let notFound = Code("notFound")
+        /// Something exists already where a file or folder was to be created (`EEXIST`, `ENOTEMPTY`).
         public static let alreadyExists = Code("alreadyExists")
+        /// The caller may not do this (`EACCES`, `EPERM`).
         public static let permissionDenied = Code("permissionDenied")
+        /// The disk or the user's quota is full (`ENOSPC`, `EDQUOT`).
         public static let noSpace = Code("noSpace")
+        /// The device reported an input/output error (`EIO`).
         public static let io = Code("io")
+        /// A name that cannot stand in a store: empty, `.`, `..`, or with a `/` or NUL.
         public static let invalidName = Code("invalidName")
+        /// Another process holds the lock (`EAGAIN`).
         public static let locked = Code("locked")
+        /// Any other system error; ``FileSystemError/errno`` says which.
         public static let unknown = Code("unknown")
         /// The file system is mounted read-only (`EROFS`).
         public static let readOnly = Code("readOnly")
@@ -51,10 +60,37 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
 
     /// The operation that failed, named after its system call.
     public enum Operation: String, Sendable {
-        case open, close, write, read, fsync, mkdir, rename, link, unlink, rmdir, list, lock, stat
+        /// Opening a file or folder (`openat`).
+        case open
+        /// Closing a descriptor.
+        case close
+        /// Writing bytes.
+        case write
+        /// Reading bytes.
+        case read
+        /// Making a file or folder durable (`fsync`, `syncfs`).
+        case fsync
+        /// Creating a folder.
+        case mkdir
+        /// Moving into place (`renameat2`).
+        case rename
+        /// Making a hard link.
+        case link
+        /// Removing a file.
+        case unlink
+        /// Removing a folder.
+        case rmdir
+        /// Listing a folder.
+        case list
+        /// Taking a lock.
+        case lock
+        /// Looking up a file's kind and size.
+        case stat
     }
 
+    /// What kind of failure this is.
     public var code: Code
+    /// The operation that failed.
     public var operation: Operation
     /// The path the operation was about.
     public var path: String
@@ -62,6 +98,7 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     public var errno: Errno?
     /// The Swift source location that raised the error.
     public var sourceFile: String
+    /// The line of ``sourceFile`` that raised the error.
     public var sourceLine: Int
 
     init(_ operation: Operation, path: String, errno: Errno, sourceFile: String = #fileID, sourceLine: Int = #line) {

@@ -13,8 +13,11 @@ import Darwin
 /// `FileLock` owns a file descriptor and is deliberately not `Sendable`: the lock belongs
 /// to one owner, who releases it by letting go of the value (or calling ``unlock()``).
 public final class FileLock {
+    /// Whether others may hold the lock at the same time.
     public enum Mode: Int32, Sendable {
+        /// Many holders at once; excludes an exclusive holder.
         case shared = 1
+        /// One holder; excludes every other.
         case exclusive = 2
     }
 
@@ -29,6 +32,8 @@ public final class FileLock {
     ///   - path: The lock file.
     ///   - mode: Shared or exclusive.
     ///   - wait: Whether to wait for the lock, or fail at once when it is held.
+    ///   - root: The store folder `path` lies beneath; the lock file is never created
+    ///     through a symbolic link.
     ///   - calls: The system calls to use.
     /// - Throws: ``FileSystemError`` with code `locked` when `wait` is false and the lock
     ///   is held elsewhere. The corresponding C function is `fcntl`.

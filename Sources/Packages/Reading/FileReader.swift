@@ -36,7 +36,9 @@ public struct FileReader {
     /// The bytes of the regular file at `path`, or `nil` when there is no such file.
     ///
     /// The corresponding C functions are `openat`, `fstat`, `read` and `close`.
-    /// - Parameter limit: The largest size read (``smallFileLimit`` unless given).
+    /// - Parameters:
+    ///   - path: The file, beneath the reader's root when it has one.
+    ///   - limit: The largest size read (``smallFileLimit`` unless given).
     /// - Throws: ``FileSystemError`` for any other failure: a folder, a link, a FIFO or
     ///   device (code `notRegularFile`), a file over `limit` (code `tooLarge`), an I/O error.
     public func contents(atPath path: String, limit: Int = FileReader.smallFileLimit) throws -> Data? {

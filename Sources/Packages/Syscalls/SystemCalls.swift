@@ -10,9 +10,9 @@ import Darwin
 /// The system calls the file layer makes, as replaceable functions.
 ///
 /// Every other part of the package goes through a `SystemCalls` value, never libc
-/// directly, so tests can install one that fails a chosen call (``SystemCalls/failing(_:)``).
+/// directly, so tests can install one that fails a chosen call.
 /// Each function makes exactly one call and returns its error as is, `EINTR` included;
-/// the retry on `EINTR` happens one level up, in ``System``, so that it can be tested too.
+/// the retry on `EINTR` happens one level up, in `System`, so that it can be tested too.
 ///
 /// A path given with a directory descriptor (rather than `AT_FDCWD`) is resolved beneath
 /// that directory and never through a symbolic link, in any of its components: a store's

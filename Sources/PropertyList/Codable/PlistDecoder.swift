@@ -38,7 +38,7 @@ public struct PlistDecoder: Sendable {
     ///   - data: The XML document.
     ///   - file: The file the document came from, for error messages.
     /// - Returns: The decoded value.
-    /// - Throws: `DecodingError`, as ``decode(_:from:)``.
+    /// - Throws: `DecodingError`, as ``decode(_:from:)-(_,Data)``.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data, file: String?) throws -> T {
         let map: PlistMap
         do {

@@ -59,7 +59,9 @@ public enum FormatMigrator {
 
 /// Content this build cannot read because of its format version.
 public enum FormatError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The format is newer than the newest this build supports.
     case newer(Int, supported: Int)
+    /// The number names no format (below 1).
     case unknown(Int)
 
     public var description: String {

@@ -23,7 +23,7 @@ extension Survey {
     ///   - document: The document the survey is for, when it is saved to one: a file whose
     ///     `id` names another document is refused.
     /// - Throws: ``SurveyFileError`` (with line and column) for malformed or oversized
-    ///   JSON, ``PropertyListError`` (with line and column) for a malformed property list,
+    ///   JSON, `PropertyListError` (with line and column) for a malformed property list,
     ///   ``SurveyError`` for a survey that breaks a rule.
     public init(data: Data, file: String? = nil, document: UUID? = nil) throws {
         guard data.count <= Self.maximumFileSize else {
@@ -68,7 +68,7 @@ extension Survey {
     ///   - file: Where it came from, for messages.
     ///   - document: The document the survey is for, when it is saved to one: a file whose
     ///     `id` names another document is refused.
-    /// - Throws: ``PropertyListError`` (with line and column) for malformed XML,
+    /// - Throws: `PropertyListError` (with line and column) for malformed XML,
     ///   ``SurveyError`` for a survey that breaks a rule.
     public init(plist: Data, file: String? = nil, document: UUID? = nil) throws {
         try self.init(interchange: try PropertyList(xml: plist, file: file), document: document)
@@ -88,7 +88,7 @@ extension Survey {
     /// The survey as an interchange XML property list, in CoreFoundation's format.
     ///
     /// - Returns: The XML document.
-    /// - Throws: ``PropertyListError`` when a text holds characters XML cannot carry.
+    /// - Throws: `PropertyListError` when a text holds characters XML cannot carry.
     public func plistData() throws -> Data {
         try interchange.xmlData()
     }

@@ -21,6 +21,7 @@ public struct SurveyDiff: Sendable, Equatable {
         /// The value in the newer survey.
         public var to: PropertyList?
 
+        /// Creates a change of `field`.
         public init(field: String, from: PropertyList?, to: PropertyList?) {
             self.field = field
             self.from = from

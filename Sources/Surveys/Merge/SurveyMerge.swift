@@ -68,6 +68,7 @@ public enum SurveyMerge {
         /// Its value of the field.
         public var value: PropertyList?
 
+        /// Creates a head's value.
         public init(label: String, value: PropertyList?) {
             self.label = label
             self.value = value
@@ -102,8 +103,11 @@ public enum SurveyMerge {
             /// Two-way merge: only some heads have the item; kept.
             case keptWithoutBase
         }
+        /// The item the note is about.
         public var item: UUID
+        /// The item's title, for messages.
         public var itemTitle: String
+        /// What the merge did.
         public var kind: Kind
         /// The heads concerned (the removers; the head whose item was taken; the heads
         /// that have it).

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs the built `survey` binary, as a user would, and collects its output.
@@ -14,7 +15,7 @@ enum CommandRunner {
         var timedOut = false
     }
 
-    static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+    static var isCI: Bool { Tools.isCI }
 
     /// The `survey` executable built next to the test bundle.
     static let binary: URL = {
@@ -34,67 +35,13 @@ enum CommandRunner {
         _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
         executable: URL? = nil, prefix: [String] = [], input: Data? = nil, timeLimit: TimeInterval? = nil
     ) throws -> Result {
-        let process = Process()
-        if prefix.isEmpty {
-            process.executableURL = executable ?? binary
-            process.arguments = arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: prefix[0])
-            process.arguments = Array(prefix.dropFirst()) + [(executable ?? binary).path] + arguments
-        }
-        if let directory { process.currentDirectoryURL = directory }
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let inputPipe = input.map { _ in Pipe() }
-        process.standardInput = inputPipe ?? FileHandle.nullDevice
-        try process.run()
-        nonisolated(unsafe) var timedOut = false
-        let deadline = timeLimit.map { limit in
-            DispatchWorkItem {
-                timedOut = true
-                // SIGKILL: a child started by Process may not act on SIGTERM.
-                kill(process.processIdentifier, SIGKILL)
-            }
-        }
-        if let deadline, let timeLimit { DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit, execute: deadline) }
-        if let inputPipe, let input {
-            let writer = inputPipe.fileHandleForWriting
-            Thread {
-                try? writer.write(contentsOf: input)
-                try? writer.close()
-            }.start()
-        }
-        nonisolated(unsafe) var errorData = Data()
-        let reader = Thread { errorData = readAll(err.fileHandleForReading) }
-        reader.start()
-        let outputData = readAll(out.fileHandleForReading)
-        process.waitUntilExit()
-        deadline?.cancel()
-        while !reader.isFinished { usleep(1000) }
+        let survey = (executable ?? binary).path
+        let (program, allArguments) = prefix.isEmpty ? (survey, arguments) : (prefix[0], Array(prefix.dropFirst()) + [survey] + arguments)
+        let output = try ChildProcess.run(
+            program, allArguments, in: directory, environment: environment, input: input, timeLimit: timeLimit)
         return Result(
-            status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
-            stderr: String(decoding: errorData, as: UTF8.self), signalled: process.terminationReason == .uncaughtSignal,
-            timedOut: timedOut)
-    }
-
-    /// Everything `handle` gives until end of file. Unlike `readDataToEndOfFile`, which
-    /// traps when a read is interrupted by a signal (a child exiting, while many run at
-    /// once), this reads again.
-    static func readAll(_ handle: FileHandle) -> Data {
-        var data = Data()
-        while true {
-            do {
-                guard let chunk = try handle.read(upToCount: 1 << 16), !chunk.isEmpty else { return data }
-                data.append(chunk)
-            } catch let error as NSError where (error.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == Int(EINTR) {
-                continue
-            } catch {
-                return data
-            }
-        }
+            status: output.status, stdout: String(decoding: output.stdout, as: UTF8.self), stderr: output.stderr,
+            signalled: output.signalled, timedOut: output.timedOut)
     }
 
     /// Starts `survey` with `arguments`, output discarded, and sends it SIGKILL after
@@ -120,39 +67,16 @@ enum CommandRunner {
     }
 
     /// A new empty temporary directory.
-    static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("survey-cli-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
+    static func temporaryDirectory() throws -> URL { try ChildProcess.temporaryDirectory(prefix: "survey-cli") }
 
     /// Whether `name` is on `PATH`.
-    static func hasTool(_ name: String) -> Bool {
-        (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains {
-            FileManager.default.isExecutableFile(atPath: "\($0)/\(name)")
-        }
-    }
+    static func hasTool(_ name: String) -> Bool { Tools.find(name) != nil }
 
-    /// A trait for a test that needs `tools`: outside CI the test is skipped (and shown
-    /// as skipped) when one is missing; with `CI=true` it always runs, and
-    /// ``requireTool(_:sourceLocation:)`` fails it when a tool is missing.
-    static func needs(_ tools: String...) -> ConditionTrait {
-        .enabled(if: isCI || tools.allSatisfy(hasTool), "needs \(tools.joined(separator: ", ")), which is not installed")
-    }
+    /// A trait for a test that needs `tools` (see `Tools.needs`).
+    static func needs(_ tools: String...) -> ConditionTrait { Tools.needs(tools) }
 
-    /// The path of `name` on `PATH`; records an issue in CI when it is missing, and says
-    /// why the check is skipped otherwise.
+    /// The path of `name` on `PATH`; an issue in CI when it is missing (see `Tools.require`).
     static func requireTool(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-            let candidate = "\(directory)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        if isCI {
-            Issue.record("\(name) is not installed, but CI=true: .ci/run should have installed it", sourceLocation: sourceLocation)
-        } else {
-            print("note: skipping a check that needs \(name), which is not installed (CI would fail here)")
-        }
-        return nil
+        Tools.require(name, sourceLocation: sourceLocation)
     }
 }
