@@ -55,10 +55,7 @@ let package = Package(
         .executableTarget(
             name: "survey",
             dependencies: [
-                "PropertyList",
                 "SurveyStore",
-                "Surveys",
-                "Versions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
