@@ -59,6 +59,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The app README's "Using the library" tells, built with warnings as errors so that
+        // every snippet compiles under Swift 6 strict concurrency without a warning.
+        .executableTarget(
+            name: "ExampleApp",
+            dependencies: ["SurveyStore", "PropertyList"],
+            path: "Examples/ExampleApp",
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
+        ),
         // Shared by the test targets: seeded randomness.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
