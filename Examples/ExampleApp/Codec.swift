@@ -6,8 +6,8 @@ import PropertyList
 /// `Codable` and back.
 func codecExample(data: Data) throws -> (xml: Data, title: String) {
     // Values
-    let value = try PropertyList(xml: data, file: "Survey.plist")   // strict reader
-    let xml = try value.xmlData()                                     // CoreFoundation's bytes
+    let value = try PropertyList(xml: data, file: "Survey.plist")  // strict reader
+    let xml = try value.xmlData()  // CoreFoundation's bytes
 
     // Codable, shaped like Foundation's PropertyListEncoder/PropertyListDecoder
     struct Settings: Codable { var title: String; var count: Int }

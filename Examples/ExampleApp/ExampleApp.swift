@@ -21,7 +21,8 @@ func check(_ condition: Bool, _ message: String) {
 struct ExampleApp {
     static func main() async throws {
         let arguments = CommandLine.arguments.dropFirst()
-        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("ExampleApp-\(UUID().uuidString)")
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ExampleApp-\(UUID().uuidString)")
         let folder = arguments.first ?? temporary.path
         let laptopPath = folder + "/Laptop"
         let phonePath = folder + "/Phone"

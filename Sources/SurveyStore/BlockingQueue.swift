@@ -7,7 +7,8 @@ import Dispatch
 /// Dispatch gives the queue threads of its own as work blocks, and the continuation
 /// resumes the caller on its executor when the work is done.
 enum BlockingQueue {
-    private static let queue = DispatchQueue(label: "SurveyStore.blocking", qos: .userInitiated, attributes: .concurrent)
+    private static let queue = DispatchQueue(
+        label: "SurveyStore.blocking", qos: .userInitiated, attributes: .concurrent)
 
     /// Runs `work` on the queue and returns what it returns (or throws what it throws).
     /// A task cancelled before the work starts throws `CancellationError`; once

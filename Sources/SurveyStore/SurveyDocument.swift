@@ -42,9 +42,9 @@ public struct SurveyDocument: Sendable, Equatable, Identifiable {
     /// The survey: the base's content when opened, and whatever the app made of it since.
     public var survey: Survey
     /// The revision ``survey`` is based on: the parent of the next save.
-    public let base: RevisionMetadata
+    public internal(set) var base: RevisionMetadata
     /// The state of the document when it was opened or last saved.
-    public let state: State
+    public internal(set) var state: State
 
     /// Whether the document was in conflict when it was read.
     public var isInConflict: Bool {

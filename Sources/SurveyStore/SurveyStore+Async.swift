@@ -37,7 +37,9 @@ extension SurveyStore {
 
     /// Creates a document, off the caller's executor: see `create(_:id:)`.
     @discardableResult
-    public func create(_ survey: Survey, id: UUID = UUID()) async throws -> (id: UUID, revision: RevisionMetadata) {
+    public func create(_ survey: Survey, id: UUID = UUID()) async throws -> (
+        id: UUID, revision: RevisionMetadata
+    ) {
         try await BlockingQueue.run { try self.create(survey, id: id) }
     }
 
@@ -92,7 +94,9 @@ extension SurveyStore {
     public func resolveMerge(
         _ id: UUID, prefer: RevisionID? = nil, strict: Bool = false, dryRun: Bool = false
     ) async throws -> (plan: MergePlan, revision: RevisionMetadata?)? {
-        try await BlockingQueue.run { try self.resolveMerge(id, prefer: prefer, strict: strict, dryRun: dryRun) }
+        try await BlockingQueue.run {
+            try self.resolveMerge(id, prefer: prefer, strict: strict, dryRun: dryRun)
+        }
     }
 
     /// Prunes a document, off the caller's executor: see `prune(_:keepHistory:dryRun:)`.
@@ -108,7 +112,9 @@ extension SurveyStore {
         with other: SurveyStore, concurrency: Int = SurveyStore.syncConcurrency,
         progress: (@Sendable (Int, Int) -> Void)? = nil
     ) async throws -> SyncReport {
-        try await BlockingQueue.run { try self.sync(with: other, concurrency: concurrency, progress: progress) }
+        try await BlockingQueue.run {
+            try self.sync(with: other, concurrency: concurrency, progress: progress)
+        }
     }
 
     /// Syncs with another store and merges what merges cleanly, off the caller's
@@ -118,7 +124,9 @@ extension SurveyStore {
         with other: SurveyStore, concurrency: Int = SurveyStore.syncConcurrency,
         progress: (@Sendable (Int, Int) -> Void)? = nil
     ) async throws -> MergingSyncReport {
-        try await BlockingQueue.run { try self.syncMerging(with: other, concurrency: concurrency, progress: progress) }
+        try await BlockingQueue.run {
+            try self.syncMerging(with: other, concurrency: concurrency, progress: progress)
+        }
     }
 
     /// Imports a revision package, off the caller's executor: see `importPackage(at:)`.

@@ -39,11 +39,14 @@ extension SurveyStore {
         let winner = graph.winner?.id
         return graph.revisions.values.sorted(by: RevisionGraph.precedes).map { revision in
             let state: RevisionState =
-                !heads.contains(revision.id) ? .superseded
-                : revision.isDeleted ? .deleted
-                : revision.id == winner ? .current : .conflict
+                !heads.contains(revision.id)
+                ? .superseded
+                : revision.isDeleted
+                    ? .deleted
+                    : revision.id == winner ? .current : .conflict
             return HistoryEntry(
-                revision: revision, state: state, isPruned: pruned.contains(revision.id), isStampedAhead: isStampedAhead(revision))
+                revision: revision, state: state, isPruned: pruned.contains(revision.id),
+                isStampedAhead: isStampedAhead(revision))
         }
     }
 
@@ -62,7 +65,8 @@ extension SurveyStore {
         var trimmed = Substring(path)
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         guard let slash = trimmed.lastIndex(of: "/") else {
-            return try PackageWriter(root: ".", temporaryFolder: ".", locksFolder: ".").remove(String(trimmed))
+            return try PackageWriter(root: ".", temporaryFolder: ".", locksFolder: ".").remove(
+                String(trimmed))
         }
         let parent = slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
         let name = String(trimmed[trimmed.index(after: slash)...])

@@ -105,7 +105,9 @@ extension SurveyStore {
     /// - Throws: ``StoreError/noSuchRevision(_:)`` when no revision matches `text`
     ///   (or it is empty), ``LookupError/ambiguousRevision(_:_:)`` when several do;
     ///   ``StoreError/noSuchDocument(_:)``.
-    public func revisionID(matching text: String, in document: UUID, headsOnly: Bool = false) throws -> RevisionID {
+    public func revisionID(
+        matching text: String, in document: UUID, headsOnly: Bool = false
+    ) throws -> RevisionID {
         let graph = try revisions.graph(of: document).graph
         let candidates = headsOnly ? graph.heads : Array(graph.revisions.values)
         if let exact = candidates.first(where: { $0.id.description == text }) { return exact.id }
@@ -113,7 +115,9 @@ extension SurveyStore {
         switch matches.count {
         case 1: return matches[0].id
         case 0: throw StoreError.noSuchRevision(headsOnly ? "\(text) among the heads" : text)
-        default: throw LookupError.ambiguousRevision(text, matches.map(\.id).sorted { $0.description < $1.description })
+        default:
+            let ids = matches.map(\.id).sorted { $0.description < $1.description }
+            throw LookupError.ambiguousRevision(text, ids)
         }
     }
 

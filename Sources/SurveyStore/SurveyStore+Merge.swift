@@ -192,7 +192,9 @@ extension SurveyStore {
     ///   - second: A revision, or `nil`: `first` against the winner (from `first` to the winner).
     /// - Returns: One diff per pair (none when `first` is `nil` and there is no conflict).
     /// - Throws: ``StoreError`` when a revision is unknown, pruned, deleted or in a newer format.
-    public func diffs(_ id: UUID, _ first: RevisionID? = nil, _ second: RevisionID? = nil) throws -> [RevisionDiff] {
+    public func diffs(
+        _ id: UUID, _ first: RevisionID? = nil, _ second: RevisionID? = nil
+    ) throws -> [RevisionDiff] {
         let graph = try revisions.graph(of: id).graph
         let pairs: [(RevisionMetadata, RevisionMetadata)]
         if let first {

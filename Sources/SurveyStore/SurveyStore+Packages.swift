@@ -36,7 +36,9 @@ extension SurveyStore {
     /// - Throws: ``ExportError`` for a destination that exists or whose folder does not,
     ///   ``StoreError``.
     @discardableResult
-    public func exportPackage(_ id: UUID, revision: RevisionID? = nil, to destination: String) throws -> RevisionMetadata {
+    public func exportPackage(
+        _ id: UUID, revision: RevisionID? = nil, to destination: String
+    ) throws -> RevisionMetadata {
         let revision = try self.revision(id, revision)
         let source = root + "/" + StoreLayout.package(revision.id, of: id)
         guard let metadata = try revisions.reader.contents(atPath: source + "/" + StoreLayout.metadataFile) else {
@@ -47,7 +49,9 @@ extension SurveyStore {
             // Checked against its digest, so that a damaged revision is never exported.
             files.append(PackageFile(name: StoreLayout.contentFile, contents: try revisions.content(of: id, revision: revision)))
         }
-        try Self.reportingExportErrors(destination) { try OutputWriter(calls: calls).writePackage(files, at: destination) }
+        try Self.reportingExportErrors(destination) {
+            try OutputWriter(calls: calls).writePackage(files, at: destination)
+        }
         return revision
     }
 
@@ -79,7 +83,8 @@ extension SurveyStore {
             throw ExportError.noSuchFolder(error.path)
         } catch let error as FileSystemError where error.errno == .notDirectory {
             // A file where the destination's folder should be.
-            let parent = destination.lastIndex(of: "/").map { $0 == destination.startIndex ? "/" : String(destination[..<$0]) }
+            let slash = destination.lastIndex(of: "/")
+            let parent = slash.map { $0 == destination.startIndex ? "/" : String(destination[..<$0]) }
             throw ExportError.noSuchFolder(parent ?? ".")
         } catch let error as FileSystemError where error.code == .alreadyExists && error.path == destination {
             throw ExportError.exists(destination)

@@ -80,7 +80,9 @@ public final class SurveyStore: Sendable {
     }
 
     /// `create(at:deviceName:)` making the system calls of `calls` (a test's simulated disk).
-    @_spi(Testing) public static func create(at path: String, deviceName: String? = nil, calls: SystemCalls) throws -> SurveyStore {
+    @_spi(Testing) public static func create(
+        at path: String, deviceName: String? = nil, calls: SystemCalls
+    ) throws -> SurveyStore {
         if let deviceName { try checkDeviceName(deviceName) }
         let writer = RevisionStore.writer(root: path, calls: calls)
         try writer.createRoot()
@@ -166,7 +168,8 @@ public final class SurveyStore: Sendable {
     }
 
     /// `openForReading(at:)` making the system calls of `calls` (a test's simulated disk).
-    @_spi(Testing) public static func openForReading(at path: String, calls: SystemCalls) throws -> SurveyStore {
+    @_spi(Testing)
+    public static func openForReading(at path: String, calls: SystemCalls) throws -> SurveyStore {
         try checkLayout(at: path, calls: calls, forWriting: false)
         let reader = FileReader(root: path, calls: calls)
         let device = (try? DeviceIdentity.peek(store: path, reader: reader)) ?? Device(id: "unknown", name: "unknown")
@@ -333,7 +336,9 @@ public final class SurveyStore: Sendable {
             guard let winner = graph.winner else { throw StoreError.noSuchDocument(id) }
             return winner
         }
-        guard let found = graph.revisions[revision] else { throw StoreError.noSuchRevision(revision.description) }
+        guard let found = graph.revisions[revision] else {
+            throw StoreError.noSuchRevision(revision.description)
+        }
         return found
     }
 
@@ -361,7 +366,8 @@ public final class SurveyStore: Sendable {
         let graph = try revisions.graph(of: id).graph
         let base = try self.revision(id, revision, in: graph)
         if base.isDeleted { throw deletedError(id, base) }
-        return SurveyDocument(id: id, survey: try survey(id, base), base: base, state: SurveyDocument.State(graph))
+        let content = try self.survey(id, base)
+        return SurveyDocument(id: id, survey: content, base: base, state: SurveyDocument.State(graph))
     }
 
     // MARK: Changing documents
@@ -382,7 +388,9 @@ public final class SurveyStore: Sendable {
     ///     the document's only head.
     /// - Returns: The new revision (or the base, when the content is the base's).
     @discardableResult
-    public func save(_ survey: Survey, to id: UUID, base: RevisionID? = nil, ifCurrent: Bool = false) throws -> RevisionMetadata {
+    public func save(
+        _ survey: Survey, to id: UUID, base: RevisionID? = nil, ifCurrent: Bool = false
+    ) throws -> RevisionMetadata {
         try write(survey, to: id, base: base, ifCurrent: ifCurrent).revision
     }
 
@@ -398,8 +406,12 @@ public final class SurveyStore: Sendable {
     ///   (or the base, when nothing changed) as its base, and the document's state.
     @discardableResult
     public func save(_ document: SurveyDocument, ifCurrent: Bool = false) throws -> SurveyDocument {
-        let (revision, graph) = try write(document.survey, to: document.id, base: document.base.id, ifCurrent: ifCurrent)
-        return SurveyDocument(id: document.id, survey: document.survey, base: revision, state: SurveyDocument.State(graph))
+        let (revision, graph) = try write(
+            document.survey, to: document.id, base: document.base.id, ifCurrent: ifCurrent)
+        var saved = document
+        saved.base = revision
+        saved.state = SurveyDocument.State(graph)
+        return saved
     }
 
     /// Saves under the document's lock; returns the revision and the graph with it.
@@ -567,7 +579,8 @@ extension SurveyStore {
     /// - Parameters:
     ///   - path: The store folder.
     ///   - calls: The system calls to make.
-    @_spi(Testing) public static func openWithoutCleaning(at path: String, calls: SystemCalls = .live) throws -> SurveyStore {
+    @_spi(Testing)
+    public static func openWithoutCleaning(at path: String, calls: SystemCalls = .live) throws -> SurveyStore {
         try openForReading(at: path, calls: calls)
     }
 

@@ -4,6 +4,7 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// sync needs two stores.
     case sameStore(String)
 
+    /// The message, naming the path given.
     public var description: String {
         switch self {
         case .sameStore(let path): "\(path) is this store itself; sync needs another store"

@@ -6,7 +6,8 @@ import Testing
 struct ExampleAppTests {
     typealias Store = StoreCommandTests.Store
 
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent()
         .deletingLastPathComponent()
     static let exampleFolder = repository.appendingPathComponent("Examples/ExampleApp")
 
@@ -40,14 +41,21 @@ struct ExampleAppTests {
         guard imports.allSatisfy(sourceLines.contains) else { return false }
         guard !body.isEmpty else { return true }
         guard body.count <= sourceLines.count else { return false }
-        return (0...(sourceLines.count - body.count)).contains { Array(sourceLines[$0..<$0 + body.count]) == body }
+        return (0...(sourceLines.count - body.count)).contains {
+            Array(sourceLines[$0..<$0 + body.count]) == body
+        }
     }
 
     @Test("Every Swift snippet in README is in the example app's sources, line for line")
     func snippetsAreInTheExample() throws {
-        let readme = try String(contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
-        let files = try FileManager.default.contentsOfDirectory(atPath: Self.exampleFolder.path).filter { $0.hasSuffix(".swift") }
-        let sources = try files.map { try String(contentsOf: Self.exampleFolder.appendingPathComponent($0), encoding: .utf8) }
+        let readme = try String(
+            contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.exampleFolder.path).filter {
+            $0.hasSuffix(".swift")
+        }
+        let sources = try files.map {
+            try String(contentsOf: Self.exampleFolder.appendingPathComponent($0), encoding: .utf8)
+        }
         let blocks = Self.swiftBlocks(readme)
         #expect(blocks.count >= 4, "README's Swift snippets were not found")
         for block in blocks {
@@ -56,14 +64,21 @@ struct ExampleAppTests {
                 "this README snippet is not in Examples/ExampleApp:\n\(block.joined(separator: "\n"))")
         }
         // The check itself can fail: a line the example does not have is caught.
-        #expect(!sources.contains { Self.contains($0, ["let store = try await SurveyStore.open(at: nowhere)"]) })
+        #expect(
+            !sources.contains { Self.contains($0, ["let store = try await SurveyStore.open(at: nowhere)"]) })
     }
 
-    @Test("The example app runs: a conflict from another device is merged item by item; the stores verify clean")
+    @Test(
+        "The example app runs: a conflict from another device is merged item by item; the stores verify clean"
+    )
     func exampleRuns() throws {
         let example = CommandRunner.binary.deletingLastPathComponent().appendingPathComponent("ExampleApp")
-        #expect(FileManager.default.isExecutableFile(atPath: example.path), "build the package first: swift build")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("example-app-\(UUID().uuidString)").path
+        #expect(
+            FileManager.default.isExecutableFile(atPath: example.path), "build the package first: swift build"
+        )
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "example-app-\(UUID().uuidString)"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = try CommandRunner.run([folder], executable: example, timeLimit: 300)
         #expect(result.status == 0, "\(result.stderr)")
@@ -78,7 +93,9 @@ struct ExampleAppTests {
         #expect(conflicts.status == 0 && rows?.isEmpty == true, "\(conflicts.stdout)")
     }
 
-    @Test("survey sync with the store itself (under another path) is refused: exit 64, code sameStore, nothing written")
+    @Test(
+        "survey sync with the store itself (another path) is refused: exit 64, code sameStore, no writes"
+    )
     func syncWithItself() throws {
         let store = try Store()
         let (id, _) = try store.makeDocument()

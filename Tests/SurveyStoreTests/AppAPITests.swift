@@ -9,7 +9,9 @@ import Testing
 @Suite("The API an app holds")
 struct AppAPITests {
     static func store() throws -> (SurveyStore, String) {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("app-api-\(UUID().uuidString)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "app-api-\(UUID().uuidString)"
+        ).path
         return (try SurveyStore.create(at: path, deviceName: "laptop"), path)
     }
 
@@ -17,14 +19,18 @@ struct AppAPITests {
 
     static func requireSendable<T: Sendable>(_: T.Type) {}
 
-    @Test("open gives the document at its winner; save(document) saves on its own base and returns the document after")
+    @Test(
+        "open gives the document at its winner; save(document) saves on its own base, returns the next"
+    )
     func openAndSave() throws {
         Self.requireSendable(SurveyStore.self)
         let (store, path) = try Self.store()
         defer { try? SurveyStore.removeFolder(path) }
         let (id, first) = try store.create(try Self.survey("A"))
         var document = try store.open(id)
-        #expect(document.id == id && document.base == first && document.state == .normal && document.survey.title == "A")
+        #expect(
+            document.id == id && document.base == first && document.state == .normal
+                && document.survey.title == "A")
         document.survey.title = "B"
         let saved = try store.save(document)
         #expect(saved.base.parents == [first.id] && saved.state == .normal && saved.survey.title == "B")
@@ -35,7 +41,9 @@ struct AppAPITests {
         #expect(try store.graph(of: id).revisions.count == 2)
     }
 
-    @Test("Two saves of one opened document are both kept: the second save returns the conflict, and resolving ends it")
+    @Test(
+        "Two saves of one opened document are both kept: the second returns the conflict; resolve ends it"
+    )
     func conflictAndResolve() throws {
         let (store, path) = try Self.store()
         defer { try? SurveyStore.removeFolder(path) }
@@ -59,7 +67,9 @@ struct AppAPITests {
         #expect(Set(resolved.base.parents) == Set(heads.map(\.id)))
     }
 
-    @Test("A deleted document opens only at an earlier revision, in state deleted; saving it restores the document")
+    @Test(
+        "A deleted document opens only at an earlier revision, in state deleted; saving it restores it"
+    )
     func deletedDocument() throws {
         let (store, path) = try Self.store()
         defer { try? SurveyStore.removeFolder(path) }
@@ -75,7 +85,9 @@ struct AppAPITests {
         #expect(try store.open(id).survey.title == "Back")
     }
 
-    @Test("revisionID(matching:in:) takes an id or a unique prefix; ambiguous, empty and unknown text is refused")
+    @Test(
+        "revisionID(matching:in:) takes an id or a unique prefix; ambiguous, empty, unknown text refused"
+    )
     func revisionLookUp() throws {
         let (store, path) = try Self.store()
         defer { try? SurveyStore.removeFolder(path) }
@@ -88,7 +100,9 @@ struct AppAPITests {
         #expect(try store.revisionID(matching: first.id.description, in: id) == first.id)
         #expect(try store.revisionID(matching: String(a.description.prefix(20)), in: id) == a)
         #expect(try store.revisionID(matching: "1-", in: id) == first.id)
-        #expect(throws: LookupError.ambiguousRevision("2-", [a, b].sorted { $0.description < $1.description })) {
+        #expect(
+            throws: LookupError.ambiguousRevision("2-", [a, b].sorted { $0.description < $1.description })
+        ) {
             try store.revisionID(matching: "2-", in: id)
         }
         #expect(throws: StoreError.noSuchRevision("")) { try store.revisionID(matching: "", in: id) }
@@ -98,10 +112,14 @@ struct AppAPITests {
         }
         // A typed id the document does not have.
         let unknown = RevisionID(generation: 7, digest: String(repeating: "a", count: 64))
-        #expect(throws: StoreError.noSuchRevision(unknown.description)) { try store.open(id, revision: unknown) }
+        #expect(throws: StoreError.noSuchRevision(unknown.description)) {
+            try store.open(id, revision: unknown)
+        }
     }
 
-    @Test("history(of:) says where each revision stands: current, conflict, deleted, superseded; pruned content is flagged")
+    @Test(
+        "history(of:): current, conflict, deleted or superseded for each revision; pruned ones flagged"
+    )
     func history() throws {
         let (store, path) = try Self.store()
         defer { try? SurveyStore.removeFolder(path) }
@@ -114,8 +132,10 @@ struct AppAPITests {
         let winner = try store.revision(id).id
         let loser = winner == a ? b : a
         let deletion = try store.delete(id, base: loser)
-        var states = Dictionary(uniqueKeysWithValues: try store.history(of: id).map { ($0.revision.id, $0.state) })
-        #expect(states == [winner: .current, deletion.id: .deleted, loser: .superseded, first.id: .superseded])
+        var states = Dictionary(
+            uniqueKeysWithValues: try store.history(of: id).map { ($0.revision.id, $0.state) })
+        #expect(
+            states == [winner: .current, deletion.id: .deleted, loser: .superseded, first.id: .superseded])
         #expect(try store.history(of: id).first?.revision.id == winner)
         let pruned = try store.prune(id)
         #expect(Set(pruned) == [first.id, loser])
@@ -123,7 +143,8 @@ struct AppAPITests {
         #expect(Set(entries.filter(\.isPruned).map(\.revision.id)) == [first.id, loser])
         states = Dictionary(uniqueKeysWithValues: entries.map { ($0.revision.id, $0.state) })
         #expect(states[winner] == .current)
-        #expect(throws: StoreError.noSuchDocument(UUID(uuidString: "00000000-0000-4000-8000-000000000000")!)) {
+        #expect(throws: StoreError.noSuchDocument(UUID(uuidString: "00000000-0000-4000-8000-000000000000")!))
+        {
             try store.history(of: UUID(uuidString: "00000000-0000-4000-8000-000000000000")!)
         }
     }
@@ -184,7 +205,9 @@ struct AppAPITests {
         #expect(try store.graph(of: id).revisions.count == 1)
     }
 
-    @Test("documentID(matching:) and matchDocument: a unique prefix names the document, with what its folder skipped")
+    @Test(
+        "documentID(matching:), matchDocument: a unique prefix names the document, with what was skipped"
+    )
     func documentLookUp() throws {
         let (store, path) = try Self.store()
         defer { try? SurveyStore.removeFolder(path) }
@@ -194,7 +217,9 @@ struct AppAPITests {
         let prefix = String(id.uuidString.prefix(6))
         #expect(try store.documentID(matching: prefix) == id)
         let match = try store.matchDocument(prefix.lowercased())
-        #expect(match.id == id && match.skipped.count == 1 && match.skipped.first?.path.hasSuffix("/notes.txt") == true)
+        #expect(
+            match.id == id && match.skipped.count == 1
+                && match.skipped.first?.path.hasSuffix("/notes.txt") == true)
         #expect(throws: LookupError.noSuchDocument("zz")) { try store.documentID(matching: "zz") }
     }
 }

@@ -187,7 +187,8 @@ struct ConvergenceSimulationTests {
                     // Edit the winner, or (sometimes) an older live head: a concurrent edit.
                     let live = graph.heads.filter { !$0.isDeleted }
                     guard let base = (Bool.random(using: &random) ? live.randomElement(using: &random) : live.first) else { break }
-                    let saved = try store.save(Self.survey("doc", rating: Int.random(in: 0...100, using: &random)), to: summary.id, base: base.id)
+                    let survey = try Self.survey("doc", rating: Int.random(in: 0...100, using: &random))
+                    let saved = try store.save(survey, to: summary.id, base: base.id)
                     acknowledged.insert(saved.id)
                     note("edit")
                 case 55..<60 where !documents.isEmpty:

@@ -81,16 +81,17 @@ struct LookupAndDeletionTests {
         try SurveyStore.checkDeviceName("Ada's phone\twith a tab")
     }
 
-    @Test("Export destinations, checked once by the writer: the folder must exist; a package never lands on something there")
+    @Test("Export destinations, checked once, by the writer: the folder must exist; nothing is replaced")
     func exportDestinations() throws {
         let (store, path) = try Self.store()
         let (id, _) = try store.create(Self.survey)
         let data = Data("exported".utf8)
-        #expect(throws: ExportError.noSuchFolder(path + "/missing")) { try store.writeExport(data, to: path + "/missing/x") }
-        #expect(throws: ExportError.noSuchFolder(path + "/Store.plist")) { try store.writeExport(data, to: path + "/Store.plist/x") }
-        #expect(throws: ExportError.isFolder(path + "/Documents")) { try store.writeExport(data, to: path + "/Documents") }
-        #expect(throws: ExportError.exists(path + "/Documents")) { try store.exportPackage(id, to: path + "/Documents") }
-        #expect(throws: ExportError.noSuchFolder(path + "/missing")) { try store.exportPackage(id, to: path + "/missing/x") }
+        let (missing, plist, documents) = (path + "/missing", path + "/Store.plist", path + "/Documents")
+        #expect(throws: ExportError.noSuchFolder(missing)) { try store.writeExport(data, to: missing + "/x") }
+        #expect(throws: ExportError.noSuchFolder(plist)) { try store.writeExport(data, to: plist + "/x") }
+        #expect(throws: ExportError.isFolder(documents)) { try store.writeExport(data, to: documents) }
+        #expect(throws: ExportError.exists(documents)) { try store.exportPackage(id, to: documents) }
+        #expect(throws: ExportError.noSuchFolder(missing)) { try store.exportPackage(id, to: missing + "/x") }
         // A regular file is replaced; a new package is written whole.
         try Data("old".utf8).write(to: URL(fileURLWithPath: path + "/out.txt"))
         try SurveyStore.writeOutput(data, to: path + "/out.txt")

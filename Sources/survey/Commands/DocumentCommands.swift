@@ -172,7 +172,8 @@ struct EditCommand: ParsableCommand {
                 else if survey.items.isEmpty { throw ValidationError("there is no item '\(itemText)': the survey has no items") }
                 else { throw ValidationError("there is no item '\(itemText)' (give a position from 1 to \(survey.items.count) or an item id)") }
                 let item = survey.items[index]
-                try document.survey.setAnswer(try parseAnswer(valueText, for: item, position: index + 1), forItem: item.id)
+                let answer = try parseAnswer(valueText, for: item, position: index + 1)
+                try document.survey.setAnswer(answer, forItem: item.id)
             }
             let saved = try store.save(document)
             try options.report(id, saved.base, changed: saved.base.id != document.base.id)
@@ -232,7 +233,8 @@ struct SaveCommand: ParsableCommand {
             let store = try options.open()
             let id = try store.document(document)
             let based = try store.revision(id, try store.revisionID(base, in: id))
-            let saved = try store.save(try readSurvey(from: from, document: id), to: id, base: based.id, ifCurrent: ifCurrent)
+            let survey = try readSurvey(from: from, document: id)
+            let saved = try store.save(survey, to: id, base: based.id, ifCurrent: ifCurrent)
             try options.report(id, saved, changed: saved.id != based.id)
         }
     }
@@ -293,7 +295,8 @@ struct ExportCommand: ParsableCommand {
             let store = try options.openForReading()
             let id = try store.document(document)
             if let package {
-                let exported = try store.exportPackage(id, revision: try store.revisionID(revision, in: id), to: package)
+                let named = try store.revisionID(revision, in: id)
+                let exported = try store.exportPackage(id, revision: named, to: package)
                 if options.json { try Console.printJSON(["id": id.lowercased, "revision": exported.id.description, "package": package]) }
                 else { print(package) }
                 return

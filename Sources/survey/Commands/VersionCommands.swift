@@ -43,8 +43,8 @@ func versionRows(_ store: SurveyStore, _ id: UUID) throws -> [VersionsCommand.Ro
         let revision = entry.revision
         return VersionsCommand.Row(
             revision: revision.id.description, parents: revision.parents.map(\.description), modified: iso(revision.timestamp),
-            device: revision.device.name, formatVersion: revision.formatVersion, state: entry.state.rawValue, pruned: entry.isPruned,
-            futureTimestamp: entry.isStampedAhead)
+            device: revision.device.name, formatVersion: revision.formatVersion, state: entry.state.rawValue,
+            pruned: entry.isPruned, futureTimestamp: entry.isStampedAhead)
     }
 }
 
@@ -132,8 +132,14 @@ struct ResolveCommand: ParsableCommand {
             if merge && all { return try resolveAll(store) }
             let id = try store.document(document!)
             if merge { return try resolveMerge(store, id) }
-            let resolution: SurveyStore.Resolution =
-                accept ? .acceptWinner : try keep.map { .keep(try store.revisionID(matching: $0, in: id)) } ?? .content(try readSurvey(from: from!, document: id))
+            let resolution: SurveyStore.Resolution
+            if accept {
+                resolution = .acceptWinner
+            } else if let keep {
+                resolution = .keep(try store.revisionID(matching: keep, in: id))
+            } else {
+                resolution = .content(try readSurvey(from: from!, document: id))
+            }
             struct Resolved: Encodable {
                 var id, revision: String
                 var resolved: Bool
@@ -153,7 +159,8 @@ struct ResolveCommand: ParsableCommand {
         let outcome: (plan: SurveyStore.MergePlan, revision: RevisionMetadata?)
         do {
             let preferred = try store.revisionID(prefer, in: id, headsOnly: true)
-            guard let made = try store.resolveMerge(id, prefer: preferred, strict: strict, dryRun: dryRun) else {
+            let made = try store.resolveMerge(id, prefer: preferred, strict: strict, dryRun: dryRun)
+            guard let made else {
                 if options.json {
                     try Console.printJSON(["id": id.lowercased, "revision": try store.revision(id, nil).id.description])
                 } else {

@@ -109,7 +109,8 @@ struct CommandFailure: Error {
             case .exists, .isFolder: self.init(code: "exists", message: error.description, exit: ExitStatus.failure.rawValue)
             }
         case let error as SyncError:
-            self.init(code: "sameStore", message: error.description, exit: ExitCode.validationFailure.rawValue)
+            let exit = ExitCode.validationFailure.rawValue
+            self.init(code: "sameStore", message: error.description, exit: exit)
         case let error as DeviceNameError:
             self.init(code: "usage", message: error.description, exit: ExitCode.validationFailure.rawValue)
         case let error as DocumentDeletedError:
