@@ -55,6 +55,40 @@ extension SurveyStore {
         return revision
     }
 
+    /// The forms a document's content is exported in.
+    public enum ExportFormat: String, Sendable, CaseIterable {
+        /// The JSON interchange form.
+        case json
+        /// An XML property list: the stored form.
+        case plist
+    }
+
+    /// What ``exportedContent(_:revision:as:)`` made: the revision and its content.
+    public struct ExportedContent: Sendable, Equatable {
+        /// The revision exported.
+        public var revision: RevisionMetadata
+        /// Its content in the form asked for.
+        public var data: Data
+    }
+
+    /// The content of a document's winner (or `revision`) in the interchange form
+    /// `format`. Content in a format newer than this build is exported as plist exactly
+    /// as it is stored (it cannot be read, so it cannot be converted).
+    ///
+    /// - Throws: ``StoreError/newerFormat(_:supported:)`` for JSON of content in a newer
+    ///   format; ``DocumentDeletedError`` for a deletion; ``StoreError``.
+    public func exportedContent(
+        _ id: UUID, revision: RevisionID? = nil, as format: ExportFormat
+    ) throws -> ExportedContent {
+        let exported = try self.revision(id, revision)
+        if format == .plist, exported.formatVersion > Self.formatVersion {
+            return ExportedContent(revision: exported, data: try storedContent(id, exported))
+        }
+        let survey = try open(id, revision: exported.id).survey
+        let data = format == .json ? try survey.jsonData() : try survey.plistData()
+        return ExportedContent(revision: exported, data: data)
+    }
+
     /// Writes exported bytes to `path`, outside the store: a new or regular file is
     /// written atomically and durably; a device, FIFO or link (`/dev/stdout`) is written
     /// through; a folder is refused. See ``OutputWriter``.

@@ -222,4 +222,20 @@ struct AppAPITests {
                 && match.skipped.first?.path.hasSuffix("/notes.txt") == true)
         #expect(throws: LookupError.noSuchDocument("zz")) { try store.documentID(matching: "zz") }
     }
+
+    @Test("exportedContent gives the revision's survey as JSON or a plist; a deletion is refused")
+    func exportedContent() throws {
+        let (store, path) = try Self.store()
+        defer { try? SurveyStore.removeFolder(path) }
+        let survey = try Survey(json: Data(Survey.exampleJSON.utf8))
+        let (id, first) = try store.create(survey)
+        let json = try store.exportedContent(id, as: .json)
+        let plist = try store.exportedContent(id, revision: first.id, as: .plist)
+        #expect(json.revision == first && plist.revision == first)
+        #expect(try Survey(data: json.data, file: "export.json") == survey)
+        #expect(plist.data == (try survey.plistData()))
+        let deletion = try store.delete(id)
+        #expect(throws: DocumentDeletedError.self) { try store.exportedContent(id, as: .json) }
+        #expect(throws: DocumentDeletedError.self) { try store.exportedContent(id, revision: deletion.id, as: .plist) }
+    }
 }

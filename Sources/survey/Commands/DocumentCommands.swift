@@ -302,24 +302,18 @@ struct ExportCommand: ParsableCommand {
                 return
             }
             let format = self.format ?? "json"
-            let exported = try store.revision(id, try store.revisionID(revision, in: id))
-            let data: Data
-            if format == "plist", exported.formatVersion > SurveyStore.formatVersion {
-                // Content this build cannot read is written out as it is stored.
-                data = try store.storedContent(id, exported)
-            } else {
-                let survey: Survey
-                do {
-                    survey = try store.open(id, revision: exported.id).survey
-                } catch StoreError.newerFormat(let version, let supported) {
-                    throw CommandFailure(
-                        code: "newerFormat",
-                        message: "format \(version) is newer than this build supports (\(supported)); "
-                            + "export it as it is with --format plist or --package DIR",
-                        exit: ExitStatus.invalidData.rawValue)
-                }
-                data = format == "json" ? try survey.jsonData() : try survey.plistData()
+            let content: SurveyStore.ExportedContent
+            do {
+                let named = try store.revisionID(revision, in: id)
+                content = try store.exportedContent(id, revision: named, as: format == "plist" ? .plist : .json)
+            } catch StoreError.newerFormat(let version, let supported) {
+                throw CommandFailure(
+                    code: "newerFormat",
+                    message: "format \(version) is newer than this build supports (\(supported)); "
+                        + "export it as it is with --format plist or --package DIR",
+                    exit: ExitStatus.invalidData.rawValue)
             }
+            let (exported, data) = (content.revision, content.data)
             if let output { try store.writeExport(data, to: output) }
             if options.json {
                 // One JSON document: where the content went, or the content itself.
