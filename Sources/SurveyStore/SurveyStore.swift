@@ -35,8 +35,11 @@ public struct DeviceNameError: Error, Equatable, Sendable, CustomStringConvertib
 /// once. Reads take no lock: every revision is published by an atomic rename.
 ///
 /// The calls block on the file system (a save waits for `fsync`). From Swift
-/// concurrency, use their `async` forms (`save(_:ifCurrent:)`, `open(_:revision:)`,
-/// …), which run the work on a dedicated Dispatch queue instead of the caller's executor.
+/// concurrency, use the `async` forms of those that write or fsync (opening a store;
+/// create, save, delete, resolve, resolveMerge, prune, importPackage, migrate, sync,
+/// syncMerging) and of those that read a document or the whole store (open, documents,
+/// documentsReport, mergePlan, verify): they run the work on a Dispatch queue of the
+/// library's (see `SurveyStore+Async.swift`) instead of the caller's executor.
 public final class SurveyStore: Sendable {
     /// The current format of `Survey.plist`.
     public static let formatVersion = FormatMigrator.current

@@ -236,6 +236,8 @@ struct AppAPITests {
         #expect(plist.data == (try survey.plistData()))
         let deletion = try store.delete(id)
         #expect(throws: DocumentDeletedError.self) { try store.exportedContent(id, as: .json) }
-        #expect(throws: DocumentDeletedError.self) { try store.exportedContent(id, revision: deletion.id, as: .plist) }
+        #expect(throws: DocumentDeletedError.self) {
+            try store.exportedContent(id, revision: deletion.id, as: .plist)
+        }
     }
 }

@@ -305,7 +305,8 @@ struct ExportCommand: ParsableCommand {
             let content: SurveyStore.ExportedContent
             do {
                 let named = try store.revisionID(revision, in: id)
-                content = try store.exportedContent(id, revision: named, as: format == "plist" ? .plist : .json)
+                let form: SurveyStore.ExportFormat = format == "plist" ? .plist : .json
+                content = try store.exportedContent(id, revision: named, as: form)
             } catch StoreError.newerFormat(let version, let supported) {
                 throw CommandFailure(
                     code: "newerFormat",
