@@ -31,7 +31,7 @@ extension SurveyStore {
     ///
     /// The package is written beside `destination` under a temporary name, every file
     /// and the folder fsynced, and renamed into place; an existing `destination` is
-    /// refused and a missing parent folder is never created (see ``OutputWriter``).
+    /// refused and a missing parent folder is never created (see `OutputWriter` in the file layer).
     ///
     /// - Throws: ``ExportError`` for a destination that exists or whose folder does not,
     ///   ``StoreError``.
@@ -91,7 +91,7 @@ extension SurveyStore {
 
     /// Writes exported bytes to `path`, outside the store: a new or regular file is
     /// written atomically and durably; a device, FIFO or link (`/dev/stdout`) is written
-    /// through; a folder is refused. See ``OutputWriter``.
+    /// through; a folder is refused (see `OutputWriter` in the file layer).
     ///
     /// - Throws: ``ExportError`` when the folder of `path` does not exist or `path` is a
     ///   folder; ``FileSystemError``.

@@ -326,7 +326,9 @@ public final class SurveyStore: Sendable {
 
     /// A revision of a document: the winner, or `revision` when given.
     ///
-    /// - Parameter revision: A revision of the document; `nil` for the winner.
+    /// - Parameters:
+    ///   - id: The document.
+    ///   - revision: A revision of the document; `nil` for the winner.
     /// - Throws: ``StoreError/noSuchDocument(_:)``, ``StoreError/noSuchRevision(_:)`` when
     ///   the document has no revision `revision`.
     public func revision(_ id: UUID, _ revision: RevisionID? = nil) throws -> RevisionMetadata {
@@ -403,8 +405,10 @@ public final class SurveyStore: Sendable {
     /// is then in conflict, which the returned state says), and content identical to the
     /// base writes nothing.
     ///
-    /// - Parameter ifCurrent: Refuse with ``StoreError/notCurrent(base:heads:)`` unless
-    ///   the document's base is its only head.
+    /// - Parameters:
+    ///   - document: The document, as opened (or last saved) and edited since.
+    ///   - ifCurrent: Refuse with ``StoreError/notCurrent(base:heads:)`` unless the
+    ///     document's base is its only head.
     /// - Returns: The document after the save: the same survey, the revision written
     ///   (or the base, when nothing changed) as its base, and the document's state.
     @discardableResult
@@ -449,7 +453,9 @@ public final class SurveyStore: Sendable {
     /// deletion (and no `base` is given), or `base` is itself a deletion, that deletion
     /// is returned as it is (compare it with ``deletion(of:)`` to tell).
     ///
-    /// - Parameter base: The revision the deletion is based on; every head when `nil`.
+    /// - Parameters:
+    ///   - id: The document.
+    ///   - base: The revision the deletion is based on; every head when `nil`.
     /// - Returns: The deletion revision.
     @discardableResult
     public func delete(_ id: UUID, base: RevisionID? = nil) throws -> RevisionMetadata {
@@ -481,7 +487,7 @@ public final class SurveyStore: Sendable {
     ///
     /// A resolution's metadata depends only on its parents and its content: its
     /// timestamp is one counter tick after the newest head's and its device is
-    /// ``RevisionStore/resolutionDevice``. Two replicas that resolve the same heads to the
+    /// `RevisionStore.resolutionDevice`. Two replicas that resolve the same heads to the
     /// same content (by accepting, keeping, merging or supplying it) therefore write the
     /// same revision, and are not in conflict after syncing.
     ///
