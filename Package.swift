@@ -61,13 +61,17 @@ let package = Package(
         .executableTarget(
             name: "survey",
             dependencies: [
-                "Diagnostics",
-                "PropertyList",
                 "SurveyStore",
-                "Surveys",
-                "Versions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // The app README's "Using the library" tells, built with warnings as errors so that
+        // every snippet compiles under Swift 6 strict concurrency without a warning.
+        .executableTarget(
+            name: "ExampleApp",
+            dependencies: ["SurveyStore", "PropertyList"],
+            path: "Examples/ExampleApp",
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
         ),
         // Shared by every test target: seeded randomness, the process runner, tools on PATH.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -52,7 +52,8 @@ public struct DocumentDeletedError: Error, Equatable, Sendable, CustomStringConv
 }
 
 extension SurveyStore {
-    /// The document whose id is `text` or starts with it (in any letter case).
+    /// The document whose id is `text` or starts with it (in any letter case): the
+    /// look-up a tool makes for a name typed by a person. An app holds ids.
     ///
     /// Only folder names are listed; documents are read only when more than one folder
     /// matches (a folder without a revision is not a document).
@@ -61,7 +62,7 @@ extension SurveyStore {
     /// - Returns: The one document it names.
     /// - Throws: ``LookupError/noSuchDocument(_:)`` when none matches (or `text` is
     ///   empty), ``LookupError/ambiguousDocument(_:_:)`` when several do.
-    public func document(matching text: String) throws -> UUID {
+    public func documentID(matching text: String) throws -> UUID {
         let lower = text.lowercased()
         guard !lower.isEmpty else { throw LookupError.noSuchDocument(text) }
         var matches = try documentIDs().filter { $0.uuidString.lowercased().hasPrefix(lower) }
@@ -73,6 +74,50 @@ extension SurveyStore {
         case 1: return matches[0]
         case 0: throw LookupError.noSuchDocument(text)
         default: throw LookupError.ambiguousDocument(text, matches.sorted { $0.uuidString < $1.uuidString })
+        }
+    }
+
+    /// A document named by a person, and what its folder holds that is no revision.
+    public struct DocumentMatch: Sendable, Equatable {
+        /// The document.
+        public var id: UUID
+        /// What reading the document's folder skipped (see ``SurveyStore/skippedItems(of:)``):
+        /// for a warning, never hidden.
+        public var skipped: [StoreIssue]
+    }
+
+    /// ``documentID(matching:)``, with what the document's folder holds that is no
+    /// revision (links, special files, damaged or foreign packages), for a warning.
+    ///
+    /// - Throws: As ``documentID(matching:)``.
+    public func matchDocument(_ text: String) throws -> DocumentMatch {
+        let id = try documentID(matching: text)
+        return DocumentMatch(id: id, skipped: (try? skippedItems(of: id)) ?? [])
+    }
+
+    /// The revision of document `document` whose id is `text` or starts with it: the
+    /// look-up a tool makes for a name typed by a person. An app holds ``RevisionID``s.
+    ///
+    /// - Parameters:
+    ///   - text: A revision id or a prefix of one.
+    ///   - document: The document.
+    ///   - headsOnly: Look among the document's heads only.
+    /// - Throws: ``StoreError/noSuchRevision(_:)`` when no revision matches `text`
+    ///   (or it is empty), ``LookupError/ambiguousRevision(_:_:)`` when several do;
+    ///   ``StoreError/noSuchDocument(_:)``.
+    public func revisionID(
+        matching text: String, in document: UUID, headsOnly: Bool = false
+    ) throws -> RevisionID {
+        let graph = try revisions.graph(of: document).graph
+        let candidates = headsOnly ? graph.heads : Array(graph.revisions.values)
+        if let exact = candidates.first(where: { $0.id.description == text }) { return exact.id }
+        let matches = text.isEmpty ? [] : candidates.filter { $0.id.description.hasPrefix(text) }
+        switch matches.count {
+        case 1: return matches[0].id
+        case 0: throw StoreError.noSuchRevision(headsOnly ? "\(text) among the heads" : text)
+        default:
+            let ids = matches.map(\.id).sorted { $0.description < $1.description }
+            throw LookupError.ambiguousRevision(text, ids)
         }
     }
 

@@ -44,21 +44,22 @@ extension SurveyStore {
     ///
     /// - Parameters:
     ///   - id: The document.
-    ///   - prefer: A head (id or unique prefix) whose values win contests instead of the winner's.
+    ///   - prefer: A head whose values win contests instead of the winner's.
     /// - Returns: The merge, or `nil` when the document has a single head.
-    /// - Throws: ``StoreError`` when `prefer` names no head or a head cannot be read.
-    public func mergePlan(_ id: UUID, prefer: String? = nil) throws -> MergePlan? {
+    /// - Throws: ``StoreError`` when `prefer` is no head or a head cannot be read.
+    public func mergePlan(_ id: UUID, prefer: RevisionID? = nil) throws -> MergePlan? {
         try mergePlan(id, prefer: prefer, in: revisions.graph(of: id).graph)
     }
 
-    func mergePlan(_ id: UUID, prefer: String?, in graph: RevisionGraph) throws -> MergePlan? {
+    func mergePlan(_ id: UUID, prefer: RevisionID?, in graph: RevisionGraph) throws -> MergePlan? {
         let heads = graph.heads
         guard heads.count > 1 else { return nil }
         var preferred: RevisionMetadata?
         if let prefer {
-            let candidates = heads.filter { $0.id.description == prefer || $0.id.description.hasPrefix(prefer) }
-            guard candidates.count == 1 else { throw StoreError.noSuchRevision("\(prefer) among the heads") }
-            preferred = candidates[0]
+            guard let head = heads.first(where: { $0.id == prefer }) else {
+                throw StoreError.noSuchRevision("\(prefer) among the heads")
+            }
+            preferred = head
         }
         let live = heads.filter { !$0.isDeleted }
         var plan = MergePlan(document: id, heads: heads, base: nil, mergeBases: [], twoWayReason: nil, result: nil)
@@ -90,7 +91,7 @@ extension SurveyStore {
     /// Merges a document's heads item by item and writes the merge as their resolution.
     ///
     /// The resolution's metadata depends only on the heads and the merged content (see
-    /// ``resolve(_:_:)``), so two replicas merging the same heads write the same revision.
+    /// `resolve(_:_:)`), so two replicas merging the same heads write the same revision.
     ///
     /// - Parameters:
     ///   - id: The document.
@@ -102,7 +103,7 @@ extension SurveyStore {
     /// - Throws: ``MergeRefusal`` when `strict` and a field is contested; ``StoreError``.
     @discardableResult
     public func resolveMerge(
-        _ id: UUID, prefer: String? = nil, strict: Bool = false, dryRun: Bool = false
+        _ id: UUID, prefer: RevisionID? = nil, strict: Bool = false, dryRun: Bool = false
     ) throws -> (plan: MergePlan, revision: RevisionMetadata?)? {
         let lock = try documentLock(id)
         defer { lock.unlock() }
@@ -118,7 +119,7 @@ extension SurveyStore {
         return (plan, written)
     }
 
-    /// What ``syncMerging(with:concurrency:progress:)`` did.
+    /// What `syncMerging(with:concurrency:progress:)` did.
     public struct MergingSyncReport: Sendable {
         /// The sync itself.
         public var sync: SyncReport
@@ -187,12 +188,14 @@ extension SurveyStore {
     ///
     /// - Parameters:
     ///   - id: The document.
-    ///   - first: A revision (id or unique prefix), or `nil`: the winner against each
-    ///     other non-deleted head (from the winner to the head).
+    ///   - first: A revision, or `nil`: the winner against each other non-deleted head
+    ///     (from the winner to the head).
     ///   - second: A revision, or `nil`: `first` against the winner (from `first` to the winner).
     /// - Returns: One diff per pair (none when `first` is `nil` and there is no conflict).
     /// - Throws: ``StoreError`` when a revision is unknown, pruned, deleted or in a newer format.
-    public func diffs(_ id: UUID, _ first: String? = nil, _ second: String? = nil) throws -> [RevisionDiff] {
+    public func diffs(
+        _ id: UUID, _ first: RevisionID? = nil, _ second: RevisionID? = nil
+    ) throws -> [RevisionDiff] {
         let graph = try revisions.graph(of: id).graph
         let pairs: [(RevisionMetadata, RevisionMetadata)]
         if let first {

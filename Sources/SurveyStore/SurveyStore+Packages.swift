@@ -23,28 +23,6 @@ public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension SurveyStore {
-    /// Checks that an export can be written at `path` without creating anything on the
-    /// way: the folder it goes into exists, and `path` itself does not (a package) or is
-    /// not a folder (a file, which `replacing` allows to be replaced).
-    ///
-    /// - Throws: ``ExportError``.
-    public static func checkExportDestination(_ path: String, replacing: Bool) throws {
-        let reader = FileReader()
-        // The folder part of `path` (Foundation's `deletingLastPathComponent` traps on
-        // some relative paths).
-        var trimmed = Substring(path)
-        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        let parent = trimmed.lastIndex(of: "/").map { $0 == trimmed.startIndex ? "/" : String(trimmed[..<$0]) } ?? "."
-        // (A link is followed here: the destination is the caller's choice.)
-        let kind = ((try? reader.status(atPath: parent)) ?? nil)?.kind
-        if kind != .directory && kind != .symbolicLink {
-            throw ExportError.noSuchFolder(parent)
-        }
-        guard let status = (try? reader.status(atPath: path)) ?? nil else { return }
-        if !replacing { throw ExportError.exists(path) }
-        if status.isDirectory { throw ExportError.isFolder(path) }
-    }
-
     /// Copies the package of a document's winner (or `revision`) to `destination`, a
     /// folder that must not exist yet, in a folder that must: a complete, self-describing
     /// document.
@@ -53,14 +31,15 @@ extension SurveyStore {
     ///
     /// The package is written beside `destination` under a temporary name, every file
     /// and the folder fsynced, and renamed into place; an existing `destination` is
-    /// refused and a missing parent folder is never created.
+    /// refused and a missing parent folder is never created (see `OutputWriter` in the file layer).
     ///
     /// - Throws: ``ExportError`` for a destination that exists or whose folder does not,
     ///   ``StoreError``.
     @discardableResult
-    public func exportPackage(_ id: UUID, revision text: String? = nil, to destination: String) throws -> RevisionMetadata {
-        let revision = try revision(id, text)
-        try Self.checkExportDestination(destination, replacing: false)
+    public func exportPackage(
+        _ id: UUID, revision: RevisionID? = nil, to destination: String
+    ) throws -> RevisionMetadata {
+        let revision = try self.revision(id, revision)
         let source = root + "/" + StoreLayout.package(revision.id, of: id)
         guard let metadata = try revisions.reader.contents(atPath: source + "/" + StoreLayout.metadataFile) else {
             throw StoreError.noContent(revision.id)
@@ -70,24 +49,87 @@ extension SurveyStore {
             // Checked against its digest, so that a damaged revision is never exported.
             files.append(PackageFile(name: StoreLayout.contentFile, contents: try revisions.content(of: id, revision: revision)))
         }
-        try wrapping(.export, id) { try OutputWriter(calls: calls).writePackage(files, at: destination) }
+        try wrapping(.export, id) {
+            try Self.reportingExportErrors(destination) {
+                try OutputWriter(calls: calls).writePackage(files, at: destination)
+            }
+        }
         return revision
+    }
+
+    /// The forms a document's content is exported in.
+    public enum ExportFormat: String, Sendable, CaseIterable {
+        /// The JSON interchange form.
+        case json
+        /// An XML property list: the stored form.
+        case plist
+    }
+
+    /// What ``exportedContent(_:revision:as:)`` made: the revision and its content.
+    public struct ExportedContent: Sendable, Equatable {
+        /// The revision exported.
+        public var revision: RevisionMetadata
+        /// Its content in the form asked for.
+        public var data: Data
+    }
+
+    /// The content of a document's winner (or `revision`) in the interchange form
+    /// `format`. Content in a format newer than this build is exported as plist exactly
+    /// as it is stored (it cannot be read, so it cannot be converted).
+    ///
+    /// - Throws: ``StoreError/newerFormat(_:supported:)`` for JSON of content in a newer
+    ///   format; ``DocumentDeletedError`` for a deletion; ``StoreError``.
+    public func exportedContent(
+        _ id: UUID, revision: RevisionID? = nil, as format: ExportFormat
+    ) throws -> ExportedContent {
+        let exported = try self.revision(id, revision)
+        if format == .plist, exported.formatVersion > Self.formatVersion {
+            return ExportedContent(revision: exported, data: try storedContent(id, exported))
+        }
+        let survey = try open(id, revision: exported.id).survey
+        let data = format == .json ? try survey.jsonData() : try survey.plistData()
+        return ExportedContent(revision: exported, data: data)
     }
 
     /// Writes exported bytes to `path`, outside the store: a new or regular file is
     /// written atomically and durably; a device, FIFO or link (`/dev/stdout`) is written
-    /// through; a folder is refused. See ``OutputWriter``.
+    /// through; a folder is refused (see `OutputWriter` in the file layer).
+    ///
+    /// - Throws: ``ExportError`` when the folder of `path` does not exist or `path` is a
+    ///   folder; ``FileSystemError``.
     public func writeExport(_ data: Data, to path: String) throws {
-        try OutputWriter(calls: calls).writeFile(data, to: path)
+        try Self.writeOutput(data, to: path)
     }
 
     /// Writes `data` to the file at `path`, outside any store, as ``writeExport(_:to:)``
     /// does: durably and atomically, never replacing a folder, a device or a link.
+    ///
+    /// - Throws: ``ExportError`` when the folder of `path` does not exist or `path` is a
+    ///   folder; ``FileSystemError``.
     public static func writeOutput(_ data: Data, to path: String) throws {
-        try OutputWriter().writeFile(data, to: path)
+        try reportingExportErrors(path) { try OutputWriter().writeFile(data, to: path) }
     }
 
-    /// What ``importPackage(at:)`` did.
+    /// Runs `write`, which ``OutputWriter`` checks: its refusals of the destination
+    /// become ``ExportError``s (the one check of an export's destination).
+    private static func reportingExportErrors(_ destination: String, _ write: () throws -> Void) throws {
+        do {
+            try write()
+        } catch let error as FileSystemError where error.code == .notFound && error.path != destination {
+            throw ExportError.noSuchFolder(error.path)
+        } catch let error as FileSystemError where error.errno == .notDirectory {
+            // A file where the destination's folder should be.
+            let slash = destination.lastIndex(of: "/")
+            let parent = slash.map { $0 == destination.startIndex ? "/" : String(destination[..<$0]) }
+            throw ExportError.noSuchFolder(parent ?? ".")
+        } catch let error as FileSystemError where error.code == .alreadyExists && error.path == destination {
+            throw ExportError.exists(destination)
+        } catch let error as FileSystemError where error.code == .isDirectory && error.path == destination {
+            throw ExportError.isFolder(destination)
+        }
+    }
+
+    /// What `importPackage(at:)` did.
     public enum ImportOutcome: Sendable, Equatable {
         /// The revision was added as it was, keeping its id.
         case added(UUID, RevisionMetadata)

@@ -33,6 +33,8 @@ extension SurveyStore {
     ///   - other: The other store.
     ///   - progress: Called after each document with the number done and the total.
     /// - Returns: What was copied and how conflicts changed.
+    /// - Throws: ``SyncError/sameStore(_:)`` when `other` is this store's own folder
+    ///   (under any path), before anything is read or written.
     public func sync(
         with other: SurveyStore, concurrency: Int = SurveyStore.syncConcurrency, progress: ((Int, Int) -> Void)? = nil
     ) throws -> SyncReport {
@@ -40,7 +42,7 @@ extension SurveyStore {
         try other.checkWritable()
         let mine = try revisions.reader.status(atPath: root), theirs = try other.revisions.reader.status(atPath: other.root)
         if let mine, let theirs, mine.device == theirs.device, mine.inode == theirs.inode {
-            throw StoreError.damagedStore(other.root, "it is this store itself; sync needs another store")
+            throw SyncError.sameStore(other.root)
         }
         var report = SyncReport()
         let ids = Set(try revisions.documentIDs()).union(try other.revisions.documentIDs())

@@ -18,20 +18,37 @@ public struct DeviceNameError: Error, Equatable, Sendable, CustomStringConvertib
 /// ```swift
 /// let store = try SurveyStore.create(at: "/path/Surveys", deviceName: "Laptop")
 /// let (id, _) = try store.create(survey)
-/// var (current, revision) = try store.open(id)
-/// try current.setAnswer(.choice(1), forItem: itemID)
-/// try store.save(current, to: id, base: revision.id)
+/// var document = try store.open(id)
+/// try document.survey.setAnswer(.choice(1), forItem: itemID)
+/// document = try store.save(document)
 /// ```
 ///
 /// Every save writes a new revision atomically and durably; concurrent saves from the
 /// same base are all kept, and the newest is nominated the winner on every replica.
-public final class SurveyStore {
+///
+/// ## Thread safety
+///
+/// A store is `Sendable`: its configuration (root, device, read-only flag, the system
+/// calls it makes) is immutable, and every call that changes a document takes that
+/// document's lock (an open-file-description lock, which excludes other threads and
+/// other processes alike), so one store may be used from many tasks and threads at
+/// once. Reads take no lock: every revision is published by an atomic rename.
+///
+/// The calls block on the file system (a save waits for `fsync`). From Swift
+/// concurrency, use the `async` forms of those that write or fsync (opening a store;
+/// create, save, delete, resolve, resolveMerge, prune, importPackage, migrate, sync,
+/// syncMerging) and of those that read a document or the whole store (open, documents,
+/// documentsReport, mergePlan, verify): they run the work on a Dispatch queue of the
+/// library's (see `SurveyStore+Async.swift`) instead of the caller's executor.
+public final class SurveyStore: Sendable {
     /// The current format of `Survey.plist`.
     public static let formatVersion = FormatMigrator.current
     /// The layout version written to `Store.plist`.
     public static let layoutVersion = 1
 
+    /// The store folder.
     public let root: String
+    /// This device: the identity new revisions are stamped with.
     public let device: Device
     /// Whether the store was opened for reading only: nothing is created, cleaned up or
     /// locked, and every call that would write throws ``StoreError/readOnly(_:)``.
@@ -51,7 +68,7 @@ public final class SurveyStore {
     }
 
     /// The system calls the store makes: the real ones, or a test's simulated disk.
-    public var calls: SystemCalls { revisions.writer.calls }
+    @_spi(Testing) public var calls: SystemCalls { revisions.writer.calls }
 
     /// Creates the store if needed (idempotent) and opens it.
     ///
@@ -59,10 +76,16 @@ public final class SurveyStore {
     ///   - path: The store folder; created with its parents if missing.
     ///   - deviceName: This device's name; the host name when `nil`. An existing store
     ///     keeps its device identity unless a name is given, which renames the device.
-    ///   - calls: The system calls to make (the real ones unless a test simulates a disk).
     /// - Throws: ``DeviceNameError`` for a name
     ///   that cannot be stored, before anything is created; ``FileSystemError``.
-    public static func create(at path: String, deviceName: String? = nil, calls: SystemCalls = .live) throws -> SurveyStore {
+    public static func create(at path: String, deviceName: String? = nil) throws -> SurveyStore {
+        try create(at: path, deviceName: deviceName, calls: .live)
+    }
+
+    /// `create(at:deviceName:)` making the system calls of `calls` (a test's simulated disk).
+    @_spi(Testing) public static func create(
+        at path: String, deviceName: String? = nil, calls: SystemCalls
+    ) throws -> SurveyStore {
         if let deviceName { try checkDeviceName(deviceName) }
         let writer = RevisionStore.writer(root: path, calls: calls)
         try writer.createRoot()
@@ -103,14 +126,21 @@ public final class SurveyStore {
 
     /// Opens an existing store, removing temporaries left by interrupted writes.
     ///
+    /// - Parameter path: The store folder.
+    /// - Throws: ``StoreError/noSuchStore(_:)`` when `path` holds no store.
+    public static func open(at path: String) throws -> SurveyStore {
+        try open(at: path, calls: .live)
+    }
+
+    /// `open(at:)` making the system calls of `calls`, with a clock of the test's own.
+    ///
     /// - Parameters:
     ///   - path: The store folder.
-    ///   - calls: The system calls to make (the real ones unless a test simulates a disk).
+    ///   - calls: The system calls to make (a test's simulated disk).
     ///   - wallClock: Milliseconds since 1970 for new revisions' timestamps (the system
-    ///     clock by default; tests pass their own).
-    /// - Throws: ``StoreError/noSuchStore(_:)`` when `path` holds no store.
-    public static func open(
-        at path: String, calls: SystemCalls = .live, wallClock: (@Sendable () -> Int64)? = nil
+    ///     clock when `nil`).
+    @_spi(Testing) public static func open(
+        at path: String, calls: SystemCalls, wallClock: (@Sendable () -> Int64)? = nil
     ) throws -> SurveyStore {
         try checkLayout(at: path, calls: calls, forWriting: true)
         let writer = RevisionStore.writer(root: path, calls: calls)
@@ -136,7 +166,13 @@ public final class SurveyStore {
     ///
     /// - Throws: ``StoreError/noSuchStore(_:)`` when `path` holds no store;
     ///   ``StoreError/damagedStore(_:_:)`` when its `Store.plist` is not a layout file.
-    public static func openForReading(at path: String, calls: SystemCalls = .live) throws -> SurveyStore {
+    public static func openForReading(at path: String) throws -> SurveyStore {
+        try openForReading(at: path, calls: .live)
+    }
+
+    /// `openForReading(at:)` making the system calls of `calls` (a test's simulated disk).
+    @_spi(Testing)
+    public static func openForReading(at path: String, calls: SystemCalls) throws -> SurveyStore {
         try checkLayout(at: path, calls: calls, forWriting: false)
         let reader = FileReader(root: path, calls: calls)
         let device = (try? DeviceIdentity.peek(store: path, reader: reader)) ?? Device(id: "unknown", name: "unknown")
@@ -201,9 +237,13 @@ public final class SurveyStore {
 
     /// A document as `list` shows it.
     public struct Summary: Sendable, Equatable {
+        /// The document.
         public var id: UUID
+        /// The winner's title (`nil` for a deleted document, or when it cannot be read).
         public var title: String?
+        /// The winner.
         public var revision: RevisionMetadata
+        /// The other heads that are not deletions: the unresolved conflict versions.
         public var conflicts: [RevisionID]
         /// The metadata of the heads in ``conflicts``, in the same order.
         public var conflictRevisions: [RevisionMetadata] = []
@@ -225,7 +265,7 @@ public final class SurveyStore {
     }
 
     /// One row per document, by id. A document that cannot be read is left out (see
-    /// ``documentsReport()`` for what was left out and why).
+    /// `documentsReport()` for what was left out and why).
     public func documents() throws -> [Summary] {
         try documentsReport().documents
     }
@@ -289,26 +329,25 @@ public final class SurveyStore {
 
     /// A revision of a document: the winner, or `revision` when given.
     ///
-    /// - Parameter text: A revision id or a unique prefix of one; `nil` for the winner.
-    /// - Throws: ``StoreError/noSuchRevision(_:)`` when no revision matches `text`,
-    ///   ``LookupError/ambiguousRevision(_:_:)`` when several do.
-    public func revision(_ id: UUID, _ text: String?) throws -> RevisionMetadata {
-        try revision(id, text, in: revisions.graph(of: id).graph)
+    /// - Parameters:
+    ///   - id: The document.
+    ///   - revision: A revision of the document; `nil` for the winner.
+    /// - Throws: ``StoreError/noSuchDocument(_:)``, ``StoreError/noSuchRevision(_:)`` when
+    ///   the document has no revision `revision`.
+    public func revision(_ id: UUID, _ revision: RevisionID? = nil) throws -> RevisionMetadata {
+        try self.revision(id, revision, in: revisions.graph(of: id).graph)
     }
 
     /// A revision of a document in its `graph`, already read.
-    func revision(_ id: UUID, _ text: String?, in graph: RevisionGraph) throws -> RevisionMetadata {
-        guard let text else {
+    func revision(_ id: UUID, _ revision: RevisionID?, in graph: RevisionGraph) throws -> RevisionMetadata {
+        guard let revision else {
             guard let winner = graph.winner else { throw StoreError.noSuchDocument(id) }
             return winner
         }
-        if let exact = graph.revisions.values.first(where: { $0.id.description == text }) { return exact }
-        let matches = text.isEmpty ? [] : graph.revisions.values.filter { $0.id.description.hasPrefix(text) }
-        switch matches.count {
-        case 1: return matches[0]
-        case 0: throw StoreError.noSuchRevision(text)
-        default: throw LookupError.ambiguousRevision(text, matches.map(\.id).sorted { $0.description < $1.description })
+        guard let found = graph.revisions[revision] else {
+            throw StoreError.noSuchRevision(revision.description)
         }
+        return found
     }
 
     /// Reads the survey of `revision`.
@@ -323,14 +362,20 @@ public final class SurveyStore {
             file: StoreLayout.folderName(of: id) + "/" + StoreLayout.packageName(revision.id) + "/" + StoreLayout.contentFile)
     }
 
-    /// Opens a document: its winner (or `revision`) and the survey in it.
+    /// Opens a document: the survey of its winner (or of `revision`), that revision as
+    /// the base of the next save, and the state of the document as a whole.
+    ///
+    /// A deleted document opens only at an earlier revision (named by `revision`): its
+    /// state is then ``SurveyDocument/State/deleted(_:)``, and saving it restores it.
     ///
     /// - Throws: ``DocumentDeletedError`` when the document is deleted (or `revision` is
     ///   a deletion), ``StoreError``, or the errors of reading the content.
-    public func open(_ id: UUID, revision text: String? = nil) throws -> (survey: Survey, revision: RevisionMetadata) {
-        let revision = try revision(id, text)
-        if revision.isDeleted { throw deletedError(id, revision) }
-        return (try survey(id, revision), revision)
+    public func open(_ id: UUID, revision: RevisionID? = nil) throws -> SurveyDocument {
+        let graph = try revisions.graph(of: id).graph
+        let base = try self.revision(id, revision, in: graph)
+        if base.isDeleted { throw deletedError(id, base) }
+        let content = try self.survey(id, base)
+        return SurveyDocument(id: id, survey: content, base: base, state: SurveyDocument.State(graph))
     }
 
     // MARK: Changing documents
@@ -343,15 +388,51 @@ public final class SurveyStore {
     /// first (`Survey.validate()`), so a document read with an empty title or repeated
     /// option labels must be fixed before it is saved.
     ///
-    /// - Parameter ifCurrent: Refuse with ``StoreError/notCurrent(base:heads:)`` unless
-    ///   `base` is the document's only head.
+    /// - Parameters:
+    ///   - survey: The new content.
+    ///   - id: The document.
+    ///   - base: The revision the content is based on; the winner when `nil`.
+    ///   - ifCurrent: Refuse with ``StoreError/notCurrent(base:heads:)`` unless `base` is
+    ///     the document's only head.
+    /// - Returns: The new revision (or the base, when the content is the base's).
     @discardableResult
-    public func save(_ survey: Survey, to id: UUID, base: String? = nil, ifCurrent: Bool = false) throws -> RevisionMetadata {
+    public func save(
+        _ survey: Survey, to id: UUID, base: RevisionID? = nil, ifCurrent: Bool = false
+    ) throws -> RevisionMetadata {
+        try write(survey, to: id, base: base, ifCurrent: ifCurrent).revision
+    }
+
+    /// Saves a document's survey as a new revision based on the document's own base.
+    ///
+    /// As `save(_:to:base:ifCurrent:)`: a concurrent save is never lost (the document
+    /// is then in conflict, which the returned state says), and content identical to the
+    /// base writes nothing.
+    ///
+    /// - Parameters:
+    ///   - document: The document, as opened (or last saved) and edited since.
+    ///   - ifCurrent: Refuse with ``StoreError/notCurrent(base:heads:)`` unless the
+    ///     document's base is its only head.
+    /// - Returns: The document after the save: the same survey, the revision written
+    ///   (or the base, when nothing changed) as its base, and the document's state.
+    @discardableResult
+    public func save(_ document: SurveyDocument, ifCurrent: Bool = false) throws -> SurveyDocument {
+        let (revision, graph) = try write(
+            document.survey, to: document.id, base: document.base.id, ifCurrent: ifCurrent)
+        var saved = document
+        saved.base = revision
+        saved.state = SurveyDocument.State(graph)
+        return saved
+    }
+
+    /// Saves under the document's lock; returns the revision and the graph with it.
+    private func write(
+        _ survey: Survey, to id: UUID, base: RevisionID?, ifCurrent: Bool
+    ) throws -> (revision: RevisionMetadata, graph: RevisionGraph) {
         try checkWritable()
         let lock = try documentLock(id)
         defer { lock.unlock() }
         // One read of the graph serves the base, the heads and the new revision's clock.
-        let graph = try revisions.cleanedGraph(of: id).graph
+        var graph = try revisions.cleanedGraph(of: id).graph
         let baseRevision = try revision(id, base, in: graph)
         let heads = graph.heads
         if ifCurrent && heads.map(\.id) != [baseRevision.id] {
@@ -360,12 +441,14 @@ public final class SurveyStore {
         try survey.validate()
         let content = try survey.plistData()
         let digest = RevisionID.sha256Hex(content)
-        if !baseRevision.isDeleted, baseRevision.contentDigest == digest { return baseRevision }
-        return try wrapping(.save, id) {
+        if !baseRevision.isDeleted, baseRevision.contentDigest == digest { return (baseRevision, graph) }
+        let written = try wrapping(.save, id) {
             try revisions.write(
                 document: id, parents: [baseRevision], content: content, formatVersion: Self.formatVersion, known: graph,
                 contentDigest: digest)
         }
+        graph.insert(written)
+        return (written, graph)
     }
 
     /// Deletes a document: a deletion revision whose parents are the current heads (or
@@ -375,9 +458,12 @@ public final class SurveyStore {
     /// deletion (and no `base` is given), or `base` is itself a deletion, that deletion
     /// is returned as it is (compare it with ``deletion(of:)`` to tell).
     ///
+    /// - Parameters:
+    ///   - id: The document.
+    ///   - base: The revision the deletion is based on; every head when `nil`.
     /// - Returns: The deletion revision.
     @discardableResult
-    public func delete(_ id: UUID, base: String? = nil) throws -> RevisionMetadata {
+    public func delete(_ id: UUID, base: RevisionID? = nil) throws -> RevisionMetadata {
         try checkWritable()
         let lock = try documentLock(id)
         defer { lock.unlock() }
@@ -395,20 +481,20 @@ public final class SurveyStore {
     public enum Resolution: Sendable {
         /// Keep the nominated winner's content.
         case acceptWinner
-        /// Keep the content of this revision (an id or a unique prefix).
-        case keep(String)
+        /// Keep the content of this revision.
+        case keep(RevisionID)
         /// Use this survey.
         case content(Survey)
-        /// Merge the heads item by item (see ``mergePlan(_:prefer:)``); contested fields
-        /// take the value of `prefer` (a head's id or unique prefix) or else the winner's.
-        case merge(prefer: String?)
+        /// Merge the heads item by item (see `mergePlan(_:prefer:)`); contested fields
+        /// take the value of head `prefer`, or else the winner's.
+        case merge(prefer: RevisionID?)
     }
 
     /// Resolves every head into one new revision whose parents are all the heads.
     ///
     /// A resolution's metadata depends only on its parents and its content: its
     /// timestamp is one counter tick after the newest head's and its device is
-    /// ``RevisionStore/resolutionDevice``. Two replicas that resolve the same heads to the
+    /// `RevisionStore.resolutionDevice`. Two replicas that resolve the same heads to the
     /// same content (by accepting, keeping, merging or supplying it) therefore write the
     /// same revision, and are not in conflict after syncing.
     ///
@@ -428,7 +514,7 @@ public final class SurveyStore {
         defer { lock.unlock() }
         let graph = try revisions.cleanedGraph(of: id).graph
         let heads = graph.heads
-        if case .keep(let text) = resolution { _ = try revision(id, text, in: graph) }
+        if case .keep(let kept) = resolution { _ = try revision(id, kept, in: graph) }
         let restoring: Bool
         switch resolution {
         case .acceptWinner, .merge: restoring = false
@@ -442,8 +528,8 @@ public final class SurveyStore {
         case .acceptWinner:
             content = winner.isDeleted ? nil : try revisions.content(of: id, revision: winner)
             formatVersion = winner.formatVersion
-        case .keep(let text):
-            let kept = try revision(id, text, in: graph)
+        case .keep(let keptID):
+            let kept = try revision(id, keptID, in: graph)
             content = kept.isDeleted ? nil : try revisions.content(of: id, revision: kept)
             formatVersion = kept.formatVersion
         case .content(let survey):
@@ -453,6 +539,18 @@ public final class SurveyStore {
         return try wrapping(.resolve, id) {
             try revisions.writeResolution(document: id, parents: heads, content: content, formatVersion: formatVersion)
         }
+    }
+
+    /// Resolves a document's conflict (see `resolve(_:_:)`) and opens it again.
+    ///
+    /// - Returns: The document at its winner after the resolution (at its winner as it
+    ///   is, when there was nothing to resolve).
+    /// - Throws: As `resolve(_:_:)`, and ``DocumentDeletedError`` when the document is
+    ///   deleted afterwards (an accepted winner that is a deletion).
+    @discardableResult
+    public func resolve(_ document: SurveyDocument, _ resolution: Resolution) throws -> SurveyDocument {
+        try resolve(document.id, resolution)
+        return try open(document.id)
     }
 
     /// Prunes the content of revisions that are no longer heads.
@@ -502,12 +600,13 @@ extension SurveyStore {
     /// - Parameters:
     ///   - path: The store folder.
     ///   - calls: The system calls to make.
+    @_spi(Testing)
     public static func openWithoutCleaning(at path: String, calls: SystemCalls = .live) throws -> SurveyStore {
         try openForReading(at: path, calls: calls)
     }
 
     /// The revisions of `id` whose content was pruned.
-    public func prunedRevisions(of id: UUID) throws -> Set<RevisionID> {
+    @_spi(Testing) public func prunedRevisions(of id: UUID) throws -> Set<RevisionID> {
         try revisions.graph(of: id).pruned
     }
 }

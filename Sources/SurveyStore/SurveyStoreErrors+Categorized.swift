@@ -54,3 +54,10 @@ extension SurveyStore.MergeRefusal: CategorizedError {
     /// ``ErrorCategory/refused``: nothing was written.
     public var category: ErrorCategory { .refused }
 }
+
+extension SyncError: CategorizedError {
+    /// `sameStore`.
+    public var errorCode: String { "sameStore" }
+    /// ``ErrorCategory/usage``: a sync needs two stores.
+    public var category: ErrorCategory { .usage }
+}

@@ -9,7 +9,7 @@ import PropertyList
 /// `<revision-id>.pruned`, a copy of its metadata, so that its place in the graph stays
 /// and a copy of the package brought back by a sync engine is removed, not resurrected.
 /// All names are lower case. Files under `Documents/` are written once and never changed.
-public final class RevisionStore {
+public final class RevisionStore: Sendable {
     public let root: String
     public let device: Device
     public let writer: PackageWriter

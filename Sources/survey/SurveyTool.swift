@@ -30,7 +30,8 @@ struct SurveyTool: ParsableCommand {
     static let exitCodes = """
         EXIT CODES (every command):
           0   success
-          64  usage: an unknown option, a missing or malformed argument
+          64  usage: an unknown option, a missing or malformed argument; sync with the
+              store itself
           65  invalid data: a malformed property list (FILE:LINE:COLUMN: message),
               an invalid survey (naming the item and the rule), an unsupported format
           66  no such store, document, revision or file; a deleted document's content

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 import Versions
 
-@testable import SurveyStore
+@_spi(Testing) @testable import SurveyStore
 
 /// A seeded, randomized model test: three replicas, each on its own ``SimulatedDisk``,
 /// create, edit (also concurrently, from older heads), delete, resolve (accept, keep or
@@ -187,7 +187,8 @@ struct ConvergenceSimulationTests {
                     // Edit the winner, or (sometimes) an older live head: a concurrent edit.
                     let live = graph.heads.filter { !$0.isDeleted }
                     guard let base = (Bool.random(using: &random) ? live.randomElement(using: &random) : live.first) else { break }
-                    let saved = try store.save(Self.survey("doc", rating: Int.random(in: 0...100, using: &random)), to: summary.id, base: base.id.description)
+                    let survey = try Self.survey("doc", rating: Int.random(in: 0...100, using: &random))
+                    let saved = try store.save(survey, to: summary.id, base: base.id)
                     acknowledged.insert(saved.id)
                     note("edit")
                 case 55..<60 where !documents.isEmpty:
@@ -202,7 +203,7 @@ struct ConvergenceSimulationTests {
                     let resolution: SurveyStore.Resolution =
                         switch Int.random(in: 0..<3, using: &random) {
                         case 0: .acceptWinner
-                        case 1: .keep(kept?.id.description ?? "")
+                        case 1: kept.map { .keep($0.id) } ?? .acceptWinner
                         default: .merge(prefer: nil)
                         }
                     let twin = (actor + Int.random(in: 1...2, using: &random)) % 3

@@ -6,7 +6,7 @@ import Surveys
 import Testing
 import Versions
 
-@testable import SurveyStore
+@_spi(Testing) @testable import SurveyStore
 
 /// Every error has one shape (`CategorizedError`): a code, a category, a message and,
 /// where it has them, a cause, an input position and a source location; the store names

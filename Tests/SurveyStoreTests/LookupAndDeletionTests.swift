@@ -3,7 +3,7 @@ import Surveys
 import Testing
 import Versions
 
-@testable import SurveyStore
+@_spi(Testing) @testable import SurveyStore
 
 /// The library's answers behind the command's messages: look-ups by prefix, deletion and
 /// restore, device names, export destinations.
@@ -16,15 +16,15 @@ struct LookupAndDeletionTests {
 
     static let survey = try! Survey(title: "T", items: [])
 
-    @Test("document(matching:) takes a unique prefix in any letter case")
+    @Test("documentID(matching:) takes a unique prefix in any letter case")
     func documentLookup() throws {
         let (store, _) = try Self.store()
         let a = UUID(uuidString: "AAAA0000-0000-4000-8000-000000000001")!
         let c = UUID(uuidString: "CCCC0000-0000-4000-8000-000000000001")!
         try store.create(Self.survey, id: a)
         try store.create(Self.survey, id: c)
-        #expect(try store.document(matching: "aa") == a)
-        #expect(try store.document(matching: "CcC") == c)
+        #expect(try store.documentID(matching: "aa") == a)
+        #expect(try store.documentID(matching: "CcC") == c)
     }
 
     @Test("An ambiguous prefix throws with every match; none throws noSuchDocument")
@@ -35,11 +35,11 @@ struct LookupAndDeletionTests {
         try store.create(Self.survey, id: a)
         try store.create(Self.survey, id: b)
         #expect(throws: LookupError.ambiguousDocument("bbbb", [a, b].sorted { $0.uuidString < $1.uuidString })) {
-            _ = try store.document(matching: "bbbb")
+            _ = try store.documentID(matching: "bbbb")
         }
-        #expect(throws: LookupError.noSuchDocument("nope")) { _ = try store.document(matching: "nope") }
-        #expect(throws: LookupError.noSuchDocument("")) { _ = try store.document(matching: "") }
-        #expect(try store.document(matching: "BBBB0000-0000-4000-8000-000000000002") == b)
+        #expect(throws: LookupError.noSuchDocument("nope")) { _ = try store.documentID(matching: "nope") }
+        #expect(throws: LookupError.noSuchDocument("")) { _ = try store.documentID(matching: "") }
+        #expect(try store.documentID(matching: "BBBB0000-0000-4000-8000-000000000002") == b)
     }
 
     @Test("Deleting twice writes one deletion; opening says who deleted it and what can be kept; keep restores it")
@@ -57,7 +57,7 @@ struct LookupAndDeletionTests {
             #expect(error.deletion == deletion && error.restorable == [first.id])
             #expect(error.description.contains("\"laptop\""))
         }
-        let restored = try #require(try store.resolve(id, .keep(first.id.description)))
+        let restored = try #require(try store.resolve(id, .keep(first.id)))
         #expect(restored.parents == [deletion.id])
         #expect(try store.deletion(of: id) == nil)
         #expect(try store.open(id).survey == Self.survey)
@@ -67,7 +67,8 @@ struct LookupAndDeletionTests {
     func resolveUnknownKeep() throws {
         let (store, _) = try Self.store()
         let (id, _) = try store.create(Self.survey)
-        #expect(throws: StoreError.noSuchRevision("9-junk")) { try store.resolve(id, .keep("9-junk")) }
+        let junk = RevisionID(generation: 9, digest: String(repeating: "0", count: 64))
+        #expect(throws: StoreError.noSuchRevision(junk.description)) { try store.resolve(id, .keep(junk)) }
     }
 
     @Test("Device names that XML cannot carry, or empty, are refused before a store is created")
@@ -80,13 +81,23 @@ struct LookupAndDeletionTests {
         try SurveyStore.checkDeviceName("Ada's phone\twith a tab")
     }
 
-    @Test("Export destinations: the folder must exist; a package never lands on something there")
+    @Test("Export destinations, checked once, by the writer: the folder must exist; nothing is replaced")
     func exportDestinations() throws {
-        let (_, path) = try Self.store()
-        #expect(throws: ExportError.noSuchFolder(path + "/missing")) { try SurveyStore.checkExportDestination(path + "/missing/x", replacing: true) }
-        #expect(throws: ExportError.exists(path + "/Documents")) { try SurveyStore.checkExportDestination(path + "/Documents", replacing: false) }
-        #expect(throws: ExportError.isFolder(path + "/Documents")) { try SurveyStore.checkExportDestination(path + "/Documents", replacing: true) }
-        try SurveyStore.checkExportDestination(path + "/Store.plist", replacing: true)
-        try SurveyStore.checkExportDestination("relative-name", replacing: false)
+        let (store, path) = try Self.store()
+        let (id, _) = try store.create(Self.survey)
+        let data = Data("exported".utf8)
+        let (missing, plist, documents) = (path + "/missing", path + "/Store.plist", path + "/Documents")
+        #expect(throws: ExportError.noSuchFolder(missing)) { try store.writeExport(data, to: missing + "/x") }
+        #expect(throws: ExportError.noSuchFolder(plist)) { try store.writeExport(data, to: plist + "/x") }
+        #expect(throws: ExportError.isFolder(documents)) { try store.writeExport(data, to: documents) }
+        #expect(throws: ExportError.exists(documents)) { try store.exportPackage(id, to: documents) }
+        #expect(throws: ExportError.noSuchFolder(missing)) { try store.exportPackage(id, to: missing + "/x") }
+        // A regular file is replaced; a new package is written whole.
+        try Data("old".utf8).write(to: URL(fileURLWithPath: path + "/out.txt"))
+        try SurveyStore.writeOutput(data, to: path + "/out.txt")
+        #expect(FileManager.default.contents(atPath: path + "/out.txt") == data)
+        let exported = try store.exportPackage(id, to: path + "/copy.survey")
+        #expect(FileManager.default.fileExists(atPath: path + "/copy.survey/" + StoreLayout.metadataFile))
+        #expect(exported == (try store.revision(id)))
     }
 }

@@ -3,7 +3,7 @@ import Surveys
 import Testing
 import Versions
 
-@testable import SurveyStore
+@_spi(Testing) @testable import SurveyStore
 
 @Suite("resolve --merge in a store: format-1 revisions, pruned bases")
 struct MergeStoreTests {
@@ -32,7 +32,7 @@ struct MergeStoreTests {
         var survey = try store.survey(Self.document, base)
         let first = survey.items[0]
         survey = try Survey(title: survey.title, items: [Item(id: first.id, title: "Back soon?", kind: first.kind, answer: first.answer)] + survey.items.dropFirst())
-        _ = try store.save(survey, to: Self.document, base: base.id.description)
+        _ = try store.save(survey, to: Self.document, base: base.id)
 
         let plan = try #require(try store.mergePlan(Self.document))
         #expect(plan.base?.id == base.id && !plan.isTwoWay)

@@ -5,7 +5,7 @@ import PropertyList
 import Testing
 import Versions
 
-@testable import SurveyStore
+@_spi(Testing) @testable import SurveyStore
 @testable import Surveys
 
 /// Simulated power loss at every system call of every mutating operation.
@@ -146,8 +146,8 @@ struct PowerLossTests {
         _ = try SurveyStore.create(at: root, deviceName: "simulated", calls: disk.table)
         let store = try open(disk)
         let first = try store.create(try survey("first", rating: 1), id: document).revision
-        let second = try store.save(try survey("second", rating: 2), to: document, base: first.id.description)
-        try store.save(try survey("third", rating: 3), to: document, base: second.id.description)
+        let second = try store.save(try survey("second", rating: 2), to: document, base: first.id)
+        try store.save(try survey("third", rating: 3), to: document, base: second.id)
         return disk
     }
 
@@ -157,7 +157,7 @@ struct PowerLossTests {
         let store = try open(disk)
         let heads = try store.revisions.graph(of: document).graph.heads
         let parent = heads[0].parents[0]
-        try store.save(try survey("concurrent", rating: 9), to: document, base: parent.description)
+        try store.save(try survey("concurrent", rating: 9), to: document, base: parent)
         #expect(try store.revisions.graph(of: document).graph.isInConflict)
         return disk
     }

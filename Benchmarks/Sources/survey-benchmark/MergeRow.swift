@@ -26,7 +26,7 @@ extension StoreBenchmarks {
                 let extra = try StoreTrees.survey(items: 10, variant: 0, seed: 99).items
                 items.insert(contentsOf: extra, at: items.count / 3)
             }
-            revisions.append(try store.save(try Survey(title: base.title, items: items), to: id, base: first.id.description))
+            revisions.append(try store.save(try Survey(title: base.title, items: items), to: id, base: first.id))
         }
         let check = try store.mergePlan(id)
         guard let result = check?.result, check?.base?.id == first.id, result.survey.items.count == sizes.mergeItems + 10 else {

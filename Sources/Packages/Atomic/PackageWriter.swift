@@ -33,7 +33,7 @@ public struct PackageFile: Sendable, Equatable {
 /// with `link` and `unlink` (which fail rather than replace), and packages with a plain
 /// `rename`, which cannot replace an existing package either, since a package is never
 /// an empty directory.
-public struct PackageWriter {
+public struct PackageWriter: Sendable {
     /// The outcome of a write.
     public enum Outcome: Sendable, Equatable {
         /// The destination was created.

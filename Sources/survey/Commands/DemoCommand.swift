@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
 import SurveyStore
-import Surveys
-import Versions
 
 /// `survey demo`: the README's run command. Two devices (two stores) share a sample
 /// survey, edit it offline, sync, see the conflict and the winner, merge item by item
@@ -41,14 +39,14 @@ struct DemoCommand: ParsableCommand {
         try runReporting {
             let temporary = store == nil
             let folder = store ?? FileManager.default.temporaryDirectory.appendingPathComponent("survey-demo-\(UUID().uuidString.prefix(8))").path
-            defer { if temporary { try? FileManager.default.removeItem(atPath: folder) } }
+            defer { if temporary { try? SurveyStore.removeFolder(folder) } }
             let summary = try walkThrough(folder: folder, temporary: temporary)
             if json { try Console.printJSON(summary) }
         }
     }
 
     private func walkThrough(folder: String, temporary: Bool) throws -> Summary {
-        let reused = FileManager.default.fileExists(atPath: folder + "/laptop/Store.plist")
+        let reused = SurveyStore.exists(at: folder + "/laptop")
         let laptop = try SurveyStore.create(at: folder + "/laptop", deviceName: "demo laptop")
         let phone = try SurveyStore.create(at: folder + "/phone", deviceName: "demo phone")
         if reused {
@@ -67,10 +65,10 @@ struct DemoCommand: ParsableCommand {
         // Round 1: edits of different items, merged by sync --merge.
         var onLaptop = survey
         try onLaptop.setAnswer(.text("Grace"), forItem: name)
-        _ = try laptop.save(onLaptop, to: id, base: first.id.description)
+        _ = try laptop.save(onLaptop, to: id, base: first.id)
         var onPhone = survey
         try onPhone.setAnswer(.text("Soup"), forItem: dish)
-        _ = try phone.save(onPhone, to: id, base: first.id.description)
+        _ = try phone.save(onPhone, to: id, base: first.id)
         say("3. Offline, the laptop sets \"Your name\" = Grace and the phone sets \"Favourite dish\" = Soup.")
         let merging = try laptop.syncMerging(with: phone)
         let cleanMerge = try laptop.graph(of: id).winner!
@@ -84,12 +82,12 @@ struct DemoCommand: ParsableCommand {
         var laptopEdit = merged
         try laptopEdit.setAnswer(.number(9), forItem: rate)
         laptopEdit.title = "Visitor feedback (autumn)"
-        let a = try laptop.save(laptopEdit, to: id, base: cleanMerge.id.description)
+        let a = try laptop.save(laptopEdit, to: id, base: cleanMerge.id)
         Thread.sleep(forTimeInterval: 0.01)
         var phoneEdit = merged
         try phoneEdit.setAnswer(.number(6), forItem: rate)
         try phoneEdit.setAnswer(.choice(0), forItem: survey.items[0].id)
-        let b = try phone.save(phoneEdit, to: id, base: cleanMerge.id.description)
+        let b = try phone.save(phoneEdit, to: id, base: cleanMerge.id)
         say("5. Offline again: the laptop sets \"Rate us\" = 9 and renames the survey (\(a.id.short));")
         say("   the phone sets \"Rate us\" = 6 and \"Would you come again?\" = No (\(b.id.short)).")
         _ = try laptop.sync(with: phone)

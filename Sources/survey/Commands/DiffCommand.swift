@@ -20,7 +20,9 @@ struct DiffCommand: ParsableCommand {
         try runReporting {
             let store = try options.openForReading()
             let id = try store.document(document)
-            let pairs = try store.diffs(id, revisionA, revisionB)
+            let from = try store.revisionID(revisionA, in: id)
+            let to = try store.revisionID(revisionB, in: id)
+            let pairs = try store.diffs(id, from, to)
             if options.json {
                 if revisionA == nil { try Console.printJSON(pairs.map(DiffJSON.init)) }
                 else { try Console.printJSON(DiffJSON(pairs[0])) }

@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
-import PropertyList
 import SurveyStore
-import Surveys
-import Versions
 
 struct InitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -102,7 +99,8 @@ struct ShowCommand: ParsableCommand {
         try runReporting {
             let store = try options.openForReading()
             let id = try store.document(document)
-            let (survey, shown) = try store.open(id, revision: revision)
+            let opened = try store.open(id, revision: try store.revisionID(revision, in: id))
+            let (survey, shown) = (opened.survey, opened.base)
             let conflicts = try store.conflicts(of: id, at: shown).map(\.description)
             if options.json {
                 var object = try JSONSerialization.jsonObject(with: survey.jsonData()) as! [String: Any]
@@ -162,21 +160,23 @@ struct EditCommand: ParsableCommand {
         try runReporting {
             let store = try options.open()
             let id = try store.document(document)
-            var (survey, revision) = try store.open(id, revision: base)
-            if let title { survey.title = title }
+            var document = try store.open(id, revision: try store.revisionID(base, in: id))
+            if let title { document.survey.title = title }
             for assignment in answers {
                 guard let equals = assignment.firstIndex(of: "=") else { throw ValidationError("--answer takes ITEM=VALUE, not '\(assignment)'") }
                 let itemText = String(assignment[..<equals]), valueText = String(assignment[assignment.index(after: equals)...])
+                let survey = document.survey
                 let index: Int
                 if let position = Int(itemText), position >= 1, position <= survey.items.count { index = position - 1 }
                 else if let found = survey.items.firstIndex(where: { $0.id.uuidString.lowercased() == itemText.lowercased() }) { index = found }
                 else if survey.items.isEmpty { throw ValidationError("there is no item '\(itemText)': the survey has no items") }
                 else { throw ValidationError("there is no item '\(itemText)' (give a position from 1 to \(survey.items.count) or an item id)") }
                 let item = survey.items[index]
-                try survey.setAnswer(try parseAnswer(valueText, for: item, position: index + 1), forItem: item.id)
+                let answer = try parseAnswer(valueText, for: item, position: index + 1)
+                try document.survey.setAnswer(answer, forItem: item.id)
             }
-            let saved = try store.save(survey, to: id, base: revision.id.description)
-            try options.report(id, saved, changed: saved.id != revision.id)
+            let saved = try store.save(document)
+            try options.report(id, saved.base, changed: saved.base.id != document.base.id)
         }
     }
 }
@@ -232,8 +232,9 @@ struct SaveCommand: ParsableCommand {
         try runReporting {
             let store = try options.open()
             let id = try store.document(document)
-            let based = try store.revision(id, base)
-            let saved = try store.save(try readSurvey(from: from, document: id), to: id, base: based.id.description, ifCurrent: ifCurrent)
+            let based = try store.revision(id, try store.revisionID(base, in: id))
+            let survey = try readSurvey(from: from, document: id)
+            let saved = try store.save(survey, to: id, base: based.id, ifCurrent: ifCurrent)
             try options.report(id, saved, changed: saved.id != based.id)
         }
     }
@@ -257,7 +258,7 @@ struct DeleteCommand: ParsableCommand {
             let store = try options.open()
             let id = try store.document(document)
             let before = try store.graph(of: id).revisions
-            let deletion = try store.delete(id, base: base)
+            let deletion = try store.delete(id, base: try store.revisionID(base, in: id))
             try options.report(id, deletion, changed: before[deletion.id] == nil, unchanged: "already deleted")
         }
     }
@@ -294,31 +295,26 @@ struct ExportCommand: ParsableCommand {
             let store = try options.openForReading()
             let id = try store.document(document)
             if let package {
-                let exported = try store.exportPackage(id, revision: revision, to: package)
+                let named = try store.revisionID(revision, in: id)
+                let exported = try store.exportPackage(id, revision: named, to: package)
                 if options.json { try Console.printJSON(["id": id.lowercased, "revision": exported.id.description, "package": package]) }
                 else { print(package) }
                 return
             }
             let format = self.format ?? "json"
-            if let output { try SurveyStore.checkExportDestination(output, replacing: true) }
-            let exported = try store.revision(id, revision)
-            let data: Data
-            if format == "plist", exported.formatVersion > SurveyStore.formatVersion {
-                // Content this build cannot read is written out as it is stored.
-                data = try store.storedContent(id, exported)
-            } else {
-                let survey: Survey
-                do {
-                    survey = try store.open(id, revision: exported.id.description).survey
-                } catch FormatError.newer(let version, let supported) {
-                    throw CommandFailure(
-                        code: "newerFormat",
-                        message: "format \(version) is newer than this build supports (\(supported)); "
-                            + "export it as it is with --format plist or --package DIR",
-                        exit: ExitStatus.invalidData.rawValue)
-                }
-                data = format == "json" ? try survey.jsonData() : try survey.plistData()
+            let content: SurveyStore.ExportedContent
+            do {
+                let named = try store.revisionID(revision, in: id)
+                let form: SurveyStore.ExportFormat = format == "plist" ? .plist : .json
+                content = try store.exportedContent(id, revision: named, as: form)
+            } catch FormatError.newer(let version, let supported) {
+                throw CommandFailure(
+                    code: "newerFormat",
+                    message: "format \(version) is newer than this build supports (\(supported)); "
+                        + "export it as it is with --format plist or --package DIR",
+                    exit: ExitStatus.invalidData.rawValue)
             }
+            let (exported, data) = (content.revision, content.data)
             if let output { try store.writeExport(data, to: output) }
             if options.json {
                 // One JSON document: where the content went, or the content itself.

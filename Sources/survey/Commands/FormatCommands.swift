@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import SurveyStore
-import Surveys
 
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -32,7 +31,7 @@ struct CheckCommand: ParsableCommand {
             let message = result.message ?? result.status.rawValue
             Console.error(message.hasPrefix(result.path) ? message : "\(result.path): \(message)")
         }
-        if paths.contains(where: { !FileManager.default.fileExists(atPath: $0) }) { throw ExitStatus.noInput }
+        if paths.contains(where: { !FormatCheck.exists($0) }) { throw ExitStatus.noInput }
         if results.contains(where: { $0.status == .invalid || $0.status == .newer }) { throw ExitStatus.invalidData }
     }
 }

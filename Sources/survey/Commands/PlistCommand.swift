@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import PropertyList
+import SurveyStore
 
 /// `survey plist …`: the property-list codec on its own.
 struct PlistCommand: ParsableCommand {

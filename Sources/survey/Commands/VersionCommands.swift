@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
 import SurveyStore
-import Surveys
-import Versions
 
 struct VersionsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -41,19 +39,12 @@ struct VersionsCommand: ParsableCommand {
 }
 
 func versionRows(_ store: SurveyStore, _ id: UUID) throws -> [VersionsCommand.Row] {
-    let graph = try store.graph(of: id)
-    let pruned = try store.prunedRevisions(of: id)
-    let heads = Set(graph.heads.map(\.id))
-    let winner = graph.winner?.id
-    return graph.revisions.values.sorted { RevisionGraph.precedes($0, $1) }.map { revision in
-        let state: String =
-            !heads.contains(revision.id) ? "superseded"
-            : revision.isDeleted ? "deleted"
-            : revision.id == winner ? "current" : "conflict"
+    try store.history(of: id).map { entry in
+        let revision = entry.revision
         return VersionsCommand.Row(
             revision: revision.id.description, parents: revision.parents.map(\.description), modified: iso(revision.timestamp),
-            device: revision.device.name, formatVersion: revision.formatVersion, state: state, pruned: pruned.contains(revision.id),
-            futureTimestamp: HybridClock().isFarAhead(revision.timestamp))
+            device: revision.device.name, formatVersion: revision.formatVersion, state: entry.state.rawValue,
+            pruned: entry.isPruned, futureTimestamp: entry.isStampedAhead)
     }
 }
 
@@ -141,8 +132,14 @@ struct ResolveCommand: ParsableCommand {
             if merge && all { return try resolveAll(store) }
             let id = try store.document(document!)
             if merge { return try resolveMerge(store, id) }
-            let resolution: SurveyStore.Resolution =
-                accept ? .acceptWinner : try keep.map { .keep($0) } ?? .content(try readSurvey(from: from!, document: id))
+            let resolution: SurveyStore.Resolution
+            if accept {
+                resolution = .acceptWinner
+            } else if let keep {
+                resolution = .keep(try store.revisionID(matching: keep, in: id))
+            } else {
+                resolution = .content(try readSurvey(from: from!, document: id))
+            }
             struct Resolved: Encodable {
                 var id, revision: String
                 var resolved: Bool
@@ -161,7 +158,9 @@ struct ResolveCommand: ParsableCommand {
     private func resolveMerge(_ store: SurveyStore, _ id: UUID) throws {
         let outcome: (plan: SurveyStore.MergePlan, revision: RevisionMetadata?)
         do {
-            guard let made = try store.resolveMerge(id, prefer: prefer, strict: strict, dryRun: dryRun) else {
+            let preferred = try store.revisionID(prefer, in: id, headsOnly: true)
+            let made = try store.resolveMerge(id, prefer: preferred, strict: strict, dryRun: dryRun)
+            guard let made else {
                 if options.json {
                     try Console.printJSON(["id": id.lowercased, "revision": try store.revision(id, nil).id.description])
                 } else {

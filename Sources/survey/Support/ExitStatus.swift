@@ -1,5 +1,5 @@
 import ArgumentParser
-import Diagnostics
+import SurveyStore
 
 /// The documented exit codes of the `survey` command (see README, "Exit codes").
 enum ExitStatus {

@@ -1,5 +1,5 @@
 import Foundation
-import PropertyList
+import SurveyStore
 
 /// A property list as JSON: dates become ISO 8601 strings and data base64 strings.
 struct JSONPropertyList: Encodable {

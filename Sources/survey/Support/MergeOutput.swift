@@ -1,8 +1,5 @@
 import Foundation
-import PropertyList
 import SurveyStore
-import Surveys
-import Versions
 
 /// A field's value in JSON: the interchange form's value, or `null` when absent.
 struct JSONFieldValue: Encodable {

@@ -1,10 +1,4 @@
-import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation  // (isatty and ioctl come with it, from the C library)
 
 /// A progress line for long work, shown only when standard error is a terminal (and
 /// never with `--json`), and only for work of at least `threshold` steps. The line is

@@ -1,10 +1,6 @@
 import ArgumentParser
-import Diagnostics
 import Foundation
-import PropertyList
 import SurveyStore
-import Surveys
-import Versions
 
 /// Options every store command takes.
 struct StoreOptions: ParsableArguments {
@@ -171,12 +167,18 @@ func readInput(_ path: String, limit: Int) throws -> Data {
 }
 
 extension SurveyStore {
-    /// The document whose id is `text` or starts with it (see `document(matching:)`).
+    /// The document whose id is `text` or starts with it (see `documentID(matching:)`).
     func document(_ text: String) throws -> UUID {
-        let id = try document(matching: text)
+        let match = try matchDocument(text)
         // What the document's folder holds that is no revision is named, never hidden.
-        for issue in (try? skippedItems(of: id)) ?? [] { Console.error("warning: \(issue)") }
-        return id
+        for issue in match.skipped { Console.error("warning: \(issue)") }
+        return match.id
+    }
+
+    /// The revision of `id` named by `text` (an id or a unique prefix); `nil` when none
+    /// was named.
+    func revisionID(_ text: String?, in id: UUID, headsOnly: Bool = false) throws -> RevisionID? {
+        try text.map { try revisionID(matching: $0, in: id, headsOnly: headsOnly) }
     }
 }
 
