@@ -409,6 +409,7 @@ public final class RevisionStore {
             try removePackage(StoreLayout.package(victim.id, of: document))
         }
         try writer.remove(pruneNote(document))
+        try removeStateIfNoContent(document, graph: graph, pruned: pruned.union(victims.map(\.id)))
         return victims.map(\.id)
     }
 
@@ -465,6 +466,7 @@ public final class RevisionStore {
             read.resurrected.remove(id)
             read.live[id] = nil
         }
+        try removeStateIfNoContent(document, graph: read.graph, pruned: read.pruned)
         return read
     }
 
