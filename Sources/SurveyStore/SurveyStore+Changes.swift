@@ -27,8 +27,9 @@ extension SurveyStore {
     /// (the kernel's queue overflowed, a watched folder was removed or replaced), the
     /// sequence yields one ``StoreChange/Kind/reread`` and reads the store again.
     ///
-    /// Cancelling the task that iterates the sequence (or dropping the sequence) ends the
-    /// watch and closes its descriptors. The sequence is for one consumer.
+    /// Cancelling the task that iterates the sequence ends the watch: its thread stops and
+    /// its descriptors are closed. The sequence is for one consumer, which should iterate
+    /// it: the watch runs from this call until that consumer stops.
     ///
     /// - Parameter debounce: After a first change, how long the folders must stay quiet
     ///   before they are read (at most a hundred times that in all). With `.zero`, the

@@ -330,6 +330,30 @@ struct WatchTests {
         watchers.stop()
     }
 
+    /// This process's inotify descriptors (`anon_inode:inotify` in `/proc/self/fd`).
+    static func inotifyDescriptors() -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.filter {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == "anon_inode:inotify"
+        }.count
+    }
+
+    @Test("Cancelling the consuming task ends the watch and closes its inotify descriptor")
+    func cancellationCloses() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let before = Self.inotifyDescriptors()
+        let watch = try LibraryWatch(store: scratch.store)
+        #expect(Self.inotifyDescriptors() == before + 1)
+        let id = try scratch.run(["new", "--title", "Seen"])
+        #expect(watch.collected.settle(count: 1, quiet: 0).map(\.id) == [id])
+        watch.stop()
+        let deadline = Date().addingTimeInterval(10)
+        while Self.inotifyDescriptors() != before, Date() < deadline { usleep(10_000) }
+        #expect(Self.inotifyDescriptors() == before)
+        #expect(watch.collected.failure == nil)
+    }
+
     @Test("The per-document sequence reports only that document, including its creation")
     func oneDocument() throws {
         let scratch = try Scratch()
