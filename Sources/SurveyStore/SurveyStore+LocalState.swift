@@ -17,7 +17,7 @@ extension SurveyStore {
     /// sort order), or `nil` when none was written.
     ///
     /// Per-device state is a dictionary kept in `Local.nosync/state/<document-uuid>.plist`
-    /// (``StoreLayout/stateFile(of:)``): it is never a revision, so it never syncs and
+    /// (`StoreLayout.stateFile(of:)`): it is never a revision, so it never syncs and
     /// never causes a conflict, and nothing under `Documents/` changes when it does. It
     /// is removed when the document's content is gone (its winner a deletion and every
     /// earlier revision pruned), by the clean-up of the next save, delete, sync or prune.
@@ -54,7 +54,7 @@ extension SurveyStore {
 
     /// This device's state for the store as a whole (the open window, a sort order), or
     /// `nil` when none was written; kept in `Local.nosync/state/store.plist`
-    /// (``StoreLayout/storeStateFile``), never synced. See ``localState(of:)``.
+    /// (`StoreLayout.storeStateFile`), never synced. See ``localState(of:)``.
     ///
     /// - Throws: ``LocalStateError``, `FileSystemError`.
     public func localState() throws -> [String: PropertyList]? {

@@ -83,7 +83,9 @@ final class LibraryWatch {
         let changes = try document.map { try store.changes(of: $0) } ?? store.changes()
         let collected = Collected()
         self.collected = collected
-        task = Task {
+        // On a thread of its own: tests that block the cooperative pool's few threads
+        // (waiting on processes, sleeping) must not delay the consumer.
+        task = Task(executorPreference: ConsumerExecutor()) {
             do {
                 for try await change in changes { collected.append(SeenChange(change)) }
             } catch {
@@ -95,6 +97,16 @@ final class LibraryWatch {
     func stop() { task.cancel() }
 
     deinit { task.cancel() }
+}
+
+/// Runs a task's jobs on a serial queue of its own, off the cooperative pool.
+final class ConsumerExecutor: TaskExecutor, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "store.changes() consumer")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
 }
 
 /// `survey watch --json` running as a child process, its lines collected.
