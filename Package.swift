@@ -97,7 +97,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SurveyCommandTests",
-            dependencies: ["survey", "SurveyStore", "Versions", "Surveys", "TestSupport"]
+            dependencies: ["survey", "SurveyStore", "Versions", "Surveys", "PropertyList", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -33,6 +33,19 @@ struct ExampleApp {
         // calls wait for the disk on a queue of the library's, never on the caller's executor.
         let store = try await SurveyStore.create(at: laptopPath, deviceName: "Laptop")
 
+        // MARK: Observe the store
+
+        let changes = try store.changes()  // or store.changes(of: id): one document
+        let observer = Task {
+            for try await change in changes {  // ends when the task is cancelled
+                switch change.kind {
+                case .reread: print("read everything again")  // the kernel's queue overflowed
+                case .conflictAppeared: print("conflict in", change.document!, "heads:", change.heads)
+                default: print(change)  // created, revisionAdded, conflictResolved, deleted
+                }
+            }
+        }
+
         // MARK: Open a document, edit it, save it
 
         let sample = try Survey(json: Data(Survey.exampleJSON.utf8))
@@ -67,6 +80,13 @@ struct ExampleApp {
             // Merge item by item: edits of different items both stay.
             document = try await store.resolve(document, .merge(prefer: nil))
         }
+
+        // MARK: Keep per-device state
+
+        try store.setLocalState(["LastOpenedItem": 3, "SortOrder": "title"], of: document.id)  // never synced
+        let state = try store.localState(of: document.id)  // [String: PropertyList]?
+        observer.cancel()  // stops watching and closes the watch's descriptors
+        check(state?["SortOrder"] == "title", "the per-device state did not read back")
 
         // MARK: The merged document
 

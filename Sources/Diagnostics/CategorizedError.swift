@@ -17,7 +17,7 @@ public enum ErrorCategory: String, Sendable, Hashable, CaseIterable {
 }
 
 /// Where in the Swift sources an error was raised.
-public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
+public struct ErrorSourceLocation: Sendable, Hashable, CustomStringConvertible {
     /// The file, as `#fileID` gives it (`Module/File.swift`).
     public var file: String
     /// The line.
@@ -80,7 +80,7 @@ public protocol CategorizedError: Error, Sendable, CustomStringConvertible {
     /// The file, line and column the error is about, if it is about input.
     var inputLocation: InputLocation? { get }
     /// Where in the sources the error was raised, where the error records it.
-    var sourceLocation: SourceLocation? { get }
+    var sourceLocation: ErrorSourceLocation? { get }
 }
 
 extension CategorizedError {
@@ -91,5 +91,5 @@ extension CategorizedError {
     /// None, by default.
     public var inputLocation: InputLocation? { nil }
     /// None, by default.
-    public var sourceLocation: SourceLocation? { nil }
+    public var sourceLocation: ErrorSourceLocation? { nil }
 }

@@ -53,7 +53,7 @@ public struct OperationError: CategorizedError {
     /// The lower layer's error.
     public var cause: (any Error)? { underlying }
     /// Where the lower layer raised the error.
-    public var sourceLocation: SourceLocation? { underlying.sourceLocation }
+    public var sourceLocation: ErrorSourceLocation? { underlying.sourceLocation }
 
     /// `cannot save document 0f8e…: cannot flush to disk (fsync) …: Input/output error`.
     public var description: String {

@@ -413,6 +413,7 @@ public final class RevisionStore: Sendable {
             try removePackage(StoreLayout.package(victim.id, of: document))
         }
         try writer.remove(pruneNote(document))
+        try removeStateIfNoContent(document, graph: graph, pruned: pruned.union(victims.map(\.id)))
         return victims.map(\.id)
     }
 
@@ -469,6 +470,7 @@ public final class RevisionStore: Sendable {
             read.resurrected.remove(id)
             read.live[id] = nil
         }
+        try removeStateIfNoContent(document, graph: read.graph, pruned: read.pruned)
         return read
     }
 

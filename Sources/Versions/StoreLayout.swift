@@ -24,6 +24,14 @@ public enum StoreLayout {
     public static let pruningFolder = localFolder + "/pruning"
     /// This replica's device identity.
     public static let deviceFile = localFolder + "/Device.plist"
+    /// Per-device state (an app's last-opened item, sort order…), under ``localFolder``:
+    /// one property list per document and one for the store, made when first written.
+    public static let stateFolder = localFolder + "/state"
+    /// The store's per-device state, in ``stateFolder``.
+    public static let storeStateFile = stateFolder + "/store.plist"
+
+    /// A document's per-device state, in ``stateFolder``.
+    public static func stateFile(of document: UUID) -> String { stateFolder + "/" + folderName(of: document) + ".plist" }
 
     /// A revision's metadata, in its package.
     public static let metadataFile = "DocumentMetadata.plist"

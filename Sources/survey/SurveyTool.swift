@@ -12,7 +12,8 @@ struct SurveyTool: ParsableCommand {
         abstract: "Survey documents stored as revisions of XML property-list packages.",
         discussion: """
             Every store command takes --store PATH (default: $SURVEY_STORE, else ./Surveys) and --json, \
-            which prints exactly one JSON document on standard output, on failure too: \
+            which prints exactly one JSON document on standard output, on failure too (watch prints a stream of \
+            one JSON object per line): \
             {"error": {"code", "message", "exit"}}, plus "file", "line" and "column" when the input was a file. \
             Messages go to standard error.
 
@@ -23,6 +24,7 @@ struct SurveyTool: ParsableCommand {
             InitCommand.self, NewCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, SaveCommand.self,
             DeleteCommand.self, ExportCommand.self, ImportCommand.self, VersionsCommand.self, ConflictsCommand.self, DiffCommand.self, ResolveCommand.self,
             PruneCommand.self, VerifyCommand.self, SyncCommand.self, CheckCommand.self, MigrateCommand.self, DemoCommand.self, PlistCommand.self,
+            WatchCommand.self,
         ]
     )
 

@@ -27,8 +27,14 @@ struct SurveyBenchmark: ParsableCommand {
     @Option(help: "Also save the generated document to this file (to profile one case by hand with --child).")
     var saveInput: String?
 
-    @Option(help: "The rows to run, comma-separated: codec, save, list, sync, conflicts, merge.")
-    var rows = "codec,save,list,sync,conflicts,merge"
+    @Option(help: "The rows to run, comma-separated: codec, save, list, sync, conflicts, merge, watch.")
+    var rows = "codec,save,list,sync,conflicts,merge,watch"
+
+    @Option(help: "Watch row: revisions renamed into a watched folder per round (the latency is their median).")
+    var watchRenames = 200
+
+    @Option(help: "Watch row: documents in the store whose watch start-up and memory are measured.")
+    var watchDocuments = 10_000
 
     @Flag(help: "Smaller stores for a smoke run: list at 100, 1,000 and 10,000 documents, sync of 1,000.")
     var quick = false
@@ -54,7 +60,14 @@ struct SurveyBenchmark: ParsableCommand {
     @Option(help: .hidden)
     var input: String?
 
+    @Option(help: .hidden)
+    var watchChild: String?
+
     func run() throws {
+        if let watchChild, let input {
+            try WatchBenchmarks.child(watchChild, path: input)
+            return
+        }
         if let child, let input {
             try runCase(child, input: input)
             return
@@ -79,7 +92,7 @@ struct SurveyBenchmark: ParsableCommand {
 
     private func runAll() throws {
         let selected = Set(rows.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
-        let known: Set<String> = ["codec", "save", "list", "sync", "conflicts", "merge"]
+        let known: Set<String> = ["codec", "save", "list", "sync", "conflicts", "merge", "watch"]
         guard selected.isSubset(of: known), !selected.isEmpty else {
             throw ValidationError("--rows takes a comma-separated list of \(known.sorted().joined(separator: ", "))")
         }
@@ -102,16 +115,19 @@ struct SurveyBenchmark: ParsableCommand {
             }
         }
         if !selected.isDisjoint(with: ["save", "list", "sync", "conflicts", "merge"]) { store = try runStore(selected, directory: workFolder) }
+        var watch: [Report.Row]?
+        if selected.contains("watch") { watch = try runWatch(directory: workFolder) }
         if json {
             struct Document: Encodable {
                 var codec: Report.JSONDocument?
                 var store: [Report.Row]?
                 var storeSizes: StoreSizes?
                 var storeRounds: Int?
+                var watch: [Report.Row]?
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            let document = Document(codec: codec?.jsonDocument, store: store?.rows, storeSizes: store?.sizes, storeRounds: store.map { _ in storeRounds })
+            let document = Document(codec: codec?.jsonDocument, store: store?.rows, storeSizes: store?.sizes, storeRounds: store.map { _ in storeRounds }, watch: watch)
             print(String(decoding: try encoder.encode(document), as: UTF8.self))
             return
         }
@@ -124,6 +140,41 @@ struct SurveyBenchmark: ParsableCommand {
             print("Save: per save, the median of \(store.sizes.savesPerRound) saves per round. List/open: per document, warm page cache, \(store.sizes.treeItems)-item documents of 3 revisions; open is a sample of \(store.sizes.openSample) winners. Sync: wall-clock time of the whole command.")
             fflush(nil)
         }
+        if let watch {
+            if codec != nil || store != nil { print("") }
+            print("SurveyStore watch benchmark: median (min–max) of \(storeRounds) rounds")
+            print("")
+            print(formatTable(watch).joined(separator: "\n"))
+            print("")
+            print("Latency: from rename(2) of a complete revision package into a watched document folder to the change reaching the consumer of store.changes() (ours) and to a bare inotify watch's read(2) returning (baseline), both watching at once; the median of \(watchRenames) renames per round. Start-up and memory: a child process that opens the store and starts store.changes() (every folder read, one inotify watch each), against one that lists it (store.documents()); memory is each child's peak resident set (VmHWM), kernel memory for watches not included.")
+            fflush(nil)
+        }
+    }
+
+    private func runWatch(directory: String) throws -> [Report.Row] {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let quiet = json
+        let executable = CommandLine.arguments[0].contains("/")
+            ? URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path : CommandLine.arguments[0]
+        let result = try WatchBenchmarks(
+            directory: directory, renames: watchRenames, documents: quick ? 1_000 : watchDocuments, rounds: storeRounds,
+            executable: executable, log: { message in if !quiet { FileHandle.standardError.write(Data((message + "\n").utf8)) } }
+        ).run()
+        let documents = (quick ? 1_000 : watchDocuments).formatted()
+        let megabytes = { (bytes: Int) in String(format: "%.1f MB", Double(bytes) / 1e6) }
+        let memoryRatio = Double(result.watchPeak) / Double(result.listPeak)
+        return [
+            StoreReport.ratioRow(
+                "watch: latency of a revision renamed into place, store.changes()", ours: result.ours,
+                baselineName: "bare inotify watch", baseline: result.bare, limit: 2, unit: "bare inotify"),
+            StoreReport.ratioRow(
+                "watch: start-up on \(documents) documents, store.changes()", ours: result.startup,
+                baselineName: "listing them, store.documents()", baseline: result.list, limit: nil, unit: "listing"),
+            Report.Row(
+                name: "watch: peak memory, watching \(documents) documents", ours: megabytes(result.watchPeak), oursSeconds: nil,
+                baseline: "listing them: \(megabytes(result.listPeak))", baselineSeconds: nil, ratio: memoryRatio,
+                ratioText: String(format: "%.2f× listing", memoryRatio), target: "–", met: nil),
+        ]
     }
 
     private func runStore(_ selected: Set<String>, directory: String) throws -> StoreReport {

@@ -8,5 +8,5 @@ extension FileSystemError: CategorizedError {
     /// The system's error, when a system call failed.
     public var cause: (any Error)? { errno }
     /// Where the file layer raised the error.
-    public var sourceLocation: SourceLocation? { SourceLocation(file: sourceFile, line: sourceLine) }
+    public var sourceLocation: ErrorSourceLocation? { ErrorSourceLocation(file: sourceFile, line: sourceLine) }
 }

@@ -1,0 +1,59 @@
+import Foundation
+import Versions
+
+/// One change of a store, as ``SurveyStore/changes(debounce:)`` reports it.
+///
+/// Changes are found by reading a document's folder again after its files changed and
+/// comparing what `RevisionStore.read(_:)` finds with what it found before, so only
+/// complete revisions count: a package being copied in produces nothing until its last
+/// file is there. Each new revision is reported once, as ``Kind/created`` (the first
+/// revision of a document not seen before) or ``Kind/revisionAdded``, however many
+/// files brought it; after those, a document whose state changed gets one
+/// ``Kind/conflictAppeared``, ``Kind/conflictResolved`` or ``Kind/deleted``.
+public struct StoreChange: Sendable, Hashable, CustomStringConvertible {
+    /// What happened.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// A document appeared: ``StoreChange/revision`` is its first revision seen.
+        case created
+        /// A revision arrived: ``StoreChange/revision``.
+        case revisionAdded = "revision-added"
+        /// The document went into conflict (more than one head that is not a deletion);
+        /// ``StoreChange/revision`` is the winner.
+        case conflictAppeared = "conflict-appeared"
+        /// The document left conflict; ``StoreChange/revision`` is the winner.
+        case conflictResolved = "conflict-resolved"
+        /// The document's winner became a deletion: ``StoreChange/revision``.
+        case deleted
+        /// Changes may have been missed (the kernel's event queue overflowed, or a watched
+        /// folder was removed or replaced): read everything again. Names no document.
+        case reread
+    }
+
+    /// What happened.
+    public var kind: Kind
+    /// The document, or `nil` for ``Kind/reread``.
+    public var document: UUID?
+    /// The revision the change is about, or `nil` for ``Kind/reread``.
+    public var revision: RevisionID?
+    /// The document's heads once the change was seen, the winner first (empty for
+    /// ``Kind/reread``).
+    public var heads: [RevisionID]
+
+    /// A change of `kind`.
+    public init(_ kind: Kind, document: UUID?, revision: RevisionID?, heads: [RevisionID]) {
+        self.kind = kind
+        self.document = document
+        self.revision = revision
+        self.heads = heads
+    }
+
+    /// The change that says "read everything again".
+    public static let reread = StoreChange(.reread, document: nil, revision: nil, heads: [])
+
+    /// `revision-added 1b4e…-… 2-9f2c… (heads: 2-9f2c…)`, or `reread`.
+    public var description: String {
+        guard let document, let revision else { return kind.rawValue }
+        let heads = heads.map(\.description).joined(separator: ", ")
+        return "\(kind.rawValue) \(document.uuidString.lowercased()) \(revision) (heads: \(heads))"
+    }
+}

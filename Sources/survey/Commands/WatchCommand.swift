@@ -1,0 +1,101 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import SurveyStore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch", abstract: "Print each change of the store as it happens, until interrupted.",
+        discussion: """
+            One line per change, written as soon as it is seen: a document created, a revision added, \
+            a conflict appeared or resolved, a document deleted (by this machine's commands, another \
+            process, survey sync, or a file-sync engine copying files in; a package being copied in \
+            counts once it is complete), or "reread" \
+            when changes may have been missed and everything should be read again. Standard error says \
+            "watching PATH" once the store has been read and every later change will be printed.
+
+            With --json, the one command whose --json is a stream: one JSON object per line, \
+            {"event", "id", "revision", "heads"}, where event is created, revision-added, conflict-appeared, \
+            conflict-resolved, deleted or reread (id and revision null, heads empty).
+
+            Runs until SIGINT (Ctrl-C) or SIGTERM, then exits 0.
+
+            \(SurveyTool.exitCodesReference)
+            """)
+    @OptionGroup var options: StoreOptions
+
+    func run() throws {
+        try runReporting {
+            let store = try options.openForReading()
+            let changes = try store.changes()
+            let json = options.json
+            let finished = Finished()
+            // SIGINT and SIGTERM end the watch with success: every line was written whole.
+            var sources: [any DispatchSourceSignal] = []
+            for signalNumber in [SIGINT, SIGTERM] {
+                signal(signalNumber, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+                source.setEventHandler { finished.finish(nil) }
+                source.resume()
+                sources.append(source)
+            }
+            Console.error("watching \(store.root)")
+            let task = Task {
+                do {
+                    for try await change in changes {
+                        Console.write(
+                            Data((json ? try Self.jsonLine(change) : change.description + "\n").utf8))
+                    }
+                    finished.finish(nil)
+                } catch {
+                    finished.finish(error)
+                }
+            }
+            let error = finished.wait()
+            task.cancel()
+            for source in sources { source.cancel() }
+            if let error { throw error }
+        }
+    }
+
+    /// `{"event":…,"heads":[…],"id":…,"revision":…}` and a newline.
+    static func jsonLine(_ change: StoreChange) throws -> String {
+        let object: [String: Any] = [
+            "event": change.kind.rawValue,
+            "id": change.document.map { $0.uuidString.lowercased() as Any } ?? NSNull(),
+            "revision": change.revision.map { $0.description as Any } ?? NSNull(),
+            "heads": change.heads.map(\.description),
+        ]
+        let data = try JSONSerialization.data(
+            withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}
+
+/// The end of a watch: a signal, or the sequence failing; the first one counts.
+private final class Finished: @unchecked Sendable {
+    private let lock = NSLock()
+    private let semaphore = DispatchSemaphore(value: 0)
+    private var done = false
+    private var error: (any Error)?
+
+    func finish(_ error: (any Error)?) {
+        let first = lock.withLock {
+            defer { done = true }
+            if !done { self.error = error }
+            return !done
+        }
+        if first { semaphore.signal() }
+    }
+
+    func wait() -> (any Error)? {
+        semaphore.wait()
+        return lock.withLock { error }
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import PropertyList
+import SurveyStore
+import Surveys
+import Testing
+import Versions
+
+/// Per-device state: kept under the local folder, never a revision, never synced, gone
+/// with the document's content.
+@Suite("Per-device state", .serialized)
+struct LocalStateTests {
+    static let state: [String: PropertyList] = [
+        "LastOpenedItem": .integer(3), "SortOrder": .string("title"), "Scroll": .real(0.25),
+    ]
+
+    /// Every file under `Documents/`, with its bytes.
+    static func documents(_ store: String) throws -> [String: Data] {
+        var result: [String: Data] = [:]
+        let root = store + "/" + StoreLayout.documentsFolder
+        guard let enumerator = FileManager.default.enumerator(atPath: root) else { return result }
+        while let relative = enumerator.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isDirectory)
+            result[relative] =
+                isDirectory.boolValue
+                ? Data("folder".utf8) : try Data(contentsOf: URL(fileURLWithPath: root + "/" + relative))
+        }
+        return result
+    }
+
+    @Test("Reading and writing it round-trips, leaves Documents/ byte-identical, and makes no revision")
+    func roundTrip() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("store").path
+        let store = try SurveyStore.create(at: path, deviceName: "here")
+        let (id, revision) = try store.create(Survey(title: "Stateful", items: []))
+        #expect(try store.localState(of: id) == nil)
+        #expect(try store.localState() == nil)
+        let before = try Self.documents(path)
+        try store.setLocalState(Self.state, of: id)
+        try store.setLocalState(["Window": .string("list")])
+        try store.setLocalState(Self.state.merging(["SortOrder": .string("date")]) { $1 }, of: id)
+        #expect(try store.localState(of: id)?["SortOrder"] == .string("date"))
+        #expect(try store.localState(of: id)?["LastOpenedItem"] == .integer(3))
+        #expect(try store.localState() == ["Window": .string("list")])
+        #expect(try Self.documents(path) == before)
+        #expect(try store.graph(of: id).revisions.keys.map(\.self) == [revision.id])
+        // On disk: a property list under the local folder, nothing left in tmp.
+        let file = path + "/" + StoreLayout.stateFile(of: id)
+        #expect(file.contains("/Local.nosync/state/"))
+        #expect(
+            try PropertyList(xml: Data(contentsOf: URL(fileURLWithPath: file)))["SortOrder"]
+                == .string("date"))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: path + "/" + StoreLayout.temporaryFolder)
+                .isEmpty)
+        // Removing it.
+        try store.setLocalState(nil, of: id)
+        #expect(try store.localState(of: id) == nil)
+        #expect(!FileManager.default.fileExists(atPath: file))
+        // A document that does not exist, a read-only store, a damaged file.
+        #expect(throws: StoreError.noSuchDocument(UUID(uuidString: "00000000-0000-0000-0000-000000000001")!))
+        {
+            try store.setLocalState(Self.state, of: UUID(uuidString: "00000000-0000-0000-0000-000000000001")!)
+        }
+        let reader = try SurveyStore.openForReading(at: path)
+        #expect(throws: StoreError.readOnly(path)) { try reader.setLocalState(Self.state) }
+        #expect(try reader.localState() == ["Window": .string("list")])
+        try Data("<plist><array/></plist>".utf8).write(
+            to: URL(fileURLWithPath: path + "/" + StoreLayout.storeStateFile))
+        #expect(throws: LocalStateError.self) { try store.localState() }
+        #expect(try Self.documents(path) == before)
+    }
+
+    @Test("It is removed once the document's content is gone (deleted, then pruned), not before")
+    func removedWithContent() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("store").path
+        let store = try SurveyStore.create(at: path, deviceName: "here")
+        let (id, _) = try store.create(Survey(title: "Doomed", items: []))
+        let (kept, _) = try store.create(Survey(title: "Kept", items: []))
+        try store.setLocalState(Self.state, of: id)
+        try store.setLocalState(Self.state, of: kept)
+        try store.delete(id)
+        // Deleted but restorable: the state stays.
+        #expect(try store.localState(of: id) == Self.state)
+        let pruned = try CommandRunner.run(["prune", id.uuidString.lowercased(), "--store", path])
+        #expect(pruned.status == 0, "\(pruned.stderr)")
+        #expect(try store.localState(of: id) == nil)
+        #expect(!FileManager.default.fileExists(atPath: path + "/" + StoreLayout.stateFile(of: id)))
+        #expect(try store.localState(of: kept) == Self.state)
+    }
+
+    @Test("survey sync and rsync with the documented excludes never copy it", CommandRunner.needs("rsync"))
+    func neverSynced() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let here = directory.appendingPathComponent("here").path
+        let there = directory.appendingPathComponent("there").path
+        let copy = directory.appendingPathComponent("copy").path
+        let store = try SurveyStore.create(at: here, deviceName: "here")
+        let (id, _) = try store.create(Survey(title: "Private", items: []))
+        try store.setLocalState(Self.state, of: id)
+        try store.setLocalState(["Window": .string("list")])
+        _ = try SurveyStore.create(at: there, deviceName: "there")
+        let sync = try CommandRunner.run(["sync", there, "--store", here])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        let other = try SurveyStore.open(at: there)
+        #expect(try other.documentIDs() == [id])
+        #expect(try other.localState(of: id) == nil)
+        #expect(try other.localState() == nil)
+        #expect(!FileManager.default.fileExists(atPath: there + "/" + StoreLayout.stateFolder))
+        // rsync as README documents it (exclude *.nosync), into an empty folder.
+        guard let rsync = CommandRunner.requireTool("rsync") else { return }
+        let result = try CommandRunner.run(
+            ["-a", "--exclude=*.nosync", here + "/", copy + "/"], executable: URL(fileURLWithPath: rsync))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: copy + "/" + StoreLayout.folder(of: id)))
+        #expect(!FileManager.default.fileExists(atPath: copy + "/" + StoreLayout.localFolder))
+        #expect(try Self.documents(copy) == Self.documents(here))
+        // Syncing back changes nothing here.
+        let back = try CommandRunner.run(["sync", here, "--store", there])
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(try store.localState(of: id) == Self.state)
+    }
+}

@@ -1,0 +1,400 @@
+import Foundation
+import SurveyStore
+import Surveys
+import TestSupport
+import Testing
+import Versions
+
+/// Change notifications, observed both through `store.changes()` in this process and
+/// through `survey watch --json` as a child process, while other processes change the
+/// store: `survey` commands, `survey sync`, rsync, and a package copied file by file.
+@Suite("Watching a store", .serialized, .timeLimit(.minutes(5)))
+struct WatchTests {
+    /// A scratch folder with a store in it, and a runner of `survey` on that store.
+    struct Scratch {
+        let directory: URL
+        var store: String { directory.appendingPathComponent("store").path }
+
+        init() throws {
+            directory = try CommandRunner.temporaryDirectory()
+            _ = try run(["init", "--device", "watched"])
+        }
+
+        /// Runs `survey ARGUMENTS --store STORE`; expects success; returns stdout trimmed.
+        @discardableResult
+        func run(
+            _ arguments: [String], store: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+        ) throws -> String {
+            let result = try CommandRunner.run(arguments + ["--store", store ?? self.store], timeLimit: 60)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
+            return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        /// Runs `survey ARGUMENTS --json --store STORE` and returns its `revision`.
+        func revision(_ arguments: [String], store: String? = nil) throws -> String {
+            let output = try run(arguments + ["--json"], store: store)
+            let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+            return (object?["revision"] as? String) ?? ""
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// Both watchers of one store.
+    struct Watchers {
+        let library: LibraryWatch
+        let command: CommandWatch
+
+        init(_ store: String) throws {
+            library = try LibraryWatch(store: store)
+            command = try CommandWatch(store: store)
+        }
+
+        /// Waits for `expected` (in this order) from both, then checks that nothing else came.
+        func expect(_ expected: [SeenChange], sourceLocation: SourceLocation = #_sourceLocation) {
+            for (name, collected) in [
+                ("store.changes()", library.collected), ("survey watch --json", command.collected),
+            ] {
+                let seen = collected.settle(count: expected.count)
+                // Heads depend on how a burst was split: each change's own part must match,
+                // and the last change's heads.
+                #expect(
+                    seen.map(\.key) == expected.map(\.key),
+                    "\(name) saw:\n\(seen.map(\.description).joined(separator: "\n"))",
+                    sourceLocation: sourceLocation)
+                #expect(
+                    seen.last?.heads == expected.last?.heads, "\(name): \(seen)",
+                    sourceLocation: sourceLocation)
+                #expect(
+                    collected.failure == nil, "\(name): \(collected.failure ?? "")",
+                    sourceLocation: sourceLocation)
+            }
+        }
+
+        /// Stops both; `survey watch` must exit 0 on `signal`.
+        func stop(signal: Int32 = SIGTERM, sourceLocation: SourceLocation = #_sourceLocation) {
+            library.stop()
+            #expect(
+                command.stop(signal: signal) == 0, "survey watch did not exit 0 on signal \(signal)",
+                sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test(
+        "Saves, a conflict, its resolution and a deletion by other processes: one change each, in order"
+    )
+    func otherProcesses() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let watchers = try Watchers(scratch.store)
+        let id = try scratch.run(["new", "--title", "First"])
+        let first = try scratch.revision(["show", id])
+        watchers.expect([SeenChange(event: "created", id: id, revision: first, heads: [first])])
+
+        let second = try scratch.revision(["edit", id, "--title", "Second"])
+        var expected = [
+            SeenChange(event: "created", id: id, revision: first, heads: [first]),
+            SeenChange(event: "revision-added", id: id, revision: second, heads: [second]),
+        ]
+        watchers.expect(expected)
+
+        // Two edits from the same base: a conflict.
+        let left = try scratch.revision(["edit", id, "--title", "Left", "--base", second])
+        let right = try scratch.revision(["edit", id, "--title", "Right", "--base", second])
+        let winner = try Self.heads(of: id, in: scratch)
+        #expect(Set(winner) == [left, right])
+        expected += [
+            SeenChange(event: "revision-added", id: id, revision: left, heads: [left]),
+            SeenChange(event: "revision-added", id: id, revision: right, heads: winner),
+            SeenChange(event: "conflict-appeared", id: id, revision: winner[0], heads: winner),
+        ]
+        watchers.expect(expected)
+
+        let resolution = try scratch.revision(["resolve", id, "--accept"])
+        expected += [
+            SeenChange(event: "revision-added", id: id, revision: resolution, heads: [resolution]),
+            SeenChange(event: "conflict-resolved", id: id, revision: resolution, heads: [resolution]),
+        ]
+        watchers.expect(expected)
+
+        let deletion = try scratch.revision(["delete", id])
+        expected += [
+            SeenChange(event: "revision-added", id: id, revision: deletion, heads: [deletion]),
+            SeenChange(event: "deleted", id: id, revision: deletion, heads: [deletion]),
+        ]
+        watchers.expect(expected)
+        watchers.stop(signal: SIGINT)
+    }
+
+    /// The heads of `id`, the winner first, read from the store.
+    static func heads(of id: String, in scratch: Scratch) throws -> [String] {
+        let store = try SurveyStore.openForReading(at: scratch.store)
+        return try store.graph(of: UUID(uuidString: id)!).heads.map(\.id.description)
+    }
+
+    @Test("survey sync from another store: each revision it brings once, then the conflict")
+    func syncFromAnotherStore() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let other = scratch.directory.appendingPathComponent("other").path
+        try scratch.run(["init", "--device", "other"], store: other)
+        let id = try scratch.run(["new", "--title", "Elsewhere"], store: other)
+        let first = try scratch.revision(["show", id], store: other)
+        let second = try scratch.revision(["edit", id, "--title", "Elsewhere, edited"], store: other)
+
+        let watchers = try Watchers(scratch.store)
+        try scratch.run(["sync", other])
+        var expected = [
+            SeenChange(event: "created", id: id, revision: first, heads: [second]),
+            SeenChange(event: "revision-added", id: id, revision: second, heads: [second]),
+        ]
+        watchers.expect(expected)
+
+        // Both sides edit; the sync brings the other's edit: a conflict.
+        let here = try scratch.revision(["edit", id, "--title", "Here"])
+        let there = try scratch.revision(["edit", id, "--title", "There"], store: other)
+        expected.append(SeenChange(event: "revision-added", id: id, revision: here, heads: [here]))
+        watchers.expect(expected)
+        try scratch.run(["sync", other])
+        let heads = try Self.heads(of: id, in: scratch)
+        #expect(Set(heads) == [here, there])
+        expected += [
+            SeenChange(event: "revision-added", id: id, revision: there, heads: heads),
+            SeenChange(event: "conflict-appeared", id: id, revision: heads[0], heads: heads),
+        ]
+        watchers.expect(expected)
+        watchers.stop()
+    }
+
+    @Test(
+        "rsync copying revisions into the watched store: one change per revision, not per file",
+        CommandRunner.needs("rsync"))
+    func rsyncCopies() throws {
+        guard let rsync = CommandRunner.requireTool("rsync") else { return }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let other = scratch.directory.appendingPathComponent("other").path
+        try scratch.run(["init", "--device", "other"], store: other)
+        let a = try scratch.run(["new", "--title", "A"], store: other)
+        let a1 = try scratch.revision(["show", a], store: other)
+        let a2 = try scratch.revision(["edit", a, "--title", "A2"], store: other)
+        let a3 = try scratch.revision(["edit", a, "--title", "A3"], store: other)
+        let b = try scratch.run(["new", "--title", "B"], store: other)
+        let b1 = try scratch.revision(["show", b], store: other)
+
+        let watchers = try Watchers(scratch.store)
+        let copy = try CommandRunner.run(
+            ["-a", "--exclude=*.nosync", other + "/Documents/", scratch.store + "/Documents/"],
+            executable: URL(fileURLWithPath: rsync))
+        #expect(copy.status == 0, "\(copy.stderr)")
+        // The order of documents depends on the order rsync creates them in: compare per document.
+        let expectedA = [
+            SeenChange(event: "created", id: a, revision: a1, heads: [a3]),
+            SeenChange(event: "revision-added", id: a, revision: a2, heads: [a3]),
+            SeenChange(event: "revision-added", id: a, revision: a3, heads: [a3]),
+        ]
+        let expectedB = [SeenChange(event: "created", id: b, revision: b1, heads: [b1])]
+        for (name, collected) in [
+            ("store.changes()", watchers.library.collected),
+            ("survey watch --json", watchers.command.collected),
+        ] {
+            let seen = collected.settle(count: 4)
+            #expect(seen.count == 4, "\(name): \(seen)")
+            // Within a document, revisions arrive in any order rsync copies them; each once.
+            #expect(
+                Set(seen.filter { $0.id == a }.map(\.revision)) == Set(expectedA.map(\.revision)),
+                "\(name): \(seen)")
+            #expect(seen.filter { $0.id == a }.first?.event == "created", "\(name): \(seen)")
+            #expect(seen.filter { $0.id == a && $0.revision == a3 }.count == 1, "\(name): \(seen)")
+            #expect(seen.filter { $0.id == b } == expectedB, "\(name): \(seen)")
+            #expect(seen.last(where: { $0.id == a })?.heads == [a3], "\(name): \(seen)")
+        }
+        watchers.stop()
+    }
+
+    @Test(
+        "A package copied one file at a time produces nothing until its last file is there, then one change"
+    )
+    func halfCopiedPackage() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let other = scratch.directory.appendingPathComponent("other").path
+        try scratch.run(["init", "--device", "other"], store: other)
+        let id = try scratch.run(["new", "--title", "Copied"], store: other)
+        let first = try scratch.revision(["show", id], store: other)
+        let second = try scratch.revision(["edit", id, "--title", "Copied again"], store: other)
+
+        let watchers = try Watchers(scratch.store)
+        let folder = "/Documents/" + id
+        try FileManager.default.createDirectory(
+            atPath: scratch.store + folder, withIntermediateDirectories: false)
+        /// Copies one file as rsync does: a temporary name in the same folder, renamed.
+        func copy(_ relative: String) throws {
+            let data = try Data(contentsOf: URL(fileURLWithPath: other + relative))
+            let target = URL(fileURLWithPath: scratch.store + relative)
+            let temporary = target.deletingLastPathComponent().appendingPathComponent(
+                "." + target.lastPathComponent + ".partial")
+            // Written in two halves, with a pause: a reader in between sees half a file.
+            try data.prefix(data.count / 2).write(to: temporary)
+            usleep(50_000)
+            let handle = try FileHandle(forWritingTo: temporary)
+            try handle.seekToEnd()
+            try handle.write(contentsOf: data.suffix(from: data.count / 2))
+            try handle.close()
+            #expect(rename(temporary.path, target.path) == 0)
+        }
+        func package(_ revision: String) -> String { folder + "/" + revision + ".survey" }
+        // The first revision: metadata first, then the content.
+        try FileManager.default.createDirectory(
+            atPath: scratch.store + package(first), withIntermediateDirectories: false)
+        try copy(package(first) + "/DocumentMetadata.plist")
+        usleep(500_000)
+        #expect(watchers.library.collected.changes.isEmpty, "\(watchers.library.collected.changes)")
+        #expect(watchers.command.collected.changes.isEmpty, "\(watchers.command.collected.changes)")
+        try copy(package(first) + "/Survey.plist")
+        var expected = [SeenChange(event: "created", id: id, revision: first, heads: [first])]
+        watchers.expect(expected)
+        // The second: the content first, then the metadata.
+        try FileManager.default.createDirectory(
+            atPath: scratch.store + package(second), withIntermediateDirectories: false)
+        try copy(package(second) + "/Survey.plist")
+        usleep(500_000)
+        #expect(watchers.library.collected.changes == expected)
+        #expect(watchers.command.collected.changes == expected)
+        try copy(package(second) + "/DocumentMetadata.plist")
+        expected.append(SeenChange(event: "revision-added", id: id, revision: second, heads: [second]))
+        watchers.expect(expected)
+        watchers.stop()
+    }
+
+    @Test(
+        "More events than the kernel queues (20,000 files while the watchers are stopped) ends in a reread",
+        CommandRunner.needs("python3"))
+    func overflow() throws {
+        guard let python = CommandRunner.requireTool("python3") else { return }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let id = try scratch.run(["new", "--title", "Busy"])
+        let watchers = try Watchers(scratch.store)
+        let limit =
+            Int(
+                (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 16384
+        let folder = scratch.store + "/Documents/" + id
+        // A watcher that cannot read for a while (descheduled, busy): a child process stops
+        // this process and `survey watch` (SIGSTOP), creates the files (two events each:
+        // created, closed after writing), and continues both (SIGCONT, also if it fails).
+        let files = max(20_000, limit)
+        let script = """
+            import os, signal, sys
+            pids = [int(p) for p in sys.argv[2:]]
+            try:
+                for pid in pids: os.kill(pid, signal.SIGSTOP)
+                for i in range(\(files)):
+                    os.close(os.open(sys.argv[1] + "/junk-%d" % i, os.O_CREAT | os.O_WRONLY, 0o644))
+            finally:
+                for pid in pids: os.kill(pid, signal.SIGCONT)
+            """
+        let flood = try CommandRunner.run(
+            ["-c", script, folder, String(getpid()), String(watchers.command.process.processIdentifier)],
+            executable: URL(fileURLWithPath: python), timeLimit: 120)
+        #expect(flood.status == 0, "\(flood.stderr)")
+        let made = files
+        for (name, collected) in [
+            ("store.changes()", watchers.library.collected),
+            ("survey watch --json", watchers.command.collected),
+        ] {
+            let seen = collected.wait { $0.contains { $0.event == "reread" } }
+            #expect(
+                seen.contains(SeenChange(event: "reread", id: nil, revision: nil, heads: [])),
+                "\(name) after \(made) files, queue \(limit): \(seen)")
+            // Junk is no revision: nothing else was reported.
+            #expect(seen.allSatisfy { $0.event == "reread" }, "\(name): \(seen)")
+        }
+        // The watch goes on: a save after the flood is reported.
+        let junk = try FileManager.default.contentsOfDirectory(atPath: folder).filter {
+            $0.hasPrefix("junk-")
+        }
+        for name in junk { try FileManager.default.removeItem(atPath: folder + "/" + name) }
+        let edit = try scratch.revision(["edit", id, "--title", "Calm"])
+        for (name, collected) in [
+            ("store.changes()", watchers.library.collected),
+            ("survey watch --json", watchers.command.collected),
+        ] {
+            let seen = collected.wait { $0.contains { $0.revision == edit } }
+            #expect(
+                seen.filter { $0.revision == edit } == [
+                    SeenChange(event: "revision-added", id: id, revision: edit, heads: [edit])
+                ], "\(name): \(seen)")
+        }
+        watchers.stop()
+    }
+
+    /// This process's inotify descriptors (`anon_inode:inotify` in `/proc/self/fd`).
+    static func inotifyDescriptors() -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.filter {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == "anon_inode:inotify"
+        }.count
+    }
+
+    @Test("Cancelling the consuming task ends the watch and closes its inotify descriptor")
+    func cancellationCloses() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let before = Self.inotifyDescriptors()
+        let watch = try LibraryWatch(store: scratch.store)
+        #expect(Self.inotifyDescriptors() == before + 1)
+        let id = try scratch.run(["new", "--title", "Seen"])
+        #expect(watch.collected.settle(count: 1, quiet: 0).map(\.id) == [id])
+        watch.stop()
+        let deadline = Date().addingTimeInterval(10)
+        while Self.inotifyDescriptors() != before, Date() < deadline { usleep(10_000) }
+        #expect(Self.inotifyDescriptors() == before)
+        #expect(watch.collected.failure == nil)
+    }
+
+    @Test("The per-document sequence reports only that document, including its creation")
+    func oneDocument() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let other = try scratch.run(["new", "--title", "Other"])
+        let id = UUID()
+        let watch = try LibraryWatch(store: scratch.store, document: id)
+        // `survey import` keeps a package's document id: make one for `id` in another store.
+        let elsewhere = scratch.directory.appendingPathComponent("elsewhere").path
+        let created = try SurveyStore.create(at: elsewhere, deviceName: "elsewhere")
+        let (_, revision) = try created.create(Survey(title: "Mine", items: []), id: id)
+        try scratch.run(["edit", other, "--title", "Other, edited"])
+        try scratch.run(["sync", elsewhere])
+        let seen = watch.collected.settle(count: 1)
+        #expect(
+            seen == [
+                SeenChange(
+                    event: "created", id: id.uuidString.lowercased(), revision: revision.id.description,
+                    heads: [revision.id.description])
+            ])
+        watch.stop()
+    }
+
+    @Test(
+        "survey watch without --json prints one line per change, and bad input fails with the documented exit"
+    )
+    func plainOutputAndErrors() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let watch = try CommandWatch(store: scratch.store, json: false)
+        let id = try scratch.run(["new", "--title", "Plain"])
+        let first = try scratch.revision(["show", id])
+        let collected = watch.collected
+        collected.wait { _ in !collected.rawLines.isEmpty }
+        usleep(300_000)
+        #expect(watch.collected.rawLines == ["created \(id) \(first) (heads: \(first))"])
+        #expect(watch.stop() == 0)
+        let missing = try CommandRunner.run(
+            ["watch", "--json", "--store", scratch.directory.appendingPathComponent("none").path],
+            timeLimit: 30)
+        #expect(missing.status == 66, "\(missing.stderr)")
+        #expect(missing.stdout.contains("\"error\""))
+    }
+}
