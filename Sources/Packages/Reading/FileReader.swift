@@ -14,7 +14,7 @@ import Darwin
 /// A reader confined to a root folder never follows a symbolic link beneath it: a link
 /// where a file or folder belongs is reported as ``FileSystemError/Code/symbolicLink``.
 /// Only regular files are read, each up to a size limit checked before reading.
-public struct FileReader {
+public struct FileReader: Sendable {
     private let system: System
 
     /// The system calls this reader makes.
