@@ -51,7 +51,7 @@ public final class SurveyStore {
     }
 
     /// The system calls the store makes: the real ones, or a test's simulated disk.
-    public var calls: SystemCalls { revisions.writer.calls }
+    public var calls: SystemCalls { revisions.calls }
 
     /// Creates the store if needed (idempotent) and opens it.
     ///
