@@ -401,14 +401,29 @@ extension RevisionStore {
         }
     }
 
-    /// The files of a revision's package as they are (metadata, then content unless it is
-    /// a deletion); `nil` when the package is not complete.
+    /// The files of a revision's package (metadata, then content unless it is a
+    /// deletion); `nil` when the package is not complete.
+    ///
+    /// When a file-sync engine has moved the package's metadata onto the revision's
+    /// tombstone (Syncthing does: the two hold the same bytes) and the content is still
+    /// there, the package is rebuilt with the tombstone's bytes, checked to be this
+    /// revision's metadata.
     func packageFiles(_ revision: RevisionMetadata, of document: UUID) throws -> [PackageFile]? {
         let package = root + "/" + StoreLayout.package(revision.id, of: document)
         var files: [PackageFile] = []
         for name in revision.isDeleted ? [StoreLayout.metadataFile] : [StoreLayout.metadataFile, StoreLayout.contentFile] {
             let limit = name == StoreLayout.contentFile ? FileReader.contentLimit : FileReader.smallFileLimit
-            guard let contents = try reader.contents(atPath: package + "/" + name, limit: limit) else { return nil }
+            var contents = try reader.contents(atPath: package + "/" + name, limit: limit)
+            if contents == nil, name == StoreLayout.metadataFile {
+                let tombstone = root + "/" + StoreLayout.tombstone(revision.id, of: document)
+                if let bytes = try reader.contents(atPath: tombstone),
+                    let moved = try? RevisionMetadata(plist: bytes, file: tombstone),
+                    moved.id == revision.id, moved.documentID == document
+                {
+                    contents = bytes
+                }
+            }
+            guard let contents else { return nil }
             files.append(PackageFile(name: name, contents: contents))
         }
         return files

@@ -206,4 +206,25 @@ struct RevisionTransferTests {
         #expect(seen.last == 40)
         #expect(try here.documentIDs().count == 40 && there.documentIDs().count == 40)
     }
+
+    @Test("a revision whose metadata a sync engine moved onto its tombstone is sent rebuilt, with the tombstone after it")
+    func metadataMovedOntoTombstone() throws {
+        let here = try Self.store("here"), there = try Self.store("there")
+        defer { Self.cleanUp(here, there) }
+        let first = try Self.write(here, "first")
+        let second = try Self.write(here, "second", after: [first])
+        let package = here.root + "/" + StoreLayout.package(second.id, of: Self.document)
+        // What Syncthing does when a prune of `second` arrives before its successor: the
+        // metadata is moved onto the tombstone, the content stays.
+        try FileManager.default.moveItem(
+            atPath: package + "/" + StoreLayout.metadataFile,
+            toPath: here.root + "/" + StoreLayout.tombstone(second.id, of: Self.document))
+        #expect(try here.read(Self.document).live[second.id] != nil, "still readable here")
+        let outcome = try #require(try RevisionTransfer(between: here, and: there).sync([Self.document], width: 1).first)
+        #expect(outcome.sent == 3 && outcome.tombstonesSent == 1, "\(outcome)")
+        let read = try there.read(Self.document)
+        #expect(Set(read.live.keys) == [first.id, second.id])
+        #expect(read.pending == [second.id])
+        #expect(try there.content(of: Self.document, revision: second) == Data("second".utf8))
+    }
 }
