@@ -1,8 +1,8 @@
 import Dispatch
 import Synchronization
 
-/// Runs independent pieces of work on up to a given number of Dispatch workers at once,
-/// with the compiler checking that what they share is `Sendable`.
+/// Runs independent pieces of work on up to a given number of Dispatch workers at once
+/// (a serial queue each), with the compiler checking that what they share is `Sendable`.
 ///
 /// Work that blocks on the file system (reads, locks, fsyncs) gains from running several
 /// pieces at once; each piece is one index of `0..<count`.
@@ -14,7 +14,8 @@ struct BoundedWork {
     /// pieces already running have finished. `progress` is called on the calling thread,
     /// one call at a time, with the number of pieces done.
     static func map<Result: Sendable>(
-        count: Int, width: Int, _ body: @escaping @Sendable (Int) throws -> Result, progress: (Int) -> Void = { _ in }
+        count: Int, width: Int, _ body: @escaping @Sendable (Int) throws -> Result,
+        progress: (Int) -> Void = { _ in }
     ) throws -> [Result] {
         if width <= 1 || count <= 1 {
             return try (0..<count).map { index in
@@ -25,8 +26,11 @@ struct BoundedWork {
         let state = Shared<Result>(count: count)
         let signals = DispatchSemaphore(value: 0)
         let workers = min(width, count)
-        for _ in 0..<workers {
-            DispatchQueue.global().async {
+        for worker in 0..<workers {
+            // A serial queue of its own for each worker: such queues get a thread each when
+            // their work blocks, where the global concurrent queue keeps to about one thread
+            // per core.
+            DispatchQueue(label: "SurveyStore.BoundedWork.\(worker)").async {
                 while let index = state.take() {
                     state.finish(index, Swift.Result { try body(index) })
                     signals.signal()
