@@ -33,13 +33,15 @@ extension SurveyStore {
             let batch = older[start..<min(start + Self.migrationBatch, older.count)]
             var locks: [FileLock] = []
             defer { for lock in locks { lock.unlock() } }
-            var migrations: [(document: UUID, parent: RevisionMetadata, content: Data, formatVersion: Int)] = []
+            var migrations: [(document: UUID, parent: RevisionMetadata, content: Data, formatVersion: Int)] =
+                []
             for summary in batch {
                 locks.append(try documentLock(summary.id))
                 let survey = try self.survey(summary.id, summary.revision)
                 migrations.append((summary.id, summary.revision, try survey.plistData(), Self.formatVersion))
             }
-            let written: [RevisionMetadata?] = dryRun ? batch.map { _ in nil } : try revisions.writeMigrations(migrations)
+            let written: [RevisionMetadata?] =
+                dryRun ? batch.map { _ in nil } : try revisions.writeMigrations(migrations)
             for (summary, revision) in zip(batch, written) {
                 done.append(Migration(document: summary.id, from: summary.revision, to: revision))
             }

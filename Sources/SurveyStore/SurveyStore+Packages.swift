@@ -62,7 +62,8 @@ extension SurveyStore {
         let revision = try revision(id, text)
         try Self.checkExportDestination(destination, replacing: false)
         let source = root + "/" + StoreLayout.package(revision.id, of: id)
-        guard let metadata = try FileReader(root: root, calls: calls).contents(atPath: source + "/" + StoreLayout.metadataFile) else {
+        let reader = FileReader(root: root, calls: calls)
+        guard let metadata = try reader.contents(atPath: source + "/" + StoreLayout.metadataFile) else {
             throw StoreError.noContent(revision.id)
         }
         var files = [PackageFile(name: StoreLayout.metadataFile, contents: metadata)]

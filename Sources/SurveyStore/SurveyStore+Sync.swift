@@ -36,7 +36,7 @@ extension SurveyStore {
     /// copies nothing.
     ///
     /// Revisions are written in batches, each package atomic, each batch made durable at
-    /// once (see ``RevisionTransfer``); when this returns, everything copied is durable.
+    /// once (see `RevisionTransfer` in Versions); when this returns, everything copied is durable.
     ///
     /// - Parameters:
     ///   - other: The other store.
@@ -44,7 +44,8 @@ extension SurveyStore {
     ///   - progress: Called with the number of documents done and the total.
     /// - Returns: What was copied and repaired, and how conflicts changed.
     public func sync(
-        with other: SurveyStore, concurrency: Int = SurveyStore.syncConcurrency, progress: ((Int, Int) -> Void)? = nil
+        with other: SurveyStore, concurrency: Int = SurveyStore.syncConcurrency,
+        progress: ((Int, Int) -> Void)? = nil
     ) throws -> SyncReport {
         try checkWritable()
         try other.checkWritable()

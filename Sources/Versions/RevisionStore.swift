@@ -325,15 +325,19 @@ public final class RevisionStore: Sendable {
     /// Writes a migration of `parent`: a revision whose metadata depends only on the
     /// parent and the content (timestamp one tick after the parent's, the migration's own
     /// device), so that replicas migrating the same revision write the same revision.
-    public func writeMigration(document: UUID, parent: RevisionMetadata, content: Data, formatVersion: Int) throws -> RevisionMetadata {
-        let (metadata, files) = try Self.migration(document: document, parent: parent, content: content, formatVersion: formatVersion)
+    public func writeMigration(
+        document: UUID, parent: RevisionMetadata, content: Data, formatVersion: Int
+    ) throws -> RevisionMetadata {
+        let (metadata, files) = try Self.migration(
+            document: document, parent: parent, content: content, formatVersion: formatVersion)
         try publish(files, of: metadata.id, in: document)
         return metadata
     }
 
-    /// Writes migrations of many documents' revisions (as ``writeMigration(document:parent:content:formatVersion:)``
-    /// does one) in one batch: written together, made durable at once, each package
-    /// atomic (see `PackageWriter.writeBatch(_:creatingFolders:)`).
+    /// Writes migrations of many documents' revisions (as
+    /// ``writeMigration(document:parent:content:formatVersion:)`` does one) in one batch:
+    /// written together, made durable at once, each package atomic (see
+    /// `PackageWriter.writeBatch(_:creatingFolders:)`).
     ///
     /// - Parameter migrations: Each document, the revision migrated, its new content and format.
     /// - Returns: The migrations' metadata, in the order given.
@@ -341,16 +345,18 @@ public final class RevisionStore: Sendable {
         _ migrations: [(document: UUID, parent: RevisionMetadata, content: Data, formatVersion: Int)]
     ) throws -> [RevisionMetadata] {
         let made = try migrations.map {
-            try Self.migration(document: $0.document, parent: $0.parent, content: $0.content, formatVersion: $0.formatVersion)
+            try Self.migration(
+                document: $0.document, parent: $0.parent, content: $0.content, formatVersion: $0.formatVersion
+            )
         }
         try publish(batch: zip(migrations, made).map { ($0.document, $1.metadata.id, $1.files) })
         return made.map(\.metadata)
     }
 
     /// The metadata and files of a migration of `parent` to `content`.
-    private static func migration(document: UUID, parent: RevisionMetadata, content: Data, formatVersion: Int) throws -> (
-        metadata: RevisionMetadata, files: [PackageFile]
-    ) {
+    private static func migration(document: UUID, parent: RevisionMetadata, content: Data, formatVersion: Int)
+        throws -> (metadata: RevisionMetadata, files: [PackageFile])
+    {
         let generation = try RevisionMetadata.nextGeneration(after: [parent.id])
         var metadata = RevisionMetadata(
             documentID: document, id: RevisionID(generation: generation, digest: ""), parents: [parent.id],
@@ -359,7 +365,10 @@ public final class RevisionStore: Sendable {
             contentDigest: RevisionID.sha256Hex(content))
         try metadata.checkRanges(file: nil)
         metadata.id = RevisionID(generation: generation, digest: try metadata.computedDigest())
-        let files = [PackageFile(name: Self.metadataFile, contents: try metadata.plistData()), PackageFile(name: Self.contentFile, contents: content)]
+        let files = [
+            PackageFile(name: Self.metadataFile, contents: try metadata.plistData()),
+            PackageFile(name: Self.contentFile, contents: content),
+        ]
         return (metadata, files)
     }
 
@@ -406,16 +415,21 @@ public final class RevisionStore: Sendable {
         }
     }
 
-    /// Writes many revisions' packages in one batch (``PackageWriter``'s `writeBatch`):
+    /// Writes many revisions' packages in one batch (`PackageWriter.writeBatch`):
     /// written under the temporary folder, made durable at once, each renamed into place
     /// and each parent folder fsynced once; a package already there, or half there from
     /// an interrupted copy, is completed as ``publish(_:of:in:)`` does.
     func publish(batch: [(document: UUID, revision: RevisionID, files: [PackageFile])]) throws {
-        let items = batch.map { PackageWriter.BatchItem.package($0.files, at: StoreLayout.package($0.revision, of: $0.document)) }
+        let items = batch.map {
+            PackageWriter.BatchItem.package($0.files, at: StoreLayout.package($0.revision, of: $0.document))
+        }
         var folders = [StoreLayout.documentsFolder]
         var seen = Set<UUID>()
-        for entry in batch where seen.insert(entry.document).inserted { folders.append(StoreLayout.folder(of: entry.document)) }
-        for (item, outcome) in zip(items, try writer.writeBatch(items, creatingFolders: folders)) where outcome == .alreadyExists {
+        for entry in batch where seen.insert(entry.document).inserted {
+            folders.append(StoreLayout.folder(of: entry.document))
+        }
+        let outcomes = try writer.writeBatch(items, creatingFolders: folders)
+        for (item, outcome) in zip(items, outcomes) where outcome == .alreadyExists {
             try writer.completePackage(item.files, at: item.path)
         }
     }

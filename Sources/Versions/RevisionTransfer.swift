@@ -17,7 +17,7 @@ import Packages
 /// - Then each side gets the tombstones it lacks, once the revisions have arrived, so that
 ///   a tombstone whose superseding revision is on its way stays pending meanwhile.
 ///
-/// Revisions are written in batches (``PackageWriter/writeBatch(_:creatingFolders:)``):
+/// Revisions are written in batches (`PackageWriter.writeBatch(_:creatingFolders:)`):
 /// many packages flushed to disk at once, each still atomic; a sync returns once every
 /// revision and tombstone it copied is durable.
 public struct RevisionTransfer: Sendable {
@@ -71,7 +71,9 @@ public struct RevisionTransfer: Sendable {
     ///   - progress: Called on this thread with the number of documents done.
     /// - Returns: Each document's outcome, in the order of `documents`.
     /// - Throws: ``FileSystemError`` or ``StoreError`` when a store cannot be read or written.
-    public func sync(_ documents: [UUID], width: Int, progress: (Int) -> Void = { _ in }) throws -> [DocumentOutcome] {
+    public func sync(_ documents: [UUID], width: Int, progress: (Int) -> Void = { _ in }) throws
+        -> [DocumentOutcome]
+    {
         var outcomes: [DocumentOutcome] = []
         outcomes.reserveCapacity(documents.count)
         var start = 0
@@ -86,7 +88,9 @@ public struct RevisionTransfer: Sendable {
             let finished = try BoundedWork.map(count: finishing.count, width: width) { [self, plans] index in
                 try finish(plans[finishing[index]])
             }
-            for index in plans.indices where !plans[index].skipped { plans[index].settle(after: plans[index].localBefore) }
+            for index in plans.indices where !plans[index].skipped {
+                plans[index].settle(after: plans[index].localBefore)
+            }
             for (index, outcome) in zip(finishing, finished) { plans[index].outcome = outcome }
             for plan in plans { outcomes.append(plan.outcome) }
             start += batch.count
@@ -129,7 +133,8 @@ public struct RevisionTransfer: Sendable {
         /// to write, clean-up, or its conflict state to read again.
         var needsFinishing: Bool {
             !skipped
-                && (!toRemote.tombstones.isEmpty || !toLocal.tombstones.isEmpty || outcome.received > 0 || localFailed
+                && (!toRemote.tombstones.isEmpty || !toLocal.tombstones.isEmpty || outcome.received > 0
+                    || localFailed
                     || remoteFailed)
         }
     }
@@ -190,7 +195,10 @@ public struct RevisionTransfer: Sendable {
                 outcome.damaged.append(
                     StoreIssue(
                         path: source.contentPath(revision.id, of: document),
-                        message: "the content does not match its digest, and the other store has no copy (not copied)"))
+                        message:
+                            "the content does not match its digest, and the other store has no copy"
+                            + " (not copied)"
+                    ))
                 continue
             }
             delivery.packages.append((revision.id, files))
@@ -199,7 +207,8 @@ public struct RevisionTransfer: Sendable {
                     StoreIssue(
                         path: target.root + "/" + StoreLayout.package(revision.id, of: document),
                         message:
-                            "stamped \(revision.timestamp) by \(revision.device.name), more than a day ahead of this device's clock"
+                            "stamped \(revision.timestamp) by \(revision.device.name),"
+                            + " more than a day ahead of this device's clock"
                     ))
             }
         }
@@ -213,11 +222,15 @@ public struct RevisionTransfer: Sendable {
     /// damaged (a torn copy). Each is read on both sides, and a copy that does not match
     /// its digest is replaced by the other when that one does; when neither does, both
     /// are reported.
-    func repairDiffering(_ document: UUID, _ mine: DocumentRead, _ theirs: DocumentRead, _ outcome: inout DocumentOutcome)
+    func repairDiffering(
+        _ document: UUID, _ mine: DocumentRead, _ theirs: DocumentRead, _ outcome: inout DocumentOutcome
+    )
         throws
     {
         for (id, revision) in mine.live.sorted(by: { $0.key < $1.key })
-        where !revision.isDeleted && theirs.live[id] != nil && !mine.pruned.contains(id) && !theirs.pruned.contains(id) {
+        where !revision.isDeleted && theirs.live[id] != nil && !mine.pruned.contains(id)
+            && !theirs.pruned.contains(id)
+        {
             let mineSize = try local.reader.status(atPath: local.contentPath(id, of: document))?.size
             let theirSize = try remote.reader.status(atPath: remote.contentPath(id, of: document))?.size
             guard let mineSize, let theirSize, mineSize != theirSize else { continue }
@@ -231,7 +244,8 @@ public struct RevisionTransfer: Sendable {
     /// has no intact copy either. Returns whether `damaged`'s copy was damaged.
     @discardableResult
     func repair(
-        _ revision: RevisionMetadata, of document: UUID, in damaged: RevisionStore, from intact: RevisionStore,
+        _ revision: RevisionMetadata, of document: UUID, in damaged: RevisionStore,
+        from intact: RevisionStore,
         _ outcome: inout DocumentOutcome
     ) throws -> Bool {
         let path = damaged.contentPath(revision.id, of: document)
@@ -239,11 +253,16 @@ public struct RevisionTransfer: Sendable {
         guard try damaged.contentMatches(revision, of: document) == false else { return false }
         guard let good = try intact.intactContent(revision, of: document) else {
             outcome.damaged.append(
-                StoreIssue(path: path, message: "the content does not match its digest, and no other copy is intact"))
+                StoreIssue(
+                    path: path, message: "the content does not match its digest, and no other copy is intact")
+            )
             return true
         }
         try damaged.replaceContent(good, of: revision.id, in: document)
-        outcome.repaired.append(StoreIssue(path: path, message: "the content did not match its digest; replaced by \(intact.root)'s copy"))
+        outcome.repaired.append(
+            StoreIssue(
+                path: path, message: "the content did not match its digest; replaced by \(intact.root)'s copy"
+            ))
         return true
     }
 
@@ -251,7 +270,8 @@ public struct RevisionTransfer: Sendable {
 
     /// Writes every plan's packages for one side in one batch, then completes those a
     /// copy left half there.
-    func commit(_ plans: inout [Plan], direction: KeyPath<Plan, Delivery>, into target: RevisionStore) throws {
+    func commit(_ plans: inout [Plan], direction: KeyPath<Plan, Delivery>, into target: RevisionStore) throws
+    {
         var batch: [(document: UUID, revision: RevisionID, files: [PackageFile])] = []
         var owners: [Int] = []
         for (index, plan) in plans.enumerated() {
@@ -264,7 +284,11 @@ public struct RevisionTransfer: Sendable {
         // A package already there (or half there from an interrupted copy) is completed.
         try target.publish(batch: batch)
         for owner in owners {
-            if direction == \Plan.toRemote { plans[owner].outcome.sent += 1 } else { plans[owner].outcome.received += 1 }
+            if direction == \Plan.toRemote {
+                plans[owner].outcome.sent += 1
+            } else {
+                plans[owner].outcome.received += 1
+            }
         }
     }
 
@@ -297,13 +321,16 @@ public struct RevisionTransfer: Sendable {
     /// Writes a delivery's tombstones, each durably, after noting the prune when they
     /// disown packages the target has (so that a crash before their removal is finished
     /// on the next open). Returns how many it wrote.
-    static func writeTombstones(_ delivery: Delivery, of document: UUID, into target: RevisionStore) throws -> Int {
+    static func writeTombstones(_ delivery: Delivery, of document: UUID, into target: RevisionStore) throws
+        -> Int
+    {
         guard !delivery.tombstones.isEmpty else { return 0 }
         try target.writer.createDirectory(StoreLayout.documentsFolder)
         try target.writer.createDirectory(StoreLayout.folder(of: document))
         if delivery.disowns { try target.notePrune(document) }
         for metadata in delivery.tombstones {
-            _ = try target.writer.writeFile(try metadata.plistData(), at: StoreLayout.tombstone(metadata.id, of: document))
+            _ = try target.writer.writeFile(
+                try metadata.plistData(), at: StoreLayout.tombstone(metadata.id, of: document))
         }
         return delivery.tombstones.count
     }
@@ -354,7 +381,8 @@ extension RevisionTransfer {
         for document in try local.documentIDs() {
             guard let read = try? local.read(document) else { continue }
             let damaged = read.live.values.filter { revision in
-                !revision.isDeleted && !read.pruned.contains(revision.id) && (try? local.contentMatches(revision, of: document)) == false
+                !revision.isDeleted && !read.pruned.contains(revision.id)
+                    && (try? local.contentMatches(revision, of: document)) == false
             }
             guard !damaged.isEmpty else { continue }
             let lock = try local.documentLock(document)
@@ -387,7 +415,9 @@ extension RevisionStore {
 
     /// This store's copy of `revision`'s content when it matches its digest.
     func intactContent(_ revision: RevisionMetadata, of document: UUID) throws -> Data? {
-        guard let data = try content(revision, of: document), RevisionID.sha256Hex(data) == revision.contentDigest else {
+        guard let data = try content(revision, of: document),
+            RevisionID.sha256Hex(data) == revision.contentDigest
+        else {
             return nil
         }
         return data
@@ -395,8 +425,9 @@ extension RevisionStore {
 
     private func content(_ revision: RevisionMetadata, of document: UUID) throws -> Data? {
         do {
-            return try reader.contents(atPath: contentPath(revision.id, of: document), limit: FileReader.contentLimit)
-        } catch where Self.isAboutContents(error) {
+            return try reader.contents(
+                atPath: contentPath(revision.id, of: document), limit: FileReader.contentLimit)
+        } catch  where Self.isAboutContents(error) {
             return nil
         }
     }
@@ -411,7 +442,9 @@ extension RevisionStore {
     func packageFiles(_ revision: RevisionMetadata, of document: UUID) throws -> [PackageFile]? {
         let package = root + "/" + StoreLayout.package(revision.id, of: document)
         var files: [PackageFile] = []
-        for name in revision.isDeleted ? [StoreLayout.metadataFile] : [StoreLayout.metadataFile, StoreLayout.contentFile] {
+        for name in revision.isDeleted
+            ? [StoreLayout.metadataFile] : [StoreLayout.metadataFile, StoreLayout.contentFile]
+        {
             let limit = name == StoreLayout.contentFile ? FileReader.contentLimit : FileReader.smallFileLimit
             var contents = try reader.contents(atPath: package + "/" + name, limit: limit)
             if contents == nil, name == StoreLayout.metadataFile {
@@ -434,13 +467,15 @@ extension RevisionStore {
     /// file, the package folder fsynced. At any crash the file holds the damaged bytes or
     /// the intact ones; the revision (its name, its metadata) never changes.
     func replaceContent(_ content: Data, of revision: RevisionID, in document: UUID) throws {
-        try writer.replaceFile(content, at: StoreLayout.package(revision, of: document) + "/" + StoreLayout.contentFile)
+        try writer.replaceFile(
+            content, at: StoreLayout.package(revision, of: document) + "/" + StoreLayout.contentFile)
     }
 
     /// Takes this store's lock of `document`.
     func documentLock(_ document: UUID, wait: Bool = true) throws -> FileLock {
         try FileLock(
-            path: root + "/" + StoreLayout.lock(of: document), mode: .exclusive, wait: wait, root: root, calls: calls)
+            path: root + "/" + StoreLayout.lock(of: document), mode: .exclusive, wait: wait, root: root,
+            calls: calls)
     }
 
     /// Whether `other` holds exactly the same tombstones and complete packages of
@@ -470,7 +505,9 @@ extension RevisionStore {
         var sizes: [String: Int] = [:]
         for name in names {
             if name.hasSuffix(StoreLayout.packageSuffix) {
-                guard !set.contains(String(name.dropLast(StoreLayout.packageSuffix.count)) + StoreLayout.tombstoneSuffix),
+                guard
+                    !set.contains(
+                        String(name.dropLast(StoreLayout.packageSuffix.count)) + StoreLayout.tombstoneSuffix),
                     let files = try? reader.names(atPath: path + "/" + name), Set(files) == complete,
                     let status = try? reader.status(atPath: path + "/" + name + "/" + Self.contentFile),
                     status.kind == .regular

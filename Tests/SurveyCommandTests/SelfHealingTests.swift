@@ -24,7 +24,8 @@ struct SelfHealingTests {
     /// The content file of a document's only revision.
     static func content(_ store: String, _ id: String) throws -> String {
         let folder = store + "/Documents/" + id
-        let package = try #require(try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix(".survey") })
+        let package = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix(".survey") })
         return folder + "/" + package + "/Survey.plist"
     }
 
@@ -33,7 +34,8 @@ struct SelfHealingTests {
         #expect(truncate(path, off_t(bytes)) == 0)
     }
 
-    @Test("survey sync repairs a torn Survey.plist from the other replica, in either direction, and reports it")
+    @Test(
+        "survey sync repairs a torn Survey.plist from the other replica, in either direction, and reports it")
     func syncRepairs() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -48,7 +50,8 @@ struct SelfHealingTests {
 
         let sync = try CommandRunner.run(["sync", b, "--json", "--store", a])
         #expect(sync.status == 0, "\(sync.stderr)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(sync.stdout.utf8)) as? [String: Any])
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(sync.stdout.utf8)) as? [String: Any])
         #expect(Set(report["repaired"] as? [String] ?? []) == [tornOnA, tornOnB], "\(report)")
         #expect((report["damaged"] as? [String])?.isEmpty == true)
         #expect(report["sent"] as? Int == 0 && report["received"] as? Int == 0)
@@ -78,12 +81,15 @@ struct SelfHealingTests {
 
         let verify = try CommandRunner.run(["verify", "--repair-from", b, "--json", "--store", a])
         #expect(verify.status == 0, "\(verify.stderr)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any])
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any])
         #expect(report["clean"] as? Bool == true)
         let repaired = try #require(report["repaired"] as? [[String: Any]])
         #expect(repaired.map { $0["path"] as? String } == [torn])
         #expect(try Data(contentsOf: URL(fileURLWithPath: torn)) == intact)
-        #expect(try CommandRunner.run(["show", onlyB, "--store", a]).status == 66, "nothing but the repair was copied")
+        #expect(
+            try CommandRunner.run(["show", onlyB, "--store", a]).status == 66,
+            "nothing but the repair was copied")
         #expect(!FileManager.default.fileExists(atPath: a + "/Documents/" + onlyB))
         let text = try CommandRunner.run(["verify", "--repair-from", b, "--store", a])
         #expect(text.status == 0 && text.stdout.contains("repaired 0 revision(s)"), "\(text.stdout)")
@@ -97,11 +103,13 @@ struct SelfHealingTests {
         let onA = try Self.content(a, ids[0]), onB = try Self.content(b, ids[0])
         try Self.tear(onA, keeping: 10)
         try Self.tear(onB, keeping: 20)
-        let tornA = try Data(contentsOf: URL(fileURLWithPath: onA)), tornB = try Data(contentsOf: URL(fileURLWithPath: onB))
+        let tornA = try Data(contentsOf: URL(fileURLWithPath: onA)),
+            tornB = try Data(contentsOf: URL(fileURLWithPath: onB))
 
         let sync = try CommandRunner.run(["sync", b, "--json", "--store", a])
         #expect(sync.status == 1, "the damage that is left makes the exit say so: \(sync.stderr)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(sync.stdout.utf8)) as? [String: Any])
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(sync.stdout.utf8)) as? [String: Any])
         #expect(Set(report["damaged"] as? [String] ?? []) == [onA, onB], "\(report)")
         #expect((report["repaired"] as? [String])?.isEmpty == true)
         #expect(sync.stderr.contains(onA) && sync.stderr.contains(onB))

@@ -12,7 +12,9 @@ struct RevisionTransferTests {
 
     /// A store in a new folder whose clock advances a second per reading.
     static func store(_ name: String) throws -> RevisionStore {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("transfer-\(name)-\(UUID().uuidString)").path
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "transfer-\(name)-\(UUID().uuidString)"
+        ).path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         let wall = ManualClock(1_795_168_800_000)
         let store = RevisionStore(root: root, device: Device(id: name, name: name)) {
@@ -23,12 +25,16 @@ struct RevisionTransferTests {
         return store
     }
 
-    static func write(_ store: RevisionStore, _ text: String, after parents: [RevisionMetadata] = []) throws -> RevisionMetadata {
+    static func write(_ store: RevisionStore, _ text: String, after parents: [RevisionMetadata] = []) throws
+        -> RevisionMetadata
+    {
         try store.write(document: document, parents: parents, content: Data(text.utf8), formatVersion: 2)
     }
 
     static func names(_ store: RevisionStore) -> Set<String> {
-        Set((try? FileManager.default.contentsOfDirectory(atPath: store.root + "/" + StoreLayout.folder(of: document))) ?? [])
+        Set(
+            (try? FileManager.default.contentsOfDirectory(
+                atPath: store.root + "/" + StoreLayout.folder(of: document))) ?? [])
     }
 
     static func contentPath(_ store: RevisionStore, _ revision: RevisionMetadata) -> String {
@@ -53,7 +59,12 @@ struct RevisionTransferTests {
         let base = try Self.write(here, "base")
         let transfer = RevisionTransfer(between: here, and: there)
         let first = try transfer.sync([Self.document], width: 1)
-        #expect(first == [{ var o = RevisionTransfer.DocumentOutcome(); o.sent = 1; return o }()])
+        #expect(
+            first == [
+                {
+                    var o = RevisionTransfer.DocumentOutcome(); o.sent = 1; return o
+                }()
+            ])
         let mine = try Self.write(here, "mine", after: [base])
         let theirs = try Self.write(there, "theirs", after: [base])
         let outcome = try #require(try transfer.sync([Self.document], width: 1).first)
@@ -78,7 +89,9 @@ struct RevisionTransferTests {
         #expect(plan.toLocal.packages.isEmpty && plan.toRemote.tombstones.isEmpty)
     }
 
-    @Test("tombstones go after the revisions, disown the receiver's packages once their successor is there, and are not sent twice")
+    @Test(
+        "tombstones go after the revisions, disown the receiver's stale copy, and are not sent twice"
+    )
     func tombstonesLast() throws {
         let here = try Self.store("here"), there = try Self.store("there")
         defer { Self.cleanUp(here, there) }
@@ -94,7 +107,8 @@ struct RevisionTransferTests {
         let outcome = try #require(try transfer.sync([Self.document], width: 1).first)
         #expect(outcome.sent == 2 && outcome.tombstonesSent == 1)
         // The receiver removed its copy of the pruned revision, and kept the tombstone.
-        #expect(Self.names(there) == [StoreLayout.tombstoneName(first.id), StoreLayout.packageName(second.id)])
+        #expect(
+            Self.names(there) == [StoreLayout.tombstoneName(first.id), StoreLayout.packageName(second.id)])
         #expect(try there.read(Self.document).pruned == [first.id])
         #expect(try transfer.plan(Self.document).skipped)
     }
@@ -113,7 +127,8 @@ struct RevisionTransferTests {
         try Data(try tombstone.plistData()).write(
             to: URL(fileURLWithPath: there.root + "/" + StoreLayout.tombstone(first.id, of: Self.document)))
         let read = try there.read(Self.document)
-        #expect(read.pending == [first.id] && read.pruned.isEmpty, "no successor yet: the tombstone is pending")
+        #expect(
+            read.pending == [first.id] && read.pruned.isEmpty, "no successor yet: the tombstone is pending")
         #expect(read.live[first.id] != nil)
         let plan = try RevisionTransfer(between: here, and: there).plan(Self.document)
         #expect(plan.toRemote.packages.map(\.revision) == [second.id])
@@ -127,7 +142,8 @@ struct RevisionTransferTests {
         let good = try Self.write(here, "a good revision")
         let bad = try Self.write(here, "a revision torn on this side", after: [good])
         try Self.tear(Self.contentPath(here, bad))
-        let outcome = try #require(try RevisionTransfer(between: here, and: there).sync([Self.document], width: 1).first)
+        let outcome = try #require(
+            try RevisionTransfer(between: here, and: there).sync([Self.document], width: 1).first)
         #expect(outcome.sent == 1)
         #expect(outcome.damaged.map(\.path) == [Self.contentPath(here, bad)])
         #expect(outcome.repaired.isEmpty)
@@ -143,11 +159,14 @@ struct RevisionTransferTests {
         _ = try transfer.sync([Self.document], width: 1)
         let torn = tornHere ? here : there
         try Self.tear(Self.contentPath(torn, revision))
-        #expect(!here.holdsSameFiles(Self.document, as: there), "a content file of another size is not skipped")
+        #expect(
+            !here.holdsSameFiles(Self.document, as: there), "a content file of another size is not skipped")
         let outcome = try #require(try transfer.sync([Self.document], width: 1).first)
         #expect(outcome.repaired.map(\.path) == [Self.contentPath(torn, revision)])
         #expect(outcome.damaged.isEmpty && outcome.sent == 0 && outcome.received == 0)
-        #expect(try torn.content(of: Self.document, revision: revision) == Data("content long enough to tear".utf8))
+        #expect(
+            try torn.content(of: Self.document, revision: revision)
+                == Data("content long enough to tear".utf8))
         #expect(here.holdsSameFiles(Self.document, as: there))
     }
 
@@ -162,12 +181,20 @@ struct RevisionTransferTests {
         try Self.tear(Self.contentPath(there, revision), keeping: 5)
         let outcome = try #require(try transfer.sync([Self.document], width: 1).first)
         #expect(outcome.repaired.isEmpty)
-        #expect(Set(outcome.damaged.map(\.path)) == [Self.contentPath(here, revision), Self.contentPath(there, revision)])
-        #expect(try Data(contentsOf: URL(fileURLWithPath: Self.contentPath(here, revision))) == Data("con".utf8))
-        #expect(try Data(contentsOf: URL(fileURLWithPath: Self.contentPath(there, revision))) == Data("conte".utf8))
+        #expect(
+            Set(outcome.damaged.map(\.path)) == [
+                Self.contentPath(here, revision), Self.contentPath(there, revision),
+            ])
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: Self.contentPath(here, revision))) == Data("con".utf8))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: Self.contentPath(there, revision)))
+                == Data("conte".utf8))
     }
 
-    @Test("repair from a copy checks every digest (a same-size change sync does not see) and copies nothing else")
+    @Test(
+        "repair from a copy checks every digest (even a same-size change) and copies nothing else"
+    )
     func repairFromRemote() throws {
         let here = try Self.store("here"), there = try Self.store("there")
         defer { Self.cleanUp(here, there) }
@@ -185,7 +212,9 @@ struct RevisionTransferTests {
         try Data("abcdeZ".utf8).write(to: URL(fileURLWithPath: Self.contentPath(there, revision)))
         let none = try RevisionTransfer(between: here, and: there).repairFromRemote()
         #expect(none.repaired.isEmpty && none.unrepaired.map(\.path) == [Self.contentPath(here, revision)])
-        #expect(try Data(contentsOf: URL(fileURLWithPath: Self.contentPath(here, revision))) == Data("abcdeY".utf8))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: Self.contentPath(here, revision)))
+                == Data("abcdeY".utf8))
     }
 
     @Test("documents are synced several at once with the same result as one by one")
@@ -207,7 +236,9 @@ struct RevisionTransferTests {
         #expect(try here.documentIDs().count == 40 && there.documentIDs().count == 40)
     }
 
-    @Test("a revision whose metadata a sync engine moved onto its tombstone is sent rebuilt, with the tombstone after it")
+    @Test(
+        "a revision whose metadata was moved onto its tombstone is sent rebuilt, the tombstone after"
+    )
     func metadataMovedOntoTombstone() throws {
         let here = try Self.store("here"), there = try Self.store("there")
         defer { Self.cleanUp(here, there) }
@@ -220,7 +251,8 @@ struct RevisionTransferTests {
             atPath: package + "/" + StoreLayout.metadataFile,
             toPath: here.root + "/" + StoreLayout.tombstone(second.id, of: Self.document))
         #expect(try here.read(Self.document).live[second.id] != nil, "still readable here")
-        let outcome = try #require(try RevisionTransfer(between: here, and: there).sync([Self.document], width: 1).first)
+        let outcome = try #require(
+            try RevisionTransfer(between: here, and: there).sync([Self.document], width: 1).first)
         #expect(outcome.sent == 3 && outcome.tombstonesSent == 1, "\(outcome)")
         let read = try there.read(Self.document)
         #expect(Set(read.live.keys) == [first.id, second.id])

@@ -65,7 +65,8 @@ extension PackageWriter {
                 temporaries.append(temporary)
                 for file in item.files {
                     guard SafeName.isValidComponent(file.name) else {
-                        throw FileSystemError(.invalidName, operation: .open, path: temporary + "/" + file.name)
+                        throw FileSystemError(
+                            .invalidName, operation: .open, path: temporary + "/" + file.name)
                     }
                     try system.writeWithoutSync(file.contents, to: temporary + "/" + file.name)
                 }
@@ -78,7 +79,9 @@ extension PackageWriter {
             for (item, temporary) in zip(items, temporaries) {
                 guard let temporary else { continue }
                 if item.isPackage {
-                    for file in item.files { try system.fsyncPath(temporary + "/" + file.name, isDirectory: false) }
+                    for file in item.files {
+                        try system.fsyncPath(temporary + "/" + file.name, isDirectory: false)
+                    }
                 }
                 try system.fsyncPath(temporary, isDirectory: item.isPackage)
             }
@@ -90,7 +93,9 @@ extension PackageWriter {
         var parents = Set<String>()
         for (index, item) in items.enumerated() {
             let destination = root + "/" + item.path
-            switch try system.moveWithoutReplacing(temporaries[index]!, to: destination, isDirectory: item.isPackage) {
+            switch try system.moveWithoutReplacing(
+                temporaries[index]!, to: destination, isDirectory: item.isPackage)
+            {
             case .success:
                 temporaries[index] = nil
                 parents.insert(Self.parent(of: destination))

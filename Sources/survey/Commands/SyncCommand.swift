@@ -48,7 +48,8 @@ struct SyncCommand: ParsableCommand {
             let result = Report(
                 sent: report.sent, received: report.received, documents: report.documents,
                 conflictsAppeared: report.conflictsAppeared.map(\.lowercased), conflictsResolved: report.conflictsResolved.map(\.lowercased),
-                damaged: report.damaged.map(\.path), repaired: report.repaired.map(\.path), aheadOfClock: report.aheadOfClock.map(\.path),
+                damaged: report.damaged.map(\.path), repaired: report.repaired.map(\.path),
+                aheadOfClock: report.aheadOfClock.map(\.path),
                 merged: merging?.merged.map(\.lowercased), unmerged: merging?.unmerged.map(\.lowercased))
             for issue in report.aheadOfClock { Console.error("warning: \(issue)") }
             for issue in report.repaired { Console.error("repaired: \(issue)") }

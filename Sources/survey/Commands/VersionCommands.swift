@@ -319,12 +319,15 @@ struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify", abstract: "Check the store's integrity.",
         discussion: """
-            Exits 0 only when the store is clean, 1 when it finds problems. With --repair-from, each revision \
-            whose content does not match its digest is first replaced by the other store's intact copy \
-            (nothing else is copied); the check then runs on the repaired store. \(SurveyTool.exitCodesReference)
+            Exits 0 only when the store is clean, 1 when it finds problems. With --repair-from, each \
+            revision whose content does not match its digest is first replaced by the other store's \
+            intact copy (nothing else is copied); the check then runs on the repaired store. \
+            \(SurveyTool.exitCodesReference)
             """)
     @OptionGroup var options: StoreOptions
-    @Option(name: .customLong("repair-from"), help: "Another store (a replica or a backup) to repair damaged content from.")
+    @Option(
+        name: .customLong("repair-from"),
+        help: "Another store (a replica or a backup) to repair damaged content from.")
     var repairFrom: String?
 
     func run() throws {
@@ -351,7 +354,9 @@ struct VerifyCommand: ParsableCommand {
                     Report(
                         clean: problems.isEmpty, problems: problems.map { .init(path: $0.path, message: $0.message) },
                         notes: notes.map { .init(path: $0.path, message: $0.message) },
-                        repaired: repair.map { $0.repaired.map { .init(path: $0.path, message: $0.message) } }))
+                        repaired: repair.map { found in
+                            found.repaired.map { .init(path: $0.path, message: $0.message) }
+                        }))
             }
             for entry in found { Console.error(entry.description) }
             if !options.json {
