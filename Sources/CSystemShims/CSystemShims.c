@@ -15,6 +15,16 @@
 #include <sys/syscall.h>
 #endif
 
+int cshim_syncfs(int fd) {
+#if defined(__linux__)
+    return syncfs(fd);
+#else
+    (void)fd;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
 int cshim_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags) {
 #if defined(__linux__) && defined(SYS_renameat2)
     return (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, flags);

@@ -12,7 +12,8 @@ import Darwin
 /// It keeps two states of everything: what the running system sees, and what would
 /// survive a power loss. A file's bytes survive only once the file has been fsynced; a
 /// directory's entries (names added, renamed or removed) survive only once that
-/// directory has been fsynced. Nothing else is ever made durable on its own, which is
+/// directory has been fsynced, or once `syncfs` has flushed the whole disk (one file
+/// system). Nothing else is ever made durable on its own, which is
 /// the weakest promise POSIX and Linux file systems make, so a store that stays
 /// consistent here stays consistent on any of them.
 ///
@@ -200,6 +201,9 @@ public final class SimulatedDisk: @unchecked Sendable {
                     guard let file = disk.open[descriptor] else { return .failure(.badDescriptor) }
                     return .success(disk.status(of: file.node))
                 }
+            },
+            syncfs: { descriptor in
+                self.call { $0.syncfs(descriptor) }
             }
         )
     }
@@ -317,6 +321,17 @@ public final class SimulatedDisk: @unchecked Sendable {
             nodes[file.node]!.durableEntries = nodes[file.node]!.entries
         } else {
             nodes[file.node]!.durableBytes = nodes[file.node]!.bytes
+        }
+        return .success(())
+    }
+
+    /// `syncfs`: the whole disk is one file system, so every file's bytes and every
+    /// directory's entries become durable.
+    private func syncfs(_ descriptor: Int32) -> Result<Void, Errno> {
+        guard open[descriptor] != nil else { return .failure(.badDescriptor) }
+        for id in nodes.keys {
+            nodes[id]!.durableBytes = nodes[id]!.bytes
+            nodes[id]!.durableEntries = nodes[id]!.entries
         }
         return .success(())
     }

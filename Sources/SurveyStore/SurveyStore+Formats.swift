@@ -5,6 +5,9 @@ import Surveys
 import Versions
 
 extension SurveyStore {
+    /// How many documents a migration writes in one batch.
+    static let migrationBatch = 128
+
     /// One document whose winner `migrate` rewrote (or would rewrite).
     public struct Migration: Sendable, Equatable {
         public var document: UUID
@@ -16,26 +19,34 @@ extension SurveyStore {
     /// with the old revision as its parent. Migrations are deterministic, so two replicas
     /// migrating at once write the same revisions, which collapse into one after sync.
     ///
+    /// Migrations are written in batches (128 documents each, their locks
+    /// held until written), each batch made durable at once, each revision atomic.
+    ///
     /// - Parameter dryRun: Only say what would be migrated.
     public func migrate(dryRun: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws -> [Migration] {
         var done: [Migration] = []
         let older = try documents().filter { !$0.isDeleted && $0.revision.formatVersion < Self.formatVersion }
-        for (index, summary) in older.enumerated() {
-            defer { progress?(index + 1, older.count) }
-            let id = summary.id
-            let lock = try documentLock(id)
-            defer { lock.unlock() }
-            let survey = try self.survey(id, summary.revision)
-            if dryRun {
-                done.append(Migration(document: id, from: summary.revision, to: nil))
-                continue
+        // In batches: each batch's documents are locked (in order), read, and their
+        // migrations written together with one flush to disk.
+        var start = 0
+        while start < older.count {
+            let batch = older[start..<min(start + Self.migrationBatch, older.count)]
+            var locks: [FileLock] = []
+            defer { for lock in locks { lock.unlock() } }
+            var migrations: [(document: UUID, parent: RevisionMetadata, content: Data, formatVersion: Int)] =
+                []
+            for summary in batch {
+                locks.append(try documentLock(summary.id))
+                let survey = try self.survey(summary.id, summary.revision)
+                migrations.append((summary.id, summary.revision, try survey.plistData(), Self.formatVersion))
             }
-            let content = try survey.plistData()
-            let written = try wrapping(.migrate, id) {
-                try revisions.writeMigration(
-                    document: id, parent: summary.revision, content: content, formatVersion: Self.formatVersion)
+            let written: [RevisionMetadata?] =
+                dryRun ? batch.map { _ in nil } : try wrapping(.migrate, nil) { try revisions.writeMigrations(migrations) }
+            for (summary, revision) in zip(batch, written) {
+                done.append(Migration(document: summary.id, from: summary.revision, to: revision))
             }
-            done.append(Migration(document: id, from: summary.revision, to: written))
+            start += batch.count
+            progress?(start, older.count)
         }
         return done
     }

@@ -45,8 +45,7 @@ extension SurveyStore {
     ///   `FileSystemError`; after a failure the old state is unchanged.
     public func setLocalState(_ state: [String: PropertyList]?, of id: UUID) throws {
         try checkWritable()
-        guard try revisions.reader.status(atPath: root + "/" + StoreLayout.folder(of: id))?.kind == .directory
-        else {
+        guard try revisions.isFolder(StoreLayout.folder(of: id)) else {
             throw StoreError.noSuchDocument(id)
         }
         try writeState(state, at: StoreLayout.stateFile(of: id))
@@ -72,7 +71,7 @@ extension SurveyStore {
 
     private func readState(at relativePath: String) throws -> [String: PropertyList]? {
         let path = root + "/" + relativePath
-        guard let data = try revisions.reader.contents(atPath: path) else { return nil }
+        guard let data = try revisions.localFile(relativePath) else { return nil }
         let value: PropertyList
         do {
             value = try PropertyList(xml: data, file: path)
@@ -86,14 +85,6 @@ extension SurveyStore {
     }
 
     private func writeState(_ state: [String: PropertyList]?, at relativePath: String) throws {
-        let writer = revisions.writer
-        guard let state else {
-            try writer.remove(relativePath)
-            return
-        }
-        let data = try PropertyList.dictionary(state).xmlData()
-        try writer.prepare()
-        try writer.createDirectory(StoreLayout.stateFolder)
-        try writer.replaceFile(data, at: relativePath)
+        try revisions.replaceLocalFile(try state.map { try PropertyList.dictionary($0).xmlData() }, at: relativePath)
     }
 }

@@ -41,7 +41,8 @@ extension SurveyStore {
     ) throws -> RevisionMetadata {
         let revision = try self.revision(id, revision)
         let source = root + "/" + StoreLayout.package(revision.id, of: id)
-        guard let metadata = try revisions.reader.contents(atPath: source + "/" + StoreLayout.metadataFile) else {
+        let reader = FileReader(root: root, calls: calls)
+        guard let metadata = try reader.contents(atPath: source + "/" + StoreLayout.metadataFile) else {
             throw StoreError.noContent(revision.id)
         }
         var files = [PackageFile(name: StoreLayout.metadataFile, contents: metadata)]

@@ -34,7 +34,7 @@ extension SurveyStore {
     ///   entry is a note.
     public func verify() -> [Problem] {
         var problems: [Problem] = []
-        let reader = revisions.reader
+        let reader = FileReader(root: root, calls: calls)
         func report(_ path: String, _ message: String, note: Bool = false) {
             problems.append(Problem(path: path, message: message, isNote: note))
         }

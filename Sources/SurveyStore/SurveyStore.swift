@@ -68,7 +68,7 @@ public final class SurveyStore: Sendable {
     }
 
     /// The system calls the store makes: the real ones, or a test's simulated disk.
-    @_spi(Testing) public var calls: SystemCalls { revisions.writer.calls }
+    @_spi(Testing) public var calls: SystemCalls { revisions.calls }
 
     /// Creates the store if needed (idempotent) and opens it.
     ///

@@ -19,3 +19,40 @@ extension RevisionStore {
         try writer.remove(StoreLayout.stateFile(of: document))
     }
 }
+
+extension RevisionStore {
+    /// The bytes of a file of this device's local state (under ``StoreLayout/localFolder``),
+    /// or `nil` when there is none. Never a revision, never synced.
+    ///
+    /// - Parameter relativePath: The file, relative to the store's folder.
+    /// - Throws: `FileSystemError` for anything but a missing file: a link, a folder, a
+    ///   FIFO or device, a file over the small-file limit, an I/O error.
+    public func localFile(_ relativePath: String) throws -> Data? {
+        try reader.contents(atPath: root + "/" + relativePath)
+    }
+
+    /// Replaces a file of this device's local state atomically and durably, creating the
+    /// state folder when needed; `nil` removes it.
+    ///
+    /// - Parameters:
+    ///   - data: The new bytes, or `nil`.
+    ///   - relativePath: The file, relative to the store's folder, in
+    ///     ``StoreLayout/stateFolder``.
+    /// - Throws: `FileSystemError`; after a failure the old file is unchanged.
+    public func replaceLocalFile(_ data: Data?, at relativePath: String) throws {
+        guard let data else {
+            try writer.remove(relativePath)
+            return
+        }
+        try writer.prepare()
+        try writer.createDirectory(StoreLayout.stateFolder)
+        try writer.replaceFile(data, at: relativePath)
+    }
+
+    /// Whether `relativePath` is a folder beneath the store's root (links are not followed).
+    ///
+    /// - Throws: `FileSystemError` when it cannot be looked up.
+    public func isFolder(_ relativePath: String) throws -> Bool {
+        try reader.status(atPath: root + "/" + relativePath)?.kind == .directory
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 import Packages
 import PropertyList
+import Synchronization
 
 /// The revisions of every document in a store folder, with content as opaque bytes.
 ///
@@ -10,11 +11,13 @@ import PropertyList
 /// and a copy of the package brought back by a sync engine is removed, not resurrected.
 /// All names are lower case. Files under `Documents/` are written once and never changed.
 public final class RevisionStore: Sendable {
+    /// The store's folder.
     public let root: String
+    /// The device this store's new revisions name.
     public let device: Device
-    public let writer: PackageWriter
+    let writer: PackageWriter
     /// Reads the store's files through the same system calls as ``writer``.
-    public let reader: FileReader
+    let reader: FileReader
     /// The metadata of complete packages and tombstones read so far, by file. Revisions
     /// never change (a name is its content's digest), so what was read once holds for as
     /// long as the name is there; an incomplete package is never remembered.
@@ -40,6 +43,9 @@ public final class RevisionStore: Sendable {
     }
 
     var documentsFolder: String { root + "/" + StoreLayout.documentsFolder }
+
+    /// The system calls this store makes.
+    public var calls: SystemCalls { writer.calls }
 
     /// Whether `timestamp` lies more than a day ahead of this store's clock.
     public func isFarAhead(_ timestamp: HybridTimestamp) -> Bool {
@@ -323,7 +329,38 @@ public final class RevisionStore: Sendable {
     /// Writes a migration of `parent`: a revision whose metadata depends only on the
     /// parent and the content (timestamp one tick after the parent's, the migration's own
     /// device), so that replicas migrating the same revision write the same revision.
-    public func writeMigration(document: UUID, parent: RevisionMetadata, content: Data, formatVersion: Int) throws -> RevisionMetadata {
+    public func writeMigration(
+        document: UUID, parent: RevisionMetadata, content: Data, formatVersion: Int
+    ) throws -> RevisionMetadata {
+        let (metadata, files) = try Self.migration(
+            document: document, parent: parent, content: content, formatVersion: formatVersion)
+        try publish(files, of: metadata.id, in: document)
+        return metadata
+    }
+
+    /// Writes migrations of many documents' revisions (as
+    /// ``writeMigration(document:parent:content:formatVersion:)`` does one) in one batch:
+    /// written together, made durable at once, each package atomic (see
+    /// `PackageWriter.writeBatch(_:creatingFolders:)`).
+    ///
+    /// - Parameter migrations: Each document, the revision migrated, its new content and format.
+    /// - Returns: The migrations' metadata, in the order given.
+    public func writeMigrations(
+        _ migrations: [(document: UUID, parent: RevisionMetadata, content: Data, formatVersion: Int)]
+    ) throws -> [RevisionMetadata] {
+        let made = try migrations.map {
+            try Self.migration(
+                document: $0.document, parent: $0.parent, content: $0.content, formatVersion: $0.formatVersion
+            )
+        }
+        try publish(batch: zip(migrations, made).map { ($0.document, $1.metadata.id, $1.files) })
+        return made.map(\.metadata)
+    }
+
+    /// The metadata and files of a migration of `parent` to `content`.
+    private static func migration(document: UUID, parent: RevisionMetadata, content: Data, formatVersion: Int)
+        throws -> (metadata: RevisionMetadata, files: [PackageFile])
+    {
         let generation = try RevisionMetadata.nextGeneration(after: [parent.id])
         var metadata = RevisionMetadata(
             documentID: document, id: RevisionID(generation: generation, digest: ""), parents: [parent.id],
@@ -332,9 +369,11 @@ public final class RevisionStore: Sendable {
             contentDigest: RevisionID.sha256Hex(content))
         try metadata.checkRanges(file: nil)
         metadata.id = RevisionID(generation: generation, digest: try metadata.computedDigest())
-        let files = [PackageFile(name: Self.metadataFile, contents: try metadata.plistData()), PackageFile(name: Self.contentFile, contents: content)]
-        try publish(files, of: metadata.id, in: document)
-        return metadata
+        let files = [
+            PackageFile(name: Self.metadataFile, contents: try metadata.plistData()),
+            PackageFile(name: Self.contentFile, contents: content),
+        ]
+        return (metadata, files)
     }
 
     /// Writes a resolution of `parents` (a document's heads): a revision whose metadata
@@ -377,6 +416,25 @@ public final class RevisionStore: Sendable {
         if try writer.writePackage(files, at: path) == .alreadyExists {
             // The same revision is there already, or half of it from an interrupted copy.
             try writer.completePackage(files, at: path)
+        }
+    }
+
+    /// Writes many revisions' packages in one batch (`PackageWriter.writeBatch`):
+    /// written under the temporary folder, made durable at once, each renamed into place
+    /// and each parent folder fsynced once; a package already there, or half there from
+    /// an interrupted copy, is completed as ``publish(_:of:in:)`` does.
+    func publish(batch: [(document: UUID, revision: RevisionID, files: [PackageFile])]) throws {
+        let items = batch.map {
+            PackageWriter.BatchItem.package($0.files, at: StoreLayout.package($0.revision, of: $0.document))
+        }
+        var folders = [StoreLayout.documentsFolder]
+        var seen = Set<UUID>()
+        for entry in batch where seen.insert(entry.document).inserted {
+            folders.append(StoreLayout.folder(of: entry.document))
+        }
+        let outcomes = try writer.writeBatch(items, creatingFolders: folders)
+        for (item, outcome) in zip(items, outcomes) where outcome == .alreadyExists {
+            try writer.completePackage(item.files, at: item.path)
         }
     }
 
@@ -541,13 +599,12 @@ public struct StoreIssue: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Parsed metadata by file path, shared by the threads that read one store.
-private final class MetadataCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var entries: [String: RevisionMetadata] = [:]
+private final class MetadataCache: Sendable {
+    private let entries = Mutex<[String: RevisionMetadata]>([:])
 
     subscript(path: String) -> RevisionMetadata? {
-        get { lock.withLock { entries[path] } }
-        set { lock.withLock { entries[path] = newValue } }
+        get { entries.withLock { $0[path] } }
+        set { entries.withLock { $0[path] = newValue } }
     }
 }
 

@@ -113,6 +113,9 @@ extension DurabilityTraceTests {
     static func checkRules(_ calls: [Call], store: String, command: String) -> Int {
         let temporary = store + "/Local.nosync/tmp/"
         let report = calls.last { $0.name == "write" && $0.text.contains("write(1<") }
+        // A batch is flushed by one syncfs between its writes and its renames.
+        let flushes = calls.filter { $0.name == "syncfs" && $0.text.contains(") = 0") }
+        func flush(after start: Int, before end: Int) -> Call? { flushes.first { $0.index > start && $0.index < end } }
         var checked = 0
         for publish in calls where publish.name == "renameat2" {
             let named = paths(publish.text)
@@ -129,12 +132,18 @@ extension DurabilityTraceTests {
                 let path = paths(file.text)[0]
                 let lastWrite = calls.last { $0.index < publish.index && $0.name == "write" && descriptorPath($0.text) == path }
                 let fsync = calls.first { $0.index < publish.index && $0.name == "fsync" && descriptorPath($0.text) == path }
-                #expect(fsync != nil, "\(command): \(path) not fsynced before its rename")
-                if let lastWrite, let fsync { #expect(fsync.index > lastWrite.index, "\(command): \(path) fsynced before its last write") }
+                let flushed = flush(after: lastWrite?.index ?? file.index, before: publish.index)
+                #expect(fsync != nil || flushed != nil, "\(command): \(path) neither fsynced nor flushed by syncfs before its rename")
+                if let lastWrite, let fsync, flushed == nil {
+                    #expect(fsync.index > lastWrite.index, "\(command): \(path) fsynced before its last write")
+                }
             }
             if created.contains(where: { paths($0.text)[0] != source }) {
                 let directorySync = calls.first { $0.index < publish.index && $0.name == "fsync" && descriptorPath($0.text) == source }
-                #expect(directorySync != nil, "\(command): package \(source) not fsynced before its rename")
+                let lastCreated = created.map(\.index).max() ?? 0
+                #expect(
+                    directorySync != nil || flush(after: lastCreated, before: publish.index) != nil,
+                    "\(command): package \(source) neither fsynced nor flushed by syncfs before its rename")
             }
             let parent = String(destination[..<destination.lastIndex(of: "/")!])
             let parentSync = calls.first { $0.index > publish.index && $0.name == "fsync" && descriptorPath($0.text) == parent }
@@ -163,7 +172,7 @@ extension DurabilityTraceTests {
         let log = directory.appendingPathComponent("trace-\(UUID().uuidString)").path
         let result = try CommandRunner.run(
             arguments,
-            prefix: [strace, "-f", "-y", "-qq", "-s", "256", "-e", "trace=openat,openat2,write,fsync,close,renameat2,unlinkat,mkdirat", "-o", log])
+            prefix: [strace, "-f", "-y", "-qq", "-s", "256", "-e", "trace=openat,openat2,write,fsync,syncfs,close,renameat2,unlinkat,mkdirat", "-o", log])
         #expect(result.status == 0, "\(arguments): \(result.stderr)")
         return try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").enumerated().compactMap { index, line in
             let text = String(line)
@@ -206,5 +215,47 @@ extension DurabilityTraceTests {
         _ = try run(["import", package, "--store", other], expectPublications: false)
         _ = try run(["migrate", "--store", formatOne])
         _ = try run(["delete", id, "--store", store])
+    }
+
+    @Test("sync writes a batch, flushes it with one syncfs, renames each package, then fsyncs each parent, before reporting")
+    func batchedSyncOrdering() throws {
+        guard let strace = CommandRunner.requireTool("strace") else { return }
+        let directory = try CommandRunner.temporaryDirectory()
+        let store = directory.appendingPathComponent("store").path, other = directory.appendingPathComponent("other").path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        #expect(try CommandRunner.run(["init", "--store", other]).status == 0)
+        let sample = directory.appendingPathComponent("s.json")
+        try Data(StoreCommandTests.sample.utf8).write(to: sample)
+        for _ in 0..<4 { #expect(try CommandRunner.run(["new", "--from", sample.path, "--store", store]).status == 0) }
+        let calls = try Self.trace(["sync", other, "--store", store], strace: strace, directory: directory)
+        #expect(Self.checkRules(calls, store: other, command: "sync") == 4)
+        let temporary = other + "/Local.nosync/tmp/"
+        let publications = calls.filter { $0.name == "renameat2" && Self.paths($0.text).first?.hasPrefix(temporary) == true }
+        let flushes = calls.filter { $0.name == "syncfs" }
+        #expect(flushes.count == 1, "one flush for the whole batch")
+        guard let flush = flushes.first, let firstRename = publications.first, let lastRename = publications.last else {
+            Issue.record("no syncfs or no publication in the trace")
+            return
+        }
+        // Writes, then syncfs, then renames, then the parents' fsyncs, then the report.
+        let writes = calls.filter { call in
+            call.name == "write" && Self.descriptorPath(call.text)?.hasPrefix(temporary) == true
+        }
+        #expect(writes.count == 8, "two files for each of four packages")
+        #expect(writes.allSatisfy { $0.index < flush.index }, "every write of the batch precedes the syncfs")
+        #expect(flush.index < firstRename.index, "the syncfs precedes every rename")
+        #expect(
+            !calls.contains { $0.name == "fsync" && Self.descriptorPath($0.text)?.hasPrefix(temporary) == true },
+            "no file of the batch is fsynced on its own")
+        let parents = Set(publications.map { call -> String in
+            let destination = Self.paths(call.text).last!
+            return String(destination[..<destination.lastIndex(of: "/")!])
+        })
+        let report = calls.last { $0.name == "write" && $0.text.contains("write(1<") }
+        for parent in parents {
+            let syncs = calls.filter { $0.name == "fsync" && Self.descriptorPath($0.text) == parent && $0.index > lastRename.index }
+            #expect(syncs.count == 1, "\(parent) fsynced once, after the renames")
+            if let sync = syncs.first, let report { #expect(sync.index < report.index, "\(parent) fsynced before the report") }
+        }
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// `EIO` and `ENOSPC` injected by `strace --inject` into the real binary's writes,
-/// fsyncs and renames, one call at a time, for every mutating command.
+/// fsyncs (and the `syncfs` of a batch) and renames, one call at a time, for every
+/// mutating command.
 ///
 /// Each run starts from a copy of a prepared store. The command must fail with a clear
 /// message naming the error and exit non-zero, print no success, publish nothing after
@@ -87,7 +88,7 @@ struct IOErrorInjectionTests {
         let probe = try freshCopy("probe")
         let probeLog = work.appendingPathComponent("probe.trace").path
         let clean = try CommandRunner.run(
-            probe.arguments, prefix: [strace, "-qq", "-y", "-s", "0", "-e", "trace=write,fsync,renameat2", "-o", probeLog])
+            probe.arguments, prefix: [strace, "-qq", "-y", "-s", "0", "-e", "trace=write,fsync,syncfs,renameat2", "-o", probeLog])
         #expect(clean.status == 0, "\(name): the clean run fails: \(clean.stderr)")
         var points: [(call: String, index: Int)] = []
         var counts: [String: Int] = [:]
@@ -111,7 +112,7 @@ struct IOErrorInjectionTests {
                 let result = try CommandRunner.run(
                     run.arguments + ["--json"],
                     prefix: [
-                        strace, "-qq", "-y", "-s", "0", "-e", "trace=write,fsync,renameat2",
+                        strace, "-qq", "-y", "-s", "0", "-e", "trace=write,fsync,syncfs,renameat2",
                         "-e", "inject=\(call):error=\(errno):when=\(index)", "-o", log,
                     ])
                 let point = "\(name), \(call) #\(index) failing with \(errno)"

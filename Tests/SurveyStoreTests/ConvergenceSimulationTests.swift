@@ -73,9 +73,9 @@ struct ConvergenceSimulationTests {
             root = "/replica\(index)"
             disk = SimulatedDisk()
             self.clock = clock
-            let created = try SurveyStore.create(at: root, deviceName: device.name, calls: disk.table)
+            _ = try SurveyStore.create(at: root, deviceName: device.name, calls: disk.table)
             // A device id from the seed, so that a replay writes the same revisions.
-            try DeviceIdentity.write(device, writer: created.revisions.writer)
+            try DeviceIdentity.write(device, writer: RevisionStore.writer(root: root, calls: disk.table))
             store = try SurveyStore.open(at: root, calls: disk.table, wallClock: clock)
             #expect(store.device == device)
         }

@@ -49,8 +49,8 @@ struct MergeBaseTests {
             RevisionStore(root: folders[1], device: Device(id: "phone", name: "Phone"), wallClock: { 1_895_168_800_000 }),
         ]
         for store in stores {
-            try store.writer.createRoot()
-            try store.writer.prepare()
+            try RevisionStore.writer(root: store.root, calls: store.calls).createRoot()
+            try RevisionStore.writer(root: store.root, calls: store.calls).prepare()
         }
         var clock = HybridClock(wallClock: { 1_795_168_800_000 })
         let root = revision([], "root", clock: &clock)

@@ -17,7 +17,7 @@ struct RevisionStoreTests {
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         let wall = ManualClock(1_795_168_800_000)
         let store = RevisionStore(root: root, device: laptop, wallClock: { wall.milliseconds })
-        try store.writer.prepare()
+        try RevisionStore.writer(root: store.root, calls: store.calls).prepare()
         var revisions: [RevisionMetadata] = []
         for index in 0..<count {
             wall.set(wall.milliseconds + 1_000)

@@ -173,15 +173,15 @@ struct StoreBenchmarks {
     // MARK: Sync
 
     struct SyncResult {
-        var fresh: (ours: Sample, rsync: Sample, rsyncDurable: Sample)
-        var edited: (ours: Sample, rsync: Sample, rsyncDurable: Sample)
+        var fresh: (ours: Sample, rsync: Sample, rsyncDurable: Sample, rsyncFsync: Sample)
+        var edited: (ours: Sample, rsync: Sample, rsyncDurable: Sample, rsyncFsync: Sample)
     }
 
     /// `survey sync` of a store of `syncDocuments` documents into an empty store, and
-    /// again after `syncEdits` edits, against `rsync -a` over the same trees; and, for
-    /// information, against `rsync -a` followed by `sync -f` on the copy, since rsync
-    /// leaves its writes to the kernel's write-back where `survey sync` fsyncs each
-    /// revision before it returns.
+    /// again after `syncEdits` edits, against `rsync -a` over the same trees; against
+    /// `rsync -a --fsync`, which fsyncs each file it writes, as `survey sync` makes every
+    /// revision durable before it returns; and, for information, against `rsync -a`
+    /// followed by `sync -f` on the copy.
     func sync() throws -> SyncResult {
         let survey = try surveyBinary()
         guard let rsync = findExecutable("rsync") else { throw BenchmarkError("rsync is not installed (apt-get install rsync)") }
@@ -192,19 +192,21 @@ struct StoreBenchmarks {
         let start = now()
         let ids = try StoreTrees.replicate(into: sourcePath, count: sizes.syncDocuments, contents: contents, seed: 7)
         log(String(format: "sync: source of %d documents written in %.1f s", ids.count, seconds(since: start)))
-        var fresh: [[Double]] = [[], [], []], edited: [[Double]] = [[], [], []]
+        var fresh: [[Double]] = [[], [], [], []], edited: [[Double]] = [[], [], [], []]
         var editSerial = 0
         for round in 1...rounds {
             log("sync: round \(round) of \(rounds)")
             let ourTarget = root + "/ours-\(round)", rsyncTarget = root + "/rsync-\(round)"
-            let durableTarget = root + "/rsync-sync-\(round)"
+            let durableTarget = root + "/rsync-sync-\(round)", fsyncTarget = root + "/rsync-fsync-\(round)"
             _ = try SurveyStore.create(at: ourTarget, deviceName: "Target")
             try StoreTrees.makeDirectory(rsyncTarget)
             try StoreTrees.makeDirectory(durableTarget)
+            try StoreTrees.makeDirectory(fsyncTarget)
             let commands = [
                 [survey, "sync", ourTarget, "--store", sourcePath],
                 [rsync, "-a", "--exclude=*.nosync", sourcePath + "/", rsyncTarget + "/"],
                 ["/bin/sh", "-c", "\"$0\" -a --exclude='*.nosync' \"$1/\" \"$2/\" && sync -f \"$2\"", rsync, sourcePath, durableTarget],
+                [rsync, "-a", "--fsync", "--exclude=*.nosync", sourcePath + "/", fsyncTarget + "/"],
             ]
             // Which goes first rotates between rounds.
             for (index, seconds) in try timeInTurn(commands, first: round).enumerated() { fresh[index].append(seconds) }
@@ -219,7 +221,8 @@ struct StoreBenchmarks {
             if round == 1 { try checkSame(sourcePath, ourTarget, survey: survey) }
         }
         return SyncResult(
-            fresh: (Sample(fresh[0]), Sample(fresh[1]), Sample(fresh[2])), edited: (Sample(edited[0]), Sample(edited[1]), Sample(edited[2])))
+            fresh: (Sample(fresh[0]), Sample(fresh[1]), Sample(fresh[2]), Sample(fresh[3])),
+            edited: (Sample(edited[0]), Sample(edited[1]), Sample(edited[2]), Sample(edited[3])))
     }
 
     /// The synced store must list the same winners and verify clean.

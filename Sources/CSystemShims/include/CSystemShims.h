@@ -12,6 +12,10 @@
 /// returns -1 with errno ENOSYS.
 int cshim_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
 
+/// syncfs(2): flushes the whole file system that holds fd. glibc declares it only with
+/// _GNU_SOURCE, which Swift's import does not set. Fails with ENOSYS where it does not exist.
+int cshim_syncfs(int fd);
+
 /// Takes or releases an open-file-description lock (F_OFD_SETLK / F_OFD_SETLKW) on the
 /// whole file. These locks belong to the open file, not the process, so they exclude
 /// other threads of the same process too; Swift cannot import the F_OFD_* constants.

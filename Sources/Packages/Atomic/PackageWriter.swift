@@ -44,7 +44,7 @@ public struct PackageWriter: Sendable {
 
     /// The store's root folder.
     public let root: String
-    private let system: System
+    let system: System
     private let temporaryPath: String
     private let locksPath: String
 
@@ -269,7 +269,7 @@ public struct PackageWriter: Sendable {
 
     // MARK: Steps
 
-    private func writerLock() throws -> FileLock {
+    func writerLock() throws -> FileLock {
         try FileLock(path: locksFolder + "/writers.lock", mode: .shared, wait: true, root: root, calls: system.calls)
     }
 
@@ -290,14 +290,14 @@ public struct PackageWriter: Sendable {
 
     /// Removes a folder and everything in it; links and special files in it are removed
     /// themselves, never followed.
-    private func removeTree(_ path: String) throws {
+    func removeTree(_ path: String) throws {
         for entry in try system.list(path) {
             try removeEntry(path + "/" + entry.name, entry.kind)
         }
         try system.unlink(path, isDirectory: true)
     }
 
-    private func removeEntry(_ path: String, _ kind: SystemCalls.FileKind) throws {
+    func removeEntry(_ path: String, _ kind: SystemCalls.FileKind) throws {
         var kind = kind
         if kind == .unknown { kind = try system.status(path)?.kind ?? .regular }
         if kind == .directory { try removeTree(path) } else { try system.unlink(path, isDirectory: false) }

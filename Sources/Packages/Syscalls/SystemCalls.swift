@@ -30,6 +30,10 @@ public struct SystemCalls: Sendable {
     public var read: @Sendable (_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno>
     /// `fsync(2)`: file data and metadata reach stable storage.
     public var fsync: @Sendable (_ descriptor: Int32) -> Result<Void, Errno>
+    /// `syncfs(2)`: every file and directory entry written on the file system that holds
+    /// the open `descriptor` reaches stable storage. Where the call does not exist
+    /// (`ENOSYS`), batched writes fsync each file instead.
+    public var syncfs: @Sendable (_ descriptor: Int32) -> Result<Void, Errno>
     /// `mkdirat(2)` of one name in an open directory.
     public var mkdirat: @Sendable (_ directory: Int32, _ path: String, _ mode: mode_t) -> Result<Void, Errno>
     /// `renameat2(2)` of one name in an open directory to another, with
@@ -92,7 +96,8 @@ public struct SystemCalls: Sendable {
         lock: @escaping @Sendable (Int32, Int32, Bool) -> Result<Void, Errno>,
         listDirectory: @escaping @Sendable (Int32) -> Result<[DirectoryEntry], Errno>,
         stat: @escaping @Sendable (Int32, String) -> Result<FileStatus, Errno>,
-        fstat: @escaping @Sendable (Int32) -> Result<FileStatus, Errno>
+        fstat: @escaping @Sendable (Int32) -> Result<FileStatus, Errno>,
+        syncfs: @escaping @Sendable (Int32) -> Result<Void, Errno> = { _ in .failure(.notSupported) }
     ) {
         self.openat = openat
         self.close = close
@@ -107,6 +112,7 @@ public struct SystemCalls: Sendable {
         self.listDirectory = listDirectory
         self.stat = stat
         self.fstat = fstat
+        self.syncfs = syncfs
     }
 
     /// What `stat` tells of a file: its kind, size and identity.
@@ -211,6 +217,9 @@ public struct SystemCalls: Sendable {
         fstat: { descriptor in
             var status = cshim_status()
             return cshim_fstat(descriptor, &status) == 0 ? .success(FileStatus(status)) : .failure(.current)
+        },
+        syncfs: { descriptor in
+            cshim_syncfs(descriptor) == 0 ? .success(()) : .failure(.current)
         }
     )
 }
@@ -511,6 +520,38 @@ struct System {
             }
         }
         return result
+    }
+
+    /// Creates `path` exclusively (never through a link), writes `contents` and closes
+    /// it, without fsyncing: the caller makes it durable (``syncFileSystem(_:)``).
+    func writeWithoutSync(_ contents: Data, to path: String) throws {
+        let descriptor = try open(path, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o644)
+        do {
+            try contents.withUnsafeBytes { try writeAll(descriptor, $0, path: path) }
+        } catch {
+            _ = calls.close(descriptor)
+            throw error
+        }
+        try close(descriptor, path: path)
+    }
+
+    /// Opens the file or folder at `path` and fsyncs it.
+    func fsyncPath(_ path: String, isDirectory: Bool) throws {
+        let descriptor = try open(path, flags: isDirectory ? O_RDONLY | O_DIRECTORY : O_RDONLY | O_NOFOLLOW)
+        defer { _ = calls.close(descriptor) }
+        try fsync(descriptor, path: path)
+    }
+
+    /// `syncfs` on the file system that holds the folder `path`: everything written on it
+    /// so far reaches stable storage. Returns `false` when the call does not exist here.
+    func syncFileSystem(_ path: String) throws -> Bool {
+        let descriptor = try open(path, flags: O_RDONLY | O_DIRECTORY)
+        defer { _ = calls.close(descriptor) }
+        switch retrying({ calls.syncfs(descriptor) }) {
+        case .success: return true
+        case .failure(let errno) where errno == .notSupported: return false
+        case .failure(let errno): throw FileSystemError(.fsync, path: path, errno: errno)
+        }
     }
 
     /// Opens the directory at `path` and fsyncs it: its entries reach stable storage.

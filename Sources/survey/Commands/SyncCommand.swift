@@ -21,8 +21,10 @@ struct SyncCommand: ParsableCommand {
     struct Report: Encodable {
         var sent, received, documents: Int
         var conflictsAppeared, conflictsResolved: [String]
-        /// Revisions not copied because their content does not match its digest.
+        /// Revisions not copied or repaired because no side has their content intact.
         var damaged: [String]
+        /// Content files, on either side, replaced by the other side's intact copy.
+        var repaired: [String]
         /// Revisions copied that are stamped more than a day ahead of this clock.
         var aheadOfClock: [String]
         /// With `--merge`: documents merged on both sides, and those left in conflict.
@@ -46,15 +48,18 @@ struct SyncCommand: ParsableCommand {
             let result = Report(
                 sent: report.sent, received: report.received, documents: report.documents,
                 conflictsAppeared: report.conflictsAppeared.map(\.lowercased), conflictsResolved: report.conflictsResolved.map(\.lowercased),
-                damaged: report.damaged.map(\.path), aheadOfClock: report.aheadOfClock.map(\.path),
+                damaged: report.damaged.map(\.path), repaired: report.repaired.map(\.path),
+                aheadOfClock: report.aheadOfClock.map(\.path),
                 merged: merging?.merged.map(\.lowercased), unmerged: merging?.unmerged.map(\.lowercased))
             for issue in report.aheadOfClock { Console.error("warning: \(issue)") }
+            for issue in report.repaired { Console.error("repaired: \(issue)") }
             // Damaged revisions are skipped, everything else is synced; the exit says so.
             for issue in report.damaged { Console.error("error: \(issue)") }
             if options.json {
                 try Console.printJSON(result)
             } else {
                 print("sent \(result.sent), received \(result.received) revision(s) and tombstone(s) over \(result.documents) document(s)")
+                if !result.repaired.isEmpty { print("repaired \(result.repaired.count) damaged revision(s)") }
                 if !result.conflictsAppeared.isEmpty { print("now in conflict: \(result.conflictsAppeared.joined(separator: ", "))") }
                 if !result.conflictsResolved.isEmpty { print("conflicts resolved: \(result.conflictsResolved.joined(separator: ", "))") }
                 if let merged = result.merged, !merged.isEmpty { print("merged on both sides: \(merged.joined(separator: ", "))") }

@@ -317,11 +317,25 @@ struct PruneCommand: ParsableCommand {
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify", abstract: "Check the store's integrity.",
-        discussion: "Exits 0 only when the store is clean, 1 when it finds problems. \(SurveyTool.exitCodesReference)")
+        discussion: """
+            Exits 0 only when the store is clean, 1 when it finds problems. With --repair-from, each \
+            revision whose content does not match its digest is first replaced by the other store's \
+            intact copy (nothing else is copied); the check then runs on the repaired store. \
+            \(SurveyTool.exitCodesReference)
+            """)
     @OptionGroup var options: StoreOptions
+    @Option(
+        name: .customLong("repair-from"),
+        help: "Another store (a replica or a backup) to repair damaged content from.")
+    var repairFrom: String?
 
     func run() throws {
         try runReporting {
+            var repair: SurveyStore.RepairReport?
+            if let repairFrom {
+                repair = try options.open().repair(from: try SurveyStore.openForReading(at: repairFrom))
+                for entry in repair?.repaired ?? [] { Console.error("repaired: \(entry)") }
+            }
             // Read only: verify reports leftovers instead of removing them, and works on a
             // read-only store.
             let found = try SurveyStore.openForReading(at: options.path).verify()
@@ -331,15 +345,21 @@ struct VerifyCommand: ParsableCommand {
                 var clean: Bool
                 var problems: [Entry]
                 var notes: [Entry]
+                /// With `--repair-from`: the content files replaced by the other store's copy.
+                var repaired: [Entry]?
             }
             if options.json {
                 try Console.printJSON(
                     Report(
                         clean: problems.isEmpty, problems: problems.map { .init(path: $0.path, message: $0.message) },
-                        notes: notes.map { .init(path: $0.path, message: $0.message) }))
+                        notes: notes.map { .init(path: $0.path, message: $0.message) },
+                        repaired: repair.map { found in
+                            found.repaired.map { .init(path: $0.path, message: $0.message) }
+                        }))
             }
             for entry in found { Console.error(entry.description) }
             if !options.json {
+                if let repair { print("repaired \(repair.repaired.count) revision(s)") }
                 print(problems.isEmpty ? "clean" + (notes.isEmpty ? "" : " (\(notes.count) note(s))") : "\(problems.count) problem(s)")
             }
             if !problems.isEmpty { throw ExitStatus.failure }

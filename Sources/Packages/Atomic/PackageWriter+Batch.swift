@@ -1,0 +1,132 @@
+import Foundation
+
+extension PackageWriter {
+    /// One destination of a batch (see ``PackageWriter/writeBatch(_:creatingFolders:)``):
+    /// a package (a folder of files) or a single file.
+    public struct BatchItem: Sendable, Equatable {
+        /// Where it goes, relative to the store's root.
+        public var path: String
+        /// The package's files, or the file's bytes as one element.
+        public var files: [PackageFile]
+        /// Whether ``path`` is a package folder (or a single file).
+        public var isPackage: Bool
+
+        /// A package of `files` at `path`.
+        public static func package(_ files: [PackageFile], at path: String) -> BatchItem {
+            BatchItem(path: path, files: files, isPackage: true)
+        }
+
+        /// A single file of `contents` at `path`.
+        public static func file(_ contents: Data, at path: String) -> BatchItem {
+            BatchItem(path: path, files: [PackageFile(name: "", contents: contents)], isPackage: false)
+        }
+    }
+
+    /// Writes many packages and files with one flush to disk for all of them, each still
+    /// atomic: at any crash every destination is absent or complete, and when this returns
+    /// every destination it created is durable.
+    ///
+    /// The protocol, in order:
+    /// 1. The missing `folders` are created (`mkdirat`), each after its parent.
+    /// 2. Every item is written under the temporary folder, without fsyncs.
+    /// 3. The batch is made durable at once: `syncfs(2)` on the store's file system, which
+    ///    flushes every file and directory entry written so far. Where `syncfs` does not
+    ///    exist (`ENOSYS`), each file, each temporary package folder and the parent of
+    ///    each folder created is fsynced instead.
+    /// 4. Each item is renamed into place with `renameat2(RENAME_NOREPLACE)`.
+    /// 5. The parent folder of every destination created is fsynced, once each.
+    ///
+    /// A crash before step 4 leaves only temporaries (removed by ``removeLeftovers()``); a
+    /// rename can only publish an item whose bytes are already durable.
+    ///
+    /// - Parameters:
+    ///   - items: What to write; destinations must not exist yet (those that do are left
+    ///     as they are and reported `.alreadyExists`).
+    ///   - folders: Folders, relative to the root, to create first when missing (parents
+    ///     before children).
+    /// - Returns: Each item's outcome, in the order of `items`.
+    /// - Throws: ``FileSystemError``; the temporaries not published are removed.
+    public func writeBatch(_ items: [BatchItem], creatingFolders folders: [String] = []) throws -> [Outcome] {
+        guard !items.isEmpty else { return [] }
+        let writing = try writerLock()
+        defer { writing.unlock() }
+        var created: [String] = []
+        for folder in folders where try makeFolder(root + "/" + folder) {
+            created.append(root + "/" + folder)
+        }
+        var temporaries: [String?] = []
+        defer {
+            for case let temporary? in temporaries { try? removeTemporary(temporary) }
+        }
+        for item in items {
+            let temporary = temporaryFolder + "/" + Self.temporaryName()
+            if item.isPackage {
+                try system.mkdir(temporary)
+                temporaries.append(temporary)
+                for file in item.files {
+                    guard SafeName.isValidComponent(file.name) else {
+                        throw FileSystemError(
+                            .invalidName, operation: .open, path: temporary + "/" + file.name)
+                    }
+                    try system.writeWithoutSync(file.contents, to: temporary + "/" + file.name)
+                }
+            } else {
+                temporaries.append(temporary)
+                try system.writeWithoutSync(item.files.first?.contents ?? Data(), to: temporary)
+            }
+        }
+        if try !system.syncFileSystem(temporaryFolder) {
+            for (item, temporary) in zip(items, temporaries) {
+                guard let temporary else { continue }
+                if item.isPackage {
+                    for file in item.files {
+                        try system.fsyncPath(temporary + "/" + file.name, isDirectory: false)
+                    }
+                }
+                try system.fsyncPath(temporary, isDirectory: item.isPackage)
+            }
+            for parent in Set(created.map(Self.parent(of:)) + [temporaryFolder]).sorted() {
+                try system.fsyncDirectory(parent)
+            }
+        }
+        var outcomes: [Outcome] = []
+        var parents = Set<String>()
+        for (index, item) in items.enumerated() {
+            let destination = root + "/" + item.path
+            switch try system.moveWithoutReplacing(
+                temporaries[index]!, to: destination, isDirectory: item.isPackage)
+            {
+            case .success:
+                temporaries[index] = nil
+                parents.insert(Self.parent(of: destination))
+                outcomes.append(.created)
+            case .failure(let errno) where errno == .exists || errno == .notEmpty:
+                outcomes.append(.alreadyExists)
+            case .failure(let errno):
+                throw FileSystemError(.rename, path: destination, errno: errno)
+            }
+        }
+        for parent in parents.sorted() { try system.fsyncDirectory(parent) }
+        return outcomes
+    }
+
+    /// Creates the folder at `path` without fsyncing its parent; `false` when a folder is
+    /// there already.
+    private func makeFolder(_ path: String) throws -> Bool {
+        do {
+            try system.mkdir(path)
+            return true
+        } catch let error as FileSystemError where error.code == .alreadyExists {
+            switch try system.status(path)?.kind {
+            case .directory?: return false
+            case .symbolicLink?: throw FileSystemError(.symbolicLink, operation: .mkdir, path: path)
+            default: throw FileSystemError(.notRegularFile, operation: .mkdir, path: path)
+            }
+        }
+    }
+
+    private func removeTemporary(_ path: String) throws {
+        guard let kind = try system.status(path)?.kind else { return }
+        try removeEntry(path, kind)
+    }
+}

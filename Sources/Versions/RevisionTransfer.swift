@@ -1,0 +1,522 @@
+import Foundation
+import Packages
+
+/// Moves revisions between two stores: two-way sync of documents, tombstones arriving,
+/// completion of packages a copy left half there, and repair of damaged content from the
+/// other store's intact copy.
+///
+/// How sync decides what to copy, for each document:
+/// - When both folders hold the same names, every package complete and its content the
+///   same size on both sides, nothing can differ and the document is skipped unread.
+/// - Otherwise both document locks are taken and both folders read once. Each side gets
+///   the complete revisions it lacks (neither a package nor a tombstone of that id),
+///   parents before children, each checked against its digest first: a revision whose
+///   content does not match is never sent, and is reported. A revision both sides have
+///   whose content differs in size is read on both sides and the damaged copy replaced by
+///   the intact one.
+/// - Then each side gets the tombstones it lacks, once the revisions have arrived, so that
+///   a tombstone whose superseding revision is on its way stays pending meanwhile.
+///
+/// Revisions are written in batches (`PackageWriter.writeBatch(_:creatingFolders:)`):
+/// many packages flushed to disk at once, each still atomic; a sync returns once every
+/// revision and tombstone it copied is durable.
+public struct RevisionTransfer: Sendable {
+    /// This side of the transfer.
+    public let local: RevisionStore
+    /// The other side.
+    public let remote: RevisionStore
+
+    /// A transfer between `local` and `remote`.
+    public init(between local: RevisionStore, and remote: RevisionStore) {
+        self.local = local
+        self.remote = remote
+    }
+
+    /// What syncing one document did.
+    public struct DocumentOutcome: Sendable, Equatable {
+        /// Revisions and tombstones copied from ``RevisionTransfer/local`` to the remote store.
+        public var sent = 0
+        /// Revisions and tombstones copied from ``RevisionTransfer/remote`` to the local store.
+        public var received = 0
+        /// How many of ``sent`` were tombstones.
+        public var tombstonesSent = 0
+        /// How many of ``received`` were tombstones.
+        public var tombstonesReceived = 0
+        /// In conflict on the local side after the sync, and not on both sides before.
+        public var conflictAppeared = false
+        /// Not in conflict on the local side after the sync, and in conflict on one side before.
+        public var conflictResolved = false
+        /// Revisions not copied or not repaired because no side has their content intact.
+        public var damaged: [StoreIssue] = []
+        /// Revisions copied whose timestamp lies more than a day ahead of the receiver's clock.
+        public var aheadOfClock: [StoreIssue] = []
+        /// Content files replaced by the other side's intact copy.
+        public var repaired: [StoreIssue] = []
+
+        /// Nothing done.
+        public init() {}
+    }
+
+    /// How many documents are read before their revisions are written as one batch.
+    public static let documentsPerBatch = 512
+
+    /// Syncs `documents` both ways (see ``RevisionTransfer``).
+    ///
+    /// Documents are read `width` at a time, in batches of ``documentsPerBatch``; each
+    /// batch's revisions are written with one flush per store, then its tombstones.
+    ///
+    /// - Parameters:
+    ///   - documents: The documents to sync, in the order their locks are taken.
+    ///   - width: How many documents are read at once (1: one after another, on this thread).
+    ///   - progress: Called on this thread with the number of documents done.
+    /// - Returns: Each document's outcome, in the order of `documents`.
+    /// - Throws: ``FileSystemError`` or ``StoreError`` when a store cannot be read or written.
+    public func sync(_ documents: [UUID], width: Int, progress: (Int) -> Void = { _ in }) throws
+        -> [DocumentOutcome]
+    {
+        var outcomes: [DocumentOutcome] = []
+        outcomes.reserveCapacity(documents.count)
+        var start = 0
+        while start < documents.count {
+            let batch = Array(documents[start..<min(start + Self.documentsPerBatch, documents.count)])
+            var plans = try BoundedWork.map(count: batch.count, width: width) { [self] index in
+                try plan(batch[index])
+            }
+            try commit(&plans, direction: \.toRemote, into: remote)
+            try commit(&plans, direction: \.toLocal, into: local)
+            let finishing = plans.indices.filter { plans[$0].needsFinishing }
+            let finished = try BoundedWork.map(count: finishing.count, width: width) { [self, plans] index in
+                try finish(plans[finishing[index]])
+            }
+            for index in plans.indices where !plans[index].skipped {
+                plans[index].settle(after: plans[index].localBefore)
+            }
+            for (index, outcome) in zip(finishing, finished) { plans[index].outcome = outcome }
+            for plan in plans { outcomes.append(plan.outcome) }
+            start += batch.count
+            progress(start)
+        }
+        return outcomes
+    }
+
+    // MARK: Deciding
+
+    /// What one side receives of one document.
+    struct Delivery: Sendable {
+        /// Packages to write, parents before children.
+        var packages: [(revision: RevisionID, files: [PackageFile])] = []
+        /// Tombstones to write after the packages.
+        var tombstones: [RevisionMetadata] = []
+        /// Whether arriving tombstones name packages the receiver has.
+        var disowns = false
+    }
+
+    /// What a sync of one document will do, decided from one read of each side.
+    struct Plan: Sendable {
+        var document: UUID
+        var skipped = true
+        var toRemote = Delivery()
+        var toLocal = Delivery()
+        var localBefore = false
+        var remoteBefore = false
+        var localFailed = false
+        var remoteFailed = false
+        var outcome = DocumentOutcome()
+
+        /// Sets whether a conflict appeared or was resolved, given the local side's state after.
+        mutating func settle(after: Bool) {
+            outcome.conflictAppeared = after && !(localBefore && remoteBefore)
+            outcome.conflictResolved = !after && (localBefore || remoteBefore)
+        }
+
+        /// Whether the document needs its second step, under its locks again: tombstones
+        /// to write, clean-up, or its conflict state to read again.
+        var needsFinishing: Bool {
+            !skipped
+                && (!toRemote.tombstones.isEmpty || !toLocal.tombstones.isEmpty || outcome.received > 0
+                    || localFailed
+                    || remoteFailed)
+        }
+    }
+
+    /// Reads both sides of `document` under both locks and decides what goes where;
+    /// repairs damaged content on the way.
+    func plan(_ document: UUID) throws -> Plan {
+        var plan = Plan(document: document)
+        // Same complete packages, of the same sizes, and tombstones on both sides:
+        // nothing to copy or repair, and no conflict can change.
+        if local.holdsSameFiles(document, as: remote) { return plan }
+        plan.skipped = false
+        let locks = try lockBoth(document)
+        defer {
+            locks.0.unlock()
+            locks.1.unlock()
+        }
+        let mine: DocumentRead?, theirs: DocumentRead?
+        (mine, plan.localFailed) = Self.readBefore { try local.cleanedRead(document) }
+        (theirs, plan.remoteFailed) = Self.readBefore { try remote.cleanedRead(document) }
+        plan.localBefore = mine?.graph.isInConflict ?? false
+        plan.remoteBefore = theirs?.graph.isInConflict ?? false
+        plan.toRemote = try Self.delivery(document, from: local, mine, to: remote, theirs, &plan.outcome)
+        plan.toLocal = try Self.delivery(document, from: remote, theirs, to: local, mine, &plan.outcome)
+        if let mine, let theirs { try repairDiffering(document, mine, theirs, &plan.outcome) }
+        return plan
+    }
+
+    /// A side's read before copying: `nil` and not failed when the side has no folder for
+    /// the document, `nil` and failed when it could not be read for another reason.
+    static func readBefore(_ read: () throws -> DocumentRead) -> (read: DocumentRead?, failed: Bool) {
+        do {
+            return (try read(), false)
+        } catch StoreError.noSuchDocument {
+            return (nil, false)
+        } catch {
+            return (nil, true)
+        }
+    }
+
+    /// The complete revisions of `document` that `target` lacks (parents first, content
+    /// checked against its digest; a damaged one is reported in `outcome` instead), and
+    /// then the tombstones it lacks, in effect or pending.
+    static func delivery(
+        _ document: UUID, from source: RevisionStore, _ sourceRead: DocumentRead?, to target: RevisionStore,
+        _ targetRead: DocumentRead?, _ outcome: inout DocumentOutcome
+    ) throws -> Delivery {
+        var delivery = Delivery()
+        guard let sourceRead else { return delivery }
+        let targetRead = targetRead ?? DocumentRead()
+        let targetHas = { (revision: RevisionID) in
+            targetRead.live[revision] != nil || targetRead.tombstones[revision] != nil
+        }
+        for revision in sourceRead.graph.revisions.values.sorted(by: { $0.id < $1.id })
+        where !sourceRead.pruned.contains(revision.id) && !targetHas(revision.id) {
+            guard let files = try source.packageFiles(revision, of: document) else { continue }
+            if !revision.isDeleted, RevisionID.sha256Hex(files[1].contents) != revision.contentDigest {
+                outcome.damaged.append(
+                    StoreIssue(
+                        path: source.contentPath(revision.id, of: document),
+                        message:
+                            "the content does not match its digest, and the other store has no copy"
+                            + " (not copied)"
+                    ))
+                continue
+            }
+            delivery.packages.append((revision.id, files))
+            if target.isFarAhead(revision.timestamp) {
+                outcome.aheadOfClock.append(
+                    StoreIssue(
+                        path: target.root + "/" + StoreLayout.package(revision.id, of: document),
+                        message:
+                            "stamped \(revision.timestamp) by \(revision.device.name),"
+                            + " more than a day ahead of this device's clock"
+                    ))
+            }
+        }
+        let arriving = sourceRead.tombstones.keys.filter { targetRead.tombstones[$0] == nil }.sorted()
+        delivery.tombstones = arriving.map { sourceRead.tombstones[$0]! }
+        delivery.disowns = arriving.contains { targetRead.live[$0] != nil }
+        return delivery
+    }
+
+    /// Revisions both sides hold whose content files differ in size: one of them is
+    /// damaged (a torn copy). Each is read on both sides, and a copy that does not match
+    /// its digest is replaced by the other when that one does; when neither does, both
+    /// are reported.
+    func repairDiffering(
+        _ document: UUID, _ mine: DocumentRead, _ theirs: DocumentRead, _ outcome: inout DocumentOutcome
+    )
+        throws
+    {
+        for (id, revision) in mine.live.sorted(by: { $0.key < $1.key })
+        where !revision.isDeleted && theirs.live[id] != nil && !mine.pruned.contains(id)
+            && !theirs.pruned.contains(id)
+        {
+            let mineSize = try local.reader.status(atPath: local.contentPath(id, of: document))?.size
+            let theirSize = try remote.reader.status(atPath: remote.contentPath(id, of: document))?.size
+            guard let mineSize, let theirSize, mineSize != theirSize else { continue }
+            try repair(revision, of: document, in: local, from: remote, &outcome)
+            try repair(revision, of: document, in: remote, from: local, &outcome)
+        }
+    }
+
+    /// Replaces the content of `revision` in `damaged` by `intact`'s copy when the one in
+    /// `damaged` does not match its digest. Reports it repaired, or damaged when `intact`
+    /// has no intact copy either. Returns whether `damaged`'s copy was damaged.
+    @discardableResult
+    func repair(
+        _ revision: RevisionMetadata, of document: UUID, in damaged: RevisionStore,
+        from intact: RevisionStore,
+        _ outcome: inout DocumentOutcome
+    ) throws -> Bool {
+        let path = damaged.contentPath(revision.id, of: document)
+        // Only a copy read whole and found wrong is replaced (never one that cannot be read).
+        guard try damaged.contentMatches(revision, of: document) == false else { return false }
+        guard let good = try intact.intactContent(revision, of: document) else {
+            outcome.damaged.append(
+                StoreIssue(
+                    path: path, message: "the content does not match its digest, and no other copy is intact")
+            )
+            return true
+        }
+        try damaged.replaceContent(good, of: revision.id, in: document)
+        outcome.repaired.append(
+            StoreIssue(
+                path: path, message: "the content did not match its digest; replaced by \(intact.root)'s copy"
+            ))
+        return true
+    }
+
+    // MARK: Writing
+
+    /// Writes every plan's packages for one side in one batch, then completes those a
+    /// copy left half there.
+    func commit(_ plans: inout [Plan], direction: KeyPath<Plan, Delivery>, into target: RevisionStore) throws
+    {
+        var batch: [(document: UUID, revision: RevisionID, files: [PackageFile])] = []
+        var owners: [Int] = []
+        for (index, plan) in plans.enumerated() {
+            for package in plan[keyPath: direction].packages {
+                batch.append((plan.document, package.revision, package.files))
+                owners.append(index)
+            }
+        }
+        guard !batch.isEmpty else { return }
+        // A package already there (or half there from an interrupted copy) is completed.
+        try target.publish(batch: batch)
+        for owner in owners {
+            if direction == \Plan.toRemote {
+                plans[owner].outcome.sent += 1
+            } else {
+                plans[owner].outcome.received += 1
+            }
+        }
+    }
+
+    /// The second step of a document: under both locks again, the tombstones each side
+    /// lacks, the removal of what they disown, and the conflict state after.
+    func finish(_ plan: Plan) throws -> DocumentOutcome {
+        let document = plan.document
+        var plan = plan
+        let locks = try lockBoth(document)
+        defer {
+            locks.0.unlock()
+            locks.1.unlock()
+        }
+        plan.outcome.tombstonesSent = try Self.writeTombstones(plan.toRemote, of: document, into: remote)
+        plan.outcome.sent += plan.outcome.tombstonesSent
+        plan.outcome.tombstonesReceived = try Self.writeTombstones(plan.toLocal, of: document, into: local)
+        plan.outcome.received += plan.outcome.tombstonesReceived
+        // Tombstones copied may disown packages the receiving side still has: it noted
+        // that before they were copied, and removes them now (then the note).
+        if plan.outcome.tombstonesSent > 0 || plan.remoteFailed { try remote.finishPrune(document) }
+        if plan.outcome.tombstonesReceived > 0 { try local.finishPrune(document) }
+        var after = plan.localBefore
+        if plan.outcome.received > 0 || plan.localFailed {
+            after = try local.cleanedGraph(of: document).graph.isInConflict
+        }
+        plan.settle(after: after)
+        return plan.outcome
+    }
+
+    /// Writes a delivery's tombstones, each durably, after noting the prune when they
+    /// disown packages the target has (so that a crash before their removal is finished
+    /// on the next open). Returns how many it wrote.
+    static func writeTombstones(_ delivery: Delivery, of document: UUID, into target: RevisionStore) throws
+        -> Int
+    {
+        guard !delivery.tombstones.isEmpty else { return 0 }
+        try target.writer.createDirectory(StoreLayout.documentsFolder)
+        try target.writer.createDirectory(StoreLayout.folder(of: document))
+        if delivery.disowns { try target.notePrune(document) }
+        for metadata in delivery.tombstones {
+            _ = try target.writer.writeFile(
+                try metadata.plistData(), at: StoreLayout.tombstone(metadata.id, of: document))
+        }
+        return delivery.tombstones.count
+    }
+
+    /// Takes `document`'s lock in both stores, without ever waiting for one while holding
+    /// the other (two syncs in opposite directions cannot deadlock).
+    func lockBoth(_ document: UUID) throws -> (FileLock, FileLock) {
+        func attempt(_ first: RevisionStore, _ second: RevisionStore) throws -> (FileLock, FileLock)? {
+            let held = try first.documentLock(document)
+            do {
+                return (held, try second.documentLock(document, wait: false))
+            } catch let error as FileSystemError where error.code == .locked {
+                held.unlock()
+                return nil
+            }
+        }
+        var attempts = 0
+        while true {
+            if let locks = try attempt(local, remote) { return locks }
+            if let locks = try attempt(remote, local) { return (locks.1, locks.0) }
+            attempts += 1
+            usleep(UInt32.random(in: 1_000...(attempts < 10 ? 5_000 : 50_000)))
+        }
+    }
+}
+
+extension RevisionTransfer {
+    /// What a repair from another store found.
+    public struct RepairReport: Sendable, Equatable {
+        /// Content files replaced by the other store's intact copy.
+        public var repaired: [StoreIssue] = []
+        /// Damaged content that the other store has no intact copy of (left as it is).
+        public var unrepaired: [StoreIssue] = []
+
+        /// Nothing found.
+        public init() {}
+    }
+
+    /// Checks the content of every revision of the local store against its digest, and
+    /// replaces each that does not match by the remote store's copy of the same revision
+    /// when that one does. Nothing else is copied either way, and the remote store is
+    /// only read.
+    ///
+    /// - Throws: ``FileSystemError`` or ``StoreError`` when the local store cannot be
+    ///   written; documents that cannot be read are left out.
+    public func repairFromRemote() throws -> RepairReport {
+        var report = RepairReport()
+        for document in try local.documentIDs() {
+            guard let read = try? local.read(document) else { continue }
+            let damaged = read.live.values.filter { revision in
+                !revision.isDeleted && !read.pruned.contains(revision.id)
+                    && (try? local.contentMatches(revision, of: document)) == false
+            }
+            guard !damaged.isEmpty else { continue }
+            let lock = try local.documentLock(document)
+            defer { lock.unlock() }
+            for revision in damaged.sorted(by: { $0.id < $1.id }) {
+                var outcome = DocumentOutcome()
+                try repair(revision, of: document, in: local, from: remote, &outcome)
+                report.repaired += outcome.repaired
+                report.unrepaired += outcome.damaged
+            }
+        }
+        return report
+    }
+}
+
+extension RevisionStore {
+    /// The path of a revision's content file.
+    func contentPath(_ revision: RevisionID, of document: UUID) -> String {
+        root + "/" + StoreLayout.package(revision, of: document) + "/" + StoreLayout.contentFile
+    }
+
+    /// Whether this store's copy of `revision`'s content matches its digest; `nil` when
+    /// there is no copy to judge (absent, a link, not a regular file, too large).
+    ///
+    /// - Throws: ``FileSystemError`` when it cannot be read (an I/O error): never taken
+    ///   for damage or for absence.
+    func contentMatches(_ revision: RevisionMetadata, of document: UUID) throws -> Bool? {
+        try content(revision, of: document).map { RevisionID.sha256Hex($0) == revision.contentDigest }
+    }
+
+    /// This store's copy of `revision`'s content when it matches its digest.
+    func intactContent(_ revision: RevisionMetadata, of document: UUID) throws -> Data? {
+        guard let data = try content(revision, of: document),
+            RevisionID.sha256Hex(data) == revision.contentDigest
+        else {
+            return nil
+        }
+        return data
+    }
+
+    private func content(_ revision: RevisionMetadata, of document: UUID) throws -> Data? {
+        do {
+            return try reader.contents(
+                atPath: contentPath(revision.id, of: document), limit: FileReader.contentLimit)
+        } catch  where Self.isAboutContents(error) {
+            return nil
+        }
+    }
+
+    /// The files of a revision's package (metadata, then content unless it is a
+    /// deletion); `nil` when the package is not complete.
+    ///
+    /// When a file-sync engine has moved the package's metadata onto the revision's
+    /// tombstone (Syncthing does: the two hold the same bytes) and the content is still
+    /// there, the package is rebuilt with the tombstone's bytes, checked to be this
+    /// revision's metadata.
+    func packageFiles(_ revision: RevisionMetadata, of document: UUID) throws -> [PackageFile]? {
+        let package = root + "/" + StoreLayout.package(revision.id, of: document)
+        var files: [PackageFile] = []
+        for name in revision.isDeleted
+            ? [StoreLayout.metadataFile] : [StoreLayout.metadataFile, StoreLayout.contentFile]
+        {
+            let limit = name == StoreLayout.contentFile ? FileReader.contentLimit : FileReader.smallFileLimit
+            var contents = try reader.contents(atPath: package + "/" + name, limit: limit)
+            if contents == nil, name == StoreLayout.metadataFile {
+                let tombstone = root + "/" + StoreLayout.tombstone(revision.id, of: document)
+                if let bytes = try reader.contents(atPath: tombstone),
+                    let moved = try? RevisionMetadata(plist: bytes, file: tombstone),
+                    moved.id == revision.id, moved.documentID == document
+                {
+                    contents = bytes
+                }
+            }
+            guard let contents else { return nil }
+            files.append(PackageFile(name: name, contents: contents))
+        }
+        return files
+    }
+
+    /// Replaces the damaged content file of a revision by `content`, which matches its
+    /// digest: written and fsynced under the temporary folder, renamed over the damaged
+    /// file, the package folder fsynced. At any crash the file holds the damaged bytes or
+    /// the intact ones; the revision (its name, its metadata) never changes.
+    func replaceContent(_ content: Data, of revision: RevisionID, in document: UUID) throws {
+        try writer.replaceFile(
+            content, at: StoreLayout.package(revision, of: document) + "/" + StoreLayout.contentFile)
+    }
+
+    /// Takes this store's lock of `document`.
+    func documentLock(_ document: UUID, wait: Bool = true) throws -> FileLock {
+        try FileLock(
+            path: root + "/" + StoreLayout.lock(of: document), mode: .exclusive, wait: wait, root: root,
+            calls: calls)
+    }
+
+    /// Whether `other` holds exactly the same tombstones and complete packages of
+    /// `document`, with content files of the same sizes, judged without reading: both
+    /// folders list the same names, every package in them holds its metadata and its
+    /// content, and no package has a tombstone. Revisions never change, so such a
+    /// document has nothing to sync; in any other case (a deletion, a half-copied or
+    /// torn package, a stray file) this says `false` and the revisions are read.
+    func holdsSameFiles(_ document: UUID, as other: RevisionStore) -> Bool {
+        // The folders first, so that a document one side lacks costs one listing each.
+        guard let mine = (try? reader.names(atPath: root + "/" + folder(of: document))), !mine.isEmpty,
+            let theirs = (try? other.reader.names(atPath: other.root + "/" + other.folder(of: document))),
+            Set(mine) == Set(theirs),
+            let mySizes = contentSizes(document, names: mine),
+            let theirSizes = other.contentSizes(document, names: theirs)
+        else { return false }
+        return mySizes == theirSizes
+    }
+
+    /// The size of every package's content among `names` (the document folder's
+    /// entries), when every package holds exactly its metadata and its content, no
+    /// package has a tombstone, and nothing else is there; otherwise `nil`.
+    private func contentSizes(_ document: UUID, names: [String]) -> [String: Int]? {
+        let path = root + "/" + folder(of: document)
+        let set = Set(names)
+        let complete: Set<String> = [Self.metadataFile, Self.contentFile]
+        var sizes: [String: Int] = [:]
+        for name in names {
+            if name.hasSuffix(StoreLayout.packageSuffix) {
+                guard
+                    !set.contains(
+                        String(name.dropLast(StoreLayout.packageSuffix.count)) + StoreLayout.tombstoneSuffix),
+                    let files = try? reader.names(atPath: path + "/" + name), Set(files) == complete,
+                    let status = try? reader.status(atPath: path + "/" + name + "/" + Self.contentFile),
+                    status.kind == .regular
+                else { return nil }
+                sizes[name] = status.size
+            } else if !name.hasSuffix(StoreLayout.tombstoneSuffix) {
+                return nil
+            }
+        }
+        return sizes
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+
+/// A `Survey.plist` torn under its final name on one replica (as a copy that was never
+/// fsynced, then a power loss, leaves it) is repaired from another replica's intact copy
+/// by `survey sync` and by `survey verify --repair-from`; a revision no replica has intact
+/// is reported and left as it is.
+@Suite("Self-healing replicas")
+struct SelfHealingTests {
+    /// Two stores holding the same three documents; returns them and the documents.
+    static func replicas(in directory: URL) throws -> (a: String, b: String, ids: [String]) {
+        let a = directory.appendingPathComponent("a").path, b = directory.appendingPathComponent("b").path
+        #expect(try CommandRunner.run(["init", "--store", a]).status == 0)
+        #expect(try CommandRunner.run(["init", "--store", b]).status == 0)
+        var ids: [String] = []
+        for index in 0..<3 {
+            let created = try CommandRunner.run(["new", "--title", "Document \(index)", "--store", a])
+            ids.append(created.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
+        return (a, b, ids)
+    }
+
+    /// The content file of a document's only revision.
+    static func content(_ store: String, _ id: String) throws -> String {
+        let folder = store + "/Documents/" + id
+        let package = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix(".survey") })
+        return folder + "/" + package + "/Survey.plist"
+    }
+
+    /// Cuts the file short under its own name, keeping its first `bytes` bytes.
+    static func tear(_ path: String, keeping bytes: Int) throws {
+        #expect(truncate(path, off_t(bytes)) == 0)
+    }
+
+    @Test(
+        "survey sync repairs a torn Survey.plist from the other replica, in either direction, and reports it")
+    func syncRepairs() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (a, b, ids) = try Self.replicas(in: directory)
+        let tornOnA = try Self.content(a, ids[0]), tornOnB = try Self.content(b, ids[1])
+        let intactA = try Data(contentsOf: URL(fileURLWithPath: tornOnA))
+        let intactB = try Data(contentsOf: URL(fileURLWithPath: tornOnB))
+        try Self.tear(tornOnA, keeping: 40)
+        try Self.tear(tornOnB, keeping: 0)
+        #expect(try CommandRunner.run(["verify", "--store", a]).status == 1)
+        #expect(try CommandRunner.run(["show", ids[0], "--store", a]).status != 0)
+
+        let sync = try CommandRunner.run(["sync", b, "--json", "--store", a])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(sync.stdout.utf8)) as? [String: Any])
+        #expect(Set(report["repaired"] as? [String] ?? []) == [tornOnA, tornOnB], "\(report)")
+        #expect((report["damaged"] as? [String])?.isEmpty == true)
+        #expect(report["sent"] as? Int == 0 && report["received"] as? Int == 0)
+        #expect(sync.stderr.contains("repaired: \(tornOnA)"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: tornOnA)) == intactA)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: tornOnB)) == intactB)
+        for store in [a, b] {
+            #expect(try CommandRunner.run(["verify", "--store", store]).status == 0)
+            for id in ids { #expect(try CommandRunner.run(["show", id, "--store", store]).status == 0) }
+        }
+        // Text output names the repair too; a second sync has nothing to do.
+        let again = try CommandRunner.run(["sync", b, "--store", a])
+        #expect(again.status == 0 && !again.stdout.contains("repaired"), "\(again.stdout)")
+    }
+
+    @Test("survey verify --repair-from repairs from a copy and copies nothing else")
+    func verifyRepairs() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (a, b, ids) = try Self.replicas(in: directory)
+        // Something only b has, which a repair must not copy.
+        let onlyB = try CommandRunner.run(["new", "--title", "Only on b", "--store", b]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let torn = try Self.content(a, ids[2])
+        let intact = try Data(contentsOf: URL(fileURLWithPath: torn))
+        try Self.tear(torn, keeping: 17)
+
+        let verify = try CommandRunner.run(["verify", "--repair-from", b, "--json", "--store", a])
+        #expect(verify.status == 0, "\(verify.stderr)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any])
+        #expect(report["clean"] as? Bool == true)
+        let repaired = try #require(report["repaired"] as? [[String: Any]])
+        #expect(repaired.map { $0["path"] as? String } == [torn])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: torn)) == intact)
+        #expect(
+            try CommandRunner.run(["show", onlyB, "--store", a]).status == 66,
+            "nothing but the repair was copied")
+        #expect(!FileManager.default.fileExists(atPath: a + "/Documents/" + onlyB))
+        let text = try CommandRunner.run(["verify", "--repair-from", b, "--store", a])
+        #expect(text.status == 0 && text.stdout.contains("repaired 0 revision(s)"), "\(text.stdout)")
+    }
+
+    @Test("when both copies are torn, sync and verify --repair-from report the revision and change nothing")
+    func bothTorn() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (a, b, ids) = try Self.replicas(in: directory)
+        let onA = try Self.content(a, ids[0]), onB = try Self.content(b, ids[0])
+        try Self.tear(onA, keeping: 10)
+        try Self.tear(onB, keeping: 20)
+        let tornA = try Data(contentsOf: URL(fileURLWithPath: onA)),
+            tornB = try Data(contentsOf: URL(fileURLWithPath: onB))
+
+        let sync = try CommandRunner.run(["sync", b, "--json", "--store", a])
+        #expect(sync.status == 1, "the damage that is left makes the exit say so: \(sync.stderr)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(sync.stdout.utf8)) as? [String: Any])
+        #expect(Set(report["damaged"] as? [String] ?? []) == [onA, onB], "\(report)")
+        #expect((report["repaired"] as? [String])?.isEmpty == true)
+        #expect(sync.stderr.contains(onA) && sync.stderr.contains(onB))
+
+        let verify = try CommandRunner.run(["verify", "--repair-from", b, "--store", a])
+        #expect(verify.status == 1)
+        #expect(verify.stdout.contains("repaired 0 revision(s)"))
+        #expect(verify.stderr.contains(onA))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: onA)) == tornA)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: onB)) == tornB)
+        // The other documents are intact on both sides.
+        for id in ids.dropFirst() { #expect(try CommandRunner.run(["show", id, "--store", a]).status == 0) }
+    }
+}

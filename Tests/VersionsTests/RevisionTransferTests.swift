@@ -1,0 +1,262 @@
+import Foundation
+import Packages
+import Testing
+
+@testable import Versions
+
+/// Sync's decisions by example, on real folders: which revisions go which way, in which
+/// order, when tombstones go, what is skipped, what is never sent, and what is repaired.
+@Suite("Revision transfer: sync's decisions")
+struct RevisionTransferTests {
+    static let document = UUID(uuidString: "0B7E4C1A-2D3F-4A5B-8C6D-7E8F9A0B1C2D")!
+
+    /// A store in a new folder whose clock advances a second per reading.
+    static func store(_ name: String) throws -> RevisionStore {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "transfer-\(name)-\(UUID().uuidString)"
+        ).path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let wall = ManualClock(1_795_168_800_000)
+        let store = RevisionStore(root: root, device: Device(id: name, name: name)) {
+            wall.set(wall.milliseconds + 1_000)
+            return wall.milliseconds
+        }
+        try RevisionStore.writer(root: root, calls: .live).prepare()
+        return store
+    }
+
+    static func write(_ store: RevisionStore, _ text: String, after parents: [RevisionMetadata] = []) throws
+        -> RevisionMetadata
+    {
+        try store.write(document: document, parents: parents, content: Data(text.utf8), formatVersion: 2)
+    }
+
+    static func names(_ store: RevisionStore) -> Set<String> {
+        Set(
+            (try? FileManager.default.contentsOfDirectory(
+                atPath: store.root + "/" + StoreLayout.folder(of: document))) ?? [])
+    }
+
+    static func contentPath(_ store: RevisionStore, _ revision: RevisionMetadata) -> String {
+        store.root + "/" + StoreLayout.package(revision.id, of: document) + "/" + StoreLayout.contentFile
+    }
+
+    /// Cuts a content file short under its own name, as a copy torn by a power loss.
+    static func tear(_ path: String, keeping bytes: Int = 3) throws {
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: UInt64(bytes))
+        try handle.close()
+    }
+
+    static func cleanUp(_ stores: RevisionStore...) {
+        for store in stores { try? FileManager.default.removeItem(atPath: store.root) }
+    }
+
+    @Test("each side receives the revisions it lacks, and the concurrent edits show as a conflict")
+    func bothWays() throws {
+        let here = try Self.store("here"), there = try Self.store("there")
+        defer { Self.cleanUp(here, there) }
+        let base = try Self.write(here, "base")
+        let transfer = RevisionTransfer(between: here, and: there)
+        let first = try transfer.sync([Self.document], width: 1)
+        #expect(
+            first == [
+                {
+                    var o = RevisionTransfer.DocumentOutcome(); o.sent = 1; return o
+                }()
+            ])
+        let mine = try Self.write(here, "mine", after: [base])
+        let theirs = try Self.write(there, "theirs", after: [base])
+        let outcome = try #require(try transfer.sync([Self.document], width: 1).first)
+        #expect(outcome.sent == 1 && outcome.received == 1)
+        #expect(outcome.conflictAppeared && !outcome.conflictResolved)
+        for store in [here, there] {
+            #expect(Set(try store.read(Self.document).live.keys) == [base.id, mine.id, theirs.id])
+        }
+        // Nothing left to copy: the folders hold the same names, and the document is skipped.
+        #expect(try transfer.plan(Self.document).skipped)
+        #expect(try transfer.sync([Self.document], width: 1) == [RevisionTransfer.DocumentOutcome()])
+    }
+
+    @Test("parents are written before their children")
+    func parentsFirst() throws {
+        let here = try Self.store("here"), there = try Self.store("there")
+        defer { Self.cleanUp(here, there) }
+        var chain: [RevisionMetadata] = []
+        for index in 0..<4 { chain.append(try Self.write(here, "v\(index)", after: chain.suffix(1))) }
+        let plan = try RevisionTransfer(between: here, and: there).plan(Self.document)
+        #expect(plan.toRemote.packages.map(\.revision) == chain.map(\.id))
+        #expect(plan.toLocal.packages.isEmpty && plan.toRemote.tombstones.isEmpty)
+    }
+
+    @Test(
+        "tombstones go after the revisions, disown the receiver's stale copy, and are not sent twice"
+    )
+    func tombstonesLast() throws {
+        let here = try Self.store("here"), there = try Self.store("there")
+        defer { Self.cleanUp(here, there) }
+        let first = try Self.write(here, "first")
+        let transfer = RevisionTransfer(between: here, and: there)
+        _ = try transfer.sync([Self.document], width: 1)
+        let second = try Self.write(here, "second", after: [first])
+        #expect(try here.prune(Self.document) == [first.id])
+        let plan = try transfer.plan(Self.document)
+        #expect(plan.toRemote.packages.map(\.revision) == [second.id])
+        #expect(plan.toRemote.tombstones.map(\.id) == [first.id])
+        #expect(plan.toRemote.disowns, "the receiver still has the pruned revision's package")
+        let outcome = try #require(try transfer.sync([Self.document], width: 1).first)
+        #expect(outcome.sent == 2 && outcome.tombstonesSent == 1)
+        // The receiver removed its copy of the pruned revision, and kept the tombstone.
+        #expect(
+            Self.names(there) == [StoreLayout.tombstoneName(first.id), StoreLayout.packageName(second.id)])
+        #expect(try there.read(Self.document).pruned == [first.id])
+        #expect(try transfer.plan(Self.document).skipped)
+    }
+
+    @Test("a tombstone whose successor the receiver lacks arrives pending and removes nothing")
+    func pendingTombstone() throws {
+        let here = try Self.store("here"), there = try Self.store("there")
+        defer { Self.cleanUp(here, there) }
+        let first = try Self.write(here, "first")
+        _ = try RevisionTransfer(between: here, and: there).sync([Self.document], width: 1)
+        // Only the tombstone reaches a third store that has the first revision (as a file
+        // copy would): a plan for it sends the successor first, the tombstone after.
+        let second = try Self.write(here, "second", after: [first])
+        _ = try here.prune(Self.document)
+        let tombstone = try #require(try here.read(Self.document).tombstones[first.id])
+        try Data(try tombstone.plistData()).write(
+            to: URL(fileURLWithPath: there.root + "/" + StoreLayout.tombstone(first.id, of: Self.document)))
+        let read = try there.read(Self.document)
+        #expect(
+            read.pending == [first.id] && read.pruned.isEmpty, "no successor yet: the tombstone is pending")
+        #expect(read.live[first.id] != nil)
+        let plan = try RevisionTransfer(between: here, and: there).plan(Self.document)
+        #expect(plan.toRemote.packages.map(\.revision) == [second.id])
+        #expect(plan.toRemote.tombstones.isEmpty, "the receiver has that tombstone already")
+    }
+
+    @Test("a revision whose content does not match its digest is not sent, and is reported")
+    func damagedNotSent() throws {
+        let here = try Self.store("here"), there = try Self.store("there")
+        defer { Self.cleanUp(here, there) }
+        let good = try Self.write(here, "a good revision")
+        let bad = try Self.write(here, "a revision torn on this side", after: [good])
+        try Self.tear(Self.contentPath(here, bad))
+        let outcome = try #require(
+            try RevisionTransfer(between: here, and: there).sync([Self.document], width: 1).first)
+        #expect(outcome.sent == 1)
+        #expect(outcome.damaged.map(\.path) == [Self.contentPath(here, bad)])
+        #expect(outcome.repaired.isEmpty)
+        #expect(Self.names(there) == [StoreLayout.packageName(good.id)])
+    }
+
+    @Test("a torn copy on either side is replaced by the other side's intact copy", arguments: [false, true])
+    func repairsEitherSide(tornHere: Bool) throws {
+        let here = try Self.store("here"), there = try Self.store("there")
+        defer { Self.cleanUp(here, there) }
+        let revision = try Self.write(here, "content long enough to tear")
+        let transfer = RevisionTransfer(between: here, and: there)
+        _ = try transfer.sync([Self.document], width: 1)
+        let torn = tornHere ? here : there
+        try Self.tear(Self.contentPath(torn, revision))
+        #expect(
+            !here.holdsSameFiles(Self.document, as: there), "a content file of another size is not skipped")
+        let outcome = try #require(try transfer.sync([Self.document], width: 1).first)
+        #expect(outcome.repaired.map(\.path) == [Self.contentPath(torn, revision)])
+        #expect(outcome.damaged.isEmpty && outcome.sent == 0 && outcome.received == 0)
+        #expect(
+            try torn.content(of: Self.document, revision: revision)
+                == Data("content long enough to tear".utf8))
+        #expect(here.holdsSameFiles(Self.document, as: there))
+    }
+
+    @Test("when both copies are damaged, both are reported and neither is changed")
+    func bothDamaged() throws {
+        let here = try Self.store("here"), there = try Self.store("there")
+        defer { Self.cleanUp(here, there) }
+        let revision = try Self.write(here, "content long enough to tear")
+        let transfer = RevisionTransfer(between: here, and: there)
+        _ = try transfer.sync([Self.document], width: 1)
+        try Self.tear(Self.contentPath(here, revision), keeping: 3)
+        try Self.tear(Self.contentPath(there, revision), keeping: 5)
+        let outcome = try #require(try transfer.sync([Self.document], width: 1).first)
+        #expect(outcome.repaired.isEmpty)
+        #expect(
+            Set(outcome.damaged.map(\.path)) == [
+                Self.contentPath(here, revision), Self.contentPath(there, revision),
+            ])
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: Self.contentPath(here, revision))) == Data("con".utf8))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: Self.contentPath(there, revision)))
+                == Data("conte".utf8))
+    }
+
+    @Test(
+        "repair from a copy checks every digest (even a same-size change) and copies nothing else"
+    )
+    func repairFromRemote() throws {
+        let here = try Self.store("here"), there = try Self.store("there")
+        defer { Self.cleanUp(here, there) }
+        let revision = try Self.write(here, "abcdef")
+        _ = try RevisionTransfer(between: here, and: there).sync([Self.document], width: 1)
+        _ = try Self.write(there, "only there", after: [revision])
+        try Data("abcdeX".utf8).write(to: URL(fileURLWithPath: Self.contentPath(here, revision)))
+        let report = try RevisionTransfer(between: here, and: there).repairFromRemote()
+        #expect(report.repaired.map(\.path) == [Self.contentPath(here, revision)])
+        #expect(report.unrepaired.isEmpty)
+        #expect(try here.content(of: Self.document, revision: revision) == Data("abcdef".utf8))
+        #expect(Self.names(here) == [StoreLayout.packageName(revision.id)], "nothing else was copied")
+        // No intact copy anywhere: reported, left as it is.
+        try Data("abcdeY".utf8).write(to: URL(fileURLWithPath: Self.contentPath(here, revision)))
+        try Data("abcdeZ".utf8).write(to: URL(fileURLWithPath: Self.contentPath(there, revision)))
+        let none = try RevisionTransfer(between: here, and: there).repairFromRemote()
+        #expect(none.repaired.isEmpty && none.unrepaired.map(\.path) == [Self.contentPath(here, revision)])
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: Self.contentPath(here, revision)))
+                == Data("abcdeY".utf8))
+    }
+
+    @Test("documents are synced several at once with the same result as one by one")
+    func concurrentWidth() throws {
+        let here = try Self.store("here"), there = try Self.store("there")
+        defer { Self.cleanUp(here, there) }
+        var ids: [UUID] = []
+        for index in 0..<40 {
+            let id = UUID()
+            ids.append(id)
+            _ = try (index.isMultiple(of: 2) ? here : there).write(
+                document: id, parents: [], content: Data("document \(index)".utf8), formatVersion: 2)
+        }
+        ids.sort { $0.uuidString < $1.uuidString }
+        var seen: [Int] = []
+        let outcomes = try RevisionTransfer(between: here, and: there).sync(ids, width: 8) { seen.append($0) }
+        #expect(outcomes.map(\.sent).reduce(0, +) == 20 && outcomes.map(\.received).reduce(0, +) == 20)
+        #expect(seen.last == 40)
+        #expect(try here.documentIDs().count == 40 && there.documentIDs().count == 40)
+    }
+
+    @Test(
+        "a revision whose metadata was moved onto its tombstone is sent rebuilt, the tombstone after"
+    )
+    func metadataMovedOntoTombstone() throws {
+        let here = try Self.store("here"), there = try Self.store("there")
+        defer { Self.cleanUp(here, there) }
+        let first = try Self.write(here, "first")
+        let second = try Self.write(here, "second", after: [first])
+        let package = here.root + "/" + StoreLayout.package(second.id, of: Self.document)
+        // What Syncthing does when a prune of `second` arrives before its successor: the
+        // metadata is moved onto the tombstone, the content stays.
+        try FileManager.default.moveItem(
+            atPath: package + "/" + StoreLayout.metadataFile,
+            toPath: here.root + "/" + StoreLayout.tombstone(second.id, of: Self.document))
+        #expect(try here.read(Self.document).live[second.id] != nil, "still readable here")
+        let outcome = try #require(
+            try RevisionTransfer(between: here, and: there).sync([Self.document], width: 1).first)
+        #expect(outcome.sent == 3 && outcome.tombstonesSent == 1, "\(outcome)")
+        let read = try there.read(Self.document)
+        #expect(Set(read.live.keys) == [first.id, second.id])
+        #expect(read.pending == [second.id])
+        #expect(try there.content(of: Self.document, revision: second) == Data("second".utf8))
+    }
+}
