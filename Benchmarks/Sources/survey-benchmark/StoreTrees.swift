@@ -56,7 +56,7 @@ enum StoreTrees {
             let folder = documents + "/" + id.uuidString.lowercased()
             try makeDirectory(folder)
             for content in contents {
-                let metadata = RevisionMetadata.make(
+                let metadata = try RevisionMetadata.make(
                     documentID: id, parents: parents, content: content, formatVersion: SurveyStore.formatVersion, device: device,
                     clock: &clock)
                 let package = folder + "/\(metadata.id).survey"
@@ -85,7 +85,7 @@ enum StoreTrees {
             let device = Device(id: "device-\(written % 4)", name: "Device \(written % 4)")
             // Content differs per revision only through its parents and timestamp, as it
             // may: ids stay unique since the metadata differs.
-            let metadata = RevisionMetadata.make(
+            let metadata = try RevisionMetadata.make(
                 documentID: id, parents: main.map { [$0] } ?? [], content: content, formatVersion: SurveyStore.formatVersion,
                 device: device, clock: &clock)
             let package = folder + "/\(metadata.id).survey"
