@@ -24,6 +24,10 @@ public enum StoreLayout {
     public static let pruningFolder = localFolder + "/pruning"
     /// This replica's device identity.
     public static let deviceFile = localFolder + "/Device.plist"
+    /// The summary cache: each document's row of `survey list` with the state of its
+    /// folder it was read from (see `docs/FORMAT.md`); never synced, rebuilt when absent,
+    /// damaged or stale.
+    public static let summaryCacheFile = localFolder + "/summaries.cache"
 
     /// A revision's metadata, in its package.
     public static let metadataFile = "DocumentMetadata.plist"
