@@ -5,7 +5,7 @@ import Packages
 import Versions
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The summary cache (`Local.nosync/summaries.cache`, see `docs/FORMAT.md`): for each
@@ -71,11 +71,14 @@ final class SummaryCache {
         let descriptor = cshim_openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         guard descriptor >= 0 else { return nil }
         var stamp = cshim_stamp()
-        guard cshim_stamp_fd(descriptor, &stamp) == 0, stamp.device == rootStatus.device, stamp.inode == rootStatus.inode else {
+        guard cshim_stamp_fd(descriptor, &stamp) == 0, stamp.device == rootStatus.device,
+            stamp.inode == rootStatus.inode
+        else {
             _ = Glibc.close(descriptor)
             return nil
         }
-        let documents = cshim_openat_beneath(descriptor, StoreLayout.documentsFolder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        let documents = cshim_openat_beneath(
+            descriptor, StoreLayout.documentsFolder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         guard documents >= 0, let clocks = Clocks.now() else {
             if documents >= 0 { _ = Glibc.close(documents) }
             _ = Glibc.close(descriptor)
@@ -103,18 +106,23 @@ final class SummaryCache {
     /// never stepped since. Anything else (no file, a damaged or foreign one) is ignored.
     private func load() {
         changed = true
-        guard let data = try? reader.contents(atPath: root + "/" + StoreLayout.summaryCacheFile, limit: FileReader.contentLimit),
+        guard
+            let data = try? reader.contents(
+                atPath: root + "/" + StoreLayout.summaryCacheFile, limit: FileReader.contentLimit),
             data.count >= Self.magic.count + 32
         else { return }
         let body = data.prefix(data.count - 32)
         guard Data(SHA256.hash(data: body)) == data.suffix(32) else { return }
         var input = ByteReader(data: data, end: data.count - 32)
         do {
-            guard try input.bytes(Self.magic.count).elementsEqual(Self.magic), try input.uint32() == Self.version else { return }
+            guard try input.bytes(Self.magic.count).elementsEqual(Self.magic),
+                try input.uint32() == Self.version
+            else { return }
             let boot = try input.bytes(36)
             let coarse = try input.int64(), offset = try input.int64()
             let device = try input.uint64(), inode = try input.uint64()
-            guard boot.elementsEqual(clocks.boot), clocks.coarse >= coarse, abs(clocks.offset - offset) <= Self.offsetTolerance,
+            guard boot.elementsEqual(clocks.boot), clocks.coarse >= coarse,
+                abs(clocks.offset - offset) <= Self.offsetTolerance,
                 device == rootStamp.device, inode == rootStamp.inode
             else { return }
             let count = Int(try input.uint32())
@@ -143,7 +151,7 @@ final class SummaryCache {
     // MARK: Using a row
 
     /// The summary recorded for `id` when its folder is provably unchanged since; `nil`
-    /// otherwise (the caller reads the document, and may ``record(_:)`` it).
+    /// otherwise (the caller reads the document, and may record it).
     func summary(of id: UUID) -> SurveyStore.Summary? {
         while cursor < loaded.count, Self.precedes(loaded[cursor].id, id) {
             cursor += 1
@@ -152,7 +160,11 @@ final class SummaryCache {
         guard cursor < loaded.count, loaded[cursor].id == id else { return nil }
         let body = loaded[cursor].body
         cursor += 1
-        guard let summary = loadedBytes.withUnsafeBytes({ check(id, UnsafeRawBufferPointer(rebasing: $0[body])) }) else {
+        guard
+            let summary = loadedBytes.withUnsafeBytes({
+                check(id, UnsafeRawBufferPointer(rebasing: $0[body]))
+            })
+        else {
             changed = true
             return nil
         }
@@ -167,7 +179,8 @@ final class SummaryCache {
         guard let folderStamp = input.stamp(), let listingLength = input.uint32().map(Int.init),
             let recordedListing = input.bytes(listingLength)
         else { return nil }
-        let folder = cshim_openat_beneath(documentsDescriptor, StoreLayout.folderName(of: id), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        let folder = cshim_openat_beneath(
+            documentsDescriptor, StoreLayout.folderName(of: id), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         guard folder >= 0 else { return nil }
         defer { _ = Glibc.close(folder) }
         var stamp = cshim_stamp()
@@ -176,13 +189,18 @@ final class SummaryCache {
             $0.withMemoryRebound(to: CChar.self) { cshim_listing(folder, $0.baseAddress, UInt($0.count)) }
         }
         guard length == listingLength,
-            length == 0 || listing.withUnsafeBytes({ memcmp($0.baseAddress!, recordedListing.baseAddress!, length) == 0 })
+            length == 0
+                || listing.withUnsafeBytes({
+                    memcmp($0.baseAddress!, recordedListing.baseAddress!, length) == 0
+                })
         else { return nil }
         guard let count = input.uint32() else { return nil }
         for _ in 0..<count {
-            guard let nameOffset = input.uint32().map(Int.init), let which = input.uint8(), let recorded = input.stamp(),
+            guard let nameOffset = input.uint32().map(Int.init), let which = input.uint8(),
+                let recorded = input.stamp(),
                 nameOffset < length, makePath(nameOffset: nameOffset, which: which),
-                path.withUnsafeBufferPointer({ cshim_stamp_at(folder, $0.baseAddress, &stamp) }) == 0, Self.same(stamp, recorded)
+                path.withUnsafeBufferPointer({ cshim_stamp_at(folder, $0.baseAddress, &stamp) }) == 0,
+                Self.same(stamp, recorded)
             else { return nil }
         }
         return input.summary(id: id)
@@ -222,7 +240,8 @@ final class SummaryCache {
     }
 
     static func same(_ a: cshim_stamp, _ b: cshim_stamp) -> Bool {
-        a.device == b.device && a.inode == b.inode && a.mode == b.mode && a.links == b.links && a.size == b.size
+        a.device == b.device && a.inode == b.inode && a.mode == b.mode && a.links == b.links
+            && a.size == b.size
             && a.modified == b.modified && a.changed == b.changed
     }
 
@@ -241,7 +260,8 @@ final class SummaryCache {
     /// Looks at `id`'s folder before it is read: its status, listing, and the status of
     /// every file in it that a read depends on. `nil` when it cannot be recorded.
     func capture(_ id: UUID) -> Capture? {
-        let folder = cshim_openat_beneath(documentsDescriptor, StoreLayout.folderName(of: id), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        let folder = cshim_openat_beneath(
+            documentsDescriptor, StoreLayout.folderName(of: id), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         guard folder >= 0 else { return nil }
         defer { _ = Glibc.close(folder) }
         var stamp = cshim_stamp()
@@ -260,7 +280,8 @@ final class SummaryCache {
             guard let name = String(validating: listing[start..<end], as: UTF8.self) else { return nil }
             capture.entries.append((name, start, kind))
             let files: [UInt8] =
-                name.hasSuffix(StoreLayout.packageSuffix) ? [1, 2] : name.hasSuffix(StoreLayout.tombstoneSuffix) ? [0] : []
+                name.hasSuffix(StoreLayout.packageSuffix)
+                ? [1, 2] : name.hasSuffix(StoreLayout.tombstoneSuffix) ? [0] : []
             for which in files {
                 guard makePath(nameOffset: start, which: which) else { return nil }
                 if path.withUnsafeBufferPointer({ cshim_stamp_at(folder, $0.baseAddress, &stamp) }) == 0 {
@@ -274,17 +295,22 @@ final class SummaryCache {
 
     /// Records `summary`, made by `read` after `capture`, when the read was clean and
     /// the captured state is provably the one it read.
-    func record(_ id: UUID, capture: Capture?, read: DocumentRead, summary: SurveyStore.Summary, titleRead: Bool) {
+    func record(
+        _ id: UUID, capture: Capture?, read: DocumentRead, summary: SurveyStore.Summary, titleRead: Bool
+    ) {
         changed = true
-        guard let capture, read.skipped.isEmpty, read.incomplete.isEmpty, read.resurrected.isEmpty, read.pending.isEmpty,
+        guard let capture, read.skipped.isEmpty, read.incomplete.isEmpty, read.resurrected.isEmpty,
+            read.pending.isEmpty,
             titleRead || summary.isDeleted, recordable(capture.folder)
         else { return }
         var refs: [(offset: Int, which: UInt8, stamp: cshim_stamp)] = []
         var packages = 0, tombstones = 0
         for entry in capture.entries {
             if entry.name.hasSuffix(StoreLayout.packageSuffix) {
-                guard entry.kind == UInt8(ascii: "d"), let revision = StoreLayout.revision(packageName: entry.name),
-                    let metadata = read.live[revision], let stamp = capture.stamps[entry.offset]?[1], recordable(stamp)
+                guard entry.kind == UInt8(ascii: "d"),
+                    let revision = StoreLayout.revision(packageName: entry.name),
+                    let metadata = read.live[revision], let stamp = capture.stamps[entry.offset]?[1],
+                    recordable(stamp)
                 else { return }
                 refs.append((entry.offset, 1, stamp))
                 if !metadata.isDeleted {
@@ -293,8 +319,10 @@ final class SummaryCache {
                 }
                 packages += 1
             } else if entry.name.hasSuffix(StoreLayout.tombstoneSuffix) {
-                guard entry.kind == UInt8(ascii: "r"), let revision = RevisionID(String(entry.name.dropLast(StoreLayout.tombstoneSuffix.count))),
-                    read.tombstones[revision] != nil, let stamp = capture.stamps[entry.offset]?[0], recordable(stamp)
+                guard entry.kind == UInt8(ascii: "r"),
+                    let revision = RevisionID(String(entry.name.dropLast(StoreLayout.tombstoneSuffix.count))),
+                    read.tombstones[revision] != nil, let stamp = capture.stamps[entry.offset]?[0],
+                    recordable(stamp)
                 else { return }
                 refs.append((entry.offset, 0, stamp))
                 tombstones += 1
@@ -330,7 +358,8 @@ final class SummaryCache {
     /// Failures are ignored: the cache only ever saves work.
     func finish() {
         if cursor < loaded.count { changed = true }
-        guard changed, let now = Clocks.now(), now.boot == clocks.boot, abs(now.offset - clocks.offset) <= Self.offsetTolerance
+        guard changed, let now = Clocks.now(), now.boot == clocks.boot,
+            abs(now.offset - clocks.offset) <= Self.offsetTolerance
         else { return }
         var data = Data(Self.magic)
         Self.append(Self.version, to: &data)
@@ -344,7 +373,9 @@ final class SummaryCache {
             data.append(contentsOf: Self.uuidBytes(row.id))
             if let kept = row.kept {
                 Self.append(UInt32(kept.count), to: &data)
-                data.append(loadedBytes[loadedBytes.startIndex + kept.lowerBound..<loadedBytes.startIndex + kept.upperBound])
+                data.append(
+                    loadedBytes[
+                        loadedBytes.startIndex + kept.lowerBound..<loadedBytes.startIndex + kept.upperBound])
             } else if let recorded = row.recorded {
                 Self.append(UInt32(recorded.count), to: &data)
                 data.append(recorded)
@@ -497,10 +528,14 @@ private struct RawReader {
     mutating func int64() -> Int64? { integer(Int64.self) }
 
     mutating func stamp() -> cshim_stamp? {
-        guard let device = integer(UInt64.self), let inode = integer(UInt64.self), let mode = integer(UInt32.self),
-            let links = integer(UInt32.self), let size = int64(), let modified = int64(), let changed = int64()
+        guard let device = integer(UInt64.self), let inode = integer(UInt64.self),
+            let mode = integer(UInt32.self),
+            let links = integer(UInt32.self), let size = int64(), let modified = int64(),
+            let changed = int64()
         else { return nil }
-        return cshim_stamp(device: device, inode: inode, mode: mode, links: links, size: size, modified: modified, changed: changed)
+        return cshim_stamp(
+            device: device, inode: inode, mode: mode, links: links, size: size, modified: modified,
+            changed: changed)
     }
 
     mutating func string() -> String? {
@@ -516,14 +551,16 @@ private struct RawReader {
     }
 
     mutating func revision() -> RevisionID? {
-        guard let generation = int64(), let digest = string(), generation >= 1, generation <= Int64(RevisionID.maximumGeneration),
+        guard let generation = int64(), let digest = string(), generation >= 1,
+            generation <= Int64(RevisionID.maximumGeneration),
             digest.utf8.count == 64
         else { return nil }
         return RevisionID(generation: Int(generation), digest: digest)
     }
 
     mutating func metadata(document: UUID) -> RevisionMetadata? {
-        guard let documentID = uuid(), documentID == document, let id = revision(), let parentCount = uint32(),
+        guard let documentID = uuid(), documentID == document, let id = revision(),
+            let parentCount = uint32(),
             Int(parentCount) <= buffer.count - offset
         else { return nil }
         var parents: [RevisionID] = []
@@ -531,7 +568,8 @@ private struct RawReader {
             guard let parent = revision() else { return nil }
             parents.append(parent)
         }
-        guard let milliseconds = int64(), let counter = int64(), let deviceID = string(), let deviceName = string(),
+        guard let milliseconds = int64(), let counter = int64(), let deviceID = string(),
+            let deviceName = string(),
             let formatVersion = int64(), let deleted = uint8(), let hasDigest = uint8()
         else { return nil }
         var contentDigest: String?
@@ -542,12 +580,14 @@ private struct RawReader {
         return RevisionMetadata(
             documentID: documentID, id: id, parents: parents,
             timestamp: HybridTimestamp(milliseconds: milliseconds, counter: Int(counter)),
-            device: Device(id: deviceID, name: deviceName), formatVersion: Int(formatVersion), isDeleted: deleted == 1,
+            device: Device(id: deviceID, name: deviceName), formatVersion: Int(formatVersion),
+            isDeleted: deleted == 1,
             contentDigest: contentDigest)
     }
 
     mutating func summary(id: UUID) -> SurveyStore.Summary? {
-        guard let winner = metadata(document: id), let count = uint32(), Int(count) <= buffer.count - offset else { return nil }
+        guard let winner = metadata(document: id), let count = uint32(), Int(count) <= buffer.count - offset
+        else { return nil }
         var conflicts: [RevisionMetadata] = []
         for _ in 0..<count {
             guard let revision = metadata(document: id) else { return nil }
@@ -561,6 +601,7 @@ private struct RawReader {
         }
         guard offset == buffer.count else { return nil }
         return SurveyStore.Summary(
-            id: id, title: title, revision: winner, conflicts: conflicts.map(\.id), conflictRevisions: conflicts)
+            id: id, title: title, revision: winner, conflicts: conflicts.map(\.id),
+            conflictRevisions: conflicts)
     }
 }

@@ -19,7 +19,8 @@ extension SurveyStore {
     ///   neither reads nor writes the cache (for tests comparing the two).
     func summariesReport(usingCache: Bool = true) throws -> SummariesReport {
         var issues = try revisions.documentFolderIssues()
-        let cache = usingCache ? SummaryCache(root: root, reader: revisions.reader, writer: revisions.writer) : nil
+        let cache =
+            usingCache ? SummaryCache(root: root, reader: revisions.reader, writer: revisions.writer) : nil
         var fromCache = 0
         let documents = try revisions.documentIDs().compactMap { id -> Summary? in
             if let summary = cache?.summary(of: id) {
@@ -34,8 +35,9 @@ extension SurveyStore {
                 read = try revisions.read(id)
             } catch let error as StoreError where error == .noSuchDocument(id) {
                 return nil  // removed while the store was being listed
-            } catch where RevisionStore.isAboutContents(error) {
-                issues.append(StoreIssue(path: root + "/" + revisions.folder(of: id), message: "\(error) (skipped)"))
+            } catch  where RevisionStore.isAboutContents(error) {
+                issues.append(
+                    StoreIssue(path: root + "/" + revisions.folder(of: id), message: "\(error) (skipped)"))
                 return nil
             }
             issues += read.skipped
@@ -43,7 +45,8 @@ extension SurveyStore {
             let survey = winner.isDeleted ? nil : try? survey(id, winner)
             let conflicts = read.graph.conflicts
             let summary = Summary(
-                id: id, title: survey?.title, revision: winner, conflicts: conflicts.map(\.id), conflictRevisions: conflicts)
+                id: id, title: survey?.title, revision: winner, conflicts: conflicts.map(\.id),
+                conflictRevisions: conflicts)
             cache?.record(id, capture: capture, read: read, summary: summary, titleRead: survey != nil)
             return summary
         }

@@ -37,19 +37,21 @@ public final class SurveyStore {
     /// locked, and every call that would write throws ``StoreError/readOnly(_:)``.
     public let isReadOnly: Bool
     /// Whether listing documents may rewrite the summary cache (see
-    /// ``documentsReport()``): always for a store opened for writing; for one opened for
-    /// reading only when asked (``openForReading(at:calls:refreshingSummaryCache:)``).
+    /// ``documentsReport()``): only for a store opened with
+    /// ``openForReading(at:calls:refreshingSummaryCache:)`` asking for it. Every other
+    /// store uses a valid cache and never writes it, so that a command that changes the
+    /// store writes nothing but what it set out to write.
     public let writesSummaryCache: Bool
     let revisions: RevisionStore
 
     init(
-        root: String, device: Device, calls: SystemCalls, wallClock: (@Sendable () -> Int64)? = nil, readOnly: Bool = false,
-        writesSummaryCache: Bool? = nil
+        root: String, device: Device, calls: SystemCalls, wallClock: (@Sendable () -> Int64)? = nil,
+        readOnly: Bool = false, writesSummaryCache: Bool = false
     ) {
         self.root = root
         self.device = device
         isReadOnly = readOnly
-        self.writesSummaryCache = writesSummaryCache ?? !readOnly
+        self.writesSummaryCache = writesSummaryCache
         revisions =
             if let wallClock {
                 RevisionStore(root: root, device: device, calls: calls, wallClock: wallClock)
@@ -157,11 +159,14 @@ public final class SurveyStore {
     /// - Parameter refreshingSummaryCache: Whether ``documentsReport()`` may rewrite the
     ///   summary cache.
     /// - Throws: As ``openForReading(at:calls:)``.
-    public static func openForReading(at path: String, calls: SystemCalls = .live, refreshingSummaryCache: Bool) throws -> SurveyStore {
+    public static func openForReading(
+        at path: String, calls: SystemCalls = .live, refreshingSummaryCache: Bool
+    ) throws -> SurveyStore {
         try checkLayout(at: path, calls: calls, forWriting: false)
         let reader = FileReader(root: path, calls: calls)
         let device = (try? DeviceIdentity.peek(store: path, reader: reader)) ?? Device(id: "unknown", name: "unknown")
-        return SurveyStore(root: path, device: device, calls: calls, readOnly: true, writesSummaryCache: refreshingSummaryCache)
+        return SurveyStore(
+            root: path, device: device, calls: calls, readOnly: true, writesSummaryCache: refreshingSummaryCache)
     }
 
     /// The store's layout file and the key that holds its version.

@@ -60,7 +60,9 @@ public final class RevisionStore {
         return entries.compactMap { entry -> UUID? in
             guard entry.kind == .directory || entry.kind == .unknown else { return nil }
             return Self.documentID(folderName: entry.name)
-        }.sorted { a, b in withUnsafeBytes(of: a.uuid) { x in withUnsafeBytes(of: b.uuid) { y in x.lexicographicallyPrecedes(y) } } }
+        }.sorted { a, b in
+            withUnsafeBytes(of: a.uuid) { x in withUnsafeBytes(of: b.uuid) { y in x.lexicographicallyPrecedes(y) } }
+        }
     }
 
     /// The document a folder of `Documents/` belongs to: its name must be a UUID in
