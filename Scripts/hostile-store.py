@@ -468,6 +468,36 @@ def _(s):
     write_bytes(os.path.join(s, a("notes.txt")), b"hello")
 
 
+# The summary cache (local state, never trusted: ignored and rebuilt, never followed).
+@case("summary-cache-garbage")
+def _(s):
+    write_bytes(os.path.join(s, "Local.nosync/summaries.cache"), b"SurveyStore summary cache\n" + bytes(range(256)) * 64)
+
+
+@case("summary-cache-is-link")
+def _(s):
+    path = os.path.join(s, "Local.nosync/summaries.cache")
+    if os.path.lexists(path):
+        os.remove(path)
+    os.symlink(canary("summaries.cache"), path)
+
+
+@case("summary-cache-is-fifo")
+def _(s):
+    path = os.path.join(s, "Local.nosync/summaries.cache")
+    if os.path.lexists(path):
+        os.remove(path)
+    os.mkfifo(path)
+
+
+@case("summary-cache-is-folder")
+def _(s):
+    path = os.path.join(s, "Local.nosync/summaries.cache")
+    if os.path.lexists(path):
+        os.remove(path)
+    os.mkdir(path)
+
+
 # The layout file.
 @case("store-plist-newer-layout", junk=[], refuse=False)
 def _(s):

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/syscall.h>
@@ -188,4 +189,96 @@ int cshim_is_read_only(int fd) {
     struct statvfs info;
     if (fstatvfs(fd, &info) != 0) return -1;
     return (info.f_flag & ST_RDONLY) ? 1 : 0;
+}
+
+static void fill_stamp(const struct stat *st, struct cshim_stamp *stamp) {
+    stamp->device = (unsigned long long)st->st_dev;
+    stamp->inode = (unsigned long long)st->st_ino;
+    stamp->mode = (unsigned int)st->st_mode;
+    stamp->links = (unsigned int)st->st_nlink;
+    stamp->size = (long long)st->st_size;
+#if defined(__APPLE__)
+    stamp->modified = (long long)st->st_mtimespec.tv_sec * 1000000000LL + st->st_mtimespec.tv_nsec;
+    stamp->changed = (long long)st->st_ctimespec.tv_sec * 1000000000LL + st->st_ctimespec.tv_nsec;
+#else
+    stamp->modified = (long long)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
+    stamp->changed = (long long)st->st_ctim.tv_sec * 1000000000LL + st->st_ctim.tv_nsec;
+#endif
+}
+
+int cshim_stamp_at(int dirfd, const char *path, struct cshim_stamp *stamp) {
+    struct stat st;
+    if (fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) != 0) return -1;
+    fill_stamp(&st, stamp);
+    return 0;
+}
+
+int cshim_stamp_fd(int fd, struct cshim_stamp *stamp) {
+    struct stat st;
+    if (fstat(fd, &st) != 0) return -1;
+    fill_stamp(&st, stamp);
+    return 0;
+}
+
+long cshim_listing(int fd, char *buffer, unsigned long capacity) {
+#if defined(__linux__) && defined(SYS_getdents64)
+    char records[32768] __attribute__((aligned(8)));
+    unsigned long used = 0;
+    for (;;) {
+        long count = syscall(SYS_getdents64, fd, records, sizeof records);
+        if (count < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (count == 0) return (long)used;
+        long offset = 0;
+        while (offset < count) {
+            unsigned short length;
+            unsigned char type;
+            memcpy(&length, records + offset + 16, sizeof length);
+            type = (unsigned char)records[offset + 18];
+            const char *name = records + offset + 19;
+            offset += length;
+            if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
+            size_t size = strlen(name);
+            if (used + size + 2 > capacity) {
+                errno = ERANGE;
+                return -1;
+            }
+            char kind = 'u';
+            switch (type) {
+            case DT_REG: kind = 'r'; break;
+            case DT_DIR: kind = 'd'; break;
+            case DT_LNK: kind = 'l'; break;
+            case DT_FIFO: case DT_SOCK: case DT_CHR: case DT_BLK: kind = 's'; break;
+            default: break;
+            }
+            buffer[used++] = kind;
+            memcpy(buffer + used, name, size + 1);
+            used += size + 1;
+        }
+    }
+#else
+    (void)fd; (void)buffer; (void)capacity;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+void cshim_clocks(long long *coarse, long long *realtime, long long *boottime) {
+    struct timespec ts;
+#if defined(CLOCK_REALTIME_COARSE)
+    clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+#else
+    clock_gettime(CLOCK_REALTIME, &ts);
+#endif
+    *coarse = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    *realtime = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+#if defined(CLOCK_BOOTTIME)
+    clock_gettime(CLOCK_BOOTTIME, &ts);
+#else
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+#endif
+    *boottime = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }

@@ -53,12 +53,22 @@ public final class SurveyStore: Sendable {
     /// Whether the store was opened for reading only: nothing is created, cleaned up or
     /// locked, and every call that would write throws ``StoreError/readOnly(_:)``.
     public let isReadOnly: Bool
+    /// Whether listing documents may rewrite the summary cache (see
+    /// ``documentsReport()``): only for a store opened with
+    /// ``openForReading(at:calls:refreshingSummaryCache:)`` asking for it. Every other
+    /// store uses a valid cache and never writes it, so that a command that changes the
+    /// store writes nothing but what it set out to write.
+    public let writesSummaryCache: Bool
     let revisions: RevisionStore
 
-    init(root: String, device: Device, calls: SystemCalls, wallClock: (@Sendable () -> Int64)? = nil, readOnly: Bool = false) {
+    init(
+        root: String, device: Device, calls: SystemCalls, wallClock: (@Sendable () -> Int64)? = nil,
+        readOnly: Bool = false, writesSummaryCache: Bool = false
+    ) {
         self.root = root
         self.device = device
         isReadOnly = readOnly
+        self.writesSummaryCache = writesSummaryCache
         revisions =
             if let wallClock {
                 RevisionStore(root: root, device: device, calls: calls, wallClock: wallClock)
@@ -167,16 +177,37 @@ public final class SurveyStore: Sendable {
     /// - Throws: ``StoreError/noSuchStore(_:)`` when `path` holds no store;
     ///   ``StoreError/damagedStore(_:_:)`` when its `Store.plist` is not a layout file.
     public static func openForReading(at path: String) throws -> SurveyStore {
-        try openForReading(at: path, calls: .live)
+        try openForReading(at: path, calls: .live, refreshingSummaryCache: false)
     }
 
     /// `openForReading(at:)` making the system calls of `calls` (a test's simulated disk).
     @_spi(Testing)
     public static func openForReading(at path: String, calls: SystemCalls) throws -> SurveyStore {
+        try openForReading(at: path, calls: calls, refreshingSummaryCache: false)
+    }
+
+    /// Opens an existing store for reading only, like ``openForReading(at:)``, except
+    /// that listing its documents may rewrite the summary cache
+    /// (`Local.nosync/summaries.cache`) when the store can be written: the only write it
+    /// ever makes, an atomic replacement of that file, skipped without error on a
+    /// read-only store. `survey list` and `survey conflicts` open stores this way.
+    ///
+    /// - Parameter refreshingSummaryCache: Whether ``documentsReport()`` may rewrite the
+    ///   summary cache.
+    /// - Throws: As ``openForReading(at:)``.
+    public static func openForReading(at path: String, refreshingSummaryCache: Bool) throws -> SurveyStore {
+        try openForReading(at: path, calls: .live, refreshingSummaryCache: refreshingSummaryCache)
+    }
+
+    @_spi(Testing)
+    public static func openForReading(
+        at path: String, calls: SystemCalls, refreshingSummaryCache: Bool
+    ) throws -> SurveyStore {
         try checkLayout(at: path, calls: calls, forWriting: false)
         let reader = FileReader(root: path, calls: calls)
         let device = (try? DeviceIdentity.peek(store: path, reader: reader)) ?? Device(id: "unknown", name: "unknown")
-        return SurveyStore(root: path, device: device, calls: calls, readOnly: true)
+        return SurveyStore(
+            root: path, device: device, calls: calls, readOnly: true, writesSummaryCache: refreshingSummaryCache)
     }
 
     /// The store's layout file and the key that holds its version.
@@ -274,25 +305,13 @@ public final class SurveyStore: Sendable {
     /// `Documents/` that are no document folders, items inside document folders that are
     /// no revisions, and documents that could not be read at all. One bad item never
     /// keeps the other documents from being listed.
+    ///
+    /// A document whose folder is provably unchanged since a clean read is taken from the
+    /// summary cache in `Local.nosync/` (see `docs/FORMAT.md`), which this rewrites when
+    /// ``writesSummaryCache`` is set; the result is the same either way.
     public func documentsReport() throws -> (documents: [Summary], issues: [StoreIssue]) {
-        var issues = try revisions.documentFolderIssues()
-        let documents = try revisions.documentIDs().compactMap { id -> Summary? in
-            let read: DocumentRead
-            do {
-                read = try revisions.read(id)
-            } catch let error as StoreError where error == .noSuchDocument(id) {
-                return nil  // removed while the store was being listed
-            } catch where RevisionStore.isAboutContents(error) {
-                issues.append(StoreIssue(path: root + "/" + revisions.folder(of: id), message: "\(error) (skipped)"))
-                return nil
-            }
-            issues += read.skipped
-            guard let winner = read.graph.winner else { return nil }
-            let title = winner.isDeleted ? nil : (try? survey(id, winner))?.title
-            let conflicts = read.graph.conflicts
-            return Summary(id: id, title: title, revision: winner, conflicts: conflicts.map(\.id), conflictRevisions: conflicts)
-        }
-        return (documents, issues)
+        let report = try summariesReport()
+        return (report.documents, report.issues)
     }
 
     /// Creates a document; returns its id and first revision.

@@ -61,13 +61,14 @@ public final class RevisionStore: Sendable {
     /// ``documentFolderIssues()``.
     public func documentIDs() throws -> [UUID] {
         guard let entries = try reader.entries(atPath: documentsFolder) else { return [] }
-        // Each id's text is made once, not once per comparison.
-        return entries.compactMap { entry -> (String, UUID)? in
-            guard entry.kind == .directory || entry.kind == .unknown, let id = Self.documentID(folderName: entry.name) else {
-                return nil
-            }
-            return (id.uuidString, id)
-        }.sorted { $0.0 < $1.0 }.map(\.1)
+        // By the text of the ids, which is the order of their bytes (upper-case hexadecimal
+        // digits sort as the values they stand for; the dashes stand at the same places).
+        return entries.compactMap { entry -> UUID? in
+            guard entry.kind == .directory || entry.kind == .unknown else { return nil }
+            return Self.documentID(folderName: entry.name)
+        }.sorted { a, b in
+            withUnsafeBytes(of: a.uuid) { x in withUnsafeBytes(of: b.uuid) { y in x.lexicographicallyPrecedes(y) } }
+        }
     }
 
     /// The document a folder of `Documents/` belongs to: its name must be a UUID in
@@ -89,7 +90,8 @@ public final class RevisionStore: Sendable {
                 return [StoreIssue(path: documentsFolder, message: "not a folder: no document is read")]
             }
         }
-        return entries.sorted { $0.name < $1.name }.compactMap { entry in
+        // Issues are rare: the entries are checked first, and only the issues sorted.
+        return entries.compactMap { entry -> StoreIssue? in
             let path = documentsFolder + "/" + entry.name
             if entry.kind == .symbolicLink { return StoreIssue(path: path, message: "a symbolic link (never followed; skipped)") }
             if entry.kind != .directory && entry.kind != .unknown {
@@ -101,7 +103,7 @@ public final class RevisionStore: Sendable {
                     path: path, message: "a case variant of document folder \(id.uuidString.lowercased()) (names are lower case; skipped)")
             }
             return StoreIssue(path: path, message: "not a document folder (expected a lower-case UUID; skipped)")
-        }
+        }.sorted { $0.path < $1.path }
     }
 
     /// A document's revision graph, with the ids of pruned revisions.

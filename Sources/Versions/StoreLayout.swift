@@ -32,6 +32,10 @@ public enum StoreLayout {
 
     /// A document's per-device state, in ``stateFolder``.
     public static func stateFile(of document: UUID) -> String { stateFolder + "/" + folderName(of: document) + ".plist" }
+    /// The summary cache: each document's row of `survey list` with the state of its
+    /// folder it was read from (see `docs/FORMAT.md`); never synced, rebuilt when absent,
+    /// damaged or stale.
+    public static let summaryCacheFile = localFolder + "/summaries.cache"
 
     /// A revision's metadata, in its package.
     public static let metadataFile = "DocumentMetadata.plist"

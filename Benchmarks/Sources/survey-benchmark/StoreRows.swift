@@ -108,13 +108,19 @@ struct StoreBenchmarks {
     struct ListResult: Encodable {
         var documents: Int
         var listPerDocument: [Double]
+        var conflictsPerDocument: [Double]
         var openPerDocument: [Double]
         var floorPerDocument: [Double]
+        var everyFilePerDocument: [Double]
     }
 
-    /// `documents()` (the rows of `survey list`) and `open` of winners, per document, at
-    /// each size, with a bare floor: listing every document folder and reading every file
-    /// in it. Each size is a store of its own; every round visits all sizes in turn, so
+    /// `documents()` (the rows of `survey list`), the scan of `survey conflicts`
+    /// (`documentsReport()` and the documents in conflict among them) and `open` of
+    /// winners, per document, at each size, with a bare floor: listing `Documents/`,
+    /// listing every document folder and reading the winner's metadata file (the package
+    /// of the highest generation: every document here is a chain); and, for information,
+    /// listing every folder and reading every file in it. Each size is a store of its own;
+    /// every round visits all sizes in turn, so
     /// that load on a shared machine falls on all of them alike. Smaller stores are
     /// listed several times per round so that each figure covers at least as many
     /// documents as the smallest pass over a large store. The page cache is warm.
@@ -127,7 +133,9 @@ struct StoreBenchmarks {
             let start = now()
             let ids = try StoreTrees.replicate(into: root, count: size, contents: contents, seed: UInt64(size))
             log(String(format: "list: store of %d documents written in %.1f s", size, seconds(since: start)))
-            guard try store.documents().count == size else { throw BenchmarkError("the generated store does not list \(size) documents") }
+            // Listed once as `survey list` does (which also writes the summary cache).
+            let listed = try SurveyStore.openForReading(at: root, refreshingSummaryCache: true).documents().count
+            guard listed == size else { throw BenchmarkError("the generated store does not list \(size) documents") }
             // A fixed sample, spread over the whole store.
             let step = max(1, size / sizes.openSample)
             stores.append((size, store, root, stride(from: 0, to: size, by: step).prefix(sizes.openSample).map { ids[$0] }))
@@ -135,7 +143,11 @@ struct StoreBenchmarks {
         // The kernel's write-back of the new trees must not run during the timings.
         Glibc.sync()
         let covered = sizes.listSizes.count > 1 ? sizes.listSizes[1] : sizes.listSizes[0]
-        var results = stores.map { ListResult(documents: $0.size, listPerDocument: [], openPerDocument: [], floorPerDocument: []) }
+        var results = stores.map {
+            ListResult(
+                documents: $0.size, listPerDocument: [], conflictsPerDocument: [], openPerDocument: [], floorPerDocument: [],
+                everyFilePerDocument: [])
+        }
         for round in 1...rounds {
             log("list: round \(round) of \(rounds)")
             for (index, entry) in stores.enumerated() {
@@ -145,12 +157,24 @@ struct StoreBenchmarks {
                 var listTime = 0.0
                 var rows = 0
                 for _ in 0..<passes {
-                    let store = try SurveyStore.open(at: entry.root)
+                    let store = try SurveyStore.openForReading(at: entry.root, refreshingSummaryCache: true)
                     let start = now()
                     rows += try store.documents().count
                     listTime += seconds(since: start)
                 }
                 results[index].listPerDocument.append(listTime / Double(rows))
+                var conflictsTime = 0.0
+                var scanned = 0
+                for _ in 0..<passes {
+                    let store = try SurveyStore.openForReading(at: entry.root, refreshingSummaryCache: true)
+                    let start = now()
+                    let (documents, _) = try store.documentsReport()
+                    let inConflict = documents.filter { !$0.conflicts.isEmpty }
+                    conflictsTime += seconds(since: start)
+                    guard inConflict.isEmpty else { throw BenchmarkError("a generated document is in conflict") }
+                    scanned += documents.count
+                }
+                results[index].conflictsPerDocument.append(conflictsTime / Double(scanned))
                 var openTime = 0.0
                 var opened = 0
                 for _ in 0..<max(1, covered / max(entry.size, sizes.openSample)) {
@@ -161,10 +185,14 @@ struct StoreBenchmarks {
                     opened += entry.sample.count
                 }
                 results[index].openPerDocument.append(openTime / Double(opened))
-                let start = now()
+                var start = now()
                 var read = 0
-                for _ in 0..<passes { read += try BareCalls.readDocuments(of: entry.root + "/Documents") }
+                for _ in 0..<passes { read += try BareCalls.readWinners(of: entry.root + "/Documents") }
                 results[index].floorPerDocument.append(seconds(since: start) / Double(read))
+                start = now()
+                read = 0
+                for _ in 0..<passes { read += try BareCalls.readDocuments(of: entry.root + "/Documents") }
+                results[index].everyFilePerDocument.append(seconds(since: start) / Double(read))
             }
         }
         return results
@@ -370,6 +398,29 @@ enum BareCalls {
                     close(descriptor)
                 }
             }
+            count += 1
+        }
+        return count
+    }
+
+    /// Lists `Documents/` and every document folder in it, and reads the metadata file of
+    /// each document's winner (the package of the highest generation; every generated
+    /// document is a chain): the floor of `survey list`. Returns the documents visited.
+    static func readWinners(of documents: String) throws -> Int {
+        var count = 0
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        for document in try names(in: documents) {
+            let folder = documents + "/" + document
+            var winner: (generation: Int, name: String)?
+            for package in try names(in: folder) where package.hasSuffix(".survey") {
+                let generation = Int(package.prefix { $0 != "-" }) ?? 0
+                if winner == nil || generation > winner!.generation { winner = (generation, package) }
+            }
+            guard let winner else { continue }
+            let descriptor = open(folder + "/" + winner.name + "/DocumentMetadata.plist", O_RDONLY)
+            guard descriptor >= 0 else { throw BenchmarkError("cannot open the winner of \(folder)") }
+            while buffer.withUnsafeMutableBytes({ read(descriptor, $0.baseAddress!, $0.count) }) > 0 {}
+            close(descriptor)
             count += 1
         }
         return count

@@ -61,4 +61,35 @@ int cshim_list_directory(int fd, void *context, void (*visit)(void *context, con
 /// Returns 1 when read-only, 0 when writable, -1 with errno on failure.
 int cshim_is_read_only(int fd);
 
+/// What the summary cache compares of a file to know it unchanged: its identity, type
+/// and permissions, size, and both times in nanoseconds since 1970. The change time
+/// (`st_ctim`) is set by the kernel on every change and cannot be set by anyone.
+struct cshim_stamp {
+    unsigned long long device;
+    unsigned long long inode;
+    unsigned int mode;
+    unsigned int links;
+    long long size;
+    long long modified;
+    long long changed;
+};
+
+/// fstatat(2) of `path` (which may name a file inside a subfolder of `dirfd`) with
+/// AT_SYMLINK_NOFOLLOW, as a stamp. Returns 0, or -1 with errno.
+int cshim_stamp_at(int dirfd, const char *path, struct cshim_stamp *stamp);
+
+/// fstat(2) of an open descriptor, as a stamp. Returns 0, or -1 with errno.
+int cshim_stamp_fd(int fd, struct cshim_stamp *stamp);
+
+/// The entries of the open directory `fd`, read with getdents64(2) from its current
+/// offset, written into `buffer` as one record per entry other than `.` and `..`: a kind
+/// byte ('r' regular, 'd' directory, 'l' link, 's' special, 'u' unknown), the name, and
+/// a NUL. Returns the bytes written, or -1 with errno (ERANGE when `capacity` is too
+/// small). On systems without getdents64 it returns -1 with ENOSYS.
+long cshim_listing(int fd, char *buffer, unsigned long capacity);
+
+/// The kernel's clocks, in nanoseconds: CLOCK_REALTIME_COARSE (the clock that stamps
+/// files), CLOCK_REALTIME and CLOCK_BOOTTIME (CLOCK_MONOTONIC where there is none).
+void cshim_clocks(long long *coarse, long long *realtime, long long *boottime);
+
 #endif

@@ -69,7 +69,7 @@ struct ConflictsCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let store = try options.openForReading()
+            let store = try options.openForListing()
             let (documents, issues) = try store.documentsReport()
             for issue in issues { Console.error("warning: \(issue)") }
             let rows = documents.filter { !$0.conflicts.isEmpty }.map {

@@ -24,10 +24,16 @@ struct StoreOptions: ParsableArguments {
         try SurveyStore.openForReading(at: path)
     }
 
-    /// The documents of the store, read only; what was skipped on the way is named on
-    /// standard error.
+    /// Opens the store for a command that lists documents: as ``openForReading()``,
+    /// except that the listing may refresh the summary cache when the store can be written.
+    func openForListing() throws -> SurveyStore {
+        try SurveyStore.openForReading(at: path, refreshingSummaryCache: true)
+    }
+
+    /// The documents of the store, read only (but for the summary cache, see
+    /// ``openForListing()``); what was skipped on the way is named on standard error.
     func listDocuments() throws -> [SurveyStore.Summary] {
-        let (documents, issues) = try openForReading().documentsReport()
+        let (documents, issues) = try openForListing().documentsReport()
         for issue in issues { Console.error("warning: \(issue)") }
         return documents
     }

@@ -1,0 +1,60 @@
+import Foundation
+import Packages
+import Versions
+
+extension SurveyStore {
+    /// What ``summariesReport(usingCache:)`` found.
+    struct SummariesReport {
+        var documents: [Summary]
+        var issues: [StoreIssue]
+        /// How many rows came from the summary cache.
+        var fromCache: Int
+    }
+
+    /// ``documentsReport()``: each document from the summary cache when its folder is
+    /// unchanged since it was recorded, else read from its revisions (and recorded when
+    /// the read was clean). The cache is rewritten at the end when it changed and
+    /// ``writesSummaryCache`` is set.
+    ///
+    /// - Parameter usingCache: `false` reads every document from its revisions and
+    ///   neither reads nor writes the cache (for tests comparing the two).
+    func summariesReport(usingCache: Bool = true) throws -> SummariesReport {
+        var issues = try revisions.documentFolderIssues()
+        let cache =
+            usingCache
+            ? SummaryCache(
+                root: root, reader: FileReader(root: root, calls: calls),
+                writer: RevisionStore.writer(root: root, calls: calls)) : nil
+        var fromCache = 0
+        let documents = try revisions.documentIDs().compactMap { id -> Summary? in
+            if let summary = cache?.summary(of: id) {
+                fromCache += 1
+                return summary
+            }
+            // The folder's state is taken before it is read: a change made after this is
+            // stamped later than anything recorded.
+            let capture = cache?.capture(id)
+            let read: DocumentRead
+            do {
+                read = try revisions.read(id)
+            } catch let error as StoreError where error == .noSuchDocument(id) {
+                return nil  // removed while the store was being listed
+            } catch  where RevisionStore.isAboutContents(error) {
+                issues.append(
+                    StoreIssue(path: root + "/" + revisions.folder(of: id), message: "\(error) (skipped)"))
+                return nil
+            }
+            issues += read.skipped
+            guard let winner = read.graph.winner else { return nil }
+            let survey = winner.isDeleted ? nil : try? survey(id, winner)
+            let conflicts = read.graph.conflicts
+            let summary = Summary(
+                id: id, title: survey?.title, revision: winner, conflicts: conflicts.map(\.id),
+                conflictRevisions: conflicts)
+            cache?.record(id, capture: capture, read: read, summary: summary, titleRead: survey != nil)
+            return summary
+        }
+        if writesSummaryCache { cache?.finish() }
+        return SummariesReport(documents: documents, issues: issues, fromCache: fromCache)
+    }
+}
