@@ -425,7 +425,14 @@ public final class RevisionStore: Sendable {
     /// written under the temporary folder, made durable at once, each renamed into place
     /// and each parent folder fsynced once; a package already there, or half there from
     /// an interrupted copy, is completed as ``publish(_:of:in:)`` does.
-    func publish(batch: [(document: UUID, revision: RevisionID, files: [PackageFile])]) throws {
+    ///
+    /// - Parameter lockingCompletions: Whether the caller holds no document locks, so that a
+    ///   package found already there is completed under its document's lock (sync, whose
+    ///   batch is written between two locked steps); a package a prune has meanwhile
+    ///   replaced by a tombstone, or removed, is then left as it is.
+    func publish(
+        batch: [(document: UUID, revision: RevisionID, files: [PackageFile])], lockingCompletions: Bool = false
+    ) throws {
         let items = batch.map {
             PackageWriter.BatchItem.package($0.files, at: StoreLayout.package($0.revision, of: $0.document))
         }
@@ -435,8 +442,22 @@ public final class RevisionStore: Sendable {
             folders.append(StoreLayout.folder(of: entry.document))
         }
         let outcomes = try writer.writeBatch(items, creatingFolders: folders)
-        for (item, outcome) in zip(items, outcomes) where outcome == .alreadyExists {
-            try writer.completePackage(item.files, at: item.path)
+        for (index, (item, outcome)) in zip(items, outcomes).enumerated() where outcome == .alreadyExists {
+            guard lockingCompletions else {
+                try writer.completePackage(item.files, at: item.path)
+                continue
+            }
+            let (document, revision, _) = batch[index]
+            let lock = try documentLock(document)
+            defer { lock.unlock() }
+            if try reader.status(atPath: root + "/" + StoreLayout.tombstone(revision, of: document)) != nil {
+                continue
+            }
+            do {
+                try writer.completePackage(item.files, at: item.path)
+            } catch let error as FileSystemError where error.code == .notFound {
+                continue  // removed by a prune since the batch was written
+            }
         }
     }
 

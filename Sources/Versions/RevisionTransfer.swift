@@ -282,7 +282,7 @@ public struct RevisionTransfer: Sendable {
         }
         guard !batch.isEmpty else { return }
         // A package already there (or half there from an interrupted copy) is completed.
-        try target.publish(batch: batch)
+        try target.publish(batch: batch, lockingCompletions: true)
         for owner in owners {
             if direction == \Plan.toRemote {
                 plans[owner].outcome.sent += 1

@@ -161,18 +161,22 @@ struct ReplicaSafetyTests {
                 ["edit", documents[0], "--answer", "3=\(round % 10)", "--store", a],
                 ["edit", documents[0], "--answer", "2=r\(round)", "--store", b],
             ]
-            let processes = try commands.map { arguments -> Process in
+            let processes = try commands.map { arguments -> (Process, Pipe) in
                 let process = Process()
                 process.executableURL = CommandRunner.binary
                 process.arguments = arguments
                 process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
+                let errors = Pipe()
+                process.standardError = errors
                 try process.run()
-                return process
+                return (process, errors)
             }
-            for (process, arguments) in zip(processes, commands) {
+            for ((process, errors), arguments) in zip(processes, commands) {
+                let message = String(decoding: ChildProcess.readAll(errors.fileHandleForReading), as: UTF8.self)
                 process.waitUntilExit()
-                #expect(process.terminationReason == .exit && process.terminationStatus == 0, "round \(round): \(arguments)")
+                #expect(
+                    process.terminationReason == .exit && process.terminationStatus == 0,
+                    "round \(round): \(arguments): \(message)")
             }
             for store in [a, b] {
                 let verify = try CommandRunner.run(["verify", "--store", store])
