@@ -89,7 +89,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SurveyStoreTests",
-            dependencies: ["SurveyStore", "Surveys", "Versions", "Packages", "PackagesTesting", "TestSupport"]
+            dependencies: [
+                "SurveyStore", "Surveys", "Versions", "Packages", "PackagesTesting", "TestSupport",
+            ]
         ),
         .testTarget(
             name: "SurveysTests",

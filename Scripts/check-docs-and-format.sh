@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 modules=(Diagnostics PropertyList Packages Versions Surveys SurveyStore)
 
 echo "== formatting (swift format lint --strict, .swift-format)"
-swift format lint --strict --recursive --parallel Sources Tests Benchmarks/Sources Package.swift Benchmarks/Package.swift
+swift format lint --strict --recursive --parallel Sources Tests Examples Benchmarks/Sources Package.swift \
+    Benchmarks/Package.swift
 
 echo "== doc comments on every public symbol"
 swift package dump-symbol-graph --skip-synthesized-members --skip-inherited-docs >/dev/null

@@ -2,9 +2,9 @@ import Foundation
 import Packages
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An in-memory disk behind a ``SystemCalls`` table that loses power on demand.
@@ -97,7 +97,8 @@ public final class SimulatedDisk: @unchecked Sendable {
                 let old = nodes[id]!
                 var node = Node(isDirectory: old.isDirectory)
                 if old.isDirectory {
-                    for (name, child) in old.durableEntries.sorted(by: { $0.key < $1.key }) where nodes[child] != nil {
+                    for (name, child) in old.durableEntries.sorted(by: { $0.key < $1.key })
+                    where nodes[child] != nil {
                         let copy = rebuild(child)
                         var newID = child
                         if used.contains(newID) {
@@ -164,7 +165,9 @@ public final class SimulatedDisk: @unchecked Sendable {
                 self.call { $0.openat(directory, path, flags) }
             },
             close: { descriptor in
-                self.call { disk in disk.open.removeValue(forKey: descriptor) == nil ? .failure(.badDescriptor) : .success(()) }
+                self.call { disk in
+                    disk.open.removeValue(forKey: descriptor) == nil ? .failure(.badDescriptor) : .success(())
+                }
             },
             write: { descriptor, bytes in
                 self.call { $0.write(descriptor, Array(bytes)) }
@@ -257,14 +260,16 @@ public final class SimulatedDisk: @unchecked Sendable {
 
     private func status(of id: Int) -> SystemCalls.FileStatus {
         let node = nodes[id]!
-        return SystemCalls.FileStatus(isDirectory: node.isDirectory, size: node.bytes.count, device: deviceNumber, inode: UInt64(id))
+        return SystemCalls.FileStatus(
+            isDirectory: node.isDirectory, size: node.bytes.count, device: deviceNumber, inode: UInt64(id))
     }
 
     // MARK: Operations (called with the lock held)
 
     private func openat(_ directory: Int32, _ path: String, _ flags: Int32) -> Result<Int32, Errno> {
         let place: Result<(Int, String), Errno> =
-            components(path).isEmpty ? resolve(path, from: directory).map { ($0, "") } : parent(directory, path)
+            components(path).isEmpty
+            ? resolve(path, from: directory).map { ($0, "") } : parent(directory, path)
         return place.flatMap { folder, name -> Result<Int32, Errno> in
             let access = flags & O_ACCMODE
             var id = name.isEmpty ? folder : nodes[folder]!.entries[name]
@@ -292,7 +297,9 @@ public final class SimulatedDisk: @unchecked Sendable {
     private func write(_ descriptor: Int32, _ bytes: [UInt8]) -> Result<Int, Errno> {
         guard let file = open[descriptor], file.writable else { return .failure(.badDescriptor) }
         var contents = nodes[file.node]!.bytes
-        if contents.count < file.offset { contents += [UInt8](repeating: 0, count: file.offset - contents.count) }
+        if contents.count < file.offset {
+            contents += [UInt8](repeating: 0, count: file.offset - contents.count)
+        }
         let end = file.offset + bytes.count
         if end > contents.count { contents += [UInt8](repeating: 0, count: end - contents.count) }
         contents.replaceSubrange(file.offset..<end, with: bytes)
@@ -308,7 +315,8 @@ public final class SimulatedDisk: @unchecked Sendable {
         let count = max(0, min(buffer.count, node.bytes.count - file.offset))
         if count > 0 {
             node.bytes.withUnsafeBytes { source in
-                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[file.offset..<file.offset + count]))
+                buffer.copyMemory(
+                    from: UnsafeRawBufferPointer(rebasing: source[file.offset..<file.offset + count]))
             }
         }
         open[descriptor]!.offset += count
@@ -347,7 +355,9 @@ public final class SimulatedDisk: @unchecked Sendable {
         }
     }
 
-    private func rename(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String, noReplace: Bool)
+    private func rename(
+        _ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String, noReplace: Bool
+    )
         -> Result<Void, Errno>
     {
         parent(fromDirectory, from).flatMap { source, sourceName in
@@ -371,7 +381,9 @@ public final class SimulatedDisk: @unchecked Sendable {
         }
     }
 
-    private func link(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) -> Result<Void, Errno> {
+    private func link(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) -> Result<
+        Void, Errno
+    > {
         parent(fromDirectory, from).flatMap { source, sourceName in
             parent(toDirectory, to).flatMap { target, targetName in
                 guard let node = nodes[source]!.entries[sourceName] else { return .failure(.noEntry) }

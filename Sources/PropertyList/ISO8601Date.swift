@@ -51,7 +51,9 @@ public enum ISO8601Date {
     /// - Returns: The text.
     public static func string(from date: Date, fractionDigits: Int = 0) -> String {
         let interval = date.timeIntervalSince1970
-        guard interval.isFinite, abs(date.timeIntervalSinceReferenceDate) <= 1e15 else { return date.description }
+        guard interval.isFinite, abs(date.timeIntervalSinceReferenceDate) <= 1e15 else {
+            return date.description
+        }
         let digits = min(max(fractionDigits, 0), 9)
         var scale: Int64 = 1
         for _ in 0..<digits { scale *= 10 }
@@ -66,7 +68,9 @@ public enum ISO8601Date {
         let time = CivilTime(secondsSince1970: seconds)
         var text = time.year < 0 ? "-" + padded(-time.year, 3) : padded(time.year, 4)
         text += "-" + padded(Int64(time.month), 2) + "-" + padded(Int64(time.day), 2)
-        text += "T" + padded(Int64(time.hour), 2) + ":" + padded(Int64(time.minute), 2) + ":" + padded(Int64(time.second), 2)
+        text +=
+            "T" + padded(Int64(time.hour), 2) + ":" + padded(Int64(time.minute), 2) + ":"
+            + padded(Int64(time.second), 2)
         if digits > 0 { text += "." + padded(fraction, digits) }
         return text + "Z"
     }

@@ -3,7 +3,7 @@ import Packages
 import PropertyList
 import Versions
 
-/// This replica's device id and name, in ``StoreLayout/deviceFile`` (never synced).
+/// This replica's device id and name, in `StoreLayout/deviceFile` (never synced).
 enum DeviceIdentity {
     static func path(_ store: String) -> String { store + "/" + StoreLayout.deviceFile }
 
@@ -37,7 +37,9 @@ enum DeviceIdentity {
         try recorded(store: store, reader: reader).device
     }
 
-    private static func recorded(store: String, reader: FileReader) throws -> (device: Device, folder: String?) {
+    private static func recorded(store: String, reader: FileReader) throws -> (
+        device: Device, folder: String?
+    ) {
         guard let data = try reader.contents(atPath: path(store)) else { throw StoreError.noSuchStore(store) }
         let value = try PropertyList(xml: data, file: path(store))
         guard case .string(let id)? = value["DeviceID"], case .string(let name)? = value["DeviceName"] else {
@@ -50,14 +52,17 @@ enum DeviceIdentity {
     /// carry (see ``SurveyStore/checkDeviceName(_:)``) before anything is written.
     static func plistData(_ device: Device, folder: String) throws -> Data {
         try PropertyList.dictionary([
-            "DeviceID": .string(device.id), "DeviceName": .string(device.name), "StoreFolder": .string(folder),
+            "DeviceID": .string(device.id), "DeviceName": .string(device.name),
+            "StoreFolder": .string(folder),
         ]).xmlData()
     }
 
     /// Local state may be rewritten: it is replaced atomically and durably (written
     /// aside, fsynced, renamed over).
     static func write(_ device: Device, writer: PackageWriter) throws {
-        let data = try plistData(device, folder: folderIdentity(writer.root, reader: FileReader(root: writer.root, calls: writer.calls)))
+        let data = try plistData(
+            device,
+            folder: folderIdentity(writer.root, reader: FileReader(root: writer.root, calls: writer.calls)))
         try writer.replaceFile(data, at: StoreLayout.deviceFile)
     }
 }

@@ -8,6 +8,7 @@
 @_exported import Diagnostics
 @_exported import PropertyList
 @_exported import Surveys
+
 @_exported import struct Packages.FileSystemError
 @_exported import struct Versions.Device
 @_exported import struct Versions.HybridClock

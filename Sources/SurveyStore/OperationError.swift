@@ -66,7 +66,9 @@ extension SurveyStore {
     /// Runs `body`, wrapping the file layer's errors in an ``OperationError`` that names
     /// `operation` and `document`; the store's own errors, which name what they are
     /// about, pass through.
-    func wrapping<T>(_ operation: OperationError.Operation, _ document: UUID?, _ body: () throws -> T) throws -> T {
+    func wrapping<T>(_ operation: OperationError.Operation, _ document: UUID?, _ body: () throws -> T) throws
+        -> T
+    {
         do {
             return try body()
         } catch let error as FileSystemError {

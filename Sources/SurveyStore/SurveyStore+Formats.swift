@@ -10,8 +10,11 @@ extension SurveyStore {
 
     /// One document whose winner `migrate` rewrote (or would rewrite).
     public struct Migration: Sendable, Equatable {
+        /// The document.
         public var document: UUID
+        /// The winner in the older format.
         public var from: RevisionMetadata
+        /// The revision written in the current format; `nil` in a dry run.
         public var to: RevisionMetadata?
     }
 
@@ -22,7 +25,9 @@ extension SurveyStore {
     /// Migrations are written in batches (128 documents each, their locks
     /// held until written), each batch made durable at once, each revision atomic.
     ///
-    /// - Parameter dryRun: Only say what would be migrated.
+    /// - Parameters:
+    ///   - dryRun: Only say what would be migrated.
+    ///   - progress: Called after each batch with the number of documents done and the total.
     public func migrate(dryRun: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws -> [Migration] {
         var done: [Migration] = []
         let older = try documents().filter { !$0.isDeleted && $0.revision.formatVersion < Self.formatVersion }
@@ -41,7 +46,9 @@ extension SurveyStore {
                 migrations.append((summary.id, summary.revision, try survey.plistData(), Self.formatVersion))
             }
             let written: [RevisionMetadata?] =
-                dryRun ? batch.map { _ in nil } : try wrapping(.migrate, nil) { try revisions.writeMigrations(migrations) }
+                dryRun
+                ? batch.map { _ in nil }
+                : try wrapping(.migrate, nil) { try revisions.writeMigrations(migrations) }
             for (summary, revision) in zip(batch, written) {
                 done.append(Migration(document: summary.id, from: summary.revision, to: revision))
             }
@@ -55,6 +62,7 @@ extension SurveyStore {
 /// The format-migration check of `survey check`: over stores, document folders and bare
 /// packages, one result per revision.
 public enum FormatCheck {
+    /// What a revision's format check found.
     public enum Status: String, Sendable, Codable {
         /// In the current format and valid.
         case current
@@ -66,14 +74,19 @@ public enum FormatCheck {
         case invalid
     }
 
+    /// One revision's format check.
     public struct Result: Sendable, Codable, Equatable {
+        /// The package checked.
         public var path: String
         /// The document the package says it belongs to (`DocumentUUID`), when readable.
         public var document: String?
         /// The package's revision id (`RevisionID`); format 1 packages may have none.
         public var revision: String?
+        /// The content's format, when readable.
         public var formatVersion: Int?
+        /// What the check found.
         public var status: Status
+        /// Why a revision is invalid or newer, in words.
         public var message: String?
     }
 
@@ -86,7 +99,11 @@ public enum FormatCheck {
             return [Result(path: path, status: .invalid, message: "no such file or folder")]
         }
         guard status.isDirectory else {
-            return [Result(path: path, status: .invalid, message: "not a folder: give a store, a document folder or a revision package")]
+            return [
+                Result(
+                    path: path, status: .invalid,
+                    message: "not a folder: give a store, a document folder or a revision package")
+            ]
         }
         if reader.exists(path + "/" + StoreLayout.metadataFile) {
             return [checkPackage(path, reader: reader)]
@@ -100,14 +117,18 @@ public enum FormatCheck {
             folders = [path]
         }
         let packages = folders.flatMap { folder in
-            ((try? reader.names(atPath: folder)) ?? []).sorted().filter { $0.hasSuffix(StoreLayout.packageSuffix) }
-                .map { folder + "/" + $0 }
+            ((try? reader.names(atPath: folder)) ?? []).sorted().filter {
+                $0.hasSuffix(StoreLayout.packageSuffix)
+            }
+            .map { folder + "/" + $0 }
         }
         for (done, package) in packages.enumerated() {
             results.append(checkPackage(package, reader: reader))
             progress?(done + 1, packages.count)
         }
-        if results.isEmpty { results.append(Result(path: path, status: .invalid, message: "no revision packages found")) }
+        if results.isEmpty {
+            results.append(Result(path: path, status: .invalid, message: "no revision packages found"))
+        }
         return results
     }
 
@@ -122,7 +143,8 @@ public enum FormatCheck {
                 return result
             }
             let metadata = try PropertyList(xml: metadataData, file: metadataPath)
-            guard case .string(let document)? = metadata["DocumentUUID"], UUID(uuidString: document) != nil else {
+            guard case .string(let document)? = metadata["DocumentUUID"], UUID(uuidString: document) != nil
+            else {
                 result.message = "\(metadataPath): 'DocumentUUID' is missing or not a UUID"
                 return result
             }
@@ -150,7 +172,9 @@ public enum FormatCheck {
                 result.message = "\(contentPath): missing"
                 return result
             }
-            _ = try FormatMigrator.survey(from: content, version: version, seed: result.revision ?? result.document ?? path, file: contentPath)
+            _ = try FormatMigrator.survey(
+                from: content, version: version, seed: result.revision ?? result.document ?? path,
+                file: contentPath)
             result.status = version == FormatMigrator.current ? .current : .migratable
         } catch let error as SurveyError {
             result.message = "\(contentPath): \(error)"

@@ -31,7 +31,7 @@ extension SurveyStore {
     /// Every revision of a document, in winner order (heads first, the winner first),
     /// with where each stands.
     ///
-    /// - Throws: ``StoreError/noSuchDocument(_:)``.
+    /// - Throws: `StoreError/noSuchDocument(_:)`.
     public func history(of id: UUID) throws -> [HistoryEntry] {
         let (graph, pruned) = try revisions.graph(of: id)
         guard !graph.revisions.isEmpty else { throw StoreError.noSuchDocument(id) }
@@ -60,7 +60,7 @@ extension SurveyStore {
     /// a link is removed, not what it points to. A missing folder is no error.
     ///
     /// The corresponding C functions are `unlinkat` and `fsync`.
-    /// - Throws: ``FileSystemError``.
+    /// - Throws: `FileSystemError`.
     public static func removeFolder(_ path: String) throws {
         var trimmed = Substring(path)
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }

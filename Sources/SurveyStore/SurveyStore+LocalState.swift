@@ -40,8 +40,8 @@ extension SurveyStore {
     /// - Parameters:
     ///   - state: The new state, or `nil`.
     ///   - id: The document, which must have a folder.
-    /// - Throws: ``StoreError/noSuchDocument(_:)`` when `id` has no folder,
-    ///   ``StoreError/readOnly(_:)``, `PropertyListError` for a value XML cannot carry,
+    /// - Throws: `StoreError/noSuchDocument(_:)` when `id` has no folder,
+    ///   `StoreError/readOnly(_:)`, `PropertyListError` for a value XML cannot carry,
     ///   `FileSystemError`; after a failure the old state is unchanged.
     public func setLocalState(_ state: [String: PropertyList]?, of id: UUID) throws {
         try checkWritable()
@@ -63,7 +63,7 @@ extension SurveyStore {
     /// Replaces this device's state for the store, atomically and durably; `nil` removes
     /// it. See ``setLocalState(_:of:)``.
     ///
-    /// - Throws: ``StoreError/readOnly(_:)``, `PropertyListError`, `FileSystemError`.
+    /// - Throws: `StoreError/readOnly(_:)`, `PropertyListError`, `FileSystemError`.
     public func setLocalState(_ state: [String: PropertyList]?) throws {
         try checkWritable()
         try writeState(state, at: StoreLayout.storeStateFile)
@@ -85,6 +85,7 @@ extension SurveyStore {
     }
 
     private func writeState(_ state: [String: PropertyList]?, at relativePath: String) throws {
-        try revisions.replaceLocalFile(try state.map { try PropertyList.dictionary($0).xmlData() }, at: relativePath)
+        try revisions.replaceLocalFile(
+            try state.map { try PropertyList.dictionary($0).xmlData() }, at: relativePath)
     }
 }

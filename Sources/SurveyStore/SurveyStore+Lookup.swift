@@ -13,7 +13,8 @@ public enum LookupError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noSuchDocument(let text):
-            text.isEmpty ? "no document named: give a document id or a prefix of one" : "there is no document \(text)"
+            text.isEmpty
+                ? "no document named: give a document id or a prefix of one" : "there is no document \(text)"
         case .ambiguousDocument(let text, let ids):
             "'\(text)' matches \(ids.count) documents: \(Self.list(ids.map(\.uuidString).map { $0.lowercased() })); give more of the id"
         case .ambiguousRevision(let text, let ids):
@@ -23,7 +24,8 @@ public enum LookupError: Error, Equatable, Sendable, CustomStringConvertible {
 
     private static func list(_ names: [String]) -> String {
         let sorted = names.sorted()
-        return sorted.count <= 5 ? sorted.joined(separator: ", ") : sorted.prefix(5).joined(separator: ", ") + ", …"
+        return sorted.count <= 5
+            ? sorted.joined(separator: ", ") : sorted.prefix(5).joined(separator: ", ") + ", …"
     }
 }
 
@@ -44,7 +46,8 @@ public struct DocumentDeletedError: Error, Equatable, Sendable, CustomStringConv
     public var description: String {
         let id = document.uuidString.lowercased()
         let when = deletion.timestamp.date.formatted(.iso8601)
-        var text = "document \(id) was deleted at \(when) on device \"\(deletion.device.name)\" (revision \(deletion.id)); restore it with "
+        var text =
+            "document \(id) was deleted at \(when) on device \"\(deletion.device.name)\" (revision \(deletion.id)); restore it with "
         if let kept = restorable.first { text += "`survey resolve \(id) --keep \(kept)` or " }
         text += "`survey save \(id) --from FILE --base \(deletion.id)`"
         return text
@@ -96,15 +99,15 @@ extension SurveyStore {
     }
 
     /// The revision of document `document` whose id is `text` or starts with it: the
-    /// look-up a tool makes for a name typed by a person. An app holds ``RevisionID``s.
+    /// look-up a tool makes for a name typed by a person. An app holds `RevisionID`s.
     ///
     /// - Parameters:
     ///   - text: A revision id or a prefix of one.
     ///   - document: The document.
     ///   - headsOnly: Look among the document's heads only.
-    /// - Throws: ``StoreError/noSuchRevision(_:)`` when no revision matches `text`
+    /// - Throws: `StoreError/noSuchRevision(_:)` when no revision matches `text`
     ///   (or it is empty), ``LookupError/ambiguousRevision(_:_:)`` when several do;
-    ///   ``StoreError/noSuchDocument(_:)``.
+    ///   `StoreError/noSuchDocument(_:)`.
     public func revisionID(
         matching text: String, in document: UUID, headsOnly: Bool = false
     ) throws -> RevisionID {
@@ -124,7 +127,7 @@ extension SurveyStore {
     /// The deletion revision of `id` when the document is deleted (its winner is a
     /// deletion), else `nil`.
     ///
-    /// - Throws: ``StoreError/noSuchDocument(_:)``.
+    /// - Throws: `StoreError/noSuchDocument(_:)`.
     public func deletion(of id: UUID) throws -> RevisionMetadata? {
         let winner = try revision(id, nil)
         return winner.isDeleted ? winner : nil
@@ -151,7 +154,7 @@ extension SurveyStore {
     /// is not a deletion, every other head that is not one (the winner included); for any
     /// other revision, the document's unresolved conflict versions.
     ///
-    /// - Throws: ``StoreError/noSuchDocument(_:)``.
+    /// - Throws: `StoreError/noSuchDocument(_:)`.
     public func conflicts(of id: UUID, at revision: RevisionMetadata) throws -> [RevisionID] {
         let graph = try self.graph(of: id)
         let live = graph.heads.filter { !$0.isDeleted }.map(\.id)
@@ -162,7 +165,7 @@ extension SurveyStore {
     /// The bytes of `revision`'s content exactly as stored, in whatever format it is
     /// written (a newer format included): for exporting it unread.
     ///
-    /// - Throws: ``DocumentDeletedError`` for a deletion, ``StoreError/noContent(_:)``
+    /// - Throws: ``DocumentDeletedError`` for a deletion, `StoreError/noContent(_:)`
     ///   for pruned content.
     public func storedContent(_ id: UUID, _ revision: RevisionMetadata) throws -> Data {
         if revision.isDeleted { throw deletedError(id, revision) }

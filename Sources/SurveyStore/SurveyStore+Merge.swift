@@ -30,7 +30,8 @@ extension SurveyStore {
         public var plan: MergePlan
         public var description: String {
             let count = plan.result?.contested.count ?? 0
-            return "document \(plan.document.uuidString.lowercased()): the merge contests \(count) field(s); nothing written (without --strict the winner's values, or --prefer REV's, are taken)"
+            return
+                "document \(plan.document.uuidString.lowercased()): the merge contests \(count) field(s); nothing written (without --strict the winner's values, or --prefer REV's, are taken)"
         }
     }
 
@@ -46,7 +47,7 @@ extension SurveyStore {
     ///   - id: The document.
     ///   - prefer: A head whose values win contests instead of the winner's.
     /// - Returns: The merge, or `nil` when the document has a single head.
-    /// - Throws: ``StoreError`` when `prefer` is no head or a head cannot be read.
+    /// - Throws: `StoreError` when `prefer` is no head or a head cannot be read.
     public func mergePlan(_ id: UUID, prefer: RevisionID? = nil) throws -> MergePlan? {
         try mergePlan(id, prefer: prefer, in: revisions.graph(of: id).graph)
     }
@@ -62,7 +63,8 @@ extension SurveyStore {
             preferred = head
         }
         let live = heads.filter { !$0.isDeleted }
-        var plan = MergePlan(document: id, heads: heads, base: nil, mergeBases: [], twoWayReason: nil, result: nil)
+        var plan = MergePlan(
+            document: id, heads: heads, base: nil, mergeBases: [], twoWayReason: nil, result: nil)
         guard !live.isEmpty else { return plan }
         plan.mergeBases = graph.mergeBases(of: live.map(\.id))
         var baseSurvey: Survey?
@@ -75,16 +77,21 @@ extension SurveyStore {
         }
         if baseSurvey == nil {
             plan.twoWayReason =
-                plan.mergeBases.isEmpty ? "the heads have no common ancestor"
+                plan.mergeBases.isEmpty
+                ? "the heads have no common ancestor"
                 : "the content of the merge base \(plan.mergeBases[0].id) has been pruned or cannot be read"
         }
         var surveys = try live.map { try survey(id, $0) }
         let reference = baseSurvey ?? surveys[0]
-        for index in surveys.indices where live[index].formatVersion == 1 && !(baseSurvey == nil && index == 0) {
+        for index in surveys.indices
+        where live[index].formatVersion == 1 && !(baseSurvey == nil && index == 0) {
             surveys[index] = surveys[index].matchingItemIDs(byPositionTo: reference)
         }
-        let mergeHeads = live.indices.map { SurveyMerge.Head(label: live[$0].id.description, survey: surveys[$0], rank: $0) }
-        plan.result = SurveyMerge.merge(base: baseSurvey, heads: mergeHeads, prefer: preferred?.id.description)
+        let mergeHeads = live.indices.map {
+            SurveyMerge.Head(label: live[$0].id.description, survey: surveys[$0], rank: $0)
+        }
+        plan.result = SurveyMerge.merge(
+            base: baseSurvey, heads: mergeHeads, prefer: preferred?.id.description)
         return plan
     }
 
@@ -100,7 +107,7 @@ extension SurveyStore {
     ///   - dryRun: Compute the merge and write nothing.
     /// - Returns: The merge and the revision written (`nil` for a dry run); `nil` when the
     ///   document has a single head.
-    /// - Throws: ``MergeRefusal`` when `strict` and a field is contested; ``StoreError``.
+    /// - Throws: ``MergeRefusal`` when `strict` and a field is contested; `StoreError`.
     @discardableResult
     public func resolveMerge(
         _ id: UUID, prefer: RevisionID? = nil, strict: Bool = false, dryRun: Bool = false
@@ -140,7 +147,8 @@ extension SurveyStore {
     ///   - progress: Called after each document of the sync with the number done and the total.
     /// - Returns: The sync's report and what was merged.
     public func syncMerging(
-        with other: SurveyStore, concurrency: Int = SurveyStore.syncConcurrency, progress: ((Int, Int) -> Void)? = nil
+        with other: SurveyStore, concurrency: Int = SurveyStore.syncConcurrency,
+        progress: ((Int, Int) -> Void)? = nil
     ) throws -> MergingSyncReport {
         let report = try sync(with: other, concurrency: concurrency, progress: progress)
         var merged: [UUID] = []
@@ -192,7 +200,7 @@ extension SurveyStore {
     ///     (from the winner to the head).
     ///   - second: A revision, or `nil`: `first` against the winner (from `first` to the winner).
     /// - Returns: One diff per pair (none when `first` is `nil` and there is no conflict).
-    /// - Throws: ``StoreError`` when a revision is unknown, pruned, deleted or in a newer format.
+    /// - Throws: `StoreError` when a revision is unknown, pruned, deleted or in a newer format.
     public func diffs(
         _ id: UUID, _ first: RevisionID? = nil, _ second: RevisionID? = nil
     ) throws -> [RevisionDiff] {
@@ -206,7 +214,8 @@ extension SurveyStore {
         }
         return try pairs.map { from, to in
             for revision in [from, to] where revision.isDeleted { throw StoreError.noContent(revision.id) }
-            return RevisionDiff(from: from, to: to, diff: SurveyDiff(from: try survey(id, from), to: try survey(id, to)))
+            return RevisionDiff(
+                from: from, to: to, diff: SurveyDiff(from: try survey(id, from), to: try survey(id, to)))
         }
     }
 }

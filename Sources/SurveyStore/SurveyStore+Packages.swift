@@ -34,7 +34,7 @@ extension SurveyStore {
     /// refused and a missing parent folder is never created (see `OutputWriter` in the file layer).
     ///
     /// - Throws: ``ExportError`` for a destination that exists or whose folder does not,
-    ///   ``StoreError``.
+    ///   `StoreError`.
     @discardableResult
     public func exportPackage(
         _ id: UUID, revision: RevisionID? = nil, to destination: String
@@ -48,7 +48,10 @@ extension SurveyStore {
         var files = [PackageFile(name: StoreLayout.metadataFile, contents: metadata)]
         if !revision.isDeleted {
             // Checked against its digest, so that a damaged revision is never exported.
-            files.append(PackageFile(name: StoreLayout.contentFile, contents: try revisions.content(of: id, revision: revision)))
+            files.append(
+                PackageFile(
+                    name: StoreLayout.contentFile, contents: try revisions.content(of: id, revision: revision)
+                ))
         }
         try wrapping(.export, id) {
             try Self.reportingExportErrors(destination) {
@@ -78,8 +81,8 @@ extension SurveyStore {
     /// `format`. Content in a format newer than this build is exported as plist exactly
     /// as it is stored (it cannot be read, so it cannot be converted).
     ///
-    /// - Throws: ``StoreError/newerFormat(_:supported:)`` for JSON of content in a newer
-    ///   format; ``DocumentDeletedError`` for a deletion; ``StoreError``.
+    /// - Throws: `StoreError/newerFormat(_:supported:)` for JSON of content in a newer
+    ///   format; ``DocumentDeletedError`` for a deletion; `StoreError`.
     public func exportedContent(
         _ id: UUID, revision: RevisionID? = nil, as format: ExportFormat
     ) throws -> ExportedContent {
@@ -97,7 +100,7 @@ extension SurveyStore {
     /// through; a folder is refused (see `OutputWriter` in the file layer).
     ///
     /// - Throws: ``ExportError`` when the folder of `path` does not exist or `path` is a
-    ///   folder; ``FileSystemError``.
+    ///   folder; `FileSystemError`.
     public func writeExport(_ data: Data, to path: String) throws {
         try Self.writeOutput(data, to: path)
     }
@@ -106,7 +109,7 @@ extension SurveyStore {
     /// does: durably and atomically, never replacing a folder, a device or a link.
     ///
     /// - Throws: ``ExportError`` when the folder of `path` does not exist or `path` is a
-    ///   folder; ``FileSystemError``.
+    ///   folder; `FileSystemError`.
     public static func writeOutput(_ data: Data, to path: String) throws {
         try reportingExportErrors(path) { try OutputWriter().writeFile(data, to: path) }
     }
@@ -151,7 +154,7 @@ extension SurveyStore {
     /// revision, or whose content, the document already has adds nothing
     /// (``ImportOutcome/alreadyPresent(_:_:)``).
     ///
-    /// - Throws: ``StoreError``, ``VersionsError``, ``SurveyError`` or a
+    /// - Throws: `StoreError`, `VersionsError`, `SurveyError` or a
     ///   `PropertyListError` when the package cannot be read.
     public func importPackage(at path: String) throws -> ImportOutcome {
         try checkWritable()
@@ -173,13 +176,16 @@ extension SurveyStore {
             // as it is, opaque.
             if let content, metadata.formatVersion <= Self.formatVersion {
                 _ = try FormatMigrator.survey(
-                    from: content, version: metadata.formatVersion, seed: metadata.id.description, file: contentPath)
+                    from: content, version: metadata.formatVersion, seed: metadata.id.description,
+                    file: contentPath)
             }
             let lock = try documentLock(id)
             defer { lock.unlock() }
             let known = (try? revisions.cleanedGraph(of: id).graph) ?? RevisionGraph()
             if let present = known.revisions[metadata.id] { return .alreadyPresent(id, present) }
-            if let same = Self.revision(withContent: metadata.contentDigest, in: known) { return .alreadyPresent(id, same) }
+            if let same = Self.revision(withContent: metadata.contentDigest, in: known) {
+                return .alreadyPresent(id, same)
+            }
             // Kept as it is, with its id, even when its parents are not here: syncing with
             // a store that has them later fills in the history without a conflict.
             var files = [PackageFile(name: StoreLayout.metadataFile, contents: metadataData)]
@@ -195,15 +201,19 @@ extension SurveyStore {
         guard let content else { throw StoreError.noSuchRevision(contentPath) }
         // Older formats are migrated; their item ids derive from the package's content.
         let survey = try FormatMigrator.survey(
-            from: content, version: document.formatVersion, seed: RevisionID.sha256Hex(metadataData + content), file: contentPath)
+            from: content, version: document.formatVersion,
+            seed: RevisionID.sha256Hex(metadataData + content), file: contentPath)
         let bytes = try survey.plistData()
         let lock = try documentLock(document.id)
         defer { lock.unlock() }
         let known = (try? revisions.cleanedGraph(of: document.id).graph) ?? RevisionGraph()
-        if let same = Self.revision(withContent: RevisionID.sha256Hex(bytes), in: known) { return .alreadyPresent(document.id, same) }
+        if let same = Self.revision(withContent: RevisionID.sha256Hex(bytes), in: known) {
+            return .alreadyPresent(document.id, same)
+        }
         let metadata = try wrapping(.import, document.id) {
             try revisions.write(
-                document: document.id, parents: [], content: bytes, formatVersion: Self.formatVersion, known: known)
+                document: document.id, parents: [], content: bytes, formatVersion: Self.formatVersion,
+                known: known)
         }
         return .newRevision(document.id, metadata)
     }
@@ -212,7 +222,9 @@ extension SurveyStore {
     /// same content again adds nothing.
     static func revision(withContent digest: String?, in graph: RevisionGraph) -> RevisionMetadata? {
         guard let digest else { return nil }
-        return graph.revisions.values.filter { !$0.isDeleted && $0.contentDigest == digest }.sorted(by: RevisionGraph.precedes).first
+        return graph.revisions.values.filter { !$0.isDeleted && $0.contentDigest == digest }.sorted(
+            by: RevisionGraph.precedes
+        ).first
     }
 }
 
@@ -225,7 +237,9 @@ enum DocumentIdentity {
             throw VersionsError.malformedMetadata(file, "'DocumentUUID' is missing or not a UUID")
         }
         var version = 1
-        if case .integer(let number)? = value["FormatVersion"], let exact = number.exactly(Int.self) { version = exact }
+        if case .integer(let number)? = value["FormatVersion"], let exact = number.exactly(Int.self) {
+            version = exact
+        }
         return (id, version)
     }
 }

@@ -32,7 +32,7 @@ extension SurveyStore {
     /// decide), tombstones are applied on both sides, a revision one side holds damaged
     /// (its content, differing in size from the other side's copy, does not match its
     /// digest) is repaired from the other side's intact copy, and local state
-    /// (``StoreLayout/localFolder``) is never touched. Running it again right after
+    /// (`StoreLayout/localFolder`) is never touched. Running it again right after
     /// copies nothing.
     ///
     /// Revisions are written in batches, each package atomic, each batch made durable at

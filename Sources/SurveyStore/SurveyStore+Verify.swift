@@ -5,7 +5,9 @@ import Versions
 extension SurveyStore {
     /// Something `verify` found, with the path it concerns.
     public struct Problem: Sendable, Equatable, CustomStringConvertible {
+        /// The file or folder concerned.
         public var path: String
+        /// What is wrong, in words.
         public var message: String
         /// A note rather than a problem: something harmless that the store handles by
         /// itself (a copy of a pruned revision that the next write removes, a tombstone
@@ -13,6 +15,7 @@ extension SurveyStore {
         /// unclean.
         public var isNote: Bool
 
+        /// Creates a problem, or a note.
         public init(path: String, message: String, isNote: Bool = false) {
             self.path = path
             self.message = message
@@ -49,20 +52,24 @@ extension SurveyStore {
             let path = root + "/" + folder
             switch (try? reader.status(atPath: path))??.kind {
             case nil, .directory?: break
-            case .symbolicLink?: report(path, "a symbolic link where the store's folder belongs (never followed)")
+            case .symbolicLink?:
+                report(path, "a symbolic link where the store's folder belongs (never followed)")
             default: report(path, "not a folder")
             }
         }
         let temporary = root + "/" + StoreLayout.temporaryFolder
         for name in ((try? reader.names(atPath: temporary)) ?? []).sorted() {
-            report(temporary + "/" + name, "a temporary file left by an interrupted write (the next command that writes removes it)")
+            report(
+                temporary + "/" + name,
+                "a temporary file left by an interrupted write (the next command that writes removes it)")
         }
         let pruning = root + "/" + StoreLayout.pruningFolder
         for name in ((try? reader.names(atPath: pruning)) ?? []).sorted() {
             report(pruning + "/" + name, "an interrupted prune (the next command that writes finishes it)")
         }
         let locks = root + "/" + StoreLayout.locksFolder
-        for entry in (try? reader.entries(atPath: locks)) ?? [] where entry.kind != .regular && entry.kind != .unknown {
+        for entry in (try? reader.entries(atPath: locks)) ?? []
+        where entry.kind != .regular && entry.kind != .unknown {
             report(locks + "/" + entry.name, "not a regular lock file (never opened)")
         }
         for issue in (try? revisions.documentFolderIssues()) ?? [] { report(issue.path, issue.message) }
@@ -85,11 +92,19 @@ extension SurveyStore {
             for issue in read.skipped { report(issue.path, issue.message) }
             for id in read.incomplete {
                 let package = folder + "/" + StoreLayout.packageName(id) + "/"
-                let missing = reader.exists(package + StoreLayout.metadataFile) ? StoreLayout.contentFile : StoreLayout.metadataFile
-                report(package + missing, "missing: the package is incomplete (a copy in progress, or interrupted), not a revision yet")
+                let missing =
+                    reader.exists(package + StoreLayout.metadataFile)
+                    ? StoreLayout.contentFile : StoreLayout.metadataFile
+                report(
+                    package + missing,
+                    "missing: the package is incomplete (a copy in progress, or interrupted), not a revision yet"
+                )
             }
             for id in read.resurrected {
-                report(folder + "/" + StoreLayout.packageName(id), "a copy of a pruned revision (removed by the next command that changes this document, by prune or by sync)", note: true)
+                report(
+                    folder + "/" + StoreLayout.packageName(id),
+                    "a copy of a pruned revision (removed by the next command that changes this document, by prune or by sync)",
+                    note: true)
             }
             for id in read.pending {
                 report(
@@ -101,12 +116,16 @@ extension SurveyStore {
                 let package = folder + "/" + StoreLayout.packageName(id)
                 for entry in (try? reader.entries(atPath: package)) ?? []
                 where entry.name != StoreLayout.metadataFile && entry.name != StoreLayout.contentFile {
-                    let what = entry.kind == .symbolicLink ? "a symbolic link (never followed)" : "an unexpected file"
+                    let what =
+                        entry.kind == .symbolicLink
+                        ? "a symbolic link (never followed)" : "an unexpected file"
                     report(package + "/" + entry.name, "\(what) inside a revision package")
                 }
             }
             for revision in read.graph.revisions.values where revisions.isFarAhead(revision.timestamp) {
-                let name = read.pruned.contains(revision.id) ? StoreLayout.tombstoneName(revision.id) : StoreLayout.packageName(revision.id)
+                let name =
+                    read.pruned.contains(revision.id)
+                    ? StoreLayout.tombstoneName(revision.id) : StoreLayout.packageName(revision.id)
                 report(
                     folder + "/" + name,
                     "stamped \(revision.timestamp) by \(revision.device.name), more than a day ahead of this device's clock: it wins conflicts until a save or resolution supersedes it",
@@ -115,7 +134,8 @@ extension SurveyStore {
             var known = read.tombstones
             for (id, metadata) in read.live { known[id] = metadata }
             for revision in read.live.values where !read.pruned.contains(revision.id) && !revision.isDeleted {
-                let contentPath = folder + "/" + StoreLayout.packageName(revision.id) + "/" + StoreLayout.contentFile
+                let contentPath =
+                    folder + "/" + StoreLayout.packageName(revision.id) + "/" + StoreLayout.contentFile
                 do {
                     // Content this build can read is read as a survey too; a newer format is opaque.
                     if revision.formatVersion <= Self.formatVersion {
@@ -133,11 +153,15 @@ extension SurveyStore {
             }
             for revision in read.graph.revisions.values {
                 for parent in revision.parents where known[parent] == nil {
-                    let name = read.pruned.contains(revision.id) ? StoreLayout.tombstoneName(revision.id) : StoreLayout.packageName(revision.id)
+                    let name =
+                        read.pruned.contains(revision.id)
+                        ? StoreLayout.tombstoneName(revision.id) : StoreLayout.packageName(revision.id)
                     // An imported revision, or one a partial copy brought: it counts as a
                     // first revision here until its history arrives.
                     report(
-                        folder + "/" + name, "its parent \(parent) is not in this store (its history was not copied here)", note: true)
+                        folder + "/" + name,
+                        "its parent \(parent) is not in this store (its history was not copied here)",
+                        note: true)
                 }
             }
         }

@@ -51,11 +51,11 @@ public final class SurveyStore: Sendable {
     /// This device: the identity new revisions are stamped with.
     public let device: Device
     /// Whether the store was opened for reading only: nothing is created, cleaned up or
-    /// locked, and every call that would write throws ``StoreError/readOnly(_:)``.
+    /// locked, and every call that would write throws `StoreError/readOnly(_:)`.
     public let isReadOnly: Bool
     /// Whether listing documents may rewrite the summary cache (see
-    /// ``documentsReport()``): only for a store opened with
-    /// ``openForReading(at:calls:refreshingSummaryCache:)`` asking for it. Every other
+    /// `documentsReport()`): only for a store opened with
+    /// `openForReading(at:calls:refreshingSummaryCache:)` asking for it. Every other
     /// store uses a valid cache and never writes it, so that a command that changes the
     /// store writes nothing but what it set out to write.
     public let writesSummaryCache: Bool
@@ -87,7 +87,7 @@ public final class SurveyStore: Sendable {
     ///   - deviceName: This device's name; the host name when `nil`. An existing store
     ///     keeps its device identity unless a name is given, which renames the device.
     /// - Throws: ``DeviceNameError`` for a name
-    ///   that cannot be stored, before anything is created; ``FileSystemError``.
+    ///   that cannot be stored, before anything is created; `FileSystemError`.
     public static func create(at path: String, deviceName: String? = nil) throws -> SurveyStore {
         try create(at: path, deviceName: deviceName, calls: .live)
     }
@@ -99,7 +99,8 @@ public final class SurveyStore: Sendable {
         if let deviceName { try checkDeviceName(deviceName) }
         let writer = RevisionStore.writer(root: path, calls: calls)
         try writer.createRoot()
-        let layout = PropertyList.dictionary([layoutKey: .integer(PropertyList.Integer(Int64(layoutVersion)))])
+        let layout = PropertyList.dictionary([layoutKey: .integer(PropertyList.Integer(Int64(layoutVersion)))]
+        )
         // An existing store's layout file is checked before anything is written into it.
         if try FileReader(root: path, calls: calls).status(atPath: path + "/" + layoutFile) != nil {
             try checkLayout(at: path, calls: calls, forWriting: true)
@@ -110,7 +111,9 @@ public final class SurveyStore: Sendable {
         }
         try writer.createDirectory(StoreLayout.documentsFolder)
         let existing = try? DeviceIdentity.read(store: path, writer: writer)
-        var device = existing ?? Device(id: DeviceIdentity.newID(), name: deviceName ?? ProcessInfo.processInfo.hostName)
+        var device =
+            existing
+            ?? Device(id: DeviceIdentity.newID(), name: deviceName ?? ProcessInfo.processInfo.hostName)
         if let deviceName, existing != nil { device.name = deviceName }
         if existing != device { try DeviceIdentity.write(device, writer: writer) }
         let store = SurveyStore(root: path, device: device, calls: calls)
@@ -137,7 +140,7 @@ public final class SurveyStore: Sendable {
     /// Opens an existing store, removing temporaries left by interrupted writes.
     ///
     /// - Parameter path: The store folder.
-    /// - Throws: ``StoreError/noSuchStore(_:)`` when `path` holds no store.
+    /// - Throws: `StoreError/noSuchStore(_:)` when `path` holds no store.
     public static func open(at path: String) throws -> SurveyStore {
         try open(at: path, calls: .live)
     }
@@ -156,11 +159,13 @@ public final class SurveyStore: Sendable {
         let writer = RevisionStore.writer(root: path, calls: calls)
         try writer.prepare()
         try writer.removeLeftovers()
-        let device = try (try? DeviceIdentity.read(store: path, writer: writer)) ?? {
-            let device = Device(id: DeviceIdentity.newID(), name: ProcessInfo.processInfo.hostName)
-            try DeviceIdentity.write(device, writer: writer)
-            return device
-        }()
+        let device =
+            try (try? DeviceIdentity.read(store: path, writer: writer))
+            ?? {
+                let device = Device(id: DeviceIdentity.newID(), name: ProcessInfo.processInfo.hostName)
+                try DeviceIdentity.write(device, writer: writer)
+                return device
+            }()
         let store = SurveyStore(root: path, device: device, calls: calls, wallClock: wallClock)
         try store.finishInterruptedPrunes()
         return store
@@ -174,8 +179,8 @@ public final class SurveyStore: Sendable {
     /// reader sees each revision whole or not at all. What a concurrent writer (or an
     /// interrupted one) left half done is skipped, never taken for a revision.
     ///
-    /// - Throws: ``StoreError/noSuchStore(_:)`` when `path` holds no store;
-    ///   ``StoreError/damagedStore(_:_:)`` when its `Store.plist` is not a layout file.
+    /// - Throws: `StoreError/noSuchStore(_:)` when `path` holds no store;
+    ///   `StoreError/damagedStore(_:_:)` when its `Store.plist` is not a layout file.
     public static func openForReading(at path: String) throws -> SurveyStore {
         try openForReading(at: path, calls: .live, refreshingSummaryCache: false)
     }
@@ -186,15 +191,17 @@ public final class SurveyStore: Sendable {
         try openForReading(at: path, calls: calls, refreshingSummaryCache: false)
     }
 
-    /// Opens an existing store for reading only, like ``openForReading(at:)``, except
+    /// Opens an existing store for reading only, like `openForReading(at:)`, except
     /// that listing its documents may rewrite the summary cache
     /// (`Local.nosync/summaries.cache`) when the store can be written: the only write it
     /// ever makes, an atomic replacement of that file, skipped without error on a
     /// read-only store. `survey list` and `survey conflicts` open stores this way.
     ///
-    /// - Parameter refreshingSummaryCache: Whether ``documentsReport()`` may rewrite the
-    ///   summary cache.
-    /// - Throws: As ``openForReading(at:)``.
+    /// - Parameters:
+    ///   - path: The store folder.
+    ///   - refreshingSummaryCache: Whether `documentsReport()` may rewrite the summary
+    ///     cache.
+    /// - Throws: As `openForReading(at:)`.
     public static func openForReading(at path: String, refreshingSummaryCache: Bool) throws -> SurveyStore {
         try openForReading(at: path, calls: .live, refreshingSummaryCache: refreshingSummaryCache)
     }
@@ -205,9 +212,11 @@ public final class SurveyStore: Sendable {
     ) throws -> SurveyStore {
         try checkLayout(at: path, calls: calls, forWriting: false)
         let reader = FileReader(root: path, calls: calls)
-        let device = (try? DeviceIdentity.peek(store: path, reader: reader)) ?? Device(id: "unknown", name: "unknown")
+        let device =
+            (try? DeviceIdentity.peek(store: path, reader: reader)) ?? Device(id: "unknown", name: "unknown")
         return SurveyStore(
-            root: path, device: device, calls: calls, readOnly: true, writesSummaryCache: refreshingSummaryCache)
+            root: path, device: device, calls: calls, readOnly: true,
+            writesSummaryCache: refreshingSummaryCache)
     }
 
     /// The store's layout file and the key that holds its version.
@@ -224,7 +233,9 @@ public final class SurveyStore: Sendable {
                 throw StoreError.noSuchStore(path)
             }
             data = bytes
-        } catch let error as FileSystemError where [.symbolicLink, .notRegularFile, .isDirectory, .tooLarge].contains(error.code) {
+        } catch let error as FileSystemError
+            where [.symbolicLink, .notRegularFile, .isDirectory, .tooLarge].contains(error.code)
+        {
             throw StoreError.damagedStore(file, error.reason)
         }
         let value: PropertyList
@@ -233,7 +244,9 @@ public final class SurveyStore: Sendable {
         } catch let error as PropertyListError {
             throw StoreError.damagedStore(file, error.description)
         }
-        guard case .integer(let number)? = value[layoutKey], let version = number.exactly(Int.self), version >= 1 else {
+        guard case .integer(let number)? = value[layoutKey], let version = number.exactly(Int.self),
+            version >= 1
+        else {
             throw StoreError.damagedStore(file, "'\(layoutKey)' is missing or not a positive integer")
         }
         if forWriting && version > layoutVersion {
@@ -249,7 +262,7 @@ public final class SurveyStore: Sendable {
         revisions.isFarAhead(revision.timestamp)
     }
 
-    /// Throws ``StoreError/readOnly(_:)`` when the store was opened for reading only.
+    /// Throws `StoreError/readOnly(_:)` when the store was opened for reading only.
     func checkWritable() throws {
         if isReadOnly { throw StoreError.readOnly(root) }
     }
@@ -278,6 +291,7 @@ public final class SurveyStore: Sendable {
         public var conflicts: [RevisionID]
         /// The metadata of the heads in ``conflicts``, in the same order.
         public var conflictRevisions: [RevisionMetadata] = []
+        /// Whether the winner is a deletion.
         public var isDeleted: Bool { revision.isDeleted }
         /// Normal, in conflict, or deleted.
         public var state: DocumentState {
@@ -324,7 +338,8 @@ public final class SurveyStore: Sendable {
         try survey.validate()
         let content = try survey.plistData()
         let metadata = try wrapping(.create, id) {
-            try revisions.write(document: id, parents: [], content: content, formatVersion: Self.formatVersion)
+            try revisions.write(
+                document: id, parents: [], content: content, formatVersion: Self.formatVersion)
         }
         return (id, metadata)
     }
@@ -351,7 +366,7 @@ public final class SurveyStore: Sendable {
     /// - Parameters:
     ///   - id: The document.
     ///   - revision: A revision of the document; `nil` for the winner.
-    /// - Throws: ``StoreError/noSuchDocument(_:)``, ``StoreError/noSuchRevision(_:)`` when
+    /// - Throws: `StoreError/noSuchDocument(_:)`, `StoreError/noSuchRevision(_:)` when
     ///   the document has no revision `revision`.
     public func revision(_ id: UUID, _ revision: RevisionID? = nil) throws -> RevisionMetadata {
         try self.revision(id, revision, in: revisions.graph(of: id).graph)
@@ -378,7 +393,8 @@ public final class SurveyStore: Sendable {
         // Older formats are migrated in memory; item ids derive from the revision id.
         return try FormatMigrator.survey(
             from: data, version: revision.formatVersion, seed: revision.id.description,
-            file: StoreLayout.folderName(of: id) + "/" + StoreLayout.packageName(revision.id) + "/" + StoreLayout.contentFile)
+            file: StoreLayout.folderName(of: id) + "/" + StoreLayout.packageName(revision.id) + "/"
+                + StoreLayout.contentFile)
     }
 
     /// Opens a document: the survey of its winner (or of `revision`), that revision as
@@ -388,7 +404,7 @@ public final class SurveyStore: Sendable {
     /// state is then ``SurveyDocument/State/deleted(_:)``, and saving it restores it.
     ///
     /// - Throws: ``DocumentDeletedError`` when the document is deleted (or `revision` is
-    ///   a deletion), ``StoreError``, or the errors of reading the content.
+    ///   a deletion), `StoreError`, or the errors of reading the content.
     public func open(_ id: UUID, revision: RevisionID? = nil) throws -> SurveyDocument {
         let graph = try revisions.graph(of: id).graph
         let base = try self.revision(id, revision, in: graph)
@@ -411,7 +427,7 @@ public final class SurveyStore: Sendable {
     ///   - survey: The new content.
     ///   - id: The document.
     ///   - base: The revision the content is based on; the winner when `nil`.
-    ///   - ifCurrent: Refuse with ``StoreError/notCurrent(base:heads:)`` unless `base` is
+    ///   - ifCurrent: Refuse with `StoreError/notCurrent(base:heads:)` unless `base` is
     ///     the document's only head.
     /// - Returns: The new revision (or the base, when the content is the base's).
     @discardableResult
@@ -429,7 +445,7 @@ public final class SurveyStore: Sendable {
     ///
     /// - Parameters:
     ///   - document: The document, as opened (or last saved) and edited since.
-    ///   - ifCurrent: Refuse with ``StoreError/notCurrent(base:heads:)`` unless the
+    ///   - ifCurrent: Refuse with `StoreError/notCurrent(base:heads:)` unless the
     ///     document's base is its only head.
     /// - Returns: The document after the save: the same survey, the revision written
     ///   (or the base, when nothing changed) as its base, and the document's state.
@@ -463,7 +479,8 @@ public final class SurveyStore: Sendable {
         if !baseRevision.isDeleted, baseRevision.contentDigest == digest { return (baseRevision, graph) }
         let written = try wrapping(.save, id) {
             try revisions.write(
-                document: id, parents: [baseRevision], content: content, formatVersion: Self.formatVersion, known: graph,
+                document: id, parents: [baseRevision], content: content, formatVersion: Self.formatVersion,
+                known: graph,
                 contentDigest: digest)
         }
         graph.insert(written)
@@ -487,12 +504,15 @@ public final class SurveyStore: Sendable {
         let lock = try documentLock(id)
         defer { lock.unlock() }
         let graph = try revisions.cleanedGraph(of: id).graph
-        if let existing = try base.map({ try revision(id, $0, in: graph) }) ?? graph.winner, existing.isDeleted {
+        if let existing = try base.map({ try revision(id, $0, in: graph) }) ?? graph.winner,
+            existing.isDeleted
+        {
             return existing
         }
         let parents = try base.map { [try revision(id, $0, in: graph)] } ?? graph.heads
         return try wrapping(.delete, id) {
-            try revisions.write(document: id, parents: parents, content: nil, formatVersion: Self.formatVersion, known: graph)
+            try revisions.write(
+                document: id, parents: parents, content: nil, formatVersion: Self.formatVersion, known: graph)
         }
     }
 
@@ -522,7 +542,7 @@ public final class SurveyStore: Sendable {
     ///
     /// - Returns: The resolution, or `nil` when there is nothing to resolve: the document
     ///   has a single head (or, for ``Resolution/acceptWinner``, its winner is a deletion).
-    /// - Throws: ``StoreError``, also ``StoreError/noSuchRevision(_:)`` for a revision to
+    /// - Throws: `StoreError`, also `StoreError/noSuchRevision(_:)` for a revision to
     ///   keep that does not exist, even when there is nothing to resolve;
     ///   `FileSystemError` when the revision cannot be written.
     @discardableResult
@@ -556,7 +576,8 @@ public final class SurveyStore: Sendable {
             content = try survey.plistData()
         }
         return try wrapping(.resolve, id) {
-            try revisions.writeResolution(document: id, parents: heads, content: content, formatVersion: formatVersion)
+            try revisions.writeResolution(
+                document: id, parents: heads, content: content, formatVersion: formatVersion)
         }
     }
 
@@ -620,7 +641,8 @@ extension SurveyStore {
     ///   - path: The store folder.
     ///   - calls: The system calls to make.
     @_spi(Testing)
-    public static func openWithoutCleaning(at path: String, calls: SystemCalls = .live) throws -> SurveyStore {
+    public static func openWithoutCleaning(at path: String, calls: SystemCalls = .live) throws -> SurveyStore
+    {
         try openForReading(at: path, calls: calls)
     }
 

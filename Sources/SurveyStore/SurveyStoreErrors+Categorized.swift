@@ -8,7 +8,7 @@ extension LookupError: CategorizedError {
         case .ambiguousDocument, .ambiguousRevision: "ambiguous"
         }
     }
-    /// ``ErrorCategory/notFound`` or ``ErrorCategory/usage``.
+    /// `ErrorCategory/notFound` or `ErrorCategory/usage`.
     public var category: ErrorCategory {
         switch self {
         case .noSuchDocument: .notFound
@@ -25,7 +25,7 @@ extension ExportError: CategorizedError {
         case .exists, .isFolder: "exists"
         }
     }
-    /// ``ErrorCategory/notFound`` or ``ErrorCategory/failure``.
+    /// `ErrorCategory/notFound` or `ErrorCategory/failure`.
     public var category: ErrorCategory {
         switch self {
         case .noSuchFolder: .notFound
@@ -37,27 +37,27 @@ extension ExportError: CategorizedError {
 extension DeviceNameError: CategorizedError {
     /// `invalidDeviceName`.
     public var errorCode: String { "invalidDeviceName" }
-    /// ``ErrorCategory/usage``.
+    /// `ErrorCategory/usage`.
     public var category: ErrorCategory { .usage }
 }
 
 extension DocumentDeletedError: CategorizedError {
     /// `deleted`.
     public var errorCode: String { "deleted" }
-    /// ``ErrorCategory/notFound``: the document's content is gone until restored.
+    /// `ErrorCategory/notFound`: the document's content is gone until restored.
     public var category: ErrorCategory { .notFound }
 }
 
 extension SurveyStore.MergeRefusal: CategorizedError {
     /// `contested`.
     public var errorCode: String { "contested" }
-    /// ``ErrorCategory/refused``: nothing was written.
+    /// `ErrorCategory/refused`: nothing was written.
     public var category: ErrorCategory { .refused }
 }
 
 extension SyncError: CategorizedError {
     /// `sameStore`.
     public var errorCode: String { "sameStore" }
-    /// ``ErrorCategory/usage``: a sync needs two stores.
+    /// `ErrorCategory/usage`: a sync needs two stores.
     public var category: ErrorCategory { .usage }
 }

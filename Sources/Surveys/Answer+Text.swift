@@ -46,7 +46,9 @@ extension Item {
         do {
             return .date(try Survey.parseDate(text))
         } catch {
-            throw SurveyError(position: position, title: title, rule: .invalidDate, message: Survey.invalidDateMessage(error))
+            throw SurveyError(
+                position: position, title: title, rule: .invalidDate,
+                message: Survey.invalidDateMessage(error))
         }
     }
 }

@@ -11,14 +11,19 @@ extension Item {
             SurveyError(position: position, title: title, rule: rule, message: message)
         }
         func answerType(_ expected: String) -> SurveyError {
-            fail(.answerType, "a \(kind.name) item is answered by \(expected), not \(answer.map(Self.describe) ?? "nothing")")
+            fail(
+                .answerType,
+                "a \(kind.name) item is answered by \(expected), not \(answer.map(Self.describe) ?? "nothing")"
+            )
         }
         switch kind {
         case .binary(let options):
             guard options.count == 2 else {
                 throw fail(.binaryOptions, "a binary item has exactly 2 options, not \(options.count)")
             }
-            if strict, options[0] == options[1] { throw fail(.duplicateOptions, "a binary item's two options are different labels") }
+            if strict, options[0] == options[1] {
+                throw fail(.duplicateOptions, "a binary item's two options are different labels")
+            }
             switch answer {
             case nil: break
             case .choice(let index):
@@ -41,7 +46,8 @@ extension Item {
             }
         case .slider(let minimum, let maximum, let roundToInteger):
             guard minimum.isFinite, maximum.isFinite, minimum < maximum else {
-                throw fail(.sliderBounds, "a slider's minimum (\(minimum)) must be below its maximum (\(maximum))")
+                throw fail(
+                    .sliderBounds, "a slider's minimum (\(minimum)) must be below its maximum (\(maximum))")
             }
             switch answer {
             case nil: break
@@ -50,7 +56,8 @@ extension Item {
                     throw fail(.answerOutOfRange, "the answer must lie between \(minimum) and \(maximum)")
                 }
                 if roundToInteger && value.rounded() != value {
-                    throw fail(.answerNotWhole, "the slider rounds to whole numbers, so its answer must be whole")
+                    throw fail(
+                        .answerNotWhole, "the slider rounds to whole numbers, so its answer must be whole")
                 }
             default: throw answerType("a number")
             }
@@ -66,13 +73,16 @@ extension Item {
             default: throw answerType("one of its options")
             }
         case .multiTF(let options):
-            guard !options.isEmpty else { throw fail(.emptyOptions, "a multiTF item has at least one option") }
+            guard !options.isEmpty else {
+                throw fail(.emptyOptions, "a multiTF item has at least one option")
+            }
             if strict, let repeated = Self.repeatedOption(options) { throw fail(.duplicateOptions, repeated) }
             switch answer {
             case nil: break
             case .flags(let flags):
                 guard flags.count == options.count else {
-                    throw fail(.answerLength, "the answer has \(flags.count) flags for \(options.count) options")
+                    throw fail(
+                        .answerLength, "the answer has \(flags.count) flags for \(options.count) options")
                 }
             default: throw answerType("one boolean per option")
             }
@@ -84,7 +94,8 @@ extension Item {
         var seen: [String: Int] = [:]
         for (offset, label) in options.enumerated() {
             if let first = seen[label] {
-                return "option \(offset + 1) has the same label as option \(first + 1); the options of an item are different labels"
+                return
+                    "option \(offset + 1) has the same label as option \(first + 1); the options of an item are different labels"
             }
             seen[label] = offset
         }

@@ -50,7 +50,9 @@ public struct Survey: Sendable, Equatable {
     /// - Throws: ``SurveyError`` when there is no such item or the answer breaks a rule.
     public mutating func setAnswer(_ answer: Answer?, forItem id: UUID) throws {
         guard let index = items.firstIndex(where: { $0.id == id }) else {
-            throw SurveyError(position: nil, title: nil, rule: .unknownItem, message: "there is no item with id \(id.uuidString)")
+            throw SurveyError(
+                position: nil, title: nil, rule: .unknownItem,
+                message: "there is no item with id \(id.uuidString)")
         }
         var item = items[index]
         item.answer = answer
@@ -67,7 +69,9 @@ public struct Survey: Sendable, Equatable {
 
     func validate(strict: Bool) throws {
         if strict, title.allSatisfy(\.isWhitespace) {
-            throw SurveyError(position: nil, title: nil, rule: .emptyTitle, message: "the title is empty; a survey has a title")
+            throw SurveyError(
+                position: nil, title: nil, rule: .emptyTitle,
+                message: "the title is empty; a survey has a title")
         }
         try Self.checkItemCount(items.count)
         var seen: [UUID: Int] = [:]

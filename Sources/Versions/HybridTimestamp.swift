@@ -52,9 +52,12 @@ public struct HybridClock: Sendable {
     /// - Parameters:
     ///   - latest: The last timestamp this device used (persisted between runs).
     ///   - wallClock: Milliseconds since 1970; the system clock by default.
-    public init(latest: HybridTimestamp = HybridTimestamp(milliseconds: 0), wallClock: @escaping @Sendable () -> Int64 = {
-        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
-    }) {
+    public init(
+        latest: HybridTimestamp = HybridTimestamp(milliseconds: 0),
+        wallClock: @escaping @Sendable () -> Int64 = {
+            Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        }
+    ) {
         self.latest = latest
         self.wallClock = wallClock
     }
@@ -66,7 +69,9 @@ public struct HybridClock: Sendable {
         // A parent stamped far in the future is not trusted: its child takes this
         // device's clock instead of inheriting the stamp, so a revision from a device
         // whose clock ran ahead cannot make every later edit win every conflict.
-        let result = wall > floor.milliseconds ? HybridTimestamp(milliseconds: wall, counter: 0) : Self.tick(after: floor)
+        let result =
+            wall > floor.milliseconds
+            ? HybridTimestamp(milliseconds: wall, counter: 0) : Self.tick(after: floor)
         latest = result
         return result
     }

@@ -30,7 +30,10 @@ public struct RevisionID: Hashable, Comparable, Sendable, CustomStringConvertibl
         guard parts.count == 2, parts[0].utf8.count <= 15, let generation = Int(parts[0]), generation >= 1,
             generation <= Self.maximumGeneration, String(generation) == parts[0],
             parts[1].utf8.count == 64,
-            parts[1].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
+            parts[1].utf8.allSatisfy({
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+            })
         else { return nil }
         self.init(generation: generation, digest: String(parts[1]))
     }

@@ -56,7 +56,8 @@ public struct RevisionMetadata: Hashable, Sendable {
         let generation = try nextGeneration(after: parents.map(\.id))
         var metadata = RevisionMetadata(
             documentID: documentID, id: RevisionID(generation: generation, digest: ""),
-            parents: parents.map(\.id).sorted(), timestamp: clock.next(after: parents.map(\.timestamp)), device: device,
+            parents: parents.map(\.id).sorted(), timestamp: clock.next(after: parents.map(\.timestamp)),
+            device: device,
             formatVersion: formatVersion, isDeleted: content == nil,
             contentDigest: content.map { contentDigest ?? RevisionID.sha256Hex($0) })
         try metadata.checkRanges(file: nil)
@@ -69,7 +70,8 @@ public struct RevisionMetadata: Hashable, Sendable {
     static func nextGeneration(after parents: [RevisionID]) throws -> Int {
         let largest = parents.map(\.generation).max() ?? 0
         guard largest < RevisionID.maximumGeneration else {
-            throw VersionsError.malformedMetadata(nil, "a parent's generation \(largest) is at the limit (\(RevisionID.maximumGeneration))")
+            throw VersionsError.malformedMetadata(
+                nil, "a parent's generation \(largest) is at the limit (\(RevisionID.maximumGeneration))")
         }
         return largest + 1
     }
@@ -83,13 +85,16 @@ public struct RevisionMetadata: Hashable, Sendable {
 
     func checkRanges(file: String?) throws {
         guard Self.millisecondRange.contains(timestamp.milliseconds) else {
-            throw VersionsError.malformedMetadata(file, "'\(Key.milliseconds)' \(timestamp.milliseconds) is outside \(Self.millisecondRange)")
+            throw VersionsError.malformedMetadata(
+                file, "'\(Key.milliseconds)' \(timestamp.milliseconds) is outside \(Self.millisecondRange)")
         }
         guard Self.counterRange.contains(timestamp.counter) else {
-            throw VersionsError.malformedMetadata(file, "'\(Key.counter)' \(timestamp.counter) is outside \(Self.counterRange)")
+            throw VersionsError.malformedMetadata(
+                file, "'\(Key.counter)' \(timestamp.counter) is outside \(Self.counterRange)")
         }
         guard Self.formatVersionRange.contains(formatVersion) else {
-            throw VersionsError.malformedMetadata(file, "'\(Key.formatVersion)' \(formatVersion) is outside \(Self.formatVersionRange)")
+            throw VersionsError.malformedMetadata(
+                file, "'\(Key.formatVersion)' \(formatVersion) is outside \(Self.formatVersionRange)")
         }
     }
 
@@ -149,7 +154,8 @@ public struct RevisionMetadata: Hashable, Sendable {
         do {
             return RevisionID.sha256Hex(try PropertyList.dictionary(identityEntries).xmlData())
         } catch {
-            throw VersionsError.malformedMetadata(file, "it cannot be written as a property list (\(error)), so its id cannot be computed")
+            throw VersionsError.malformedMetadata(
+                file, "it cannot be written as a property list (\(error)), so its id cannot be computed")
         }
     }
 
@@ -166,9 +172,13 @@ public struct RevisionMetadata: Hashable, Sendable {
     ///   id does not match the metadata.
     public init(plist data: Data, file: String? = nil) throws {
         let value = try PropertyList(xml: data, file: file)
-        guard case .dictionary(let entries) = value else { throw VersionsError.malformedMetadata(file, "it is not a dictionary") }
+        guard case .dictionary(let entries) = value else {
+            throw VersionsError.malformedMetadata(file, "it is not a dictionary")
+        }
         func string(_ key: String) throws -> String {
-            guard case .string(let text) = entries[key] else { throw VersionsError.malformedMetadata(file, "'\(key)' is missing or not a string") }
+            guard case .string(let text) = entries[key] else {
+                throw VersionsError.malformedMetadata(file, "'\(key)' is missing or not a string")
+            }
             return text
         }
         func integer(_ key: String) throws -> Int64 {
@@ -180,20 +190,27 @@ public struct RevisionMetadata: Hashable, Sendable {
         guard let documentID = UUID(uuidString: try string(Key.documentID)) else {
             throw VersionsError.malformedMetadata(file, "'\(Key.documentID)' is not a UUID")
         }
-        guard let id = RevisionID(try string(Key.revisionID)) else { throw VersionsError.malformedMetadata(file, "'\(Key.revisionID)' is malformed") }
-        guard case .array(let parentValues) = entries[Key.parents] else { throw VersionsError.malformedMetadata(file, "'\(Key.parents)' is missing") }
+        guard let id = RevisionID(try string(Key.revisionID)) else {
+            throw VersionsError.malformedMetadata(file, "'\(Key.revisionID)' is malformed")
+        }
+        guard case .array(let parentValues) = entries[Key.parents] else {
+            throw VersionsError.malformedMetadata(file, "'\(Key.parents)' is missing")
+        }
         let parents = try parentValues.map { value -> RevisionID in
             guard case .string(let text) = value, let parent = RevisionID(text) else {
                 throw VersionsError.malformedMetadata(file, "a parent revision id is malformed")
             }
             return parent
         }
-        guard case .boolean(let deleted) = entries[Key.deleted] else { throw VersionsError.malformedMetadata(file, "'\(Key.deleted)' is missing") }
+        guard case .boolean(let deleted) = entries[Key.deleted] else {
+            throw VersionsError.malformedMetadata(file, "'\(Key.deleted)' is missing")
+        }
         var digest: String?
         if entries[Key.contentDigest] != nil { digest = try string(Key.contentDigest) }
         self.init(
             documentID: documentID, id: id, parents: parents,
-            timestamp: HybridTimestamp(milliseconds: try integer(Key.milliseconds), counter: Int(try integer(Key.counter))),
+            timestamp: HybridTimestamp(
+                milliseconds: try integer(Key.milliseconds), counter: Int(try integer(Key.counter))),
             device: Device(id: try string(Key.deviceID), name: try string(Key.deviceName)),
             formatVersion: Int(try integer(Key.formatVersion)), isDeleted: deleted, contentDigest: digest)
         let known = Set(identityEntries.keys).union([Key.revisionID])
@@ -202,13 +219,16 @@ public struct RevisionMetadata: Hashable, Sendable {
         }
         try checkRanges(file: file)
         guard Set(parents).count == parents.count, !parents.contains(id) else {
-            throw VersionsError.malformedMetadata(file, "'\(Key.parents)' names a revision twice, or the revision itself")
+            throw VersionsError.malformedMetadata(
+                file, "'\(Key.parents)' names a revision twice, or the revision itself")
         }
         // One more than the largest parent's: a revision is always newer than its
         // parents, so the parents of a graph can never form a cycle.
         guard id.generation == (try Self.nextGeneration(after: parents)) else {
             throw VersionsError.malformedMetadata(
-                file, "the generation of \(id) is not one more than its largest parent's (\(parents.map(\.generation).max() ?? 0))")
+                file,
+                "the generation of \(id) is not one more than its largest parent's (\(parents.map(\.generation).max() ?? 0))"
+            )
         }
         guard try computedDigest(file: file) == id.digest else {
             throw VersionsError.digestMismatch(file, id)
@@ -228,7 +248,8 @@ public enum VersionsError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .malformedMetadata(let file, let why): "\(file ?? "metadata"): \(why)"
-        case .digestMismatch(let file, let id): "\(file ?? "metadata"): the metadata does not match its revision id \(id)"
+        case .digestMismatch(let file, let id):
+            "\(file ?? "metadata"): the metadata does not match its revision id \(id)"
         case .contentMismatch(let id): "revision \(id): the content does not match its digest"
         }
     }

@@ -24,17 +24,25 @@ public final class RevisionStore: Sendable {
     private let known = MetadataCache()
     private let wallClock: @Sendable () -> Int64
 
+    /// The name of a package's metadata file (``StoreLayout/metadataFile``).
     public static let metadataFile = StoreLayout.metadataFile
+    /// The name of a package's content file (``StoreLayout/contentFile``).
     public static let contentFile = StoreLayout.contentFile
 
     /// A writer for the store at `root`, with the store's temporary and lock folders.
     public static func writer(root: String, calls: SystemCalls) -> PackageWriter {
-        PackageWriter(root: root, temporaryFolder: StoreLayout.temporaryFolder, locksFolder: StoreLayout.locksFolder, calls: calls)
+        PackageWriter(
+            root: root, temporaryFolder: StoreLayout.temporaryFolder, locksFolder: StoreLayout.locksFolder,
+            calls: calls)
     }
 
-    public init(root: String, device: Device, calls: SystemCalls = .live, wallClock: @escaping @Sendable () -> Int64 = {
-        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
-    }) {
+    /// Opens the revisions of the store at `root`; new revisions name `device`, and their timestamps come from `wallClock` (milliseconds since 1970).
+    public init(
+        root: String, device: Device, calls: SystemCalls = .live,
+        wallClock: @escaping @Sendable () -> Int64 = {
+            Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        }
+    ) {
         self.root = root
         self.device = device
         writer = Self.writer(root: root, calls: calls)
@@ -52,6 +60,7 @@ public final class RevisionStore: Sendable {
         HybridClock(wallClock: wallClock).isFarAhead(timestamp)
     }
 
+    /// The folder of `document`, relative to the store's root.
     public func folder(of document: UUID) -> String { StoreLayout.folder(of: document) }
 
     // MARK: Reading
@@ -67,7 +76,9 @@ public final class RevisionStore: Sendable {
             guard entry.kind == .directory || entry.kind == .unknown else { return nil }
             return Self.documentID(folderName: entry.name)
         }.sorted { a, b in
-            withUnsafeBytes(of: a.uuid) { x in withUnsafeBytes(of: b.uuid) { y in x.lexicographicallyPrecedes(y) } }
+            withUnsafeBytes(of: a.uuid) { x in
+                withUnsafeBytes(of: b.uuid) { y in x.lexicographicallyPrecedes(y) }
+            }
         }
     }
 
@@ -85,7 +96,13 @@ public final class RevisionStore: Sendable {
             switch try reader.status(atPath: documentsFolder)?.kind {
             case nil: return []
             case .symbolicLink?:
-                return [StoreIssue(path: documentsFolder, message: "a symbolic link where the documents' folder belongs (never followed): no document is read")]
+                return [
+                    StoreIssue(
+                        path: documentsFolder,
+                        message:
+                            "a symbolic link where the documents' folder belongs (never followed): no document is read"
+                    )
+                ]
             default:
                 return [StoreIssue(path: documentsFolder, message: "not a folder: no document is read")]
             }
@@ -93,16 +110,22 @@ public final class RevisionStore: Sendable {
         // Issues are rare: the entries are checked first, and only the issues sorted.
         return entries.compactMap { entry -> StoreIssue? in
             let path = documentsFolder + "/" + entry.name
-            if entry.kind == .symbolicLink { return StoreIssue(path: path, message: "a symbolic link (never followed; skipped)") }
+            if entry.kind == .symbolicLink {
+                return StoreIssue(path: path, message: "a symbolic link (never followed; skipped)")
+            }
             if entry.kind != .directory && entry.kind != .unknown {
                 return StoreIssue(path: path, message: "not a document folder but a file (skipped)")
             }
             guard Self.documentID(folderName: entry.name) == nil else { return nil }
             if let id = UUID(uuidString: entry.name) {
                 return StoreIssue(
-                    path: path, message: "a case variant of document folder \(id.uuidString.lowercased()) (names are lower case; skipped)")
+                    path: path,
+                    message:
+                        "a case variant of document folder \(id.uuidString.lowercased()) (names are lower case; skipped)"
+                )
             }
-            return StoreIssue(path: path, message: "not a document folder (expected a lower-case UUID; skipped)")
+            return StoreIssue(
+                path: path, message: "not a document folder (expected a lower-case UUID; skipped)")
         }.sorted { $0.path < $1.path }
     }
 
@@ -140,30 +163,41 @@ public final class RevisionStore: Sendable {
             let file = path + "/" + name
             if name.hasSuffix(StoreLayout.tombstoneSuffix) {
                 guard entry.kind == .regular || entry.kind == .unknown else {
-                    let what = entry.kind == .symbolicLink ? "a symbolic link (never followed)" : entry.kind == .directory ? "a folder" : "a FIFO, socket or device"
-                    result.skipped.append(StoreIssue(path: file, message: "\(what) where a tombstone belongs (skipped)"))
+                    let what =
+                        entry.kind == .symbolicLink
+                        ? "a symbolic link (never followed)"
+                        : entry.kind == .directory ? "a folder" : "a FIFO, socket or device"
+                    result.skipped.append(
+                        StoreIssue(path: file, message: "\(what) where a tombstone belongs (skipped)"))
                     continue
                 }
                 do {
-                    if let metadata = try tombstone(at: file, name: name, document: document) { result.tombstones[metadata.id] = metadata }
-                } catch where Self.isAboutContents(error) {
-                    result.skipped.append(StoreIssue(path: file, message: Self.reason(error, file: file) + " (skipped)"))
+                    if let metadata = try tombstone(at: file, name: name, document: document) {
+                        result.tombstones[metadata.id] = metadata
+                    }
+                } catch  where Self.isAboutContents(error) {
+                    result.skipped.append(
+                        StoreIssue(path: file, message: Self.reason(error, file: file) + " (skipped)"))
                 }
             } else if name.hasSuffix(StoreLayout.packageSuffix) {
                 guard entry.kind == .directory || entry.kind == .unknown else {
-                    let what = entry.kind == .symbolicLink ? "a symbolic link (never followed)" : "not a folder"
-                    result.skipped.append(StoreIssue(path: file, message: "\(what) where a revision package belongs (skipped)"))
+                    let what =
+                        entry.kind == .symbolicLink ? "a symbolic link (never followed)" : "not a folder"
+                    result.skipped.append(
+                        StoreIssue(path: file, message: "\(what) where a revision package belongs (skipped)"))
                     continue
                 }
                 guard let id = StoreLayout.revision(packageName: name) else {
-                    result.skipped.append(StoreIssue(path: file, message: "not named after a revision id (skipped)"))
+                    result.skipped.append(
+                        StoreIssue(path: file, message: "not named after a revision id (skipped)"))
                     continue
                 }
                 do {
                     if let metadata = try package(at: file, id: id, document: document) {
                         live[id] = metadata
                     } else if let metadata = try tombstone(
-                        at: path + "/" + StoreLayout.tombstoneName(id), name: StoreLayout.tombstoneName(id), document: document)
+                        at: path + "/" + StoreLayout.tombstoneName(id), name: StoreLayout.tombstoneName(id),
+                        document: document)
                     {
                         // A prune (or arriving tombstones) replaced the package since the
                         // folder was listed: its tombstone is there now.
@@ -181,13 +215,17 @@ public final class RevisionStore: Sendable {
                         result.incomplete.append(id)
                     }
                 } catch let error as FileSystemError where Self.isAboutContents(error) {
-                    result.skipped.append(StoreIssue(path: error.path, message: "cannot be read: \(error.reason) (skipped)"))
-                } catch where Self.isAboutContents(error) {
-                    result.skipped.append(StoreIssue(path: file, message: Self.reason(error, file: file) + " (skipped)"))
+                    result.skipped.append(
+                        StoreIssue(path: error.path, message: "cannot be read: \(error.reason) (skipped)"))
+                } catch  where Self.isAboutContents(error) {
+                    result.skipped.append(
+                        StoreIssue(path: file, message: Self.reason(error, file: file) + " (skipped)"))
                 }
             } else {
-                let what = entry.kind == .symbolicLink ? "a symbolic link (never followed)" : "an unexpected file"
-                result.skipped.append(StoreIssue(path: file, message: "\(what) in a document folder (skipped)"))
+                let what =
+                    entry.kind == .symbolicLink ? "a symbolic link (never followed)" : "an unexpected file"
+                result.skipped.append(
+                    StoreIssue(path: file, message: "\(what) in a document folder (skipped)"))
             }
         }
         // Every revision that a complete revision here descends from.
@@ -196,7 +234,9 @@ public final class RevisionStore: Sendable {
         var superseded = Set<RevisionID>()
         var stack = live.values.flatMap(\.parents)
         while let next = stack.popLast() {
-            if superseded.insert(next).inserted, let metadata = known[next] { stack.append(contentsOf: metadata.parents) }
+            if superseded.insert(next).inserted, let metadata = known[next] {
+                stack.append(contentsOf: metadata.parents)
+            }
         }
         var graph = RevisionGraph()
         for (id, metadata) in result.tombstones {
@@ -228,10 +268,12 @@ public final class RevisionStore: Sendable {
         guard let data = try reader.contents(atPath: file) else { return nil }
         let metadata = try RevisionMetadata(plist: data, file: file)
         guard name == StoreLayout.tombstoneName(metadata.id) else {
-            throw VersionsError.malformedMetadata(file, "the tombstone's name does not match its revision id \(metadata.id)")
+            throw VersionsError.malformedMetadata(
+                file, "the tombstone's name does not match its revision id \(metadata.id)")
         }
         guard metadata.documentID == document else {
-            throw VersionsError.malformedMetadata(file, "it belongs to document \(metadata.documentID.uuidString.lowercased())")
+            throw VersionsError.malformedMetadata(
+                file, "it belongs to document \(metadata.documentID.uuidString.lowercased())")
         }
         known[file] = metadata
         return metadata
@@ -248,17 +290,20 @@ public final class RevisionStore: Sendable {
         guard let data = try reader.contents(atPath: file) else { return nil }
         let metadata = try RevisionMetadata(plist: data, file: file)
         guard metadata.id == id else {
-            throw VersionsError.malformedMetadata(file, "the package's name does not match its revision id \(metadata.id)")
+            throw VersionsError.malformedMetadata(
+                file, "the package's name does not match its revision id \(metadata.id)")
         }
         guard metadata.documentID == document else {
-            throw VersionsError.malformedMetadata(file, "the revision belongs to document \(metadata.documentID.uuidString.lowercased())")
+            throw VersionsError.malformedMetadata(
+                file, "the revision belongs to document \(metadata.documentID.uuidString.lowercased())")
         }
         if !metadata.isDeleted {
             let content = path + "/" + Self.contentFile
             guard let status = try reader.status(atPath: content) else { return nil }
             guard status.kind == .regular else {
                 let code: FileSystemError.Code =
-                    status.kind == .symbolicLink ? .symbolicLink : status.kind == .directory ? .isDirectory : .notRegularFile
+                    status.kind == .symbolicLink
+                    ? .symbolicLink : status.kind == .directory ? .isDirectory : .notRegularFile
                 throw FileSystemError(code, operation: .read, path: content)
             }
         }
@@ -281,7 +326,8 @@ public final class RevisionStore: Sendable {
     public static func isAboutContents(_ error: any Error) -> Bool {
         switch error {
         case is VersionsError, is PropertyListError: true
-        case let error as FileSystemError: [.symbolicLink, .notRegularFile, .isDirectory, .tooLarge].contains(error.code)
+        case let error as FileSystemError:
+            [.symbolicLink, .notRegularFile, .isDirectory, .tooLarge].contains(error.code)
         default: false
         }
     }
@@ -292,7 +338,9 @@ public final class RevisionStore: Sendable {
         guard let data = try reader.contents(atPath: file, limit: FileReader.contentLimit) else {
             throw StoreError.noContent(revision.id)
         }
-        guard RevisionID.sha256Hex(data) == revision.contentDigest else { throw VersionsError.contentMismatch(revision.id) }
+        guard RevisionID.sha256Hex(data) == revision.contentDigest else {
+            throw VersionsError.contentMismatch(revision.id)
+        }
         return data
     }
 
@@ -311,7 +359,8 @@ public final class RevisionStore: Sendable {
     ///     not read again; it only advances the clock past the timestamps seen.
     ///   - contentDigest: The SHA-256 of `content` when the caller has computed it.
     public func write(
-        document: UUID, parents: [RevisionMetadata], content: Data?, formatVersion: Int, known: RevisionGraph? = nil,
+        document: UUID, parents: [RevisionMetadata], content: Data?, formatVersion: Int,
+        known: RevisionGraph? = nil,
         contentDigest: String? = nil
     ) throws -> RevisionMetadata {
         let known = known ?? (try? graph(of: document).graph)
@@ -320,7 +369,8 @@ public final class RevisionStore: Sendable {
         var clock = HybridClock(wallClock: wallClock)
         for timestamp in known?.revisions.values.map(\.timestamp) ?? [] { clock.observe(timestamp) }
         let metadata = try RevisionMetadata.make(
-            documentID: document, parents: parents, content: content, formatVersion: formatVersion, device: device,
+            documentID: document, parents: parents, content: content, formatVersion: formatVersion,
+            device: device,
             clock: &clock, contentDigest: contentDigest)
         var files = [PackageFile(name: Self.metadataFile, contents: try metadata.plistData())]
         if let content { files.append(PackageFile(name: Self.contentFile, contents: content)) }
@@ -367,7 +417,8 @@ public final class RevisionStore: Sendable {
         var metadata = RevisionMetadata(
             documentID: document, id: RevisionID(generation: generation, digest: ""), parents: [parent.id],
             timestamp: HybridClock.tick(after: parent.timestamp),
-            device: Device(id: "format-migration", name: "format migration"), formatVersion: formatVersion, isDeleted: false,
+            device: Device(id: "format-migration", name: "format migration"), formatVersion: formatVersion,
+            isDeleted: false,
             contentDigest: RevisionID.sha256Hex(content))
         try metadata.checkRanges(file: nil)
         metadata.id = RevisionID(generation: generation, digest: try metadata.computedDigest())
@@ -393,11 +444,14 @@ public final class RevisionStore: Sendable {
     ///   - formatVersion: The content's format version.
     /// - Returns: The resolution's metadata; writing one that already exists is not an error.
     /// - Throws: `FileSystemError` when the package cannot be written.
-    public func writeResolution(document: UUID, parents: [RevisionMetadata], content: Data?, formatVersion: Int) throws -> RevisionMetadata {
+    public func writeResolution(
+        document: UUID, parents: [RevisionMetadata], content: Data?, formatVersion: Int
+    ) throws -> RevisionMetadata {
         let newest = parents.map(\.timestamp).max() ?? HybridTimestamp(milliseconds: 0)
         let generation = try RevisionMetadata.nextGeneration(after: parents.map(\.id))
         var metadata = RevisionMetadata(
-            documentID: document, id: RevisionID(generation: generation, digest: ""), parents: parents.map(\.id).sorted(),
+            documentID: document, id: RevisionID(generation: generation, digest: ""),
+            parents: parents.map(\.id).sorted(),
             timestamp: HybridClock.tick(after: newest),
             device: Self.resolutionDevice, formatVersion: formatVersion, isDeleted: content == nil,
             contentDigest: content.map(RevisionID.sha256Hex))
@@ -431,7 +485,8 @@ public final class RevisionStore: Sendable {
     ///   batch is written between two locked steps); a package a prune has meanwhile
     ///   replaced by a tombstone, or removed, is then left as it is.
     func publish(
-        batch: [(document: UUID, revision: RevisionID, files: [PackageFile])], lockingCompletions: Bool = false
+        batch: [(document: UUID, revision: RevisionID, files: [PackageFile])],
+        lockingCompletions: Bool = false
     ) throws {
         let items = batch.map {
             PackageWriter.BatchItem.package($0.files, at: StoreLayout.package($0.revision, of: $0.document))
@@ -469,7 +524,9 @@ public final class RevisionStore: Sendable {
     /// Heads are never pruned.
     ///
     /// - Returns: The revisions pruned now.
-    public func prune(_ document: UUID, keepHistory: Int = 0, dryRun: Bool = false, alsoKeep: Set<RevisionID> = []) throws -> [RevisionID] {
+    public func prune(
+        _ document: UUID, keepHistory: Int = 0, dryRun: Bool = false, alsoKeep: Set<RevisionID> = []
+    ) throws -> [RevisionID] {
         let (graph, pruned) = try graph(of: document)
         let heads = Set(graph.heads.map(\.id))
         var keep = heads.union(alsoKeep)
@@ -490,7 +547,8 @@ public final class RevisionStore: Sendable {
         try notePrune(document)
         for victim in victims {
             // The tombstone first: from then on the package is a leftover, whatever happens.
-            _ = try writer.writeFile(try victim.plistData(), at: StoreLayout.tombstone(victim.id, of: document))
+            _ = try writer.writeFile(
+                try victim.plistData(), at: StoreLayout.tombstone(victim.id, of: document))
             try removePackage(StoreLayout.package(victim.id, of: document))
         }
         try writer.remove(pruneNote(document))
@@ -546,7 +604,8 @@ public final class RevisionStore: Sendable {
     /// here supersedes intact: what a second read would give, without making one.
     public func cleanedRead(_ document: UUID) throws -> DocumentRead {
         var read = try read(document)
-        for id in read.resurrected.sorted() where try hasIntactSuccessor(of: id, in: read, document: document) {
+        for id in read.resurrected.sorted() where try hasIntactSuccessor(of: id, in: read, document: document)
+        {
             try removePackage(StoreLayout.package(id, of: document))
             read.resurrected.remove(id)
             read.live[id] = nil
@@ -558,7 +617,8 @@ public final class RevisionStore: Sendable {
     /// Whether a complete revision here that descends from `id` has content matching its
     /// digest (or is a deletion, which has none).
     func hasIntactSuccessor(of id: RevisionID, in read: DocumentRead, document: UUID) throws -> Bool {
-        let candidates = read.live.values.filter { !read.pruned.contains($0.id) }.sorted(by: RevisionGraph.precedes)
+        let candidates = read.live.values.filter { !read.pruned.contains($0.id) }.sorted(
+            by: RevisionGraph.precedes)
         var known = read.tombstones
         for (key, metadata) in read.live { known[key] = metadata }
         for candidate in candidates {
@@ -567,7 +627,9 @@ public final class RevisionStore: Sendable {
             var descends = false
             while let next = stack.popLast(), !descends {
                 if next == id { descends = true }
-                if seen.insert(next).inserted, let metadata = known[next] { stack.append(contentsOf: metadata.parents) }
+                if seen.insert(next).inserted, let metadata = known[next] {
+                    stack.append(contentsOf: metadata.parents)
+                }
             }
             guard descends else { continue }
             if candidate.isDeleted { return true }
@@ -600,13 +662,16 @@ public struct DocumentRead: Sendable {
     /// What was skipped, and why.
     public var skipped: [StoreIssue] = []
 
+    /// An empty read.
     public init() {}
 }
 
 /// Something found in a store that a reader skipped or that `verify` reports: the path
 /// and what is wrong with it.
 public struct StoreIssue: Sendable, Equatable, CustomStringConvertible {
+    /// The file or folder concerned.
     public var path: String
+    /// What is wrong, in words.
     public var message: String
     /// `PATH: message`, or `PATH:LINE:COLUMN: message` when the message starts with a
     /// position in the file.
@@ -615,6 +680,7 @@ public struct StoreIssue: Sendable, Equatable, CustomStringConvertible {
             ? "\(path):\(message)" : "\(path): \(message)"
     }
 
+    /// Creates an issue.
     public init(path: String, message: String) {
         self.path = path
         self.message = message

@@ -70,7 +70,7 @@ public struct RevisionTransfer: Sendable {
     ///   - width: How many documents are read at once (1: one after another, on this thread).
     ///   - progress: Called on this thread with the number of documents done.
     /// - Returns: Each document's outcome, in the order of `documents`.
-    /// - Throws: ``FileSystemError`` or ``StoreError`` when a store cannot be read or written.
+    /// - Throws: `FileSystemError` or ``StoreError`` when a store cannot be read or written.
     public func sync(_ documents: [UUID], width: Int, progress: (Int) -> Void = { _ in }) throws
         -> [DocumentOutcome]
     {
@@ -374,7 +374,7 @@ extension RevisionTransfer {
     /// when that one does. Nothing else is copied either way, and the remote store is
     /// only read.
     ///
-    /// - Throws: ``FileSystemError`` or ``StoreError`` when the local store cannot be
+    /// - Throws: `FileSystemError` or ``StoreError`` when the local store cannot be
     ///   written; documents that cannot be read are left out.
     public func repairFromRemote() throws -> RepairReport {
         var report = RepairReport()
@@ -407,7 +407,7 @@ extension RevisionStore {
     /// Whether this store's copy of `revision`'s content matches its digest; `nil` when
     /// there is no copy to judge (absent, a link, not a regular file, too large).
     ///
-    /// - Throws: ``FileSystemError`` when it cannot be read (an I/O error): never taken
+    /// - Throws: `FileSystemError` when it cannot be read (an I/O error): never taken
     ///   for damage or for absence.
     func contentMatches(_ revision: RevisionMetadata, of document: UUID) throws -> Bool? {
         try content(revision, of: document).map { RevisionID.sha256Hex($0) == revision.contentDigest }

@@ -31,7 +31,9 @@ public enum StoreLayout {
     public static let storeStateFile = stateFolder + "/store.plist"
 
     /// A document's per-device state, in ``stateFolder``.
-    public static func stateFile(of document: UUID) -> String { stateFolder + "/" + folderName(of: document) + ".plist" }
+    public static func stateFile(of document: UUID) -> String {
+        stateFolder + "/" + folderName(of: document) + ".plist"
+    }
     /// The summary cache: each document's row of `survey list` with the state of its
     /// folder it was read from (see `docs/FORMAT.md`); never synced, rebuilt when absent,
     /// damaged or stale.
@@ -53,7 +55,9 @@ public enum StoreLayout {
     public static func folderName(of document: UUID) -> String { document.uuidString.lowercased() }
 
     /// A document's folder.
-    public static func folder(of document: UUID) -> String { documentsFolder + "/" + folderName(of: document) }
+    public static func folder(of document: UUID) -> String {
+        documentsFolder + "/" + folderName(of: document)
+    }
 
     /// The package of a revision, in its document's folder.
     public static func packageName(_ revision: RevisionID) -> String { "\(revision)" + packageSuffix }
@@ -72,10 +76,14 @@ public enum StoreLayout {
     }
 
     /// The lock a writer of `document` holds.
-    public static func lock(of document: UUID) -> String { locksFolder + "/" + folderName(of: document) + ".lock" }
+    public static func lock(of document: UUID) -> String {
+        locksFolder + "/" + folderName(of: document) + ".lock"
+    }
 
     /// The note of a prune of `document` under way.
-    public static func pruneNote(of document: UUID) -> String { pruningFolder + "/" + folderName(of: document) }
+    public static func pruneNote(of document: UUID) -> String {
+        pruningFolder + "/" + folderName(of: document)
+    }
 
     /// The revision id a package's folder name carries, or `nil` for any other name.
     public static func revision(packageName name: String) -> RevisionID? {

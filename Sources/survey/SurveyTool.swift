@@ -21,9 +21,12 @@ struct SurveyTool: ParsableCommand {
             """,
         version: version,
         subcommands: [
-            InitCommand.self, NewCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, SaveCommand.self,
-            DeleteCommand.self, ExportCommand.self, ImportCommand.self, VersionsCommand.self, ConflictsCommand.self, DiffCommand.self, ResolveCommand.self,
-            PruneCommand.self, VerifyCommand.self, SyncCommand.self, CheckCommand.self, MigrateCommand.self, DemoCommand.self, PlistCommand.self,
+            InitCommand.self, NewCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self,
+            SaveCommand.self,
+            DeleteCommand.self, ExportCommand.self, ImportCommand.self, VersionsCommand.self,
+            ConflictsCommand.self, DiffCommand.self, ResolveCommand.self,
+            PruneCommand.self, VerifyCommand.self, SyncCommand.self, CheckCommand.self, MigrateCommand.self,
+            DemoCommand.self, PlistCommand.self,
             WatchCommand.self,
         ]
     )
@@ -66,7 +69,9 @@ struct SurveyTool: ParsableCommand {
         } catch let code as ExitCode {
             // The command has already said what went wrong (with --json, in its report).
             if json, code != .success, !Console.wroteOutput {
-                CommandFailure(code: "failure", message: "the command failed (see standard error)", exit: code.rawValue).report(json: true)
+                CommandFailure(
+                    code: "failure", message: "the command failed (see standard error)", exit: code.rawValue
+                ).report(json: true)
             }
             Foundation.exit(code.rawValue)
         } catch {
@@ -75,7 +80,9 @@ struct SurveyTool: ParsableCommand {
     }
 
     /// Reports an argument-parser error (a usage error, or help and version requests).
-    private static func fail(usage error: any Error, json: Bool, command: (any ParsableCommand.Type)?) -> Never {
+    private static func fail(usage error: any Error, json: Bool, command: (any ParsableCommand.Type)?)
+        -> Never
+    {
         let code = exitCode(for: error)
         // Help and --version are not failures.
         if code == .success { exit(withError: error) }
@@ -87,7 +94,9 @@ struct SurveyTool: ParsableCommand {
         } else if let command {
             // A usage error found while running: the subcommand's usage, not the root's.
             let name = command.configuration.commandName ?? ""
-            Console.error("error: \(message)\nUsage: \(usageString(for: command))\n  See 'survey \(name) --help' for more information.")
+            Console.error(
+                "error: \(message)\nUsage: \(usageString(for: command))\n  See 'survey \(name) --help' for more information."
+            )
         } else {
             var text = fullMessage(for: error)
             if text.hasPrefix("Error: ") { text = "error: " + text.dropFirst("Error: ".count) }

@@ -27,20 +27,40 @@ final class FaultInjector: @unchecked Sendable {
     var table: SystemCalls {
         let live = SystemCalls.live
         var table = live
-        table.openat = { if let e = self.next() { return .failure(e) }; return live.openat($0, $1, $2, $3) }
-        table.close = { if let e = self.next() { _ = live.close($0); return .failure(e) }; return live.close($0) }
-        table.write = { if let e = self.next() { return .failure(e) }; return live.write($0, $1) }
-        table.fsync = { if let e = self.next() { return .failure(e) }; return live.fsync($0) }
-        table.mkdirat = { if let e = self.next() { return .failure(e) }; return live.mkdirat($0, $1, $2) }
+        table.openat = {
+            if let e = self.next() { return .failure(e) }; return live.openat($0, $1, $2, $3)
+        }
+        table.close = {
+            if let e = self.next() { _ = live.close($0); return .failure(e) }; return live.close($0)
+        }
+        table.write = {
+            if let e = self.next() { return .failure(e) }; return live.write($0, $1)
+        }
+        table.fsync = {
+            if let e = self.next() { return .failure(e) }; return live.fsync($0)
+        }
+        table.mkdirat = {
+            if let e = self.next() { return .failure(e) }; return live.mkdirat($0, $1, $2)
+        }
         table.renameat = { a, from, b, to, noReplace in
             if let e = self.next() { return .failure(e) }
-            if noReplace, let refusal = self.lock.withLock({ self.renameNoReplaceFailure }) { return .failure(refusal) }
+            if noReplace, let refusal = self.lock.withLock({ self.renameNoReplaceFailure }) {
+                return .failure(refusal)
+            }
             return live.renameat(a, from, b, to, noReplace)
         }
-        table.linkat = { if let e = self.next() { return .failure(e) }; return live.linkat($0, $1, $2, $3) }
-        table.unlinkat = { if let e = self.next() { return .failure(e) }; return live.unlinkat($0, $1, $2) }
-        table.lock = { if let e = self.next() { return .failure(e) }; return live.lock($0, $1, $2) }
-        table.listDirectory = { if let e = self.next() { return .failure(e) }; return live.listDirectory($0) }
+        table.linkat = {
+            if let e = self.next() { return .failure(e) }; return live.linkat($0, $1, $2, $3)
+        }
+        table.unlinkat = {
+            if let e = self.next() { return .failure(e) }; return live.unlinkat($0, $1, $2)
+        }
+        table.lock = {
+            if let e = self.next() { return .failure(e) }; return live.lock($0, $1, $2)
+        }
+        table.listDirectory = {
+            if let e = self.next() { return .failure(e) }; return live.listDirectory($0)
+        }
         return table
     }
 }
@@ -56,15 +76,21 @@ struct PackageWriterTests {
     ]
 
     func makeStore() throws -> String {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("packages-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: root + "/Documents", withIntermediateDirectories: true)
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "packages-\(UUID().uuidString)"
+        ).path
+        try FileManager.default.createDirectory(
+            atPath: root + "/Documents", withIntermediateDirectories: true)
         try PackageWriter(root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks).prepare()
         return root
     }
 
     func contents(of path: String) -> [String: Data] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-        return Dictionary(uniqueKeysWithValues: names.map { ($0, FileManager.default.contents(atPath: path + "/" + $0) ?? Data()) })
+        return Dictionary(
+            uniqueKeysWithValues: names.map {
+                ($0, FileManager.default.contents(atPath: path + "/" + $0) ?? Data())
+            })
     }
 
     func isComplete(_ path: String) -> Bool {
@@ -98,14 +124,19 @@ struct PackageWriterTests {
         #expect(temporaries(root).isEmpty)
     }
 
-    @Test("Where RENAME_NOREPLACE is refused, the fallback still never replaces", arguments: [Errno.invalid, Errno.notSupported])
+    @Test(
+        "Where RENAME_NOREPLACE is refused, the fallback still never replaces",
+        arguments: [Errno.invalid, Errno.notSupported])
     func fallback(_ refusal: Errno) throws {
         let root = try makeStore()
         let injector = FaultInjector()
         injector.refuseNoReplace(with: refusal)
-        let writer = PackageWriter(root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks, calls: injector.table)
+        let writer = PackageWriter(
+            root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks, calls: injector.table)
         #expect(try writer.writePackage(Self.files, at: "Documents/p.survey") == .created)
-        #expect(try writer.writePackage([PackageFile(name: "x", contents: Data())], at: "Documents/p.survey") == .alreadyExists)
+        #expect(
+            try writer.writePackage([PackageFile(name: "x", contents: Data())], at: "Documents/p.survey")
+                == .alreadyExists)
         #expect(isComplete(root + "/Documents/p.survey"))
         #expect(try writer.writeFile(Data("a".utf8), at: "f") == .created)
         #expect(try writer.writeFile(Data("b".utf8), at: "f") == .alreadyExists)
@@ -113,20 +144,24 @@ struct PackageWriterTests {
         #expect(temporaries(root).isEmpty)
     }
 
-    @Test("EIO or ENOSPC at every system call of a write: a clear error, never a partial package",
-          arguments: [Errno.io, Errno.noSpace])
+    @Test(
+        "EIO or ENOSPC at every system call of a write: a clear error, never a partial package",
+        arguments: [Errno.io, Errno.noSpace])
     func faultAtEveryCall(_ errno: Errno) throws {
         // Count the calls of a successful write first.
         let counting = FaultInjector()
         let probeRoot = try makeStore()
-        _ = try PackageWriter(root: probeRoot, temporaryFolder: Self.temporary, locksFolder: Self.locks, calls: counting.table).writePackage(Self.files, at: "Documents/p.survey")
+        _ = try PackageWriter(
+            root: probeRoot, temporaryFolder: Self.temporary, locksFolder: Self.locks, calls: counting.table
+        ).writePackage(Self.files, at: "Documents/p.survey")
         let total = counting.calls
         #expect(total > 10)
         for index in 1...total {
             let root = try makeStore()
             let injector = FaultInjector()
             injector.fail(call: index, with: errno)
-            let writer = PackageWriter(root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks, calls: injector.table)
+            let writer = PackageWriter(
+                root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks, calls: injector.table)
             let destination = root + "/Documents/p.survey"
             do {
                 let outcome = try writer.writePackage(Self.files, at: "Documents/p.survey")
@@ -142,7 +177,9 @@ struct PackageWriterTests {
                 let exists = FileManager.default.fileExists(atPath: destination)
                 #expect(!exists || isComplete(destination), "call \(index) left a partial package")
             }
-            #expect(try PackageWriter(root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks).removeLeftovers())
+            #expect(
+                try PackageWriter(root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks)
+                    .removeLeftovers())
             #expect(temporaries(root).isEmpty, "call \(index) left \(temporaries(root))")
         }
     }
@@ -151,13 +188,19 @@ struct PackageWriterTests {
     func interruptedCallsAreRetried() throws {
         let counting = FaultInjector()
         let probeRoot = try makeStore()
-        _ = try PackageWriter(root: probeRoot, temporaryFolder: Self.temporary, locksFolder: Self.locks, calls: counting.table).writePackage(Self.files, at: "Documents/p.survey")
+        _ = try PackageWriter(
+            root: probeRoot, temporaryFolder: Self.temporary, locksFolder: Self.locks, calls: counting.table
+        ).writePackage(Self.files, at: "Documents/p.survey")
         for index in 1...counting.calls where index % 2 == 1 {
             let root = try makeStore()
             let injector = FaultInjector()
             injector.fail(call: index, with: .interrupted)
             do {
-                #expect(try PackageWriter(root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks, calls: injector.table).writePackage(Self.files, at: "Documents/p.survey") == .created)
+                #expect(
+                    try PackageWriter(
+                        root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks,
+                        calls: injector.table
+                    ).writePackage(Self.files, at: "Documents/p.survey") == .created)
                 #expect(isComplete(root + "/Documents/p.survey"))
             } catch let error as FileSystemError {
                 // close(2) is never retried: on Linux the descriptor is gone after EINTR.
@@ -172,7 +215,8 @@ struct PackageWriterTests {
         let writer = PackageWriter(root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks)
         let path = root + "/Documents/p.survey"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: path + "/DocumentMetadata.plist", contents: Self.files[0].contents)
+        FileManager.default.createFile(
+            atPath: path + "/DocumentMetadata.plist", contents: Self.files[0].contents)
         #expect(try writer.writePackage(Self.files, at: "Documents/p.survey") == .alreadyExists)
         #expect(try writer.completePackage(Self.files, at: "Documents/p.survey") == ["Survey.plist"])
         #expect(isComplete(path))
@@ -186,8 +230,10 @@ struct PackageWriterTests {
     func leftovers() throws {
         let root = try makeStore()
         let writer = PackageWriter(root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks)
-        try FileManager.default.createDirectory(atPath: root + "/Local.nosync/tmp/123-dead.tmp", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: root + "/Local.nosync/tmp/123-dead.tmp/Survey.plist", contents: Data("half".utf8))
+        try FileManager.default.createDirectory(
+            atPath: root + "/Local.nosync/tmp/123-dead.tmp", withIntermediateDirectories: true)
+        FileManager.default.createFile(
+            atPath: root + "/Local.nosync/tmp/123-dead.tmp/Survey.plist", contents: Data("half".utf8))
         FileManager.default.createFile(atPath: root + "/Local.nosync/tmp/456-dead.tmp", contents: Data())
         let active = try FileLock(path: root + "/Local.nosync/locks/writers.lock", mode: .shared)
         #expect(try writer.removeLeftovers() == false)
@@ -234,11 +280,15 @@ struct FileLockTests {
     @Test("An exclusive lock keeps a second process out; a shared one lets readers share")
     func excludesAnotherProcess() throws {
         guard Self.python != nil else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("python3 is missing in CI") }
-            else { print("note: skipping the second-process lock check: python3 is not installed") }
+            if ProcessInfo.processInfo.environment["CI"] == "true" {
+                Issue.record("python3 is missing in CI")
+            } else {
+                print("note: skipping the second-process lock check: python3 is not installed")
+            }
             return
         }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lock-\(UUID().uuidString)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lock-\(UUID().uuidString)")
+            .path
         let exclusive = try FileLock(path: path, mode: .exclusive)
         #expect(try otherProcessCanLock(path, exclusive: false) == false)
         #expect(try otherProcessCanLock(path, exclusive: true) == false)
@@ -254,9 +304,12 @@ struct FileLockTests {
 
     @Test("Locks exclude each other within one process too")
     func excludesWithinProcess() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lock-\(UUID().uuidString)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lock-\(UUID().uuidString)")
+            .path
         let first = try FileLock(path: path, mode: .exclusive)
-        let error = #expect(throws: FileSystemError.self) { try FileLock(path: path, mode: .exclusive, wait: false) }
+        let error = #expect(throws: FileSystemError.self) {
+            try FileLock(path: path, mode: .exclusive, wait: false)
+        }
         #expect(error?.code == .locked)
         first.unlock()
         _ = try FileLock(path: path, mode: .exclusive, wait: false)

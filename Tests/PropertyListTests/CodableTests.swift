@@ -31,10 +31,12 @@ struct CodableTests {
     static let sample = Survey(
         title: "Visitor feedback & <more>",
         items: [
-            Item(id: "A", title: "Come again?", kind: .binary, options: ["No", "Yes"], answer: 1,
-                 created: Date(timeIntervalSince1970: 1_700_000_000), flags: [true, false]),
-            Item(id: "B", title: "Rate us", kind: .slider, minimum: -2.5, roundToInteger: true,
-                 attachment: Data([0, 1, 2, 255])),
+            Item(
+                id: "A", title: "Come again?", kind: .binary, options: ["No", "Yes"], answer: 1,
+                created: Date(timeIntervalSince1970: 1_700_000_000), flags: [true, false]),
+            Item(
+                id: "B", title: "Rate us", kind: .slider, minimum: -2.5, roundToInteger: true,
+                attachment: Data([0, 1, 2, 255])),
             Item(id: "C", title: "", kind: .picker),
         ],
         metadata: ["a": 1, "b": -2],
@@ -52,7 +54,9 @@ struct CodableTests {
         #expect(try PropertyList(xml: data) == tree)
     }
 
-    @Test("Our encoder writes what PropertyListSerialization writes for Foundation's encoding of the same model")
+    @Test(
+        "Our encoder writes what PropertyListSerialization writes for Foundation's encoding of the same model"
+    )
     func encoderMatchesFoundation() throws {
         let foundation = PropertyListEncoder()
         foundation.outputFormat = .xml
@@ -67,14 +71,17 @@ struct CodableTests {
         let foundation = PropertyListEncoder()
         foundation.outputFormat = .xml
         #expect(try PlistDecoder().decode(Survey.self, from: foundation.encode(Self.sample)) == Self.sample)
-        #expect(try PropertyListDecoder().decode(Survey.self, from: PlistEncoder().encode(Self.sample)) == Self.sample)
+        #expect(
+            try PropertyListDecoder().decode(Survey.self, from: PlistEncoder().encode(Self.sample))
+                == Self.sample)
     }
 
     @Test("Integers decode into every width at its limits and fail outside them, naming the coding path")
     func integerWidths() throws {
         struct Limits: Codable, Equatable {
             var i8 = Int8.min, u8 = UInt8.max, i16 = Int16.min, u16 = UInt16.max
-            var i32 = Int32.min, u32 = UInt32.max, i64 = Int64.min, u64 = UInt64.max, i = Int.max, u = UInt.max
+            var i32 = Int32.min, u32 = UInt32.max, i64 = Int64.min, u64 = UInt64.max, i = Int.max,
+                u = UInt.max
         }
         let data = try PlistEncoder().encode(Limits())
         #expect(try PlistDecoder().decode(Limits.self, from: data) == Limits())
@@ -85,19 +92,25 @@ struct CodableTests {
             try PlistDecoder().decode(Small.self, from: tooBig)
         } throws: { error in
             guard case DecodingError.dataCorrupted(let context) = error else { return false }
-            return context.codingPath.map(\.stringValue) == ["value"] && context.debugDescription.contains("Int8")
+            return context.codingPath.map(\.stringValue) == ["value"]
+                && context.debugDescription.contains("Int8")
         }
         struct Unsigned: Codable { var value: UInt }
-        #expect(throws: DecodingError.self) { try PlistDecoder().decode(Unsigned.self, from: .dictionary(["value": -1])) }
+        #expect(throws: DecodingError.self) {
+            try PlistDecoder().decode(Unsigned.self, from: .dictionary(["value": -1]))
+        }
         // A whole real decodes as an integer, as Foundation allows; a fraction does not.
         #expect(try PlistDecoder().decode(Small.self, from: .dictionary(["value": .real(2)])).value == 2)
-        #expect(throws: DecodingError.self) { try PlistDecoder().decode(Small.self, from: .dictionary(["value": .real(2.5)])) }
+        #expect(throws: DecodingError.self) {
+            try PlistDecoder().decode(Small.self, from: .dictionary(["value": .real(2.5)]))
+        }
     }
 
     @Test("Type mismatches and missing keys are DecodingErrors with the full coding path")
     func errorsCarryPaths() throws {
         var tree = try PlistEncoder().encodeToPropertyList(Self.sample)
-        guard case .dictionary(var root) = tree, case .array(var items) = root["items"], case .dictionary(var item) = items[1]
+        guard case .dictionary(var root) = tree, case .array(var items) = root["items"],
+            case .dictionary(var item) = items[1]
         else { Issue.record("unexpected shape"); return }
         item["title"] = .integer(7)
         items[1] = .dictionary(item)
@@ -147,7 +160,8 @@ struct CodableTests {
             enum CodingKeys: CodingKey { case value }
             init(value: String?) { self.value = value }
             init(from decoder: any Decoder) throws {
-                value = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(String.self, forKey: .value)
+                value = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(
+                    String.self, forKey: .value)
             }
             func encode(to encoder: any Encoder) throws {
                 var container = encoder.container(keyedBy: CodingKeys.self)
@@ -214,7 +228,8 @@ struct CodableTests {
                 var numbers: [Int] = []
                 while !list.isAtEnd { numbers.append(try list.decode(Int.self)) }
                 self.numbers = numbers
-                names = try outer.nestedContainer(keyedBy: Inner.self, forKey: .inner).decode([String: String].self, forKey: .names)
+                names = try outer.nestedContainer(keyedBy: Inner.self, forKey: .inner).decode(
+                    [String: String].self, forKey: .names)
             }
             func encode(to encoder: any Encoder) throws {
                 var outer = encoder.container(keyedBy: Outer.self)
@@ -231,7 +246,9 @@ struct CodableTests {
         #expect(try PropertyListDecoder().decode(Manual.self, from: data) == value)
     }
 
-    @Test("Values nested in arrays and dictionaries, with hand-made containers, are written as Foundation writes them")
+    @Test(
+        "Values nested in arrays and dictionaries, with hand-made containers, are written as Foundation writes them"
+    )
     func nestedValuesMatchFoundation() throws {
         // Each element is assembled as soon as it is encoded, and its encoder and
         // dictionary are used again for the next; hand-made nested containers and
@@ -266,7 +283,11 @@ struct CodableTests {
             var none: [Plain]
             var deep: [[Plain]]
         }
-        let plain = (0..<5).map { Plain(name: "p\($0)", when: Date(timeIntervalSince1970: 1_700_000_000 + Double($0)), flags: [$0 % 2 == 0]) }
+        let plain = (0..<5).map {
+            Plain(
+                name: "p\($0)", when: Date(timeIntervalSince1970: 1_700_000_000 + Double($0)),
+                flags: [$0 % 2 == 0])
+        }
         let value = Holder(
             manual: (0..<4).map { Manual(number: $0) }, plain: plain,
             byName: ["b": plain[1], "a": plain[0], "c": plain[2]], none: [], deep: [plain, [], [plain[3]]])
@@ -277,7 +298,9 @@ struct CodableTests {
         #expect(try PlistEncoder().encode(value) == FoundationBridge.xml(theirTree))
     }
 
-    @Test("Writes into an enclosing value's container, or into a container kept after its value, reach the output")
+    @Test(
+        "Writes into an enclosing value's container, or into a container kept after its value, reach the output"
+    )
     func containersHeldElsewhere() throws {
         // Containers share their storage, as Foundation's do: a value may write into a
         // container it was handed by other means than its encoder, or keep its own
@@ -294,7 +317,8 @@ struct CodableTests {
             func encode(to encoder: any Encoder) throws {
                 var container = encoder.container(keyedBy: PlistTestKey.self)
                 try container.encode("child \(number)", forKey: PlistTestKey(stringValue: "name"))
-                try shared.outer?.encode("written by child \(number)", forKey: PlistTestKey(stringValue: "from\(number)"))
+                try shared.outer?.encode(
+                    "written by child \(number)", forKey: PlistTestKey(stringValue: "from\(number)"))
                 if keep { shared.kept = container }
             }
         }
@@ -305,7 +329,8 @@ struct CodableTests {
                 shared.outer = container
                 let children = (0..<3).map { Child(shared: shared, number: $0, keep: false) }
                 try container.encode(children, forKey: PlistTestKey(stringValue: "children"))
-                try container.encode(Child(shared: shared, number: 9, keep: true), forKey: PlistTestKey(stringValue: "kept"))
+                try container.encode(
+                    Child(shared: shared, number: 9, keep: true), forKey: PlistTestKey(stringValue: "kept"))
                 try shared.kept?.encode("written late", forKey: PlistTestKey(stringValue: "late"))
                 try container.encode("last", forKey: PlistTestKey(stringValue: "end"))
             }

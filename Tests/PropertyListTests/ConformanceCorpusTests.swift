@@ -16,7 +16,8 @@ struct ConformanceCorpusTests {
         #expect(ConformanceCorpus.isPresent, "CI=true but \(ConformanceCorpus.folder.path) is missing")
     }
 
-    @Test("Every case comes out as its source or the README expects", .enabled(if: ConformanceCorpus.isPresent))
+    @Test(
+        "Every case comes out as its source or the README expects", .enabled(if: ConformanceCorpus.isPresent))
     func everyCase() throws {
         let corpus = try ConformanceCorpus.load()
         var failures: [String] = []
@@ -25,7 +26,8 @@ struct ConformanceCorpusTests {
         for name in corpus.cases.keys.sorted() {
             let expected = corpus.cases[name]!
             let strictReason = corpus.documentedStrict[name] ?? ConformanceCorpus.exceptions[name]
-            let data = try Data(contentsOf: ConformanceCorpus.folder.appendingPathComponent("plist-cases/\(name)"))
+            let data = try Data(
+                contentsOf: ConformanceCorpus.folder.appendingPathComponent("plist-cases/\(name)"))
             let outcome = Result { try PropertyList(xml: data, file: name) }
             let wantsValid = strictReason == nil ? expected.valid : !expected.valid
             if let problem = ConformanceCorpus.check(outcome, wantsValid: wantsValid, expected: expected) {
@@ -36,43 +38,57 @@ struct ConformanceCorpusTests {
                 held += 1
             }
         }
-        print("conformance: \(corpus.cases.count) cases; \(held) as their source expects, \(documented.count) documented exceptions, \(failures.count) failures")
+        print(
+            "conformance: \(corpus.cases.count) cases; \(held) as their source expects, \(documented.count) documented exceptions, \(failures.count) failures"
+        )
         #expect(corpus.cases.count == 295)
         #expect(failures.isEmpty, "\(failures.prefix(20).joined(separator: "\n"))")
         // Every exception listed here must still be needed: a case that now holds as its
         // source expects would show up as a failure above.
-        for name in ConformanceCorpus.exceptions.keys { #expect(corpus.cases[name] != nil, "\(name) is not in the corpus") }
+        for name in ConformanceCorpus.exceptions.keys {
+            #expect(corpus.cases[name] != nil, "\(name) is not in the corpus")
+        }
     }
 
     @Test("A UTF-32 document is refused with a message and the position of its first character")
     func utf32IsRefusedAtItsStart() {
-        let text = "<?xml version=\"1.0\" encoding=\"UTF-32\"?>\n<plist version=\"1.0\"><string>a</string></plist>\n"
+        let text =
+            "<?xml version=\"1.0\" encoding=\"UTF-32\"?>\n<plist version=\"1.0\"><string>a</string></plist>\n"
         for (bytes, bigEndian) in [(Array(text.unicodeScalars), true), (Array(text.unicodeScalars), false)] {
             var data = Data()
             for scalar in bytes {
                 let value = bigEndian ? scalar.value.bigEndian : scalar.value.littleEndian
                 withUnsafeBytes(of: value) { data.append(contentsOf: $0) }
             }
-            #expect(throws: PropertyListError(
-                code: .malformedXML, message: "the document is UTF-32 text, which is not supported; convert it to UTF-8 or UTF-16",
-                file: "u.plist", line: 1, column: 1)) { try PropertyList(xml: data, file: "u.plist") }
+            #expect(
+                throws: PropertyListError(
+                    code: .malformedXML,
+                    message:
+                        "the document is UTF-32 text, which is not supported; convert it to UTF-8 or UTF-16",
+                    file: "u.plist", line: 1, column: 1)
+            ) { try PropertyList(xml: data, file: "u.plist") }
         }
     }
 
     @Test("A binary property list is named as such")
     func binaryPlistIsNamed() {
         let data = Data("bplist00\u{08}\u{09}\u{00}\u{00}".utf8)
-        #expect(throws: PropertyListError(
-            code: .malformedXML,
-            message: "binary property lists are not supported; convert it to XML first (plutil -convert xml1)",
-            file: "b.plist", line: 1, column: 1)) { try PropertyList(xml: data, file: "b.plist") }
+        #expect(
+            throws: PropertyListError(
+                code: .malformedXML,
+                message:
+                    "binary property lists are not supported; convert it to XML first (plutil -convert xml1)",
+                file: "b.plist", line: 1, column: 1)
+        ) { try PropertyList(xml: data, file: "b.plist") }
     }
 
-    @Test("Error messages quote the text as it is, whitespace included", arguments: [
-        ("<plist><real>1.5  </real></plist>", "real '1.5  ' is not a number"),
-        ("<plist><real> -3.14</real></plist>", "real ' -3.14' is not a number"),
-        ("<plist><integer> 7</integer></plist>", "integer ' 7' contains an invalid character"),
-    ])
+    @Test(
+        "Error messages quote the text as it is, whitespace included",
+        arguments: [
+            ("<plist><real>1.5  </real></plist>", "real '1.5  ' is not a number"),
+            ("<plist><real> -3.14</real></plist>", "real ' -3.14' is not a number"),
+            ("<plist><integer> 7</integer></plist>", "integer ' 7' contains an invalid character"),
+        ])
     func quotesUntrimmedText(xml: String, message: String) {
         #expect(throws: PropertyListError.self) { try PropertyList(xml: Data(xml.utf8)) }
         do {
@@ -111,28 +127,44 @@ enum ConformanceCorpus {
 
     struct Case: Decodable {
         var valid: Bool
-        var value_json: JSONValue?
-        var value_tagged: JSONValue?
+        var valueJSON: JSONValue?
+        var valueTagged: JSONValue?
+
+        enum CodingKeys: String, CodingKey {
+            case valid
+            case valueJSON = "value_json"
+            case valueTagged = "value_tagged"
+        }
     }
 
     struct Corpus: Decodable {
         var cases: [String: Case]
-        var documented_strict: [String: String]
-        var documentedStrict: [String: String] { documented_strict }
+        var documentedStrict: [String: String]
+
+        enum CodingKeys: String, CodingKey {
+            case cases
+            case documentedStrict = "documented_strict"
+        }
     }
 
     static func load() throws -> Corpus {
-        try JSONDecoder().decode(Corpus.self, from: Data(contentsOf: folder.appendingPathComponent("plist-expected.json")))
+        try JSONDecoder().decode(
+            Corpus.self, from: Data(contentsOf: folder.appendingPathComponent("plist-expected.json")))
     }
 
     /// Why `outcome` is not what the case wants, or `nil` when it is.
-    static func check(_ outcome: Result<PropertyList, any Error>, wantsValid: Bool, expected: Case) -> String? {
+    static func check(_ outcome: Result<PropertyList, any Error>, wantsValid: Bool, expected: Case) -> String?
+    {
         switch (outcome, wantsValid) {
         case (.success(let value), true):
-            if let tagged = expected.value_tagged {
-                if let difference = tagged.difference(from: value, tagged: true) { return "value differs: \(difference)" }
-            } else if let plain = expected.value_json {
-                if let difference = plain.difference(from: value, tagged: false) { return "value differs: \(difference)" }
+            if let tagged = expected.valueTagged {
+                if let difference = tagged.difference(from: value, tagged: true) {
+                    return "value differs: \(difference)"
+                }
+            } else if let plain = expected.valueJSON {
+                if let difference = plain.difference(from: value, tagged: false) {
+                    return "value differs: \(difference)"
+                }
             }
             do {
                 let ours = try value.xmlData()
@@ -147,7 +179,9 @@ enum ConformanceCorpus {
         case (.failure(let error), true):
             return "refused, but should be read: \(error)"
         case (.failure(let error), false):
-            guard let error = error as? PropertyListError else { return "refused with \(error), not a PropertyListError" }
+            guard let error = error as? PropertyListError else {
+                return "refused with \(error), not a PropertyListError"
+            }
             guard let line = error.line, line >= 1, let column = error.column, column >= 1 else {
                 return "refused without a position: \(error)"
             }
@@ -168,14 +202,23 @@ enum JSONValue: Decodable, Equatable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let flag = try? container.decode(Bool.self) { self = .bool(flag) }
-        else if let signed = try? container.decode(Int64.self) { self = .integer(String(signed)) }
-        else if let unsigned = try? container.decode(UInt64.self) { self = .integer(String(unsigned)) }
-        else if let number = try? container.decode(Double.self) { self = .number(number) }
-        else if let string = try? container.decode(String.self) { self = .string(string) }
-        else if let array = try? container.decode([JSONValue].self) { self = .array(array) }
-        else { self = .object(try container.decode([String: JSONValue].self)) }
+        if container.decodeNil() {
+            self = .null
+        } else if let flag = try? container.decode(Bool.self) {
+            self = .bool(flag)
+        } else if let signed = try? container.decode(Int64.self) {
+            self = .integer(String(signed))
+        } else if let unsigned = try? container.decode(UInt64.self) {
+            self = .integer(String(unsigned))
+        } else if let number = try? container.decode(Double.self) {
+            self = .number(number)
+        } else if let string = try? container.decode(String.self) {
+            self = .string(string)
+        } else if let array = try? container.decode([JSONValue].self) {
+            self = .array(array)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
     }
 
     /// How `value` differs from this expected value, or `nil` when it matches. Dates are
@@ -189,8 +232,10 @@ enum JSONValue: Decodable, Equatable {
         case (.integer(let a), .integer(let b)): return a == b.description ? nil : mismatch()
         case (.integer(let a), .real(let b)) where !tagged: return Double(a) == b ? nil : mismatch()
         case (.number(let a), .real(let b)) where !tagged: return a == b ? nil : mismatch()
-        case (.string(let a), .date(let b)) where !tagged: return a == ISO8601Date.string(from: b) ? nil : mismatch()
-        case (.string(let a), .data(let b)) where !tagged: return a == b.base64EncodedString() ? nil : mismatch()
+        case (.string(let a), .date(let b)) where !tagged:
+            return a == ISO8601Date.string(from: b) ? nil : mismatch()
+        case (.string(let a), .data(let b)) where !tagged:
+            return a == b.base64EncodedString() ? nil : mismatch()
         case (.object(let tag), _) where tagged && tag.count == 1 && tag.keys.first!.hasPrefix("$"):
             switch (tag.first!.key, tag.first!.value, value) {
             case ("$real", .number(let a), .real(let b)): return a == b ? nil : mismatch()
@@ -198,20 +243,31 @@ enum JSONValue: Decodable, Equatable {
             case ("$real", .string("nan"), .real(let b)): return b.isNaN ? nil : mismatch()
             case ("$real", .string("inf"), .real(let b)): return b == .infinity ? nil : mismatch()
             case ("$real", .string("-inf"), .real(let b)): return b == -.infinity ? nil : mismatch()
-            case ("$date", .string(let a), .date(let b)): return a == ISO8601Date.string(from: b) ? nil : mismatch()
-            case ("$data", .string(let a), .data(let b)): return a == b.base64EncodedString() ? nil : mismatch()
+            case ("$date", .string(let a), .date(let b)):
+                return a == ISO8601Date.string(from: b) ? nil : mismatch()
+            case ("$data", .string(let a), .data(let b)):
+                return a == b.base64EncodedString() ? nil : mismatch()
             default: return mismatch()
             }
         case (.array(let a), .array(let b)):
-            guard a.count == b.count else { return "at \(here): expected \(a.count) elements, read \(b.count)" }
+            guard a.count == b.count else {
+                return "at \(here): expected \(a.count) elements, read \(b.count)"
+            }
             for (index, pair) in zip(a, b).enumerated() {
-                if let difference = pair.0.difference(from: pair.1, tagged: tagged, path: "\(path)[\(index)]") { return difference }
+                if let difference = pair.0.difference(from: pair.1, tagged: tagged, path: "\(path)[\(index)]")
+                {
+                    return difference
+                }
             }
             return nil
         case (.object(let a), .dictionary(let b)):
-            guard Set(a.keys) == Set(b.keys) else { return "at \(here): keys \(a.keys.sorted()) expected, read \(b.keys.sorted())" }
+            guard Set(a.keys) == Set(b.keys) else {
+                return "at \(here): keys \(a.keys.sorted()) expected, read \(b.keys.sorted())"
+            }
             for key in a.keys.sorted() {
-                if let difference = a[key]!.difference(from: b[key]!, tagged: tagged, path: path.isEmpty ? key : "\(path).\(key)") {
+                if let difference = a[key]!.difference(
+                    from: b[key]!, tagged: tagged, path: path.isEmpty ? key : "\(path).\(key)")
+                {
                     return difference
                 }
             }

@@ -19,7 +19,9 @@ struct ConformanceTests {
             let ours = try value.xmlData()
             let theirs = try FoundationBridge.xml(value)
             if ours != theirs {
-                failures.append("value \(index): bytes differ\n--- ours\n\(String(decoding: ours, as: UTF8.self))\n--- Foundation\n\(String(decoding: theirs, as: UTF8.self))")
+                failures.append(
+                    "value \(index): bytes differ\n--- ours\n\(String(decoding: ours, as: UTF8.self))\n--- Foundation\n\(String(decoding: theirs, as: UTF8.self))"
+                )
             }
             let readBack = try PropertyList(xml: ours)
             if readBack != expected {
@@ -27,7 +29,8 @@ struct ConformanceTests {
             }
             let readByFoundation = try FoundationBridge.read(ours)
             if readByFoundation != expected {
-                failures.append("value \(index): Foundation read back \(readByFoundation), expected \(expected)")
+                failures.append(
+                    "value \(index): Foundation read back \(readByFoundation), expected \(expected)")
             }
             if failures.count >= 3 { break }
         }

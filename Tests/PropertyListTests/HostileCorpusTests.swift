@@ -7,16 +7,21 @@ struct HostileCorpusTests {
     @Test("The corpus has at least 40 files, each listed with its expectation")
     func corpusIsComplete() throws {
         #expect(Fixtures.hostile.count >= 40)
-        let files = try FileManager.default.contentsOfDirectory(atPath: Fixtures.root.appendingPathComponent("hostile").path)
-            .filter { $0.hasSuffix(".plist") }
+        let files = try FileManager.default.contentsOfDirectory(
+            atPath: Fixtures.root.appendingPathComponent("hostile").path
+        )
+        .filter { $0.hasSuffix(".plist") }
         #expect(Set(files) == Set(Fixtures.hostile.map(\.file)))
     }
 
-    @Test("Each hostile file is refused at the expected line with a message naming the problem",
-          arguments: Fixtures.hostile)
+    @Test(
+        "Each hostile file is refused at the expected line with a message naming the problem",
+        arguments: Fixtures.hostile)
     func refused(_ hostile: Fixtures.HostileCase) throws {
         let data = try Data(contentsOf: Fixtures.root.appendingPathComponent("hostile/\(hostile.file)"))
-        let error = #expect(throws: PropertyListError.self) { try PropertyList(xml: data, file: hostile.file) }
+        let error = #expect(throws: PropertyListError.self) {
+            try PropertyList(xml: data, file: hostile.file)
+        }
         #expect(error?.line == hostile.line, "\(error?.description ?? "")")
         #expect(error?.column != nil)
         #expect(error?.message.contains(hostile.message) == true, "\(error?.message ?? "")")
@@ -28,11 +33,14 @@ struct HostileCorpusTests {
     @Test("100,000 levels of nesting are refused with a clean error, not a stack overflow")
     func veryDeepNesting() {
         let depth = 100_000
-        let xml = "<plist>" + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth) + "</plist>"
+        let xml =
+            "<plist>" + String(repeating: "<array>", count: depth)
+            + String(repeating: "</array>", count: depth) + "</plist>"
         let error = #expect(throws: PropertyListError.self) { try PropertyList(xml: Data(xml.utf8)) }
         #expect(error?.code == .nestingTooDeep)
         #expect(error?.line == 1)
-        let dictionaries = "<plist>" + String(repeating: "<dict><key>k</key>", count: depth) + "<true/>"
+        let dictionaries =
+            "<plist>" + String(repeating: "<dict><key>k</key>", count: depth) + "<true/>"
             + String(repeating: "</dict>", count: depth) + "</plist>"
         #expect(throws: PropertyListError.self) { try PropertyList(xml: Data(dictionaries.utf8)) }
     }
@@ -40,7 +48,10 @@ struct HostileCorpusTests {
     @Test("Random corruptions of a valid document never crash the reader and always report a position")
     func mutations() throws {
         let valid = try PropertyList.dictionary([
-            "title": "Survey", "items": [["id": 1, "when": .date(Date(timeIntervalSince1970: 0)), "raw": .data(Data([1, 2, 3]))]],
+            "title": "Survey",
+            "items": [
+                ["id": 1, "when": .date(Date(timeIntervalSince1970: 0)), "raw": .data(Data([1, 2, 3]))]
+            ],
             "ratio": 0.25, "ok": true,
         ]).xmlData()
         var generator = SeededGenerator(seed: 7)
@@ -80,7 +91,9 @@ extension HostileCorpusTests {
     @Test("Refusing declarations frees everything libxml2 allocated for them")
     func noLeakOnRefusedDeclarations() throws {
         guard FileManager.default.fileExists(atPath: "/proc/self/status") else { return }
-        let inputs = try ["01-internal-entity", "05-billion-laughs", "09-element-declaration", "10-attlist-declaration"].map {
+        let inputs = try [
+            "01-internal-entity", "05-billion-laughs", "09-element-declaration", "10-attlist-declaration",
+        ].map {
             try Data(contentsOf: Fixtures.root.appendingPathComponent("hostile/\($0).plist"))
         }
         func readAll(_ times: Int) {
@@ -93,6 +106,7 @@ extension HostileCorpusTests {
         // The leak was about 25 KB a read, 100 MB over these 4,000 reads. Resident memory
         // is the whole process's, and other suites run at the same time, so the bound is
         // well under the leak but well above what they add.
-        #expect(growth < 40 * 1_048_576, "resident memory grew by \(growth / 1024) KiB over 4,000 refused reads")
+        #expect(
+            growth < 40 * 1_048_576, "resident memory grew by \(growth / 1024) KiB over 4,000 refused reads")
     }
 }

@@ -61,7 +61,8 @@ struct InteropTests {
 
     /// Reads plistlib's tagged JSON description of a value.
     static func untag(_ object: Any) throws -> PropertyList {
-        guard let tagged = object as? [String: Any], tagged.count == 1, let (tag, payload) = tagged.first else {
+        guard let tagged = object as? [String: Any], tagged.count == 1, let (tag, payload) = tagged.first
+        else {
             throw FoundationBridge.Unsupported(description: "bad tagged value \(object)")
         }
         switch (tag, payload) {
@@ -86,7 +87,9 @@ struct InteropTests {
         throw FoundationBridge.Unsupported(description: "bad tagged value \(object)")
     }
 
-    @Test("Apple's golden XML from CPython's plistlib tests: we read the same value and write the same bytes", ExternalTool.needs("python3"))
+    @Test(
+        "Apple's golden XML from CPython's plistlib tests: we read the same value and write the same bytes",
+        ExternalTool.needs("python3"))
     func appleGoldenXML() throws {
         guard Self.python() != nil else { return }
         let reply = try JSONSerialization.jsonObject(with: try Self.runPython(["golden"])) as! [String: Any]
@@ -108,20 +111,26 @@ struct InteropTests {
         for index in 0..<Self.valueCount {
             let value = PropertyList.dictionary(["value": random.value()])
             values.append(value)
-            try value.xmlData().write(to: directory.appendingPathComponent(String(format: "%04d.ours.plist", index)))
+            try value.xmlData().write(
+                to: directory.appendingPathComponent(String(format: "%04d.ours.plist", index)))
         }
         _ = try Self.runPython(["roundtrip", directory.path])
         for (index, value) in values.enumerated() {
             let stem = directory.appendingPathComponent(String(format: "%04d", index)).path
-            let seen = try Self.untag(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stem + ".python.json"))))
+            let seen = try Self.untag(
+                JSONSerialization.jsonObject(
+                    with: Data(contentsOf: URL(fileURLWithPath: stem + ".python.json"))))
             #expect(seen == value, "plistlib read value \(index) differently")
             let pythonXML = try Data(contentsOf: URL(fileURLWithPath: stem + ".python.plist"))
-            #expect(try PropertyList(xml: pythonXML, file: stem + ".python.plist") == value,
-                    "we read plistlib's XML of value \(index) differently")
+            #expect(
+                try PropertyList(xml: pythonXML, file: stem + ".python.plist") == value,
+                "we read plistlib's XML of value \(index) differently")
         }
     }
 
-    @Test("plistutil reads what we write (to binary and back to its own XML), and we read its XML", ExternalTool.needs("plistutil"))
+    @Test(
+        "plistutil reads what we write (to binary and back to its own XML), and we read its XML",
+        ExternalTool.needs("plistutil"))
     func plistutilRoundTrip() throws {
         guard let plistutil = ExternalTool.require("plistutil") else { return }
         let directory = try ExternalTool.temporaryDirectory()

@@ -47,13 +47,16 @@ struct RoundTripTests {
         ("nested empties", .array([.array([]), .dictionary([:]), .array([.dictionary([:])])])),
     ]
 
-    @Test("Writing and reading back gives the same value, and the bytes equal Foundation's",
-          arguments: edgeValues)
+    @Test(
+        "Writing and reading back gives the same value, and the bytes equal Foundation's",
+        arguments: edgeValues)
     func roundTrip(name: String, value: PropertyList) throws {
         let bytes = try value.xmlData()
         let back = try PropertyList(xml: bytes)
         #expect(back == value, "\(name) did not survive a round trip")
-        #expect(bytes == (try FoundationBridge.xml(value)), "\(name): bytes differ from PropertyListSerialization")
+        #expect(
+            bytes == (try FoundationBridge.xml(value)), "\(name): bytes differ from PropertyListSerialization"
+        )
         #expect(try FoundationBridge.read(bytes) == value, "\(name): Foundation reads something else")
     }
 
@@ -73,7 +76,8 @@ struct RoundTripTests {
     func belowSubnormal() throws {
         let value = try PropertyList(xml: Data("<plist><real>1e-324</real></plist>".utf8))
         #expect(value == .real(0))
-        let subnormal = try PropertyList(xml: Data("<plist><real>4.9406564584124654e-324</real></plist>".utf8))
+        let subnormal = try PropertyList(
+            xml: Data("<plist><real>4.9406564584124654e-324</real></plist>".utf8))
         #expect(subnormal == .real(.leastNonzeroMagnitude))
     }
 
@@ -102,7 +106,8 @@ struct RoundTripTests {
         let writeError = #expect(throws: PropertyListError.self) { try tooDeep.xmlData() }
         #expect(writeError?.code == .nestingTooDeep)
 
-        let xml = "<plist>" + String(repeating: "<array>", count: PropertyList.maximumDepth + 1)
+        let xml =
+            "<plist>" + String(repeating: "<array>", count: PropertyList.maximumDepth + 1)
             + String(repeating: "</array>", count: PropertyList.maximumDepth + 1) + "</plist>"
         let readError = #expect(throws: PropertyListError.self) { try PropertyList(xml: Data(xml.utf8)) }
         #expect(readError?.code == .nestingTooDeep)
@@ -111,8 +116,11 @@ struct RoundTripTests {
 
     @Test("Keys are sorted by UTF-16 code units, as CoreFoundation sorts them")
     func keyOrder() throws {
-        let keys = ["b", "B", "a", "é", "Z", "_", "aa", "ä", "z", "\u{FF5E}", "😀", "e\u{301}x", "\u{E000}", "𝄞"]
-        let value = PropertyList.dictionary(Dictionary(uniqueKeysWithValues: keys.map { ($0, PropertyList.integer(1)) }))
+        let keys = [
+            "b", "B", "a", "é", "Z", "_", "aa", "ä", "z", "\u{FF5E}", "😀", "e\u{301}x", "\u{E000}", "𝄞",
+        ]
+        let value = PropertyList.dictionary(
+            Dictionary(uniqueKeysWithValues: keys.map { ($0, PropertyList.integer(1)) }))
         let text = String(decoding: try value.xmlData(), as: UTF8.self)
         let written = text.split(separator: "\n").compactMap { line -> String? in
             guard let start = line.range(of: "<key>"), let end = line.range(of: "</key>") else { return nil }
@@ -122,14 +130,17 @@ struct RoundTripTests {
         #expect(try value.xmlData() == FoundationBridge.xml(value))
     }
 
-    @Test("Strings XML 1.0 cannot carry are refused, naming the path of the value",
-          arguments: ["\u{0}", "\u{1}", "a\u{8}b", "\u{B}", "\u{C}", "\r", "x\u{1F}", "\u{FFFE}", "\u{FFFF}"])
+    @Test(
+        "Strings XML 1.0 cannot carry are refused, naming the path of the value",
+        arguments: ["\u{0}", "\u{1}", "a\u{8}b", "\u{B}", "\u{C}", "\r", "x\u{1F}", "\u{FFFE}", "\u{FFFF}"])
     func unrepresentableStrings(_ string: String) throws {
         let value = PropertyList.dictionary(["items": .array([.string(string)])])
         let error = #expect(throws: PropertyListError.self) { try value.xmlData() }
         #expect(error?.code == .unrepresentableValue)
         #expect(error?.message.contains("items[0]") == true)
-        let keyError = #expect(throws: PropertyListError.self) { try PropertyList.dictionary([string: 1]).xmlData() }
+        let keyError = #expect(throws: PropertyListError.self) {
+            try PropertyList.dictionary([string: 1]).xmlData()
+        }
         #expect(keyError?.code == .unrepresentableValue)
     }
 

@@ -5,7 +5,9 @@ import Testing
 /// SURVEYSTORE_LONG=1 for the design's 4 processes × 250 saves.
 @Suite("Concurrent writers", .serialized)
 struct ConcurrencyTests {
-    static var savesPerProcess: Int { ProcessInfo.processInfo.environment["SURVEYSTORE_LONG"] == "1" ? 250 : 20 }
+    static var savesPerProcess: Int {
+        ProcessInfo.processInfo.environment["SURVEYSTORE_LONG"] == "1" ? 250 : 20
+    }
 
     /// Runs `count` edits of `document` (or of a new document per process when `nil`)
     /// in a shell loop; returns the revisions the command acknowledged.
@@ -21,12 +23,15 @@ struct ConcurrencyTests {
         return shell
     }
 
-    @Test("4 processes saving one document at once: every acknowledged revision is there, the graph is consistent")
+    @Test(
+        "4 processes saving one document at once: every acknowledged revision is there, the graph is consistent"
+    )
     func oneDocument() throws {
         let directory = try CommandRunner.temporaryDirectory()
         let store = directory.appendingPathComponent("s").path
         #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
-        let id = try CommandRunner.run(["new", "--title", "shared", "--store", store]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let id = try CommandRunner.run(["new", "--title", "shared", "--store", store]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
         let count = Self.savesPerProcess
         var outputs: [(Process, Pipe, Pipe)] = []
         for process in 0..<4 {
@@ -46,8 +51,10 @@ struct ConcurrencyTests {
             acknowledged += stdout.split(separator: "\n").map(String.init)
         }
         #expect(acknowledged.count == 4 * count)
-        let versions = try JSONSerialization.jsonObject(
-            with: Data(try CommandRunner.run(["versions", id, "--json", "--store", store]).stdout.utf8)) as! [[String: Any]]
+        let versions =
+            try JSONSerialization.jsonObject(
+                with: Data(try CommandRunner.run(["versions", id, "--json", "--store", store]).stdout.utf8))
+            as! [[String: Any]]
         let present = Set(versions.map { $0["revision"] as! String })
         #expect(versions.count == 1 + 4 * count, "every save is a revision")
         #expect(Set(acknowledged).isSubset(of: present), "no acknowledged save is lost")
@@ -60,18 +67,24 @@ struct ConcurrencyTests {
         let store = directory.appendingPathComponent("s").path
         #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
         let ids = try (0..<4).map { _ in
-            try CommandRunner.run(["new", "--title", "doc", "--store", store]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            try CommandRunner.run(["new", "--title", "doc", "--store", store]).stdout.trimmingCharacters(
+                in: .whitespacesAndNewlines)
         }
         let count = Self.savesPerProcess
-        let shells = try ids.enumerated().map { try Self.writer(store: store, document: $1, process: $0, count: count) }
+        let shells = try ids.enumerated().map {
+            try Self.writer(store: store, document: $1, process: $0, count: count)
+        }
         for shell in shells {
             shell.standardOutput = FileHandle.nullDevice
             try shell.run()
         }
         for shell in shells { shell.waitUntilExit() }
         for id in ids {
-            let versions = try JSONSerialization.jsonObject(
-                with: Data(try CommandRunner.run(["versions", id, "--json", "--store", store]).stdout.utf8)) as! [Any]
+            let versions =
+                try JSONSerialization.jsonObject(
+                    with: Data(
+                        try CommandRunner.run(["versions", id, "--json", "--store", store]).stdout.utf8))
+                as! [Any]
             #expect(versions.count == 1 + count)
         }
         #expect(try CommandRunner.run(["verify", "--store", store]).status == 0)

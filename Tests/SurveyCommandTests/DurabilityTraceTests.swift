@@ -12,7 +12,8 @@ struct DurabilityTraceTests {
 
     /// The path strace -y prints for the first descriptor argument, `5</path>`.
     static func descriptorPath(_ line: String) -> String? {
-        guard let open = line.range(of: "("), let start = line.range(of: "<", range: open.upperBound..<line.endIndex),
+        guard let open = line.range(of: "("),
+            let start = line.range(of: "<", range: open.upperBound..<line.endIndex),
             let end = line.range(of: ">", range: start.upperBound..<line.endIndex)
         else { return nil }
         return String(line[start.upperBound..<end.lowerBound])
@@ -24,9 +25,12 @@ struct DurabilityTraceTests {
     static func paths(_ line: String) -> [String] {
         let arguments = line.range(of: ") = ").map { String(line[..<$0.lowerBound]) } ?? line
         let pattern = try! NSRegularExpression(pattern: #"(?:(\d+)<([^>]*)>|AT_FDCWD), "([^"]*)""#)
-        return pattern.matches(in: arguments, range: NSRange(arguments.startIndex..., in: arguments)).map { match in
+        return pattern.matches(in: arguments, range: NSRange(arguments.startIndex..., in: arguments)).map {
+            match in
             let name = String(arguments[Range(match.range(at: 3), in: arguments)!])
-            guard let folderRange = Range(match.range(at: 2), in: arguments), !name.hasPrefix("/") else { return name }
+            guard let folderRange = Range(match.range(at: 2), in: arguments), !name.hasPrefix("/") else {
+                return name
+            }
             let folder = String(arguments[folderRange])
             return name == "." ? folder : folder + "/" + name
         }
@@ -48,7 +52,9 @@ struct DurabilityTraceTests {
         return paths
     }
 
-    @Test("survey edit fsyncs each new file after its last write and before the rename, the package before its rename, and the parent before reporting success")
+    @Test(
+        "survey edit fsyncs each new file after its last write and before the rename, the package before its rename, and the parent before reporting success"
+    )
     func editOrdering() throws {
         guard let strace = CommandRunner.requireTool("strace") else { return }
         let directory = try CommandRunner.temporaryDirectory()
@@ -61,16 +67,22 @@ struct DurabilityTraceTests {
         let log = directory.appendingPathComponent("trace").path
         let result = try CommandRunner.run(
             ["edit", id, "--answer", "3=6", "--store", store],
-            prefix: [strace, "-f", "-y", "-qq", "-s", "256", "-e", "trace=openat,openat2,write,fsync,close,rename,renameat,renameat2,mkdirat,mkdir", "-o", log])
+            prefix: [
+                strace, "-f", "-y", "-qq", "-s", "256", "-e",
+                "trace=openat,openat2,write,fsync,close,rename,renameat,renameat2,mkdirat,mkdir", "-o", log,
+            ])
         #expect(result.status == 0, "\(result.stderr)")
-        let calls = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").enumerated().compactMap { index, line -> Call? in
-            // Lines start with the pid; the call name runs up to the parenthesis.
-            let text = String(line)
-            guard let paren = text.firstIndex(of: "("), let space = text[..<paren].lastIndex(of: " ") else { return nil }
-            return Call(index: index, name: String(text[text.index(after: space)..<paren]), text: text)
-        }
+        let calls = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").enumerated()
+            .compactMap { index, line -> Call? in
+                // Lines start with the pid; the call name runs up to the parenthesis.
+                let text = String(line)
+                guard let paren = text.firstIndex(of: "("), let space = text[..<paren].lastIndex(of: " ")
+                else { return nil }
+                return Call(index: index, name: String(text[text.index(after: space)..<paren]), text: text)
+            }
         let temporary = store + "/Local.nosync/tmp/"
-        guard let publish = calls.first(where: { $0.name == "renameat2" && $0.text.contains("/Documents/") }) else {
+        guard let publish = calls.first(where: { $0.name == "renameat2" && $0.text.contains("/Documents/") })
+        else {
             Issue.record("no renameat2 into Documents/ in the trace")
             return
         }
@@ -80,9 +92,12 @@ struct DurabilityTraceTests {
         #expect(publish.text.contains("RENAME_NOREPLACE"))
 
         // Each file created in the package: fsynced after its last write, before the rename.
-        let created_ = calls.filter { Self.isOpen($0) && $0.text.contains("O_CREAT") && Self.paths($0.text).first?.hasPrefix(package + "/") == true }
-        #expect(created_.count == 2, "DocumentMetadata.plist and Survey.plist")
-        for file in created_ {
+        let createdFiles = calls.filter {
+            Self.isOpen($0) && $0.text.contains("O_CREAT")
+                && Self.paths($0.text).first?.hasPrefix(package + "/") == true
+        }
+        #expect(createdFiles.count == 2, "DocumentMetadata.plist and Survey.plist")
+        for file in createdFiles {
             let path = Self.paths(file.text)[0]
             let writes = calls.filter { $0.name == "write" && Self.descriptorPath($0.text) == path }
             let fsyncs = calls.filter { $0.name == "fsync" && Self.descriptorPath($0.text) == path }
@@ -96,14 +111,20 @@ struct DurabilityTraceTests {
         }
         // The package directory itself, before its rename.
         let packageSync = calls.first { $0.name == "fsync" && Self.descriptorPath($0.text) == package }
-        #expect(packageSync.map { $0.index < publish.index } == true, "the package directory is fsynced before its rename")
+        #expect(
+            packageSync.map { $0.index < publish.index } == true,
+            "the package directory is fsynced before its rename")
         // The destination's parent, after the rename and before success is reported.
         let parent = String(destination[..<destination.lastIndex(of: "/")!])
-        let parentSync = calls.first { $0.name == "fsync" && $0.index > publish.index && Self.descriptorPath($0.text) == parent }
+        let parentSync = calls.first {
+            $0.name == "fsync" && $0.index > publish.index && Self.descriptorPath($0.text) == parent
+        }
         let report = calls.first { $0.name == "write" && $0.text.contains("write(1<") }
         #expect(parentSync != nil, "the parent directory is fsynced after the rename")
         #expect(report != nil, "the new revision is printed")
-        if let parentSync, let report { #expect(parentSync.index < report.index, "the parent is fsynced before success is reported") }
+        if let parentSync, let report {
+            #expect(parentSync.index < report.index, "the parent is fsynced before success is reported")
+        }
     }
 }
 
@@ -115,14 +136,20 @@ extension DurabilityTraceTests {
         let report = calls.last { $0.name == "write" && $0.text.contains("write(1<") }
         // A batch is flushed by one syncfs between its writes and its renames.
         let flushes = calls.filter { $0.name == "syncfs" && $0.text.contains(") = 0") }
-        func flush(after start: Int, before end: Int) -> Call? { flushes.first { $0.index > start && $0.index < end } }
+        func flush(after start: Int, before end: Int) -> Call? {
+            flushes.first { $0.index > start && $0.index < end }
+        }
         var checked = 0
         for publish in calls where publish.name == "renameat2" {
             let named = paths(publish.text)
-            guard named.count == 2, named[0].hasPrefix(temporary), named[1].hasPrefix(store + "/") else { continue }
+            guard named.count == 2, named[0].hasPrefix(temporary), named[1].hasPrefix(store + "/") else {
+                continue
+            }
             let (source, destination) = (named[0], named[1])
             checked += 1
-            #expect(publish.text.contains("RENAME_NOREPLACE"), "\(command): \(destination) published without RENAME_NOREPLACE")
+            #expect(
+                publish.text.contains("RENAME_NOREPLACE"),
+                "\(command): \(destination) published without RENAME_NOREPLACE")
             let created = calls.filter {
                 $0.index < publish.index && isOpen($0) && $0.text.contains("O_CREAT")
                     && (paths($0.text).first.map { $0 == source || $0.hasPrefix(source + "/") } ?? false)
@@ -130,39 +157,64 @@ extension DurabilityTraceTests {
             #expect(!created.isEmpty, "\(command): nothing was written before publishing \(destination)")
             for file in created {
                 let path = paths(file.text)[0]
-                let lastWrite = calls.last { $0.index < publish.index && $0.name == "write" && descriptorPath($0.text) == path }
-                let fsync = calls.first { $0.index < publish.index && $0.name == "fsync" && descriptorPath($0.text) == path }
+                let lastWrite = calls.last {
+                    $0.index < publish.index && $0.name == "write" && descriptorPath($0.text) == path
+                }
+                let fsync = calls.first {
+                    $0.index < publish.index && $0.name == "fsync" && descriptorPath($0.text) == path
+                }
                 let flushed = flush(after: lastWrite?.index ?? file.index, before: publish.index)
-                #expect(fsync != nil || flushed != nil, "\(command): \(path) neither fsynced nor flushed by syncfs before its rename")
+                #expect(
+                    fsync != nil || flushed != nil,
+                    "\(command): \(path) neither fsynced nor flushed by syncfs before its rename")
                 if let lastWrite, let fsync, flushed == nil {
-                    #expect(fsync.index > lastWrite.index, "\(command): \(path) fsynced before its last write")
+                    #expect(
+                        fsync.index > lastWrite.index, "\(command): \(path) fsynced before its last write")
                 }
             }
             if created.contains(where: { paths($0.text)[0] != source }) {
-                let directorySync = calls.first { $0.index < publish.index && $0.name == "fsync" && descriptorPath($0.text) == source }
+                let directorySync = calls.first {
+                    $0.index < publish.index && $0.name == "fsync" && descriptorPath($0.text) == source
+                }
                 let lastCreated = created.map(\.index).max() ?? 0
                 #expect(
                     directorySync != nil || flush(after: lastCreated, before: publish.index) != nil,
                     "\(command): package \(source) neither fsynced nor flushed by syncfs before its rename")
             }
             let parent = String(destination[..<destination.lastIndex(of: "/")!])
-            let parentSync = calls.first { $0.index > publish.index && $0.name == "fsync" && descriptorPath($0.text) == parent }
+            let parentSync = calls.first {
+                $0.index > publish.index && $0.name == "fsync" && descriptorPath($0.text) == parent
+            }
             #expect(parentSync != nil, "\(command): parent of \(destination) not fsynced after the rename")
-            if let parentSync, let report { #expect(parentSync.index < report.index, "\(command): success reported before the parent's fsync") }
+            if let parentSync, let report {
+                #expect(
+                    parentSync.index < report.index, "\(command): success reported before the parent's fsync")
+            }
         }
         // Nothing of a pruned package is removed before its tombstone is durable.
-        for removal in calls where removal.name == "unlinkat" && removal.text.contains("/Documents/") && removal.text.contains(".survey") {
-            guard let package = paths(removal.text).first.flatMap({ path -> String? in
-                guard let range = path.range(of: ".survey") else { return nil }
-                return String(path[..<range.upperBound])
-            }) else { continue }
+        for removal in calls
+        where removal.name == "unlinkat" && removal.text.contains("/Documents/")
+            && removal.text.contains(".survey")
+        {
+            guard
+                let package = paths(removal.text).first.flatMap({ path -> String? in
+                    guard let range = path.range(of: ".survey") else { return nil }
+                    return String(path[..<range.upperBound])
+                })
+            else { continue }
             let tombstone = String(package.dropLast(".survey".count)) + ".pruned"
             let published = calls.first { $0.name == "renameat2" && paths($0.text).last == tombstone }
-            #expect(published.map { $0.index < removal.index } == true, "\(command): \(package) removed before its tombstone was published")
+            #expect(
+                published.map { $0.index < removal.index } == true,
+                "\(command): \(package) removed before its tombstone was published")
             if let published {
                 let parent = String(tombstone[..<tombstone.lastIndex(of: "/")!])
-                let sync = calls.first { $0.index > published.index && $0.name == "fsync" && descriptorPath($0.text) == parent }
-                #expect(sync.map { $0.index < removal.index } == true, "\(command): \(package) removed before the tombstone's folder was fsynced")
+                let sync = calls.first {
+                    $0.index > published.index && $0.name == "fsync" && descriptorPath($0.text) == parent
+                }
+                #expect(
+                    sync.map { $0.index < removal.index } == true,
+                    "\(command): \(package) removed before the tombstone's folder was fsynced")
             }
         }
         return checked
@@ -172,11 +224,17 @@ extension DurabilityTraceTests {
         let log = directory.appendingPathComponent("trace-\(UUID().uuidString)").path
         let result = try CommandRunner.run(
             arguments,
-            prefix: [strace, "-f", "-y", "-qq", "-s", "256", "-e", "trace=openat,openat2,write,fsync,syncfs,close,renameat2,unlinkat,mkdirat", "-o", log])
+            prefix: [
+                strace, "-f", "-y", "-qq", "-s", "256", "-e",
+                "trace=openat,openat2,write,fsync,syncfs,close,renameat2,unlinkat,mkdirat", "-o", log,
+            ])
         #expect(result.status == 0, "\(arguments): \(result.stderr)")
-        return try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").enumerated().compactMap { index, line in
+        return try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").enumerated().compactMap
+        { index, line in
             let text = String(line)
-            guard let paren = text.firstIndex(of: "("), let space = text[..<paren].lastIndex(of: " ") else { return nil }
+            guard let paren = text.firstIndex(of: "("), let space = text[..<paren].lastIndex(of: " ") else {
+                return nil
+            }
             return Call(index: index, name: String(text[text.index(after: space)..<paren]), text: text)
         }
     }
@@ -185,24 +243,31 @@ extension DurabilityTraceTests {
     func everyMutatingCommand() throws {
         guard let strace = CommandRunner.requireTool("strace") else { return }
         let directory = try CommandRunner.temporaryDirectory()
-        let store = directory.appendingPathComponent("store").path, other = directory.appendingPathComponent("other").path
+        let store = directory.appendingPathComponent("store").path,
+            other = directory.appendingPathComponent("other").path
         let sample = directory.appendingPathComponent("s.json")
         try Data(StoreCommandTests.sample.utf8).write(to: sample)
         let edited = directory.appendingPathComponent("e.json")
         try Data(StoreCommandTests.edited(rating: 3).utf8).write(to: edited)
         let formatOne = directory.appendingPathComponent("old").path
-        try FileManager.default.copyItem(atPath: FormatCommandTests.fixtures + "/stores/format1-store", toPath: formatOne)
+        try FileManager.default.copyItem(
+            atPath: FormatCommandTests.fixtures + "/stores/format1-store", toPath: formatOne)
         #expect(try CommandRunner.run(["init", "--store", other]).status == 0)
 
-        func run(_ arguments: [String], expectPublications: Bool = true, publishingInto: String? = nil) throws -> String {
+        func run(_ arguments: [String], expectPublications: Bool = true, publishingInto: String? = nil) throws
+            -> String
+        {
             let calls = try Self.trace(arguments, strace: strace, directory: directory)
             let storePath = publishingInto ?? arguments[arguments.firstIndex(of: "--store")! + 1]
             let checked = Self.checkRules(calls, store: storePath, command: arguments[0])
             if expectPublications { #expect(checked > 0, "\(arguments[0]) published nothing") }
-            return calls.last { $0.name == "write" && $0.text.contains("write(1<") }.map { Self.quotedPaths($0.text).first ?? "" } ?? ""
+            return calls.last { $0.name == "write" && $0.text.contains("write(1<") }.map {
+                Self.quotedPaths($0.text).first ?? ""
+            } ?? ""
         }
         _ = try run(["init", "--store", store])
-        let id = try run(["new", "--from", sample.path, "--store", store]).replacingOccurrences(of: "\\n", with: "")
+        let id = try run(["new", "--from", sample.path, "--store", store]).replacingOccurrences(
+            of: "\\n", with: "")
         let base = try CommandRunner.run(["list", "--json", "--store", store]).stdout
             .components(separatedBy: "\"revision\" : \"")[1].components(separatedBy: "\"")[0]
         _ = try run(["edit", id, "--answer", "3=7", "--store", store])
@@ -217,23 +282,32 @@ extension DurabilityTraceTests {
         _ = try run(["delete", id, "--store", store])
     }
 
-    @Test("sync writes a batch, flushes it with one syncfs, renames each package, then fsyncs each parent, before reporting")
+    @Test(
+        "sync writes a batch, flushes it with one syncfs, renames each package, then fsyncs each parent, before reporting"
+    )
     func batchedSyncOrdering() throws {
         guard let strace = CommandRunner.requireTool("strace") else { return }
         let directory = try CommandRunner.temporaryDirectory()
-        let store = directory.appendingPathComponent("store").path, other = directory.appendingPathComponent("other").path
+        let store = directory.appendingPathComponent("store").path,
+            other = directory.appendingPathComponent("other").path
         #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
         #expect(try CommandRunner.run(["init", "--store", other]).status == 0)
         let sample = directory.appendingPathComponent("s.json")
         try Data(StoreCommandTests.sample.utf8).write(to: sample)
-        for _ in 0..<4 { #expect(try CommandRunner.run(["new", "--from", sample.path, "--store", store]).status == 0) }
+        for _ in 0..<4 {
+            #expect(try CommandRunner.run(["new", "--from", sample.path, "--store", store]).status == 0)
+        }
         let calls = try Self.trace(["sync", other, "--store", store], strace: strace, directory: directory)
         #expect(Self.checkRules(calls, store: other, command: "sync") == 4)
         let temporary = other + "/Local.nosync/tmp/"
-        let publications = calls.filter { $0.name == "renameat2" && Self.paths($0.text).first?.hasPrefix(temporary) == true }
+        let publications = calls.filter {
+            $0.name == "renameat2" && Self.paths($0.text).first?.hasPrefix(temporary) == true
+        }
         let flushes = calls.filter { $0.name == "syncfs" }
         #expect(flushes.count == 1, "one flush for the whole batch")
-        guard let flush = flushes.first, let firstRename = publications.first, let lastRename = publications.last else {
+        guard let flush = flushes.first, let firstRename = publications.first,
+            let lastRename = publications.last
+        else {
             Issue.record("no syncfs or no publication in the trace")
             return
         }
@@ -245,17 +319,24 @@ extension DurabilityTraceTests {
         #expect(writes.allSatisfy { $0.index < flush.index }, "every write of the batch precedes the syncfs")
         #expect(flush.index < firstRename.index, "the syncfs precedes every rename")
         #expect(
-            !calls.contains { $0.name == "fsync" && Self.descriptorPath($0.text)?.hasPrefix(temporary) == true },
+            !calls.contains {
+                $0.name == "fsync" && Self.descriptorPath($0.text)?.hasPrefix(temporary) == true
+            },
             "no file of the batch is fsynced on its own")
-        let parents = Set(publications.map { call -> String in
-            let destination = Self.paths(call.text).last!
-            return String(destination[..<destination.lastIndex(of: "/")!])
-        })
+        let parents = Set(
+            publications.map { call -> String in
+                let destination = Self.paths(call.text).last!
+                return String(destination[..<destination.lastIndex(of: "/")!])
+            })
         let report = calls.last { $0.name == "write" && $0.text.contains("write(1<") }
         for parent in parents {
-            let syncs = calls.filter { $0.name == "fsync" && Self.descriptorPath($0.text) == parent && $0.index > lastRename.index }
+            let syncs = calls.filter {
+                $0.name == "fsync" && Self.descriptorPath($0.text) == parent && $0.index > lastRename.index
+            }
             #expect(syncs.count == 1, "\(parent) fsynced once, after the renames")
-            if let sync = syncs.first, let report { #expect(sync.index < report.index, "\(parent) fsynced before the report") }
+            if let sync = syncs.first, let report {
+                #expect(sync.index < report.index, "\(parent) fsynced before the report")
+            }
         }
     }
 }

@@ -19,10 +19,20 @@ struct FirstUseTests {
     }
 
     /// Two heads from the first revision: returns the winner and the losing head.
-    static func conflict(_ store: Store, _ id: String, _ base: String) throws -> (winner: String, loser: String) {
-        let a = try store.json(["save", id, "--from", store.write(StoreCommandTests.edited(rating: 3), "a.json"), "--base", base]) as! [String: Any]
+    static func conflict(_ store: Store, _ id: String, _ base: String) throws -> (
+        winner: String, loser: String
+    ) {
+        let a =
+            try store.json([
+                "save", id, "--from", store.write(StoreCommandTests.edited(rating: 3), "a.json"), "--base",
+                base,
+            ]) as! [String: Any]
         Thread.sleep(forTimeInterval: 0.01)
-        let b = try store.json(["save", id, "--from", store.write(StoreCommandTests.edited(rating: 7), "b.json"), "--base", base]) as! [String: Any]
+        let b =
+            try store.json([
+                "save", id, "--from", store.write(StoreCommandTests.edited(rating: 7), "b.json"), "--base",
+                base,
+            ]) as! [String: Any]
         let shown = try store.json(["show", id]) as! [String: Any]
         let winner = shown["revision"] as! String
         let loser = [a["revision"] as! String, b["revision"] as! String].first { $0 != winner }!
@@ -31,7 +41,9 @@ struct FirstUseTests {
 
     // MARK: Deletion
 
-    @Test("A deleted document: show says when, on which device and how to restore; deleting again writes nothing; the deletion is superseded once restored")
+    @Test(
+        "A deleted document: show says when, on which device and how to restore; deleting again writes nothing; the deletion is superseded once restored"
+    )
     func deletion() throws {
         let store = try Store()
         let (id, first) = try store.makeDocument()
@@ -57,7 +69,10 @@ struct FirstUseTests {
         #expect(restored.status == 0, "\(restored.stderr)")
         #expect(Self.object(restored.stdout)?["resolved"] as? Bool == true)
         #expect(try store.run(["show", id]).status == 0)
-        let states = Dictionary(uniqueKeysWithValues: try store.versions(id).map { ($0["revision"] as! String, $0["state"] as! String) })
+        let states = Dictionary(
+            uniqueKeysWithValues: try store.versions(id).map {
+                ($0["revision"] as! String, $0["state"] as! String)
+            })
         #expect(states[deletion] == "superseded")
     }
 
@@ -66,7 +81,9 @@ struct FirstUseTests {
         let store = try Store()
         let (id, _) = try store.makeDocument()
         let deletion = (try store.json(["delete", id]) as! [String: Any])["revision"] as! String
-        let saved = try store.run(["save", id, "--from", store.write(StoreCommandTests.sample, "s.json"), "--base", deletion])
+        let saved = try store.run([
+            "save", id, "--from", store.write(StoreCommandTests.sample, "s.json"), "--base", deletion,
+        ])
         #expect(saved.status == 0, "\(saved.stderr)")
         #expect((try store.json(["list"]) as! [[String: Any]])[0]["deleted"] as? Bool == false)
     }
@@ -98,17 +115,23 @@ struct FirstUseTests {
         (["plist", "convert", "{BAD}", "--to", "json"], 65, "invalidPropertyList"),
     ]
 
-    @Test("--json on failure prints {\"error\": {code, message, exit}} (with file, line and column for a file)", arguments: failures)
+    @Test(
+        "--json on failure prints {\"error\": {code, message, exit}} (with file, line and column for a file)",
+        arguments: failures)
     func jsonErrors(_ failure: (arguments: [String], exit: Int32, code: String)) throws {
         let store = try Store()
         let (id, _) = try store.makeDocument()
-        let bad = try store.write("<?xml version=\"1.0\"?>\n<plist version=\"1.0\">\n<dict><key>title</key></dict>\n</plist>\n", "bad.plist")
+        let bad = try store.write(
+            "<?xml version=\"1.0\"?>\n<plist version=\"1.0\">\n<dict><key>title</key></dict>\n</plist>\n",
+            "bad.plist")
         let missing = store.directory.appendingPathComponent("missing").path
         let arguments = failure.arguments.map {
             $0.replacingOccurrences(of: "{DOC}", with: id).replacingOccurrences(of: "{BAD}", with: bad)
                 .replacingOccurrences(of: "{MISSING}", with: missing)
         }
-        let result = arguments[0] == "plist" ? try CommandRunner.run(arguments + ["--json"]) : try store.run(arguments + ["--json"])
+        let result =
+            arguments[0] == "plist"
+            ? try CommandRunner.run(arguments + ["--json"]) : try store.run(arguments + ["--json"])
         #expect(result.status == failure.exit, "\(arguments): \(result.stderr)")
         let error = Self.object(result.stdout)?["error"] as? [String: Any]
         #expect(error?["code"] as? String == failure.code, "\(arguments): \(result.stdout)")
@@ -118,7 +141,9 @@ struct FirstUseTests {
             #expect(error?["file"] as? String == bad)
             #expect(error?["line"] as? Int == 3 && error?["column"] is Int, "\(result.stdout)")
         }
-        if !failure.arguments.contains("--json") { #expect(!result.stderr.contains("Error:"), "one spelling: error:") }
+        if !failure.arguments.contains("--json") {
+            #expect(!result.stderr.contains("Error:"), "one spelling: error:")
+        }
     }
 
     // MARK: Messages
@@ -128,11 +153,17 @@ struct FirstUseTests {
         let store = try Store()
         let (id, first) = try store.makeDocument()
         let unknown = try store.run(["show", "nope"])
-        #expect(unknown.status == 66 && unknown.stderr.contains("there is no document nope") && !unknown.stderr.contains("revision"))
+        #expect(
+            unknown.status == 66 && unknown.stderr.contains("there is no document nope")
+                && !unknown.stderr.contains("revision"))
 
         // Seventeen documents: two of them share a first hex digit.
         var ids = [id]
-        for index in 0..<16 { ids.append(try store.run(["new", "--title", "T\(index)"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        for index in 0..<16 {
+            ids.append(
+                try store.run(["new", "--title", "T\(index)"]).stdout.trimmingCharacters(
+                    in: .whitespacesAndNewlines))
+        }
         let prefix = Dictionary(grouping: ids) { $0.prefix(1) }.first { $0.value.count > 1 }!
         let ambiguous = try store.run(["show", String(prefix.key)])
         #expect(ambiguous.status == 64)
@@ -145,7 +176,9 @@ struct FirstUseTests {
         #expect(loser.hasPrefix(revisionPrefix))
         let ambiguousRevision = try store.run(["show", id, "--revision", revisionPrefix])
         #expect(ambiguousRevision.status == 64)
-        #expect(ambiguousRevision.stderr.contains("matches 2 revisions") && ambiguousRevision.stderr.contains(loser), "\(ambiguousRevision.stderr)")
+        #expect(
+            ambiguousRevision.stderr.contains("matches 2 revisions")
+                && ambiguousRevision.stderr.contains(loser), "\(ambiguousRevision.stderr)")
     }
 
     @Test("A usage error found while running names the subcommand's usage, spelled error:")
@@ -158,7 +191,9 @@ struct FirstUseTests {
         #expect(edit.stderr.contains("Usage: survey edit"), "\(edit.stderr)")
         #expect(!edit.stderr.contains("survey <subcommand>"))
         let unknown = try store.run(["show", id, "--bogus"])
-        #expect(unknown.status == 64 && unknown.stderr.hasPrefix("error: ") && !unknown.stderr.contains("Error:"), "\(unknown.stderr)")
+        #expect(
+            unknown.status == 64 && unknown.stderr.hasPrefix("error: ") && !unknown.stderr.contains("Error:"),
+            "\(unknown.stderr)")
     }
 
     @Test("export refuses an existing package folder and missing parent folders plainly, creating nothing")
@@ -169,7 +204,9 @@ struct FirstUseTests {
         try FileManager.default.createDirectory(atPath: existing, withIntermediateDirectories: false)
         let onto = try store.run(["export", id, "--package", existing])
         #expect(onto.status == 1)
-        #expect(onto.stderr.contains("already exists") && !onto.stderr.contains("NSCocoaErrorDomain"), "\(onto.stderr)")
+        #expect(
+            onto.stderr.contains("already exists") && !onto.stderr.contains("NSCocoaErrorDomain"),
+            "\(onto.stderr)")
         let missing = store.directory.appendingPathComponent("missing").path
         for arguments in [["-o", missing + "/dir/x.json"], ["--package", missing + "/dir/p"]] {
             let result = try store.run(["export", id] + arguments)
@@ -183,11 +220,14 @@ struct FirstUseTests {
     func migrateNewer() throws {
         let directory = try CommandRunner.temporaryDirectory()
         let path = directory.appendingPathComponent("store").path
-        let (document, _) = try FormatCommandTests.store(with: "format3/newer.survey", formatVersion: 3, at: path)
+        let (document, _) = try FormatCommandTests.store(
+            with: "format3/newer.survey", formatVersion: 3, at: path)
         let result = try CommandRunner.run(["migrate", "--dry-run", "--store", path])
         #expect(result.status == 0)
         #expect(!result.stdout.contains("every winner is in the current format"), "\(result.stdout)")
-        #expect(result.stdout.contains(document.uuidString.lowercased()) && result.stdout.contains("format 3 is newer"))
+        #expect(
+            result.stdout.contains(document.uuidString.lowercased())
+                && result.stdout.contains("format 3 is newer"))
         let json = try CommandRunner.run(["migrate", "--dry-run", "--json", "--store", path])
         #expect(Self.object(json.stdout)?["newer"] as? [String] == [document.uuidString.lowercased()])
     }
@@ -197,7 +237,8 @@ struct FirstUseTests {
         let store = try Store()
         let (id, _) = try store.makeDocument()
         let result = try store.run(["resolve", id, "--keep", "JUNK"])
-        #expect(result.status == 66 && result.stderr.contains("there is no revision JUNK"), "\(result.stderr)")
+        #expect(
+            result.status == 66 && result.stderr.contains("there is no revision JUNK"), "\(result.stderr)")
     }
 
     @Test("verify tells an unreadable Survey.plist from a missing one")
@@ -209,7 +250,9 @@ struct FirstUseTests {
         try FileManager.default.createDirectory(atPath: content, withIntermediateDirectories: false)
         let result = try store.run(["verify"])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("Survey.plist: cannot be read") && !result.stderr.contains("Survey.plist: missing"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("Survey.plist: cannot be read")
+                && !result.stderr.contains("Survey.plist: missing"), "\(result.stderr)")
     }
 
     @Test("init refuses a device name XML cannot carry before creating anything")
@@ -225,7 +268,8 @@ struct FirstUseTests {
     func checkPaths() throws {
         let store = try Store()
         let missing = try CommandRunner.run(["check", store.directory.appendingPathComponent("missing").path])
-        #expect(missing.status == 66 && missing.stderr.contains("no such file or folder"), "\(missing.stderr)")
+        #expect(
+            missing.status == 66 && missing.stderr.contains("no such file or folder"), "\(missing.stderr)")
         let file = try store.write("{}", "plain.json")
         let plain = try CommandRunner.run(["check", file])
         #expect(plain.status == 65)
@@ -234,7 +278,9 @@ struct FirstUseTests {
 
     // MARK: Silently ignored options, silent no-ops
 
-    @Test("export --package with -o or --format is a usage error", arguments: [["-o", "x.json"], ["--format", "plist"], ["--format", "json"]])
+    @Test(
+        "export --package with -o or --format is a usage error",
+        arguments: [["-o", "x.json"], ["--format", "plist"], ["--format", "json"]])
     func exportPackageOptions(_ extra: [String]) throws {
         let store = try Store()
         let (id, _) = try store.makeDocument()
@@ -284,8 +330,11 @@ struct FirstUseTests {
         let lines = try store.run(["list"]).stdout.split(separator: "\n")
         try #require(lines.count == 2, "\(lines)")
         let header = lines[0].split(separator: " ", omittingEmptySubsequences: true)
-        #expect(header == ["ID", "TITLE", "REVISION", "MODIFIED", "DEVICE", "FORMAT", "CONFLICTS", "DELETED"])
-        #expect(lines[1].hasPrefix(id) && lines[1].contains(revision) && lines[1].contains("  2  "), "\(lines[1])")
+        #expect(
+            header == ["ID", "TITLE", "REVISION", "MODIFIED", "DEVICE", "FORMAT", "CONFLICTS", "DELETED"])
+        #expect(
+            lines[1].hasPrefix(id) && lines[1].contains(revision) && lines[1].contains("  2  "), "\(lines[1])"
+        )
     }
 
     @Test("show text has the format version, and a binary answer as its label")
@@ -310,7 +359,9 @@ struct FirstUseTests {
         #expect(rows.last?["document"] as? String == id && rows.last?["revision"] as? String == revision)
     }
 
-    @Test("export --json holds the survey as an object; a newer-format revision exports as stored with --format plist")
+    @Test(
+        "export --json holds the survey as an object; a newer-format revision exports as stored with --format plist"
+    )
     func exportContent() throws {
         let store = try Store()
         let (id, _) = try store.makeDocument()
@@ -319,9 +370,14 @@ struct FirstUseTests {
 
         let directory = try CommandRunner.temporaryDirectory()
         let path = directory.appendingPathComponent("store").path
-        let (document, _) = try FormatCommandTests.store(with: "format3/newer.survey", formatVersion: 3, at: path)
-        let stored = try Data(contentsOf: URL(fileURLWithPath: FormatCommandTests.fixtures + "/format3/newer.survey/Survey.plist"))
-        let plist = try CommandRunner.run(["export", document.uuidString, "--format", "plist", "--store", path])
+        let (document, _) = try FormatCommandTests.store(
+            with: "format3/newer.survey", formatVersion: 3, at: path)
+        let stored = try Data(
+            contentsOf: URL(
+                fileURLWithPath: FormatCommandTests.fixtures + "/format3/newer.survey/Survey.plist"))
+        let plist = try CommandRunner.run([
+            "export", document.uuidString, "--format", "plist", "--store", path,
+        ])
         #expect(plist.status == 0, "\(plist.stderr)")
         #expect(Data(plist.stdout.utf8) == stored)
         let json = try CommandRunner.run(["export", document.uuidString, "--store", path])
@@ -334,12 +390,15 @@ struct FirstUseTests {
     func pruneSummary() throws {
         let store = try Store()
         let (id, _) = try store.makeDocument()
-        let untouched = try store.run(["new", "--title", "Untouched"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let untouched = try store.run(["new", "--title", "Untouched"]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         #expect(try store.run(["edit", id, "--answer", "1=0"]).status == 0)
         let result = try store.run(["prune"])
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n").map(String.init)
-        #expect(lines == ["\(id): pruned 1 revision(s)", "pruned 1 revision(s) in 1 of 2 document(s)"], "\(lines)")
+        #expect(
+            lines == ["\(id): pruned 1 revision(s)", "pruned 1 revision(s) in 1 of 2 document(s)"], "\(lines)"
+        )
         #expect(!result.stdout.contains(untouched))
     }
 
@@ -347,10 +406,13 @@ struct FirstUseTests {
     func progressWidth() throws {
         let store = try Store()
         let (id, _) = try store.makeDocument()
-        for rating in 0..<20 { #expect(try store.run(["edit", id, "--answer", "3=\(rating % 11)"]).status == 0) }
+        for rating in 0..<20 {
+            #expect(try store.run(["edit", id, "--answer", "3=\(rating % 11)"]).status == 0)
+        }
         // `script` gives the command a terminal; the terminal says it is 40 columns wide.
         let command = "stty cols 40 rows 20; \(CommandRunner.binary.path) check \(store.path) >/dev/null"
-        let result = try CommandRunner.run(["-qec", command, "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"))
+        let result = try CommandRunner.run(
+            ["-qec", command, "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"))
         let shown = result.stdout.replacingOccurrences(of: "\u{1B}[K", with: "")
         #expect(shown.contains("21/21 revisions"), "\(shown.debugDescription)")
         // Lines end at \r, \n and \r\n (one Character in Swift).
@@ -360,21 +422,33 @@ struct FirstUseTests {
 
     // MARK: Help
 
-    @Test("Help: edit explains VALUE, one EXIT CODES section every subcommand points at, --version, import's package")
+    @Test(
+        "Help: edit explains VALUE, one EXIT CODES section every subcommand points at, --version, import's package"
+    )
     func help() throws {
         let root = try CommandRunner.run(["--help"])
-        #expect(root.stdout.contains("EXIT CODES") && root.stdout.contains("66") && root.stdout.contains("75"))
+        #expect(
+            root.stdout.contains("EXIT CODES") && root.stdout.contains("66") && root.stdout.contains("75"))
         let version = try CommandRunner.run(["--version"])
-        #expect(version.status == 0 && version.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil, "\(version.stdout)")
+        #expect(
+            version.status == 0
+                && version.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil,
+            "\(version.stdout)")
         let edit = Self.words(try CommandRunner.run(["edit", "--help"]).stdout)
-        for phrase in ["TFFT", "ISO 8601", "empty VALUE", "0 or 1", "label"] { #expect(edit.contains(phrase), "edit --help lacks \(phrase)") }
+        for phrase in ["TFFT", "ISO 8601", "empty VALUE", "0 or 1", "label"] {
+            #expect(edit.contains(phrase), "edit --help lacks \(phrase)")
+        }
         let subcommands = [
-            "init", "new", "list", "show", "edit", "save", "delete", "export", "import", "versions", "conflicts", "resolve",
+            "init", "new", "list", "show", "edit", "save", "delete", "export", "import", "versions",
+            "conflicts", "resolve",
             "prune", "verify", "sync", "check", "migrate", "plist", "plist lint", "plist convert",
         ]
         for name in subcommands {
-            let text = Self.words(try CommandRunner.run(["help"] + name.split(separator: " ").map(String.init)).stdout)
-            #expect(text.contains("EXIT CODES in `survey --help`"), "\(name) --help does not point at the exit codes")
+            let text = Self.words(
+                try CommandRunner.run(["help"] + name.split(separator: " ").map(String.init)).stdout)
+            #expect(
+                text.contains("EXIT CODES in `survey --help`"),
+                "\(name) --help does not point at the exit codes")
         }
         let importHelp = Self.words(try CommandRunner.run(["help", "import"]).stdout)
         #expect(importHelp.contains("unless it records a deletion"), "\(importHelp)")

@@ -5,17 +5,22 @@ import Versions
 
 @Suite("Format versions in stores: check, migrate, newer formats", .serialized)
 struct FormatCommandTests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures/formats").path
 
     /// A store whose one document's winner is the content of `package` in its own format,
     /// written as it would arrive by sync from an older (or newer) app.
-    static func store(with package: String, formatVersion: Int, at path: String, device: String = "old app") throws -> (UUID, RevisionMetadata) {
+    static func store(with package: String, formatVersion: Int, at path: String, device: String = "old app")
+        throws -> (UUID, RevisionMetadata)
+    {
         _ = try SurveyStore.create(at: path, deviceName: device)
         let content = try Data(contentsOf: URL(fileURLWithPath: fixtures + "/" + package + "/Survey.plist"))
         let document = UUID(uuidString: "5A1D1E7C-0B7E-4F0A-9C3B-2F6E8D9A0001")!
-        let revisions = RevisionStore(root: path, device: Device(id: "old-app-1", name: device), wallClock: { 1_560_000_000_000 })
-        let written = try revisions.write(document: document, parents: [], content: content, formatVersion: formatVersion)
+        let revisions = RevisionStore(
+            root: path, device: Device(id: "old-app-1", name: device), wallClock: { 1_560_000_000_000 })
+        let written = try revisions.write(
+            document: document, parents: [], content: content, formatVersion: formatVersion)
         return (document, written)
     }
 
@@ -23,32 +28,44 @@ struct FormatCommandTests {
     func check() throws {
         let good = try CommandRunner.run([
             "check", Self.fixtures + "/format1/answered.survey", Self.fixtures + "/format1/unanswered.survey",
-            Self.fixtures + "/format2", Self.fixtures + "/stores/format1-store", Self.fixtures + "/stores/format2-store", "--json",
+            Self.fixtures + "/format2", Self.fixtures + "/stores/format1-store",
+            Self.fixtures + "/stores/format2-store", "--json",
         ])
         #expect(good.status == 0, "\(good.stderr)")
-        let rows = (try JSONSerialization.jsonObject(with: Data(good.stdout.utf8)) as! [String: Any])["revisions"] as! [[String: Any]]
-        #expect(rows.map { $0["status"] as! String } == ["migratable", "migratable", "current", "current", "migratable", "current"])
+        let rows =
+            (try JSONSerialization.jsonObject(with: Data(good.stdout.utf8)) as! [String: Any])["revisions"]
+            as! [[String: Any]]
+        #expect(
+            rows.map { $0["status"] as! String } == [
+                "migratable", "migratable", "current", "current", "migratable", "current",
+            ])
         #expect(rows.map { $0["formatVersion"] as? Int } == [1, 1, 2, 2, 1, 2])
-        let fixtureFolders = try FileManager.default.contentsOfDirectory(atPath: Self.fixtures + "/broken").filter { $0.hasSuffix(".survey") }
+        let fixtureFolders = try FileManager.default.contentsOfDirectory(atPath: Self.fixtures + "/broken")
+            .filter { $0.hasSuffix(".survey") }
 
         let expectations = [
             "missing-survey-plist": "Survey.plist: missing", "slider-bounds-not-numbers": "is not a number",
             "multitf-wrong-length": "2 flags for 3 options", "unknown-type": "unknown format-1 type 'Rating'",
-            "malformed-xml": "Survey.plist:6:", "binary-three-options": "exactly 2 options", "no-document-uuid": "DocumentUUID",
+            "malformed-xml": "Survey.plist:6:", "binary-three-options": "exactly 2 options",
+            "no-document-uuid": "DocumentUUID",
         ]
-        #expect(Set(fixtureFolders) == Set(expectations.keys.map { $0 + ".survey" }), "every broken fixture is checked")
+        #expect(
+            Set(fixtureFolders) == Set(expectations.keys.map { $0 + ".survey" }),
+            "every broken fixture is checked")
         for (name, problem) in expectations {
             let path = Self.fixtures + "/broken/\(name).survey"
             let result = try CommandRunner.run(["check", path])
             #expect(result.status == 65, "\(name)")
-            #expect(result.stderr.contains(path) && result.stderr.contains(problem), "\(name): \(result.stderr)")
+            #expect(
+                result.stderr.contains(path) && result.stderr.contains(problem), "\(name): \(result.stderr)")
         }
         let newer = try CommandRunner.run(["check", Self.fixtures + "/format3/newer.survey"])
         #expect(newer.status == 65)
         #expect(newer.stderr.contains("format 3 is newer than this build supports (2)"))
     }
 
-    @Test("A format-1 winner opens migrated in memory; migrate on two replicas at once, then sync: no conflict")
+    @Test(
+        "A format-1 winner opens migrated in memory; migrate on two replicas at once, then sync: no conflict")
     func migrateTwoReplicas() throws {
         let directory = try CommandRunner.temporaryDirectory()
         let a = directory.appendingPathComponent("a").path, b = directory.appendingPathComponent("b").path
@@ -70,23 +87,44 @@ struct FormatCommandTests {
         }
         let sync = try CommandRunner.run(["sync", b, "--json", "--store", a])
         let report = try JSONSerialization.jsonObject(with: Data(sync.stdout.utf8)) as! [String: Any]
-        #expect(report["sent"] as? Int == 0 && report["received"] as? Int == 0, "both replicas wrote the same revision")
+        #expect(
+            report["sent"] as? Int == 0 && report["received"] as? Int == 0,
+            "both replicas wrote the same revision")
         for store in [a, b] {
-            let list = try JSONSerialization.jsonObject(with: Data(try CommandRunner.run(["list", "--json", "--store", store]).stdout.utf8)) as! [[String: Any]]
+            let list =
+                try JSONSerialization.jsonObject(
+                    with: Data(try CommandRunner.run(["list", "--json", "--store", store]).stdout.utf8))
+                as! [[String: Any]]
             #expect(list[0]["conflicts"] as? Int == 0)
             #expect(list[0]["formatVersion"] as? Int == 2)
         }
-        let versions = try JSONSerialization.jsonObject(with: Data(try CommandRunner.run(["versions", id, "--json", "--store", a]).stdout.utf8)) as! [[String: Any]]
+        let versions =
+            try JSONSerialization.jsonObject(
+                with: Data(try CommandRunner.run(["versions", id, "--json", "--store", a]).stdout.utf8))
+            as! [[String: Any]]
         #expect(versions.count == 2)
-        #expect(versions.first { $0["state"] as? String == "current" }?["parents"] as? [String] == [old.id.description])
+        #expect(
+            versions.first { $0["state"] as? String == "current" }?["parents"] as? [String] == [
+                old.id.description
+            ])
         // The migrated content is what show gave before: same ids, same answers.
-        let after = try JSONSerialization.jsonObject(with: Data(try CommandRunner.run(["show", id, "--json", "--store", a]).stdout.utf8)) as! [String: Any]
-        #expect((after["items"] as! [[String: Any]]).map { $0["id"] as! String } == (json["items"] as! [[String: Any]]).map { $0["id"] as! String })
-        let again = try JSONSerialization.jsonObject(with: Data(try CommandRunner.run(["migrate", "--json", "--store", a]).stdout.utf8)) as! [String: Any]
+        let after =
+            try JSONSerialization.jsonObject(
+                with: Data(try CommandRunner.run(["show", id, "--json", "--store", a]).stdout.utf8))
+            as! [String: Any]
+        #expect(
+            (after["items"] as! [[String: Any]]).map { $0["id"] as! String }
+                == (json["items"] as! [[String: Any]]).map { $0["id"] as! String })
+        let again =
+            try JSONSerialization.jsonObject(
+                with: Data(try CommandRunner.run(["migrate", "--json", "--store", a]).stdout.utf8))
+            as! [String: Any]
         #expect((again["migrated"] as? [Any])?.isEmpty == true, "a second migrate has nothing to do")
     }
 
-    @Test("The format-1 store fixture, copied to two replicas: migrate on both, sync, and there is one revision and no conflict")
+    @Test(
+        "The format-1 store fixture, copied to two replicas: migrate on both, sync, and there is one revision and no conflict"
+    )
     func fixtureStoreReplicas() throws {
         let directory = try CommandRunner.temporaryDirectory()
         let replicas = ["a", "b"].map { directory.appendingPathComponent($0).path }
@@ -97,15 +135,25 @@ struct FormatCommandTests {
         }
         #expect(try CommandRunner.run(["sync", replicas[1], "--store", replicas[0]]).status == 0)
         for replica in replicas {
-            let list = try JSONSerialization.jsonObject(with: Data(try CommandRunner.run(["list", "--json", "--store", replica]).stdout.utf8)) as! [[String: Any]]
-            #expect(list.count == 1 && list[0]["conflicts"] as? Int == 0 && list[0]["formatVersion"] as? Int == 2)
-            let versions = try JSONSerialization.jsonObject(
-                with: Data(try CommandRunner.run(["versions", list[0]["id"] as! String, "--json", "--store", replica]).stdout.utf8)) as! [Any]
+            let list =
+                try JSONSerialization.jsonObject(
+                    with: Data(try CommandRunner.run(["list", "--json", "--store", replica]).stdout.utf8))
+                as! [[String: Any]]
+            #expect(
+                list.count == 1 && list[0]["conflicts"] as? Int == 0 && list[0]["formatVersion"] as? Int == 2)
+            let versions =
+                try JSONSerialization.jsonObject(
+                    with: Data(
+                        try CommandRunner.run([
+                            "versions", list[0]["id"] as! String, "--json", "--store", replica,
+                        ]).stdout.utf8)) as! [Any]
             #expect(versions.count == 2)
         }
     }
 
-    @Test("A format-3 winner: list, versions, sync, prune and resolve --keep work; show fails clearly; the revision is never changed")
+    @Test(
+        "A format-3 winner: list, versions, sync, prune and resolve --keep work; show fails clearly; the revision is never changed"
+    )
     func newerFormat() throws {
         let directory = try CommandRunner.temporaryDirectory()
         let a = directory.appendingPathComponent("a").path, b = directory.appendingPathComponent("b").path
@@ -116,14 +164,20 @@ struct FormatCommandTests {
         let store = try SurveyStore.open(at: a)
         let base = try store.revision(document, nil)
         let newerApp = RevisionStore(root: a, device: Device(id: "new-app-1", name: "new app"))
-        let content = try Data(contentsOf: URL(fileURLWithPath: Self.fixtures + "/format3/newer.survey/Survey.plist"))
-        let newer = try newerApp.write(document: document, parents: [base], content: content, formatVersion: 3)
+        let content = try Data(
+            contentsOf: URL(fileURLWithPath: Self.fixtures + "/format3/newer.survey/Survey.plist"))
+        let newer = try newerApp.write(
+            document: document, parents: [base], content: content, formatVersion: 3)
         let package = "\(a)/Documents/\(id)/\(newer.id).survey"
         func snapshot() throws -> [Data] {
-            try ["DocumentMetadata.plist", "Survey.plist"].map { try Data(contentsOf: URL(fileURLWithPath: package + "/" + $0)) }
+            try ["DocumentMetadata.plist", "Survey.plist"].map {
+                try Data(contentsOf: URL(fileURLWithPath: package + "/" + $0))
+            }
         }
         let before = try snapshot()
-        func unchanged() throws { #expect(try snapshot() == before, "no command changed the format-3 revision") }
+        func unchanged() throws {
+            #expect(try snapshot() == before, "no command changed the format-3 revision")
+        }
 
         let show = try CommandRunner.run(["show", id, "--store", a])
         #expect(show.status == 65)
@@ -132,24 +186,34 @@ struct FormatCommandTests {
         #expect(list.status == 0 && list.stdout.contains("\"formatVersion\" : 3"))
         #expect(try CommandRunner.run(["versions", id, "--store", a]).status == 0)
         #expect(try CommandRunner.run(["migrate", "--store", a]).status == 0)
-        #expect(try CommandRunner.run(["edit", id, "--title", "x", "--store", a]).status == 65, "editing means reading it")
+        #expect(
+            try CommandRunner.run(["edit", id, "--title", "x", "--store", a]).status == 65,
+            "editing means reading it")
         #expect(try CommandRunner.run(["init", "--store", b]).status == 0)
         #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
-        #expect(try CommandRunner.run(["list", "--json", "--store", b]).stdout.contains("\"formatVersion\" : 3"))
+        #expect(
+            try CommandRunner.run(["list", "--json", "--store", b]).stdout.contains("\"formatVersion\" : 3"))
         let export = directory.appendingPathComponent("exported.survey").path
         #expect(try CommandRunner.run(["export", id, "--package", export, "--store", a]).status == 0)
         try unchanged()
 
         // A concurrent format-2 edit, then keep the format-3 revision by id, then prune.
-        #expect(try CommandRunner.run(["edit", id, "--base", base.id.description, "--title", "edited here", "--store", a]).status == 0)
-        let kept = try CommandRunner.run(["resolve", id, "--keep", newer.id.description, "--json", "--store", a])
+        #expect(
+            try CommandRunner.run([
+                "edit", id, "--base", base.id.description, "--title", "edited here", "--store", a,
+            ]).status == 0)
+        let kept = try CommandRunner.run([
+            "resolve", id, "--keep", newer.id.description, "--json", "--store", a,
+        ])
         #expect(kept.status == 0, "\(kept.stderr)")
         #expect(try CommandRunner.run(["prune", "--store", a]).status == 0)
         let list2 = try CommandRunner.run(["list", "--json", "--store", a])
         #expect(list2.stdout.contains("\"formatVersion\" : 3") && list2.stdout.contains("\"conflicts\" : 0"))
         // The kept revision's content lives on in the resolution, byte for byte; the
         // format-3 revision itself was pruned only after being superseded, never rewritten.
-        let resolution = (try JSONSerialization.jsonObject(with: Data(kept.stdout.utf8)) as! [String: Any])["revision"] as! String
+        let resolution =
+            (try JSONSerialization.jsonObject(with: Data(kept.stdout.utf8)) as! [String: Any])["revision"]
+            as! String
         let resolved = "\(a)/Documents/\(id)/\(resolution).survey/Survey.plist"
         #expect(try Data(contentsOf: URL(fileURLWithPath: resolved)) == before[1])
         #expect(try CommandRunner.run(["verify", "--store", a]).status == 0)
@@ -160,12 +224,20 @@ struct FormatCommandTests {
         let directory = try CommandRunner.temporaryDirectory()
         let store = directory.appendingPathComponent("s").path
         #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
-        let result = try CommandRunner.run(["import", Self.fixtures + "/format1/unanswered.survey", "--json", "--store", store])
+        let result = try CommandRunner.run([
+            "import", Self.fixtures + "/format1/unanswered.survey", "--json", "--store", store,
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("5a1d1e7c-0b7e-4f0a-9c3b-2f6e8d9a0002"))
-        let shown = try CommandRunner.run(["show", "5a1d1e7c-0b7e-4f0a-9c3b-2f6e8d9a0002", "--json", "--store", store])
-        #expect(shown.status == 0 && shown.stdout.contains("\"formatVersion\" : 2") && shown.stdout.contains("Temperature"))
-        let broken = try CommandRunner.run(["import", Self.fixtures + "/broken/unknown-type.survey", "--store", store])
+        let shown = try CommandRunner.run([
+            "show", "5a1d1e7c-0b7e-4f0a-9c3b-2f6e8d9a0002", "--json", "--store", store,
+        ])
+        #expect(
+            shown.status == 0 && shown.stdout.contains("\"formatVersion\" : 2")
+                && shown.stdout.contains("Temperature"))
+        let broken = try CommandRunner.run([
+            "import", Self.fixtures + "/broken/unknown-type.survey", "--store", store,
+        ])
         #expect(broken.status == 65 && broken.stderr.contains("Rating"))
     }
 }

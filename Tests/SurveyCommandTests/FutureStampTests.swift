@@ -35,7 +35,9 @@ struct FutureStampTests {
         try #require(result.status == 0, "\(result.stderr)")
     }
 
-    @Test("A far-future stamp is flagged by verify, sync, import and versions; an edit on top takes this clock, and a resolution supersedes it", CommandRunner.needs("python3"))
+    @Test(
+        "A far-future stamp is flagged by verify, sync, import and versions; an edit on top takes this clock, and a resolution supersedes it",
+        CommandRunner.needs("python3"))
     func futureStamp() throws {
         guard let python = CommandRunner.requireTool("python3") else { return }
         let directory = try CommandRunner.temporaryDirectory()
@@ -50,11 +52,15 @@ struct FutureStampTests {
         let verify = try CommandRunner.run(["verify", "--store", a])
         #expect(verify.status == 0, "a note, not a problem: \(verify.stderr)")
         #expect(verify.stderr.contains("more than a day ahead"), "\(verify.stderr)")
-        let conflicts = try JSONSerialization.jsonObject(
-            with: Data(try CommandRunner.run(["conflicts", "--json", "--store", a]).stdout.utf8)) as! [[String: Any]]
+        let conflicts =
+            try JSONSerialization.jsonObject(
+                with: Data(try CommandRunner.run(["conflicts", "--json", "--store", a]).stdout.utf8))
+            as! [[String: Any]]
         #expect((conflicts.first?["aheadOfClock"] as? [String])?.count == 1, "\(conflicts)")
-        let versions = try JSONSerialization.jsonObject(
-            with: Data(try CommandRunner.run(["versions", document, "--json", "--store", a]).stdout.utf8)) as! [[String: Any]]
+        let versions =
+            try JSONSerialization.jsonObject(
+                with: Data(try CommandRunner.run(["versions", document, "--json", "--store", a]).stdout.utf8))
+            as! [[String: Any]]
         #expect(versions.contains { $0["futureTimestamp"] as? Bool == true })
 
         #expect(try CommandRunner.run(["init", "--store", b]).status == 0)
@@ -64,14 +70,22 @@ struct FutureStampTests {
 
         // The stamp wins the conflict on every replica alike, but an edit on top of it
         // takes this device's clock instead of inheriting 2100.
-        let show = try JSONSerialization.jsonObject(
-            with: Data(try CommandRunner.run(["show", document, "--json", "--store", a]).stdout.utf8)) as! [String: Any]
+        let show =
+            try JSONSerialization.jsonObject(
+                with: Data(try CommandRunner.run(["show", document, "--json", "--store", a]).stdout.utf8))
+            as! [String: Any]
         let future = show["revision"] as! String
-        let edit = try CommandRunner.run(["edit", document, "--base", future, "--title", "On top", "--json", "--store", a])
+        let edit = try CommandRunner.run([
+            "edit", document, "--base", future, "--title", "On top", "--json", "--store", a,
+        ])
         #expect(edit.status == 0, "\(edit.stderr)")
-        let onTop = (try JSONSerialization.jsonObject(with: Data(edit.stdout.utf8)) as! [String: Any])["revision"] as! String
-        let after = try JSONSerialization.jsonObject(
-            with: Data(try CommandRunner.run(["versions", document, "--json", "--store", a]).stdout.utf8)) as! [[String: Any]]
+        let onTop =
+            (try JSONSerialization.jsonObject(with: Data(edit.stdout.utf8)) as! [String: Any])["revision"]
+            as! String
+        let after =
+            try JSONSerialization.jsonObject(
+                with: Data(try CommandRunner.run(["versions", document, "--json", "--store", a]).stdout.utf8))
+            as! [[String: Any]]
         let row = after.first { $0["revision"] as? String == onTop }
         #expect(row?["futureTimestamp"] as? Bool == false, "\(String(describing: row))")
         #expect((row?["modified"] as? String)?.hasPrefix("2100") == false)
@@ -81,17 +95,23 @@ struct FutureStampTests {
         // on top of it takes this device's clock again.)
         #expect(try CommandRunner.run(["resolve", document, "--accept", "--store", a]).status == 0)
         #expect(try CommandRunner.run(["edit", document, "--title", "After", "--store", a]).status == 0)
-        let heads = (try JSONSerialization.jsonObject(
-            with: Data(try CommandRunner.run(["versions", document, "--json", "--store", a]).stdout.utf8)) as! [[String: Any]])
+        let heads =
+            (try JSONSerialization.jsonObject(
+                with: Data(try CommandRunner.run(["versions", document, "--json", "--store", a]).stdout.utf8))
+            as! [[String: Any]])
             .filter { $0["state"] as? String == "current" || $0["state"] as? String == "conflict" }
         #expect(heads.count == 1 && heads[0]["futureTimestamp"] as? Bool == false, "\(heads)")
 
         // Import flags it too.
         let package = directory.appendingPathComponent("future.survey").path
-        #expect(try CommandRunner.run(["export", document, "--revision", future, "--package", package, "--store", a]).status == 0)
+        #expect(
+            try CommandRunner.run([
+                "export", document, "--revision", future, "--package", package, "--store", a,
+            ]).status == 0)
         let c = directory.appendingPathComponent("c").path
         #expect(try CommandRunner.run(["init", "--store", c]).status == 0)
         let imported = try CommandRunner.run(["import", package, "--store", c])
-        #expect(imported.status == 0 && imported.stderr.contains("more than a day ahead"), "\(imported.stderr)")
+        #expect(
+            imported.status == 0 && imported.stderr.contains("more than a day ahead"), "\(imported.stderr)")
     }
 }

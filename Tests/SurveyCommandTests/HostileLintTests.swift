@@ -3,7 +3,8 @@ import Testing
 
 @Suite("survey plist lint on the hostile corpus", CommandRunner.needs("strace"))
 struct HostileLintTests {
-    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures/hostile")
 
     static var files: [String] {
@@ -34,7 +35,9 @@ struct HostileLintTests {
         let files = Self.files
         let result = try CommandRunner.run(
             ["plist", "lint"] + files,
-            prefix: [strace, "-f", "-qq", "-e", "trace=open,openat,openat2,connect,socket,execve", "-o", log.path])
+            prefix: [
+                strace, "-f", "-qq", "-e", "trace=open,openat,openat2,connect,socket,execve", "-o", log.path,
+            ])
         #expect(result.status == 65)
         let trace = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
         #expect(!trace.contains { $0.contains("socket(") || $0.contains("connect(") }, "a socket was created")
@@ -45,13 +48,18 @@ struct HostileLintTests {
         }
         let inputs = Set(files)
         for line in trace[first...] where line.contains("open") {
-            guard let start = line.firstIndex(of: "\""), let end = line[line.index(after: start)...].firstIndex(of: "\"") else { continue }
+            guard let start = line.firstIndex(of: "\""),
+                let end = line[line.index(after: start)...].firstIndex(of: "\"")
+            else { continue }
             let path = String(line[line.index(after: start)..<end])
             // The C library loads its character-conversion modules on demand for documents
             // in encodings such as ISO-2022-JP: code, not data.
             if path.contains("/gconv/") && (path.hasSuffix(".so") || path.hasSuffix(".cache")) { continue }
             #expect(inputs.contains(path), "opened \(path)")
         }
-        #expect(!trace.contains { $0.contains("/etc/passwd") || $0.contains("/dev/zero") || $0.contains("/etc/hostname") })
+        #expect(
+            !trace.contains {
+                $0.contains("/etc/passwd") || $0.contains("/dev/zero") || $0.contains("/etc/hostname")
+            })
     }
 }

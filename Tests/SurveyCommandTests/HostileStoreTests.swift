@@ -7,7 +7,8 @@ import Testing
 /// folders belong and back, damaged and newer `Store.plist`.
 @Suite("Hostile store contents", .serialized)
 struct HostileStoreTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent()
         .deletingLastPathComponent()
     static let documentedExits: Set<Int32> = [0, 1, 64, 65, 66, 75]
 
@@ -34,7 +35,8 @@ struct HostileStoreTests {
             if type == .typeSymbolicLink {
                 description += " -> " + ((try? manager.destinationOfSymbolicLink(atPath: full)) ?? "?")
             } else if type == .typeRegular {
-                description += " " + String(describing: manager.contents(atPath: full)?.hashValue ?? 0)
+                description +=
+                    " " + String(describing: manager.contents(atPath: full)?.hashValue ?? 0)
                     + " \(manager.contents(atPath: full)?.count ?? -1)"
             }
             result[relative] = description
@@ -54,7 +56,8 @@ struct HostileStoreTests {
         var ids: [String: String] = [:]
         for title in ["A", "B", "C"] {
             let file = directory.appendingPathComponent("\(title).json")
-            try Data(StoreCommandTests.sample.replacingOccurrences(of: "Visitor feedback", with: title).utf8).write(to: file)
+            try Data(StoreCommandTests.sample.replacingOccurrences(of: "Visitor feedback", with: title).utf8)
+                .write(to: file)
             ids[title] = try run(["new", "--from", file.path])
         }
         _ = try run(["edit", ids["A"]!, "--answer", "3=5"])
@@ -69,30 +72,41 @@ struct HostileStoreTests {
         return (store, heads)
     }
 
-    @Test("Every command over every hostile store: a documented exit, no signal, no hang, nothing outside touched, no head lost, verify names the junk", CommandRunner.needs("python3", "strace", "timeout"))
+    @Test(
+        "Every command over every hostile store: a documented exit, no signal, no hang, nothing outside touched, no head lost, verify names the junk",
+        CommandRunner.needs("python3", "strace", "timeout"))
     func everyCommandOverEveryCase() throws {
-        guard let python = CommandRunner.requireTool("python3"), let strace = CommandRunner.requireTool("strace"),
+        guard let python = CommandRunner.requireTool("python3"),
+            let strace = CommandRunner.requireTool("strace"),
             let timeout = CommandRunner.requireTool("timeout")
         else { return }
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let (base, heads) = try Self.makeBase(in: directory)
-        let headContents = try heads.mapValues { try Data(contentsOf: URL(fileURLWithPath: "\(base)/Documents/\($0).survey/Survey.plist")) }
+        let headContents = try heads.mapValues {
+            try Data(contentsOf: URL(fileURLWithPath: "\(base)/Documents/\($0).survey/Survey.plist"))
+        }
         let ids = heads.mapValues { String($0.prefix { $0 != "/" }) }
 
         let canaryTemplate = directory.appendingPathComponent("canary").path
-        try FileManager.default.createDirectory(atPath: canaryTemplate + "/folder/sub", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: canaryTemplate + "/folder/sub", withIntermediateDirectories: true)
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: canaryTemplate + "/folder/file"))
         try Data("keep me too".utf8).write(to: URL(fileURLWithPath: canaryTemplate + "/folder/sub/file"))
         let other = directory.appendingPathComponent("other").path
         #expect(try CommandRunner.run(["init", "--store", other]).status == 0)
         let importable = directory.appendingPathComponent("import.survey").path
-        #expect(try CommandRunner.run(["export", ids["B"]!, "--package", importable, "--store", base]).status == 0)
+        #expect(
+            try CommandRunner.run(["export", ids["B"]!, "--package", importable, "--store", base]).status == 0
+        )
         let sample = directory.appendingPathComponent("A.json").path
 
         let out = directory.appendingPathComponent("cases").path
         let built = try CommandRunner.run(
-            [Self.repository.appendingPathComponent("Scripts/hostile-store.py").path, base, canaryTemplate, out],
+            [
+                Self.repository.appendingPathComponent("Scripts/hostile-store.py").path, base, canaryTemplate,
+                out,
+            ],
             executable: URL(fileURLWithPath: python))
         try #require(built.status == 0, "the corpus script failed: \(built.stderr)")
         let cases = try JSONDecoder().decode([Case].self, from: Data(built.stdout.utf8))
@@ -107,22 +121,29 @@ struct HostileStoreTests {
 
             // verify first, on the store as the case left it: it names every piece of junk.
             let verify = try CommandRunner.run(["verify", "--json", "--store", hostile.store])
-            #expect(Self.documentedExits.contains(verify.status), "\(hostile.name): verify exited \(verify.status)")
+            #expect(
+                Self.documentedExits.contains(verify.status),
+                "\(hostile.name): verify exited \(verify.status)")
             for junk in hostile.junk {
                 #expect(
                     (verify.stdout + verify.stderr).contains(junk),
                     "\(hostile.name): verify does not name \(junk): \(verify.stdout)\(verify.stderr)")
             }
-            if !hostile.junk.isEmpty && !hostile.refuse && !hostile.note { #expect(verify.status != 0, "\(hostile.name): verify calls the store clean") }
+            if !hostile.junk.isEmpty && !hostile.refuse && !hostile.note {
+                #expect(verify.status != 0, "\(hostile.name): verify calls the store clean")
+            }
 
             // First everything that leaves the heads heads (reads, sync, prune, import,
             // new); then what supersedes them (save, resolve, migrate, delete).
             let commands: [[String]] = [
-                ["list"], ["list", "--json"], ["conflicts", "--json"], ["show", ids["A"]!], ["show", ids["C"]!, "--json"],
+                ["list"], ["list", "--json"], ["conflicts", "--json"], ["show", ids["A"]!],
+                ["show", ids["C"]!, "--json"],
                 ["versions", ids["A"]!, "--json"], ["export", ids["A"]!, "-o", outside + "/export.json"],
-                ["export", ids["C"]!, "--package", outside + "/exported.survey"], ["verify"], ["check", hostile.store],
+                ["export", ids["C"]!, "--package", outside + "/exported.survey"], ["verify"],
+                ["check", hostile.store],
                 ["sync", outside + "/other"], ["prune"], ["import", importable], ["new", "--title", "New"],
-                ["save", ids["A"]!, "--from", sample], ["resolve", ids["A"]!, "--accept"], ["migrate"], ["delete", ids["B"]!],
+                ["save", ids["A"]!, "--from", sample], ["resolve", ids["A"]!, "--accept"], ["migrate"],
+                ["delete", ids["B"]!],
             ]
             for command in commands {
                 if command[0] == "save" { checkHeads() }
@@ -136,7 +157,9 @@ struct HostileStoreTests {
                 runs += 1
                 let what = "\(hostile.name): survey \(command.joined(separator: " "))"
                 #expect(result.status != 124 && result.status != 137, "\(what) hung: \(result.stderr)")
-                #expect(Self.documentedExits.contains(result.status), "\(what) exited \(result.status): \(result.stderr)")
+                #expect(
+                    Self.documentedExits.contains(result.status),
+                    "\(what) exited \(result.status): \(result.stderr)")
                 let trace = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
                 let touching = trace.split(separator: "\n").filter { $0.contains(hostile.canary) }
                 #expect(touching.isEmpty, "\(what) reached outside the store: \(touching.prefix(3))")
@@ -166,7 +189,9 @@ struct HostileStoreTests {
 }
 
 extension HostileStoreTests {
-    @Test("Exports write through devices and links, refuse folders and existing packages, create no parents, replace regular files atomically")
+    @Test(
+        "Exports write through devices and links, refuse folders and existing packages, create no parents, replace regular files atomically"
+    )
     func exportsNeverReplaceWhatIsNotTheirs() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -180,8 +205,12 @@ extension HostileStoreTests {
         // A device: written through (and the write's failure reported), never replaced.
         if manager.fileExists(atPath: "/dev/full") {
             let full = try export(["-o", "/dev/full"])
-            #expect(full.status != 0 && full.stderr.contains("No space left on device"), "\(full.status) \(full.stderr)")
-            #expect((try manager.attributesOfItem(atPath: "/dev/full")[.type] as? FileAttributeType) == .typeCharacterSpecial)
+            #expect(
+                full.status != 0 && full.stderr.contains("No space left on device"),
+                "\(full.status) \(full.stderr)")
+            #expect(
+                (try manager.attributesOfItem(atPath: "/dev/full")[.type] as? FileAttributeType)
+                    == .typeCharacterSpecial)
         }
         // A link: what it points to is written, the link stays a link.
         let target = directory.appendingPathComponent("target.json").path
@@ -207,6 +236,7 @@ extension HostileStoreTests {
         #expect(try manager.contentsOfDirectory(atPath: folder) == ["inside"])
         let fresh = directory.appendingPathComponent("fresh.survey").path
         #expect(try export(["--package", fresh]).status == 0)
-        #expect(Set(try manager.contentsOfDirectory(atPath: fresh)) == ["DocumentMetadata.plist", "Survey.plist"])
+        #expect(
+            Set(try manager.contentsOfDirectory(atPath: fresh)) == ["DocumentMetadata.plist", "Survey.plist"])
     }
 }

@@ -34,12 +34,14 @@ struct IOErrorInjectionTests {
     /// The revisions of every document of a store, as `versions --json` lists them.
     static func revisions(_ store: String) throws -> Set<String> {
         let listed = try CommandRunner.run(["list", "--json", "--store", store])
-        guard let rows = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]] else { return [] }
+        guard let rows = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]
+        else { return [] }
         var result = Set<String>()
         for row in rows {
             let id = row["id"] as! String
             let versions = try CommandRunner.run(["versions", id, "--json", "--store", store])
-            let list = try JSONSerialization.jsonObject(with: Data(versions.stdout.utf8)) as? [[String: Any]] ?? []
+            let list =
+                try JSONSerialization.jsonObject(with: Data(versions.stdout.utf8)) as? [[String: Any]] ?? []
             for version in list { result.insert("\(id)/\(version["revision"] as! String)") }
         }
         return result
@@ -88,17 +90,24 @@ struct IOErrorInjectionTests {
         let probe = try freshCopy("probe")
         let probeLog = work.appendingPathComponent("probe.trace").path
         let clean = try CommandRunner.run(
-            probe.arguments, prefix: [strace, "-qq", "-y", "-s", "0", "-e", "trace=write,fsync,syncfs,renameat2", "-o", probeLog])
+            probe.arguments,
+            prefix: [
+                strace, "-qq", "-y", "-s", "0", "-e", "trace=write,fsync,syncfs,renameat2", "-o", probeLog,
+            ])
         #expect(clean.status == 0, "\(name): the clean run fails: \(clean.stderr)")
         var points: [(call: String, index: Int)] = []
         var counts: [String: Int] = [:]
         for call in try trace(probeLog) {
             counts[call.name, default: 0] += 1
             // Writes to standard output and error are the report, not the store.
-            if call.name == "write" && !probe.stores.contains(where: { call.line.contains($0 + "/") }) { continue }
+            if call.name == "write" && !probe.stores.contains(where: { call.line.contains($0 + "/") }) {
+                continue
+            }
             points.append((call.name, counts[call.name]!))
         }
-        #expect(points.contains { $0.call == "fsync" } && points.contains { $0.call == "renameat2" }, "\(name): nothing to inject")
+        #expect(
+            points.contains { $0.call == "fsync" } && points.contains { $0.call == "renameat2" },
+            "\(name): nothing to inject")
         try FileManager.default.removeItem(atPath: work.appendingPathComponent("probe").path)
 
         var tried = 0
@@ -118,10 +127,16 @@ struct IOErrorInjectionTests {
                 let point = "\(name), \(call) #\(index) failing with \(errno)"
                 tried += 1
                 #expect(result.status != 0, "\(point): the command reported success")
-                #expect(result.stderr.contains(text), "\(point): the message does not say \(text): \(result.stderr)")
+                #expect(
+                    result.stderr.contains(text),
+                    "\(point): the message does not say \(text): \(result.stderr)")
                 // With --json, standard output holds the one JSON document: the error.
-                let reported = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?["error"] as? [String: Any]
-                #expect(reported?["exit"] as? Int == Int(result.status), "\(point): standard output is not the error: \(result.stdout)")
+                let reported =
+                    (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?[
+                        "error"] as? [String: Any]
+                #expect(
+                    reported?["exit"] as? Int == Int(result.status),
+                    "\(point): standard output is not the error: \(result.stdout)")
                 let calls = try trace(log)
                 if let failed = calls.firstIndex(where: { $0.line.contains("(INJECTED)") }) {
                     #expect(
@@ -135,16 +150,20 @@ struct IOErrorInjectionTests {
                     // command removes: packages a published tombstone disowns, and the
                     // note of that interrupted prune.
                     let first = try CommandRunner.run(["verify", "--json", "--store", store])
-                    let found = (try? JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any])?["problems"]
+                    let found =
+                        (try? JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any])?[
+                            "problems"]
                         as? [[String: Any]] ?? []
-                    for problem in found where !(problem["message"] as? String ?? "").contains("(the next command") {
+                    for problem in found
+                    where !(problem["message"] as? String ?? "").contains("(the next command") {
                         Issue.record("\(point): verify right after the failure: \(problem)")
                     }
                     #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
                     let verify = try CommandRunner.run(["verify", "--store", store])
                     #expect(verify.status == 0, "\(point): verify: \(verify.stdout)\(verify.stderr)")
                     let after = try revisions(store)
-                    #expect(known.isSubset(of: after), "\(point): revisions lost: \(known.subtracting(after))")
+                    #expect(
+                        known.isSubset(of: after), "\(point): revisions lost: \(known.subtracting(after))")
                 }
             }
         }
@@ -169,17 +188,23 @@ struct IOErrorInjectionTests {
         try Self.expectCleanFailures("new") { directory in
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             _ = try Self.storeWithHistory(directory)
-            return Prepared(directory: directory, stores: ["store": "store"], arguments: ["new", "--title", "Another", "--store", "{store}"])
+            return Prepared(
+                directory: directory, stores: ["store": "store"],
+                arguments: ["new", "--title", "Another", "--store", "{store}"])
         }
         try Self.expectCleanFailures("edit") { directory in
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let (_, id) = try Self.storeWithHistory(directory)
-            return Prepared(directory: directory, stores: ["store": "store"], arguments: ["edit", id, "--answer", "2=Ada", "--store", "{store}"])
+            return Prepared(
+                directory: directory, stores: ["store": "store"],
+                arguments: ["edit", id, "--answer", "2=Ada", "--store", "{store}"])
         }
         try Self.expectCleanFailures("delete") { directory in
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let (_, id) = try Self.storeWithHistory(directory)
-            return Prepared(directory: directory, stores: ["store": "store"], arguments: ["delete", id, "--store", "{store}"])
+            return Prepared(
+                directory: directory, stores: ["store": "store"],
+                arguments: ["delete", id, "--store", "{store}"])
         }
     }
 
@@ -191,14 +216,19 @@ struct IOErrorInjectionTests {
             let versions = try CommandRunner.run(["versions", id, "--json", "--store", store]).stdout
             let rows = try JSONSerialization.jsonObject(with: Data(versions.utf8)) as! [[String: Any]]
             let first = rows.first { ($0["parents"] as? [String])?.isEmpty == true }!["revision"] as! String
-            #expect(try CommandRunner.run(["edit", id, "--base", first, "--answer", "2=Lin", "--store", store]).status == 0)
-            return Prepared(directory: directory, stores: ["store": "store"], arguments: ["resolve", id, "--accept", "--store", "{store}"])
+            #expect(
+                try CommandRunner.run(["edit", id, "--base", first, "--answer", "2=Lin", "--store", store])
+                    .status == 0)
+            return Prepared(
+                directory: directory, stores: ["store": "store"],
+                arguments: ["resolve", id, "--accept", "--store", "{store}"])
         }
         try Self.expectCleanFailures("prune") { directory in
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let (store, id) = try Self.storeWithHistory(directory)
             #expect(try CommandRunner.run(["edit", id, "--answer", "2=Lin", "--store", store]).status == 0)
-            return Prepared(directory: directory, stores: ["store": "store"], arguments: ["prune", "--store", "{store}"])
+            return Prepared(
+                directory: directory, stores: ["store": "store"], arguments: ["prune", "--store", "{store}"])
         }
     }
 
@@ -218,11 +248,14 @@ struct IOErrorInjectionTests {
                 arguments: ["sync", "{other}", "--jobs", "1", "--store", "{store}"])
         }
         try Self.expectCleanFailures("migrate") { directory in
-            let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent("Fixtures/formats/stores/format1-store")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try Self.copy(fixture.path, to: directory.appendingPathComponent("store").path)
-            return Prepared(directory: directory, stores: ["store": "store"], arguments: ["migrate", "--store", "{store}"])
+            return Prepared(
+                directory: directory, stores: ["store": "store"],
+                arguments: ["migrate", "--store", "{store}"])
         }
     }
 }

@@ -5,7 +5,9 @@ import Testing
 /// document already has is never added twice.
 @Suite("Importing revision packages", .serialized)
 struct ImportTests {
-    @Test("Importing the same package twice, or content the document has, adds nothing; an imported revision keeps its id and syncs without a conflict")
+    @Test(
+        "Importing the same package twice, or content the document has, adds nothing; an imported revision keeps its id and syncs without a conflict"
+    )
     func identicalContent() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -14,8 +16,10 @@ struct ImportTests {
         let document = documents[0]
         let package = directory.appendingPathComponent("exported.survey").path
         #expect(try CommandRunner.run(["export", document, "--package", package, "--store", a]).status == 0)
-        let exported = try JSONSerialization.jsonObject(
-            with: Data(try CommandRunner.run(["show", document, "--json", "--store", a]).stdout.utf8)) as! [String: Any]
+        let exported =
+            try JSONSerialization.jsonObject(
+                with: Data(try CommandRunner.run(["show", document, "--json", "--store", a]).stdout.utf8))
+            as! [String: Any]
         let revision = exported["revision"] as! String
 
         #expect(try CommandRunner.run(["init", "--store", c]).status == 0)
@@ -28,7 +32,8 @@ struct ImportTests {
         let again = try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as! [String: Any]
         #expect(again["outcome"] as? String == "already present")
         let conflicts = try CommandRunner.run(["conflicts", "--json", "--store", c]).stdout
-        #expect((try JSONSerialization.jsonObject(with: Data(conflicts.utf8)) as! [Any]).isEmpty, "\(conflicts)")
+        #expect(
+            (try JSONSerialization.jsonObject(with: Data(conflicts.utf8)) as! [Any]).isEmpty, "\(conflicts)")
         // Its history is not here: a note, not a problem.
         #expect(try CommandRunner.run(["verify", "--store", c]).status == 0)
 
@@ -37,18 +42,23 @@ struct ImportTests {
         let edited = directory.appendingPathComponent("edited.survey").path
         try FileManager.default.copyItem(atPath: package, toPath: edited)
         let metadataPath = edited + "/DocumentMetadata.plist"
-        let metadata = try String(contentsOfFile: metadataPath, encoding: .utf8).replacingOccurrences(of: "laptop", with: "desk")
+        let metadata = try String(contentsOfFile: metadataPath, encoding: .utf8).replacingOccurrences(
+            of: "laptop", with: "desk")
         try FileManager.default.removeItem(atPath: metadataPath)
         try Data(metadata.utf8).write(to: URL(fileURLWithPath: metadataPath))
         let third = try CommandRunner.run(["import", edited, "--json", "--store", c])
-        #expect((try JSONSerialization.jsonObject(with: Data(third.stdout.utf8)) as! [String: Any])["outcome"] as? String == "already present")
+        #expect(
+            (try JSONSerialization.jsonObject(with: Data(third.stdout.utf8)) as! [String: Any])["outcome"]
+                as? String == "already present")
 
         // Syncing with the store it came from fills in the history: no conflict.
         let sync = try CommandRunner.run(["sync", a, "--store", c])
         #expect(sync.status == 0, "\(sync.stderr)")
         for store in [a, c] {
             let list = try CommandRunner.run(["conflicts", "--json", "--store", store]).stdout
-            #expect((try JSONSerialization.jsonObject(with: Data(list.utf8)) as! [Any]).isEmpty, "\(store): \(list)")
+            #expect(
+                (try JSONSerialization.jsonObject(with: Data(list.utf8)) as! [Any]).isEmpty,
+                "\(store): \(list)")
             let verify = try CommandRunner.run(["verify", "--store", store])
             #expect(verify.status == 0 && !verify.stderr.contains("note"), "\(verify.stderr)")
         }

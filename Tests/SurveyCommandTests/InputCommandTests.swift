@@ -23,20 +23,25 @@ struct InputCommandTests {
         return created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test("Impossible dates are refused with exit 65 naming the item and the rule, not rolled over", arguments: [
-        "2026-02-30T00:00:00Z", "2026-01-01T24:00:00Z",
-    ])
+    @Test(
+        "Impossible dates are refused with exit 65 naming the item and the rule, not rolled over",
+        arguments: [
+            "2026-02-30T00:00:00Z", "2026-01-01T24:00:00Z",
+        ])
     func impossibleDates(date: String) throws {
         let store = try Store()
         let id = try makeDocument(store)
         let edited = try store.run(["edit", id, "--answer", "4=\(date)"])
         #expect(edited.status == 65)
-        #expect(edited.stderr.contains(#"item 4 ("Date of visit"): the answer is not a possible date"#), "\(edited.stderr)")
+        #expect(
+            edited.stderr.contains(#"item 4 ("Date of visit"): the answer is not a possible date"#),
+            "\(edited.stderr)")
         #expect(edited.stderr.contains("[invalidDate]"))
         let json = #"{"title": "T", "items": [{"title": "D", "kind": "datePicker", "answer": "\#(date)"}]}"#
         let created = try store.run(["new", "--from", store.write(json, "bad.json")])
         #expect(created.status == 65)
-        #expect(created.stderr.contains(#"item 1 ("D"): the answer is not a possible date"#), "\(created.stderr)")
+        #expect(
+            created.stderr.contains(#"item 1 ("D"): the answer is not a possible date"#), "\(created.stderr)")
         let fine = try store.run(["edit", id, "--answer", "4=2024-02-29T10:00:00.5Z"])
         #expect(fine.status == 0, "a fraction of a second is accepted (and dropped): \(fine.stderr)")
         let shown = try store.run(["show", id])
@@ -63,7 +68,8 @@ struct InputCommandTests {
         let shown = try store.run(["show", id])
         #expect(shown.status == 0, "\(shown.stderr)")
         #expect(shown.stdout.contains("Rate (slider): 1e+19"), "\(shown.stdout)")
-        let negative = #"{"title": "N", "items": [{"title": "R", "kind": "slider", "minimum": -1e301, "maximum": 0, "answer": -1e300}]}"#
+        let negative =
+            #"{"title": "N", "items": [{"title": "R", "kind": "slider", "minimum": -1e301, "maximum": 0, "answer": -1e300}]}"#
         let other = try store.run(["new", "--from", store.write(negative, "negative.json")])
         #expect(other.status == 0, "\(other.stderr)")
         let shownOther = try store.run(["show", other.stdout.trimmingCharacters(in: .whitespacesAndNewlines)])
@@ -77,14 +83,19 @@ struct InputCommandTests {
         let id = try makeDocument(store)
         let survey = Data(#"{"title": "From a pipe", "items": []}"#.utf8)
         for path in ["-", "/dev/stdin"] {
-            let saved = try CommandRunner.run(["save", id, "--from", path, "--store", store.path], input: survey)
+            let saved = try CommandRunner.run(
+                ["save", id, "--from", path, "--store", store.path], input: survey)
             #expect(saved.status == 0, "\(path): \(saved.stderr)")
         }
         let shown = try store.run(["show", id])
         #expect(shown.stdout.hasPrefix("From a pipe"), "\(shown.stdout)")
-        let bad = try CommandRunner.run(["new", "--from", "-", "--store", store.path], input: Data("{\"title\": \"T\",\n \"title\": \"U\", \"items\": []}".utf8))
+        let bad = try CommandRunner.run(
+            ["new", "--from", "-", "--store", store.path],
+            input: Data("{\"title\": \"T\",\n \"title\": \"U\", \"items\": []}".utf8))
         #expect(bad.status == 65)
-        #expect(bad.stderr.contains(#"<stdin>:2:2: the key "title" appears twice in one object"#), "\(bad.stderr)")
+        #expect(
+            bad.stderr.contains(#"<stdin>:2:2: the key "title" appears twice in one object"#), "\(bad.stderr)"
+        )
     }
 
     @Test("--from tells the form by content: a UTF-16 plist is a plist; a binary plist is named")
@@ -92,7 +103,9 @@ struct InputCommandTests {
         let store = try Store()
         #expect(try store.run(["init"]).status == 0)
         var utf16 = Data([0xFF, 0xFE])
-        utf16.append(#"<?xml version="1.0" encoding="UTF-16"?><plist version="1.0"><dict><key>title</key><string>Sixteen</string><key>items</key><array/></dict></plist>"#.data(using: .utf16LittleEndian)!)
+        utf16.append(
+            #"<?xml version="1.0" encoding="UTF-16"?><plist version="1.0"><dict><key>title</key><string>Sixteen</string><key>items</key><array/></dict></plist>"#
+                .data(using: .utf16LittleEndian)!)
         let url = store.directory.appendingPathComponent("utf16.plist")
         try utf16.write(to: url)
         let created = try store.run(["new", "--from", url.path])
@@ -101,7 +114,9 @@ struct InputCommandTests {
         try Data("bplist00\u{8}".utf8).write(to: binary)
         let refused = try store.run(["new", "--from", binary.path])
         #expect(refused.status == 65)
-        #expect(refused.stderr.contains("\(binary.path):1:1: binary property lists are not supported"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("\(binary.path):1:1: binary property lists are not supported"),
+            "\(refused.stderr)")
         let linted = try CommandRunner.run(["plist", "lint", binary.path])
         #expect(linted.status == 65)
         #expect(linted.stderr.contains("binary property lists are not supported"), "\(linted.stderr)")
@@ -118,7 +133,8 @@ struct InputCommandTests {
         #expect(saved.status == 0, "\(saved.stderr)")
         #expect(try store.run(["show", id]).stdout.hasPrefix("Visits, edited"))
 
-        let other = try store.run(["new", "--title", "Other"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let other = try store.run(["new", "--title", "Other"]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let wrong = try store.run(["save", other, "--from", store.write(edited, "shown.json")])
         #expect(wrong.status == 65)
         #expect(wrong.stderr.contains("its 'id' names document \(id)"), "\(wrong.stderr)")
@@ -129,11 +145,19 @@ struct InputCommandTests {
         #expect(refused.stderr.contains("unknown key 'remarks'"), "\(refused.stderr)")
     }
 
-    @Test("Repeated options, equal binary options and an empty title are refused with exit 65", arguments: [
-        (#"{"title": "T", "items": [{"title": "P", "kind": "picker", "options": ["A", "A"]}]}"#, "[duplicateOptions]"),
-        (#"{"title": "T", "items": [{"title": "B", "kind": "binary", "options": ["A", "A"]}]}"#, "[duplicateOptions]"),
-        (#"{"title": "", "items": []}"#, "[emptyTitle]"),
-    ])
+    @Test(
+        "Repeated options, equal binary options and an empty title are refused with exit 65",
+        arguments: [
+            (
+                #"{"title": "T", "items": [{"title": "P", "kind": "picker", "options": ["A", "A"]}]}"#,
+                "[duplicateOptions]"
+            ),
+            (
+                #"{"title": "T", "items": [{"title": "B", "kind": "binary", "options": ["A", "A"]}]}"#,
+                "[duplicateOptions]"
+            ),
+            (#"{"title": "", "items": []}"#, "[emptyTitle]"),
+        ])
     func validation(json: String, rule: String) throws {
         let store = try Store()
         #expect(try store.run(["init"]).status == 0)
@@ -151,15 +175,19 @@ struct InputCommandTests {
         let package = store.directory.appendingPathComponent("old.survey")
         try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
         let document = UUID().uuidString.lowercased()
-        try Data("""
+        try Data(
+            """
             <plist version="1.0"><dict><key>DocumentUUID</key><string>\(document)</string>\
             <key>FormatVersion</key><integer>2</integer></dict></plist>
-            """.utf8).write(to: package.appendingPathComponent("DocumentMetadata.plist"))
-        try Data("""
+            """.utf8
+        ).write(to: package.appendingPathComponent("DocumentMetadata.plist"))
+        try Data(
+            """
             <plist version="1.0"><dict><key>title</key><string></string><key>items</key><array><dict>\
             <key>id</key><string>\(UUID().uuidString)</string><key>title</key><string>Q</string>\
             <key>kind</key><string>textField</string></dict></array></dict></plist>
-            """.utf8).write(to: package.appendingPathComponent("Survey.plist"))
+            """.utf8
+        ).write(to: package.appendingPathComponent("Survey.plist"))
         let imported = try store.run(["import", package.path])
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(try store.run(["show", document]).status == 0)

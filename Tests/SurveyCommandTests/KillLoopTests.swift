@@ -28,20 +28,27 @@ struct KillLoopTests {
         /// every revision it can see must be complete and verify.
         func run() {
             while isRunning {
-                guard let listed = try? CommandRunner.run(["versions", document, "--json", "--store", store]) else { continue }
+                guard let listed = try? CommandRunner.run(["versions", document, "--json", "--store", store])
+                else { continue }
                 guard listed.status == 0,
-                    let rows = try? JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]
+                    let rows = try? JSONSerialization.jsonObject(with: Data(listed.stdout.utf8))
+                        as? [[String: Any]]
                 else {
                     lock.withLock { problems.append("versions failed: \(listed.stderr)") }
                     continue
                 }
-                for row in rows.prefix(6) where row["pruned"] as? Bool == false && row["state"] as? String != "deleted" {
+                for row in rows.prefix(6)
+                where row["pruned"] as? Bool == false && row["state"] as? String != "deleted" {
                     guard let revision = row["revision"] as? String,
-                        let shown = try? CommandRunner.run(["show", document, "--revision", revision, "--store", store])
+                        let shown = try? CommandRunner.run([
+                            "show", document, "--revision", revision, "--store", store,
+                        ])
                     else { continue }
                     // Exit 1 with "pruned" is a prune that won the race; anything else is torn.
                     if shown.status != 0 && !shown.stderr.contains("has been pruned") {
-                        lock.withLock { problems.append("\(revision): exit \(shown.status): \(shown.stderr)") }
+                        lock.withLock {
+                            problems.append("\(revision): exit \(shown.status): \(shown.stderr)")
+                        }
                     }
                 }
                 lock.withLock { reads += 1 }
@@ -49,16 +56,21 @@ struct KillLoopTests {
         }
     }
 
-    @Test("Random mutating commands killed at random moments: nothing torn, nothing acknowledged lost, verify clean")
+    @Test(
+        "Random mutating commands killed at random moments: nothing torn, nothing acknowledged lost, verify clean"
+    )
     func killLoop() throws {
         let directory = try CommandRunner.temporaryDirectory()
-        let store = directory.appendingPathComponent("s").path, other = directory.appendingPathComponent("o").path
+        let store = directory.appendingPathComponent("s").path,
+            other = directory.appendingPathComponent("o").path
         #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
         #expect(try CommandRunner.run(["init", "--store", other]).status == 0)
         let sample = directory.appendingPathComponent("sample.json")
         try Data(StoreCommandTests.sample.utf8).write(to: sample)
         let created = try CommandRunner.run(["new", "--from", sample.path, "--json", "--store", store])
-        let document = (try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as! [String: Any])["id"] as! String
+        let document =
+            (try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as! [String: Any])["id"]
+            as! String
         let reader = Reader(store: store, document: document)
         let readerThread = Thread { reader.run() }
         readerThread.start()
@@ -73,9 +85,14 @@ struct KillLoopTests {
         var durations: [UInt32] = []
         for round in 0..<5 {
             let start = ContinuousClock.now
-            #expect(try CommandRunner.run(["edit", document, "--answer", "2=warm\(round)", "--store", store]).status == 0)
+            #expect(
+                try CommandRunner.run(["edit", document, "--answer", "2=warm\(round)", "--store", store])
+                    .status == 0)
             let elapsed = ContinuousClock.now - start
-            durations.append(UInt32(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000))
+            durations.append(
+                UInt32(
+                    elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds
+                        / 1_000_000_000_000))
         }
         let window = durations.sorted()[2] * 3 / 2
         var acknowledged: Set<String> = []
@@ -86,7 +103,11 @@ struct KillLoopTests {
             let rating = Int.random(in: 0...10, using: &generator)
             let command: [String] =
                 switch Int.random(in: 0..<10, using: &generator) {
-                case 0, 1, 2, 3: ["edit", document, "--answer", "3=\(rating)", "--answer", "2=r\(round)", "--json", "--store", store]
+                case 0, 1, 2, 3:
+                    [
+                        "edit", document, "--answer", "3=\(rating)", "--answer", "2=r\(round)", "--json",
+                        "--store", store,
+                    ]
                 case 4: ["resolve", document, "--accept", "--json", "--store", store]
                 case 5: ["prune", "--json", "--store", store]
                 case 6, 7: ["sync", other, "--json", "--store", store]
@@ -122,10 +143,15 @@ struct KillLoopTests {
         #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
         let verify = try CommandRunner.run(["verify", "--store", store])
         #expect(verify.status == 0, "\(verify.stderr)")
-        let versions = try JSONSerialization.jsonObject(
-            with: Data(try CommandRunner.run(["versions", document, "--json", "--store", store]).stdout.utf8)) as! [[String: Any]]
+        let versions =
+            try JSONSerialization.jsonObject(
+                with: Data(
+                    try CommandRunner.run(["versions", document, "--json", "--store", store]).stdout.utf8))
+            as! [[String: Any]]
         let present = Set(versions.map { $0["revision"] as! String })
         #expect(acknowledged.isSubset(of: present), "lost: \(acknowledged.subtracting(present).prefix(3))")
-        print("kill loop: \(killed) kills over \(round) commands (kill window \(window / 1000) ms), \(acknowledged.count) acknowledged revisions, \(reader.reads) concurrent reads")
+        print(
+            "kill loop: \(killed) kills over \(round) commands (kill window \(window / 1000) ms), \(acknowledged.count) acknowledged revisions, \(reader.reads) concurrent reads"
+        )
     }
 }

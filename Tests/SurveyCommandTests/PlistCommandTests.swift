@@ -30,7 +30,8 @@ struct PlistCommandTests {
     func lint() throws {
         let directory = try CommandRunner.temporaryDirectory()
         let good = try write(Self.valid, "good.plist", in: directory)
-        let bad = try write("<plist>\n<dict>\n  <key>a</key>\n</dict>\n</plist>\n", "bad.plist", in: directory)
+        let bad = try write(
+            "<plist>\n<dict>\n  <key>a</key>\n</dict>\n</plist>\n", "bad.plist", in: directory)
         let worse = try write("<plist><integer>12x</integer></plist>", "worse.plist", in: directory)
 
         let ok = try CommandRunner.run(["plist", "lint", good])
@@ -79,7 +80,8 @@ struct PlistCommandTests {
         let result = try CommandRunner.run(["plist", "convert", path, "--to", "xml"])
         #expect(result.status == 0)
         let expected = try PropertyListSerialization.data(
-            fromPropertyList: PropertyListSerialization.propertyList(from: Data(Self.valid.utf8), format: nil),
+            fromPropertyList: PropertyListSerialization.propertyList(
+                from: Data(Self.valid.utf8), format: nil),
             format: .xml, options: 0)
         #expect(result.stdout == String(decoding: expected, as: UTF8.self))
     }

@@ -26,15 +26,20 @@ struct ReplicaSafetyTests {
 
     static func readCommands(_ store: String, _ documents: [String], _ outside: String) -> [[String]] {
         [
-            ["list"], ["list", "--json"], ["conflicts", "--json"], ["show", documents[0]], ["show", documents[0], "--json"],
+            ["list"], ["list", "--json"], ["conflicts", "--json"], ["show", documents[0]],
+            ["show", documents[0], "--json"],
             ["versions", documents[0], "--json"], ["export", documents[0], "-o", outside + "/a.json"],
             ["export", documents[0], "--package", outside + "/a.survey"], ["verify"], ["check", store],
         ]
     }
 
-    @Test("Every read command works on a read-only mount, and a write fails cleanly changing nothing", CommandRunner.needs("unshare", "mount"))
+    @Test(
+        "Every read command works on a read-only mount, and a write fails cleanly changing nothing",
+        CommandRunner.needs("unshare", "mount"))
     func readOnlyMount() throws {
-        guard let unshare = CommandRunner.requireTool("unshare"), let mount = CommandRunner.requireTool("mount") else { return }
+        guard let unshare = CommandRunner.requireTool("unshare"),
+            let mount = CommandRunner.requireTool("mount")
+        else { return }
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = directory.appendingPathComponent("store").path
@@ -45,19 +50,32 @@ struct ReplicaSafetyTests {
         // A user and mount namespace of its own: the store is bind-mounted read-only over
         // itself, for the commands run inside it only.
         let probe = try CommandRunner.run(
-            ["-rm", "sh", "-c", "\(mount) --bind \(store) \(store) && \(mount) -o remount,bind,ro \(store) && touch \(store)/x"],
+            [
+                "-rm", "sh", "-c",
+                "\(mount) --bind \(store) \(store) && \(mount) -o remount,bind,ro \(store) && touch \(store)/x",
+            ],
             executable: URL(fileURLWithPath: unshare))
         if !probe.stderr.contains("Read-only file system") {
-            if CommandRunner.isCI { Issue.record("cannot make a read-only mount here: \(probe.stderr)") }
-            else { print("note: skipping the read-only mount check: \(probe.stderr)") }
+            if CommandRunner.isCI {
+                Issue.record("cannot make a read-only mount here: \(probe.stderr)")
+            } else {
+                print("note: skipping the read-only mount check: \(probe.stderr)")
+            }
             return
         }
         let survey = CommandRunner.binary.path
-        for command in Self.readCommands(store, documents, outside) + [["edit", documents[0], "--title", "Z"]] {
-            let line = ([survey] + command + (command[0] == "check" ? [] : ["--store", store])).map { "'\($0)'" }.joined(separator: " ")
+        for command in Self.readCommands(store, documents, outside) + [
+            ["edit", documents[0], "--title", "Z"]
+        ] {
+            let line = ([survey] + command + (command[0] == "check" ? [] : ["--store", store])).map {
+                "'\($0)'"
+            }.joined(separator: " ")
             try? FileManager.default.removeItem(atPath: outside + "/a.survey")
             let result = try CommandRunner.run(
-                ["-rm", "sh", "-c", "\(mount) --bind \(store) \(store) && \(mount) -o remount,bind,ro \(store) && exec \(line)"],
+                [
+                    "-rm", "sh", "-c",
+                    "\(mount) --bind \(store) \(store) && \(mount) -o remount,bind,ro \(store) && exec \(line)",
+                ],
                 executable: URL(fileURLWithPath: unshare))
             if command[0] == "edit" {
                 #expect(result.status == 1, "edit on a read-only store: \(result.status) \(result.stderr)")
@@ -73,7 +91,8 @@ struct ReplicaSafetyTests {
     func readOnlyUser() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer {
-            _ = try? CommandRunner.run(["-R", "u+w", directory.path], executable: URL(fileURLWithPath: "/bin/chmod"))
+            _ = try? CommandRunner.run(
+                ["-R", "u+w", directory.path], executable: URL(fileURLWithPath: "/bin/chmod"))
             try? FileManager.default.removeItem(at: directory)
         }
         let store = directory.appendingPathComponent("store").path
@@ -88,33 +107,46 @@ struct ReplicaSafetyTests {
             guard let setpriv = CommandRunner.requireTool("setpriv") else { return }
             prefix = [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
         } else {
-            #expect(try CommandRunner.run(["-R", "a-w", store], executable: URL(fileURLWithPath: "/bin/chmod")).status == 0)
+            #expect(
+                try CommandRunner.run(["-R", "a-w", store], executable: URL(fileURLWithPath: "/bin/chmod"))
+                    .status == 0)
         }
         for command in Self.readCommands(store, documents, outside) {
-            let result = try CommandRunner.run(command + (command[0] == "check" ? [] : ["--store", store]), prefix: prefix)
+            let result = try CommandRunner.run(
+                command + (command[0] == "check" ? [] : ["--store", store]), prefix: prefix)
             #expect(result.status == 0, "\(command) as a user who may only read: \(result.stderr)")
         }
-        let edit = try CommandRunner.run(["edit", documents[0], "--title", "Z", "--store", store], prefix: prefix)
-        #expect(edit.status == 1 && edit.stderr.contains("Permission denied"), "\(edit.status) \(edit.stderr)")
+        let edit = try CommandRunner.run(
+            ["edit", documents[0], "--title", "Z", "--store", store], prefix: prefix)
+        #expect(
+            edit.status == 1 && edit.stderr.contains("Permission denied"), "\(edit.status) \(edit.stderr)")
         #expect(HostileStoreTests.fingerprint(store) == before, "the store changed")
     }
 
-    @Test("rsync interrupted after each file of a transfer carrying new revisions and tombstones: every document stays readable", CommandRunner.needs("rsync"))
+    @Test(
+        "rsync interrupted after each file of a transfer carrying new revisions and tombstones: every document stays readable",
+        CommandRunner.needs("rsync"))
     func interruptedRsync() throws {
         guard let rsync = CommandRunner.requireTool("rsync") else { return }
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let source = directory.appendingPathComponent("laptop").path, target = directory.appendingPathComponent("phone").path
+        let source = directory.appendingPathComponent("laptop").path,
+            target = directory.appendingPathComponent("phone").path
         let documents = try Self.makeStore(source, in: directory)
         #expect(try CommandRunner.run(["init", "--store", target]).status == 0)
         #expect(try CommandRunner.run(["sync", source, "--store", target]).status == 0)
         // The laptop moves on: new revisions, then a prune that tombstones all the phone has.
         for answer in ["3=7", "3=8"] {
-            #expect(try CommandRunner.run(["edit", documents[0], "--answer", answer, "--store", source]).status == 0)
+            #expect(
+                try CommandRunner.run(["edit", documents[0], "--answer", answer, "--store", source]).status
+                    == 0)
         }
-        #expect(try CommandRunner.run(["edit", documents[1], "--title", "B2", "--store", source]).status == 0)
+        #expect(
+            try CommandRunner.run(["edit", documents[1], "--title", "B2", "--store", source]).status == 0)
         #expect(try CommandRunner.run(["prune", "--store", source]).status == 0)
-        let expected = try documents.map { try CommandRunner.run(["show", $0, "--json", "--store", source]).stdout }
+        let expected = try documents.map {
+            try CommandRunner.run(["show", $0, "--json", "--store", source]).stdout
+        }
 
         // What rsync sends, in its own order; an rsync killed after the Nth file has
         // renamed exactly the first N into place (it writes each aside, then renames).
@@ -125,24 +157,39 @@ struct ReplicaSafetyTests {
         #expect(files.contains { $0.hasSuffix(".pruned") } && files.contains { $0.hasSuffix("Survey.plist") })
         for count in 1...files.count {
             let copy = directory.appendingPathComponent("phone-\(count)").path
-            #expect(try CommandRunner.run(["-a", target + "/", copy + "/"], executable: URL(fileURLWithPath: rsync)).status == 0)
+            #expect(
+                try CommandRunner.run(
+                    ["-a", target + "/", copy + "/"], executable: URL(fileURLWithPath: rsync)
+                ).status == 0)
             let list = directory.appendingPathComponent("files").path
             try Data(files.prefix(count).joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: list))
             let partial = try CommandRunner.run(
-                ["-a", "--files-from=" + list, source + "/", copy + "/"], executable: URL(fileURLWithPath: rsync))
+                ["-a", "--files-from=" + list, source + "/", copy + "/"],
+                executable: URL(fileURLWithPath: rsync))
             #expect(partial.status == 0, "\(partial.stderr)")
             for document in documents {
-                for command in [["show", document], ["versions", document], ["edit", document, "--title", "T\(count)"]] {
+                for command in [
+                    ["show", document], ["versions", document], ["edit", document, "--title", "T\(count)"],
+                ] {
                     let result = try CommandRunner.run(command + ["--store", copy])
-                    #expect(result.status == 0, "after \(count) of \(files.count) files, \(command): \(result.stderr)")
+                    #expect(
+                        result.status == 0,
+                        "after \(count) of \(files.count) files, \(command): \(result.stderr)")
                 }
             }
-            #expect(try CommandRunner.run(["prune", "--store", copy]).status == 0, "after \(count) files: prune")
+            #expect(
+                try CommandRunner.run(["prune", "--store", copy]).status == 0, "after \(count) files: prune")
             try FileManager.default.removeItem(atPath: copy)
         }
         // The whole transfer: the phone holds what the laptop holds.
-        #expect(try CommandRunner.run(["-a", "--exclude=*.nosync", source + "/", target + "/"], executable: URL(fileURLWithPath: rsync)).status == 0)
-        let shown = try documents.map { try CommandRunner.run(["show", $0, "--json", "--store", target]).stdout }
+        #expect(
+            try CommandRunner.run(
+                ["-a", "--exclude=*.nosync", source + "/", target + "/"],
+                executable: URL(fileURLWithPath: rsync)
+            ).status == 0)
+        let shown = try documents.map {
+            try CommandRunner.run(["show", $0, "--json", "--store", target]).stdout
+        }
         #expect(shown == expected)
         #expect(try CommandRunner.run(["verify", "--store", target]).status == 0)
     }
@@ -157,7 +204,8 @@ struct ReplicaSafetyTests {
         #expect(try CommandRunner.run(["sync", a, "--store", b]).status == 0)
         for round in 1...15 {
             let commands: [[String]] = [
-                ["sync", b, "--store", a], ["sync", a, "--store", b], ["prune", "--store", a], ["prune", "--store", b],
+                ["sync", b, "--store", a], ["sync", a, "--store", b], ["prune", "--store", a],
+                ["prune", "--store", b],
                 ["edit", documents[0], "--answer", "3=\(round % 10)", "--store", a],
                 ["edit", documents[0], "--answer", "2=r\(round)", "--store", b],
             ]
@@ -172,7 +220,8 @@ struct ReplicaSafetyTests {
                 return (process, errors)
             }
             for ((process, errors), arguments) in zip(processes, commands) {
-                let message = String(decoding: ChildProcess.readAll(errors.fileHandleForReading), as: UTF8.self)
+                let message = String(
+                    decoding: ChildProcess.readAll(errors.fileHandleForReading), as: UTF8.self)
                 process.waitUntilExit()
                 #expect(
                     process.terminationReason == .exit && process.terminationStatus == 0,
@@ -180,18 +229,23 @@ struct ReplicaSafetyTests {
             }
             for store in [a, b] {
                 let verify = try CommandRunner.run(["verify", "--store", store])
-                #expect(verify.status == 0 && !verify.stderr.contains("is not in this store"), "round \(round), \(store): \(verify.stderr)")
+                #expect(
+                    verify.status == 0 && !verify.stderr.contains("is not in this store"),
+                    "round \(round), \(store): \(verify.stderr)")
             }
         }
     }
 
-    @Test("survey sync between a pruning and a non-pruning store, killed at random moments: every document stays readable after every kill")
+    @Test(
+        "survey sync between a pruning and a non-pruning store, killed at random moments: every document stays readable after every kill"
+    )
     func killedSyncWithPrunes() throws {
         let seed = SeededRandom.seed(fallback: 612)
         var random = SeededRandom(seed: seed)
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let pruning = directory.appendingPathComponent("pruning").path, keeping = directory.appendingPathComponent("keeping").path
+        let pruning = directory.appendingPathComponent("pruning").path,
+            keeping = directory.appendingPathComponent("keeping").path
         var documents = try Self.makeStore(pruning, in: directory)
         #expect(try CommandRunner.run(["init", "--store", keeping]).status == 0)
         for index in 0..<6 {
@@ -207,25 +261,36 @@ struct ReplicaSafetyTests {
                 _ = try CommandRunner.run(["edit", document, "--title", "R\(round)", "--store", pruning])
             }
             _ = try CommandRunner.run(["prune", "--store", pruning])
-            let arguments = Bool.random(using: &random)
-                ? ["sync", keeping, "--jobs", "1", "--store", pruning] : ["sync", pruning, "--jobs", "1", "--store", keeping]
-            if try CommandRunner.runKilled(arguments, after: UInt32.random(in: 1_000...40_000, using: &random)) { kills += 1 }
+            let arguments =
+                Bool.random(using: &random)
+                ? ["sync", keeping, "--jobs", "1", "--store", pruning]
+                : ["sync", pruning, "--jobs", "1", "--store", keeping]
+            if try CommandRunner.runKilled(
+                arguments, after: UInt32.random(in: 1_000...40_000, using: &random))
+            {
+                kills += 1
+            }
             for store in [pruning, keeping] {
                 for document in documents {
                     let shown = try CommandRunner.run(["show", document, "--store", store])
                     // A document the kill kept from reaching the other store yet is absent (66); none is unreadable.
                     #expect(
                         shown.status == 0 || (shown.status == 66 && store == keeping),
-                        "seed \(seed) (replay with SURVEYSTORE_SEED=\(seed)), round \(round), \(store): \(shown.stderr)")
+                        "seed \(seed) (replay with SURVEYSTORE_SEED=\(seed)), round \(round), \(store): \(shown.stderr)"
+                    )
                 }
             }
         }
         #expect(kills > 5, "seed \(seed): only \(kills) syncs were killed")
         #expect(try CommandRunner.run(["sync", keeping, "--store", pruning]).status == 0)
-        for store in [pruning, keeping] { #expect(try CommandRunner.run(["verify", "--store", store]).status == 0) }
+        for store in [pruning, keeping] {
+            #expect(try CommandRunner.run(["verify", "--store", store]).status == 0)
+        }
     }
 
-    @Test("A revision with a bad digest is skipped and reported by sync; every other document still syncs, both ways")
+    @Test(
+        "A revision with a bad digest is skipped and reported by sync; every other document still syncs, both ways"
+    )
     func syncSkipsDamage() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -234,11 +299,15 @@ struct ReplicaSafetyTests {
         #expect(try CommandRunner.run(["init", "--store", b]).status == 0)
         var ids: [String] = []
         for (index, store) in [a, b, a, b, a, b].enumerated() {
-            ids.append(try CommandRunner.run(["new", "--title", "D\(index)", "--store", store]).stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+            ids.append(
+                try CommandRunner.run(["new", "--title", "D\(index)", "--store", store]).stdout
+                    .trimmingCharacters(in: .whitespacesAndNewlines))
         }
         // Damage the content of the first document's only revision on a.
         let folder = a + "/Documents/" + ids[0]
-        let package = folder + "/" + (try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix(".survey") }!)
+        let package =
+            folder + "/"
+            + (try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix(".survey") }!)
         var content = try Data(contentsOf: URL(fileURLWithPath: package + "/Survey.plist"))
         content[content.count / 2] ^= 0x01
         try content.write(to: URL(fileURLWithPath: package + "/Survey.plist"))
@@ -250,16 +319,22 @@ struct ReplicaSafetyTests {
         #expect(report["sent"] as? Int == 2 && report["received"] as? Int == 3, "\(report)")
         #expect((report["damaged"] as? [String])?.count == 1)
         for (index, id) in ids.enumerated() where index > 0 {
-            for store in [a, b] { #expect(try CommandRunner.run(["show", id, "--store", store]).status == 0, "\(id) in \(store)") }
+            for store in [a, b] {
+                #expect(
+                    try CommandRunner.run(["show", id, "--store", store]).status == 0, "\(id) in \(store)")
+            }
         }
         #expect(try CommandRunner.run(["show", ids[0], "--store", b]).status == 66)
     }
 
-    @Test("A package whose metadata a sync engine moved onto its tombstone, before the revision superseding it arrived, stays readable")
+    @Test(
+        "A package whose metadata a sync engine moved onto its tombstone, before the revision superseding it arrived, stays readable"
+    )
     func metadataMovedOntoTombstone() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let laptop = directory.appendingPathComponent("laptop").path, phone = directory.appendingPathComponent("phone").path
+        let laptop = directory.appendingPathComponent("laptop").path,
+            phone = directory.appendingPathComponent("phone").path
         let documents = try Self.makeStore(laptop, in: directory)
         let document = documents[0]
         try FileManager.default.copyItem(atPath: laptop, toPath: phone)
@@ -270,18 +345,24 @@ struct ReplicaSafetyTests {
         // package's metadata, so the metadata is moved onto it; the superseding revision's
         // content has not arrived yet.
         let source = laptop + "/Documents/" + document, target = phone + "/Documents/" + document
-        for name in try FileManager.default.contentsOfDirectory(atPath: source) where name.hasSuffix(".pruned") {
+        for name in try FileManager.default.contentsOfDirectory(atPath: source)
+        where name.hasSuffix(".pruned") {
             let package = target + "/" + name.dropLast(".pruned".count) + ".survey"
             if FileManager.default.fileExists(atPath: package + "/DocumentMetadata.plist") {
-                try FileManager.default.moveItem(atPath: package + "/DocumentMetadata.plist", toPath: target + "/" + name)
+                try FileManager.default.moveItem(
+                    atPath: package + "/DocumentMetadata.plist", toPath: target + "/" + name)
             } else if !FileManager.default.fileExists(atPath: target + "/" + name) {
                 try FileManager.default.copyItem(atPath: source + "/" + name, toPath: target + "/" + name)
             }
         }
-        for name in try FileManager.default.contentsOfDirectory(atPath: source) where name.hasSuffix(".survey") {
-            try FileManager.default.createDirectory(atPath: target + "/" + name, withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: source)
+        where name.hasSuffix(".survey") {
+            try FileManager.default.createDirectory(
+                atPath: target + "/" + name, withIntermediateDirectories: true)
             if !FileManager.default.fileExists(atPath: target + "/" + name + "/DocumentMetadata.plist") {
-                try FileManager.default.copyItem(atPath: source + "/" + name + "/DocumentMetadata.plist", toPath: target + "/" + name + "/DocumentMetadata.plist")
+                try FileManager.default.copyItem(
+                    atPath: source + "/" + name + "/DocumentMetadata.plist",
+                    toPath: target + "/" + name + "/DocumentMetadata.plist")
             }
         }
         let shown = try CommandRunner.run(["show", document, "--json", "--store", phone])

@@ -41,7 +41,8 @@ struct StoreCommandTests {
         /// Creates the store and the sample document; returns its id and first revision.
         func makeDocument() throws -> (id: String, revision: String) {
             #expect(try run(["init", "--device", "test"]).status == 0)
-            let created = try json(["new", "--from", write(StoreCommandTests.sample, "sample.json")]) as! [String: Any]
+            let created =
+                try json(["new", "--from", write(StoreCommandTests.sample, "sample.json")]) as! [String: Any]
             return (created["id"] as! String, created["revision"] as! String)
         }
 
@@ -62,7 +63,10 @@ struct StoreCommandTests {
         #expect(try store.run(["init"]).status == 0, "init twice")
         let rows = try store.json(["list"]) as! [[String: Any]]
         #expect(rows.count == 1)
-        #expect(Set(rows[0].keys) == ["id", "title", "revision", "modified", "device", "formatVersion", "conflicts", "deleted"])
+        #expect(
+            Set(rows[0].keys) == [
+                "id", "title", "revision", "modified", "device", "formatVersion", "conflicts", "deleted",
+            ])
         #expect(rows[0]["revision"] as? String == revision)
         let shown = try store.json(["show", id]) as! [String: Any]
         #expect(shown["title"] as? String == "Visitor feedback")
@@ -76,9 +80,12 @@ struct StoreCommandTests {
     func storeDefault() throws {
         let directory = try CommandRunner.temporaryDirectory()
         #expect(try CommandRunner.run(["init"], in: directory).status == 0)
-        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("Surveys/Store.plist").path))
+        #expect(
+            FileManager.default.fileExists(
+                atPath: directory.appendingPathComponent("Surveys/Store.plist").path))
         let other = directory.appendingPathComponent("elsewhere").path
-        #expect(try CommandRunner.run(["init"], in: directory, environment: ["SURVEY_STORE": other]).status == 0)
+        #expect(
+            try CommandRunner.run(["init"], in: directory, environment: ["SURVEY_STORE": other]).status == 0)
         #expect(FileManager.default.fileExists(atPath: other + "/Store.plist"))
     }
 
@@ -102,7 +109,8 @@ struct StoreCommandTests {
             let output = pipe.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             #expect(process.terminationStatus == 0)
-            saved.append((try JSONSerialization.jsonObject(with: output) as! [String: Any])["revision"] as! String)
+            saved.append(
+                (try JSONSerialization.jsonObject(with: output) as! [String: Any])["revision"] as! String)
         }
         let versions = try store.versions(id)
         #expect(versions.count == 3)
@@ -111,24 +119,39 @@ struct StoreCommandTests {
         #expect(heads.count == 2)
         let current = heads.first { $0["state"] as? String == "current" }!
         let conflict = heads.first { $0["state"] as? String == "conflict" }!
-        let newer = (current["modified"] as! String, current["revision"] as! String) > (conflict["modified"] as! String, conflict["revision"] as! String)
+        let newer =
+            (current["modified"] as! String, current["revision"] as! String) > (
+                conflict["modified"] as! String, conflict["revision"] as! String
+            )
         #expect(newer, "the winner is the newest head")
         let conflicts = try store.json(["conflicts"]) as! [[String: Any]]
-        #expect(conflicts.count == 1 && (conflicts[0]["conflicts"] as? [String]) == [conflict["revision"] as! String])
+        #expect(
+            conflicts.count == 1
+                && (conflicts[0]["conflicts"] as? [String]) == [conflict["revision"] as! String])
         // --if-current refuses now that the base is not the only head.
         let refused = try store.run(["save", id, "--from", a, "--base", base, "--if-current"])
         #expect(refused.status == 75)
     }
 
-    @Test("Resolve leaves one head; prune then removes the losers' content and keeps their ids; in conflict it keeps heads and merge base")
+    @Test(
+        "Resolve leaves one head; prune then removes the losers' content and keeps their ids; in conflict it keeps heads and merge base"
+    )
     func resolveAndPrune() throws {
         let store = try Store()
         let (id, base) = try store.makeDocument()
-        #expect(try store.run(["save", id, "--from", store.write(Self.edited(rating: 9), "a.json"), "--base", base]).status == 0)
-        #expect(try store.run(["save", id, "--from", store.write(Self.edited(rating: 2), "b.json"), "--base", base]).status == 0)
+        #expect(
+            try store.run([
+                "save", id, "--from", store.write(Self.edited(rating: 9), "a.json"), "--base", base,
+            ]).status == 0)
+        #expect(
+            try store.run([
+                "save", id, "--from", store.write(Self.edited(rating: 2), "b.json"), "--base", base,
+            ]).status == 0)
         let inConflict = try store.run(["prune", id])
         #expect(inConflict.status == 0, "\(inConflict.stderr)")
-        #expect(try store.versions(id).allSatisfy { $0["pruned"] as? Bool == false }, "the base is the heads' merge base")
+        #expect(
+            try store.versions(id).allSatisfy { $0["pruned"] as? Bool == false },
+            "the base is the heads' merge base")
 
         let resolved = try store.json(["resolve", id, "--keep", base]) as! [String: Any]
         let versions = try store.versions(id)
@@ -136,14 +159,17 @@ struct StoreCommandTests {
         #expect(current.count == 1 && current[0]["revision"] as? String == resolved["revision"] as? String)
         #expect((current[0]["parents"] as? [String])?.count == 2)
         let kept = try store.json(["show", id]) as! [String: Any]
-        #expect(((kept["items"] as! [[String: Any]])[2]["answer"] as? Double) == 8, "--keep took the base's content")
+        #expect(
+            ((kept["items"] as! [[String: Any]])[2]["answer"] as? Double) == 8,
+            "--keep took the base's content")
 
         let pruned = try store.json(["prune", id]) as! [String: Any]
         #expect(((pruned["documents"] as! [[String: Any]])[0]["pruned"] as! [String]).count == 3)
         let after = try store.versions(id)
         #expect(after.count == 4, "ids and parents stay")
         #expect(after.filter { $0["pruned"] as? Bool == true }.count == 3)
-        #expect(try store.run(["show", id, "--revision", base]).status == 1, "pruned content cannot be shown")
+        #expect(
+            try store.run(["show", id, "--revision", base]).status == 1, "pruned content cannot be shown")
         #expect(try store.run(["verify"]).status == 0)
     }
 
@@ -168,7 +194,8 @@ struct StoreCommandTests {
 
         let fresh = try Store()
         _ = try fresh.makeDocument()
-        try FileManager.default.createDirectory(atPath: fresh.path + "/Local.nosync/tmp/999-stray.tmp", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: fresh.path + "/Local.nosync/tmp/999-stray.tmp", withIntermediateDirectories: true)
         let stray = try fresh.run(["verify"])
         #expect(stray.status != 0)
         #expect(stray.stderr.contains("999-stray.tmp"))
@@ -185,7 +212,9 @@ struct StoreCommandTests {
         #expect(try store.run(["list"]).status == 66)
         let (id, _) = try store.makeDocument()
         #expect(try store.run(["show", "ffffffff"]).status == 66)
-        let bad = try store.write(#"{"title": "T", "items": [{"title": "Pick", "kind": "binary", "options": ["a", "b", "c"]}]}"#, "bad.json")
+        let bad = try store.write(
+            #"{"title": "T", "items": [{"title": "Pick", "kind": "binary", "options": ["a", "b", "c"]}]}"#,
+            "bad.json")
         let refused = try store.run(["save", id, "--from", bad])
         #expect(refused.status == 65)
         #expect(refused.stderr.contains("item 1 (\"Pick\")"))
@@ -218,7 +247,10 @@ struct StoreCommandTests {
             for case let relative as String in FileManager.default.enumerator(atPath: root)! {
                 let attributes = try FileManager.default.attributesOfItem(atPath: root + "/" + relative)
                 guard attributes[.type] as? FileAttributeType == .typeRegular else { continue }
-                result[relative] = ["\(attributes[.systemFileNumber]!)", "\(attributes[.size]!)", "\(attributes[.modificationDate]!)"]
+                result[relative] = [
+                    "\(attributes[.systemFileNumber]!)", "\(attributes[.size]!)",
+                    "\(attributes[.modificationDate]!)",
+                ]
             }
             return result
         }
@@ -235,8 +267,11 @@ struct StoreCommandTests {
             #expect(try store.run(step).status == 0, "\(step)")
             let now = try snapshot()
             for (path, before) in seen {
-                if let after = now[path] { #expect(after == before, "\(path) changed during \(step)") }
-                else { #expect(step[0] == "prune", "\(path) disappeared during \(step)") }
+                if let after = now[path] {
+                    #expect(after == before, "\(path) changed during \(step)")
+                } else {
+                    #expect(step[0] == "prune", "\(path) disappeared during \(step)")
+                }
             }
             seen.merge(now) { old, _ in old }
             seen = seen.filter { now[$0.key] != nil }
@@ -246,7 +281,9 @@ struct StoreCommandTests {
 }
 
 extension StoreCommandTests {
-    @Test("export --package and import: the same revision, once, on another store; a tampered package becomes a new revision")
+    @Test(
+        "export --package and import: the same revision, once, on another store; a tampered package becomes a new revision"
+    )
     func exportImport() throws {
         let store = try Store()
         let (id, revision) = try store.makeDocument()
@@ -266,7 +303,8 @@ extension StoreCommandTests {
 
         // Change the content: the metadata no longer matches, so it is new content.
         let survey = package + "/Survey.plist"
-        let text = try String(contentsOfFile: survey, encoding: .utf8).replacingOccurrences(of: "Ada", with: "Alan")
+        let text = try String(contentsOfFile: survey, encoding: .utf8).replacingOccurrences(
+            of: "Ada", with: "Alan")
         try Data(text.utf8).write(to: URL(fileURLWithPath: survey))
         let changed = try other.json(["import", package]) as! [String: Any]
         #expect(changed["outcome"] as? String == "new revision")
@@ -288,16 +326,20 @@ extension StoreCommandTests {
             ["resolve", id, "--accept"], ["export", id], ["export", id, "--format", "plist"],
             ["export", id, "--package", package], ["import", package],
             ["prune", "--dry-run"], ["prune"], ["verify"], ["delete", id],
-            ["plist", "lint", package + "/Survey.plist"], ["plist", "convert", package + "/Survey.plist", "--to", "json"],
-            ["new", "--title", "Empty"], ["demo", "--store", store.directory.appendingPathComponent("demo").path],
+            ["plist", "lint", package + "/Survey.plist"],
+            ["plist", "convert", package + "/Survey.plist", "--to", "json"],
+            ["new", "--title", "Empty"],
+            ["demo", "--store", store.directory.appendingPathComponent("demo").path],
         ]
         for command in commands {
             let isPlist = command.first == "plist" || command.first == "demo"
-            let result = isPlist
+            let result =
+                isPlist
                 ? try CommandRunner.run(command + ["--json"])
                 : try store.run(command + ["--json"])
             #expect(result.status == 0, "\(command): \(result.stderr)")
-            let parsed = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8), options: [.fragmentsAllowed])
+            let parsed = try? JSONSerialization.jsonObject(
+                with: Data(result.stdout.utf8), options: [.fragmentsAllowed])
             #expect(parsed != nil, "\(command) printed: \(result.stdout.prefix(200))")
         }
     }

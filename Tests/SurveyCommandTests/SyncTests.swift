@@ -33,7 +33,9 @@ struct SyncTests {
         }
 
         private func canonical(_ value: Any) throws -> String {
-            String(decoding: try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]), as: UTF8.self)
+            String(
+                decoding: try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]),
+                as: UTF8.self)
         }
     }
 
@@ -66,7 +68,9 @@ struct SyncTests {
         return (created["id"] as! String, created["revision"] as! String)
     }
 
-    @Test("Offline edits on both devices: after sync, the same winner and conflict set on both; a resolution on one clears both")
+    @Test(
+        "Offline edits on both devices: after sync, the same winner and conflict set on both; a resolution on one clears both"
+    )
     func offlineEdits() throws {
         let (id, base) = try shared()
         #expect(try a.run(["save", id, "--from", file(9), "--base", base]).status == 0)
@@ -129,7 +133,9 @@ struct SyncTests {
         #expect(process.terminationStatus == 0)
     }
 
-    @Test("rsync both ways (no --delete) converges, and pruned content copied back is cleaned up, not resurrected", CommandRunner.needs("rsync"))
+    @Test(
+        "rsync both ways (no --delete) converges, and pruned content copied back is cleaned up, not resurrected",
+        CommandRunner.needs("rsync"))
     func rsyncUnion() throws {
         guard CommandRunner.requireTool("rsync") != nil else { return }
         let (id, base) = try shared()
@@ -151,7 +157,9 @@ struct SyncTests {
             let versions = try replica.json(["versions", id]) as! [[String: Any]]
             #expect(versions.count == 4)
             #expect(versions.filter { $0["pruned"] as? Bool == true }.count == 3)
-            let packages = try FileManager.default.contentsOfDirectory(atPath: replica.path + "/Documents/\(id)").filter { $0.hasSuffix(".survey") }
+            let packages = try FileManager.default.contentsOfDirectory(
+                atPath: replica.path + "/Documents/\(id)"
+            ).filter { $0.hasSuffix(".survey") }
             #expect(packages.count == 1, "the losers' content is gone after the next command that writes")
             #expect(try replica.run(["verify"]).status == 0)
         }
@@ -166,8 +174,10 @@ struct SyncTests {
         let source = a.path + "/Documents/\(id)/\(revision).survey"
         let target = b.path + "/Documents/\(id)/\(revision).survey"
         try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: source + "/DocumentMetadata.plist", toPath: target + "/DocumentMetadata.plist")
-        FileManager.default.createFile(atPath: target + "/.Survey.plist.Xy12ab", contents: Data("<?xml ver".utf8))
+        try FileManager.default.copyItem(
+            atPath: source + "/DocumentMetadata.plist", toPath: target + "/DocumentMetadata.plist")
+        FileManager.default.createFile(
+            atPath: target + "/.Survey.plist.Xy12ab", contents: Data("<?xml ver".utf8))
         #expect((try b.json(["versions", id]) as! [Any]).count == 1)
         #expect(try b.run(["verify"]).status != 0, "verify reports the incomplete package")
         // A sync completes the half-copied package, adding only what it lacks.
@@ -215,14 +225,17 @@ struct SyncTests {
         let copied = try String(contentsOfFile: copy + "/Local.nosync/Device.plist", encoding: .utf8)
         #expect(original != copied)
         #expect(try CommandRunner.run(["init", "--store", a.path]).status == 0)
-        #expect(try String(contentsOfFile: a.path + "/Local.nosync/Device.plist", encoding: .utf8) == original)
+        #expect(
+            try String(contentsOfFile: a.path + "/Local.nosync/Device.plist", encoding: .utf8) == original)
     }
 
     @Test("survey sync killed at random moments never leaves a store failing verify after its next command")
     func killedSync() throws {
         let (id, base) = try shared()
         for index in 0..<40 {
-            #expect(try a.run(["save", id, "--from", file(index % 10, name: "A\(index)"), "--base", base]).status == 0)
+            #expect(
+                try a.run(["save", id, "--from", file(index % 10, name: "A\(index)"), "--base", base]).status
+                    == 0)
         }
         // Seeded: the seed is printed, and SURVEYSTORE_SEED replays a run.
         let seed = SeededRandom.seed(fallback: 1223)
@@ -231,10 +244,17 @@ struct SyncTests {
         var kills = 0
         for round in 0..<50 {
             if round % 10 == 0 {
-                #expect(try b.run(["save", id, "--from", file(round % 10, name: "B\(round)"), "--base", base]).status == 0)
+                #expect(
+                    try b.run(["save", id, "--from", file(round % 10, name: "B\(round)"), "--base", base])
+                        .status == 0)
             }
-            let arguments = round % 2 == 0 ? ["sync", b.path, "--store", a.path] : ["sync", a.path, "--store", b.path]
-            if try CommandRunner.runKilled(arguments, after: UInt32.random(in: 1_000...60_000, using: &generator)) { kills += 1 }
+            let arguments =
+                round % 2 == 0 ? ["sync", b.path, "--store", a.path] : ["sync", a.path, "--store", b.path]
+            if try CommandRunner.runKilled(
+                arguments, after: UInt32.random(in: 1_000...60_000, using: &generator))
+            {
+                kills += 1
+            }
             for replica in [a, b] {
                 #expect(try replica.run(["list"]).status == 0)
                 // The next command that writes finishes what the kill interrupted.
@@ -256,8 +276,12 @@ extension SyncTests {
         try FileManager.default.createDirectory(atPath: archive, withIntermediateDirectories: true)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: unison)
-        process.arguments = [first.path, second.path, "-batch", "-auto", "-ui", "text", "-ignore", "Name *.nosync", "-perms", "0"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["UNISON": archive]) { _, new in new }
+        process.arguments = [
+            first.path, second.path, "-batch", "-auto", "-ui", "text", "-ignore", "Name *.nosync", "-perms",
+            "0",
+        ]
+        process.environment = ProcessInfo.processInfo.environment.merging(["UNISON": archive]) { _, new in new
+        }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -265,7 +289,9 @@ extension SyncTests {
         #expect(process.terminationStatus == 0, "unison failed")
     }
 
-    @Test("unison keeps replicas converged: offline edits, a resolution and a prune", CommandRunner.needs("unison"))
+    @Test(
+        "unison keeps replicas converged: offline edits, a resolution and a prune",
+        CommandRunner.needs("unison"))
     func unisonReplicas() throws {
         guard CommandRunner.requireTool("unison") != nil else { return }
         let created = try a.json(["new", "--from", file(8)]) as! [String: Any]
@@ -289,12 +315,16 @@ extension SyncTests {
 }
 
 extension SyncTests {
-    @Test("An rsync killed mid-copy leaves nothing any command mistakes for a revision", CommandRunner.needs("rsync"))
+    @Test(
+        "An rsync killed mid-copy leaves nothing any command mistakes for a revision",
+        CommandRunner.needs("rsync"))
     func killedRsync() throws {
         guard let rsyncPath = CommandRunner.requireTool("rsync") else { return }
         let (id, base) = try shared()
         for index in 0..<60 {
-            #expect(try a.run(["save", id, "--from", file(index % 10, name: "N\(index)"), "--base", base]).status == 0)
+            #expect(
+                try a.run(["save", id, "--from", file(index % 10, name: "N\(index)"), "--base", base]).status
+                    == 0)
         }
         // Seeded: the seed is printed, and SURVEYSTORE_SEED replays a run.
         let seed = SeededRandom.seed(fallback: 1302)

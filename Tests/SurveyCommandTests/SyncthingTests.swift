@@ -37,7 +37,8 @@ struct SyncthingTests {
                 settledPolls = reason == nil ? settledPolls + 1 : 0
                 if let reason, Date() > deadline {
                     throw SyncthingError(
-                        "\(step): not in step within 60 s: \(reason)\nlaptop:\n\(laptop.logTail())\nphone:\n\(phone.logTail())")
+                        "\(step): not in step within 60 s: \(reason)\nlaptop:\n\(laptop.logTail())\nphone:\n\(phone.logTail())"
+                    )
                 }
                 usleep(250_000)
             }
@@ -45,8 +46,11 @@ struct SyncthingTests {
 
         func waitUntil(_ step: String, connected: Bool) throws {
             let deadline = Date().addingTimeInterval(30)
-            while try laptop.isConnected(to: phone) != connected || phone.isConnected(to: laptop) != connected {
-                guard Date() < deadline else { throw SyncthingError("\(step): still \(connected ? "dis" : "")connected after 30 s") }
+            while try laptop.isConnected(to: phone) != connected || phone.isConnected(to: laptop) != connected
+            {
+                guard Date() < deadline else {
+                    throw SyncthingError("\(step): still \(connected ? "dis" : "")connected after 30 s")
+                }
                 usleep(100_000)
             }
         }
@@ -64,7 +68,8 @@ struct SyncthingTests {
     /// its own Syncthing; runs `body` once both instances are connected and in step, and
     /// always stops both. The temporary folder is removed unless `body` throws.
     static func withPair(
-        _ syncthing: String, phoneReceiveLimit: Int = 0, ignoreDelete: Bool = false, _ body: (Pair) throws -> Void
+        _ syncthing: String, phoneReceiveLimit: Int = 0, ignoreDelete: Bool = false,
+        _ body: (Pair) throws -> Void
     ) throws {
         let started = Date()
         let directory = try CommandRunner.temporaryDirectory()
@@ -73,15 +78,19 @@ struct SyncthingTests {
         #expect(try a.run(["init", "--device", "laptop"]).status == 0)
         #expect(try b.run(["init", "--device", "phone"]).status == 0)
         let laptop = try SyncthingInstance(
-            name: "laptop", executable: syncthing, home: directory.appendingPathComponent("syncthing-laptop").path, folder: a.path)
+            name: "laptop", executable: syncthing,
+            home: directory.appendingPathComponent("syncthing-laptop").path, folder: a.path)
         let phone = try SyncthingInstance(
-            name: "phone", executable: syncthing, home: directory.appendingPathComponent("syncthing-phone").path, folder: b.path)
+            name: "phone", executable: syncthing,
+            home: directory.appendingPathComponent("syncthing-phone").path, folder: b.path)
         try laptop.configure(peers: [laptop, phone], ignoreDelete: ignoreDelete)
-        try phone.configure(peers: [laptop, phone], receiveLimit: phoneReceiveLimit, ignoreDelete: ignoreDelete)
+        try phone.configure(
+            peers: [laptop, phone], receiveLimit: phoneReceiveLimit, ignoreDelete: ignoreDelete)
         defer { SyncthingInstance.stop([laptop, phone]) }
         try laptop.start()
         try phone.start()
-        let pair = Pair(directory: directory, a: a, b: b, laptop: laptop, phone: phone, ignoreDelete: ignoreDelete)
+        let pair = Pair(
+            directory: directory, a: a, b: b, laptop: laptop, phone: phone, ignoreDelete: ignoreDelete)
         try pair.waitUntil("start", connected: true)
         // The same Store.plist was made on both sides: it must not become a conflict.
         try pair.settle("first exchange")
@@ -94,16 +103,27 @@ struct SyncthingTests {
     /// What both replicas must show once in step: the same documents, versions and
     /// conflicts; no Syncthing conflict copy or temporary anywhere; `Local.nosync` each
     /// replica's own; `verify` clean.
-    static func expectClean(_ pair: Pair, devices: [Data], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectClean(_ pair: Pair, devices: [Data], sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
         #expect(try pair.a.state() == pair.b.state(), sourceLocation: sourceLocation)
         for (replica, device) in zip([pair.a, pair.b], devices) {
             let everything = Self.allNames(under: replica.path)
-            #expect(everything.filter { $0.contains(".sync-conflict") }.isEmpty, "\(replica.path): \(everything)", sourceLocation: sourceLocation)
-            #expect(everything.filter { $0.contains(".syncthing.") }.isEmpty, "Syncthing temporaries left: \(everything)", sourceLocation: sourceLocation)
-            let local = try Data(contentsOf: URL(fileURLWithPath: replica.path + "/Local.nosync/Device.plist"))
-            #expect(local == device, "\(replica.path): Local.nosync/Device.plist stays this replica's own", sourceLocation: sourceLocation)
+            #expect(
+                everything.filter { $0.contains(".sync-conflict") }.isEmpty, "\(replica.path): \(everything)",
+                sourceLocation: sourceLocation)
+            #expect(
+                everything.filter { $0.contains(".syncthing.") }.isEmpty,
+                "Syncthing temporaries left: \(everything)", sourceLocation: sourceLocation)
+            let local = try Data(
+                contentsOf: URL(fileURLWithPath: replica.path + "/Local.nosync/Device.plist"))
+            #expect(
+                local == device, "\(replica.path): Local.nosync/Device.plist stays this replica's own",
+                sourceLocation: sourceLocation)
             let verify = try replica.run(["verify"])
-            #expect(verify.status == 0, "verify \(replica.path): \(verify.stdout) \(verify.stderr)", sourceLocation: sourceLocation)
+            #expect(
+                verify.status == 0, "verify \(replica.path): \(verify.stdout) \(verify.stderr)",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -113,7 +133,9 @@ struct SyncthingTests {
 
     /// Runs `laptop` and `phone` while the two are disconnected, then reconnects them and
     /// waits until they are in step.
-    static func offlineEdits(_ pair: Pair, _ step: String, laptop: () throws -> Void, phone: () throws -> Void) throws {
+    static func offlineEdits(
+        _ pair: Pair, _ step: String, laptop: () throws -> Void, phone: () throws -> Void
+    ) throws {
         try pair.laptop.pause(pair.phone)
         try pair.phone.pause(pair.laptop)
         try pair.waitUntil("\(step): pause", connected: false)
@@ -156,7 +178,8 @@ struct SyncthingTests {
         try Self.offlineEdits(pair, "offline edits") { () throws in
             #expect(try a.run(["save", id, "--from", pair.file(9), "--base", base]).status == 0)
         } phone: { () throws in
-            #expect(try b.run(["save", id, "--from", pair.file(2, name: "Grace"), "--base", base]).status == 0)
+            #expect(
+                try b.run(["save", id, "--from", pair.file(2, name: "Grace"), "--base", base]).status == 0)
         }
         #expect(try a.state() == b.state())
         for replica in [a, b] {
@@ -185,7 +208,8 @@ struct SyncthingTests {
             #expect((try replica.json(["conflicts"]) as! [Any]).isEmpty, "\(replica.path)")
             let versions = try replica.json(["versions", id]) as! [[String: Any]]
             #expect(versions.count == 4, "\(replica.path): \(versions)")
-            #expect(versions.filter { $0["pruned"] as? Bool == true }.count == 3, "\(replica.path): \(versions)")
+            #expect(
+                versions.filter { $0["pruned"] as? Bool == true }.count == 3, "\(replica.path): \(versions)")
             let names = try FileManager.default.contentsOfDirectory(atPath: replica.path + "/Documents/\(id)")
             #expect(names.filter { $0.hasSuffix(".survey") }.count == 1, "\(replica.path): \(names.sorted())")
             #expect(names.filter { $0.hasSuffix(".pruned") }.count == 3, "\(replica.path): \(names.sorted())")
@@ -234,8 +258,10 @@ struct SyncthingTests {
         for replica in [a, b] {
             let versions = try replica.json(["versions", id]) as! [[String: Any]]
             #expect(versions.count == 4, "\(replica.path): \(versions)")
-            #expect(versions.filter { $0["pruned"] as? Bool == true }.count == 3, "\(replica.path): \(versions)")
-            #expect((try replica.json(["conflicts"]) as! [Any]).isEmpty, "the two resolutions are one revision")
+            #expect(
+                versions.filter { $0["pruned"] as? Bool == true }.count == 3, "\(replica.path): \(versions)")
+            #expect(
+                (try replica.json(["conflicts"]) as! [Any]).isEmpty, "the two resolutions are one revision")
         }
         // Nothing is left to resolve; a prune on either side changes nothing.
         #expect(try b.run(["resolve", id, "--accept"]).status == 0)
@@ -280,7 +306,8 @@ struct SyncthingTests {
         try pair.laptop.pause(pair.phone)
         try pair.phone.pause(pair.laptop)
         try pair.waitUntil("pause", connected: false)
-        let large = #"{"title": "Visitor feedback", "items": [{"title": "Notes", "kind": "textField", "answer": "\#(String(repeating: "x", count: 2_000_000))"}]}"#
+        let large =
+            #"{"title": "Visitor feedback", "items": [{"title": "Notes", "kind": "textField", "answer": "\#(String(repeating: "x", count: 2_000_000))"}]}"#
         let largeFile = pair.directory.appendingPathComponent("large.json")
         try Data(large.utf8).write(to: largeFile)
         #expect(try a.run(["resolve", id, "--from", largeFile.path]).status == 0)
@@ -295,9 +322,16 @@ struct SyncthingTests {
         let deadline = Date().addingTimeInterval(30)
         while true {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-            let package = (try? FileManager.default.contentsOfDirectory(atPath: folder + "/\(resolution).survey")) ?? []
-            if names.filter({ $0.hasSuffix(".pruned") }).count == 3 && package.contains(where: { $0.hasPrefix(".syncthing.") }) { break }
-            guard Date() < deadline else { throw SyncthingError("the phone never started receiving \(resolution): \(names)") }
+            let package =
+                (try? FileManager.default.contentsOfDirectory(atPath: folder + "/\(resolution).survey")) ?? []
+            if names.filter({ $0.hasSuffix(".pruned") }).count == 3
+                && package.contains(where: { $0.hasPrefix(".syncthing.") })
+            {
+                break
+            }
+            guard Date() < deadline else {
+                throw SyncthingError("the phone never started receiving \(resolution): \(names)")
+            }
             usleep(100_000)
         }
         func expectReadable(_ when: String, evenWithoutIgnoreDelete: Bool) throws {
@@ -305,7 +339,9 @@ struct SyncthingTests {
             let rows = try b.json(["list"]) as! [[String: Any]]
             let shown = try b.run(["show", id, "--json"])
             let readable = {
-                #expect(rows.count == 1, "\(when): the document is listed on the phone; its folder holds \(names)")
+                #expect(
+                    rows.count == 1, "\(when): the document is listed on the phone; its folder holds \(names)"
+                )
                 #expect(shown.status == 0, "\(when): show on the phone: \(shown.stderr)")
             }
             if ignoreDelete {
@@ -316,7 +352,10 @@ struct SyncthingTests {
                 // tombstone stands in for it, so the document stays readable, unless
                 // Syncthing has already removed the pruned content too (it may, depending on
                 // when its pull pass ends).
-                withKnownIssue("Syncthing may remove pruned content before the revision superseding it has arrived", isIntermittent: true) {
+                withKnownIssue(
+                    "Syncthing may remove pruned content before the revision superseding it has arrived",
+                    isIntermittent: true
+                ) {
                     readable()
                 }
             } else {
@@ -324,7 +363,9 @@ struct SyncthingTests {
                 // pass even when a pull failed, so once the sender is gone the phone is left
                 // with pending tombstones and no revision's content: the document is gone
                 // from it until the resolution arrives whole.
-                withKnownIssue("Syncthing dismantles pruned packages before the revision superseding them has arrived") {
+                withKnownIssue(
+                    "Syncthing dismantles pruned packages before the revision superseding them has arrived"
+                ) {
                     readable()
                 }
             }
@@ -335,7 +376,9 @@ struct SyncthingTests {
         try pair.phone.pause(pair.laptop)
         try pair.waitUntil("the laptop goes away", connected: false)
         let idle = Date().addingTimeInterval(30)
-        while try pair.phone.json("/rest/db/status?folder=\(SyncthingInstance.folderID)")["state"] as? String != "idle" {
+        while try pair.phone.json("/rest/db/status?folder=\(SyncthingInstance.folderID)")["state"] as? String
+            != "idle"
+        {
             guard Date() < idle else { throw SyncthingError("the phone's folder never went idle") }
             usleep(100_000)
         }
@@ -346,7 +389,9 @@ struct SyncthingTests {
         try pair.waitUntil("the laptop is back", connected: true)
         let arrival = Date().addingTimeInterval(60)
         while (try b.json(["list"]) as! [[String: Any]]).first?["revision"] as? String != resolution {
-            guard Date() < arrival else { throw SyncthingError("the resolution never arrived whole on the phone") }
+            guard Date() < arrival else {
+                throw SyncthingError("the resolution never arrived whole on the phone")
+            }
             usleep(250_000)
         }
         // With ignoreDelete the phone still has the pruned packages (Syncthing waits for it
@@ -355,9 +400,12 @@ struct SyncthingTests {
         #expect(try b.run(["prune"]).status == 0)
         try pair.settle("prune on the phone")
         for replica in [a, b] {
-            #expect((try replica.json(["list"]) as! [[String: Any]]).first?["revision"] as? String == resolution)
+            #expect(
+                (try replica.json(["list"]) as! [[String: Any]]).first?["revision"] as? String == resolution)
             let names = try FileManager.default.contentsOfDirectory(atPath: replica.path + "/Documents/\(id)")
-            #expect(names.filter { $0.hasSuffix(".survey") } == ["\(resolution).survey"], "\(replica.path): \(names.sorted())")
+            #expect(
+                names.filter { $0.hasSuffix(".survey") } == ["\(resolution).survey"],
+                "\(replica.path): \(names.sorted())")
             #expect(names.filter { $0.hasSuffix(".pruned") }.count == 3, "\(replica.path): \(names.sorted())")
         }
         try Self.expectClean(pair, devices: [try Self.device(a), try Self.device(b)])

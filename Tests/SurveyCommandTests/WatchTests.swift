@@ -334,7 +334,8 @@ struct WatchTests {
     static func inotifyDescriptors() -> Int {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return names.filter {
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == "anon_inode:inotify"
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0))
+                == "anon_inode:inotify"
         }.count
     }
 

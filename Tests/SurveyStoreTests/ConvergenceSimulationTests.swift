@@ -27,11 +27,15 @@ import Versions
 struct ConvergenceSimulationTests {
     static var long: Bool { ProcessInfo.processInfo.environment["SURVEYSTORE_LONG"] == "1" }
     static var operations: Int {
-        if let text = ProcessInfo.processInfo.environment["SURVEYSTORE_OPERATIONS"], let count = Int(text) { return count }
+        if let text = ProcessInfo.processInfo.environment["SURVEYSTORE_OPERATIONS"], let count = Int(text) {
+            return count
+        }
         return long ? 10_000 : 300
     }
     static var seeds: [UInt64] {
-        if let text = ProcessInfo.processInfo.environment["SURVEYSTORE_SEED"], let seed = UInt64(text) { return [seed] }
+        if let text = ProcessInfo.processInfo.environment["SURVEYSTORE_SEED"], let seed = UInt64(text) {
+            return [seed]
+        }
         return long ? [11, 22, 33] : [2026]
     }
 
@@ -39,18 +43,25 @@ struct ConvergenceSimulationTests {
     typealias SplitMix = SeededRandom
 
     static func survey(_ title: String, rating: Int) throws -> Survey {
-        try Survey(title: title, items: [
-            Item(id: UUID(uuidString: "00000000-0000-4000-8000-000000000001")!, title: "Rate", kind: .slider(minimum: 0, maximum: 100, roundToInteger: true),
-                 answer: .number(Double(rating))),
-        ])
+        try Survey(
+            title: title,
+            items: [
+                Item(
+                    id: UUID(uuidString: "00000000-0000-4000-8000-000000000001")!, title: "Rate",
+                    kind: .slider(minimum: 0, maximum: 100, roundToInteger: true),
+                    answer: .number(Double(rating)))
+            ])
     }
 
     static func uuid(_ random: inout SplitMix) -> UUID {
         var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 
     /// Simulated time: every operation advances it; each replica reads it with its own
@@ -96,12 +107,17 @@ struct ConvergenceSimulationTests {
         let reader = FileReader(calls: from.disk.table)
         let target = to.disk.table
         func ensureFolder(_ path: String) {
-            if case .success = target.mkdirat(AT_FDCWD, path, 0o755) { fsyncFolder(target, (path as NSString).deletingLastPathComponent) }
+            if case .success = target.mkdirat(AT_FDCWD, path, 0o755) {
+                fsyncFolder(target, (path as NSString).deletingLastPathComponent)
+            }
         }
         func copy(_ bytes: Data, to path: String) {
             guard case .failure = target.stat(AT_FDCWD, path) else { return }
             let temporary = (path as NSString).deletingLastPathComponent + "/.engine.tmp"
-            guard case .success(let descriptor) = target.openat(AT_FDCWD, temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644) else { return }
+            guard
+                case .success(let descriptor) = target.openat(
+                    AT_FDCWD, temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            else { return }
             _ = bytes.withUnsafeBytes { target.write(descriptor, $0) }
             _ = target.fsync(descriptor)
             _ = target.close(descriptor)
@@ -111,16 +127,20 @@ struct ConvergenceSimulationTests {
         let source = from.root + "/Documents"
         ensureFolder(to.root + "/Documents")
         for document in try reader.names(atPath: source).sorted() {
-            for name in try reader.names(atPath: source + "/" + document).sorted() where Bool.random(using: &random) {
+            for name in try reader.names(atPath: source + "/" + document).sorted()
+            where Bool.random(using: &random) {
                 let sourcePath = source + "/" + document + "/" + name
                 let targetFolder = to.root + "/Documents/" + document
                 ensureFolder(targetFolder)
                 if name.hasSuffix(".pruned") {
-                    if let bytes = try reader.contents(atPath: sourcePath) { copy(bytes, to: targetFolder + "/" + name) }
+                    if let bytes = try reader.contents(atPath: sourcePath) {
+                        copy(bytes, to: targetFolder + "/" + name)
+                    }
                     continue
                 }
                 ensureFolder(targetFolder + "/" + name)
-                for file in try reader.names(atPath: sourcePath).sorted() where Int.random(in: 0..<4, using: &random) > 0 {
+                for file in try reader.names(atPath: sourcePath).sorted()
+                where Int.random(in: 0..<4, using: &random) > 0 {
                     if let bytes = try reader.contents(atPath: sourcePath + "/" + file) {
                         copy(bytes, to: targetFolder + "/" + name + "/" + file)
                     }
@@ -130,7 +150,9 @@ struct ConvergenceSimulationTests {
     }
 
     static func fsyncFolder(_ calls: SystemCalls, _ path: String) {
-        guard case .success(let descriptor) = calls.openat(AT_FDCWD, path, O_RDONLY | O_DIRECTORY, 0) else { return }
+        guard case .success(let descriptor) = calls.openat(AT_FDCWD, path, O_RDONLY | O_DIRECTORY, 0) else {
+            return
+        }
         _ = calls.fsync(descriptor)
         _ = calls.close(descriptor)
     }
@@ -152,13 +174,16 @@ struct ConvergenceSimulationTests {
         return result
     }
 
-    @Test("Replicas converge after random edits, deletions, resolutions, prunes, partial copies, syncs and power failures", arguments: seeds)
+    @Test(
+        "Replicas converge after random edits, deletions, resolutions, prunes, partial copies, syncs and power failures",
+        arguments: seeds)
     func converge(seed: UInt64) throws {
         var random = SplitMix(seed: seed)
         let time = Time()
         var replicas = try (0..<3).map { index in
             try Replica(
-                index: index, device: Device(id: String(format: "%016llx", random.next()), name: "device \(index)"),
+                index: index,
+                device: Device(id: String(format: "%016llx", random.next()), name: "device \(index)"),
                 clock: time.clock(skew: index == 2 ? -3_600_000 : Int64(index) * 7))
         }
         var acknowledged: Set<RevisionID> = []
@@ -179,14 +204,18 @@ struct ConvergenceSimulationTests {
                 switch Int.random(in: 0..<100, using: &random) {
                 case 0..<8 where documents.filter({ !$0.isDeleted }).count < 6:
                     let id = Self.uuid(&random)
-                    acknowledged.insert(try store.create(Self.survey("doc \(step)", rating: step % 100), id: id).revision.id)
+                    acknowledged.insert(
+                        try store.create(Self.survey("doc \(step)", rating: step % 100), id: id).revision.id)
                     note("new")
                 case 0..<55 where !documents.isEmpty:
                     let summary = documents.randomElement(using: &random)!
                     let graph = try store.graph(of: summary.id)
                     // Edit the winner, or (sometimes) an older live head: a concurrent edit.
                     let live = graph.heads.filter { !$0.isDeleted }
-                    guard let base = (Bool.random(using: &random) ? live.randomElement(using: &random) : live.first) else { break }
+                    guard
+                        let base =
+                            (Bool.random(using: &random) ? live.randomElement(using: &random) : live.first)
+                    else { break }
                     let survey = try Self.survey("doc", rating: Int.random(in: 0...100, using: &random))
                     let saved = try store.save(survey, to: summary.id, base: base.id)
                     acknowledged.insert(saved.id)
@@ -211,8 +240,13 @@ struct ConvergenceSimulationTests {
                     if heads.count > 1, let resolved = try store.resolve(id, resolution) {
                         acknowledged.insert(resolved.id)
                         note("resolve")
-                        if twinHeads == heads.map(\.id), !disk.isPoweredOff, let again = try replicas[twin].store.resolve(id, resolution) {
-                            #expect(again.id == resolved.id, "seed \(seed): the same resolution on two replicas differs; replay with SURVEYSTORE_SEED=\(seed)")
+                        if twinHeads == heads.map(\.id), !disk.isPoweredOff,
+                            let again = try replicas[twin].store.resolve(id, resolution)
+                        {
+                            #expect(
+                                again.id == resolved.id,
+                                "seed \(seed): the same resolution on two replicas differs; replay with SURVEYSTORE_SEED=\(seed)"
+                            )
                             acknowledged.insert(again.id)
                             note("same resolution on two replicas")
                         }
@@ -246,19 +280,31 @@ struct ConvergenceSimulationTests {
         }
         // Settle: sync every pair, twice.
         for _ in 0..<2 {
-            for (a, b) in [(0, 1), (1, 2), (0, 2)] { _ = try replicas[a].store.sync(with: replicas[b].store, concurrency: 1) }
+            for (a, b) in [(0, 1), (1, 2), (0, 2)] {
+                _ = try replicas[a].store.sync(with: replicas[b].store, concurrency: 1)
+            }
         }
         let agreements = try replicas.map { try Self.agreement($0.store) }
-        #expect(agreements[0] == agreements[1] && agreements[1] == agreements[2], "seed \(seed) diverged; replay with SURVEYSTORE_SEED=\(seed)")
+        #expect(
+            agreements[0] == agreements[1] && agreements[1] == agreements[2],
+            "seed \(seed) diverged; replay with SURVEYSTORE_SEED=\(seed)")
         for replica in replicas {
             let store = replica.store
             var known = Set<RevisionID>()
-            for summary in try store.documents() { known.formUnion(try store.graph(of: summary.id).revisions.keys) }
+            for summary in try store.documents() {
+                known.formUnion(try store.graph(of: summary.id).revisions.keys)
+            }
             let lost = acknowledged.subtracting(known)
-            #expect(lost.isEmpty, "seed \(seed): \(lost.count) acknowledged revisions lost on \(store.root); replay with SURVEYSTORE_SEED=\(seed)")
+            #expect(
+                lost.isEmpty,
+                "seed \(seed): \(lost.count) acknowledged revisions lost on \(store.root); replay with SURVEYSTORE_SEED=\(seed)"
+            )
             let problems = store.verify().filter { !$0.isNote }
-            #expect(problems.isEmpty, "seed \(seed): \(problems.prefix(3)); replay with SURVEYSTORE_SEED=\(seed)")
+            #expect(
+                problems.isEmpty, "seed \(seed): \(problems.prefix(3)); replay with SURVEYSTORE_SEED=\(seed)")
         }
-        print("convergence seed \(seed): \(Self.operations) operations \(counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")); \(acknowledged.count) acknowledged revisions")
+        print(
+            "convergence seed \(seed): \(Self.operations) operations \(counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")); \(acknowledged.count) acknowledged revisions"
+        )
     }
 }

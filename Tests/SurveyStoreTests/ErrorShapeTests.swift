@@ -13,12 +13,15 @@ import Versions
 /// the operation and the document around the file layer's errors.
 @Suite("One error shape")
 struct ErrorShapeTests {
-    @Test("A save whose fsync fails names the operation and the document, with the file layer's error as cause")
+    @Test(
+        "A save whose fsync fails names the operation and the document, with the file layer's error as cause")
     func failedSaveNamesDocument() throws {
         // A store over system calls whose fsync fails with EIO.
         var calls = SystemCalls.live
         calls.fsync = { _ in .failure(.io) }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("errors-\(UUID().uuidString)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "errors-\(UUID().uuidString)"
+        ).path
         let good = try SurveyStore.create(at: path, deviceName: "laptop")
         let document = try good.create(try Survey(title: "T", items: [])).id
         let store = try SurveyStore.open(at: path, calls: calls)
@@ -42,14 +45,22 @@ struct ErrorShapeTests {
     func categories() throws {
         let cases: [(any CategorizedError, String, ErrorCategory)] = [
             (StoreError.noSuchDocument(UUID()), "noSuchDocument", .notFound),
-            (StoreError.notCurrent(base: RevisionID(generation: 1, digest: String(repeating: "a", count: 64)), heads: []), "notCurrent", .refused),
+            (
+                StoreError.notCurrent(
+                    base: RevisionID(generation: 1, digest: String(repeating: "a", count: 64)), heads: []),
+                "notCurrent", .refused
+            ),
             (StoreError.damagedStore("Store.plist", "x"), "damagedStore", .invalidData),
             (StoreError.readOnly("/s"), "readOnly", .failure),
             (LookupError.ambiguousDocument("ab", []), "ambiguous", .usage),
             (LookupError.noSuchDocument("ab"), "noSuchDocument", .notFound),
             (FormatError.newer(9, supported: 2), "newerFormat", .invalidData),
             (FormatError.unknown(0), "unsupportedFormat", .invalidData),
-            (VersionsError.contentMismatch(RevisionID(generation: 1, digest: String(repeating: "a", count: 64))), "invalidRevision", .invalidData),
+            (
+                VersionsError.contentMismatch(
+                    RevisionID(generation: 1, digest: String(repeating: "a", count: 64))), "invalidRevision",
+                .invalidData
+            ),
             (ExportError.noSuchFolder("/x"), "noSuchFolder", .notFound),
             (DeviceNameError(name: "", reason: "empty"), "invalidDeviceName", .usage),
         ]
@@ -63,7 +74,9 @@ struct ErrorShapeTests {
     @Test("Errors about input carry the file, line and column; the message leaves them out")
     func inputLocation() throws {
         let error = try #require(throws: PropertyListError.self) {
-            _ = try PropertyList(xml: Data("<plist version=\"1.0\">\n<dict><key>a</key></dict></plist>".utf8), file: "in.plist")
+            _ = try PropertyList(
+                xml: Data("<plist version=\"1.0\">\n<dict><key>a</key></dict></plist>".utf8), file: "in.plist"
+            )
         }
         let shaped: any CategorizedError = error
         #expect(shaped.inputLocation?.file == "in.plist")

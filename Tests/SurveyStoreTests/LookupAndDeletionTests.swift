@@ -10,7 +10,9 @@ import Versions
 @Suite("Look-ups, deletion and restore")
 struct LookupAndDeletionTests {
     static func store() throws -> (SurveyStore, String) {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lookup-\(UUID().uuidString)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lookup-\(UUID().uuidString)"
+        ).path
         return (try SurveyStore.create(at: path, deviceName: "laptop"), path)
     }
 
@@ -34,7 +36,9 @@ struct LookupAndDeletionTests {
         let b = UUID(uuidString: "BBBB0000-0000-4000-8000-000000000002")!
         try store.create(Self.survey, id: a)
         try store.create(Self.survey, id: b)
-        #expect(throws: LookupError.ambiguousDocument("bbbb", [a, b].sorted { $0.uuidString < $1.uuidString })) {
+        #expect(
+            throws: LookupError.ambiguousDocument("bbbb", [a, b].sorted { $0.uuidString < $1.uuidString })
+        ) {
             _ = try store.documentID(matching: "bbbb")
         }
         #expect(throws: LookupError.noSuchDocument("nope")) { _ = try store.documentID(matching: "nope") }
@@ -42,7 +46,9 @@ struct LookupAndDeletionTests {
         #expect(try store.documentID(matching: "BBBB0000-0000-4000-8000-000000000002") == b)
     }
 
-    @Test("Deleting twice writes one deletion; opening says who deleted it and what can be kept; keep restores it")
+    @Test(
+        "Deleting twice writes one deletion; opening says who deleted it and what can be kept; keep restores it"
+    )
     func deleteAndRestore() throws {
         let (store, _) = try Self.store()
         let (id, first) = try store.create(Self.survey)
@@ -73,7 +79,9 @@ struct LookupAndDeletionTests {
 
     @Test("Device names that XML cannot carry, or empty, are refused before a store is created")
     func deviceNames() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "device-\(UUID().uuidString)"
+        ).path
         for name in ["a\rb", "", "bell\u{7}"] {
             #expect(throws: DeviceNameError.self) { try SurveyStore.create(at: path, deviceName: name) }
         }

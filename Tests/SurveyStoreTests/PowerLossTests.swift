@@ -28,7 +28,11 @@ struct PowerLossTests {
         private let lock = NSLock()
         private var now: Int64 = 1_800_000_000_000
         var read: @Sendable () -> Int64 {
-            { self.lock.withLock { self.now += 1; return self.now } }
+            {
+                self.lock.withLock {
+                    self.now += 1; return self.now
+                }
+            }
         }
     }
 
@@ -38,7 +42,8 @@ struct PowerLossTests {
             items: [
                 Item(
                     id: UUID(uuidString: "00000000-0000-4000-8000-000000000001")!, title: "Rate",
-                    kind: .slider(minimum: 0, maximum: 100, roundToInteger: true), answer: .number(Double(rating))),
+                    kind: .slider(minimum: 0, maximum: 100, roundToInteger: true),
+                    answer: .number(Double(rating))),
                 Item(
                     id: UUID(uuidString: "00000000-0000-4000-8000-000000000002")!, title: "Name",
                     kind: .textField(subtitle: nil), answer: .text(title)),
@@ -97,7 +102,8 @@ struct PowerLossTests {
         var problems: [String] = []
         for point in 1...(total + 1) {
             let run = base.synced()
-            let where_ = point <= total ? "power lost at call \(point) of \(total)" : "power lost right after success"
+            let crashPoint =
+                point <= total ? "power lost at call \(point) of \(total)" : "power lost right after success"
             if point <= total { run.powerLossAtCall = point }
             let outcome = try? scenario.operation(run)
             run.powerOff()
@@ -105,7 +111,9 @@ struct PowerLossTests {
             let problemsBefore = problems.count
             defer {
                 if outcome == nil, let repairing = scenario.repairing {
-                    let here = problems[problemsBefore...].filter { !($0.contains(repairing) && $0.contains("digest")) }
+                    let here = problems[problemsBefore...].filter {
+                        !($0.contains(repairing) && $0.contains("digest"))
+                    }
                     problems.removeSubrange(problemsBefore...)
                     problems += here
                 }
@@ -115,28 +123,35 @@ struct PowerLossTests {
                 do {
                     store = try open(disk, at: root)
                 } catch {
-                    problems.append("\(scenario.name), \(where_): \(root) does not open: \(error)")
+                    problems.append("\(scenario.name), \(crashPoint): \(root) does not open: \(error)")
                     continue
                 }
-                for problem in store.verify() where !problem.isNote { problems.append("\(scenario.name), \(where_): verify: \(problem)") }
+                for problem in store.verify() where !problem.isNote {
+                    problems.append("\(scenario.name), \(crashPoint): verify: \(problem)")
+                }
                 let known = try knownRevisions(disk, root)
                 for lost in before[root]!.subtracting(known).sorted() {
-                    problems.append("\(scenario.name), \(where_): revision \(lost) was lost")
+                    problems.append("\(scenario.name), \(crashPoint): revision \(lost) was lost")
                 }
                 // Every revision visible has readable, verified content (or is pruned or a deletion).
                 for id in try store.revisions.documentIDs() {
                     let (graph, pruned) = try store.revisions.graph(of: id)
-                    for revision in graph.revisions.values where !pruned.contains(revision.id) && !revision.isDeleted {
+                    for revision in graph.revisions.values
+                    where !pruned.contains(revision.id) && !revision.isDeleted {
                         do {
                             _ = try store.survey(id, revision)
                         } catch {
-                            problems.append("\(scenario.name), \(where_): revision \(revision.id) unreadable: \(error)")
+                            problems.append(
+                                "\(scenario.name), \(crashPoint): revision \(revision.id) unreadable: \(error)"
+                            )
                         }
                     }
                 }
             }
             if let outcome {
-                problems += try scenario.acknowledged(disk, outcome).map { "\(scenario.name), \(where_): \($0)" }
+                problems += try scenario.acknowledged(disk, outcome).map {
+                    "\(scenario.name), \(crashPoint): \($0)"
+                }
             }
         }
         return (problems, total + 1)
@@ -145,7 +160,9 @@ struct PowerLossTests {
     static func expectSurvives(_ scenario: Scenario) throws {
         let (problems, points) = try check(scenario)
         print("power loss: \(scenario.name): \(points) crash points checked, \(problems.count) problems")
-        #expect(problems.isEmpty, "\(problems.count) problems, first: \(problems.prefix(5).joined(separator: "\n"))")
+        #expect(
+            problems.isEmpty,
+            "\(problems.count) problems, first: \(problems.prefix(5).joined(separator: "\n"))")
         #expect(points > 20, "\(scenario.name) made too few calls to be a real test: \(points - 1)")
     }
 
@@ -190,11 +207,14 @@ struct PowerLossTests {
             Scenario(
                 name: "save", disk: try Self.storeWithHistory(),
                 operation: { disk in
-                    .revision(try Self.open(disk).save(try Self.survey("edited", rating: 50), to: Self.document))
+                    .revision(
+                        try Self.open(disk).save(try Self.survey("edited", rating: 50), to: Self.document))
                 },
                 acknowledged: { disk, outcome in
                     let (written, graph, problems) = try Self.revisionProblems(disk, outcome)
-                    if problems.isEmpty, graph.winner?.id != written?.id { return ["the acknowledged save is not the winner"] }
+                    if problems.isEmpty, graph.winner?.id != written?.id {
+                        return ["the acknowledged save is not the winner"]
+                    }
                     return problems
                 }))
     }
@@ -205,7 +225,10 @@ struct PowerLossTests {
         try Self.expectSurvives(
             Scenario(
                 name: "create", disk: try Self.storeWithHistory(),
-                operation: { disk in .revision(try Self.open(disk).create(try Self.survey("new", rating: 7), id: other).revision) },
+                operation: { disk in
+                    .revision(
+                        try Self.open(disk).create(try Self.survey("new", rating: 7), id: other).revision)
+                },
                 acknowledged: { disk, outcome in try Self.revisionProblems(disk, outcome).2 }))
         try Self.expectSurvives(
             Scenario(
@@ -213,7 +236,9 @@ struct PowerLossTests {
                 operation: { disk in .revision(try Self.open(disk).delete(Self.document)) },
                 acknowledged: { disk, outcome in
                     let (_, graph, problems) = try Self.revisionProblems(disk, outcome)
-                    if problems.isEmpty, !graph.isDeleted { return ["the acknowledged deletion does not win"] }
+                    if problems.isEmpty, !graph.isDeleted {
+                        return ["the acknowledged deletion does not win"]
+                    }
                     return problems
                 }))
     }
@@ -227,7 +252,9 @@ struct PowerLossTests {
                 acknowledged: { disk, outcome in
                     let (written, graph, problems) = try Self.revisionProblems(disk, outcome)
                     if written == nil { return ["resolve wrote nothing for a document in conflict"] }
-                    if problems.isEmpty, graph.heads.map(\.id) != [written!.id] { return ["still in conflict after resolve"] }
+                    if problems.isEmpty, graph.heads.map(\.id) != [written!.id] {
+                        return ["still in conflict after resolve"]
+                    }
                     return problems
                 }))
     }
@@ -244,8 +271,13 @@ struct PowerLossTests {
                     let pruned = try store.revisions.graph(of: Self.document).pruned
                     var problems: [String] = []
                     if ids.count != 2 { problems.append("prune pruned \(ids.count) revisions, expected 2") }
-                    for id in ids where !pruned.contains(id) { problems.append("acknowledged prune of \(id) is undone") }
-                    for id in ids where FileReader(calls: disk.table).exists(Self.root + "/Documents/\(Self.document.uuidString.lowercased())/\(id).survey") {
+                    for id in ids where !pruned.contains(id) {
+                        problems.append("acknowledged prune of \(id) is undone")
+                    }
+                    for id in ids
+                    where FileReader(calls: disk.table).exists(
+                        Self.root + "/Documents/\(Self.document.uuidString.lowercased())/\(id).survey")
+                    {
                         problems.append("the package of pruned \(id) is still there")
                     }
                     return problems
@@ -267,7 +299,9 @@ struct PowerLossTests {
         try there.save(try Self.survey("there", rating: 70), to: Self.document)
         _ = try there.prune(Self.document)
         try here.save(try Self.survey("here", rating: 30), to: Self.document)
-        try here.create(try Self.survey("another", rating: 4), id: UUID(uuidString: "22222222-3333-4444-8555-666666666666")!)
+        try here.create(
+            try Self.survey("another", rating: 4),
+            id: UUID(uuidString: "22222222-3333-4444-8555-666666666666")!)
         try Self.expectSurvives(
             Scenario(
                 name: "sync (\(concurrency) at once)", disk: disk, roots: [Self.root, other],
@@ -299,8 +333,10 @@ struct PowerLossTests {
             "title": .string("Your name"), "type": .string("TextField"), "value1": .string("First and last"),
             "result": .dictionary(["text": .string("Ada")]),
         ])
-        let content = try PropertyList.dictionary(["title": .string("Old"), "items": .array([item])]).xmlData()
-        let old = try store.revisions.write(document: Self.document, parents: [], content: content, formatVersion: 1)
+        let content = try PropertyList.dictionary(["title": .string("Old"), "items": .array([item])])
+            .xmlData()
+        let old = try store.revisions.write(
+            document: Self.document, parents: [], content: content, formatVersion: 1)
         try Self.expectSurvives(
             Scenario(
                 name: "migrate", disk: disk,
@@ -337,9 +373,11 @@ struct PowerLossTests {
         }
         try Self.expectSurvives(
             Scenario(
-                name: "batched sync (syncfs \(syncfs ? "used" : "missing"))", disk: disk, roots: [Self.root, other],
+                name: "batched sync (syncfs \(syncfs ? "used" : "missing"))", disk: disk,
+                roots: [Self.root, other],
                 operation: { disk in
-                    let here = try SurveyStore.open(at: Self.root, calls: table(disk), wallClock: Clock().read)
+                    let here = try SurveyStore.open(
+                        at: Self.root, calls: table(disk), wallClock: Clock().read)
                     let there = try SurveyStore.open(at: other, calls: table(disk), wallClock: Clock().read)
                     let report = try here.sync(with: there, concurrency: 1)
                     return report.sent == 6 ? .synced : .pruned([])
@@ -347,7 +385,8 @@ struct PowerLossTests {
                 acknowledged: { disk, outcome in
                     guard case .synced = outcome else { return ["the sync did not send the six revisions"] }
                     let mine = try Self.knownRevisions(disk, Self.root)
-                    return mine == (try Self.knownRevisions(disk, other)) ? [] : ["the stores differ after an acknowledged sync"]
+                    return mine == (try Self.knownRevisions(disk, other))
+                        ? [] : ["the stores differ after an acknowledged sync"]
                 }))
     }
 
@@ -362,7 +401,8 @@ struct PowerLossTests {
         let here = try Self.open(disk)
         try here.sync(with: try Self.open(disk, at: other), concurrency: 1)
         let winner = try #require(try here.revisions.graph(of: Self.document).graph.winner)
-        let torn = other + "/" + StoreLayout.package(winner.id, of: Self.document) + "/" + StoreLayout.contentFile
+        let torn =
+            other + "/" + StoreLayout.package(winner.id, of: Self.document) + "/" + StoreLayout.contentFile
         let table = disk.table
         let descriptor = try table.openat(AT_FDCWD, torn, O_WRONLY | O_TRUNC, 0).get()
         _ = Array("<?xml".utf8).withUnsafeBytes { table.write(descriptor, $0) }
@@ -372,7 +412,8 @@ struct PowerLossTests {
             Scenario(
                 name: "sync repairing a torn revision", disk: disk, roots: [Self.root, other],
                 operation: { disk in
-                    let report = try Self.open(disk).sync(with: try Self.open(disk, at: other), concurrency: 1)
+                    let report = try Self.open(disk).sync(
+                        with: try Self.open(disk, at: other), concurrency: 1)
                     return report.repaired.map(\.path) == [torn] ? .synced : .pruned([])
                 },
                 acknowledged: { disk, outcome in
@@ -398,11 +439,14 @@ struct PowerLossTests {
                 var table = disk.table
                 table.syncfs = { _ in .success(()) }
                 let here = try SurveyStore.open(at: Self.root, calls: table, wallClock: Clock().read)
-                try here.sync(with: try SurveyStore.open(at: other, calls: table, wallClock: Clock().read), concurrency: 1)
+                try here.sync(
+                    with: try SurveyStore.open(at: other, calls: table, wallClock: Clock().read),
+                    concurrency: 1)
                 return .synced
             },
             acknowledged: { disk, _ in
-                try Self.knownRevisions(disk, Self.root) == Self.knownRevisions(disk, other) ? [] : ["the stores differ"]
+                try Self.knownRevisions(disk, Self.root) == Self.knownRevisions(disk, other)
+                    ? [] : ["the stores differ"]
             })
         let (problems, _) = try Self.check(scenario)
         #expect(
@@ -424,7 +468,9 @@ struct PowerLossTests {
                 let realFsync = table.fsync
                 table.openat = { directory, path, flags, mode in
                     let result = realOpen(directory, path, flags, mode)
-                    if case .success(let descriptor) = result, flags & O_DIRECTORY != 0 { directories.insert(descriptor) }
+                    if case .success(let descriptor) = result, flags & O_DIRECTORY != 0 {
+                        directories.insert(descriptor)
+                    }
                     return result
                 }
                 table.fsync = { directories.contains($0) ? .success(()) : realFsync($0) }

@@ -5,7 +5,8 @@ import Testing
 
 @Suite("Format 1 to 2 migration")
 struct FormatMigrationTests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures/formats")
 
     static func content(_ package: String) throws -> Data {
@@ -18,10 +19,22 @@ struct FormatMigrationTests {
         ["title": "Would you come again?", "kind": "binary", "options": ["No", "Yes"], "answer": 1],
         ["title": "Thank you", "kind": "textOnly", "text": "Your answers stay on this device."],
         ["title": "Your name", "kind": "textField", "subtitle": "First and last", "answer": "Ada"],
-        ["title": "Date of visit", "kind": "datePicker", "answer": .date(Date(timeIntervalSince1970: 1_559_381_400))],
-        ["title": "Rate us", "kind": "slider", "minimum": 0.0, "maximum": 10.0, "roundToInteger": true, "answer": 8.0],
-        ["title": "Favourite dish", "kind": "picker", "options": ["Soup", "Fish", "Cake"], "answer": "Cake"],
-        ["title": "What did you try?", "kind": "multiTF", "options": ["Soup", "Fish", "Cake", "Tea"], "answer": [true, false, true, false]],
+        [
+            "title": "Date of visit", "kind": "datePicker",
+            "answer": .date(Date(timeIntervalSince1970: 1_559_381_400)),
+        ],
+        [
+            "title": "Rate us", "kind": "slider", "minimum": 0.0, "maximum": 10.0, "roundToInteger": true,
+            "answer": 8.0,
+        ],
+        [
+            "title": "Favourite dish", "kind": "picker", "options": ["Soup", "Fish", "Cake"],
+            "answer": "Cake",
+        ],
+        [
+            "title": "What did you try?", "kind": "multiTF", "options": ["Soup", "Fish", "Cake", "Tea"],
+            "answer": [true, false, true, false],
+        ],
     ]
 
     static let unansweredExpected: [[String: PropertyList]] = [
@@ -29,7 +42,10 @@ struct FormatMigrationTests {
         ["title": "Thank you", "kind": "textOnly"],
         ["title": "Your name", "kind": "textField"],
         ["title": "Date of visit", "kind": "datePicker"],
-        ["title": "Temperature", "kind": "slider", "minimum": -5.5, "maximum": 40.0, "roundToInteger": false],
+        [
+            "title": "Temperature", "kind": "slider", "minimum": -5.5, "maximum": 40.0,
+            "roundToInteger": false,
+        ],
         ["title": "Favourite dish", "kind": "picker", "options": ["Soup"]],
         ["title": "What did you try?", "kind": "multiTF", "options": ["Soup", "Fish"]],
     ]
@@ -51,7 +67,8 @@ struct FormatMigrationTests {
 
     @Test("Every kind, answered, migrates to exactly the expected format-2 content")
     func answered() throws {
-        try check("format1/answered.survey", title: "Visitor feedback (2019)", expected: Self.answeredExpected)
+        try check(
+            "format1/answered.survey", title: "Visitor feedback (2019)", expected: Self.answeredExpected)
     }
 
     @Test("Every kind, unanswered, migrates to exactly the expected format-2 content")
@@ -59,7 +76,9 @@ struct FormatMigrationTests {
         try check("format1/unanswered.survey", title: "Blank form", expected: Self.unansweredExpected)
     }
 
-    @Test("Migration is deterministic: the same revision gives byte-identical content; ids derive from it and the position")
+    @Test(
+        "Migration is deterministic: the same revision gives byte-identical content; ids derive from it and the position"
+    )
     func deterministic() throws {
         let data = try Self.content("format1/answered.survey")
         let first = try FormatMigrator.survey(from: data, version: 1, seed: "3-abc").plistData()
@@ -71,19 +90,26 @@ struct FormatMigrationTests {
         #expect(other.items.map(\.id) != ids)
     }
 
-    @Test("Broken format-1 content is refused naming the item and the rule",
-          arguments: [("broken/slider-bounds-not-numbers.survey", SurveyError.Rule.sliderBounds),
-                      ("broken/multitf-wrong-length.survey", .answerLength),
-                      ("broken/unknown-type.survey", .unknownKind)])
+    @Test(
+        "Broken format-1 content is refused naming the item and the rule",
+        arguments: [
+            ("broken/slider-bounds-not-numbers.survey", SurveyError.Rule.sliderBounds),
+            ("broken/multitf-wrong-length.survey", .answerLength),
+            ("broken/unknown-type.survey", .unknownKind),
+        ])
     func broken(package: String, rule: SurveyError.Rule) throws {
-        let error = #expect(throws: SurveyError.self) { try FormatMigrator.survey(from: Self.content(package), version: 1, seed: "x") }
+        let error = #expect(throws: SurveyError.self) {
+            try FormatMigrator.survey(from: Self.content(package), version: 1, seed: "x")
+        }
         #expect(error?.rule == rule)
         #expect(error?.position == 1)
     }
 
     @Test("A newer format is refused with the design's message")
     func newer() {
-        let error = #expect(throws: FormatError.self) { try FormatMigrator.survey(from: Data(), version: 3, seed: "x") }
+        let error = #expect(throws: FormatError.self) {
+            try FormatMigrator.survey(from: Data(), version: 3, seed: "x")
+        }
         #expect(error?.description == "format 3 is newer than this build supports (2)")
     }
 }

@@ -12,19 +12,23 @@ struct InputTests {
     }
 
     static func plist(answer: String) -> Data {
-        Data("""
+        Data(
+            """
             <plist version="1.0"><dict><key>title</key><string>T</string><key>items</key><array>
             <dict><key>title</key><string>D</string><key>kind</key><string>datePicker</string>
             <key>answer</key>\(answer)</dict></array></dict></plist>
             """.utf8)
     }
 
-    @Test("An impossible date is refused the same way in JSON, in a plist and as typed text", arguments: [
-        "2026-02-30T00:00:00Z", "2026-01-01T24:00:00Z", "2026-13-01T00:00:00Z",
-    ])
+    @Test(
+        "An impossible date is refused the same way in JSON, in a plist and as typed text",
+        arguments: [
+            "2026-02-30T00:00:00Z", "2026-01-01T24:00:00Z", "2026-13-01T00:00:00Z",
+        ])
     func impossibleDates(text: String) {
         let json = #expect(throws: SurveyError.self) {
-            try Survey(json: Self.survey(items: #"{"title": "D", "kind": "datePicker", "answer": "\#(text)"}"#))
+            try Survey(
+                json: Self.survey(items: #"{"title": "D", "kind": "datePicker", "answer": "\#(text)"}"#))
         }
         #expect(json?.rule == .invalidDate)
         #expect(json?.position == 1)
@@ -35,7 +39,9 @@ struct InputTests {
         #expect(typed?.rule == .invalidDate)
         #expect(typed?.position == 4)
         #expect(typed?.message == json?.message)
-        let plist = #expect(throws: PropertyListError.self) { try Survey(plist: Self.plist(answer: "<date>\(text)</date>"), file: "s.plist") }
+        let plist = #expect(throws: PropertyListError.self) {
+            try Survey(plist: Self.plist(answer: "<date>\(text)</date>"), file: "s.plist")
+        }
         #expect(plist?.line == 3)
         #expect(plist?.message.contains("date '\(text)'") == true)
     }
@@ -43,52 +49,80 @@ struct InputTests {
     @Test("A fraction of a second is accepted and dropped in all three forms")
     func fractionalSeconds() throws {
         let expected = Answer.date(Date(timeIntervalSince1970: 1_795_168_800))
-        let json = try Survey(json: Self.survey(items: #"{"title": "D", "kind": "datePicker", "answer": "2026-11-20T10:00:00.987Z"}"#))
+        let json = try Survey(
+            json: Self.survey(
+                items: #"{"title": "D", "kind": "datePicker", "answer": "2026-11-20T10:00:00.987Z"}"#))
         #expect(json.items[0].answer == expected)
         let plist = try Survey(plist: Self.plist(answer: "<date>2026-11-20T10:00:00.987Z</date>"))
         #expect(plist.items[0].answer == expected)
         let plistString = try Survey(plist: Self.plist(answer: "<string>2026-11-20T10:00:00.987Z</string>"))
         #expect(plistString.items[0].answer == expected)
-        #expect(try Item(title: "D", kind: .datePicker).dateAnswer(from: "2026-11-20T10:00:00.987Z", position: 1) == expected)
+        #expect(
+            try Item(title: "D", kind: .datePicker).dateAnswer(from: "2026-11-20T10:00:00.987Z", position: 1)
+                == expected)
         #expect(try Survey(plist: json.plistData()) == json, "what is read equals what is stored")
     }
 
     @Test("Dates before 1582 are written in the proleptic Gregorian calendar")
     func oldDatesInJSON() throws {
-        let survey = try Survey(json: Self.survey(items: #"{"title": "D", "kind": "datePicker", "answer": "0009-09-15T00:00:00Z"}"#))
+        let survey = try Survey(
+            json: Self.survey(
+                items: #"{"title": "D", "kind": "datePicker", "answer": "0009-09-15T00:00:00Z"}"#))
         let json = String(decoding: try survey.jsonData(), as: UTF8.self)
         #expect(json.contains(#""answer" : "0009-09-15T00:00:00Z""#), "\(json)")
     }
 
-    @Test("Every number a slider accepts can be shown", arguments: [
-        (1e19, "1e+19"), (-1e300, "-1e+300"), (8, "8"), (-0.5, "-0.5"), (9_007_199_254_740_992, "9007199254740992"),
-    ])
+    @Test(
+        "Every number a slider accepts can be shown",
+        arguments: [
+            (1e19, "1e+19"), (-1e300, "-1e+300"), (8, "8"), (-0.5, "-0.5"),
+            (9_007_199_254_740_992, "9007199254740992"),
+        ])
     func largeSliderNumbers(number: Double, text: String) throws {
-        let survey = try Survey(json: Self.survey(
-            items: #"{"title": "S", "kind": "slider", "minimum": -1e301, "maximum": 1e20, "answer": \#(number)}"#))
+        let survey = try Survey(
+            json: Self.survey(
+                items:
+                    #"{"title": "S", "kind": "slider", "minimum": -1e301, "maximum": 1e20, "answer": \#(number)}"#
+            ))
         #expect(survey.items[0].answer == .number(number))
         #expect(survey.items[0].answer?.text == text)
     }
 
     @Test("An integer answer above 2^63 keeps its value")
     func hugeIntegerAnswer() throws {
-        let survey = try Survey(json: Self.survey(
-            items: #"{"title": "S", "kind": "slider", "minimum": 0, "maximum": 1e20, "answer": 18446744073709551615}"#))
+        let survey = try Survey(
+            json: Self.survey(
+                items:
+                    #"{"title": "S", "kind": "slider", "minimum": 0, "maximum": 1e20, "answer": 18446744073709551615}"#
+            ))
         #expect(survey.items[0].answer == .number(18_446_744_073_709_551_615))
     }
 
-    @Test("JSON that JSONSerialization would accept is refused with the line and column", arguments: [
-        ("{\"title\": \"T\",\n \"items\": [],\n \"title\": \"U\"}", 3, 2, #"the key "title" appears twice in one object"#),
-        ("{\"title\": \"T\", \"items\": [{\"title\": \"A\", \"kind\": \"textField\", \"kind\": \"picker\"}]}", 1, 62,
-         #"the key "kind" appears twice in one object"#),
-        ("{\"title\": \"T\", \"items\": [], \"x\": null}", 1, 34, "null is not allowed; leave the key out instead"),
-        ("{\"title\": \"\\ud800\", \"items\": []}", 1, 12, "a \\u escape holds a lone surrogate"),
-        ("{\"title\": \"T\", \"items\": [01]}", 1, 26, "a number does not start with 0 unless it is 0"),
-        ("{\"title\": \"T\", \"items\": []} x", 1, 29, "unexpected text after the JSON value"),
-        ("{\"title\": \"T\", \"items\": [] ", 1, 28, "the document ends inside an object"),
-    ])
+    @Test(
+        "JSON that JSONSerialization would accept is refused with the line and column",
+        arguments: [
+            (
+                "{\"title\": \"T\",\n \"items\": [],\n \"title\": \"U\"}", 3, 2,
+                #"the key "title" appears twice in one object"#
+            ),
+            (
+                "{\"title\": \"T\", \"items\": [{\"title\": \"A\", \"kind\": \"textField\", \"kind\": \"picker\"}]}",
+                1, 62,
+                #"the key "kind" appears twice in one object"#
+            ),
+            (
+                "{\"title\": \"T\", \"items\": [], \"x\": null}", 1, 34,
+                "null is not allowed; leave the key out instead"
+            ),
+            ("{\"title\": \"\\ud800\", \"items\": []}", 1, 12, "a \\u escape holds a lone surrogate"),
+            ("{\"title\": \"T\", \"items\": [01]}", 1, 26, "a number does not start with 0 unless it is 0"),
+            ("{\"title\": \"T\", \"items\": []} x", 1, 29, "unexpected text after the JSON value"),
+            ("{\"title\": \"T\", \"items\": [] ", 1, 28, "the document ends inside an object"),
+        ])
     func strictJSON(json: String, line: Int, column: Int, message: String) {
-        let error = #expect(throws: SurveyFileError.self) { try Survey(json: Data(json.utf8), file: "in.json") }
+        let error = #expect(throws: SurveyFileError.self) {
+            try Survey(json: Data(json.utf8), file: "in.json")
+        }
         #expect(error?.message == message)
         #expect(error?.line == line)
         #expect(error?.column == column)
@@ -103,26 +137,38 @@ struct InputTests {
         let utf8 = #expect(throws: SurveyFileError.self) { try Survey(json: Data(bytes)) }
         #expect(utf8?.message == "the string is not valid UTF-8")
         let deep = String(repeating: "[", count: 200) + String(repeating: "]", count: 200)
-        let depth = #expect(throws: SurveyFileError.self) { try Survey(json: Data(#"{"title": "T", "items": \#(deep)}"#.utf8)) }
+        let depth = #expect(throws: SurveyFileError.self) {
+            try Survey(json: Data(#"{"title": "T", "items": \#(deep)}"#.utf8))
+        }
         #expect(depth?.message.contains("nested deeper than 128") == true)
     }
 
     @Test("The form is told by content: BOMs, UTF-16 XML, binary plists, JSON")
     func formatDetection() throws {
-        let xml = #"<?xml version="1.0" encoding="UTF-16"?><plist version="1.0"><dict><key>title</key><string>U</string><key>items</key><array/></dict></plist>"#
+        let xml =
+            #"<?xml version="1.0" encoding="UTF-16"?><plist version="1.0"><dict><key>title</key><string>U</string><key>items</key><array/></dict></plist>"#
         var utf16LE = Data([0xFF, 0xFE])
         utf16LE.append(xml.data(using: .utf16LittleEndian)!)
         #expect(try Survey(data: utf16LE).title == "U")
         var utf16BE = Data([0xFE, 0xFF])
         utf16BE.append(xml.data(using: .utf16BigEndian)!)
         #expect(try Survey(data: utf16BE).title == "U")
-        #expect(try Survey(data: Data("\u{FEFF}".utf8) + Data(xml.replacingOccurrences(of: "UTF-16", with: "UTF-8").utf8)).title == "U")
+        #expect(
+            try Survey(
+                data: Data("\u{FEFF}".utf8) + Data(xml.replacingOccurrences(of: "UTF-16", with: "UTF-8").utf8)
+            ).title == "U")
         #expect(try Survey(data: Data("\u{FEFF}{\"title\": \"J\", \"items\": []}".utf8)).title == "J")
         let json16 = #expect(throws: SurveyFileError.self) {
-            try Survey(data: Data([0xFF, 0xFE]) + "{\"title\": \"J\", \"items\": []}".data(using: .utf16LittleEndian)!, file: "j.json")
+            try Survey(
+                data: Data([0xFF, 0xFE]) + "{\"title\": \"J\", \"items\": []}".data(
+                    using: .utf16LittleEndian)!, file: "j.json")
         }
-        #expect(json16?.description == "j.json:1:1: the file is UTF-16 text but not an XML property list; JSON must be UTF-8")
-        let binary = #expect(throws: PropertyListError.self) { try Survey(data: Data("bplist00\u{0}".utf8), file: "b.plist") }
+        #expect(
+            json16?.description
+                == "j.json:1:1: the file is UTF-16 text but not an XML property list; JSON must be UTF-8")
+        let binary = #expect(throws: PropertyListError.self) {
+            try Survey(data: Data("bplist00\u{0}".utf8), file: "b.plist")
+        }
         #expect(binary?.message.hasPrefix("binary property lists are not supported") == true)
     }
 
@@ -137,10 +183,12 @@ struct InputTests {
         #expect(error?.line == Survey.maximumItemCount + 1)
         #expect(clock.now - start < .seconds(20))
         let plistError = #expect(throws: SurveyError.self) {
-            try Survey(interchange: .dictionary([
-                "title": .string("T"),
-                "items": .array(Array(repeating: .string("not even an item"), count: Survey.maximumItemCount + 1)),
-            ]))
+            try Survey(
+                interchange: .dictionary([
+                    "title": .string("T"),
+                    "items": .array(
+                        Array(repeating: .string("not even an item"), count: Survey.maximumItemCount + 1)),
+                ]))
         }
         #expect(plistError?.rule == .tooManyItems)
     }
@@ -155,7 +203,8 @@ struct InputTests {
     @Test("The envelope show --json prints is accepted; another document's id and unknown keys are not")
     func envelope() throws {
         let document = UUID()
-        let extra = #", "id": "\#(document.uuidString.lowercased())", "revision": "1-abc", "formatVersion": 2, "conflicts": ["2-def"]"#
+        let extra =
+            #", "id": "\#(document.uuidString.lowercased())", "revision": "1-abc", "formatVersion": 2, "conflicts": ["2-def"]"#
         let data = Self.survey(items: #"{"title": "Q", "kind": "textOnly"}"#, extra: extra)
         #expect(try Survey(json: data).title == "T")
         #expect(try Survey(json: data, document: document).items.count == 1)
@@ -164,19 +213,26 @@ struct InputTests {
         #expect(error?.rule == .otherDocument)
         #expect(error?.message.contains(other.uuidString.lowercased()) == true)
         let unknown = #expect(throws: SurveyError.self) {
-            try Survey(json: Self.survey(items: "", extra: #", "id": "\#(document.uuidString)", "comment": "x""#))
+            try Survey(
+                json: Self.survey(items: "", extra: #", "id": "\#(document.uuidString)", "comment": "x""#))
         }
         #expect(unknown?.message == "unknown key 'comment'")
-        let badConflicts = #expect(throws: SurveyError.self) { try Survey(json: Self.survey(items: "", extra: #", "conflicts": [1]"#)) }
+        let badConflicts = #expect(throws: SurveyError.self) {
+            try Survey(json: Self.survey(items: "", extra: #", "conflicts": [1]"#))
+        }
         #expect(badConflicts?.rule == .wrongType)
         // The stored form (Survey.plist) stays strict: only title and items.
         let stored = #expect(throws: SurveyError.self) {
-            try Survey(interchange: .dictionary(["title": .string("T"), "items": .array([]), "revision": .string("1-abc")]))
+            try Survey(
+                interchange: .dictionary([
+                    "title": .string("T"), "items": .array([]), "revision": .string("1-abc"),
+                ]))
         }
         #expect(stored?.message == "unknown key 'revision'")
     }
 
-    @Test("3,000 seeded corruptions of a valid JSON survey are read or refused with a position, never a crash")
+    @Test(
+        "3,000 seeded corruptions of a valid JSON survey are read or refused with a position, never a crash")
     func corruptedJSON() {
         let seed: UInt64 = 0x4A50_2026
         var state = seed
@@ -199,7 +255,9 @@ struct InputTests {
             do {
                 _ = try Survey(json: Data(bytes))
             } catch let error as SurveyFileError {
-                #expect(error.line.map { $0 >= 1 } == true && error.column.map { $0 >= 1 } == true, "seed \(seed), round \(round): \(error)")
+                #expect(
+                    error.line.map { $0 >= 1 } == true && error.column.map { $0 >= 1 } == true,
+                    "seed \(seed), round \(round): \(error)")
             } catch is SurveyError {
                 // Well-formed JSON that breaks a rule of the model.
             } catch {
@@ -212,10 +270,12 @@ struct InputTests {
     func storedContentFromBeforeTheRules() throws {
         let stored = PropertyList.dictionary([
             "title": .string(""),
-            "items": .array([.dictionary([
-                "id": .string(UUID().uuidString), "title": .string("P"), "kind": .string("picker"),
-                "options": .array([.string("A"), .string("A")]), "answer": .string("A"),
-            ])]),
+            "items": .array([
+                .dictionary([
+                    "id": .string(UUID().uuidString), "title": .string("P"), "kind": .string("picker"),
+                    "options": .array([.string("A"), .string("A")]), "answer": .string("A"),
+                ])
+            ]),
         ])
         let survey = try Survey(interchange: stored)
         #expect(survey.title.isEmpty)

@@ -39,10 +39,17 @@ struct MergePropertyTests {
             case 0: return (.binary(options: options(2...2)), answered ? .choice(int(0...1)) : nil)
             case 1: return (.textOnly(text: bool() ? word() : nil), nil)
             case 2: return (.textField(subtitle: bool() ? word() : nil), answered ? .text(word()) : nil)
-            case 3: return (.datePicker, answered ? .date(Date(timeIntervalSince1970: Double(int(0...1_000_000)) * 60)) : nil)
+            case 3:
+                return (
+                    .datePicker,
+                    answered ? .date(Date(timeIntervalSince1970: Double(int(0...1_000_000)) * 60)) : nil
+                )
             case 4:
                 let maximum = Double(int(1...20))
-                return (.slider(minimum: 0, maximum: maximum, roundToInteger: bool()), answered ? .number(Double(int(0...Int(maximum)))) : nil)
+                return (
+                    .slider(minimum: 0, maximum: maximum, roundToInteger: bool()),
+                    answered ? .number(Double(int(0...Int(maximum)))) : nil
+                )
             case 5:
                 let labels = options(1...4)
                 return (.picker(options: labels), answered ? .text(labels[int(0...labels.count - 1)]) : nil)
@@ -72,8 +79,10 @@ struct MergePropertyTests {
                 case .binary: item.answer = item.answer == .choice(1) ? .choice(0) : .choice(1)
                 case .textOnly(let text): item.kind = .textOnly(text: (text ?? "") + "+")
                 case .textField: item.answer = .text(word() + "\(int(0...99))")
-                case .datePicker: item.answer = .date(Date(timeIntervalSince1970: Double(int(0...1_000_000)) * 60))
-                case .slider(let minimum, let maximum, let round): item.kind = .slider(minimum: minimum, maximum: maximum + 1, roundToInteger: round)
+                case .datePicker:
+                    item.answer = .date(Date(timeIntervalSince1970: Double(int(0...1_000_000)) * 60))
+                case .slider(let minimum, let maximum, let round):
+                    item.kind = .slider(minimum: minimum, maximum: maximum + 1, roundToInteger: round)
                 case .picker(let labels): item.answer = .text(labels[int(0...labels.count - 1)])
                 case .multiTF(let labels): item.answer = .flags(labels.map { _ in bool() })
                 }
@@ -110,12 +119,15 @@ struct MergePropertyTests {
 
     static func bytes(_ survey: Survey) -> Data { (try? survey.plistData()) ?? Data() }
 
-    @Test("Random scripts on 2–4 heads: valid merges, identical bytes in any head order, nothing every head keeps is lost")
+    @Test(
+        "Random scripts on 2–4 heads: valid merges, identical bytes in any head order, nothing every head keeps is lost"
+    )
     func randomScripts() throws {
         let seed = Self.seed
         var generator = Generator(random: SeededRandom(seed: seed))
         for index in 0..<Self.cases {
-            let base = try Survey(title: "Base", items: (0..<generator.int(0...8)).map { _ in generator.item() })
+            let base = try Survey(
+                title: "Base", items: (0..<generator.int(0...8)).map { _ in generator.item() })
             let surveys = (0..<generator.int(2...4)).map { _ in generator.randomScript(on: base) }
             let heads = Self.heads(surveys)
             let merged = SurveyMerge.merge(base: base, heads: heads)
@@ -125,18 +137,30 @@ struct MergePropertyTests {
             var shuffled = heads
             for _ in 0..<3 {
                 shuffled.shuffle(using: &generator.random)
-                #expect(Self.bytes(SurveyMerge.merge(base: base, heads: shuffled).survey) == reference, "\(context): head order changed the merge")
+                #expect(
+                    Self.bytes(SurveyMerge.merge(base: base, heads: shuffled).survey) == reference,
+                    "\(context): head order changed the merge")
             }
-            let everywhere = surveys.dropFirst().reduce(Set(surveys[0].items.map(\.id))) { $0.intersection($1.items.map(\.id)) }
+            let everywhere = surveys.dropFirst().reduce(Set(surveys[0].items.map(\.id))) {
+                $0.intersection($1.items.map(\.id))
+            }
             let mergedIDs = Set(merged.survey.items.map(\.id))
             #expect(everywhere.isSubset(of: mergedIDs), "\(context): an item every head has was lost")
             let known = Set(surveys.flatMap { $0.items.map(\.id) })
             #expect(mergedIDs.isSubset(of: known), "\(context): an item appeared from nowhere")
             // merge(x, x) = x, and a head equal to the base yields the other head.
-            #expect(Self.bytes(SurveyMerge.merge(base: base, heads: Self.heads([surveys[0], surveys[0]])).survey) == Self.bytes(surveys[0]), "\(context): merge(x, x) != x")
-            #expect(Self.bytes(SurveyMerge.merge(base: nil, heads: Self.heads([surveys[0], surveys[0]])).survey) == Self.bytes(surveys[0]), "\(context): two-way merge(x, x) != x")
-            #expect(Self.bytes(SurveyMerge.merge(base: base, heads: Self.heads([base, surveys[1]])).survey) == Self.bytes(surveys[1]), "\(context): merge(base, y) != y")
-            #expect(Self.bytes(SurveyMerge.merge(base: base, heads: Self.heads([surveys[1], base])).survey) == Self.bytes(surveys[1]), "\(context): merge(y, base) != y")
+            #expect(
+                Self.bytes(SurveyMerge.merge(base: base, heads: Self.heads([surveys[0], surveys[0]])).survey)
+                    == Self.bytes(surveys[0]), "\(context): merge(x, x) != x")
+            #expect(
+                Self.bytes(SurveyMerge.merge(base: nil, heads: Self.heads([surveys[0], surveys[0]])).survey)
+                    == Self.bytes(surveys[0]), "\(context): two-way merge(x, x) != x")
+            #expect(
+                Self.bytes(SurveyMerge.merge(base: base, heads: Self.heads([base, surveys[1]])).survey)
+                    == Self.bytes(surveys[1]), "\(context): merge(base, y) != y")
+            #expect(
+                Self.bytes(SurveyMerge.merge(base: base, heads: Self.heads([surveys[1], base])).survey)
+                    == Self.bytes(surveys[1]), "\(context): merge(y, base) != y")
         }
     }
 
@@ -162,12 +186,15 @@ struct MergePropertyTests {
         }
     }
 
-    @Test("Disjoint edits (fields, kinds, removals, inserts, moves) merge with nothing contested and equal applying all edits")
+    @Test(
+        "Disjoint edits (fields, kinds, removals, inserts, moves) merge with nothing contested and equal applying all edits"
+    )
     func disjointScripts() throws {
         let seed = Self.seed
         var generator = Generator(random: SeededRandom(seed: seed ^ 0xD15))
         for index in 0..<Self.cases {
-            let base = try Survey(title: "Base", items: (0..<generator.int(8...16)).map { _ in generator.item() })
+            let base = try Survey(
+                title: "Base", items: (0..<generator.int(8...16)).map { _ in generator.item() })
             let headCount = generator.int(2...4)
             var free = base.items.map(\.id).shuffled(using: &generator.random)
             var reserved = Set<UUID>()
@@ -179,8 +206,11 @@ struct MergePropertyTests {
                 let anchor = free.removeLast()
                 reserved.insert(anchor)
                 if generator.bool() {
-                    scripts[head].append(.insert((0..<generator.int(1...2)).map { _ in generator.item() }, after: anchor))
-                } else if let moved = free.firstIndex(where: { abs(position[$0]! - position[anchor]!) >= 2 && !reserved.contains($0) }) {
+                    scripts[head].append(
+                        .insert((0..<generator.int(1...2)).map { _ in generator.item() }, after: anchor))
+                } else if let moved = free.firstIndex(where: {
+                    abs(position[$0]! - position[anchor]!) >= 2 && !reserved.contains($0)
+                }) {
                     let id = free.remove(at: moved)
                     reserved.insert(id)
                     scripts[head].append(.move(id, after: anchor))
@@ -205,7 +235,9 @@ struct MergePropertyTests {
             Self.apply(scripts.flatMap { $0 }, to: &expected, edits: edits)
             let merged = SurveyMerge.merge(base: base, heads: Self.heads(surveys))
             let context = "seed \(seed), case \(index); replay with SURVEYSTORE_SEED=\(seed)"
-            #expect(merged.contested.isEmpty, "\(context): disjoint edits were contested: \(merged.contested.map(\.field))")
+            #expect(
+                merged.contested.isEmpty,
+                "\(context): disjoint edits were contested: \(merged.contested.map(\.field))")
             #expect(merged.survey.items == expected, "\(context): the merge differs from applying every edit")
         }
     }

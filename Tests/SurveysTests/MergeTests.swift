@@ -10,17 +10,23 @@ enum MergeFixture {
     }
 
     /// 1 binary, 2 textField, 3 slider, 4 picker, 5 multiTF, 6 textOnly.
-    static let base = try! Survey(title: "Visit", items: [
-        Item(id: id(1), title: "Come again?", kind: .binary(options: ["No", "Yes"]), answer: .choice(1)),
-        Item(id: id(2), title: "Name", kind: .textField(subtitle: "First"), answer: .text("Ada")),
-        Item(id: id(3), title: "Rate", kind: .slider(minimum: 0, maximum: 10, roundToInteger: true), answer: .number(8)),
-        Item(id: id(4), title: "Dish", kind: .picker(options: ["Soup", "Fish", "Cake"])),
-        Item(id: id(5), title: "Tried", kind: .multiTF(options: ["Soup", "Fish"])),
-        Item(id: id(6), title: "Thanks", kind: .textOnly(text: "Bye")),
-    ])
+    static let base = try! Survey(
+        title: "Visit",
+        items: [
+            Item(id: id(1), title: "Come again?", kind: .binary(options: ["No", "Yes"]), answer: .choice(1)),
+            Item(id: id(2), title: "Name", kind: .textField(subtitle: "First"), answer: .text("Ada")),
+            Item(
+                id: id(3), title: "Rate", kind: .slider(minimum: 0, maximum: 10, roundToInteger: true),
+                answer: .number(8)),
+            Item(id: id(4), title: "Dish", kind: .picker(options: ["Soup", "Fish", "Cake"])),
+            Item(id: id(5), title: "Tried", kind: .multiTF(options: ["Soup", "Fish"])),
+            Item(id: id(6), title: "Thanks", kind: .textOnly(text: "Bye")),
+        ])
 
     /// `survey` with its items changed by `change` (and its title, when given).
-    static func edit(_ survey: Survey = base, title: String? = nil, _ change: (inout [Item]) -> Void = { _ in }) -> Survey {
+    static func edit(
+        _ survey: Survey = base, title: String? = nil, _ change: (inout [Item]) -> Void = { _ in }
+    ) -> Survey {
         var items = survey.items
         change(&items)
         return try! Survey(title: title ?? survey.title, items: items)
@@ -28,7 +34,9 @@ enum MergeFixture {
 
     static func index(_ items: [Item], _ number: Int) -> Int { items.firstIndex { $0.id == id(number) }! }
 
-    static func setAnswer(_ items: inout [Item], _ number: Int, _ answer: Answer?) { items[index(items, number)].answer = answer }
+    static func setAnswer(_ items: inout [Item], _ number: Int, _ answer: Answer?) {
+        items[index(items, number)].answer = answer
+    }
 
     static func move(_ items: inout [Item], _ number: Int, to offset: Int) {
         let item = items.remove(at: index(items, number))
@@ -37,7 +45,9 @@ enum MergeFixture {
 
     /// Merges `heads` labelled h0, h1, … ranked in that order.
     static func merge(_ base: Survey?, _ heads: [Survey], prefer: String? = nil) -> SurveyMerge.Result {
-        SurveyMerge.merge(base: base, heads: heads.enumerated().map { .init(label: "h\($0)", survey: $1, rank: $0) }, prefer: prefer)
+        SurveyMerge.merge(
+            base: base, heads: heads.enumerated().map { .init(label: "h\($0)", survey: $1, rank: $0) },
+            prefer: prefer)
     }
 
     static func ids(_ survey: Survey) -> [UUID] { survey.items.map(\.id) }
@@ -65,7 +75,10 @@ struct DiffTests {
         #expect(byID[F.id(6)]?.change == .moved && byID[F.id(6)]?.from == 6 && byID[F.id(6)]?.to == 1)
         #expect(byID[F.id(3)]?.change == .modified)
         #expect(byID[F.id(3)]?.fields == [.init(field: "answer", from: .real(8), to: .real(9))])
-        #expect(byID[F.id(4)]?.fields == [.init(field: "options", from: ["Soup", "Fish", "Cake"], to: ["Soup", "Pie"])])
+        #expect(
+            byID[F.id(4)]?.fields == [
+                .init(field: "options", from: ["Soup", "Fish", "Cake"], to: ["Soup", "Pie"])
+            ])
         // Items shifted by the insert and the removal are not "moved".
         #expect(byID[F.id(1)] == nil && byID[F.id(5)] == nil)
         #expect(SurveyDiff(from: F.base, to: F.base).isEmpty)
@@ -73,9 +86,15 @@ struct DiffTests {
 
     @Test("A kind change lists kind, the settings that differ and the answer")
     func kindChange() {
-        let new = F.edit { items in items[F.index(items, 3)] = Item(id: F.id(3), title: "Rate", kind: .textField(subtitle: "x"), answer: .text("9")) }
+        let new = F.edit { items in
+            items[F.index(items, 3)] = Item(
+                id: F.id(3), title: "Rate", kind: .textField(subtitle: "x"), answer: .text("9"))
+        }
         let change = SurveyDiff(from: F.base, to: new).items.first!
-        #expect(change.fields.map(\.field) == ["kind", "subtitle", "minimum", "maximum", "roundToInteger", "answer"])
+        #expect(
+            change.fields.map(\.field) == [
+                "kind", "subtitle", "minimum", "maximum", "roundToInteger", "answer",
+            ])
         #expect(change.fields.first == .init(field: "kind", from: "slider", to: "textField"))
     }
 }
@@ -84,7 +103,9 @@ struct DiffTests {
 struct MergeRuleTests {
     typealias F = MergeFixture
 
-    @Test("Rule 1: one side's change is taken, the same change once, different changes contested (winner's, or the preferred head's)")
+    @Test(
+        "Rule 1: one side's change is taken, the same change once, different changes contested (winner's, or the preferred head's)"
+    )
     func rule1() throws {
         let nine = F.edit { F.setAnswer(&$0, 3, .number(9)) }
         let six = F.edit { F.setAnswer(&$0, 3, .number(6)) }
@@ -96,13 +117,17 @@ struct MergeRuleTests {
         #expect(contested.survey == nine)
         #expect(contested.contested.count == 1)
         let contest = try #require(contested.contested.first)
-        #expect(contest.item == F.id(3) && contest.field == "answer" && contest.chosen == "h0" && contest.chosenValue == .real(9))
+        #expect(
+            contest.item == F.id(3) && contest.field == "answer" && contest.chosen == "h0"
+                && contest.chosenValue == .real(9))
         #expect(contest.values == [.init(label: "h0", value: .real(9)), .init(label: "h1", value: .real(6))])
         let preferred = F.merge(F.base, [nine, six], prefer: "h1")
         #expect(preferred.survey == six && preferred.contested.first?.chosen == "h1")
         // The survey title follows the same rule (its contest has no item).
         let titled = F.merge(F.base, [F.edit(title: "A"), F.edit(title: "B")])
-        #expect(titled.survey.title == "A" && titled.contested.first?.item == nil && titled.contested.first?.field == "title")
+        #expect(
+            titled.survey.title == "A" && titled.contested.first?.item == nil
+                && titled.contested.first?.field == "title")
     }
 
     @Test("Rule 2: different fields of one item merge independently")
@@ -136,13 +161,17 @@ struct MergeRuleTests {
         #expect(result.survey == removed && result.isClean)
     }
 
-    @Test("Rule 5: a move and an edit both apply; one item moved to different places takes the winner's place, reported; nothing duplicated or lost")
+    @Test(
+        "Rule 5: a move and an edit both apply; one item moved to different places takes the winner's place, reported; nothing duplicated or lost"
+    )
     func rule5() throws {
         let moved = F.edit { F.move(&$0, 6, to: 0) }
         let edited = F.edit { $0[F.index($0, 6)].kind = .textOnly(text: "See you") }
         let both = F.merge(F.base, [edited, moved])
         #expect(both.isClean)
-        #expect(both.survey.items.first?.id == F.id(6) && both.survey.items.first?.kind == .textOnly(text: "See you"))
+        #expect(
+            both.survey.items.first?.id == F.id(6)
+                && both.survey.items.first?.kind == .textOnly(text: "See you"))
         #expect(F.ids(both.survey) == F.ids(moved))
 
         let toEnd = F.edit { F.move(&$0, 1, to: 5) }
@@ -154,15 +183,21 @@ struct MergeRuleTests {
         #expect(contest.values.map(\.value) == [.integer(6), .integer(3)])
         let swapped = F.merge(F.base, [toMiddle, toEnd])
         #expect(F.ids(swapped.survey) == F.ids(toMiddle))
-        for result in [clash, swapped] { #expect(Set(F.ids(result.survey)) == Set(F.ids(F.base)) && result.survey.items.count == 6) }
+        for result in [clash, swapped] {
+            #expect(Set(F.ids(result.survey)) == Set(F.ids(F.base)) && result.survey.items.count == 6)
+        }
     }
 
-    @Test("Rule 6: inserts at the same place on several sides are all kept, each side's run together, sides in winner order")
+    @Test(
+        "Rule 6: inserts at the same place on several sides are all kept, each side's run together, sides in winner order"
+    )
     func rule6() {
         func insert(_ numbers: [Int]) -> Survey {
             F.edit { items in
                 for (offset, number) in numbers.enumerated() {
-                    items.insert(Item(id: F.id(number), title: "n\(number)", kind: .textOnly(text: nil)), at: 3 + offset)
+                    items.insert(
+                        Item(id: F.id(number), title: "n\(number)", kind: .textOnly(text: nil)),
+                        at: 3 + offset)
                 }
             }
         }
@@ -174,9 +209,13 @@ struct MergeRuleTests {
         #expect(F.merge(F.base, [a, b]).isClean)
     }
 
-    @Test("Rule 7: the same new id on several sides: equal, one item; different, merged without a base, every difference contested")
+    @Test(
+        "Rule 7: the same new id on several sides: equal, one item; different, merged without a base, every difference contested"
+    )
     func rule7() {
-        let new = Item(id: F.id(9), title: "Age", kind: .slider(minimum: 0, maximum: 120, roundToInteger: true), answer: .number(30))
+        let new = Item(
+            id: F.id(9), title: "Age", kind: .slider(minimum: 0, maximum: 120, roundToInteger: true),
+            answer: .number(30))
         let a = F.edit { $0.append(new) }
         var other = new
         other.answer = .number(40)
@@ -189,58 +228,87 @@ struct MergeRuleTests {
         #expect(different.survey.items.last?.answer == .number(30))
     }
 
-    @Test("Rule 8: kind, settings and answer move as one unit; a kind change against an answer edit is contested")
+    @Test(
+        "Rule 8: kind, settings and answer move as one unit; a kind change against an answer edit is contested"
+    )
     func rule8() throws {
-        let kind = F.edit { $0[F.index($0, 3)] = Item(id: F.id(3), title: "Rate", kind: .textField(subtitle: nil), answer: .text("good")) }
+        let kind = F.edit {
+            $0[F.index($0, 3)] = Item(
+                id: F.id(3), title: "Rate", kind: .textField(subtitle: nil), answer: .text("good"))
+        }
         let answer = F.edit { F.setAnswer(&$0, 3, .number(9)) }
         let result = F.merge(F.base, [kind, answer])
         let contest = try #require(result.contested.first)
         #expect(result.contested.count == 1 && contest.field == "kind" && contest.chosen == "h0")
-        #expect(result.survey.items[2].kind == .textField(subtitle: nil) && result.survey.items[2].answer == .text("good"))
+        #expect(
+            result.survey.items[2].kind == .textField(subtitle: nil)
+                && result.survey.items[2].answer == .text("good"))
         let flipped = F.merge(F.base, [answer, kind])
         #expect(flipped.survey.items[2] == answer.items[2])
         // A kind change and a title change do not collide.
         let title = F.edit { $0[F.index($0, 3)].title = "Score" }
         let clean = F.merge(F.base, [title, kind])
-        #expect(clean.isClean && clean.survey.items[2].title == "Score" && clean.survey.items[2].kind == .textField(subtitle: nil))
+        #expect(
+            clean.isClean && clean.survey.items[2].title == "Score"
+                && clean.survey.items[2].kind == .textField(subtitle: nil))
     }
 
-    @Test("Rule 9: merged fields that break a rule take the winner's whole item (picker, multiTF, slider), reported")
+    @Test(
+        "Rule 9: merged fields that break a rule take the winner's whole item (picker, multiTF, slider), reported"
+    )
     func rule9() throws {
         let pickerOptions = F.edit { $0[F.index($0, 4)].kind = .picker(options: ["Soup", "Fish"]) }
         let pickerAnswer = F.edit { F.setAnswer(&$0, 4, .text("Cake")) }
         let multiOptions = F.edit { $0[F.index($0, 5)].kind = .multiTF(options: ["Soup", "Fish", "Tea"]) }
         let multiAnswer = F.edit { F.setAnswer(&$0, 5, .flags([true, false])) }
-        let sliderRange = F.edit { $0[F.index($0, 3)].kind = .slider(minimum: 0, maximum: 9, roundToInteger: true) }
+        let sliderRange = F.edit {
+            $0[F.index($0, 3)].kind = .slider(minimum: 0, maximum: 9, roundToInteger: true)
+        }
         let sliderAnswer = F.edit { F.setAnswer(&$0, 3, .number(10)) }
-        for (a, b, number) in [(pickerOptions, pickerAnswer, 4), (multiOptions, multiAnswer, 5), (sliderRange, sliderAnswer, 3)] {
+        for (a, b, number) in [
+            (pickerOptions, pickerAnswer, 4), (multiOptions, multiAnswer, 5), (sliderRange, sliderAnswer, 3),
+        ] {
             let result = F.merge(F.base, [a, b])
             try result.survey.validate()
-            #expect(result.survey.items[F.index(result.survey.items, number)] == a.items[F.index(a.items, number)])
-            #expect(result.contested.contains { $0.item == F.id(number) && $0.field == "item" && $0.chosen == "h0" })
+            #expect(
+                result.survey.items[F.index(result.survey.items, number)] == a.items[F.index(a.items, number)]
+            )
+            #expect(
+                result.contested.contains {
+                    $0.item == F.id(number) && $0.field == "item" && $0.chosen == "h0"
+                })
             #expect(result.notes.contains { $0.item == F.id(number) && $0.kind == .tookWholeItem })
             let other = F.merge(F.base, [b, a])
-            #expect(other.survey.items[F.index(other.survey.items, number)] == b.items[F.index(b.items, number)])
+            #expect(
+                other.survey.items[F.index(other.survey.items, number)] == b.items[F.index(b.items, number)])
         }
     }
 
     @Test("Rule 10: three heads merge to the same bytes whatever order they are passed in")
     func rule10() throws {
         let heads = [
-            F.edit { F.setAnswer(&$0, 3, .number(9)); $0.remove(at: F.index($0, 6)) },
-            F.edit { F.setAnswer(&$0, 3, .number(2)); F.move(&$0, 1, to: 4) },
+            F.edit {
+                F.setAnswer(&$0, 3, .number(9)); $0.remove(at: F.index($0, 6))
+            },
+            F.edit {
+                F.setAnswer(&$0, 3, .number(2)); F.move(&$0, 1, to: 4)
+            },
             F.edit(title: "Three") { $0.append(Item(id: F.id(8), title: "x", kind: .datePicker)) },
         ].enumerated().map { SurveyMerge.Head(label: "r\($0)", survey: $1, rank: $0) }
         let reference = try SurveyMerge.merge(base: F.base, heads: heads).survey.plistData()
         for order in [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]] {
-            #expect(try SurveyMerge.merge(base: F.base, heads: order.map { heads[$0] }).survey.plistData() == reference)
+            #expect(
+                try SurveyMerge.merge(base: F.base, heads: order.map { heads[$0] }).survey.plistData()
+                    == reference)
         }
         let merged = try Survey(plist: reference)
         #expect(merged.title == "Three" && merged.items.map(\.id) == [2, 3, 4, 5, 1, 8].map(F.id))
         #expect(merged.items[1].answer == .number(9))
     }
 
-    @Test("Without a base the merge is two-way: every difference contested, items only some heads have are kept")
+    @Test(
+        "Without a base the merge is two-way: every difference contested, items only some heads have are kept"
+    )
     func twoWay() throws {
         let a = F.edit { F.setAnswer(&$0, 3, .number(9)) }
         let b = F.edit { $0.remove(at: F.index($0, 6)) }
@@ -253,11 +321,13 @@ struct MergeRuleTests {
 
     @Test("Format-1 items are matched by position to the base's ids")
     func formatOneMatching() throws {
-        let renamed = try Survey(title: "Visit", items: F.base.items.enumerated().map { offset, item in
-            var item = item
-            item.id = F.id(100 + offset)
-            return item
-        } + [Item(id: F.id(200), title: "extra", kind: .datePicker)])
+        let renamed = try Survey(
+            title: "Visit",
+            items: F.base.items.enumerated().map { offset, item in
+                var item = item
+                item.id = F.id(100 + offset)
+                return item
+            } + [Item(id: F.id(200), title: "extra", kind: .datePicker)])
         let matched = renamed.matchingItemIDs(byPositionTo: F.base)
         #expect(matched.items.map(\.id) == F.ids(F.base) + [F.id(200)])
         #expect(matched.items.map(\.title) == renamed.items.map(\.title))

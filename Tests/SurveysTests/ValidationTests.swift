@@ -20,85 +20,140 @@ struct ValidationTests {
     }
 
     static let cases: [Case] = [
-        Case(name: "unknown kind", json: survey(#"{"title": "Q", "kind": "rating"}"#), position: 2, rule: .unknownKind,
-             message: "unknown kind 'rating'"),
-        Case(name: "binary with 3 options", json: survey(#"{"title": "Q", "kind": "binary", "options": ["a", "b", "c"]}"#),
-             position: 2, rule: .binaryOptions, message: "exactly 2 options, not 3"),
-        Case(name: "binary with 1 option", json: survey(#"{"title": "Q", "kind": "binary", "options": ["a"]}"#),
-             position: 2, rule: .binaryOptions, message: "exactly 2 options, not 1"),
-        Case(name: "binary answer 2", json: survey(#"{"title": "Q", "kind": "binary", "options": ["a", "b"], "answer": 2}"#),
-             position: 2, rule: .answerOutOfRange, message: "0 or 1, not 2"),
-        Case(name: "binary answer as text", json: survey(#"{"title": "Q", "kind": "binary", "options": ["a", "b"], "answer": "b"}"#),
-             position: 2, rule: .answerType, message: "not answered by a string"),
-        Case(name: "answer on textOnly", json: survey(#"{"title": "Q", "kind": "textOnly", "answer": "x"}"#),
-             position: 2, rule: .answerNotAllowed, message: "takes no answer"),
-        Case(name: "textField answered by a number", json: survey(#"{"title": "Q", "kind": "textField", "answer": 3}"#),
-             position: 2, rule: .answerType, message: "not answered by an integer"),
-        Case(name: "datePicker with a bad date", json: survey(#"{"title": "Q", "kind": "datePicker", "answer": "next Tuesday"}"#),
-             position: 2, rule: .invalidDate, message: "is not a possible date: it is malformed"),
-        Case(name: "datePicker with 30 February",
-             json: survey(#"{"title": "Q", "kind": "datePicker", "answer": "2026-02-30T00:00:00Z"}"#),
-             position: 2, rule: .invalidDate, message: "has day 30, which month 2 of 2026 does not have"),
-        Case(name: "datePicker with hour 24",
-             json: survey(#"{"title": "Q", "kind": "datePicker", "answer": "2026-01-01T24:00:00Z"}"#),
-             position: 2, rule: .invalidDate, message: "has a time of day out of range"),
-        Case(name: "binary with two equal options", json: survey(#"{"title": "Q", "kind": "binary", "options": ["Yes", "Yes"]}"#),
-             position: 2, rule: .duplicateOptions, message: "two options are different labels"),
-        Case(name: "picker with a repeated option",
-             json: survey(#"{"title": "Q", "kind": "picker", "options": ["Soup", "Fish", "Soup"]}"#),
-             position: 2, rule: .duplicateOptions, message: "option 3 has the same label as option 1"),
-        Case(name: "multiTF with a repeated option", json: survey(#"{"title": "Q", "kind": "multiTF", "options": ["a", "a"]}"#),
-             position: 2, rule: .duplicateOptions, message: "option 2 has the same label as option 1"),
-        Case(name: "empty survey title", json: #"{"title": "", "items": []}"#, position: nil, rule: .emptyTitle,
-             message: "the title is empty"),
-        Case(name: "survey title of spaces only", json: #"{"title": " \t ", "items": []}"#, position: nil, rule: .emptyTitle,
-             message: "the title is empty"),
-        Case(name: "slider minimum not below maximum", json: survey(#"{"title": "Q", "kind": "slider", "minimum": 5, "maximum": 5}"#),
-             position: 2, rule: .sliderBounds, message: "must be below its maximum"),
-        Case(name: "slider answer above maximum",
-             json: survey(#"{"title": "Q", "kind": "slider", "minimum": 0, "maximum": 10, "answer": 11}"#),
-             position: 2, rule: .answerOutOfRange, message: "between 0.0 and 10.0"),
-        Case(name: "slider answer below minimum",
-             json: survey(#"{"title": "Q", "kind": "slider", "minimum": 0, "maximum": 10, "answer": -0.5}"#),
-             position: 2, rule: .answerOutOfRange, message: "between 0.0 and 10.0"),
-        Case(name: "slider fraction when rounding",
-             json: survey(#"{"title": "Q", "kind": "slider", "minimum": 0, "maximum": 10, "roundToInteger": true, "answer": 2.5}"#),
-             position: 2, rule: .answerNotWhole, message: "must be whole"),
-        Case(name: "slider without maximum", json: survey(#"{"title": "Q", "kind": "slider", "minimum": 0}"#),
-             position: 2, rule: .missingKey, message: "'maximum' is missing"),
-        Case(name: "picker without options", json: survey(#"{"title": "Q", "kind": "picker", "options": []}"#),
-             position: 2, rule: .emptyOptions, message: "at least one option"),
-        Case(name: "picker answer not an option",
-             json: survey(#"{"title": "Q", "kind": "picker", "options": ["Soup", "Fish"], "answer": "Cake"}"#),
-             position: 2, rule: .answerNotAnOption, message: "one of the 2 options"),
-        Case(name: "multiTF answer of the wrong length",
-             json: survey(#"{"title": "Q", "kind": "multiTF", "options": ["a", "b", "c"], "answer": [true, false]}"#),
-             position: 2, rule: .answerLength, message: "2 flags for 3 options"),
-        Case(name: "multiTF answer with a non-boolean",
-             json: survey(#"{"title": "Q", "kind": "multiTF", "options": ["a"], "answer": ["yes"]}"#),
-             position: 2, rule: .answerType, message: "not answered by an array"),
-        Case(name: "multiTF without options", json: survey(#"{"title": "Q", "kind": "multiTF", "options": []}"#),
-             position: 2, rule: .emptyOptions, message: "at least one option"),
-        Case(name: "duplicate id",
-             json: #"{"title": "T", "items": [{"id": "6F1C2B8E-3D4A-4C1B-9E2F-1A2B3C4D5E01", "title": "A", "kind": "datePicker"}, {"id": "6F1C2B8E-3D4A-4C1B-9E2F-1A2B3C4D5E01", "title": "B", "kind": "datePicker"}]}"#,
-             position: 2, rule: .duplicateID, message: "already used by item 1"),
-        Case(name: "invalid id", json: survey(#"{"id": "not-a-uuid", "title": "Q", "kind": "datePicker"}"#),
-             position: 2, rule: .invalidID, message: "is not a UUID"),
-        Case(name: "unknown item key", json: survey(#"{"title": "Q", "kind": "textField", "colour": "red"}"#),
-             position: 2, rule: .unknownKey, message: "'colour' is not part of a textField item"),
-        Case(name: "a setting of another kind", json: survey(#"{"title": "Q", "kind": "textField", "options": ["a"]}"#),
-             position: 2, rule: .unknownKey, message: "'options' is not part of a textField item"),
-        Case(name: "item without a title", json: survey(#"{"kind": "datePicker"}"#),
-             position: 2, rule: .missingKey, message: "'title' is missing"),
-        Case(name: "item without a kind", json: survey(#"{"title": "Q"}"#),
-             position: 2, rule: .missingKey, message: "'kind' is missing"),
-        Case(name: "item that is not a dictionary", json: survey(#""just text""#),
-             position: 2, rule: .wrongType, message: "not a string"),
-        Case(name: "unknown survey key", json: #"{"title": "T", "items": [], "author": "me"}"#,
-             position: nil, rule: .unknownKey, message: "unknown key 'author'"),
-        Case(name: "survey without items", json: #"{"title": "T"}"#, position: nil, rule: .missingKey, message: "'items' is missing"),
-        Case(name: "title of the wrong type", json: #"{"title": 5, "items": []}"#, position: nil, rule: .wrongType,
-             message: "'title' is a string, not an integer"),
+        Case(
+            name: "unknown kind", json: survey(#"{"title": "Q", "kind": "rating"}"#), position: 2,
+            rule: .unknownKind,
+            message: "unknown kind 'rating'"),
+        Case(
+            name: "binary with 3 options",
+            json: survey(#"{"title": "Q", "kind": "binary", "options": ["a", "b", "c"]}"#),
+            position: 2, rule: .binaryOptions, message: "exactly 2 options, not 3"),
+        Case(
+            name: "binary with 1 option",
+            json: survey(#"{"title": "Q", "kind": "binary", "options": ["a"]}"#),
+            position: 2, rule: .binaryOptions, message: "exactly 2 options, not 1"),
+        Case(
+            name: "binary answer 2",
+            json: survey(#"{"title": "Q", "kind": "binary", "options": ["a", "b"], "answer": 2}"#),
+            position: 2, rule: .answerOutOfRange, message: "0 or 1, not 2"),
+        Case(
+            name: "binary answer as text",
+            json: survey(#"{"title": "Q", "kind": "binary", "options": ["a", "b"], "answer": "b"}"#),
+            position: 2, rule: .answerType, message: "not answered by a string"),
+        Case(
+            name: "answer on textOnly", json: survey(#"{"title": "Q", "kind": "textOnly", "answer": "x"}"#),
+            position: 2, rule: .answerNotAllowed, message: "takes no answer"),
+        Case(
+            name: "textField answered by a number",
+            json: survey(#"{"title": "Q", "kind": "textField", "answer": 3}"#),
+            position: 2, rule: .answerType, message: "not answered by an integer"),
+        Case(
+            name: "datePicker with a bad date",
+            json: survey(#"{"title": "Q", "kind": "datePicker", "answer": "next Tuesday"}"#),
+            position: 2, rule: .invalidDate, message: "is not a possible date: it is malformed"),
+        Case(
+            name: "datePicker with 30 February",
+            json: survey(#"{"title": "Q", "kind": "datePicker", "answer": "2026-02-30T00:00:00Z"}"#),
+            position: 2, rule: .invalidDate, message: "has day 30, which month 2 of 2026 does not have"),
+        Case(
+            name: "datePicker with hour 24",
+            json: survey(#"{"title": "Q", "kind": "datePicker", "answer": "2026-01-01T24:00:00Z"}"#),
+            position: 2, rule: .invalidDate, message: "has a time of day out of range"),
+        Case(
+            name: "binary with two equal options",
+            json: survey(#"{"title": "Q", "kind": "binary", "options": ["Yes", "Yes"]}"#),
+            position: 2, rule: .duplicateOptions, message: "two options are different labels"),
+        Case(
+            name: "picker with a repeated option",
+            json: survey(#"{"title": "Q", "kind": "picker", "options": ["Soup", "Fish", "Soup"]}"#),
+            position: 2, rule: .duplicateOptions, message: "option 3 has the same label as option 1"),
+        Case(
+            name: "multiTF with a repeated option",
+            json: survey(#"{"title": "Q", "kind": "multiTF", "options": ["a", "a"]}"#),
+            position: 2, rule: .duplicateOptions, message: "option 2 has the same label as option 1"),
+        Case(
+            name: "empty survey title", json: #"{"title": "", "items": []}"#, position: nil,
+            rule: .emptyTitle,
+            message: "the title is empty"),
+        Case(
+            name: "survey title of spaces only", json: #"{"title": " \t ", "items": []}"#, position: nil,
+            rule: .emptyTitle,
+            message: "the title is empty"),
+        Case(
+            name: "slider minimum not below maximum",
+            json: survey(#"{"title": "Q", "kind": "slider", "minimum": 5, "maximum": 5}"#),
+            position: 2, rule: .sliderBounds, message: "must be below its maximum"),
+        Case(
+            name: "slider answer above maximum",
+            json: survey(#"{"title": "Q", "kind": "slider", "minimum": 0, "maximum": 10, "answer": 11}"#),
+            position: 2, rule: .answerOutOfRange, message: "between 0.0 and 10.0"),
+        Case(
+            name: "slider answer below minimum",
+            json: survey(#"{"title": "Q", "kind": "slider", "minimum": 0, "maximum": 10, "answer": -0.5}"#),
+            position: 2, rule: .answerOutOfRange, message: "between 0.0 and 10.0"),
+        Case(
+            name: "slider fraction when rounding",
+            json: survey(
+                #"{"title": "Q", "kind": "slider", "minimum": 0, "maximum": 10, "roundToInteger": true, "answer": 2.5}"#
+            ),
+            position: 2, rule: .answerNotWhole, message: "must be whole"),
+        Case(
+            name: "slider without maximum", json: survey(#"{"title": "Q", "kind": "slider", "minimum": 0}"#),
+            position: 2, rule: .missingKey, message: "'maximum' is missing"),
+        Case(
+            name: "picker without options", json: survey(#"{"title": "Q", "kind": "picker", "options": []}"#),
+            position: 2, rule: .emptyOptions, message: "at least one option"),
+        Case(
+            name: "picker answer not an option",
+            json: survey(#"{"title": "Q", "kind": "picker", "options": ["Soup", "Fish"], "answer": "Cake"}"#),
+            position: 2, rule: .answerNotAnOption, message: "one of the 2 options"),
+        Case(
+            name: "multiTF answer of the wrong length",
+            json: survey(
+                #"{"title": "Q", "kind": "multiTF", "options": ["a", "b", "c"], "answer": [true, false]}"#),
+            position: 2, rule: .answerLength, message: "2 flags for 3 options"),
+        Case(
+            name: "multiTF answer with a non-boolean",
+            json: survey(#"{"title": "Q", "kind": "multiTF", "options": ["a"], "answer": ["yes"]}"#),
+            position: 2, rule: .answerType, message: "not answered by an array"),
+        Case(
+            name: "multiTF without options",
+            json: survey(#"{"title": "Q", "kind": "multiTF", "options": []}"#),
+            position: 2, rule: .emptyOptions, message: "at least one option"),
+        Case(
+            name: "duplicate id",
+            json:
+                #"{"title": "T", "items": [{"id": "6F1C2B8E-3D4A-4C1B-9E2F-1A2B3C4D5E01", "title": "A", "kind": "datePicker"}, {"id": "6F1C2B8E-3D4A-4C1B-9E2F-1A2B3C4D5E01", "title": "B", "kind": "datePicker"}]}"#,
+            position: 2, rule: .duplicateID, message: "already used by item 1"),
+        Case(
+            name: "invalid id", json: survey(#"{"id": "not-a-uuid", "title": "Q", "kind": "datePicker"}"#),
+            position: 2, rule: .invalidID, message: "is not a UUID"),
+        Case(
+            name: "unknown item key", json: survey(#"{"title": "Q", "kind": "textField", "colour": "red"}"#),
+            position: 2, rule: .unknownKey, message: "'colour' is not part of a textField item"),
+        Case(
+            name: "a setting of another kind",
+            json: survey(#"{"title": "Q", "kind": "textField", "options": ["a"]}"#),
+            position: 2, rule: .unknownKey, message: "'options' is not part of a textField item"),
+        Case(
+            name: "item without a title", json: survey(#"{"kind": "datePicker"}"#),
+            position: 2, rule: .missingKey, message: "'title' is missing"),
+        Case(
+            name: "item without a kind", json: survey(#"{"title": "Q"}"#),
+            position: 2, rule: .missingKey, message: "'kind' is missing"),
+        Case(
+            name: "item that is not a dictionary", json: survey(#""just text""#),
+            position: 2, rule: .wrongType, message: "not a string"),
+        Case(
+            name: "unknown survey key", json: #"{"title": "T", "items": [], "author": "me"}"#,
+            position: nil, rule: .unknownKey, message: "unknown key 'author'"),
+        Case(
+            name: "survey without items", json: #"{"title": "T"}"#, position: nil, rule: .missingKey,
+            message: "'items' is missing"),
+        Case(
+            name: "title of the wrong type", json: #"{"title": 5, "items": []}"#, position: nil,
+            rule: .wrongType,
+            message: "'title' is a string, not an integer"),
     ]
 
     @Test("Each broken rule is refused, naming the item (position and title) and the rule", arguments: cases)
@@ -116,7 +171,8 @@ struct ValidationTests {
 
     @Test("Messages never quote the answer")
     func answersStayPrivate() {
-        let json = Self.survey(#"{"title": "Q", "kind": "picker", "options": ["Soup"], "answer": "my secret"}"#)
+        let json = Self.survey(
+            #"{"title": "Q", "kind": "picker", "options": ["Soup"], "answer": "my secret"}"#)
         let error = #expect(throws: SurveyError.self) { try Survey(json: Data(json.utf8)) }
         #expect(error?.description.contains("my secret") == false)
     }
@@ -141,7 +197,10 @@ struct ValidationTests {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fixtures/examples/visitor-feedback.plist")
         let survey = try Survey(plist: try Data(contentsOf: url))
-        #expect(survey.items.map(\.kind.name) == ["binary", "textOnly", "textField", "datePicker", "slider", "picker", "multiTF"])
+        #expect(
+            survey.items.map(\.kind.name) == [
+                "binary", "textOnly", "textField", "datePicker", "slider", "picker", "multiTF",
+            ])
     }
 
     @Test("Setting an answer checks it against the item")

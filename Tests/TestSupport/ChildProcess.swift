@@ -27,7 +27,8 @@ public enum ChildProcess {
     ///   - timeLimit: Seconds after which the child is killed (SIGKILL) and
     ///     ``Output/timedOut`` set.
     public static func run(
-        _ executable: String, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
+        _ executable: String, _ arguments: [String], in directory: URL? = nil,
+        environment: [String: String] = [:],
         input: Data? = nil, timeLimit: TimeInterval? = nil
     ) throws -> Output {
         let process = Process()
@@ -69,7 +70,8 @@ public enum ChildProcess {
         deadline?.cancel()
         while !reader.isFinished { usleep(1000) }
         return Output(
-            status: process.terminationStatus, stdout: outputData, stderr: String(decoding: errorData, as: UTF8.self),
+            status: process.terminationStatus, stdout: outputData,
+            stderr: String(decoding: errorData, as: UTF8.self),
             signalled: process.terminationReason == .uncaughtSignal, timedOut: timedOut)
     }
 
@@ -82,7 +84,9 @@ public enum ChildProcess {
             do {
                 guard let chunk = try handle.read(upToCount: 1 << 16), !chunk.isEmpty else { return data }
                 data.append(chunk)
-            } catch let error as NSError where (error.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == Int(EINTR) {
+            } catch let error as NSError
+                where (error.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == Int(EINTR)
+            {
                 continue
             } catch {
                 return data
@@ -132,7 +136,8 @@ public enum Tools {
         if let found = find(name) { return found }
         if isCI {
             Issue.record(
-                "\(name) is not installed, but CI=true: .ci/run should have installed it", sourceLocation: sourceLocation)
+                "\(name) is not installed, but CI=true: .ci/run should have installed it",
+                sourceLocation: sourceLocation)
         } else {
             print("note: skipping a check that needs \(name), which is not installed (CI would fail here)")
         }

@@ -7,7 +7,9 @@ import Versions
 struct MergeBaseTests {
     static let document = UUID(uuidString: "6F1C2B8E-3D4A-4C1B-9E2F-1A2B3C4D5E02")!
 
-    func revision(_ parents: [RevisionMetadata], _ content: String, clock: inout HybridClock) -> RevisionMetadata {
+    func revision(_ parents: [RevisionMetadata], _ content: String, clock: inout HybridClock)
+        -> RevisionMetadata
+    {
         try! RevisionMetadata.make(
             documentID: Self.document, parents: parents, content: Data(content.utf8), formatVersion: 2,
             device: Device(id: "d", name: "d"), clock: &clock)
@@ -25,7 +27,9 @@ struct MergeBaseTests {
         var graph = RevisionGraph([root, middle, a, b, c])
         #expect(graph.mergeBases(of: [a.id, b.id]).map(\.id) == [middle.id])
         #expect(graph.mergeBases(of: [a.id, b.id, c.id]).map(\.id) == [middle.id])
-        #expect(graph.mergeBases(of: [a.id, middle.id]).map(\.id) == [middle.id], "a head that is an ancestor of another is the base")
+        #expect(
+            graph.mergeBases(of: [a.id, middle.id]).map(\.id) == [middle.id],
+            "a head that is an ancestor of another is the base")
         // Criss-cross: x and y each merge a and b.
         let x = revision([a, b], "x", clock: &clock)
         let y = revision([a, b], "y", clock: &clock)
@@ -37,16 +41,23 @@ struct MergeBaseTests {
         #expect(graph.mergeBases(of: [x.id, stranger.id]).isEmpty)
     }
 
-    @Test("A resolution's metadata depends only on its parents and content: two stores write the same revision")
+    @Test(
+        "A resolution's metadata depends only on its parents and content: two stores write the same revision")
     func deterministicResolution() throws {
         let folders = try (0..<2).map { index -> String in
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("resolution-\(UUID().uuidString)-\(index)").path
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "resolution-\(UUID().uuidString)-\(index)"
+            ).path
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             return path
         }
         let stores = [
-            RevisionStore(root: folders[0], device: Device(id: "laptop", name: "Laptop"), wallClock: { 1_795_168_800_000 }),
-            RevisionStore(root: folders[1], device: Device(id: "phone", name: "Phone"), wallClock: { 1_895_168_800_000 }),
+            RevisionStore(
+                root: folders[0], device: Device(id: "laptop", name: "Laptop"),
+                wallClock: { 1_795_168_800_000 }),
+            RevisionStore(
+                root: folders[1], device: Device(id: "phone", name: "Phone"), wallClock: { 1_895_168_800_000 }
+            ),
         ]
         for store in stores {
             try RevisionStore.writer(root: store.root, calls: store.calls).createRoot()
@@ -56,10 +67,15 @@ struct MergeBaseTests {
         let root = revision([], "root", clock: &clock)
         let a = revision([root], "a", clock: &clock)
         let b = revision([root], "b", clock: &clock)
-        let written = try stores.map { try $0.writeResolution(document: Self.document, parents: [b, a], content: Data("m".utf8), formatVersion: 2) }
+        let written = try stores.map {
+            try $0.writeResolution(
+                document: Self.document, parents: [b, a], content: Data("m".utf8), formatVersion: 2)
+        }
         #expect(written[0] == written[1])
         #expect(written[0].parents == [a.id, b.id].sorted())
-        #expect(written[0].timestamp == HybridTimestamp(milliseconds: b.timestamp.milliseconds, counter: b.timestamp.counter + 1))
+        #expect(
+            written[0].timestamp
+                == HybridTimestamp(milliseconds: b.timestamp.milliseconds, counter: b.timestamp.counter + 1))
         #expect(written[0].timestamp > a.timestamp && written[0].timestamp > b.timestamp)
         #expect(written[0].device == RevisionStore.resolutionDevice)
         let reread = try stores[1].graph(of: Self.document).graph

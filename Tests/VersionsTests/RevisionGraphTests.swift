@@ -22,12 +22,15 @@ struct RevisionGraphTests {
         HybridClock(wallClock: { wall.milliseconds })
     }
 
-    func revision(_ parents: [RevisionMetadata], _ content: String?, device: Device = laptop, clock: inout HybridClock)
+    func revision(
+        _ parents: [RevisionMetadata], _ content: String?, device: Device = laptop, clock: inout HybridClock
+    )
         -> RevisionMetadata
     {
         // The tests' device names and numbers are all valid.
         try! RevisionMetadata.make(
-            documentID: Self.document, parents: parents, content: content.map { Data($0.utf8) }, formatVersion: 2,
+            documentID: Self.document, parents: parents, content: content.map { Data($0.utf8) },
+            formatVersion: 2,
             device: device, clock: &clock)
     }
 
@@ -79,9 +82,11 @@ struct RevisionGraphTests {
         // Whatever order the revisions arrive in, the winner is the same.
         #expect(RevisionGraph([newer, older, base]).winner?.id == newer.id)
 
-        let tieA = RevisionMetadata(documentID: Self.document, id: RevisionID(generation: 2, digest: String(repeating: "a", count: 64)),
-                                    parents: [base.id], timestamp: newer.timestamp, device: Self.laptop, formatVersion: 2,
-                                    isDeleted: false, contentDigest: "x")
+        let tieA = RevisionMetadata(
+            documentID: Self.document,
+            id: RevisionID(generation: 2, digest: String(repeating: "a", count: 64)),
+            parents: [base.id], timestamp: newer.timestamp, device: Self.laptop, formatVersion: 2,
+            isDeleted: false, contentDigest: "x")
         var tieB = tieA
         tieB.id = RevisionID(generation: 2, digest: String(repeating: "b", count: 64))
         #expect(RevisionGraph([base, tieA, tieB]).winner?.id == tieB.id)

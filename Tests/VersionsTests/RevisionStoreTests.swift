@@ -13,7 +13,9 @@ struct RevisionStoreTests {
     /// A store folder with a chain of `count` revisions of one document; returns the store
     /// and the revisions, oldest first.
     static func chain(_ count: Int) throws -> (RevisionStore, [RevisionMetadata]) {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("revisions-\(UUID().uuidString)").path
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "revisions-\(UUID().uuidString)"
+        ).path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         let wall = ManualClock(1_795_168_800_000)
         let store = RevisionStore(root: root, device: laptop, wallClock: { wall.milliseconds })
@@ -23,7 +25,8 @@ struct RevisionStoreTests {
             wall.set(wall.milliseconds + 1_000)
             revisions.append(
                 try store.write(
-                    document: document, parents: revisions.suffix(1), content: Data("content \(index)".utf8), formatVersion: 2))
+                    document: document, parents: revisions.suffix(1), content: Data("content \(index)".utf8),
+                    formatVersion: 2))
         }
         return (store, revisions)
     }
@@ -34,12 +37,16 @@ struct RevisionStoreTests {
         FileManager.default.fileExists(atPath: path(store, relative))
     }
 
-    @Test("prune replaces the content of non-heads by tombstones, keeps the head and the history asked for, and ends however large that is")
+    @Test(
+        "prune replaces the content of non-heads by tombstones, keeps the head and the history asked for, and ends however large that is"
+    )
     func prune() throws {
         let (store, revisions) = try Self.chain(4)
         defer { try? FileManager.default.removeItem(atPath: store.root) }
         #expect(try store.prune(Self.document, keepHistory: 1, dryRun: true) == revisions.prefix(2).map(\.id))
-        #expect(exists(store, StoreLayout.package(revisions[0].id, of: Self.document)), "a dry run changes nothing")
+        #expect(
+            exists(store, StoreLayout.package(revisions[0].id, of: Self.document)),
+            "a dry run changes nothing")
         #expect(try store.prune(Self.document, keepHistory: Int.max) == [])
         #expect(try store.prune(Self.document, keepHistory: 1) == revisions.prefix(2).map(\.id))
         for revision in revisions.prefix(2) {
@@ -57,7 +64,8 @@ struct RevisionStoreTests {
         let (store, revisions) = try Self.chain(2)
         defer { try? FileManager.default.removeItem(atPath: store.root) }
         let head = revisions[1]
-        try head.plistData().write(to: URL(fileURLWithPath: path(store, StoreLayout.tombstone(head.id, of: Self.document))))
+        try head.plistData().write(
+            to: URL(fileURLWithPath: path(store, StoreLayout.tombstone(head.id, of: Self.document))))
         let read = try store.read(Self.document)
         #expect(read.pending == [head.id] && read.pruned.isEmpty)
         #expect(read.graph.winner?.id == head.id)
@@ -65,7 +73,9 @@ struct RevisionStoreTests {
         #expect(try store.content(of: Self.document, revision: head) == Data("content 1".utf8))
     }
 
-    @Test("Tombstones that arrive before their successor take effect when it arrives whole, and only then is the copy removed")
+    @Test(
+        "Tombstones that arrive before their successor take effect when it arrives whole, and only then is the copy removed"
+    )
     func tombstoneBeforeSuccessor() throws {
         let (store, revisions) = try Self.chain(3)
         defer { try? FileManager.default.removeItem(atPath: store.root) }
@@ -75,7 +85,8 @@ struct RevisionStoreTests {
         let thirdPackage = path(store, StoreLayout.package(third.id, of: Self.document))
         let content = try Data(contentsOf: URL(fileURLWithPath: thirdPackage + "/" + StoreLayout.contentFile))
         try FileManager.default.removeItem(atPath: thirdPackage + "/" + StoreLayout.contentFile)
-        try revisions[1].plistData().write(to: URL(fileURLWithPath: path(store, StoreLayout.tombstone(revisions[1].id, of: Self.document))))
+        try revisions[1].plistData().write(
+            to: URL(fileURLWithPath: path(store, StoreLayout.tombstone(revisions[1].id, of: Self.document))))
         var read = try store.read(Self.document)
         #expect(read.pending == [revisions[1].id] && read.incomplete == [third.id])
         #expect(read.graph.winner?.id == revisions[1].id, "the second revision stays the readable head")
@@ -94,24 +105,37 @@ struct RevisionStoreTests {
     func damagedSuccessorKeepsCopy() throws {
         let (store, revisions) = try Self.chain(2)
         defer { try? FileManager.default.removeItem(atPath: store.root) }
-        try revisions[0].plistData().write(to: URL(fileURLWithPath: path(store, StoreLayout.tombstone(revisions[0].id, of: Self.document))))
-        let content = path(store, StoreLayout.package(revisions[1].id, of: Self.document)) + "/" + StoreLayout.contentFile
+        try revisions[0].plistData().write(
+            to: URL(fileURLWithPath: path(store, StoreLayout.tombstone(revisions[0].id, of: Self.document))))
+        let content =
+            path(store, StoreLayout.package(revisions[1].id, of: Self.document)) + "/"
+            + StoreLayout.contentFile
         try Data("damaged".utf8).write(to: URL(fileURLWithPath: content))
         #expect(try store.read(Self.document).resurrected == [revisions[0].id])
         try store.cleanUp(Self.document)
-        #expect(exists(store, StoreLayout.package(revisions[0].id, of: Self.document)), "nothing intact supersedes it")
+        #expect(
+            exists(store, StoreLayout.package(revisions[0].id, of: Self.document)),
+            "nothing intact supersedes it")
     }
 
-    @Test("A read skips and reports what is no revision: garbage, another document's tombstone, a link, a stray file")
+    @Test(
+        "A read skips and reports what is no revision: garbage, another document's tombstone, a link, a stray file"
+    )
     func skippedItems() throws {
         let (store, revisions) = try Self.chain(2)
         defer { try? FileManager.default.removeItem(atPath: store.root) }
         let folder = path(store, StoreLayout.folder(of: Self.document))
-        try Data("garbage".utf8).write(to: URL(fileURLWithPath: folder + "/garbage" + StoreLayout.tombstoneSuffix))
+        try Data("garbage".utf8).write(
+            to: URL(fileURLWithPath: folder + "/garbage" + StoreLayout.tombstoneSuffix))
         var foreign = revisions[0]
         foreign.documentID = UUID()
-        try foreign.plistData().write(to: URL(fileURLWithPath: folder + "/" + StoreLayout.tombstoneName(revisions[0].id)))
-        try FileManager.default.createSymbolicLink(atPath: folder + "/" + StoreLayout.packageName(RevisionID(generation: 9, digest: String(repeating: "a", count: 64))), withDestinationPath: "/tmp")
+        try foreign.plistData().write(
+            to: URL(fileURLWithPath: folder + "/" + StoreLayout.tombstoneName(revisions[0].id)))
+        try FileManager.default.createSymbolicLink(
+            atPath: folder + "/"
+                + StoreLayout.packageName(
+                    RevisionID(generation: 9, digest: String(repeating: "a", count: 64))),
+            withDestinationPath: "/tmp")
         try Data("notes".utf8).write(to: URL(fileURLWithPath: folder + "/notes.txt"))
         let read = try store.read(Self.document)
         #expect(read.skipped.count == 4, "\(read.skipped)")

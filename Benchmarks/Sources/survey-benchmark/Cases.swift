@@ -51,7 +51,9 @@ enum BenchmarkCase: String, CaseIterable {
             }
         case .foundationWrite:
             let tree = try PropertyListSerialization.propertyList(from: input, options: [], format: nil)
-            return { _ = try PropertyListSerialization.data(fromPropertyList: tree, format: .xml, options: 0) }
+            return {
+                _ = try PropertyListSerialization.data(fromPropertyList: tree, format: .xml, options: 0)
+            }
         }
     }
 }

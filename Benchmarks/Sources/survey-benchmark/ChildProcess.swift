@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A finished child: what it printed and its peak resident memory.
@@ -26,7 +26,9 @@ func runChild(_ arguments: [String]) throws -> ChildResult {
     let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
     let status = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
-    guard status == 0 else { throw BenchmarkError("cannot start \(arguments[0]): \(String(cString: strerror(status)))") }
+    guard status == 0 else {
+        throw BenchmarkError("cannot start \(arguments[0]): \(String(cString: strerror(status)))")
+    }
     try pipe.fileHandleForWriting.close()
     let output = pipe.fileHandleForReading.readDataToEndOfFile()
     var usage = rusage()

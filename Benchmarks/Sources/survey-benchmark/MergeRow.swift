@@ -16,7 +16,9 @@ extension StoreBenchmarks {
         var revisions = [first]
         for head in 1...3 {
             let variant = try StoreTrees.survey(items: sizes.mergeItems, variant: head)
-            var items = base.items.enumerated().map { index, item in index % 3 == head - 1 ? variant.items[index] : item }
+            var items = base.items.enumerated().map { index, item in
+                index % 3 == head - 1 ? variant.items[index] : item
+            }
             if head == 2 {
                 let moved = Array(items[0..<10])
                 items.removeFirst(10)
@@ -26,10 +28,13 @@ extension StoreBenchmarks {
                 let extra = try StoreTrees.survey(items: 10, variant: 0, seed: 99).items
                 items.insert(contentsOf: extra, at: items.count / 3)
             }
-            revisions.append(try store.save(try Survey(title: base.title, items: items), to: id, base: first.id))
+            revisions.append(
+                try store.save(try Survey(title: base.title, items: items), to: id, base: first.id))
         }
         let check = try store.mergePlan(id)
-        guard let result = check?.result, check?.base?.id == first.id, result.survey.items.count == sizes.mergeItems + 10 else {
+        guard let result = check?.result, check?.base?.id == first.id,
+            result.survey.items.count == sizes.mergeItems + 10
+        else {
             throw BenchmarkError("the merge of the benchmark document is not the expected one")
         }
         var ours: [Double] = [], read: [Double] = []
@@ -47,7 +52,9 @@ extension StoreBenchmarks {
                 start = now()
                 let graph = try again.graph(of: id)
                 var count = 0
-                for revision in revisions { count += try again.survey(id, graph.revisions[revision.id]!).items.count }
+                for revision in revisions {
+                    count += try again.survey(id, graph.revisions[revision.id]!).items.count
+                }
                 readRound.append(seconds(since: start))
                 guard count > 0 else { throw BenchmarkError("nothing read") }
             }

@@ -4,7 +4,7 @@ import Surveys
 import Versions
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The sizes of the store rows: the full run, or a quick one for smoke tests.
@@ -20,7 +20,8 @@ struct StoreSizes: Encodable {
     var mergeItems = 1_000
 
     static let quick = StoreSizes(
-        savesPerRound: 10, listSizes: [100, 1_000, 10_000], openSample: 100, syncDocuments: 1_000, syncEdits: 10)
+        savesPerRound: 10, listSizes: [100, 1_000, 10_000], openSample: 100, syncDocuments: 1_000,
+        syncEdits: 10)
 }
 
 /// One measured quantity: one figure per round (seconds per unit), reported as the median
@@ -89,11 +90,15 @@ struct StoreBenchmarks {
                 let folder = floorRoot + "/Documents/doc-\(round)-\(serial)"
                 try StoreTrees.makeDirectory(folder)
                 let floorStart = now()
-                try BareCalls.writePackage(files, temporary: floorRoot + "/tmp/t\(serial)", destination: folder + "/r.survey", parent: folder)
+                try BareCalls.writePackage(
+                    files, temporary: floorRoot + "/tmp/t\(serial)", destination: folder + "/r.survey",
+                    parent: folder)
                 floorRound.append(seconds(since: floorStart))
                 let (layerID, parent) = layerDocuments[serial - 1]
                 let layerStart = now()
-                _ = try layer.write(document: layerID, parents: [parent], content: secondBytes, formatVersion: SurveyStore.formatVersion)
+                _ = try layer.write(
+                    document: layerID, parents: [parent], content: secondBytes,
+                    formatVersion: SurveyStore.formatVersion)
                 layerRound.append(seconds(since: layerStart))
             }
             ours.append(median(oursRound))
@@ -125,27 +130,38 @@ struct StoreBenchmarks {
     /// listed several times per round so that each figure covers at least as many
     /// documents as the smallest pass over a large store. The page cache is warm.
     func list() throws -> [ListResult] {
-        let contents = try (0..<3).map { try StoreTrees.survey(items: sizes.treeItems, variant: $0).plistData() }
+        let contents = try (0..<3).map {
+            try StoreTrees.survey(items: sizes.treeItems, variant: $0).plistData()
+        }
         var stores: [(size: Int, store: SurveyStore, root: String, sample: [UUID])] = []
         for size in sizes.listSizes {
             let root = directory + "/list-\(size)"
             let store = try SurveyStore.create(at: root, deviceName: "Benchmark")
             let start = now()
-            let ids = try StoreTrees.replicate(into: root, count: size, contents: contents, seed: UInt64(size))
+            let ids = try StoreTrees.replicate(
+                into: root, count: size, contents: contents, seed: UInt64(size))
             log(String(format: "list: store of %d documents written in %.1f s", size, seconds(since: start)))
             // Listed once as `survey list` does (which also writes the summary cache).
-            let listed = try SurveyStore.openForReading(at: root, refreshingSummaryCache: true).documents().count
-            guard listed == size else { throw BenchmarkError("the generated store does not list \(size) documents") }
+            let listed = try SurveyStore.openForReading(at: root, refreshingSummaryCache: true).documents()
+                .count
+            guard listed == size else {
+                throw BenchmarkError("the generated store does not list \(size) documents")
+            }
             // A fixed sample, spread over the whole store.
             let step = max(1, size / sizes.openSample)
-            stores.append((size, store, root, stride(from: 0, to: size, by: step).prefix(sizes.openSample).map { ids[$0] }))
+            stores.append(
+                (
+                    size, store, root,
+                    stride(from: 0, to: size, by: step).prefix(sizes.openSample).map { ids[$0] }
+                ))
         }
         // The kernel's write-back of the new trees must not run during the timings.
         Glibc.sync()
         let covered = sizes.listSizes.count > 1 ? sizes.listSizes[1] : sizes.listSizes[0]
         var results = stores.map {
             ListResult(
-                documents: $0.size, listPerDocument: [], conflictsPerDocument: [], openPerDocument: [], floorPerDocument: [],
+                documents: $0.size, listPerDocument: [], conflictsPerDocument: [], openPerDocument: [],
+                floorPerDocument: [],
                 everyFilePerDocument: [])
         }
         for round in 1...rounds {
@@ -171,7 +187,9 @@ struct StoreBenchmarks {
                     let (documents, _) = try store.documentsReport()
                     let inConflict = documents.filter { !$0.conflicts.isEmpty }
                     conflictsTime += seconds(since: start)
-                    guard inConflict.isEmpty else { throw BenchmarkError("a generated document is in conflict") }
+                    guard inConflict.isEmpty else {
+                        throw BenchmarkError("a generated document is in conflict")
+                    }
                     scanned += documents.count
                 }
                 results[index].conflictsPerDocument.append(conflictsTime / Double(scanned))
@@ -212,14 +230,21 @@ struct StoreBenchmarks {
     /// followed by `sync -f` on the copy.
     func sync() throws -> SyncResult {
         let survey = try surveyBinary()
-        guard let rsync = findExecutable("rsync") else { throw BenchmarkError("rsync is not installed (apt-get install rsync)") }
+        guard let rsync = findExecutable("rsync") else {
+            throw BenchmarkError("rsync is not installed (apt-get install rsync)")
+        }
         let root = directory + "/sync"
         let sourcePath = root + "/source"
         let source = try SurveyStore.create(at: sourcePath, deviceName: "Source")
-        let contents = try (0..<3).map { try StoreTrees.survey(items: sizes.treeItems, variant: $0).plistData() }
+        let contents = try (0..<3).map {
+            try StoreTrees.survey(items: sizes.treeItems, variant: $0).plistData()
+        }
         let start = now()
-        let ids = try StoreTrees.replicate(into: sourcePath, count: sizes.syncDocuments, contents: contents, seed: 7)
-        log(String(format: "sync: source of %d documents written in %.1f s", ids.count, seconds(since: start)))
+        let ids = try StoreTrees.replicate(
+            into: sourcePath, count: sizes.syncDocuments, contents: contents, seed: 7)
+        log(
+            String(format: "sync: source of %d documents written in %.1f s", ids.count, seconds(since: start))
+        )
         var fresh: [[Double]] = [[], [], [], []], edited: [[Double]] = [[], [], [], []]
         var editSerial = 0
         for round in 1...rounds {
@@ -233,11 +258,16 @@ struct StoreBenchmarks {
             let commands = [
                 [survey, "sync", ourTarget, "--store", sourcePath],
                 [rsync, "-a", "--exclude=*.nosync", sourcePath + "/", rsyncTarget + "/"],
-                ["/bin/sh", "-c", "\"$0\" -a --exclude='*.nosync' \"$1/\" \"$2/\" && sync -f \"$2\"", rsync, sourcePath, durableTarget],
+                [
+                    "/bin/sh", "-c", "\"$0\" -a --exclude='*.nosync' \"$1/\" \"$2/\" && sync -f \"$2\"",
+                    rsync, sourcePath, durableTarget,
+                ],
                 [rsync, "-a", "--fsync", "--exclude=*.nosync", sourcePath + "/", fsyncTarget + "/"],
             ]
             // Which goes first rotates between rounds.
-            for (index, seconds) in try timeInTurn(commands, first: round).enumerated() { fresh[index].append(seconds) }
+            for (index, seconds) in try timeInTurn(commands, first: round).enumerated() {
+                fresh[index].append(seconds)
+            }
             // Edits on the source: each a durable save through the library.
             for _ in 0..<sizes.syncEdits {
                 let id = ids[(editSerial * 7919) % ids.count]
@@ -245,7 +275,9 @@ struct StoreBenchmarks {
                 let edited = try StoreTrees.survey(items: sizes.treeItems, variant: 3 + editSerial)
                 try source.save(edited, to: id)
             }
-            for (index, seconds) in try timeInTurn(commands, first: round + 1).enumerated() { edited[index].append(seconds) }
+            for (index, seconds) in try timeInTurn(commands, first: round + 1).enumerated() {
+                edited[index].append(seconds)
+            }
             if round == 1 { try checkSame(sourcePath, ourTarget, survey: survey) }
         }
         return SyncResult(
@@ -255,10 +287,16 @@ struct StoreBenchmarks {
 
     /// The synced store must list the same winners and verify clean.
     private func checkSame(_ a: String, _ b: String, survey: String) throws {
-        let left = try SurveyStore.open(at: a).documents().map { [$0.id.uuidString, $0.revision.id.description] }
-        let right = try SurveyStore.open(at: b).documents().map { [$0.id.uuidString, $0.revision.id.description] }
+        let left = try SurveyStore.open(at: a).documents().map {
+            [$0.id.uuidString, $0.revision.id.description]
+        }
+        let right = try SurveyStore.open(at: b).documents().map {
+            [$0.id.uuidString, $0.revision.id.description]
+        }
         guard left == right else { throw BenchmarkError("after sync the two stores differ") }
-        guard try runQuietly([survey, "verify", "--store", b]) == 0 else { throw BenchmarkError("survey verify found problems in \(b)") }
+        guard try runQuietly([survey, "verify", "--store", b]) == 0 else {
+            throw BenchmarkError("survey verify found problems in \(b)")
+        }
     }
 
     /// Times commands one after the other, starting with the one at `first` modulo their
@@ -284,11 +322,14 @@ struct StoreBenchmarks {
         let root = directory + "/conflicts"
         let store = try SurveyStore.create(at: root, deviceName: "Benchmark")
         let content = try StoreTrees.survey(items: sizes.treeItems, variant: 0).plistData()
-        let id = try StoreTrees.manyRevisions(into: root, revisions: sizes.conflictRevisions, content: content)
+        let id = try StoreTrees.manyRevisions(
+            into: root, revisions: sizes.conflictRevisions, content: content)
         let folder = root + "/Documents/" + id.uuidString.lowercased()
         Glibc.sync()
         let graph = try store.graph(of: id)
-        guard graph.revisions.count == sizes.conflictRevisions else { throw BenchmarkError("the generated document has \(graph.revisions.count) revisions") }
+        guard graph.revisions.count == sizes.conflictRevisions else {
+            throw BenchmarkError("the generated document has \(graph.revisions.count) revisions")
+        }
         let heads = graph.heads.count
         var ours: [Double] = [], floor: [Double] = [], compute: [Double] = []
         let repetitions = 5
@@ -301,7 +342,9 @@ struct StoreBenchmarks {
                 let graph = try fresh.graph(of: id)
                 let winner = graph.winner, conflicts = graph.conflicts
                 oursRound.append(seconds(since: start))
-                guard winner != nil, conflicts.count == heads - 1 else { throw BenchmarkError("unexpected conflicts") }
+                guard winner != nil, conflicts.count == heads - 1 else {
+                    throw BenchmarkError("unexpected conflicts")
+                }
                 start = now()
                 let bytes = try BareCalls.readMetadata(of: folder)
                 floorRound.append(seconds(since: start))
@@ -342,7 +385,9 @@ func runQuietly(_ arguments: [String]) throws -> Int32 {
     let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
     let status = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
-    guard status == 0 else { throw BenchmarkError("cannot start \(arguments[0]): \(String(cString: strerror(status)))") }
+    guard status == 0 else {
+        throw BenchmarkError("cannot start \(arguments[0]): \(String(cString: strerror(status)))")
+    }
     var exitStatus: Int32 = 0
     while waitpid(pid, &exitStatus, 0) < 0 && errno == EINTR {}
     return exitStatus
@@ -353,7 +398,9 @@ func timeCommand(_ arguments: [String]) throws -> Double {
     let start = now()
     let status = try runQuietly(arguments)
     let elapsed = seconds(since: start)
-    guard status == 0 else { throw BenchmarkError("\(arguments.joined(separator: " ")) failed with status \(status)") }
+    guard status == 0 else {
+        throw BenchmarkError("\(arguments.joined(separator: " ")) failed with status \(status)")
+    }
     return elapsed
 }
 
@@ -361,26 +408,40 @@ func timeCommand(_ arguments: [String]) throws -> Double {
 enum BareCalls {
     /// Writes `files` into a new folder `temporary` (each written and fsynced), fsyncs
     /// it, renames it to `destination` and fsyncs `parent`: the durable save's floor.
-    static func writePackage(_ files: [(String, Data)], temporary: String, destination: String, parent: String) throws {
-        guard mkdir(temporary, 0o755) == 0 else { throw BenchmarkError("mkdir \(temporary): \(String(cString: strerror(errno)))") }
+    static func writePackage(
+        _ files: [(String, Data)], temporary: String, destination: String, parent: String
+    ) throws {
+        guard mkdir(temporary, 0o755) == 0 else {
+            throw BenchmarkError("mkdir \(temporary): \(String(cString: strerror(errno)))")
+        }
         for (name, contents) in files {
             let path = temporary + "/" + name
             let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
-            guard descriptor >= 0 else { throw BenchmarkError("open \(path): \(String(cString: strerror(errno)))") }
+            guard descriptor >= 0 else {
+                throw BenchmarkError("open \(path): \(String(cString: strerror(errno)))")
+            }
             let written = contents.withUnsafeBytes { write(descriptor, $0.baseAddress!, $0.count) }
-            guard written == contents.count, fsync(descriptor) == 0 else { throw BenchmarkError("write \(path) failed") }
+            guard written == contents.count, fsync(descriptor) == 0 else {
+                throw BenchmarkError("write \(path) failed")
+            }
             close(descriptor)
         }
         try fsyncDirectory(temporary)
-        guard rename(temporary, destination) == 0 else { throw BenchmarkError("rename \(destination): \(String(cString: strerror(errno)))") }
+        guard rename(temporary, destination) == 0 else {
+            throw BenchmarkError("rename \(destination): \(String(cString: strerror(errno)))")
+        }
         try fsyncDirectory(parent)
     }
 
     static func fsyncDirectory(_ path: String) throws {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY)
-        guard descriptor >= 0 else { throw BenchmarkError("open \(path): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else {
+            throw BenchmarkError("open \(path): \(String(cString: strerror(errno)))")
+        }
         defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw BenchmarkError("fsync \(path): \(String(cString: strerror(errno)))") }
+        guard fsync(descriptor) == 0 else {
+            throw BenchmarkError("fsync \(path): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// Lists every document folder under `documents` and reads both files of every
@@ -394,7 +455,8 @@ enum BareCalls {
                 for file in ["DocumentMetadata.plist", "Survey.plist"] {
                     let descriptor = open(folder + "/" + package + "/" + file, O_RDONLY)
                     guard descriptor >= 0 else { continue }
-                    while buffer.withUnsafeMutableBytes({ read(descriptor, $0.baseAddress!, $0.count) }) > 0 {}
+                    while buffer.withUnsafeMutableBytes({ read(descriptor, $0.baseAddress!, $0.count) }) > 0 {
+                    }
                     close(descriptor)
                 }
             }
@@ -432,7 +494,9 @@ enum BareCalls {
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+            }
             if name != "." && name != ".." { names.append(name) }
         }
         return names
@@ -446,7 +510,9 @@ enum BareCalls {
         var total = 0
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+            }
             guard name.hasSuffix(".survey") else { continue }
             let descriptor = open(folder + "/" + name + "/DocumentMetadata.plist", O_RDONLY)
             guard descriptor >= 0 else { continue }

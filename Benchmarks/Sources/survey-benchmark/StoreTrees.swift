@@ -4,7 +4,7 @@ import Surveys
 import Versions
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Surveys and whole stores for the store rows, made quickly and deterministically.
@@ -18,17 +18,34 @@ enum StoreTrees {
             let id = UUID(uuid: generator.uuid())
             let title = "Question \(index + 1)"
             switch index % 7 {
-            case 0: return Item(id: id, title: title, kind: .binary(options: ["No", "Yes"]), answer: .choice((index + variant) % 2))
-            case 1: return Item(id: id, title: title, kind: .textOnly(text: "Some explanation for question \(index + 1)."))
-            case 2: return Item(id: id, title: title, kind: .textField(subtitle: "Free text"), answer: .text("answer \(variant)"))
-            case 3: return Item(id: id, title: title, kind: .datePicker, answer: .date(base.addingTimeInterval(Double(variant * 60))))
+            case 0:
+                return Item(
+                    id: id, title: title, kind: .binary(options: ["No", "Yes"]),
+                    answer: .choice((index + variant) % 2))
+            case 1:
+                return Item(
+                    id: id, title: title, kind: .textOnly(text: "Some explanation for question \(index + 1).")
+                )
+            case 2:
+                return Item(
+                    id: id, title: title, kind: .textField(subtitle: "Free text"),
+                    answer: .text("answer \(variant)"))
+            case 3:
+                return Item(
+                    id: id, title: title, kind: .datePicker,
+                    answer: .date(base.addingTimeInterval(Double(variant * 60))))
             case 4:
-                return Item(id: id, title: title, kind: .slider(minimum: 0, maximum: 100, roundToInteger: true),
-                            answer: .number(Double((index + variant) % 100)))
-            case 5: return Item(id: id, title: title, kind: .picker(options: ["Red", "Green", "Blue"]), answer: .text(["Red", "Green", "Blue"][(index + variant) % 3]))
+                return Item(
+                    id: id, title: title, kind: .slider(minimum: 0, maximum: 100, roundToInteger: true),
+                    answer: .number(Double((index + variant) % 100)))
+            case 5:
+                return Item(
+                    id: id, title: title, kind: .picker(options: ["Red", "Green", "Blue"]),
+                    answer: .text(["Red", "Green", "Blue"][(index + variant) % 3]))
             default:
-                return Item(id: id, title: title, kind: .multiTF(options: ["A", "B", "C", "D"]),
-                            answer: .flags([true, variant % 2 == 0, false, index % 2 == 0]))
+                return Item(
+                    id: id, title: title, kind: .multiTF(options: ["A", "B", "C", "D"]),
+                    answer: .flags([true, variant % 2 == 0, false, index % 2 == 0]))
             }
         }
         return try Survey(title: "Benchmark survey \(seed)", items: list)
@@ -57,7 +74,8 @@ enum StoreTrees {
             try makeDirectory(folder)
             for content in contents {
                 let metadata = try RevisionMetadata.make(
-                    documentID: id, parents: parents, content: content, formatVersion: SurveyStore.formatVersion, device: device,
+                    documentID: id, parents: parents, content: content,
+                    formatVersion: SurveyStore.formatVersion, device: device,
                     clock: &clock)
                 let package = folder + "/\(metadata.id).survey"
                 try makeDirectory(package)
@@ -86,7 +104,8 @@ enum StoreTrees {
             // Content differs per revision only through its parents and timestamp, as it
             // may: ids stay unique since the metadata differs.
             let metadata = try RevisionMetadata.make(
-                documentID: id, parents: main.map { [$0] } ?? [], content: content, formatVersion: SurveyStore.formatVersion,
+                documentID: id, parents: main.map { [$0] } ?? [], content: content,
+                formatVersion: SurveyStore.formatVersion,
                 device: device, clock: &clock)
             let package = folder + "/\(metadata.id).survey"
             try makeDirectory(package)
@@ -99,12 +118,16 @@ enum StoreTrees {
     }
 
     static func makeDirectory(_ path: String) throws {
-        guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw BenchmarkError("mkdir \(path): \(String(cString: strerror(errno)))") }
+        guard mkdir(path, 0o755) == 0 || errno == EEXIST else {
+            throw BenchmarkError("mkdir \(path): \(String(cString: strerror(errno)))")
+        }
     }
 
     static func writeFile(_ data: Data, to path: String) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard descriptor >= 0 else { throw BenchmarkError("open \(path): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else {
+            throw BenchmarkError("open \(path): \(String(cString: strerror(errno)))")
+        }
         defer { close(descriptor) }
         try data.withUnsafeBytes { buffer in
             var offset = 0
@@ -143,7 +166,9 @@ struct SplitMix {
         }
         bytes[6] = (bytes[6] & 0x0F) | 0x40  // version 4
         bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
-        return (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])
+        return (
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+        )
     }
 }

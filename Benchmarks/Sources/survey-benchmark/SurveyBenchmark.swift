@@ -15,7 +15,10 @@ struct SurveyBenchmark: ParsableCommand {
     @Option(help: "Items in the generated survey (20,000 gives about 14 MB of XML).")
     var items = 20_000
 
-    @Option(help: "Rounds: each round runs every case once, in turn, in a fresh process; the median round is reported.")
+    @Option(
+        help:
+            "Rounds: each round runs every case once, in turn, in a fresh process; the median round is reported."
+    )
     var rounds = 5
 
     @Option(help: "Timed runs inside each child (after one warm-up run); the child reports its best.")
@@ -30,7 +33,8 @@ struct SurveyBenchmark: ParsableCommand {
     @Option(help: "The rows to run, comma-separated: codec, save, list, sync, conflicts, merge, watch.")
     var rows = "codec,save,list,sync,conflicts,merge,watch"
 
-    @Option(help: "Watch row: revisions renamed into a watched folder per round (the latency is their median).")
+    @Option(
+        help: "Watch row: revisions renamed into a watched folder per round (the latency is their median).")
     var watchRenames = 200
 
     @Option(help: "Watch row: documents in the store whose watch start-up and memory are measured.")
@@ -39,16 +43,26 @@ struct SurveyBenchmark: ParsableCommand {
     @Flag(help: "Smaller stores for a smoke run: list at 100, 1,000 and 10,000 documents, sync of 1,000.")
     var quick = false
 
-    @Option(help: "Rounds of the store rows (save and conflicts take the median of several saves or reads per round).")
+    @Option(
+        help:
+            "Rounds of the store rows (save and conflicts take the median of several saves or reads per round)."
+    )
     var storeRounds = 3
 
-    @Option(help: "The survey binary for the sync row (default: the main package's release build, built if missing).")
+    @Option(
+        help:
+            "The survey binary for the sync row (default: the main package's release build, built if missing)."
+    )
     var surveyBinary: String?
 
-    @Option(help: "Where the store rows make their trees (default: the temporary folder); removed afterwards.")
+    @Option(
+        help: "Where the store rows make their trees (default: the temporary folder); removed afterwards.")
     var workDirectory: String?
 
-    @Option(help: "Only write a store of --documents generated documents (3 revisions each) at this path, to profile a command by hand.")
+    @Option(
+        help:
+            "Only write a store of --documents generated documents (3 revisions each) at this path, to profile a command by hand."
+    )
     var makeStore: String?
 
     @Option(help: "Documents for --make-store.")
@@ -74,7 +88,9 @@ struct SurveyBenchmark: ParsableCommand {
         }
         if let makeStore {
             _ = try SurveyStore.create(at: makeStore, deviceName: "Benchmark")
-            let contents = try (0..<3).map { try StoreTrees.survey(items: StoreSizes().treeItems, variant: $0).plistData() }
+            let contents = try (0..<3).map {
+                try StoreTrees.survey(items: StoreSizes().treeItems, variant: $0).plistData()
+            }
             try StoreTrees.replicate(into: makeStore, count: documents, contents: contents, seed: 1)
             return
         }
@@ -83,7 +99,9 @@ struct SurveyBenchmark: ParsableCommand {
 
     /// In a child process: time one case and print its timings as one JSON line.
     private func runCase(_ name: String, input: String) throws {
-        guard let benchmark = BenchmarkCase(rawValue: name) else { throw ValidationError("unknown case \(name)") }
+        guard let benchmark = BenchmarkCase(rawValue: name) else {
+            throw ValidationError("unknown case \(name)")
+        }
         let data = try Data(contentsOf: URL(fileURLWithPath: input))
         let operation = try benchmark.prepare(input: data)
         let timings = try time(repetitions: repetitions, operation)
@@ -94,7 +112,8 @@ struct SurveyBenchmark: ParsableCommand {
         let selected = Set(rows.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         let known: Set<String> = ["codec", "save", "list", "sync", "conflicts", "merge", "watch"]
         guard selected.isSubset(of: known), !selected.isEmpty else {
-            throw ValidationError("--rows takes a comma-separated list of \(known.sorted().joined(separator: ", "))")
+            throw ValidationError(
+                "--rows takes a comma-separated list of \(known.sorted().joined(separator: ", "))")
         }
         var codec: Report?
         if selected.contains("codec") {
@@ -107,14 +126,21 @@ struct SurveyBenchmark: ParsableCommand {
         var store: StoreReport?
         // Removing the generated trees is slow (on a file system mounted with `discard`
         // every freed block is trimmed at once), so it comes after the table is printed.
-        let workFolder = (workDirectory ?? FileManager.default.temporaryDirectory.path) + "/survey-store-benchmark-\(getpid())"
+        let workFolder =
+            (workDirectory ?? FileManager.default.temporaryDirectory.path)
+            + "/survey-store-benchmark-\(getpid())"
         defer {
             if FileManager.default.fileExists(atPath: workFolder) {
-                if !json { FileHandle.standardError.write(Data("removing the generated trees in \(workFolder)…\n".utf8)) }
+                if !json {
+                    FileHandle.standardError.write(
+                        Data("removing the generated trees in \(workFolder)…\n".utf8))
+                }
                 try? FileManager.default.removeItem(atPath: workFolder)
             }
         }
-        if !selected.isDisjoint(with: ["save", "list", "sync", "conflicts", "merge"]) { store = try runStore(selected, directory: workFolder) }
+        if !selected.isDisjoint(with: ["save", "list", "sync", "conflicts", "merge"]) {
+            store = try runStore(selected, directory: workFolder)
+        }
         var watch: [Report.Row]?
         if selected.contains("watch") { watch = try runWatch(directory: workFolder) }
         if json {
@@ -127,17 +153,23 @@ struct SurveyBenchmark: ParsableCommand {
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            let document = Document(codec: codec?.jsonDocument, store: store?.rows, storeSizes: store?.sizes, storeRounds: store.map { _ in storeRounds }, watch: watch)
+            let document = Document(
+                codec: codec?.jsonDocument, store: store?.rows, storeSizes: store?.sizes,
+                storeRounds: store.map { _ in storeRounds }, watch: watch)
             print(String(decoding: try encoder.encode(document), as: UTF8.self))
             return
         }
         if let store {
             if codec != nil { print("") }
-            print("SurveyStore store benchmark: median (min–max) of \(storeRounds) rounds; ours and the baseline interleaved in each round")
+            print(
+                "SurveyStore store benchmark: median (min–max) of \(storeRounds) rounds; ours and the baseline interleaved in each round"
+            )
             print("")
             print(formatTable(store.rows).joined(separator: "\n"))
             print("")
-            print("Save: per save, the median of \(store.sizes.savesPerRound) saves per round. List/open: per document, warm page cache, \(store.sizes.treeItems)-item documents of 3 revisions; open is a sample of \(store.sizes.openSample) winners. Sync: wall-clock time of the whole command.")
+            print(
+                "Save: per save, the median of \(store.sizes.savesPerRound) saves per round. List/open: per document, warm page cache, \(store.sizes.treeItems)-item documents of 3 revisions; open is a sample of \(store.sizes.openSample) winners. Sync: wall-clock time of the whole command."
+            )
             fflush(nil)
         }
         if let watch {
@@ -146,7 +178,9 @@ struct SurveyBenchmark: ParsableCommand {
             print("")
             print(formatTable(watch).joined(separator: "\n"))
             print("")
-            print("Latency: from rename(2) of a complete revision package into a watched document folder to the change reaching the consumer of store.changes() (ours) and to a bare inotify watch's read(2) returning (baseline), both watching at once; the median of \(watchRenames) renames per round. Start-up and memory: a child process that opens the store and starts store.changes() (every folder read, one inotify watch each), against one that lists it (store.documents()); memory is each child's peak resident set (VmHWM), kernel memory for watches not included.")
+            print(
+                "Latency: from rename(2) of a complete revision package into a watched document folder to the change reaching the consumer of store.changes() (ours) and to a bare inotify watch's read(2) returning (baseline), both watching at once; the median of \(watchRenames) renames per round. Start-up and memory: a child process that opens the store and starts store.changes() (every folder read, one inotify watch each), against one that lists it (store.documents()); memory is each child's peak resident set (VmHWM), kernel memory for watches not included."
+            )
             fflush(nil)
         }
     }
@@ -154,11 +188,15 @@ struct SurveyBenchmark: ParsableCommand {
     private func runWatch(directory: String) throws -> [Report.Row] {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let quiet = json
-        let executable = CommandLine.arguments[0].contains("/")
-            ? URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path : CommandLine.arguments[0]
+        let executable =
+            CommandLine.arguments[0].contains("/")
+            ? URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
+            : CommandLine.arguments[0]
         let result = try WatchBenchmarks(
-            directory: directory, renames: watchRenames, documents: quick ? 1_000 : watchDocuments, rounds: storeRounds,
-            executable: executable, log: { message in if !quiet { FileHandle.standardError.write(Data((message + "\n").utf8)) } }
+            directory: directory, renames: watchRenames, documents: quick ? 1_000 : watchDocuments,
+            rounds: storeRounds,
+            executable: executable,
+            log: { message in if !quiet { FileHandle.standardError.write(Data((message + "\n").utf8)) } }
         ).run()
         let documents = (quick ? 1_000 : watchDocuments).formatted()
         let megabytes = { (bytes: Int) in String(format: "%.1f MB", Double(bytes) / 1e6) }
@@ -169,10 +207,13 @@ struct SurveyBenchmark: ParsableCommand {
                 baselineName: "bare inotify watch", baseline: result.bare, limit: 2, unit: "bare inotify"),
             StoreReport.ratioRow(
                 "watch: start-up on \(documents) documents, store.changes()", ours: result.startup,
-                baselineName: "listing them, store.documents()", baseline: result.list, limit: nil, unit: "listing"),
+                baselineName: "listing them, store.documents()", baseline: result.list, limit: nil,
+                unit: "listing"),
             Report.Row(
-                name: "watch: peak memory, watching \(documents) documents", ours: megabytes(result.watchPeak), oursSeconds: nil,
-                baseline: "listing them: \(megabytes(result.listPeak))", baselineSeconds: nil, ratio: memoryRatio,
+                name: "watch: peak memory, watching \(documents) documents",
+                ours: megabytes(result.watchPeak), oursSeconds: nil,
+                baseline: "listing them: \(megabytes(result.listPeak))", baselineSeconds: nil,
+                ratio: memoryRatio,
                 ratioText: String(format: "%.2f× listing", memoryRatio), target: "–", met: nil),
         ]
     }
@@ -182,7 +223,8 @@ struct SurveyBenchmark: ParsableCommand {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let quiet = json
         let benchmarks = StoreBenchmarks(
-            directory: directory, sizes: sizes, rounds: storeRounds, surveyBinary: { try locateSurveyBinary() },
+            directory: directory, sizes: sizes, rounds: storeRounds,
+            surveyBinary: { try locateSurveyBinary() },
             log: { message in if !quiet { FileHandle.standardError.write(Data((message + "\n").utf8)) } })
         var report = StoreReport(sizes: sizes)
         if selected.contains("save") { report.save = try benchmarks.save() }
@@ -201,16 +243,21 @@ struct SurveyBenchmark: ParsableCommand {
             .deletingLastPathComponent().deletingLastPathComponent().path
         let binary = root + "/.build/release/survey"
         if !FileManager.default.isExecutableFile(atPath: binary) {
-            FileHandle.standardError.write(Data("building the survey command: swift build -c release --product survey in \(root)\n".utf8))
+            FileHandle.standardError.write(
+                Data("building the survey command: swift build -c release --product survey in \(root)\n".utf8)
+            )
             guard let swift = findExecutable("swift"),
-                try runQuietly([swift, "build", "-c", "release", "--product", "survey", "--package-path", root]) == 0
+                try runQuietly([
+                    swift, "build", "-c", "release", "--product", "survey", "--package-path", root,
+                ]) == 0
             else { throw BenchmarkError("cannot build the survey command; pass --survey-binary PATH") }
         }
         return binary
     }
 
     private func runCodec() throws -> Report {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("survey-benchmark-\(getpid())")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "survey-benchmark-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
 
@@ -222,13 +269,15 @@ struct SurveyBenchmark: ParsableCommand {
         // The generated document must be what Foundation writes for the same values, and
         // must decode back to the model, or the comparison would be meaningless.
         let foundationTree = try PropertyListSerialization.propertyList(from: xml, options: [], format: nil)
-        let foundationBytes = try PropertyListSerialization.data(fromPropertyList: foundationTree, format: .xml, options: 0)
+        let foundationBytes = try PropertyListSerialization.data(
+            fromPropertyList: foundationTree, format: .xml, options: 0)
         let identical = foundationBytes == xml
         guard try PlistDecoder().decode(BenchSurvey.self, from: xml) == model,
             try PropertyListDecoder().decode(BenchSurvey.self, from: xml) == model
         else { throw BenchmarkError("the generated document does not decode back to its model") }
 
-        let executable = CommandLine.arguments[0].contains("/")
+        let executable =
+            CommandLine.arguments[0].contains("/")
             ? URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
             : CommandLine.arguments[0]
         // Rounds interleave the cases, so that a burst of load on a shared machine falls
@@ -245,15 +294,22 @@ struct SurveyBenchmark: ParsableCommand {
                     guard let python else { continue }
                     command = [python, script.path, inputURL.path, String(repetitions)]
                 } else {
-                    command = [executable, "--child", benchmark.rawValue, "--input", inputURL.path, "--repetitions", String(repetitions)]
+                    command = [
+                        executable, "--child", benchmark.rawValue, "--input", inputURL.path, "--repetitions",
+                        String(repetitions),
+                    ]
                 }
                 rounds[benchmark, default: []].append(try runChild(command))
             }
         }
         // Each round contributes the child's best run; the table shows the median round.
         let results = rounds.mapValues { runs in
-            ChildResult(timings: Timings(seconds: runs.map(\.timings.minimum)), peakBytes: runs.map(\.peakBytes).max() ?? 0)
+            ChildResult(
+                timings: Timings(seconds: runs.map(\.timings.minimum)),
+                peakBytes: runs.map(\.peakBytes).max() ?? 0)
         }
-        return Report(items: items, bytes: xml.count, repetitions: repetitions, rounds: self.rounds, results: results, byteIdentical: identical)
+        return Report(
+            items: items, bytes: xml.count, repetitions: repetitions, rounds: self.rounds, results: results,
+            byteIdentical: identical)
     }
 }

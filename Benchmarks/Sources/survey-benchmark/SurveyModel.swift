@@ -31,7 +31,8 @@ struct BenchItem: Codable, Equatable {
 /// Generates the same document for the same seed and size on every machine.
 enum SurveyGenerator {
     private static let words = [
-        "visit", "food", "service", "garden", "museum", "staff", "price", "friendly", "clean", "quiet", "room",
+        "visit", "food", "service", "garden", "museum", "staff", "price", "friendly", "clean", "quiet",
+        "room",
         "morning", "evening", "coffee", "music", "guide", "parking", "ticket", "view", "again",
     ]
 
@@ -66,7 +67,8 @@ enum SurveyGenerator {
                 item.subtitle = sentence(4)
                 item.answerText = sentence(12)
             case "datePicker":
-                item.answerDate = Date(timeIntervalSince1970: 1_700_000_000 + Double(random.next() % 100_000_000))
+                item.answerDate = Date(
+                    timeIntervalSince1970: 1_700_000_000 + Double(random.next() % 100_000_000))
             case "slider":
                 item.minimum = 0
                 item.maximum = Double(random.next() % 100) + 0.5

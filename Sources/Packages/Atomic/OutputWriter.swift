@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Writes files and packages a person asked for outside any store (exports), durably,
@@ -59,15 +59,20 @@ public struct OutputWriter {
     ///   name already (nothing is changed), `notFound` when the parent folder is missing.
     public func writePackage(_ files: [PackageFile], at path: String) throws {
         try requireParent(of: path)
-        if try system.status(path) != nil { throw FileSystemError(.alreadyExists, operation: .mkdir, path: path) }
+        if try system.status(path) != nil {
+            throw FileSystemError(.alreadyExists, operation: .mkdir, path: path)
+        }
         let temporary = temporaryName(beside: path)
         try system.mkdir(temporary)
         do {
             try system.writeFiles(files, into: temporary)
             try system.fsyncDirectory(temporary)
-            if case .failure(let errno) = try system.moveWithoutReplacing(temporary, to: path, isDirectory: true) {
+            if case .failure(let errno) = try system.moveWithoutReplacing(
+                temporary, to: path, isDirectory: true)
+            {
                 throw errno == .exists || errno == .notEmpty
-                    ? FileSystemError(.alreadyExists, operation: .rename, path: path) : FileSystemError(.rename, path: path, errno: errno)
+                    ? FileSystemError(.alreadyExists, operation: .rename, path: path)
+                    : FileSystemError(.rename, path: path, errno: errno)
             }
         } catch {
             for file in files { try? system.unlink(temporary + "/" + file.name, isDirectory: false) }
@@ -79,7 +84,9 @@ public struct OutputWriter {
 
     private func requireParent(of path: String) throws {
         let parent = System.parent(of: path)
-        guard let status = try system.status(parent), status.kind == .directory || status.kind == .symbolicLink else {
+        guard let status = try system.status(parent),
+            status.kind == .directory || status.kind == .symbolicLink
+        else {
             throw FileSystemError(.notFound, operation: .open, path: parent)
         }
     }

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One file of a package: its name and its bytes.
@@ -221,7 +221,9 @@ public struct PackageWriter: Sendable {
     public func removeLeftovers() throws -> Bool {
         let cleaning: FileLock
         do {
-            cleaning = try FileLock(path: locksFolder + "/writers.lock", mode: .exclusive, wait: false, root: root, calls: system.calls)
+            cleaning = try FileLock(
+                path: locksFolder + "/writers.lock", mode: .exclusive, wait: false, root: root,
+                calls: system.calls)
         } catch let error as FileSystemError where error.code == .locked {
             return false
         }
@@ -245,7 +247,8 @@ public struct PackageWriter: Sendable {
             entries = try system.list(path)
         } catch let error as FileSystemError where error.code == .notFound {
             return
-        } catch let error as FileSystemError where error.errno == .notDirectory || error.code == .symbolicLink {
+        } catch let error as FileSystemError where error.errno == .notDirectory || error.code == .symbolicLink
+        {
             // A file, or a link: the name is removed, never what a link points to.
             try system.unlink(path, isDirectory: false)
             try system.fsyncDirectory(Self.parent(of: path))
@@ -270,13 +273,15 @@ public struct PackageWriter: Sendable {
     // MARK: Steps
 
     func writerLock() throws -> FileLock {
-        try FileLock(path: locksFolder + "/writers.lock", mode: .shared, wait: true, root: root, calls: system.calls)
+        try FileLock(
+            path: locksFolder + "/writers.lock", mode: .shared, wait: true, root: root, calls: system.calls)
     }
-
 
     /// Renames `temporary` to `destination` without replacing anything, then fsyncs the
     /// destination's parent.
-    private func moveIntoPlace(_ temporary: String, _ destination: String, isDirectory: Bool) throws -> Outcome {
+    private func moveIntoPlace(_ temporary: String, _ destination: String, isDirectory: Bool) throws
+        -> Outcome
+    {
         switch try system.moveWithoutReplacing(temporary, to: destination, isDirectory: isDirectory) {
         case .success:
             try system.fsyncDirectory(Self.parent(of: destination))

@@ -8,5 +8,7 @@ extension FileSystemError: CategorizedError {
     /// The system's error, when a system call failed.
     public var cause: (any Error)? { errno }
     /// Where the file layer raised the error.
-    public var sourceLocation: ErrorSourceLocation? { ErrorSourceLocation(file: sourceFile, line: sourceLine) }
+    public var sourceLocation: ErrorSourceLocation? {
+        ErrorSourceLocation(file: sourceFile, line: sourceLine)
+    }
 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A failed file-system operation: what was being done, to which path, and why.
@@ -101,7 +101,10 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     /// The line of ``sourceFile`` that raised the error.
     public var sourceLine: Int
 
-    init(_ operation: Operation, path: String, errno: Errno, sourceFile: String = #fileID, sourceLine: Int = #line) {
+    init(
+        _ operation: Operation, path: String, errno: Errno, sourceFile: String = #fileID,
+        sourceLine: Int = #line
+    ) {
         self.operation = operation
         self.path = path
         self.errno = errno
@@ -123,7 +126,10 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     /// An error found by the file layer itself rather than returned by a system call.
-    public init(_ code: Code, operation: Operation, path: String, sourceFile: String = #fileID, sourceLine: Int = #line) {
+    public init(
+        _ code: Code, operation: Operation, path: String, sourceFile: String = #fileID,
+        sourceLine: Int = #line
+    ) {
         self.code = code
         self.operation = operation
         self.path = path
@@ -159,12 +165,15 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         case .symbolicLink: return "it is a symbolic link, and links in a store are never followed"
         case .notRegularFile: return "it is not a regular file (a FIFO, socket or device)"
         case .isDirectory: return "it is a folder"
-        case .tooLarge: return "it is larger than the limit of \(code.limit.map(String.init) ?? "?") bytes for such a file"
+        case .tooLarge:
+            return
+                "it is larger than the limit of \(code.limit.map(String.init) ?? "?") bytes for such a file"
         default: return errno?.description ?? code.description
         }
     }
 
     public static func == (lhs: FileSystemError, rhs: FileSystemError) -> Bool {
-        lhs.code == rhs.code && lhs.operation == rhs.operation && lhs.path == rhs.path && lhs.errno == rhs.errno
+        lhs.code == rhs.code && lhs.operation == rhs.operation && lhs.path == rhs.path
+            && lhs.errno == rhs.errno
     }
 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A cross-process lock on a file (in a store, under its folder of lock files).
@@ -39,7 +39,9 @@ public final class FileLock {
     ///   is held elsewhere. The corresponding C function is `fcntl`.
     ///   - root: The store's root: the lock file is opened beneath it without following
     ///     any link (a linked lock file is refused, never created through).
-    public init(path: String, mode: Mode, wait: Bool = true, root: String? = nil, calls: SystemCalls = .live) throws {
+    public init(path: String, mode: Mode, wait: Bool = true, root: String? = nil, calls: SystemCalls = .live)
+        throws
+    {
         self.path = path
         system = System(calls: calls, root: root)
         let descriptor = try system.open(path, flags: O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o644)

@@ -2,9 +2,9 @@ import CSystemShims
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The system calls the file layer makes, as replaceable functions.
@@ -21,13 +21,15 @@ public struct SystemCalls: Sendable {
     /// `openat(2)`; returns the new descriptor. Beneath a directory descriptor, no
     /// component of `path` may be a symbolic link (`ELOOP`): on Linux this is `openat2(2)`
     /// with `RESOLVE_NO_SYMLINKS`.
-    public var openat: @Sendable (_ directory: Int32, _ path: String, _ flags: Int32, _ mode: mode_t) -> Result<Int32, Errno>
+    public var openat:
+        @Sendable (_ directory: Int32, _ path: String, _ flags: Int32, _ mode: mode_t) -> Result<Int32, Errno>
     /// `close(2)`.
     public var close: @Sendable (_ descriptor: Int32) -> Result<Void, Errno>
     /// `write(2)` of at most `bytes.count` bytes; returns how many were written.
     public var write: @Sendable (_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Result<Int, Errno>
     /// `read(2)` into `buffer`; returns how many bytes were read.
-    public var read: @Sendable (_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno>
+    public var read:
+        @Sendable (_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno>
     /// `fsync(2)`: file data and metadata reach stable storage.
     public var fsync: @Sendable (_ descriptor: Int32) -> Result<Void, Errno>
     /// `syncfs(2)`: every file and directory entry written on the file system that holds
@@ -38,12 +40,19 @@ public struct SystemCalls: Sendable {
     public var mkdirat: @Sendable (_ directory: Int32, _ path: String, _ mode: mode_t) -> Result<Void, Errno>
     /// `renameat2(2)` of one name in an open directory to another, with
     /// `RENAME_NOREPLACE` when `noReplace` is set.
-    public var renameat: @Sendable (_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String, _ noReplace: Bool) -> Result<Void, Errno>
+    public var renameat:
+        @Sendable (
+            _ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String, _ noReplace: Bool
+        ) -> Result<Void, Errno>
     /// `linkat(2)`.
-    public var linkat: @Sendable (_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) -> Result<Void, Errno>
+    public var linkat:
+        @Sendable (_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) -> Result<
+            Void, Errno
+        >
     /// `unlinkat(2)` of one name in an open directory, with `AT_REMOVEDIR` for
     /// directories. A symbolic link is removed itself, never what it points to.
-    public var unlinkat: @Sendable (_ directory: Int32, _ path: String, _ isDirectory: Bool) -> Result<Void, Errno>
+    public var unlinkat:
+        @Sendable (_ directory: Int32, _ path: String, _ isDirectory: Bool) -> Result<Void, Errno>
     /// An open-file-description lock (`fcntl(F_OFD_SETLK[W])`): mode 0 unlocks, 1 shares, 2 excludes.
     public var lock: @Sendable (_ descriptor: Int32, _ mode: Int32, _ wait: Bool) -> Result<Void, Errno>
     /// The entries of an open directory (`fdopendir`/`readdir`), without `.` and `..`.
@@ -56,8 +65,11 @@ public struct SystemCalls: Sendable {
 
     /// What kind of file an entry or a status describes.
     public enum FileKind: Sendable, Equatable {
+        /// A regular file.
         case regular
+        /// A folder.
         case directory
+        /// A symbolic link (never followed).
         case symbolicLink
         /// A FIFO, a socket or a device.
         case special
@@ -67,16 +79,20 @@ public struct SystemCalls: Sendable {
 
     /// A directory entry: its name and kind.
     public struct DirectoryEntry: Sendable, Equatable {
+        /// The entry's name.
         public var name: String
+        /// The entry's kind, as the file system reported it.
         public var kind: FileKind
         /// Whether the entry is a directory (never true of a link to one).
         public var isDirectory: Bool { kind == .directory }
 
+        /// Creates an entry.
         public init(name: String, kind: FileKind) {
             self.name = name
             self.kind = kind
         }
 
+        /// Creates an entry that is a folder or a regular file.
         public init(name: String, isDirectory: Bool) {
             self.init(name: name, kind: isDirectory ? .directory : .regular)
         }
@@ -117,7 +133,9 @@ public struct SystemCalls: Sendable {
 
     /// What `stat` tells of a file: its kind, size and identity.
     public struct FileStatus: Sendable, Equatable {
+        /// The file's kind.
         public var kind: FileKind
+        /// The size in bytes.
         public var size: Int
         /// The file system's device number (`st_dev`).
         public var device: UInt64
@@ -129,6 +147,7 @@ public struct SystemCalls: Sendable {
         /// Whether it is a directory (never true of a link to one).
         public var isDirectory: Bool { kind == .directory }
 
+        /// Creates a status.
         public init(kind: FileKind, size: Int, device: UInt64, inode: UInt64, modified: Int64 = 0) {
             self.kind = kind
             self.size = size
@@ -137,6 +156,7 @@ public struct SystemCalls: Sendable {
             self.modified = modified
         }
 
+        /// Creates the status of a folder or a regular file.
         public init(isDirectory: Bool, size: Int, device: UInt64, inode: UInt64) {
             self.init(kind: isDirectory ? .directory : .regular, size: size, device: device, inode: inode)
         }
@@ -147,39 +167,41 @@ public struct SystemCalls: Sendable {
         openat: { directory, path, flags, mode in
             let result =
                 directory == AT_FDCWD
-                ? cshim_openat(directory, path, flags, mode) : cshim_openat_beneath(directory, path, flags, mode)
+                ? cshim_openat(directory, path, flags, mode)
+                : cshim_openat_beneath(directory, path, flags, mode)
             return result >= 0 ? .success(result) : .failure(.current)
         },
         close: { descriptor in
             // close(2) is not retried on EINTR: on Linux the descriptor is gone either way.
-            libc_close(descriptor) == 0 ? .success(()) : .failure(.current)
+            libcClose(descriptor) == 0 ? .success(()) : .failure(.current)
         },
         write: { descriptor, bytes in
-            let result = libc_write(descriptor, bytes.baseAddress, bytes.count)
+            let result = libcWrite(descriptor, bytes.baseAddress, bytes.count)
             return result >= 0 ? .success(result) : .failure(.current)
         },
         read: { descriptor, buffer in
-            let result = libc_read(descriptor, buffer.baseAddress, buffer.count)
+            let result = libcRead(descriptor, buffer.baseAddress, buffer.count)
             return result >= 0 ? .success(result) : .failure(.current)
         },
         fsync: { descriptor in
-            libc_fsync(descriptor) == 0 ? .success(()) : .failure(.current)
+            libcFsync(descriptor) == 0 ? .success(()) : .failure(.current)
         },
         mkdirat: { directory, path, mode in
-            libc_mkdirat(directory, path, mode) == 0 ? .success(()) : .failure(.current)
+            libcMkdirat(directory, path, mode) == 0 ? .success(()) : .failure(.current)
         },
         renameat: { fromDirectory, from, toDirectory, to, noReplace in
             let result =
                 noReplace
                 ? cshim_renameat2(fromDirectory, from, toDirectory, to, UInt32(CSHIM_RENAME_NOREPLACE))
-                : libc_renameat(fromDirectory, from, toDirectory, to)
+                : libcRenameat(fromDirectory, from, toDirectory, to)
             return result == 0 ? .success(()) : .failure(.current)
         },
         linkat: { fromDirectory, from, toDirectory, to in
-            libc_linkat(fromDirectory, from, toDirectory, to, 0) == 0 ? .success(()) : .failure(.current)
+            libcLinkat(fromDirectory, from, toDirectory, to, 0) == 0 ? .success(()) : .failure(.current)
         },
         unlinkat: { directory, path, isDirectory in
-            libc_unlinkat(directory, path, isDirectory ? AT_REMOVEDIR : 0) == 0 ? .success(()) : .failure(.current)
+            libcUnlinkat(directory, path, isDirectory ? AT_REMOVEDIR : 0) == 0
+                ? .success(()) : .failure(.current)
         },
         lock: { descriptor, mode, wait in
             cshim_ofd_lock(descriptor, mode, wait ? 1 : 0) == 0 ? .success(()) : .failure(.current)
@@ -188,9 +210,11 @@ public struct SystemCalls: Sendable {
             final class Collected { var entries: [DirectoryEntry] = [] }
             let collected = Collected()
             let result = withExtendedLifetime(collected) {
-                cshim_list_directory(descriptor, Unmanaged.passUnretained(collected).toOpaque()) { context, name, kind in
+                cshim_list_directory(descriptor, Unmanaged.passUnretained(collected).toOpaque()) {
+                    context, name, kind in
                     let collected = Unmanaged<Collected>.fromOpaque(context!).takeUnretainedValue()
-                    collected.entries.append(DirectoryEntry(name: String(cString: name!), kind: FileKind(shimKind: kind)))
+                    collected.entries.append(
+                        DirectoryEntry(name: String(cString: name!), kind: FileKind(shimKind: kind)))
                 }
             }
             return result == 0 ? .success(collected.entries) : .failure(.current)
@@ -203,11 +227,12 @@ public struct SystemCalls: Sendable {
             } else if let slash = path.lastIndex(of: "/") {
                 // The folder is opened beneath the directory without following links, and
                 // the last name is looked up in it without following one either.
-                let folder = cshim_openat_beneath(directory, String(path[..<slash]), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+                let folder = cshim_openat_beneath(
+                    directory, String(path[..<slash]), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
                 guard folder >= 0 else { return .failure(.current) }
                 result = cshim_fstatat_nofollow(folder, String(path[path.index(after: slash)...]), &status)
                 let saved = errno
-                _ = libc_close(folder)
+                _ = libcClose(folder)
                 errno = saved
             } else {
                 result = cshim_fstatat_nofollow(directory, path, &status)
@@ -239,23 +264,31 @@ extension SystemCalls.FileKind {
 extension SystemCalls.FileStatus {
     init(_ status: cshim_status) {
         self.init(
-            kind: SystemCalls.FileKind(shimKind: status.kind), size: Int(status.size), device: UInt64(status.device),
-            inode: UInt64(status.inode), modified: Int64(status.modified_seconds) &* 1_000_000_000 &+ Int64(status.modified_nanoseconds))
+            kind: SystemCalls.FileKind(shimKind: status.kind), size: Int(status.size),
+            device: UInt64(status.device),
+            inode: UInt64(status.inode),
+            modified: Int64(status.modified_seconds) &* 1_000_000_000 &+ Int64(status.modified_nanoseconds))
     }
 }
 
 // The C library's functions under names that the `SystemCalls` members of the same
 // names cannot shadow, on Linux and macOS alike.
-private func libc_close(_ fd: Int32) -> Int32 { close(fd) }
-private func libc_write(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, buffer, count) }
-private func libc_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(fd, buffer, count) }
-private func libc_fsync(_ fd: Int32) -> Int32 { fsync(fd) }
-private func libc_mkdirat(_ fd: Int32, _ path: String, _ mode: mode_t) -> Int32 { mkdirat(fd, path, mode) }
-private func libc_renameat(_ a: Int32, _ from: String, _ b: Int32, _ to: String) -> Int32 { renameat(a, from, b, to) }
-private func libc_linkat(_ a: Int32, _ from: String, _ b: Int32, _ to: String, _ flags: Int32) -> Int32 {
+private func libcClose(_ fd: Int32) -> Int32 { close(fd) }
+private func libcWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+    write(fd, buffer, count)
+}
+private func libcRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(fd, buffer, count)
+}
+private func libcFsync(_ fd: Int32) -> Int32 { fsync(fd) }
+private func libcMkdirat(_ fd: Int32, _ path: String, _ mode: mode_t) -> Int32 { mkdirat(fd, path, mode) }
+private func libcRenameat(_ a: Int32, _ from: String, _ b: Int32, _ to: String) -> Int32 {
+    renameat(a, from, b, to)
+}
+private func libcLinkat(_ a: Int32, _ from: String, _ b: Int32, _ to: String, _ flags: Int32) -> Int32 {
     linkat(a, from, b, to, flags)
 }
-private func libc_unlinkat(_ fd: Int32, _ path: String, _ flags: Int32) -> Int32 { unlinkat(fd, path, flags) }
+private func libcUnlinkat(_ fd: Int32, _ path: String, _ flags: Int32) -> Int32 { unlinkat(fd, path, flags) }
 
 /// An open descriptor of a store's root folder, opened on first use and closed with the
 /// last value that holds it. Every path beneath the root is resolved from it, never
@@ -342,7 +375,9 @@ struct System {
     }
 
     /// Calls `body` with the descriptor of the folder that holds `path` and the last name.
-    private func inParent<T>(of path: String, operation: FileSystemError.Operation, _ body: (Int32, String) throws -> T) throws -> T {
+    private func inParent<T>(
+        of path: String, operation: FileSystemError.Operation, _ body: (Int32, String) throws -> T
+    ) throws -> T {
         let (directory, relative) = try locate(path)
         guard directory != AT_FDCWD else {
             // Outside any root: the parent is opened as given, the name is never followed.
@@ -358,9 +393,13 @@ struct System {
             return try body(directory, relative)
         }
         let name = String(relative[relative.index(after: slash)...])
-        guard !name.isEmpty, name != ".", name != ".." else { throw FileSystemError(.invalidName, operation: operation, path: path) }
-        let folder = try retrying { calls.openat(directory, String(relative[..<slash]), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) }
-            .mapError { FileSystemError(.open, path: Self.parent(of: path), errno: $0) }.get()
+        guard !name.isEmpty, name != ".", name != ".." else {
+            throw FileSystemError(.invalidName, operation: operation, path: path)
+        }
+        let folder = try retrying {
+            calls.openat(directory, String(relative[..<slash]), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        }
+        .mapError { FileSystemError(.open, path: Self.parent(of: path), errno: $0) }.get()
         defer { _ = calls.close(folder) }
         return try body(folder, name)
     }
@@ -379,20 +418,25 @@ struct System {
     func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
         var offset = 0
         while offset < bytes.count {
-            let written = try retrying { calls.write(descriptor, UnsafeRawBufferPointer(rebasing: bytes[offset...])) }
-                .mapError { FileSystemError(.write, path: path, errno: $0) }.get()
+            let written = try retrying {
+                calls.write(descriptor, UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+            }
+            .mapError { FileSystemError(.write, path: path, errno: $0) }.get()
             guard written > 0 else { throw FileSystemError(.write, path: path, errno: .noSpace) }
             offset += written
         }
     }
 
     func fsync(_ descriptor: Int32, path: String) throws {
-        try retrying { calls.fsync(descriptor) }.mapError { FileSystemError(.fsync, path: path, errno: $0) }.get()
+        try retrying { calls.fsync(descriptor) }.mapError { FileSystemError(.fsync, path: path, errno: $0) }
+            .get()
     }
 
     func mkdir(_ path: String, mode: mode_t = 0o755) throws {
         try inParent(of: path, operation: .mkdir) { folder, name in
-            try retrying { calls.mkdirat(folder, name, mode) }.mapError { FileSystemError(.mkdir, path: path, errno: $0) }.get()
+            try retrying { calls.mkdirat(folder, name, mode) }.mapError {
+                FileSystemError(.mkdir, path: path, errno: $0)
+            }.get()
         }
     }
 
@@ -424,7 +468,9 @@ struct System {
     func list(_ path: String) throws -> [SystemCalls.DirectoryEntry] {
         let descriptor = try open(path, flags: O_RDONLY | O_DIRECTORY)
         defer { _ = calls.close(descriptor) }
-        return try retrying { calls.listDirectory(descriptor) }.mapError { FileSystemError(.list, path: path, errno: $0) }.get()
+        return try retrying { calls.listDirectory(descriptor) }.mapError {
+            FileSystemError(.list, path: path, errno: $0)
+        }.get()
     }
 
     /// The status of `path` (a link reported as a link), or `nil` when nothing is there.
@@ -434,10 +480,13 @@ struct System {
             let descriptor: Int32
             do {
                 descriptor = try root.open()
-            } catch let error as FileSystemError where error.code == .notFound || error.errno == .notDirectory {
+            } catch let error as FileSystemError where error.code == .notFound || error.errno == .notDirectory
+            {
                 return nil
             }
-            return try retrying { calls.fstat(descriptor) }.mapError { FileSystemError(.stat, path: path, errno: $0) }.get()
+            return try retrying { calls.fstat(descriptor) }.mapError {
+                FileSystemError(.stat, path: path, errno: $0)
+            }.get()
         }
         let (directory, relative) = try locate(path)
         switch retrying({ calls.stat(directory, relative) }) {
@@ -457,21 +506,30 @@ struct System {
     func readAll(_ path: String, limit: Int) throws -> Data {
         let descriptor = try open(path, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
         defer { _ = calls.close(descriptor) }
-        let status = try retrying { calls.fstat(descriptor) }.mapError { FileSystemError(.stat, path: path, errno: $0) }.get()
+        let status = try retrying { calls.fstat(descriptor) }.mapError {
+            FileSystemError(.stat, path: path, errno: $0)
+        }.get()
         guard status.kind == .regular else {
-            throw FileSystemError(status.kind == .directory ? .isDirectory : .notRegularFile, operation: .read, path: path)
+            throw FileSystemError(
+                status.kind == .directory ? .isDirectory : .notRegularFile, operation: .read, path: path)
         }
-        guard status.size <= limit else { throw FileSystemError(.tooLarge(limit), operation: .read, path: path) }
+        guard status.size <= limit else {
+            throw FileSystemError(.tooLarge(limit), operation: .read, path: path)
+        }
         var data = Data(count: min(max(status.size + 1, 4096), limit + 1))
         var count = 0
         while true {
             if count == data.count {
-                guard data.count <= limit else { throw FileSystemError(.tooLarge(limit), operation: .read, path: path) }
+                guard data.count <= limit else {
+                    throw FileSystemError(.tooLarge(limit), operation: .read, path: path)
+                }
                 data.count = min(data.count * 2, limit + 1)
             }
             let read = try data.withUnsafeMutableBytes { buffer in
-                try retrying { calls.read(descriptor, UnsafeMutableRawBufferPointer(rebasing: buffer[count...])) }
-                    .mapError { FileSystemError(.read, path: path, errno: $0) }.get()
+                try retrying {
+                    calls.read(descriptor, UnsafeMutableRawBufferPointer(rebasing: buffer[count...]))
+                }
+                .mapError { FileSystemError(.read, path: path, errno: $0) }.get()
             }
             if read == 0 { break }
             count += read

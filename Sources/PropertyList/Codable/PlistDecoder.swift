@@ -67,7 +67,8 @@ public struct PlistDecoder: Sendable {
         try map.nodes.withUnsafeBufferPointer { nodes in
             try withExtendedLifetime(map.bytes) {
                 let bytes = map.bytes.buffer(from: 0, count: map.bytes.count)
-                let decoder = PlistMapDecoder(nodes: nodes, bytes: bytes, index: 0, userInfo: userInfo, codingPath: [])
+                let decoder = PlistMapDecoder(
+                    nodes: nodes, bytes: bytes, index: 0, userInfo: userInfo, codingPath: [])
                 return try decoder.decodeValue(type)
             }
         }

@@ -26,14 +26,21 @@ public struct PlistEncoder: Sendable {
         let encoder = PlistXMLEncoder(state: state, depth: 0, codingPath: [], userInfo: userInfo)
         guard let rendered = try encoder.encodeValue(value) else {
             throw EncodingError.invalidValue(
-                value, EncodingError.Context(codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values."))
+                value,
+                EncodingError.Context(
+                    codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values."))
         }
         var writer = XMLPlistWriter(output: ByteStorage(capacity: arena.count + arena.count / 4 + 4096))
         do {
-            try writer.writeDocument { writer in try writer.assemble(rendered, from: arena, keyLines: state.keyLineBytes, cache: &state.keyOrders) }
+            try writer.writeDocument { writer in
+                try writer.assemble(
+                    rendered, from: arena, keyLines: state.keyLineBytes, cache: &state.keyOrders)
+            }
         } catch let error as PropertyListError {
             throw EncodingError.invalidValue(
-                value, EncodingError.Context(codingPath: [], debugDescription: error.message, underlyingError: error))
+                value,
+                EncodingError.Context(codingPath: [], debugDescription: error.message, underlyingError: error)
+            )
         }
         return writer.takeData()
     }

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Strict parsers for the text of `<integer>`, `<real>`, `<date>` and `<data>`.
@@ -56,8 +56,10 @@ enum ScalarParsing {
             let digit: UInt64
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt64(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: digit = UInt64(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F") where radix == 16: digit = UInt64(byte - UInt8(ascii: "A") + 10)
+            case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16:
+                digit = UInt64(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F") where radix == 16:
+                digit = UInt64(byte - UInt8(ascii: "A") + 10)
             default:
                 throw Failure(message: "integer \(quoted(text)) contains an invalid character")
             }
@@ -120,9 +122,13 @@ enum ScalarParsing {
         return withTerminatedCopy(text) { strtod($0, nil) }
     }
 
-    private static func withTerminatedCopy<R>(_ text: UnsafeBufferPointer<UInt8>, _ body: (UnsafePointer<CChar>) -> R) -> R {
+    private static func withTerminatedCopy<R>(
+        _ text: UnsafeBufferPointer<UInt8>, _ body: (UnsafePointer<CChar>) -> R
+    ) -> R {
         if text.count < 63 {
-            var storage: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+            var storage: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (
+                0, 0, 0, 0, 0, 0, 0, 0
+            )
             return withUnsafeMutableBytes(of: &storage) { raw in
                 raw.copyMemory(from: UnsafeRawBufferPointer(text))
                 raw[text.count] = 0
@@ -150,7 +156,8 @@ enum ScalarParsing {
     static func date(_ text: UnsafeBufferPointer<UInt8>) throws(Failure) -> Date {
         // The form every writer uses, YYYY-MM-DDTHH:MM:SSZ, read field by field at
         // fixed places; anything else goes the general way below.
-        if text.count == 20, text[4] == UInt8(ascii: "-"), text[7] == UInt8(ascii: "-"), text[10] == UInt8(ascii: "T"),
+        if text.count == 20, text[4] == UInt8(ascii: "-"), text[7] == UInt8(ascii: "-"),
+            text[10] == UInt8(ascii: "T"),
             text[13] == UInt8(ascii: ":"), text[16] == UInt8(ascii: ":"), text[19] == UInt8(ascii: "Z")
         {
             @inline(__always) func digits(_ start: Int, _ count: Int) -> Int? {
@@ -162,11 +169,13 @@ enum ScalarParsing {
                 }
                 return value
             }
-            if let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2), let hour = digits(11, 2),
+            if let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2),
+                let hour = digits(11, 2),
                 let minute = digits(14, 2), let second = digits(17, 2)
             {
                 return try date(
-                    year: Int64(year), month: month, day: day, hour: hour, minute: minute, second: second, fraction: 0,
+                    year: Int64(year), month: month, day: day, hour: hour, minute: minute, second: second,
+                    fraction: 0,
                     text: text)
             }
         }
@@ -229,7 +238,8 @@ enum ScalarParsing {
         try expect(UInt8(ascii: "Z"))
         guard index == text.count else { throw fail("has trailing characters") }
         return try date(
-            year: year, month: month, day: day, hour: hour, minute: minute, second: second, fraction: fraction, text: text)
+            year: year, month: month, day: day, hour: hour, minute: minute, second: second,
+            fraction: fraction, text: text)
     }
 
     /// The date of checked fields, after checking their ranges.
@@ -248,8 +258,10 @@ enum ScalarParsing {
             let field = hour >= 24 ? "hour \(hour)" : minute >= 60 ? "minute \(minute)" : "second \(second)"
             throw fail("has a time of day out of range (\(field))")
         }
-        let seconds = CivilTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
-            .secondsSince1970
+        let seconds = CivilTime(
+            year: year, month: month, day: day, hour: hour, minute: minute, second: second
+        )
+        .secondsSince1970
         let interval = Double(seconds - 978_307_200) + fraction
         guard abs(interval) <= XMLPlistWriter.dateLimit else {
             throw fail("is outside the supported range of ±1e13 seconds from 2001")
@@ -261,7 +273,9 @@ enum ScalarParsing {
 
     private static let base64Values: [UInt8] = {
         var table = [UInt8](repeating: 0xFF, count: 256)
-        for (value, byte) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
+        for (value, byte) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8
+            .enumerated()
+        {
             table[Int(byte)] = UInt8(value)
         }
         for space in [0x20, 0x09, 0x0A, 0x0D] { table[space] = 0xFE }
@@ -280,7 +294,9 @@ enum ScalarParsing {
 
     /// Decodes base64 `text` into `output`, which may be `text`'s own memory: the output
     /// never overtakes the input. Returns the number of bytes written.
-    static func base64(_ text: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>) throws(Failure) -> Int {
+    static func base64(_ text: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>)
+        throws(Failure) -> Int
+    {
         let table = base64Values
         var written = 0
         var group: UInt32 = 0
@@ -302,7 +318,8 @@ enum ScalarParsing {
                 inGroup += 1
             case 0xFF:
                 throw Failure(
-                    message: "base64 data contains the invalid character \(describe(byte)) at offset \(offset)")
+                    message:
+                        "base64 data contains the invalid character \(describe(byte)) at offset \(offset)")
             default:
                 guard padding == 0, !finished else {
                     throw Failure(message: "base64 data continues after '=' padding at offset \(offset)")

@@ -81,7 +81,9 @@ struct PlistMap {
         if count >= 8 {
             let raw = UnsafeRawPointer(bytes.baseAddress!)
             hash = (hash ^ raw.loadUnaligned(as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
-            hash = (hash ^ raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)) &* 0x94D0_49BB_1331_11EB
+            hash =
+                (hash ^ raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
+                &* 0x94D0_49BB_1331_11EB
         } else {
             var packed: UInt64 = 0
             for byte in bytes { packed = packed << 8 | UInt64(byte) }
@@ -143,23 +145,31 @@ extension PlistMap {
             bytes.append(utf8)
             return kind == .key ? Self.hash(utf8) : 0
         }
-        nodes.append(Node(kind: kind, flag: false, count: UInt32(bytes.count - offset), payload: UInt64(offset), hash: hash))
+        nodes.append(
+            Node(
+                kind: kind, flag: false, count: UInt32(bytes.count - offset), payload: UInt64(offset),
+                hash: hash))
     }
 
     private mutating func append(_ value: PropertyList) {
         switch value {
         case .string(let string): appendBytes(string, kind: .string)
         case .integer(let integer):
-            nodes.append(Node(kind: .integer, flag: integer.isNegative, count: 0, payload: integer.magnitude, hash: 0))
-        case .real(let real): nodes.append(Node(kind: .real, flag: false, count: 0, payload: real.bitPattern, hash: 0))
+            nodes.append(
+                Node(kind: .integer, flag: integer.isNegative, count: 0, payload: integer.magnitude, hash: 0))
+        case .real(let real):
+            nodes.append(Node(kind: .real, flag: false, count: 0, payload: real.bitPattern, hash: 0))
         case .boolean(let flag): nodes.append(Node(kind: .boolean, flag: flag, count: 0, payload: 0, hash: 0))
         case .date(let date):
-            nodes.append(Node(kind: .date, flag: false, count: 0,
-                              payload: date.timeIntervalSinceReferenceDate.bitPattern, hash: 0))
+            nodes.append(
+                Node(
+                    kind: .date, flag: false, count: 0,
+                    payload: date.timeIntervalSinceReferenceDate.bitPattern, hash: 0))
         case .data(let data):
             let offset = bytes.count
             data.withUnsafeBytes { bytes.append($0.bindMemory(to: UInt8.self)) }
-            nodes.append(Node(kind: .data, flag: false, count: UInt32(data.count), payload: UInt64(offset), hash: 0))
+            nodes.append(
+                Node(kind: .data, flag: false, count: UInt32(data.count), payload: UInt64(offset), hash: 0))
         case .array(let elements):
             let index = nodes.count
             nodes.append(Node(kind: .array, flag: false, count: UInt32(elements.count), payload: 0, hash: 0))
@@ -167,7 +177,8 @@ extension PlistMap {
             nodes[index].payload = UInt64(nodes.count)
         case .dictionary(let entries):
             let index = nodes.count
-            nodes.append(Node(kind: .dictionary, flag: false, count: UInt32(entries.count), payload: 0, hash: 0))
+            nodes.append(
+                Node(kind: .dictionary, flag: false, count: UInt32(entries.count), payload: 0, hash: 0))
             for (key, element) in entries {
                 appendBytes(key, kind: .key)
                 append(element)

@@ -120,10 +120,12 @@ struct XMLPlistScanner {
     static func scan(_ bytes: UnsafeRawBufferPointer, file: String?) throws -> PlistMap {
         _ = libxml2Initialized
         guard !bytes.isEmpty else {
-            throw PropertyListError(code: .malformedXML, message: "the document is empty", file: file, line: 1, column: 1)
+            throw PropertyListError(
+                code: .malformedXML, message: "the document is empty", file: file, line: 1, column: 1)
         }
         guard bytes.count <= Int(Int32.max) else {
-            throw PropertyListError(code: .malformedXML, message: "the document is larger than 2 GiB", file: file)
+            throw PropertyListError(
+                code: .malformedXML, message: "the document is larger than 2 GiB", file: file)
         }
         if let unsupported = unsupportedForm(bytes) {
             throw PropertyListError(code: .malformedXML, message: unsupported, file: file, line: 1, column: 1)
@@ -144,13 +146,16 @@ struct XMLPlistScanner {
         // Errors libxml2 raises outside the parser (an encoding that fails to convert)
         // would go to its generic handler, which prints to standard error; route them to
         // the scanner like the parser's own, for this thread and this parse only.
-        xmlSetStructuredErrorFunc(state, { context, error in
-            guard let error else { return }
-            scanner(context).pointee.libxml2Failed(error)
-        })
+        xmlSetStructuredErrorFunc(
+            state,
+            { context, error in
+                guard let error else { return }
+                scanner(context).pointee.libxml2Failed(error)
+            })
         defer { xmlSetStructuredErrorFunc(nil, nil) }
         guard let context = makePushParser(bytes, handler: handler, userData: state) else {
-            throw PropertyListError(code: .malformedXML, message: "libxml2 could not create a parser", file: file)
+            throw PropertyListError(
+                code: .malformedXML, message: "libxml2 could not create a parser", file: file)
         }
         state.pointee.context = context
         defer { freeParser(context) }
@@ -158,11 +163,13 @@ struct XMLPlistScanner {
         state.pointee.context = nil
         if let failure = state.pointee.failure { throw failure }
         guard context.pointee.wellFormed != 0 else {
-            throw PropertyListError(code: .malformedXML, message: "the document is not well-formed XML", file: file)
+            throw PropertyListError(
+                code: .malformedXML, message: "the document is not well-formed XML", file: file)
         }
         guard state.pointee.finished else {
             throw PropertyListError(
-                code: .invalidStructure, message: "the document has no <plist> element", file: file, line: 1, column: 1)
+                code: .invalidStructure, message: "the document has no <plist> element", file: file, line: 1,
+                column: 1)
         }
         return state.pointee.map
     }
@@ -195,7 +202,8 @@ struct XMLPlistScanner {
     }
 
     private mutating func fail(
-        _ code: PropertyListError.Code, _ message: String, line: Int? = nil, column: Int? = nil, stopParser: Bool = true
+        _ code: PropertyListError.Code, _ message: String, line: Int? = nil, column: Int? = nil,
+        stopParser: Bool = true
     ) {
         guard !stopped else { return }
         stopped = true
@@ -218,7 +226,9 @@ struct XMLPlistScanner {
                 .forbiddenDeclaration
             default: .malformedXML
             }
-        if Int(raw.code) == Int(XML_ERR_DOCUMENT_END.rawValue) || Int(raw.code) == Int(XML_ERR_DOCUMENT_EMPTY.rawValue) {
+        if Int(raw.code) == Int(XML_ERR_DOCUMENT_END.rawValue)
+            || Int(raw.code) == Int(XML_ERR_DOCUMENT_EMPTY.rawValue)
+        {
             // The push parser reports a document cut short as "extra content"; say what it is.
             if let open = scalar.map({ "<\($0)>" }) ?? frames.last.map({ "<\($0.kind.rawValue)>" }) {
                 message = "the document ends before \(open) is closed (is the file truncated?)"
@@ -230,8 +240,10 @@ struct XMLPlistScanner {
         // while libxml2 is in the middle of reading input: it stops by itself then, and
         // stopping it from here would pull the input out from under it.
         let fromParser = raw.domain == Int32(XML_FROM_PARSER.rawValue)
-        fail(code, message, line: raw.line > 0 ? Int(raw.line) : nil, column: raw.line > 0 ? Int(raw.int2) : nil,
-             stopParser: fromParser)
+        fail(
+            code, message, line: raw.line > 0 ? Int(raw.line) : nil,
+            column: raw.line > 0 ? Int(raw.int2) : nil,
+            stopParser: fromParser)
     }
 
     // MARK: Elements
@@ -265,7 +277,8 @@ struct XMLPlistScanner {
         }
     }
 
-    private static func name(_ name: UnsafePointer<xmlChar>?, prefix: UnsafePointer<xmlChar>? = nil) -> String {
+    private static func name(_ name: UnsafePointer<xmlChar>?, prefix: UnsafePointer<xmlChar>? = nil) -> String
+    {
         let local = name.map { String(cString: $0) } ?? "?"
         let shown = prefix.map { String(cString: $0) + ":" + local } ?? local
         return shown.count > 40 ? String(shown.prefix(40)) + "…" : shown
@@ -277,9 +290,11 @@ struct XMLPlistScanner {
     @inline(__always)
     fileprivate mutating func startElement(
         _ localName: UnsafePointer<xmlChar>?, _ prefix: UnsafePointer<xmlChar>?,
-        _ uri: UnsafePointer<xmlChar>?, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+        _ uri: UnsafePointer<xmlChar>?, attributeCount: Int,
+        attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
     ) {
-        if !stopped, let localName, uri == nil, prefix == nil, attributeCount == 0, scalar == nil, frames.count > 0,
+        if !stopped, let localName, uri == nil, prefix == nil, attributeCount == 0, scalar == nil,
+            frames.count > 0,
             let element = elementNames.value(localName, Self.element), element != .plist
         {
             let top = frames.count - 1
@@ -297,7 +312,8 @@ struct XMLPlistScanner {
     @inline(never)
     private mutating func startElementChecked(
         _ localName: UnsafePointer<xmlChar>?, _ prefix: UnsafePointer<xmlChar>?,
-        _ uri: UnsafePointer<xmlChar>?, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+        _ uri: UnsafePointer<xmlChar>?, attributeCount: Int,
+        attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
     ) {
         guard !stopped, let localName else { return }
         guard uri == nil, prefix == nil, let element = Self.element(localName) else {
@@ -316,7 +332,9 @@ struct XMLPlistScanner {
                     element == .plist && attributes?[index * 5 + 1] == nil
                     && attributeName.map { String(cString: $0) == "version" } == true
                 if !isVersion {
-                    fail(.invalidStructure, "element <\(element)> has an unexpected attribute '\(Self.name(attributeName))'")
+                    fail(
+                        .invalidStructure,
+                        "element <\(element)> has an unexpected attribute '\(Self.name(attributeName))'")
                     return
                 }
             }
@@ -339,7 +357,9 @@ struct XMLPlistScanner {
         case .dictionary:
             if element == .key {
                 if let pending = frames[top].pendingKey {
-                    fail(.invalidStructure, "<key> follows the key '\(map.string(at: pending))', which has no value")
+                    fail(
+                        .invalidStructure,
+                        "<key> follows the key '\(map.string(at: pending))', which has no value")
                     return
                 }
             } else if frames[top].pendingKey == nil {
@@ -362,8 +382,9 @@ struct XMLPlistScanner {
             }
         }
         if !open(element) {
-            fail(.nestingTooDeep,
-                 "arrays and dictionaries are nested deeper than \(PropertyList.maximumDepth) levels")
+            fail(
+                .nestingTooDeep,
+                "arrays and dictionaries are nested deeper than \(PropertyList.maximumDepth) levels")
         }
     }
 
@@ -418,8 +439,9 @@ struct XMLPlistScanner {
             added()
         case .dictionary:
             if let key = frame.pendingKey {
-                fail(.invalidStructure, "the key '\(map.string(at: key))' has no value",
-                     line: frame.keyLine, column: frame.keyColumn)
+                fail(
+                    .invalidStructure, "the key '\(map.string(at: key))' has no value",
+                    line: frame.keyLine, column: frame.keyColumn)
                 return
             }
             map.nodes[frame.node].count = frame.count
@@ -440,7 +462,8 @@ struct XMLPlistScanner {
     @inline(__always)
     private mutating func finishScalar(_ element: Element) {
         let length = map.bytes.count - textStart
-        var node = PlistMap.Node(kind: .string, flag: false, count: UInt32(length), payload: UInt64(textStart), hash: 0)
+        var node = PlistMap.Node(
+            kind: .string, flag: false, count: UInt32(length), payload: UInt64(textStart), hash: 0)
         do throws(ScalarParsing.Failure) {
             switch element {
             case .key:
@@ -449,28 +472,37 @@ struct XMLPlistScanner {
             case .string:
                 node.kind = .string
             case .integer:
-                let value = try withText { text throws(ScalarParsing.Failure) in try ScalarParsing.integer(text) }
-                node = PlistMap.Node(kind: .integer, flag: value.isNegative, count: 0, payload: value.magnitude, hash: 0)
+                let value = try withText { text throws(ScalarParsing.Failure) in
+                    try ScalarParsing.integer(text)
+                }
+                node = PlistMap.Node(
+                    kind: .integer, flag: value.isNegative, count: 0, payload: value.magnitude, hash: 0)
                 map.bytes.truncate(to: textStart)
             case .real:
-                let value = try withText { text throws(ScalarParsing.Failure) in try ScalarParsing.real(text) }
+                let value = try withText { text throws(ScalarParsing.Failure) in try ScalarParsing.real(text)
+                }
                 node = PlistMap.Node(kind: .real, flag: false, count: 0, payload: value.bitPattern, hash: 0)
                 map.bytes.truncate(to: textStart)
             case .date:
-                let value = try withText { text throws(ScalarParsing.Failure) in try ScalarParsing.date(text) }
+                let value = try withText { text throws(ScalarParsing.Failure) in try ScalarParsing.date(text)
+                }
                 node = PlistMap.Node(
-                    kind: .date, flag: false, count: 0, payload: value.timeIntervalSinceReferenceDate.bitPattern, hash: 0)
+                    kind: .date, flag: false, count: 0,
+                    payload: value.timeIntervalSinceReferenceDate.bitPattern, hash: 0)
                 map.bytes.truncate(to: textStart)
             case .data:
                 let start = textStart
                 let text = map.bytes.mutableBuffer(from: start)
                 let written = try ScalarParsing.base64(UnsafeBufferPointer(text), into: text.baseAddress!)
                 map.bytes.truncate(to: start + written)
-                node = PlistMap.Node(kind: .data, flag: false, count: UInt32(written), payload: UInt64(start), hash: 0)
+                node = PlistMap.Node(
+                    kind: .data, flag: false, count: UInt32(written), payload: UInt64(start), hash: 0)
             case .true, .false:
                 let blank = withText { isWhitespace($0) }
                 guard blank else {
-                    fail(.invalidStructure, "<\(element)> must be empty", line: scalarLine, column: scalarColumn)
+                    fail(
+                        .invalidStructure, "<\(element)> must be empty", line: scalarLine,
+                        column: scalarColumn)
                     return
                 }
                 map.bytes.truncate(to: textStart)
@@ -505,8 +537,9 @@ struct XMLPlistScanner {
         if seen & bit == 0 && frames[top].count < 16 {
             frames[top].keyBits = seen | bit
         } else if isDuplicateKey(node, in: top) {
-            fail(.invalidStructure, "duplicate key '\(withText { String(decoding: $0, as: UTF8.self) })'",
-                 line: scalarLine, column: scalarColumn)
+            fail(
+                .invalidStructure, "duplicate key '\(withText { String(decoding: $0, as: UTF8.self) })'",
+                line: scalarLine, column: scalarColumn)
             return
         }
         map.nodes.append(node)
@@ -568,8 +601,9 @@ struct XMLPlistScanner {
         while cursor < map.nodes.count {
             let key = map.string(at: cursor)
             if !seen.insert(key).inserted {
-                fail(.invalidStructure,
-                     "duplicate key '\(key)' (two keys are the same text in different Unicode normal forms)")
+                fail(
+                    .invalidStructure,
+                    "duplicate key '\(key)' (two keys are the same text in different Unicode normal forms)")
                 return
             }
             cursor = map.end(of: cursor + 1)
@@ -645,7 +679,9 @@ struct XMLPlistScanner {
     }
 
     fileprivate mutating func declaration(_ what: String, _ name: UnsafePointer<xmlChar>?) {
-        fail(.forbiddenDeclaration, "\(what) declaration '\(Self.name(name))' is not allowed in a property list")
+        fail(
+            .forbiddenDeclaration,
+            "\(what) declaration '\(Self.name(name))' is not allowed in a property list")
     }
 
     fileprivate mutating func undefinedReference(_ name: UnsafePointer<xmlChar>?) {
@@ -786,7 +822,9 @@ private func parseInChunks(_ bytes: UnsafeRawBufferPointer, context: xmlParserCt
     while offset < bytes.count {
         let length = min(chunk, bytes.count - offset)
         let last = offset + length == bytes.count
-        if xmlParseChunk(context, base + offset, Int32(length), last ? 1 : 0) != 0 && context.pointee.disableSAX != 0 {
+        if xmlParseChunk(context, base + offset, Int32(length), last ? 1 : 0) != 0
+            && context.pointee.disableSAX != 0
+        {
             return
         }
         if context.pointee.instate == XML_PARSER_EOF { return }

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension PropertyList {
@@ -119,7 +119,9 @@ struct XMLPlistWriter {
         case .array(let elements):
             guard try beginArray(isEmpty: elements.isEmpty, depth: depth) else { return }
             for (index, element) in elements.enumerated() {
-                do { try write(element, depth: depth + 1) } catch { throw Self.rethrow(error, at: Self.indexComponent(index)) }
+                do { try write(element, depth: depth + 1) } catch {
+                    throw Self.rethrow(error, at: Self.indexComponent(index))
+                }
             }
             endContainer("</array>\n", depth: depth)
         case .dictionary(let entries):
@@ -242,7 +244,8 @@ struct XMLPlistWriter {
     private func checkDepth(_ depth: Int) throws(Failure) {
         if depth >= PropertyList.maximumDepth {
             throw Failure(
-                code: .nestingTooDeep, message: "containers are nested deeper than \(PropertyList.maximumDepth) levels")
+                code: .nestingTooDeep,
+                message: "containers are nested deeper than \(PropertyList.maximumDepth) levels")
         }
     }
 
@@ -270,7 +273,8 @@ struct XMLPlistWriter {
         let highs: UInt64 = 0x8080_8080_8080_8080
         @inline(__always) func hasZero(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
         let control = (word &- ones &* 0x20) & ~word & highs
-        let special = hasZero(word ^ (ones &* 0x26)) | hasZero(word ^ (ones &* 0x3C)) | hasZero(word ^ (ones &* 0x3E))
+        let special =
+            hasZero(word ^ (ones &* 0x26)) | hasZero(word ^ (ones &* 0x3C)) | hasZero(word ^ (ones &* 0x3E))
         return (control | special | (word & highs)) != 0
     }
 
@@ -284,11 +288,14 @@ struct XMLPlistWriter {
         // overlapping the one before) and copied in one go.
         if count >= 8 {
             var offset = 0
-            while offset + 8 <= count && !Self.needsAttention(raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) {
+            while offset + 8 <= count
+                && !Self.needsAttention(raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            {
                 offset += 8
             }
             if offset == count
-                || (offset + 8 > count && !Self.needsAttention(raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)))
+                || (offset + 8 > count
+                    && !Self.needsAttention(raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)))
             {
                 output.append(base, count: count)
                 return
@@ -297,7 +304,9 @@ struct XMLPlistWriter {
         var runStart = 0
         var index = 0
         while index < count {
-            if index + 8 <= count && !Self.needsAttention(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+            if index + 8 <= count
+                && !Self.needsAttention(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            {
                 index += 8
                 continue
             }
@@ -310,7 +319,9 @@ struct XMLPlistWriter {
                     if byte == 0xEF, index + 2 < count, base[index + 1] == 0xBF, base[index + 2] >= 0xBE {
                         // U+FFFE and U+FFFF are EF BF BE and EF BF BF.
                         let scalar = base[index + 2] == 0xBE ? "U+FFFE" : "U+FFFF"
-                        throw error(.unrepresentableValue, "the string contains \(scalar), which XML 1.0 cannot carry")
+                        throw error(
+                            .unrepresentableValue, "the string contains \(scalar), which XML 1.0 cannot carry"
+                        )
                     }
                     index += 1
                     continue
@@ -323,7 +334,8 @@ struct XMLPlistWriter {
                 default: throw error(.unrepresentableValue, Self.controlCharacterMessage(byte))
                 }
                 output.append(UnsafeBufferPointer(start: base + runStart, count: index - runStart))
-                output.append(UnsafeBufferPointer(start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
+                output.append(
+                    UnsafeBufferPointer(start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
                 index += 1
                 runStart = index
             }
@@ -396,7 +408,8 @@ struct XMLPlistWriter {
         guard interval.isFinite, abs(interval) <= Self.dateLimit else {
             throw error(
                 .unrepresentableValue,
-                "the date \(interval) seconds from 2001-01-01 is outside the supported range of ±1e13 seconds")
+                "the date \(interval) seconds from 2001-01-01 is outside the supported range of ±1e13 seconds"
+            )
         }
         let seconds = Int64(interval.rounded(.down)) + 978_307_200
         let time = CivilTime(secondsSince1970: seconds)

@@ -23,7 +23,9 @@ public enum FormatMigrator {
 
     /// The steps, in order.
     public static let steps: [Step] = [
-        Step(from: 1, name: "format 1 (Core Data strings) to format 2 (typed items)", migrate: FormatOne.migrate),
+        Step(
+            from: 1, name: "format 1 (Core Data strings) to format 2 (typed items)",
+            migrate: FormatOne.migrate)
     ]
 
     /// Reads content of `version` as a survey, migrating older formats in memory.
@@ -36,7 +38,9 @@ public enum FormatMigrator {
     ///   - file: Where the bytes came from, for messages.
     /// - Throws: ``FormatError/newer(_:supported:)`` for a format this build does not
     ///   know; `PropertyListError` or ``SurveyError`` for content that cannot be read.
-    public static func survey(from data: Data, version: Int, seed: String, file: String? = nil) throws -> Survey {
+    public static func survey(from data: Data, version: Int, seed: String, file: String? = nil) throws
+        -> Survey
+    {
         guard version <= current else { throw FormatError.newer(version, supported: current) }
         guard version >= 1 else { throw FormatError.unknown(version) }
         var value = try PropertyList(xml: data, file: file)
@@ -52,8 +56,11 @@ public enum FormatMigrator {
         var bytes = Array(SHA256.hash(data: Data("\(seed)/item/\(position)".utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x50
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 }
 
@@ -66,7 +73,8 @@ public enum FormatError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .newer(let version, let supported): "format \(version) is newer than this build supports (\(supported))"
+        case .newer(let version, let supported):
+            "format \(version) is newer than this build supports (\(supported))"
         case .unknown(let version): "format \(version) is not a known format"
         }
     }

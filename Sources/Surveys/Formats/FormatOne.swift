@@ -8,16 +8,24 @@ enum FormatOne {
 
     static func migrate(_ value: PropertyList, seed: String) throws -> PropertyList {
         guard case .dictionary(let root) = value else {
-            throw SurveyError(position: nil, title: nil, rule: .wrongType, message: "a format-1 survey is a dictionary, not \(value.typeDescription)")
+            throw SurveyError(
+                position: nil, title: nil, rule: .wrongType,
+                message: "a format-1 survey is a dictionary, not \(value.typeDescription)")
         }
         if let unknown = root.keys.filter({ $0 != "title" && $0 != "items" }).sorted().first {
-            throw SurveyError(position: nil, title: nil, rule: .unknownKey, message: "unknown key '\(unknown)' in a format-1 survey")
+            throw SurveyError(
+                position: nil, title: nil, rule: .unknownKey,
+                message: "unknown key '\(unknown)' in a format-1 survey")
         }
         guard case .string(let title)? = root["title"] else {
-            throw SurveyError(position: nil, title: nil, rule: .missingKey, message: "the key 'title' is missing or not a string")
+            throw SurveyError(
+                position: nil, title: nil, rule: .missingKey,
+                message: "the key 'title' is missing or not a string")
         }
         guard case .array(let items)? = root["items"] else {
-            throw SurveyError(position: nil, title: nil, rule: .missingKey, message: "the key 'items' is missing or not an array")
+            throw SurveyError(
+                position: nil, title: nil, rule: .missingKey,
+                message: "the key 'items' is missing or not an array")
         }
         let migrated = try items.enumerated().map { offset, item in
             try migrateItem(item, position: offset + 1, seed: seed)
@@ -25,9 +33,12 @@ enum FormatOne {
         return .dictionary(["title": .string(title), "items": .array(migrated)])
     }
 
-    private static func migrateItem(_ value: PropertyList, position: Int, seed: String) throws -> PropertyList {
+    private static func migrateItem(_ value: PropertyList, position: Int, seed: String) throws -> PropertyList
+    {
         guard case .dictionary(let item) = value else {
-            throw SurveyError(position: position, title: nil, rule: .wrongType, message: "an item is a dictionary, not \(value.typeDescription)")
+            throw SurveyError(
+                position: position, title: nil, rule: .wrongType,
+                message: "an item is a dictionary, not \(value.typeDescription)")
         }
         let title = item["title"]?.stringValue
         func fail(_ rule: SurveyError.Rule, _ message: String) -> SurveyError {
@@ -38,7 +49,9 @@ enum FormatOne {
         }
         func string(_ key: String) throws -> String? {
             guard let value = item[key] else { return nil }
-            guard case .string(let text) = value else { throw fail(.wrongType, "'\(key)' is a string in format 1, not \(value.typeDescription)") }
+            guard case .string(let text) = value else {
+                throw fail(.wrongType, "'\(key)' is a string in format 1, not \(value.typeDescription)")
+            }
             return text
         }
         guard let title else { throw fail(.missingKey, "the key 'title' is missing or not a string") }
@@ -46,7 +59,9 @@ enum FormatOne {
         let value1 = try string("value1"), value2 = try string("value2"), value3 = try string("value3")
         var result: String?
         if let resultValue = item["result"] {
-            guard case .dictionary(let entries) = resultValue, entries.count == 1, case .string(let text)? = entries["text"] else {
+            guard case .dictionary(let entries) = resultValue, entries.count == 1,
+                case .string(let text)? = entries["text"]
+            else {
                 throw fail(.wrongType, "'result' is a dictionary with one key, 'text', a string")
             }
             result = text
@@ -63,14 +78,17 @@ enum FormatOne {
         }
 
         var out: [String: PropertyList] = [
-            "id": .string(FormatMigrator.derivedID(seed: seed, position: position).uuidString), "title": .string(title),
+            "id": .string(FormatMigrator.derivedID(seed: seed, position: position).uuidString),
+            "title": .string(title),
         ]
         switch type {
         case "Binary":
             out["kind"] = "binary"
             out["options"] = .array([.string(value1 ?? ""), .string(value2 ?? "")])
             if let result {
-                guard let index = Int64(result) else { throw fail(.answerType, "a Binary result is \"0\" or \"1\"") }
+                guard let index = Int64(result) else {
+                    throw fail(.answerType, "a Binary result is \"0\" or \"1\"")
+                }
                 out["answer"] = .integer(PropertyList.Integer(index))
             }
         case "TextOnly":

@@ -28,14 +28,19 @@ extension Survey {
     public init(data: Data, file: String? = nil, document: UUID? = nil) throws {
         guard data.count <= Self.maximumFileSize else {
             throw SurveyFileError(
-                file: file, message: "the file is larger than \(Self.maximumFileSize >> 20) MiB, the most a survey file may be")
+                file: file,
+                message:
+                    "the file is larger than \(Self.maximumFileSize >> 20) MiB, the most a survey file may be"
+            )
         }
         switch InputFormat(of: data) {
         case .plist: try self.init(plist: data, file: file, document: document)
         case .json: try self.init(json: data, file: file, document: document)
         case .notUTF8(let encoding):
             throw SurveyFileError(
-                file: file, message: "the file is \(encoding) text but not an XML property list; JSON must be UTF-8", line: 1, column: 1)
+                file: file,
+                message: "the file is \(encoding) text but not an XML property list; JSON must be UTF-8",
+                line: 1, column: 1)
         }
     }
 
@@ -80,7 +85,8 @@ extension Survey {
     /// - Returns: The JSON document.
     public func jsonData() throws -> Data {
         var data = try JSONSerialization.data(
-            withJSONObject: JSONBridge.object(interchange), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            withJSONObject: JSONBridge.object(interchange),
+            options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         data.append(UInt8(ascii: "\n"))
         return data
     }
@@ -172,7 +178,8 @@ enum JSONBridge {
     static func object(_ value: PropertyList) -> Any {
         switch value {
         case .string(let string): return string
-        case .integer(let integer): return integer.int64Value.map { NSNumber(value: $0) } ?? NSNumber(value: integer.magnitude)
+        case .integer(let integer):
+            return integer.int64Value.map { NSNumber(value: $0) } ?? NSNumber(value: integer.magnitude)
         case .real(let real): return NSNumber(value: real)
         case .boolean(let flag): return flag
         case .date(let date): return ISO8601Date.string(from: date)

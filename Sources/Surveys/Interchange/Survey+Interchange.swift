@@ -53,24 +53,33 @@ extension Survey {
 
     private init(interchange: PropertyList, envelope: Bool, document: UUID?, strict: Bool) throws {
         guard case .dictionary(let root) = interchange else {
-            throw SurveyError(position: nil, title: nil, rule: .wrongType, message: "a survey is a dictionary, not \(Self.describe(interchange))")
+            throw SurveyError(
+                position: nil, title: nil, rule: .wrongType,
+                message: "a survey is a dictionary, not \(Self.describe(interchange))")
         }
         let known = envelope ? Self.surveyKeys.union(Self.envelopeKeys) : Self.surveyKeys
         if let unknown = root.keys.filter({ !known.contains($0) }).sorted().first {
-            throw SurveyError(position: nil, title: nil, rule: .unknownKey, message: "unknown key '\(unknown)'")
+            throw SurveyError(
+                position: nil, title: nil, rule: .unknownKey, message: "unknown key '\(unknown)'")
         }
         if envelope { try Self.checkEnvelope(root, document: document) }
         guard let titleValue = root["title"] else {
-            throw SurveyError(position: nil, title: nil, rule: .missingKey, message: "the key 'title' is missing")
+            throw SurveyError(
+                position: nil, title: nil, rule: .missingKey, message: "the key 'title' is missing")
         }
         guard case .string(let title) = titleValue else {
-            throw SurveyError(position: nil, title: nil, rule: .wrongType, message: "'title' is a string, not \(Self.describe(titleValue))")
+            throw SurveyError(
+                position: nil, title: nil, rule: .wrongType,
+                message: "'title' is a string, not \(Self.describe(titleValue))")
         }
         guard let itemsValue = root["items"] else {
-            throw SurveyError(position: nil, title: nil, rule: .missingKey, message: "the key 'items' is missing")
+            throw SurveyError(
+                position: nil, title: nil, rule: .missingKey, message: "the key 'items' is missing")
         }
         guard case .array(let elements) = itemsValue else {
-            throw SurveyError(position: nil, title: nil, rule: .wrongType, message: "'items' is an array, not \(Self.describe(itemsValue))")
+            throw SurveyError(
+                position: nil, title: nil, rule: .wrongType,
+                message: "'items' is an array, not \(Self.describe(itemsValue))")
         }
         try Self.checkItemCount(elements.count)
         let items = try elements.enumerated().map { try Self.item(from: $1, position: $0 + 1) }
@@ -84,18 +93,24 @@ extension Survey {
             SurveyError(position: nil, title: nil, rule: rule, message: message)
         }
         if let value = root["id"] {
-            guard case .string(let text) = value else { throw fail(.wrongType, "'id' is a string, not \(describe(value))") }
-            guard let id = UUID(uuidString: text) else { throw fail(.invalidID, "'id' is not a document UUID") }
+            guard case .string(let text) = value else {
+                throw fail(.wrongType, "'id' is a string, not \(describe(value))")
+            }
+            guard let id = UUID(uuidString: text) else {
+                throw fail(.invalidID, "'id' is not a document UUID")
+            }
             if let document, id != document {
                 throw fail(
                     .otherDocument,
-                    "its 'id' names document \(id.uuidString.lowercased()), not \(document.uuidString.lowercased()); remove 'id' to save it to this document")
+                    "its 'id' names document \(id.uuidString.lowercased()), not \(document.uuidString.lowercased()); remove 'id' to save it to this document"
+                )
             }
         }
         if let value = root["revision"], value.stringValue == nil {
             throw fail(.wrongType, "'revision' is a string, not \(describe(value))")
         }
-        if let value = root["formatVersion"], case .integer = value {} else if let value = root["formatVersion"] {
+        if let value = root["formatVersion"], case .integer = value {
+        } else if let value = root["formatVersion"] {
             throw fail(.wrongType, "'formatVersion' is an integer, not \(describe(value))")
         }
         if let value = root["conflicts"] {
@@ -107,7 +122,9 @@ extension Survey {
 
     static func item(from value: PropertyList, position: Int) throws -> Item {
         guard case .dictionary(let entries) = value else {
-            throw SurveyError(position: position, title: nil, rule: .wrongType, message: "an item is a dictionary, not \(describe(value))")
+            throw SurveyError(
+                position: position, title: nil, rule: .wrongType,
+                message: "an item is a dictionary, not \(describe(value))")
         }
         let title = entries["title"]?.stringValue
         func fail(_ rule: SurveyError.Rule, _ message: String) -> SurveyError {
@@ -118,7 +135,9 @@ extension Survey {
                 if required { throw fail(.missingKey, "the key '\(key)' is missing") }
                 return nil
             }
-            guard case .string(let text) = value else { throw fail(.wrongType, "'\(key)' is a string, not \(describe(value))") }
+            guard case .string(let text) = value else {
+                throw fail(.wrongType, "'\(key)' is a string, not \(describe(value))")
+            }
             return text
         }
         func number(_ key: String) throws -> Double {
@@ -132,17 +151,28 @@ extension Survey {
             }
         }
         func options() throws -> [String] {
-            guard let value = entries["options"] else { throw fail(.missingKey, "the key 'options' is missing") }
-            guard case .array(let labels) = value else { throw fail(.wrongType, "'options' is an array of strings, not \(describe(value))") }
+            guard let value = entries["options"] else {
+                throw fail(.missingKey, "the key 'options' is missing")
+            }
+            guard case .array(let labels) = value else {
+                throw fail(.wrongType, "'options' is an array of strings, not \(describe(value))")
+            }
             return try labels.map { label in
-                guard case .string(let text) = label else { throw fail(.wrongType, "'options' holds strings, not \(describe(label))") }
+                guard case .string(let text) = label else {
+                    throw fail(.wrongType, "'options' holds strings, not \(describe(label))")
+                }
                 return text
             }
         }
 
-        guard let kindName = try string("kind", required: true) else { throw fail(.missingKey, "the key 'kind' is missing") }
+        guard let kindName = try string("kind", required: true) else {
+            throw fail(.missingKey, "the key 'kind' is missing")
+        }
         guard let settings = settingKeys(ofKind: kindName) else {
-            throw fail(.unknownKind, "unknown kind '\(kindName)'; the kinds are binary, textOnly, textField, datePicker, slider, picker and multiTF")
+            throw fail(
+                .unknownKind,
+                "unknown kind '\(kindName)'; the kinds are binary, textOnly, textField, datePicker, slider, picker and multiTF"
+            )
         }
         let allowed = commonItemKeys.union(settings)
         if let unknown = entries.keys.filter({ !allowed.contains($0) }).sorted().first {
@@ -151,7 +181,9 @@ extension Survey {
         let itemTitle = try string("title", required: true) ?? ""
         var id = UUID()
         if let idText = try string("id", required: false) {
-            guard let parsed = UUID(uuidString: idText) else { throw fail(.invalidID, "'\(idText)' is not a UUID") }
+            guard let parsed = UUID(uuidString: idText) else {
+                throw fail(.invalidID, "'\(idText)' is not a UUID")
+            }
             id = parsed
         }
         let kind: Item.Kind
@@ -163,16 +195,21 @@ extension Survey {
         case "slider":
             var round = false
             if let value = entries["roundToInteger"] {
-                guard case .boolean(let flag) = value else { throw fail(.wrongType, "'roundToInteger' is a boolean, not \(describe(value))") }
+                guard case .boolean(let flag) = value else {
+                    throw fail(.wrongType, "'roundToInteger' is a boolean, not \(describe(value))")
+                }
                 round = flag
             }
-            kind = .slider(minimum: try number("minimum"), maximum: try number("maximum"), roundToInteger: round)
+            kind = .slider(
+                minimum: try number("minimum"), maximum: try number("maximum"), roundToInteger: round)
         case "picker": kind = .picker(options: try options())
         default: kind = .multiTF(options: try options())
         }
         var answer: Answer?
         if let value = entries["answer"] {
-            answer = try Self.answer(from: value, kind: kind, fail: fail) ?? { throw fail(.answerType, "a \(kindName) item is not answered by \(describe(value))") }()
+            answer =
+                try Self.answer(from: value, kind: kind, fail: fail)
+                ?? { throw fail(.answerType, "a \(kindName) item is not answered by \(describe(value))") }()
         }
         return Item(id: id, title: itemTitle, kind: kind, answer: answer)
     }
@@ -182,7 +219,8 @@ extension Survey {
         from value: PropertyList, kind: Item.Kind, fail: (SurveyError.Rule, String) -> SurveyError
     ) throws -> Answer? {
         switch (kind, value) {
-        case (.binary, .integer(let integer)): return integer.exactly(Int.self).map(Answer.choice) ?? .choice(Int.max)
+        case (.binary, .integer(let integer)):
+            return integer.exactly(Int.self).map(Answer.choice) ?? .choice(Int.max)
         case (.textField, .string(let text)), (.picker, .string(let text)): return .text(text)
         case (.datePicker, .date(let date)): return .date(wholeSecond(date))
         case (.datePicker, .string(let text)):
@@ -192,7 +230,8 @@ extension Survey {
                 throw fail(.invalidDate, invalidDateMessage(error))
             }
         case (.slider, .real(let real)): return .number(real)
-        case (.slider, .integer(let integer)): return .number(integer.int64Value.map(Double.init) ?? Double(integer.magnitude))
+        case (.slider, .integer(let integer)):
+            return .number(integer.int64Value.map(Double.init) ?? Double(integer.magnitude))
         case (.multiTF, .array(let elements)):
             var flags: [Bool] = []
             for element in elements {

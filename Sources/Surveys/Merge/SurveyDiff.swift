@@ -74,37 +74,59 @@ public struct SurveyDiff: Sendable, Equatable {
     ///   - old: The survey changes are counted from.
     ///   - new: The survey changes lead to.
     public init(from old: Survey, to new: Survey) {
-        title = old.title == new.title ? nil : FieldChange(field: "title", from: .string(old.title), to: .string(new.title))
-        let oldPositions = Dictionary(old.items.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let newPositions = Dictionary(new.items.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        title =
+            old.title == new.title
+            ? nil : FieldChange(field: "title", from: .string(old.title), to: .string(new.title))
+        let oldPositions = Dictionary(
+            old.items.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let newPositions = Dictionary(
+            new.items.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         let stable = OrderMatching.stableItems(base: old.items.map(\.id), side: new.items.map(\.id))
         var changes: [(key: Int, change: ItemChange)] = []
         for (offset, item) in new.items.enumerated() {
             guard let oldOffset = oldPositions[item.id] else {
-                changes.append((2 * offset, ItemChange(
-                    id: item.id, title: item.title, change: .added, from: nil, to: offset + 1, moved: false,
-                    fields: Item.fieldChanges(from: nil, to: item))))
+                changes.append(
+                    (
+                        2 * offset,
+                        ItemChange(
+                            id: item.id, title: item.title, change: .added, from: nil, to: offset + 1,
+                            moved: false,
+                            fields: Item.fieldChanges(from: nil, to: item))
+                    ))
                 continue
             }
             let fields = Item.fieldChanges(from: old.items[oldOffset], to: item)
             let moved = !stable.contains(item.id)
             guard moved || !fields.isEmpty else { continue }
-            changes.append((2 * offset, ItemChange(
-                id: item.id, title: item.title, change: fields.isEmpty ? .moved : .modified, from: oldOffset + 1, to: offset + 1,
-                moved: moved, fields: fields)))
+            changes.append(
+                (
+                    2 * offset,
+                    ItemChange(
+                        id: item.id, title: item.title, change: fields.isEmpty ? .moved : .modified,
+                        from: oldOffset + 1, to: offset + 1,
+                        moved: moved, fields: fields)
+                ))
         }
         for (offset, item) in old.items.enumerated() where newPositions[item.id] == nil {
-            changes.append((2 * offset + 1, ItemChange(
-                id: item.id, title: item.title, change: .removed, from: offset + 1, to: nil, moved: false,
-                fields: Item.fieldChanges(from: item, to: nil))))
+            changes.append(
+                (
+                    2 * offset + 1,
+                    ItemChange(
+                        id: item.id, title: item.title, change: .removed, from: offset + 1, to: nil,
+                        moved: false,
+                        fields: Item.fieldChanges(from: item, to: nil))
+                ))
         }
-        items = changes.enumerated().sorted { ($0.element.key, $0.offset) < ($1.element.key, $1.offset) }.map(\.element.change)
+        items = changes.enumerated().sorted { ($0.element.key, $0.offset) < ($1.element.key, $1.offset) }.map(
+            \.element.change)
     }
 }
 
 extension Item {
     /// The fields of the interchange form in their display order.
-    static let fieldOrder = ["title", "kind", "options", "text", "subtitle", "minimum", "maximum", "roundToInteger", "answer"]
+    static let fieldOrder = [
+        "title", "kind", "options", "text", "subtitle", "minimum", "maximum", "roundToInteger", "answer",
+    ]
 
     /// The item's fields (its interchange form without `id`).
     var fields: [String: PropertyList] {
@@ -118,7 +140,8 @@ extension Item {
         let before = old?.fields ?? [:]
         let after = new?.fields ?? [:]
         return fieldOrder.compactMap { name in
-            before[name] == after[name] ? nil : SurveyDiff.FieldChange(field: name, from: before[name], to: after[name])
+            before[name] == after[name]
+                ? nil : SurveyDiff.FieldChange(field: name, from: before[name], to: after[name])
         }
     }
 }

@@ -160,19 +160,24 @@ private struct MergeState {
     init(base: Survey?, heads: [SurveyMerge.Head]) {
         self.base = base
         self.heads = heads
-        baseItems = Dictionary((base?.items ?? []).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        headItems = heads.map { head in Dictionary(head.survey.items.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first }) }
+        baseItems = Dictionary(
+            (base?.items ?? []).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        headItems = heads.map { head in
+            Dictionary(head.survey.items.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        }
     }
 
     var labels: [String] { heads.map(\.label) }
 
     mutating func run() -> SurveyMerge.Result {
         guard let first = heads.first else {
-            return SurveyMerge.Result(survey: base ?? Self.empty, contested: [], notes: [], isTwoWay: base == nil, order: [])
+            return SurveyMerge.Result(
+                survey: base ?? Self.empty, contested: [], notes: [], isTwoWay: base == nil, order: [])
         }
         // The title.
         let title = mergeField(
-            "title", base: base.map { .some(.string($0.title)) } ?? .none, sides: heads.map { .string($0.survey.title) },
+            "title", base: base.map { .some(.string($0.title)) } ?? .none,
+            sides: heads.map { .string($0.survey.title) },
             labels: labels, item: nil, itemTitle: first.survey.title)
         let mergedTitle = title?.stringValue ?? first.survey.title
 
@@ -180,7 +185,8 @@ private struct MergeState {
         var merged: [UUID: Item] = [:]
         var candidates: [UUID] = []
         var seen = Set<UUID>()
-        for id in (base?.items.map(\.id) ?? []) + heads.flatMap({ $0.survey.items.map(\.id) }) where seen.insert(id).inserted {
+        for id in (base?.items.map(\.id) ?? []) + heads.flatMap({ $0.survey.items.map(\.id) })
+        where seen.insert(id).inserted {
             candidates.append(id)
         }
         for id in candidates {
@@ -192,12 +198,18 @@ private struct MergeState {
                 let modified = sides.contains { $0.item != baseItem }
                 if !removers.isEmpty {
                     guard modified else { continue }  // rule 4
-                    notes.append(.init(item: id, itemTitle: sides[0].item.title, kind: .keptDespiteRemoval, heads: removers))
+                    notes.append(
+                        .init(
+                            item: id, itemTitle: sides[0].item.title, kind: .keptDespiteRemoval,
+                            heads: removers))
                 }
                 merged[id] = mergeItem(id: id, base: baseItem, sides: sides)
             } else {
                 if base == nil && present.count < heads.count {
-                    notes.append(.init(item: id, itemTitle: sides[0].item.title, kind: .keptWithoutBase, heads: sides.map(\.label)))
+                    notes.append(
+                        .init(
+                            item: id, itemTitle: sides[0].item.title, kind: .keptWithoutBase,
+                            heads: sides.map(\.label)))
                 }
                 merged[id] = mergeItem(id: id, base: nil, sides: sides)
             }
@@ -205,11 +217,18 @@ private struct MergeState {
 
         let order = mergeOrder(keep: Set(merged.keys))
         let items = order.map { merged[$0]! }
-        let position = Dictionary(order.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        let fieldRank = Dictionary((["item", "position"] + Item.fieldOrder).enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        let position = Dictionary(
+            order.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let fieldRank = Dictionary(
+            (["item", "position"] + Item.fieldOrder).enumerated().map { ($1, $0) },
+            uniquingKeysWith: { a, _ in a })
         contested = contested.enumerated().sorted { a, b in
-            let keyA = (a.element.item.flatMap { position[$0] } ?? -1, fieldRank[a.element.field] ?? 99, a.offset)
-            let keyB = (b.element.item.flatMap { position[$0] } ?? -1, fieldRank[b.element.field] ?? 99, b.offset)
+            let keyA = (
+                a.element.item.flatMap { position[$0] } ?? -1, fieldRank[a.element.field] ?? 99, a.offset
+            )
+            let keyB = (
+                b.element.item.flatMap { position[$0] } ?? -1, fieldRank[b.element.field] ?? 99, b.offset
+            )
             return keyA < keyB
         }.map(\.element)
         notes = notes.enumerated().sorted { a, b in
@@ -219,7 +238,8 @@ private struct MergeState {
         // merging) and the ids are unique (one item per id), so the survey is valid
         // without checking it again.
         let survey = Survey(checkedTitle: mergedTitle, items: items)
-        return SurveyMerge.Result(survey: survey, contested: contested, notes: notes, isTwoWay: base == nil, order: labels)
+        return SurveyMerge.Result(
+            survey: survey, contested: contested, notes: notes, isTwoWay: base == nil, order: labels)
     }
 
     static let empty = Survey(checkedTitle: "", items: [])
@@ -229,7 +249,8 @@ private struct MergeState {
     /// Merges one field. `base` is `.none` without a base, `.some(nil)` when the base
     /// lacks the field. Returns the merged value (`nil`: absent) and records a contest.
     mutating func mergeField(
-        _ field: String, base: PropertyList??, sides: [PropertyList?], labels: [String], item: UUID?, itemTitle: String
+        _ field: String, base: PropertyList??, sides: [PropertyList?], labels: [String], item: UUID?,
+        itemTitle: String
     ) -> PropertyList? {
         let changed: [Int]
         if case .some(let baseValue) = base {
@@ -240,9 +261,11 @@ private struct MergeState {
         }
         let chosen = changed[0]
         if changed.allSatisfy({ sides[$0] == sides[chosen] }) { return sides[chosen] }
-        contested.append(.init(
-            item: item, itemTitle: itemTitle, field: field, chosen: labels[chosen], chosenValue: sides[chosen],
-            values: sides.indices.map { .init(label: labels[$0], value: sides[$0]) }))
+        contested.append(
+            .init(
+                item: item, itemTitle: itemTitle, field: field, chosen: labels[chosen],
+                chosenValue: sides[chosen],
+                values: sides.indices.map { .init(label: labels[$0], value: sides[$0]) }))
         return sides[chosen]
     }
 
@@ -261,13 +284,15 @@ private struct MergeState {
         var out: [String: PropertyList] = ["id": .string(id.uuidString)]
         func baseValue(_ name: String) -> PropertyList?? { baseFields.map { .some($0[name]) } ?? .none }
         out["title"] = mergeField(
-            "title", base: baseValue("title"), sides: sideFields.map { $0["title"] }, labels: labels, item: id, itemTitle: sides[0].item.title)
+            "title", base: baseValue("title"), sides: sideFields.map { $0["title"] }, labels: labels,
+            item: id, itemTitle: sides[0].item.title)
         let title = out["title"]?.stringValue ?? sides[0].item.title
         let kinds = Set((base.map { [$0.kind.name] } ?? []) + sides.map(\.item.kind.name))
         if kinds.count == 1 {
             for name in Self.bodyFields {
                 out[name] = mergeField(
-                    name, base: baseValue(name), sides: sideFields.map { $0[name] }, labels: labels, item: id, itemTitle: title)
+                    name, base: baseValue(name), sides: sideFields.map { $0[name] }, labels: labels, item: id,
+                    itemTitle: title)
             }
         } else {
             // Rule 8: kind, settings and answer as one unit.
@@ -275,21 +300,27 @@ private struct MergeState {
                 .dictionary(fields.filter { $0.key != "title" })
             }
             let value = mergeField(
-                "kind", base: baseFields.map { .some(unit($0)) } ?? .none, sides: sideFields.map(unit), labels: labels, item: id,
+                "kind", base: baseFields.map { .some(unit($0)) } ?? .none, sides: sideFields.map(unit),
+                labels: labels, item: id,
                 itemTitle: title)
             if case .dictionary(let body)? = value { out.merge(body) { _, new in new } }
         }
         // The rules added after content was first stored (distinct option labels) are left
         // to the heads: a merged option list is always one head's list as it was.
-        if let item = try? Survey.item(from: .dictionary(out), position: 1), (try? item.validate(position: 1, strict: false)) != nil {
+        if let item = try? Survey.item(from: .dictionary(out), position: 1),
+            (try? item.validate(position: 1, strict: false)) != nil
+        {
             return item
         }
         // Rule 9: the merged fields break a rule; the first head's whole item.
         contested.removeSubrange(contestsBefore...)
-        contested.append(.init(
-            item: id, itemTitle: sides[0].item.title, field: "item", chosen: labels[0], chosenValue: sides[0].item.interchange,
-            values: sides.map { .init(label: $0.label, value: $0.item.interchange) }))
-        notes.append(.init(item: id, itemTitle: sides[0].item.title, kind: .tookWholeItem, heads: [labels[0]]))
+        contested.append(
+            .init(
+                item: id, itemTitle: sides[0].item.title, field: "item", chosen: labels[0],
+                chosenValue: sides[0].item.interchange,
+                values: sides.map { .init(label: $0.label, value: $0.item.interchange) }))
+        notes.append(
+            .init(item: id, itemTitle: sides[0].item.title, kind: .tookWholeItem, heads: [labels[0]]))
         return sides[0].item
     }
 
@@ -318,7 +349,9 @@ private struct MergeState {
             var index = indexIn[head][id]! - 1
             while index >= 0 {
                 let candidate = sequences[head][index]
-                if keep.contains(candidate) && (!skeletonOnly || skeletonSet.contains(candidate)) { return candidate }
+                if keep.contains(candidate) && (!skeletonOnly || skeletonSet.contains(candidate)) {
+                    return candidate
+                }
                 index -= 1
             }
             return nil
@@ -349,10 +382,16 @@ private struct MergeState {
             let anchors = movers.map { predecessor(of: id, in: $0) }
             if Set(anchors.map { $0?.uuidString ?? "" }).count > 1 {
                 let present = heads.indices.filter { indexIn[$0][id] != nil }
-                contested.append(.init(
-                    item: id, itemTitle: headItems[movers[0]][id]?.title ?? "", field: "position", chosen: heads[movers[0]].label,
-                    chosenValue: .integer(PropertyList.Integer(Int64(indexIn[movers[0]][id]! + 1))),
-                    values: present.map { .init(label: heads[$0].label, value: .integer(PropertyList.Integer(Int64(indexIn[$0][id]! + 1)))) }))
+                contested.append(
+                    .init(
+                        item: id, itemTitle: headItems[movers[0]][id]?.title ?? "", field: "position",
+                        chosen: heads[movers[0]].label,
+                        chosenValue: .integer(PropertyList.Integer(Int64(indexIn[movers[0]][id]! + 1))),
+                        values: present.map {
+                            .init(
+                                label: heads[$0].label,
+                                value: .integer(PropertyList.Integer(Int64(indexIn[$0][id]! + 1))))
+                        }))
             }
         }
 
@@ -369,7 +408,8 @@ private struct MergeState {
                     if onPath.contains(current) {
                         let cycle = path[path.firstIndex(of: current)!...]
                         let victim = cycle.min { $0.uuidString < $1.uuidString }!
-                        anchor[victim] = .some(predecessor(of: victim, in: placer[victim]!, skeletonOnly: true))
+                        anchor[victim] = .some(
+                            predecessor(of: victim, in: placer[victim]!, skeletonOnly: true))
                         changedAnchor = true
                         break
                     }
@@ -385,7 +425,9 @@ private struct MergeState {
         var children: [UUID?: [UUID]] = [:]
         for id in placedOrder { children[anchor[id] ?? nil, default: []].append(id) }
         for key in Array(children.keys) {
-            children[key]!.sort { a, b in (placer[a]!, indexIn[placer[a]!][a]!) < (placer[b]!, indexIn[placer[b]!][b]!) }
+            children[key]!.sort { a, b in
+                (placer[a]!, indexIn[placer[a]!][a]!) < (placer[b]!, indexIn[placer[b]!][b]!)
+            }
         }
         var result: [UUID] = []
         result.reserveCapacity(keep.count)
@@ -426,7 +468,9 @@ extension Survey {
             var item = item
             if offset < reference.items.count {
                 let candidate = reference.items[offset].id
-                if !used.contains(candidate) && (candidate == item.id || !own.contains(candidate)) { item.id = candidate }
+                if !used.contains(candidate) && (candidate == item.id || !own.contains(candidate)) {
+                    item.id = candidate
+                }
             }
             if !used.insert(item.id).inserted { return self }
             renamed.append(item)

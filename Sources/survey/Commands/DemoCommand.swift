@@ -8,14 +8,18 @@ import SurveyStore
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Walk through two devices editing a sample survey offline: sync, conflict, winner, item-level merge, prune.",
+        abstract:
+            "Walk through two devices editing a sample survey offline: sync, conflict, winner, item-level merge, prune.",
         discussion: """
             Without --store the two stores go in a new temporary folder that is removed at the end. \
             With --store PATH they are PATH/laptop and PATH/phone and are kept; a re-run uses them again.
             """)
 
-    @Option(help: "A folder to keep the demo's two stores in (default: a temporary folder, removed at the end).") var store: String?
-    @Flag(help: "Print one JSON document summarising the walk-through instead of the narration.") var json = false
+    @Option(
+        help: "A folder to keep the demo's two stores in (default: a temporary folder, removed at the end).")
+    var store: String?
+    @Flag(help: "Print one JSON document summarising the walk-through instead of the narration.") var json =
+        false
 
     /// Narration goes to standard output, or nowhere with `--json`.
     private func say(_ line: String) {
@@ -38,7 +42,11 @@ struct DemoCommand: ParsableCommand {
     func run() throws {
         try runReporting {
             let temporary = store == nil
-            let folder = store ?? FileManager.default.temporaryDirectory.appendingPathComponent("survey-demo-\(UUID().uuidString.prefix(8))").path
+            let folder =
+                store
+                ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "survey-demo-\(UUID().uuidString.prefix(8))"
+                ).path
             defer { if temporary { try? SurveyStore.removeFolder(folder) } }
             let summary = try walkThrough(folder: folder, temporary: temporary)
             if json { try Console.printJSON(summary) }
@@ -50,16 +58,22 @@ struct DemoCommand: ParsableCommand {
         let laptop = try SurveyStore.create(at: folder + "/laptop", deviceName: "demo laptop")
         let phone = try SurveyStore.create(at: folder + "/phone", deviceName: "demo phone")
         if reused {
-            say("1. Using the existing demo stores in \(folder): laptop and phone (a new sample document is added).")
+            say(
+                "1. Using the existing demo stores in \(folder): laptop and phone (a new sample document is added)."
+            )
         } else {
-            say("1. Created two stores, one per device, in \(folder)\(temporary ? " (a temporary folder, removed at the end)" : ""):")
+            say(
+                "1. Created two stores, one per device, in \(folder)\(temporary ? " (a temporary folder, removed at the end)" : ""):"
+            )
             say("   laptop (device \"\(laptop.device.name)\") and phone (device \"\(phone.device.name)\").")
         }
 
         let survey = try Survey(json: Data(Survey.exampleJSON.utf8))
         let (id, first) = try laptop.create(survey)
         _ = try laptop.sync(with: phone)
-        say("2. The laptop created \"\(survey.title)\" (\(survey.items.count) items, one of each kind) and synced: both hold revision \(first.id.short).")
+        say(
+            "2. The laptop created \"\(survey.title)\" (\(survey.items.count) items, one of each kind) and synced: both hold revision \(first.id.short)."
+        )
         let name = survey.items[2].id, rate = survey.items[4].id, dish = survey.items[5].id
 
         // Round 1: edits of different items, merged by sync --merge.
@@ -74,9 +88,15 @@ struct DemoCommand: ParsableCommand {
         let cleanMerge = try laptop.graph(of: id).winner!
         let agreeAfterRound1 = try laptop.graph(of: id).heads.map(\.id) == phone.graph(of: id).heads.map(\.id)
         let merged = try laptop.survey(id, cleanMerge)
-        say("4. sync --merge: the edits touch different items, so the merge contests nothing; both devices wrote the same")
-        say("   resolution \(cleanMerge.id.short) (\(merging.merged.contains(id) ? "merged" : "not merged")), and they \(agreeAfterRound1 ? "agree" : "DISAGREE").")
-        say("   It says \"Your name\" = \(answer(merged, name)), \"Favourite dish\" = \(answer(merged, dish)).")
+        say(
+            "4. sync --merge: the edits touch different items, so the merge contests nothing; both devices wrote the same"
+        )
+        say(
+            "   resolution \(cleanMerge.id.short) (\(merging.merged.contains(id) ? "merged" : "not merged")), and they \(agreeAfterRound1 ? "agree" : "DISAGREE")."
+        )
+        say(
+            "   It says \"Your name\" = \(answer(merged, name)), \"Favourite dish\" = \(answer(merged, dish))."
+        )
 
         // Round 2: both edit "Rate us", the laptop also its title.
         var laptopEdit = merged
@@ -93,7 +113,9 @@ struct DemoCommand: ParsableCommand {
         _ = try laptop.sync(with: phone)
         let graph = try laptop.graph(of: id)
         let winner = graph.winner!
-        say("6. After a plain sync both devices hold both edits: \(graph.heads.count) heads, in conflict. The winner, the same on")
+        say(
+            "6. After a plain sync both devices hold both edits: \(graph.heads.count) heads, in conflict. The winner, the same on"
+        )
         say("   both, is the newest: \(winner.id.short) from \(winner.device.name).")
         for pair in try laptop.diffs(id) {
             say("   survey diff (the winner against the other head):")
@@ -107,17 +129,25 @@ struct DemoCommand: ParsableCommand {
         say("7. Each device runs resolve --merge on its own. Different items merge; one field is contested:")
         for line in MergeText.lines(onLaptopMerge.plan).dropFirst() { say("   " + line) }
         let laptopRevision = onLaptopMerge.revision!, phoneRevision = onPhoneMerge.revision!
-        say("   laptop wrote \(laptopRevision.id.short), phone wrote \(phoneRevision.id.short): \(laptopRevision.id == phoneRevision.id ? "the same revision" : "DIFFERENT revisions").")
+        say(
+            "   laptop wrote \(laptopRevision.id.short), phone wrote \(phoneRevision.id.short): \(laptopRevision.id == phoneRevision.id ? "the same revision" : "DIFFERENT revisions")."
+        )
         _ = try laptop.sync(with: phone)
         let laptopGraph = try laptop.graph(of: id), phoneGraph = try phone.graph(of: id)
         let agree = laptopGraph.heads.map(\.id) == phoneGraph.heads.map(\.id) && laptopGraph.heads.count == 1
-        say("8. After syncing: laptop heads \(laptopGraph.heads.map(\.id.short).joined(separator: ", ")), phone heads \(phoneGraph.heads.map(\.id.short).joined(separator: ", ")): \(agree ? "no conflict, they agree" : "THEY DISAGREE").")
+        say(
+            "8. After syncing: laptop heads \(laptopGraph.heads.map(\.id.short).joined(separator: ", ")), phone heads \(phoneGraph.heads.map(\.id.short).joined(separator: ", ")): \(agree ? "no conflict, they agree" : "THEY DISAGREE")."
+        )
 
         let pruned = try laptop.prune(id)
         _ = try laptop.sync(with: phone)
-        say("9. The laptop pruned the content of \(pruned.count) superseded revisions and synced; their ids stay as tombstones on both.")
+        say(
+            "9. The laptop pruned the content of \(pruned.count) superseded revisions and synced; their ids stay as tombstones on both."
+        )
         let problems = laptop.verify() + phone.verify()
-        say("10. verify, both stores: \(problems.isEmpty ? "clean" : problems.map(\.description).joined(separator: "; "))")
+        say(
+            "10. verify, both stores: \(problems.isEmpty ? "clean" : problems.map(\.description).joined(separator: "; "))"
+        )
         if temporary {
             say("The demo's temporary folder is removed now. To keep the stores: survey demo --store DIR")
         } else {
@@ -125,9 +155,12 @@ struct DemoCommand: ParsableCommand {
         }
         return Summary(
             folder: folder, kept: !temporary, reused: reused, id: id.lowercased, first: first.id.description,
-            cleanMerge: cleanMerge.id.description, editLaptop: a.id.description, editPhone: b.id.description, winner: winner.id.description,
-            contested: contested.map { "\($0.itemTitle).\($0.field)" }, resolutionLaptop: laptopRevision.id.description,
-            resolutionPhone: phoneRevision.id.description, agree: agree && agreeAfterRound1, pruned: pruned.map(\.description),
+            cleanMerge: cleanMerge.id.description, editLaptop: a.id.description, editPhone: b.id.description,
+            winner: winner.id.description,
+            contested: contested.map { "\($0.itemTitle).\($0.field)" },
+            resolutionLaptop: laptopRevision.id.description,
+            resolutionPhone: phoneRevision.id.description, agree: agree && agreeAfterRound1,
+            pruned: pruned.map(\.description),
             clean: problems.isEmpty)
     }
 

@@ -13,7 +13,8 @@ struct DiffCommand: ParsableCommand {
             """)
     @OptionGroup var options: StoreOptions
     @Argument(help: "The document.") var document: String
-    @Argument(help: "The revision to compare from (default: the winner, against each other head).") var revisionA: String?
+    @Argument(help: "The revision to compare from (default: the winner, against each other head).")
+    var revisionA: String?
     @Argument(help: "The revision to compare to (default: the winner).") var revisionB: String?
 
     func run() throws {
@@ -24,11 +25,16 @@ struct DiffCommand: ParsableCommand {
             let to = try store.revisionID(revisionB, in: id)
             let pairs = try store.diffs(id, from, to)
             if options.json {
-                if revisionA == nil { try Console.printJSON(pairs.map(DiffJSON.init)) }
-                else { try Console.printJSON(DiffJSON(pairs[0])) }
+                if revisionA == nil {
+                    try Console.printJSON(pairs.map(DiffJSON.init))
+                } else {
+                    try Console.printJSON(DiffJSON(pairs[0]))
+                }
                 return
             }
-            if pairs.isEmpty { print("\(id.lowercased) is not in conflict: no other head to compare with the winner") }
+            if pairs.isEmpty {
+                print("\(id.lowercased) is not in conflict: no other head to compare with the winner")
+            }
             for (index, pair) in pairs.enumerated() {
                 if index > 0 { print("") }
                 for line in MergeText.lines(pair) { print(line) }

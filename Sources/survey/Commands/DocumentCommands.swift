@@ -4,7 +4,8 @@ import SurveyStore
 
 struct InitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "init", abstract: "Create the store (idempotent).", discussion: SurveyTool.exitCodesReference)
+        commandName: "init", abstract: "Create the store (idempotent).",
+        discussion: SurveyTool.exitCodesReference)
     @OptionGroup var options: StoreOptions
     @Option(help: "This device's name (default: the host name).") var device: String?
 
@@ -18,7 +19,9 @@ struct InitCommand: ParsableCommand {
         try runReporting {
             let store = try SurveyStore.create(at: options.path, deviceName: device)
             if options.json {
-                try Console.printJSON(["store": store.root, "deviceID": store.device.id, "deviceName": store.device.name])
+                try Console.printJSON([
+                    "store": store.root, "deviceID": store.device.id, "deviceName": store.device.name,
+                ])
             } else {
                 print("store \(store.root) ready (device \(store.device.name))")
             }
@@ -27,7 +30,8 @@ struct InitCommand: ParsableCommand {
 }
 
 struct NewCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "new", abstract: "Create a document.", discussion: SurveyTool.exitCodesReference)
+    static let configuration = CommandConfiguration(
+        commandName: "new", abstract: "Create a document.", discussion: SurveyTool.exitCodesReference)
     @OptionGroup var options: StoreOptions
     @Option(help: "The title of a new, empty survey.") var title: String?
     @Option(help: "A survey in the interchange form (JSON or XML plist).") var from: String?
@@ -41,8 +45,11 @@ struct NewCommand: ParsableCommand {
             let store = try options.open()
             let survey = try from.map { try readSurvey(from: $0) } ?? Survey(title: title ?? "", items: [])
             let (id, revision) = try store.create(survey)
-            if options.json { try Console.printJSON(["id": id.lowercased, "revision": revision.id.description]) }
-            else { print(id.lowercased) }
+            if options.json {
+                try Console.printJSON(["id": id.lowercased, "revision": revision.id.description])
+            } else {
+                print(id.lowercased)
+            }
         }
     }
 }
@@ -68,15 +75,23 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         try runReporting {
             let rows = try options.listDocuments().map { summary in
-                Row(id: summary.id.lowercased, revision: summary.revision.id.description, modified: iso(summary.revision.timestamp),
-                    device: summary.revision.device.name, title: summary.title, formatVersion: summary.revision.formatVersion,
+                Row(
+                    id: summary.id.lowercased, revision: summary.revision.id.description,
+                    modified: iso(summary.revision.timestamp),
+                    device: summary.revision.device.name, title: summary.title,
+                    formatVersion: summary.revision.formatVersion,
                     conflicts: summary.conflicts.count, deleted: summary.isDeleted)
             }
             if options.json { try Console.printJSON(rows); return }
-            let table = [["ID", "TITLE", "REVISION", "MODIFIED", "DEVICE", "FORMAT", "CONFLICTS", "DELETED"]] + rows.map { row in
-                [row.id, row.title ?? "—", row.revision, row.modified, row.device, String(row.formatVersion), String(row.conflicts),
-                 row.deleted ? "yes" : "no"]
-            }
+            let table =
+                [["ID", "TITLE", "REVISION", "MODIFIED", "DEVICE", "FORMAT", "CONFLICTS", "DELETED"]]
+                + rows.map { row in
+                    [
+                        row.id, row.title ?? "—", row.revision, row.modified, row.device,
+                        String(row.formatVersion), String(row.conflicts),
+                        row.deleted ? "yes" : "no",
+                    ]
+                }
             Console.printTable(table)
         }
     }
@@ -116,7 +131,9 @@ struct ShowCommand: ParsableCommand {
             print("  revision  \(shown.id) (format \(shown.formatVersion))")
             if !conflicts.isEmpty { print("  in conflict with: \(conflicts.joined(separator: ", "))") }
             for (index, item) in survey.items.enumerated() {
-                print("  \(index + 1). \(item.title) (\(item.kind.name))\(item.answer.map { ": " + describe($0, of: item) } ?? "")")
+                print(
+                    "  \(index + 1). \(item.title) (\(item.kind.name))\(item.answer.map { ": " + describe($0, of: item) } ?? "")"
+                )
             }
         }
     }
@@ -124,7 +141,11 @@ struct ShowCommand: ParsableCommand {
 
 /// An answer as `show` prints it: a binary answer as its label.
 func describe(_ answer: Answer, of item: Item) -> String {
-    if case .choice(let index) = answer, case .binary(let options) = item.kind, options.indices.contains(index) { return options[index] }
+    if case .choice(let index) = answer, case .binary(let options) = item.kind,
+        options.indices.contains(index)
+    {
+        return options[index]
+    }
     return describe(answer)
 }
 
@@ -154,7 +175,8 @@ struct EditCommand: ParsableCommand {
     @Argument(help: "The document.") var document: String
     @Option(help: "The revision the edit is based on (default: the winner).") var base: String?
     @Option(help: "A new title.") var title: String?
-    @Option(name: .customLong("answer"), help: "ITEM=VALUE (see above); repeat for several answers.") var answers: [String] = []
+    @Option(name: .customLong("answer"), help: "ITEM=VALUE (see above); repeat for several answers.")
+    var answers: [String] = []
 
     func run() throws {
         try runReporting {
@@ -163,14 +185,26 @@ struct EditCommand: ParsableCommand {
             var document = try store.open(id, revision: try store.revisionID(base, in: id))
             if let title { document.survey.title = title }
             for assignment in answers {
-                guard let equals = assignment.firstIndex(of: "=") else { throw ValidationError("--answer takes ITEM=VALUE, not '\(assignment)'") }
-                let itemText = String(assignment[..<equals]), valueText = String(assignment[assignment.index(after: equals)...])
+                guard let equals = assignment.firstIndex(of: "=") else {
+                    throw ValidationError("--answer takes ITEM=VALUE, not '\(assignment)'")
+                }
+                let itemText = String(assignment[..<equals]),
+                    valueText = String(assignment[assignment.index(after: equals)...])
                 let survey = document.survey
                 let index: Int
-                if let position = Int(itemText), position >= 1, position <= survey.items.count { index = position - 1 }
-                else if let found = survey.items.firstIndex(where: { $0.id.uuidString.lowercased() == itemText.lowercased() }) { index = found }
-                else if survey.items.isEmpty { throw ValidationError("there is no item '\(itemText)': the survey has no items") }
-                else { throw ValidationError("there is no item '\(itemText)' (give a position from 1 to \(survey.items.count) or an item id)") }
+                if let position = Int(itemText), position >= 1, position <= survey.items.count {
+                    index = position - 1
+                } else if let found = survey.items.firstIndex(where: {
+                    $0.id.uuidString.lowercased() == itemText.lowercased()
+                }) {
+                    index = found
+                } else if survey.items.isEmpty {
+                    throw ValidationError("there is no item '\(itemText)': the survey has no items")
+                } else {
+                    throw ValidationError(
+                        "there is no item '\(itemText)' (give a position from 1 to \(survey.items.count) or an item id)"
+                    )
+                }
                 let item = survey.items[index]
                 let answer = try parseAnswer(valueText, for: item, position: index + 1)
                 try document.survey.setAnswer(answer, forItem: item.id)
@@ -251,7 +285,8 @@ struct DeleteCommand: ParsableCommand {
             """)
     @OptionGroup var options: StoreOptions
     @Argument(help: "The document.") var document: String
-    @Option(help: "The revision the deletion is based on (default: every current revision).") var base: String?
+    @Option(help: "The revision the deletion is based on (default: every current revision).") var base:
+        String?
 
     func run() throws {
         try runReporting {
@@ -259,7 +294,8 @@ struct DeleteCommand: ParsableCommand {
             let id = try store.document(document)
             let before = try store.graph(of: id).revisions
             let deletion = try store.delete(id, base: try store.revisionID(base, in: id))
-            try options.report(id, deletion, changed: before[deletion.id] == nil, unchanged: "already deleted")
+            try options.report(
+                id, deletion, changed: before[deletion.id] == nil, unchanged: "already deleted")
         }
     }
 }
@@ -280,14 +316,21 @@ struct ExportCommand: ParsableCommand {
     @Argument(help: "The document.") var document: String
     @Option(help: "A revision instead of the winner.") var revision: String?
     @Option(help: "json or plist (default: json).") var format: String?
-    @Option(name: [.short, .customLong("output")], help: "Write to this file (in an existing folder).") var output: String?
+    @Option(name: [.short, .customLong("output")], help: "Write to this file (in an existing folder).")
+    var output: String?
     @Option(help: "Copy the whole revision package to this new folder instead.") var package: String?
 
     func validate() throws {
-        if let format, format != "json", format != "plist" { throw ValidationError("--format is json or plist, not '\(format)'") }
+        if let format, format != "json", format != "plist" {
+            throw ValidationError("--format is json or plist, not '\(format)'")
+        }
         if package == "" || output == "" { throw ValidationError("--package and --output need a name") }
-        if package != nil, output != nil { throw ValidationError("--package writes a folder of its own; it does not take -o/--output") }
-        if package != nil, format != nil { throw ValidationError("--package copies the package as it is; it does not take --format") }
+        if package != nil, output != nil {
+            throw ValidationError("--package writes a folder of its own; it does not take -o/--output")
+        }
+        if package != nil, format != nil {
+            throw ValidationError("--package copies the package as it is; it does not take --format")
+        }
     }
 
     func run() throws {
@@ -297,8 +340,13 @@ struct ExportCommand: ParsableCommand {
             if let package {
                 let named = try store.revisionID(revision, in: id)
                 let exported = try store.exportPackage(id, revision: named, to: package)
-                if options.json { try Console.printJSON(["id": id.lowercased, "revision": exported.id.description, "package": package]) }
-                else { print(package) }
+                if options.json {
+                    try Console.printJSON([
+                        "id": id.lowercased, "revision": exported.id.description, "package": package,
+                    ])
+                } else {
+                    print(package)
+                }
                 return
             }
             let format = self.format ?? "json"
@@ -318,10 +366,16 @@ struct ExportCommand: ParsableCommand {
             if let output { try store.writeExport(data, to: output) }
             if options.json {
                 // One JSON document: where the content went, or the content itself.
-                var report: [String: Any] = ["id": id.lowercased, "revision": exported.id.description, "format": format]
-                if let output { report["output"] = output }
-                else if format == "json" { report["content"] = try JSONSerialization.jsonObject(with: data) }
-                else { report["content"] = String(decoding: data, as: UTF8.self) }
+                var report: [String: Any] = [
+                    "id": id.lowercased, "revision": exported.id.description, "format": format,
+                ]
+                if let output {
+                    report["output"] = output
+                } else if format == "json" {
+                    report["content"] = try JSONSerialization.jsonObject(with: data)
+                } else {
+                    report["content"] = String(decoding: data, as: UTF8.self)
+                }
                 try Console.printJSONObject(report)
             } else if output == nil {
                 Console.write(data)
@@ -332,11 +386,14 @@ struct ExportCommand: ParsableCommand {
 
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "import", abstract: "Add a revision package, as a new document or a revision of a known one.",
+        commandName: "import",
+        abstract: "Add a revision package, as a new document or a revision of a known one.",
         discussion: SurveyTool.exitCodesReference)
     @OptionGroup var options: StoreOptions
     @Argument(
-        help: "The revision package: a folder with \(StoreLayout.metadataFile) and, unless it records a deletion, \(StoreLayout.contentFile).")
+        help:
+            "The revision package: a folder with \(StoreLayout.metadataFile) and, unless it records a deletion, \(StoreLayout.contentFile)."
+    )
     var path: String
 
     func run() throws {
@@ -345,14 +402,23 @@ struct ImportCommand: ParsableCommand {
             let (id, revision, how): (UUID, RevisionMetadata, String)
             switch try store.importPackage(at: path) {
             case .added(let document, let metadata): (id, revision, how) = (document, metadata, "added")
-            case .alreadyPresent(let document, let metadata): (id, revision, how) = (document, metadata, "already present")
-            case .newRevision(let document, let metadata): (id, revision, how) = (document, metadata, "new revision")
+            case .alreadyPresent(let document, let metadata):
+                (id, revision, how) = (document, metadata, "already present")
+            case .newRevision(let document, let metadata):
+                (id, revision, how) = (document, metadata, "new revision")
             }
             if store.isStampedAhead(revision) {
-                Console.error("warning: revision \(revision.id) is stamped \(revision.timestamp), more than a day ahead of this device's clock")
+                Console.error(
+                    "warning: revision \(revision.id) is stamped \(revision.timestamp), more than a day ahead of this device's clock"
+                )
             }
-            if options.json { try Console.printJSON(["id": id.lowercased, "revision": revision.id.description, "outcome": how]) }
-            else { print("\(id.lowercased) \(revision.id) (\(how))") }
+            if options.json {
+                try Console.printJSON([
+                    "id": id.lowercased, "revision": revision.id.description, "outcome": how,
+                ])
+            } else {
+                print("\(id.lowercased) \(revision.id) (\(how))")
+            }
         }
     }
 }

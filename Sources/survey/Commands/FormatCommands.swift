@@ -18,13 +18,17 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws {
         let progress = ProgressBar(label: "revisions", json: json)
-        let results = paths.flatMap { FormatCheck.check($0) { done, total in progress.update(done, of: total) } }
+        let results = paths.flatMap {
+            FormatCheck.check($0) { done, total in progress.update(done, of: total) }
+        }
         if json {
             try Console.printJSON(["revisions": results])
         } else {
             for result in results {
                 let version = result.formatVersion.map { "format \($0)" } ?? "format ?"
-                print("\(result.status.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(version)  \(result.path)")
+                print(
+                    "\(result.status.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(version)  \(result.path)"
+                )
             }
         }
         for result in results where result.status == .invalid || result.status == .newer {
@@ -32,13 +36,16 @@ struct CheckCommand: ParsableCommand {
             Console.error(message.hasPrefix(result.path) ? message : "\(result.path): \(message)")
         }
         if paths.contains(where: { !FormatCheck.exists($0) }) { throw ExitStatus.noInput }
-        if results.contains(where: { $0.status == .invalid || $0.status == .newer }) { throw ExitStatus.invalidData }
+        if results.contains(where: { $0.status == .invalid || $0.status == .newer }) {
+            throw ExitStatus.invalidData
+        }
     }
 }
 
 struct MigrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "migrate", abstract: "Rewrite winners in older formats as new revisions in the current format.",
+        commandName: "migrate",
+        abstract: "Rewrite winners in older formats as new revisions in the current format.",
         discussion: """
             Winners in a format newer than this build are left as they are and listed ("newer" with --json).
 
@@ -57,10 +64,15 @@ struct MigrateCommand: ParsableCommand {
         try runReporting {
             let progress = ProgressBar(label: "documents", json: options.json)
             let store = try options.open()
-            let rows = try store.migrate(dryRun: dryRun) { done, total in progress.update(done, of: total) }.map {
-                Row(id: $0.document.lowercased, from: $0.from.id.description, fromFormat: $0.from.formatVersion, revision: $0.to?.id.description)
+            let rows = try store.migrate(dryRun: dryRun) { done, total in progress.update(done, of: total) }
+                .map {
+                    Row(
+                        id: $0.document.lowercased, from: $0.from.id.description,
+                        fromFormat: $0.from.formatVersion, revision: $0.to?.id.description)
+                }
+            let newer = try store.documents().filter {
+                !$0.isDeleted && $0.revision.formatVersion > SurveyStore.formatVersion
             }
-            let newer = try store.documents().filter { !$0.isDeleted && $0.revision.formatVersion > SurveyStore.formatVersion }
             if options.json {
                 struct Report: Encodable {
                     var migrated: [Row]
@@ -70,13 +82,20 @@ struct MigrateCommand: ParsableCommand {
                 return
             }
             for row in rows {
-                print("\(row.id): format \(row.fromFormat) → \(SurveyStore.formatVersion)\(row.revision.map { " as \($0)" } ?? " (dry run)")")
+                print(
+                    "\(row.id): format \(row.fromFormat) → \(SurveyStore.formatVersion)\(row.revision.map { " as \($0)" } ?? " (dry run)")"
+                )
             }
             for summary in newer {
-                print("\(summary.id.lowercased): format \(summary.revision.formatVersion) is newer than this build supports (\(SurveyStore.formatVersion)); left as it is")
+                print(
+                    "\(summary.id.lowercased): format \(summary.revision.formatVersion) is newer than this build supports (\(SurveyStore.formatVersion)); left as it is"
+                )
             }
-            if rows.isEmpty && newer.isEmpty { print("every winner is in the current format") }
-            else if rows.isEmpty { print("nothing to migrate") }
+            if rows.isEmpty && newer.isEmpty {
+                print("every winner is in the current format")
+            } else if rows.isEmpty {
+                print("nothing to migrate")
+            }
         }
     }
 }

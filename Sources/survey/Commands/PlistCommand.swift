@@ -58,7 +58,9 @@ extension PlistCommand {
                 } catch let error as PropertyListError {
                     Console.error(error.description)
                     results.append(
-                        Result(path: path, valid: false, line: error.line, column: error.column, message: error.message))
+                        Result(
+                            path: path, valid: false, line: error.line, column: error.column,
+                            message: error.message))
                     if worst == .success { worst = ExitStatus.invalidData }
                 }
             }
@@ -93,10 +95,12 @@ extension PlistCommand {
         @Option(help: "The output format: json or xml.")
         var to: Format
 
-        @Option(name: [.short, .customLong("output")], help: "Write to this file instead of standard output.")
+        @Option(
+            name: [.short, .customLong("output")], help: "Write to this file instead of standard output.")
         var output: String?
 
-        @Flag(help: "Print one JSON document: the file, the format, and the output file or the converted text.")
+        @Flag(
+            help: "Print one JSON document: the file, the format, and the output file or the converted text.")
         var json = false
 
         func run() throws {
@@ -105,7 +109,8 @@ extension PlistCommand {
                 data = try Data(contentsOf: URL(fileURLWithPath: file))
             } catch {
                 throw CommandFailure(
-                    code: "noSuchFile", message: "cannot read the file: \(FileProblem.describe(error))", exit: ExitStatus.noInput.rawValue,
+                    code: "noSuchFile", message: "cannot read the file: \(FileProblem.describe(error))",
+                    exit: ExitStatus.noInput.rawValue,
                     file: file)
             }
             let value: PropertyList
@@ -123,12 +128,18 @@ extension PlistCommand {
                     converted = try JSONPropertyList.encode(value)
                 }
             } catch let error as PropertyListError {
-                throw CommandFailure(code: "invalidPropertyList", message: error.message, exit: ExitStatus.invalidData.rawValue, file: file)
+                throw CommandFailure(
+                    code: "invalidPropertyList", message: error.message,
+                    exit: ExitStatus.invalidData.rawValue, file: file)
             }
             if let output { try Console.writeFile(converted, to: output) }
             if json {
                 var report = ["file": file, "format": to.rawValue]
-                if let output { report["output"] = output } else { report["content"] = String(decoding: converted, as: UTF8.self) }
+                if let output {
+                    report["output"] = output
+                } else {
+                    report["content"] = String(decoding: converted, as: UTF8.self)
+                }
                 try Console.printJSON(report)
             } else if output == nil {
                 Console.write(converted)

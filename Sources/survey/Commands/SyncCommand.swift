@@ -2,16 +2,19 @@ import ArgumentParser
 import Foundation
 import SurveyStore
 
-
 struct SyncCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "sync", abstract: "Two-way sync with another store: both end with the same revisions and tombstones.",
+        commandName: "sync",
+        abstract: "Two-way sync with another store: both end with the same revisions and tombstones.",
         discussion: SurveyTool.exitCodesReference)
     @OptionGroup var options: StoreOptions
     @Argument(help: "The other store's folder.") var otherStore: String
     @Option(help: "How many documents to sync at once (1 syncs them one after another).")
     var jobs = SurveyStore.syncConcurrency
-    @Flag(help: "Afterwards resolve, on both sides, every conflict that merges cleanly (resolve --merge --strict).")
+    @Flag(
+        help:
+            "Afterwards resolve, on both sides, every conflict that merges cleanly (resolve --merge --strict)."
+    )
     var merge = false
 
     func validate() throws {
@@ -40,14 +43,19 @@ struct SyncCommand: ParsableCommand {
             let report: SurveyStore.SyncReport
             var merging: SurveyStore.MergingSyncReport?
             if merge {
-                merging = try store.syncMerging(with: other, concurrency: jobs) { done, total in progress.update(done, of: total) }
+                merging = try store.syncMerging(with: other, concurrency: jobs) { done, total in
+                    progress.update(done, of: total)
+                }
                 report = merging!.sync
             } else {
-                report = try store.sync(with: other, concurrency: jobs) { done, total in progress.update(done, of: total) }
+                report = try store.sync(with: other, concurrency: jobs) { done, total in
+                    progress.update(done, of: total)
+                }
             }
             let result = Report(
                 sent: report.sent, received: report.received, documents: report.documents,
-                conflictsAppeared: report.conflictsAppeared.map(\.lowercased), conflictsResolved: report.conflictsResolved.map(\.lowercased),
+                conflictsAppeared: report.conflictsAppeared.map(\.lowercased),
+                conflictsResolved: report.conflictsResolved.map(\.lowercased),
                 damaged: report.damaged.map(\.path), repaired: report.repaired.map(\.path),
                 aheadOfClock: report.aheadOfClock.map(\.path),
                 merged: merging?.merged.map(\.lowercased), unmerged: merging?.unmerged.map(\.lowercased))
@@ -58,12 +66,23 @@ struct SyncCommand: ParsableCommand {
             if options.json {
                 try Console.printJSON(result)
             } else {
-                print("sent \(result.sent), received \(result.received) revision(s) and tombstone(s) over \(result.documents) document(s)")
+                print(
+                    "sent \(result.sent), received \(result.received) revision(s) and tombstone(s) over \(result.documents) document(s)"
+                )
                 if !result.repaired.isEmpty { print("repaired \(result.repaired.count) damaged revision(s)") }
-                if !result.conflictsAppeared.isEmpty { print("now in conflict: \(result.conflictsAppeared.joined(separator: ", "))") }
-                if !result.conflictsResolved.isEmpty { print("conflicts resolved: \(result.conflictsResolved.joined(separator: ", "))") }
-                if let merged = result.merged, !merged.isEmpty { print("merged on both sides: \(merged.joined(separator: ", "))") }
-                if let unmerged = result.unmerged, !unmerged.isEmpty { print("still in conflict (the merge contests fields): \(unmerged.joined(separator: ", "))") }
+                if !result.conflictsAppeared.isEmpty {
+                    print("now in conflict: \(result.conflictsAppeared.joined(separator: ", "))")
+                }
+                if !result.conflictsResolved.isEmpty {
+                    print("conflicts resolved: \(result.conflictsResolved.joined(separator: ", "))")
+                }
+                if let merged = result.merged, !merged.isEmpty {
+                    print("merged on both sides: \(merged.joined(separator: ", "))")
+                }
+                if let unmerged = result.unmerged, !unmerged.isEmpty {
+                    print(
+                        "still in conflict (the merge contests fields): \(unmerged.joined(separator: ", "))")
+                }
             }
             if !report.damaged.isEmpty { throw ExitStatus.failure }
         }

@@ -32,7 +32,9 @@ struct VersionsCommand: ParsableCommand {
             let rows = try versionRows(store, id)
             if options.json { try Console.printJSON(rows); return }
             for row in rows {
-                print("\(row.revision)  \(row.modified)\(row.futureTimestamp ? " (ahead of this clock!)" : "")  \(row.device)  \(row.state)\(row.pruned ? " (pruned)" : "")")
+                print(
+                    "\(row.revision)  \(row.modified)\(row.futureTimestamp ? " (ahead of this clock!)" : "")  \(row.device)  \(row.state)\(row.pruned ? " (pruned)" : "")"
+                )
             }
         }
     }
@@ -42,7 +44,8 @@ func versionRows(_ store: SurveyStore, _ id: UUID) throws -> [VersionsCommand.Ro
     try store.history(of: id).map { entry in
         let revision = entry.revision
         return VersionsCommand.Row(
-            revision: revision.id.description, parents: revision.parents.map(\.description), modified: iso(revision.timestamp),
+            revision: revision.id.description, parents: revision.parents.map(\.description),
+            modified: iso(revision.timestamp),
             device: revision.device.name, formatVersion: revision.formatVersion, state: entry.state.rawValue,
             pruned: entry.isPruned, futureTimestamp: entry.isStampedAhead)
     }
@@ -51,7 +54,8 @@ func versionRows(_ store: SurveyStore, _ id: UUID) throws -> [VersionsCommand.Ro
 struct ConflictsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "conflicts",
-        abstract: "Documents in conflict, with how many fields an item-level merge would contest (0: it merges cleanly).",
+        abstract:
+            "Documents in conflict, with how many fields an item-level merge would contest (0: it merges cleanly).",
         discussion: SurveyTool.exitCodesReference)
     @OptionGroup var options: StoreOptions
 
@@ -73,15 +77,24 @@ struct ConflictsCommand: ParsableCommand {
             let (documents, issues) = try store.documentsReport()
             for issue in issues { Console.error("warning: \(issue)") }
             let rows = documents.filter { !$0.conflicts.isEmpty }.map {
-                Row(id: $0.id.lowercased, current: $0.revision.id.description, title: $0.title, conflicts: $0.conflicts.map(\.description),
+                Row(
+                    id: $0.id.lowercased, current: $0.revision.id.description, title: $0.title,
+                    conflicts: $0.conflicts.map(\.description),
                     contested: (try? store.mergePlan($0.id)).flatMap { $0?.result?.contested.count ?? 0 },
-                    aheadOfClock: ([$0.revision] + $0.conflictRevisions).filter(store.isStampedAhead).map(\.id.description))
+                    aheadOfClock: ([$0.revision] + $0.conflictRevisions).filter(store.isStampedAhead).map(
+                        \.id.description))
             }
             if options.json { try Console.printJSON(rows); return }
             for row in rows {
-                let merge = row.contested.map { $0 == 0 ? "merges cleanly" : "merge contests \($0) field(s)" } ?? "cannot be merged"
-                let ahead = row.aheadOfClock.isEmpty ? "" : "  (stamped ahead of this clock: \(row.aheadOfClock.joined(separator: ", ")))"
-                print("\(row.id)  \(row.title ?? "—")  winner \(row.current)  conflicts \(row.conflicts.joined(separator: ", "))  \(merge)\(ahead)")
+                let merge =
+                    row.contested.map { $0 == 0 ? "merges cleanly" : "merge contests \($0) field(s)" }
+                    ?? "cannot be merged"
+                let ahead =
+                    row.aheadOfClock.isEmpty
+                    ? "" : "  (stamped ahead of this clock: \(row.aheadOfClock.joined(separator: ", ")))"
+                print(
+                    "\(row.id)  \(row.title ?? "—")  winner \(row.current)  conflicts \(row.conflicts.joined(separator: ", "))  \(merge)\(ahead)"
+                )
             }
         }
     }
@@ -110,8 +123,10 @@ struct ResolveCommand: ParsableCommand {
     @Option(help: "Keep this revision's content.") var keep: String?
     @Option(help: "Use this survey (JSON or XML plist).") var from: String?
     @Flag(help: "Merge the heads item by item.") var merge = false
-    @Option(help: "With --merge: the head whose values win contested fields (default: the winner).") var prefer: String?
-    @Flag(help: "With --merge: refuse (exit 75, nothing written) when any field is contested.") var strict = false
+    @Option(help: "With --merge: the head whose values win contested fields (default: the winner).")
+    var prefer: String?
+    @Flag(help: "With --merge: refuse (exit 75, nothing written) when any field is contested.") var strict =
+        false
     @Flag(help: "With --merge: show the merge and write nothing.") var dryRun = false
     @Flag(help: "With --merge: every document in conflict.") var all = false
 
@@ -122,8 +137,13 @@ struct ResolveCommand: ParsableCommand {
         if !merge && (prefer != nil || strict || dryRun || all) {
             throw ValidationError("--prefer, --strict, --dry-run and --all go with --merge")
         }
-        if all == (document != nil) { throw ValidationError(all ? "give a document or --all, not both" : "give a document (or --all with --merge)") }
-        if all && prefer != nil { throw ValidationError("--prefer names a head of one document; it does not go with --all") }
+        if all == (document != nil) {
+            throw ValidationError(
+                all ? "give a document or --all, not both" : "give a document (or --all with --merge)")
+        }
+        if all && prefer != nil {
+            throw ValidationError("--prefer names a head of one document; it does not go with --all")
+        }
     }
 
     func run() throws {
@@ -146,12 +166,20 @@ struct ResolveCommand: ParsableCommand {
             }
             guard let resolved = try store.resolve(id, resolution) else {
                 let current = try store.revision(id, nil).id.description
-                if options.json { try Console.printJSON(Resolved(id: id.lowercased, revision: current, resolved: false)) }
-                else { Console.error("\(id.lowercased) is not in conflict; nothing to resolve (it stays at \(current))") }
+                if options.json {
+                    try Console.printJSON(Resolved(id: id.lowercased, revision: current, resolved: false))
+                } else {
+                    Console.error(
+                        "\(id.lowercased) is not in conflict; nothing to resolve (it stays at \(current))")
+                }
                 return
             }
-            if options.json { try Console.printJSON(Resolved(id: id.lowercased, revision: resolved.id.description, resolved: true)) }
-            else { print(resolved.id.description) }
+            if options.json {
+                try Console.printJSON(
+                    Resolved(id: id.lowercased, revision: resolved.id.description, resolved: true))
+            } else {
+                print(resolved.id.description)
+            }
         }
     }
 
@@ -162,7 +190,9 @@ struct ResolveCommand: ParsableCommand {
             let made = try store.resolveMerge(id, prefer: preferred, strict: strict, dryRun: dryRun)
             guard let made else {
                 if options.json {
-                    try Console.printJSON(["id": id.lowercased, "revision": try store.revision(id, nil).id.description])
+                    try Console.printJSON([
+                        "id": id.lowercased, "revision": try store.revision(id, nil).id.description,
+                    ])
                 } else {
                     Console.error("\(id.lowercased) is not in conflict; nothing to resolve")
                 }
@@ -170,17 +200,27 @@ struct ResolveCommand: ParsableCommand {
             }
             outcome = made
         } catch let refusal as SurveyStore.MergeRefusal {
-            if options.json { try Console.printJSON(MergeJSON(refusal.plan, revision: nil, dryRun: dryRun, refused: true)) }
-            else { for line in MergeText.lines(refusal.plan) { Console.error(line) } }
+            if options.json {
+                try Console.printJSON(MergeJSON(refusal.plan, revision: nil, dryRun: dryRun, refused: true))
+            } else {
+                for line in MergeText.lines(refusal.plan) { Console.error(line) }
+            }
             Console.error("error: \(refusal)")
             throw ExitStatus.refused
         }
-        if options.json { return try Console.printJSON(MergeJSON(outcome.plan, revision: outcome.revision, dryRun: dryRun, refused: false)) }
+        if options.json {
+            return try Console.printJSON(
+                MergeJSON(outcome.plan, revision: outcome.revision, dryRun: dryRun, refused: false))
+        }
         if dryRun {
             for line in MergeText.lines(outcome.plan) { print(line) }
-            if let merged = outcome.plan.result?.survey, let winner = outcome.plan.heads.first, !winner.isDeleted {
+            if let merged = outcome.plan.result?.survey, let winner = outcome.plan.heads.first,
+                !winner.isDeleted
+            {
                 print("the merge against the winner (nothing written):")
-                for line in MergeText.lines(SurveyDiff(from: try store.survey(id, winner), to: merged)) { print(line) }
+                for line in MergeText.lines(SurveyDiff(from: try store.survey(id, winner), to: merged)) {
+                    print(line)
+                }
             }
             return
         }
@@ -219,23 +259,37 @@ struct ResolveCommand: ParsableCommand {
         var report = Report(resolved: [], unresolved: [], dryRun: dryRun)
         for summary in try store.documents() where !summary.conflicts.isEmpty {
             do {
-                guard let (plan, revision) = try store.resolveMerge(summary.id, strict: strict, dryRun: dryRun) else { continue }
-                report.resolved.append(Resolved(
-                    id: summary.id.lowercased, revision: revision?.id.description, contested: plan.result?.contested.count ?? 0))
+                guard
+                    let (plan, revision) = try store.resolveMerge(summary.id, strict: strict, dryRun: dryRun)
+                else { continue }
+                report.resolved.append(
+                    Resolved(
+                        id: summary.id.lowercased, revision: revision?.id.description,
+                        contested: plan.result?.contested.count ?? 0))
             } catch let refusal as SurveyStore.MergeRefusal {
-                report.unresolved.append(Unresolved(
-                    id: summary.id.lowercased, title: summary.title, contested: refusal.plan.result?.contested.count, reason: "contested fields"))
+                report.unresolved.append(
+                    Unresolved(
+                        id: summary.id.lowercased, title: summary.title,
+                        contested: refusal.plan.result?.contested.count, reason: "contested fields"))
             } catch let error as StoreError {
-                report.unresolved.append(Unresolved(id: summary.id.lowercased, title: summary.title, contested: nil, reason: error.description))
+                report.unresolved.append(
+                    Unresolved(
+                        id: summary.id.lowercased, title: summary.title, contested: nil,
+                        reason: error.description))
             }
         }
-        if options.json { try Console.printJSON(report) }
-        else {
+        if options.json {
+            try Console.printJSON(report)
+        } else {
             for row in report.resolved {
-                print("\(row.id): \(dryRun ? "would resolve" : "resolved")\(row.revision.map { " as \($0)" } ?? "")\(row.contested > 0 ? " (\(row.contested) contested)" : "")")
+                print(
+                    "\(row.id): \(dryRun ? "would resolve" : "resolved")\(row.revision.map { " as \($0)" } ?? "")\(row.contested > 0 ? " (\(row.contested) contested)" : "")"
+                )
             }
             for row in report.unresolved {
-                print("\(row.id): left in conflict (\(row.contested.map { "\($0) contested field(s)" } ?? row.reason))")
+                print(
+                    "\(row.id): left in conflict (\(row.contested.map { "\($0) contested field(s)" } ?? row.reason))"
+                )
             }
         }
         if !report.unresolved.isEmpty { throw ExitStatus.refused }
@@ -278,7 +332,10 @@ struct PruneCommand: ParsableCommand {
             for (index, id) in ids.enumerated() {
                 let row: Row
                 do {
-                    row = Row(id: id.lowercased, pruned: try store.prune(id, keepHistory: keepHistory, dryRun: dryRun).map(\.description))
+                    row = Row(
+                        id: id.lowercased,
+                        pruned: try store.prune(id, keepHistory: keepHistory, dryRun: dryRun).map(
+                            \.description))
                 } catch StoreError.inConflict(let id) where document == nil {
                     row = Row(id: id.lowercased, pruned: [], skipped: "in conflict")
                 } catch StoreError.unreadableWinner(let id, _) where document == nil {
@@ -291,8 +348,13 @@ struct PruneCommand: ParsableCommand {
                     rows.append(row)
                     if !options.json {
                         progress.clear()
-                        if let skipped = row.skipped { print("\(row.id): skipped (\(skipped))") }
-                        else { print("\(row.id): \(dryRun ? "would prune" : "pruned") \(row.pruned.count) revision(s)") }
+                        if let skipped = row.skipped {
+                            print("\(row.id): skipped (\(skipped))")
+                        } else {
+                            print(
+                                "\(row.id): \(dryRun ? "would prune" : "pruned") \(row.pruned.count) revision(s)"
+                            )
+                        }
                         fflush(nil)  // each line as it happens, also into a pipe
                     }
                 }
@@ -309,7 +371,9 @@ struct PruneCommand: ParsableCommand {
             }
             let verb = dryRun ? "would prune" : "pruned"
             let touched = rows.count - skipped
-            print("\(verb) \(pruned) revision(s) in \(touched) of \(ids.count) document(s)\(skipped > 0 ? "; \(skipped) skipped" : "")")
+            print(
+                "\(verb) \(pruned) revision(s) in \(touched) of \(ids.count) document(s)\(skipped > 0 ? "; \(skipped) skipped" : "")"
+            )
         }
     }
 }
@@ -351,7 +415,8 @@ struct VerifyCommand: ParsableCommand {
             if options.json {
                 try Console.printJSON(
                     Report(
-                        clean: problems.isEmpty, problems: problems.map { .init(path: $0.path, message: $0.message) },
+                        clean: problems.isEmpty,
+                        problems: problems.map { .init(path: $0.path, message: $0.message) },
                         notes: notes.map { .init(path: $0.path, message: $0.message) },
                         repaired: repair.map { found in
                             found.repaired.map { .init(path: $0.path, message: $0.message) }
@@ -360,7 +425,10 @@ struct VerifyCommand: ParsableCommand {
             for entry in found { Console.error(entry.description) }
             if !options.json {
                 if let repair { print("repaired \(repair.repaired.count) revision(s)") }
-                print(problems.isEmpty ? "clean" + (notes.isEmpty ? "" : " (\(notes.count) note(s))") : "\(problems.count) problem(s)")
+                print(
+                    problems.isEmpty
+                        ? "clean" + (notes.isEmpty ? "" : " (\(notes.count) note(s))")
+                        : "\(problems.count) problem(s)")
             }
             if !problems.isEmpty { throw ExitStatus.failure }
         }

@@ -26,7 +26,8 @@ enum Console {
     /// Writes `object` (made of `JSONSerialization`'s types) to standard output as one
     /// pretty-printed JSON document with sorted keys.
     static func printJSONObject(_ object: [String: Any]) throws {
-        var data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        var data = try JSONSerialization.data(
+            withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         data.append(UInt8(ascii: "\n"))
         write(data)
     }
@@ -35,10 +36,13 @@ enum Console {
     /// (the last one unpadded); the first row is the header.
     static func printTable(_ rows: [[String]]) {
         guard let columns = rows.map(\.count).max() else { return }
-        let widths = (0..<columns).map { column in rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0 }
+        let widths = (0..<columns).map { column in
+            rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0
+        }
         for row in rows {
             let cells = row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+                column == row.count - 1
+                    ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
             }
             print(cells.joined(separator: "  "))
         }
@@ -53,7 +57,8 @@ enum Console {
             try SurveyStore.writeOutput(data, to: path)
         } catch {
             throw CommandFailure(
-                code: "cannotWrite", message: "cannot write the file: \(FileProblem.describe(error))", exit: ExitStatus.failure.rawValue, file: path)
+                code: "cannotWrite", message: "cannot write the file: \(FileProblem.describe(error))",
+                exit: ExitStatus.failure.rawValue, file: path)
         }
     }
 

@@ -6,8 +6,9 @@ struct JSONFieldValue: Encodable {
     var value: PropertyList?
 
     func encode(to encoder: any Encoder) throws {
-        if let value { try JSONPropertyList(value: value, path: "").encode(to: encoder) }
-        else {
+        if let value {
+            try JSONPropertyList(value: value, path: "").encode(to: encoder)
+        } else {
             var container = encoder.singleValueContainer()
             try container.encodeNil()
         }
@@ -44,12 +45,19 @@ struct DiffJSON: Encodable {
     init(_ pair: SurveyStore.RevisionDiff) {
         from = pair.from.id.description
         to = pair.to.id.description
-        title = pair.diff.title.map { Change(from: JSONFieldValue(value: $0.from), to: JSONFieldValue(value: $0.to)) }
+        title = pair.diff.title.map {
+            Change(from: JSONFieldValue(value: $0.from), to: JSONFieldValue(value: $0.to))
+        }
         items = pair.diff.items.map { item in
             ItemEntry(
-                id: item.id.lowercased, title: item.title, change: item.change.rawValue, position: Position(from: item.from, to: item.to),
+                id: item.id.lowercased, title: item.title, change: item.change.rawValue,
+                position: Position(from: item.from, to: item.to),
                 moved: item.change == .modified && item.moved ? true : nil,
-                fields: item.fields.map { Field(field: $0.field, from: JSONFieldValue(value: $0.from), to: JSONFieldValue(value: $0.to)) })
+                fields: item.fields.map {
+                    Field(
+                        field: $0.field, from: JSONFieldValue(value: $0.from),
+                        to: JSONFieldValue(value: $0.to))
+                })
         }
     }
 }
@@ -93,7 +101,9 @@ struct MergeJSON: Encodable {
     var dryRun: Bool
     var refused: Bool
 
-    enum CodingKeys: CodingKey { case id, revision, base, twoWay, twoWayReason, heads, contested, notes, dryRun, refused }
+    enum CodingKeys: CodingKey {
+        case id, revision, base, twoWay, twoWayReason, heads, contested, notes, dryRun, refused
+    }
 
     /// Absent values are `null`, not missing keys.
     func encode(to encoder: any Encoder) throws {
@@ -119,10 +129,16 @@ struct MergeJSON: Encodable {
         heads = plan.heads.map(\.id.description)
         contested = (plan.result?.contested ?? []).map { contest in
             Contest(
-                item: contest.item?.lowercased, title: contest.itemTitle, field: contest.field, chosen: JSONFieldValue(value: contest.chosenValue),
-                chosenRevision: contest.chosen, values: contest.values.map { Value(revision: $0.label, value: JSONFieldValue(value: $0.value)) })
+                item: contest.item?.lowercased, title: contest.itemTitle, field: contest.field,
+                chosen: JSONFieldValue(value: contest.chosenValue),
+                chosenRevision: contest.chosen,
+                values: contest.values.map {
+                    Value(revision: $0.label, value: JSONFieldValue(value: $0.value))
+                })
         }
-        notes = (plan.result?.notes ?? []).map { Note(item: $0.item.lowercased, title: $0.itemTitle, note: $0.kind.rawValue, revisions: $0.heads) }
+        notes = (plan.result?.notes ?? []).map {
+            Note(item: $0.item.lowercased, title: $0.itemTitle, note: $0.kind.rawValue, revisions: $0.heads)
+        }
         self.dryRun = dryRun
         self.refused = refused
     }
@@ -136,7 +152,8 @@ enum MergeText {
         switch value {
         case .string(let text): return text.debugDescription
         case .integer(let integer): return integer.int64Value.map(String.init) ?? "\(integer.magnitude)"
-        case .real(let real): return real.rounded() == real && abs(real) < 1e15 ? String(Int64(real)) : String(real)
+        case .real(let real):
+            return real.rounded() == real && abs(real) < 1e15 ? String(Int64(real)) : String(real)
         case .boolean(let flag): return flag ? "true" : "false"
         case .date(let date): return date.formatted(.iso8601)
         case .data(let data): return "\(data.count) bytes"
@@ -147,14 +164,17 @@ enum MergeText {
             return "[" + elements.map { Self.value($0) }.joined(separator: ", ") + "]"
         case .dictionary(let entries):
             let kind = entries["kind"]?.stringValue ?? "item"
-            let rest = Item.displayOrder.filter { $0 != "kind" && entries[$0] != nil }.map { "\($0) \(Self.value(entries[$0]))" }
+            let rest = Item.displayOrder.filter { $0 != "kind" && entries[$0] != nil }.map {
+                "\($0) \(Self.value(entries[$0]))"
+            }
             return ([kind] + rest).joined(separator: ", ")
         }
     }
 
     /// The lines of one diff.
     static func lines(_ pair: SurveyStore.RevisionDiff) -> [String] {
-        ["from \(pair.from.id.description.prefix(14))… to \(pair.to.id.description.prefix(14))…"] + lines(pair.diff)
+        ["from \(pair.from.id.description.prefix(14))… to \(pair.to.id.description.prefix(14))…"]
+            + lines(pair.diff)
     }
 
     /// The lines of a diff: one per item, then one per field of a modified item.
@@ -171,7 +191,9 @@ enum MergeText {
             case .modified:
                 let moved = item.moved ? " (moved \(item.from!) → \(item.to!))" : ""
                 lines.append("* \(item.to!) \(name)\(moved):")
-                for field in item.fields { lines.append("    \(field.field): \(value(field.from)) → \(value(field.to))") }
+                for field in item.fields {
+                    lines.append("    \(field.field): \(value(field.from)) → \(value(field.to))")
+                }
             }
         }
         return lines
@@ -182,24 +204,46 @@ enum MergeText {
         var lines: [String] = []
         let heads = plan.heads.map { String($0.id.description.prefix(14)) + "…" }.joined(separator: ", ")
         if let base = plan.base {
-            lines.append("merged \(plan.heads.count) heads (\(heads)) from base \(base.id.description.prefix(14))…")
+            lines.append(
+                "merged \(plan.heads.count) heads (\(heads)) from base \(base.id.description.prefix(14))…")
         } else {
-            lines.append("two-way merge of \(plan.heads.count) heads (\(heads)): \(plan.twoWayReason ?? "no base"); every difference is contested")
+            lines.append(
+                "two-way merge of \(plan.heads.count) heads (\(heads)): \(plan.twoWayReason ?? "no base"); every difference is contested"
+            )
         }
-        guard let result = plan.result else { return lines + ["every head is a deletion: the resolution deletes the document"] }
-        let positions = Dictionary(result.survey.items.enumerated().map { ($1.id, $0 + 1) }, uniquingKeysWith: { a, _ in a })
+        guard let result = plan.result else {
+            return lines + ["every head is a deletion: the resolution deletes the document"]
+        }
+        let positions = Dictionary(
+            result.survey.items.enumerated().map { ($1.id, $0 + 1) }, uniquingKeysWith: { a, _ in a })
         lines.append(result.isClean ? "nothing contested" : "\(result.contested.count) contested field(s):")
         for contest in result.contested {
-            let subject = contest.item.map { "item \(positions[$0].map(String.init) ?? "?") \(contest.itemTitle.debugDescription)" } ?? "survey"
-            let values = contest.values.map { "\($0.label.prefix(8))… \(value($0.value))" }.joined(separator: "; ")
-            lines.append("  \(subject) \(contest.field): took \(value(contest.chosenValue)) from \(contest.chosen.prefix(8))… (\(values))")
+            let subject =
+                contest.item.map {
+                    "item \(positions[$0].map(String.init) ?? "?") \(contest.itemTitle.debugDescription)"
+                } ?? "survey"
+            let values = contest.values.map { "\($0.label.prefix(8))… \(value($0.value))" }.joined(
+                separator: "; ")
+            lines.append(
+                "  \(subject) \(contest.field): took \(value(contest.chosenValue)) from \(contest.chosen.prefix(8))… (\(values))"
+            )
         }
         for note in result.notes {
-            let subject = "item \(positions[note.item].map(String.init) ?? "?") \(note.itemTitle.debugDescription)"
+            let subject =
+                "item \(positions[note.item].map(String.init) ?? "?") \(note.itemTitle.debugDescription)"
             switch note.kind {
-            case .keptDespiteRemoval: lines.append("  \(subject): removed on \(note.heads.map { $0.prefix(8) + "…" }.joined(separator: ", ")) but modified elsewhere: kept")
-            case .tookWholeItem: lines.append("  \(subject): the merged fields broke a rule; took the whole item from \(note.heads.first?.prefix(8) ?? "")…")
-            case .keptWithoutBase: lines.append("  \(subject): only some heads have it; kept (no base to tell an addition from a removal)")
+            case .keptDespiteRemoval:
+                lines.append(
+                    "  \(subject): removed on \(note.heads.map { $0.prefix(8) + "…" }.joined(separator: ", ")) but modified elsewhere: kept"
+                )
+            case .tookWholeItem:
+                lines.append(
+                    "  \(subject): the merged fields broke a rule; took the whole item from \(note.heads.first?.prefix(8) ?? "")…"
+                )
+            case .keptWithoutBase:
+                lines.append(
+                    "  \(subject): only some heads have it; kept (no base to tell an addition from a removal)"
+                )
             }
         }
         return lines
@@ -208,5 +252,7 @@ enum MergeText {
 
 extension Item {
     /// Fields in display order.
-    static let displayOrder = ["title", "kind", "options", "text", "subtitle", "minimum", "maximum", "roundToInteger", "answer"]
+    static let displayOrder = [
+        "title", "kind", "options", "text", "subtitle", "minimum", "maximum", "roundToInteger", "answer",
+    ]
 }

@@ -17,7 +17,9 @@ struct ProgressBar {
     static var columns: Int {
         var size = winsize()
         if ioctl(2, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        if let text = ProcessInfo.processInfo.environment["COLUMNS"], let columns = Int(text), columns > 0 { return columns }
+        if let text = ProcessInfo.processInfo.environment["COLUMNS"], let columns = Int(text), columns > 0 {
+            return columns
+        }
         return 80
     }
 
@@ -30,7 +32,8 @@ struct ProgressBar {
         guard room >= 5 else { return String(String(text.dropFirst()).prefix(max(columns - 1, 0))) }
         let width = min(room, 40)
         let filled = total == 0 ? width : width * min(done, total) / total
-        return "[\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))]" + text
+        return "[\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))]"
+            + text
     }
 
     func update(_ done: Int, of total: Int, threshold: Int = 20) {

@@ -41,14 +41,22 @@ struct StoreOptions: ParsableArguments {
     /// Reports a revision a command wrote: `{"id", "revision", "changed"}` with `--json`,
     /// else its id. When nothing was written (`changed` false), `revision` is the one that
     /// stays current and standard error says so (`unchanged`, or the reason given).
-    func report(_ id: UUID, _ revision: RevisionMetadata, changed: Bool = true, unchanged: String = "unchanged") throws {
+    func report(
+        _ id: UUID, _ revision: RevisionMetadata, changed: Bool = true, unchanged: String = "unchanged"
+    ) throws {
         struct Written: Encodable {
             var id, revision: String
             var changed: Bool
         }
-        if json { try Console.printJSON(Written(id: id.lowercased, revision: revision.id.description, changed: changed)) }
-        else { print(revision.id.description) }
-        if !changed { Console.error("\(unchanged): nothing was written; the document stays at revision \(revision.id)") }
+        if json {
+            try Console.printJSON(
+                Written(id: id.lowercased, revision: revision.id.description, changed: changed))
+        } else {
+            print(revision.id.description)
+        }
+        if !changed {
+            Console.error("\(unchanged): nothing was written; the document stays at revision \(revision.id)")
+        }
     }
 }
 
@@ -80,8 +88,12 @@ struct CommandFailure: Error {
     var line: Int?
     var column: Int?
 
-    init(code: String, message: String, exit: Int32, file: String? = nil, line: Int? = nil, column: Int? = nil) {
-        (self.code, self.message, self.exit, self.file, self.line, self.column) = (code, message, exit, file, line, column)
+    init(
+        code: String, message: String, exit: Int32, file: String? = nil, line: Int? = nil, column: Int? = nil
+    ) {
+        (self.code, self.message, self.exit, self.file, self.line, self.column) = (
+            code, message, exit, file, line, column
+        )
     }
 
     /// The failure a library error stands for: every error of the package has one shape
@@ -96,7 +108,8 @@ struct CommandFailure: Error {
         if error.errorCode == "noSuchStore" { message += " (run `survey init` to create one)" }
         self.init(
             code: error.errorCode, message: message, exit: ExitStatus.code(for: error.category).rawValue,
-            file: error.inputLocation?.file, line: error.inputLocation?.line, column: error.inputLocation?.column)
+            file: error.inputLocation?.file, line: error.inputLocation?.line,
+            column: error.inputLocation?.column)
     }
 
     /// The message as standard error shows it: `FILE:LINE:COLUMN: message` for a file,
@@ -119,7 +132,9 @@ struct CommandFailure: Error {
             var file: String?
             var line, column: Int?
         }
-        try? Console.printJSON(["error": Body(code: code, message: message, exit: exit, file: file, line: line, column: column)])
+        try? Console.printJSON([
+            "error": Body(code: code, message: message, exit: exit, file: file, line: line, column: column)
+        ])
     }
 }
 
@@ -163,11 +178,15 @@ func readInput(_ path: String, limit: Int) throws -> Data {
     defer { if path != "-" { try? handle.close() } }
     var data = Data()
     do {
-        while data.count <= limit, let chunk = try handle.read(upToCount: min(1 << 20, limit + 1 - data.count)), !chunk.isEmpty {
+        while data.count <= limit,
+            let chunk = try handle.read(upToCount: min(1 << 20, limit + 1 - data.count)), !chunk.isEmpty
+        {
             data.append(chunk)
         }
     } catch {
-        throw InputFileError(path: path == "-" ? "<stdin>" : path, reason: "cannot read the file: \(FileProblem.describe(error))")
+        throw InputFileError(
+            path: path == "-" ? "<stdin>" : path,
+            reason: "cannot read the file: \(FileProblem.describe(error))")
     }
     return data
 }

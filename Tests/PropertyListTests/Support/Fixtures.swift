@@ -3,7 +3,8 @@ import Foundation
 /// The repository's `Fixtures/` folder.
 enum Fixtures {
     static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
         .appendingPathComponent("Fixtures")
 
     struct HostileCase: Decodable, Sendable, CustomStringConvertible {
@@ -17,7 +18,8 @@ enum Fixtures {
     /// The hostile corpus and what each file must produce.
     static let hostile: [HostileCase] = {
         let url = root.appendingPathComponent("hostile/expected.json")
-        guard let data = try? Data(contentsOf: url), let cases = try? JSONDecoder().decode([HostileCase].self, from: data)
+        guard let data = try? Data(contentsOf: url),
+            let cases = try? JSONDecoder().decode([HostileCase].self, from: data)
         else { return [] }
         return cases
     }()

@@ -41,7 +41,8 @@ enum FoundationBridge {
         case let data as Data: return .data(data)
         case let array as [Any]: return .array(try array.map(value))
         case let dictionary as [String: Any]: return .dictionary(try dictionary.mapValues(value))
-        default: throw Unsupported(description: "unexpected \(type(of: object)) in a Foundation property list")
+        default:
+            throw Unsupported(description: "unexpected \(type(of: object)) in a Foundation property list")
         }
     }
 

@@ -30,7 +30,9 @@ struct RandomPropertyList {
             return .array((0..<Int.random(in: 0...5, using: &generator)).map { _ in value(depth: depth + 1) })
         default:
             var entries: [String: PropertyList] = [:]
-            for _ in 0..<Int.random(in: 0...5, using: &generator) { entries[string()] = value(depth: depth + 1) }
+            for _ in 0..<Int.random(in: 0...5, using: &generator) {
+                entries[string()] = value(depth: depth + 1)
+            }
             return .dictionary(entries)
         }
     }
@@ -57,16 +59,23 @@ struct RandomPropertyList {
         switch Int.random(in: 0..<6, using: &generator) {
         case 0: return PropertyList.Integer(Int64.random(in: -1000...1000, using: &generator))
         case 1: return PropertyList.Integer(Int64.random(in: .min ... .max, using: &generator))
-        case 2: return PropertyList.Integer(UInt64.random(in: UInt64(Int64.max)...UInt64.max, using: &generator))
-        case 3: return [PropertyList.Integer.min, .max, 0, -1, PropertyList.Integer(Int64.max)].randomElement(using: &generator)!
-        default: return PropertyList.Integer(Int64.random(in: -1_000_000_000...1_000_000_000, using: &generator))
+        case 2:
+            return PropertyList.Integer(UInt64.random(in: UInt64(Int64.max)...UInt64.max, using: &generator))
+        case 3:
+            return [PropertyList.Integer.min, .max, 0, -1, PropertyList.Integer(Int64.max)].randomElement(
+                using: &generator)!
+        default:
+            return PropertyList.Integer(Int64.random(in: -1_000_000_000...1_000_000_000, using: &generator))
         }
     }
 
     mutating func real() -> Double {
         switch Int.random(in: 0..<8, using: &generator) {
-        case 0: return [Double.nan, .infinity, -.infinity, 0, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
-                        .leastNormalMagnitude, 1e-324, 0.1].randomElement(using: &generator)!
+        case 0:
+            return [
+                Double.nan, .infinity, -.infinity, 0, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
+                .leastNormalMagnitude, 1e-324, 0.1,
+            ].randomElement(using: &generator)!
         case 1, 2:
             // Any finite bit pattern.
             while true {
@@ -86,7 +95,8 @@ struct RandomPropertyList {
     }
 
     mutating func data() -> Data {
-        let length = [0, 1, 2, 3, Int.random(in: 0...200, using: &generator)].randomElement(using: &generator)!
+        let length = [0, 1, 2, 3, Int.random(in: 0...200, using: &generator)].randomElement(
+            using: &generator)!
         return Data((0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 }
@@ -96,7 +106,8 @@ extension PropertyList {
     var truncatingDates: PropertyList {
         switch self {
         case .date(let date):
-            return .date(Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.rounded(.down)))
+            return .date(
+                Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.rounded(.down)))
         case .array(let elements): return .array(elements.map(\.truncatingDates))
         case .dictionary(let entries): return .dictionary(entries.mapValues(\.truncatingDates))
         default: return self

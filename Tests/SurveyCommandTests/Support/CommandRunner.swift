@@ -19,7 +19,8 @@ enum CommandRunner {
 
     /// The `survey` executable built next to the test bundle.
     static let binary: URL = {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
         // The test bundle lives in the build products folder, possibly inside a .xctest folder.
         for _ in 0..<4 {
             let candidate = directory.appendingPathComponent("survey")
@@ -27,7 +28,8 @@ enum CommandRunner {
             directory = directory.deletingLastPathComponent()
         }
         return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/debug/survey")
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+                ".build/debug/survey")
     }()
 
     /// Runs `survey` with `arguments` in `directory`, with `environment` added.
@@ -36,11 +38,15 @@ enum CommandRunner {
         executable: URL? = nil, prefix: [String] = [], input: Data? = nil, timeLimit: TimeInterval? = nil
     ) throws -> Result {
         let survey = (executable ?? binary).path
-        let (program, allArguments) = prefix.isEmpty ? (survey, arguments) : (prefix[0], Array(prefix.dropFirst()) + [survey] + arguments)
+        let (program, allArguments) =
+            prefix.isEmpty
+            ? (survey, arguments) : (prefix[0], Array(prefix.dropFirst()) + [survey] + arguments)
         let output = try ChildProcess.run(
-            program, allArguments, in: directory, environment: environment, input: input, timeLimit: timeLimit)
+            program, allArguments, in: directory, environment: environment, input: input, timeLimit: timeLimit
+        )
         return Result(
-            status: output.status, stdout: String(decoding: output.stdout, as: UTF8.self), stderr: output.stderr,
+            status: output.status, stdout: String(decoding: output.stdout, as: UTF8.self),
+            stderr: output.stderr,
             signalled: output.signalled, timedOut: output.timedOut)
     }
 
@@ -67,7 +73,9 @@ enum CommandRunner {
     }
 
     /// A new empty temporary directory.
-    static func temporaryDirectory() throws -> URL { try ChildProcess.temporaryDirectory(prefix: "survey-cli") }
+    static func temporaryDirectory() throws -> URL {
+        try ChildProcess.temporaryDirectory(prefix: "survey-cli")
+    }
 
     /// Whether `name` is on `PATH`.
     static func hasTool(_ name: String) -> Bool { Tools.find(name) != nil }

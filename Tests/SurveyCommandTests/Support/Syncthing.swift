@@ -2,9 +2,9 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A failure of the Syncthing harness, with what it was doing.
@@ -39,11 +39,16 @@ final class SyncthingInstance {
         listenPort = try Loopback.freePort(avoiding: [guiPort])
         apiKey = "survey-test-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        let generated = try Self.runTool(executable, ["generate", "--home", home, "--no-default-folder", "--skip-port-probing"])
-        guard generated.status == 0 else { throw SyncthingError("syncthing generate failed: \(generated.output)") }
+        let generated = try Self.runTool(
+            executable, ["generate", "--home", home, "--no-default-folder", "--skip-port-probing"])
+        guard generated.status == 0 else {
+            throw SyncthingError("syncthing generate failed: \(generated.output)")
+        }
         let shown = try Self.runTool(executable, ["serve", "--home", home, "--device-id"])
         let id = shown.output.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard shown.status == 0, id.count == 63 else { throw SyncthingError("syncthing --device-id said: \(shown.output)") }
+        guard shown.status == 0, id.count == 63 else {
+            throw SyncthingError("syncthing --device-id said: \(shown.output)")
+        }
         deviceID = id
     }
 
@@ -53,10 +58,13 @@ final class SyncthingInstance {
     /// with `--no-restart`), so that the id the watchdog records is Syncthing's own.
     static var environment: [String: String] {
         ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("ST") }
-            .merging(["STNODEFAULTFOLDER": "1", "STNOUPGRADE": "1", "STNORESTART": "1", "STMONITORED": "yes"]) { _, new in new }
+            .merging(["STNODEFAULTFOLDER": "1", "STNOUPGRADE": "1", "STNORESTART": "1", "STMONITORED": "yes"])
+        { _, new in new }
     }
 
-    private static func runTool(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    private static func runTool(_ executable: String, _ arguments: [String]) throws -> (
+        status: Int32, output: String
+    ) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -124,7 +132,8 @@ final class SyncthingInstance {
 
             """
         try Data(config.utf8).write(to: URL(fileURLWithPath: home + "/config.xml"))
-        try FileManager.default.createDirectory(atPath: folder + "/.stfolder", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: folder + "/.stfolder", withIntermediateDirectories: true)
         try Data("*.nosync\n".utf8).write(to: URL(fileURLWithPath: folder + "/.stignore"))
     }
 
@@ -155,8 +164,12 @@ final class SyncthingInstance {
         self.process = process
         let deadline = Date().addingTimeInterval(30)
         while (try? request("GET", "/rest/system/ping"))?.status != 200 {
-            guard process.isRunning else { throw SyncthingError("\(name): syncthing exited at start:\n\(logTail())") }
-            guard Date() < deadline else { throw SyncthingError("\(name): no REST API within 30 s:\n\(logTail())") }
+            guard process.isRunning else {
+                throw SyncthingError("\(name): syncthing exited at start:\n\(logTail())")
+            }
+            guard Date() < deadline else {
+                throw SyncthingError("\(name): no REST API within 30 s:\n\(logTail())")
+            }
             usleep(100_000)
         }
     }
@@ -182,7 +195,9 @@ final class SyncthingInstance {
 
     /// The id of the Syncthing process itself, which the watchdog shell records.
     private var syncthingPID: pid_t? {
-        guard let text = try? String(contentsOfFile: home + "/syncthing.pid", encoding: .utf8) else { return nil }
+        guard let text = try? String(contentsOfFile: home + "/syncthing.pid", encoding: .utf8) else {
+            return nil
+        }
         return pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
@@ -204,7 +219,8 @@ final class SyncthingInstance {
     func json(_ path: String, method: String = "GET") throws -> [String: Any] {
         let (status, body) = try request(method, path)
         guard status == 200 else {
-            throw SyncthingError("\(name): \(method) \(path) answered \(status): \(String(decoding: body, as: UTF8.self))")
+            throw SyncthingError(
+                "\(name): \(method) \(path) answered \(status): \(String(decoding: body, as: UTF8.self))")
         }
         guard let object = try JSONSerialization.jsonObject(with: body) as? [String: Any] else {
             throw SyncthingError("\(name): \(method) \(path) did not answer a JSON object")
@@ -215,7 +231,9 @@ final class SyncthingInstance {
     /// Scans the shared folder now; the REST call returns when the scan is done.
     func scan() throws {
         let (status, body) = try request("POST", "/rest/db/scan?folder=\(Self.folderID)")
-        guard status == 200 else { throw SyncthingError("\(name): scan answered \(status): \(String(decoding: body, as: UTF8.self))") }
+        guard status == 200 else {
+            throw SyncthingError("\(name): scan answered \(status): \(String(decoding: body, as: UTF8.self))")
+        }
     }
 
     func isConnected(to other: SyncthingInstance) throws -> Bool {
@@ -225,8 +243,12 @@ final class SyncthingInstance {
 
     /// Pauses (or resumes) the connection to `other`: nothing is exchanged while paused.
     func pause(_ other: SyncthingInstance, _ paused: Bool = true) throws {
-        let (status, body) = try request("POST", "/rest/system/\(paused ? "pause" : "resume")?device=\(other.deviceID)")
-        guard status == 200 else { throw SyncthingError("\(name): pause answered \(status): \(String(decoding: body, as: UTF8.self))") }
+        let (status, body) = try request(
+            "POST", "/rest/system/\(paused ? "pause" : "resume")?device=\(other.deviceID)")
+        guard status == 200 else {
+            throw SyncthingError(
+                "\(name): pause answered \(status): \(String(decoding: body, as: UTF8.self))")
+        }
     }
 
     /// What keeps this side from being in step with `other`, or nil when nothing does:
@@ -238,7 +260,9 @@ final class SyncthingInstance {
         guard try isConnected(to: other) else { return "\(name) is not connected to \(other.name)" }
         let status = try json("/rest/db/status?folder=\(Self.folderID)")
         let state = status["state"] as? String ?? "?"
-        let need = (status["needTotalItems"] as? Int ?? -1) - (ignoringDeletes ? status["needDeletes"] as? Int ?? 0 : 0)
+        let need =
+            (status["needTotalItems"] as? Int ?? -1)
+            - (ignoringDeletes ? status["needDeletes"] as? Int ?? 0 : 0)
         let errors = status["pullErrors"] as? Int ?? -1
         guard state == "idle", need == 0, errors == 0 else {
             return "\(name): state \(state), needing \(need) items, pullErrors \(errors)"
@@ -248,7 +272,8 @@ final class SyncthingInstance {
         let needItems = completion["needItems"] as? Int ?? -1
         let needDeletes = completion["needDeletes"] as? Int ?? -1
         guard needItems == 0, ignoringDeletes || (percent == 100 && needDeletes == 0) else {
-            return "\(name) sees \(other.name) at \(percent)% (needItems \(needItems), needDeletes \(needDeletes))"
+            return
+                "\(name) sees \(other.name) at \(percent)% (needItems \(needItems), needDeletes \(needDeletes))"
         }
         return nil
     }
@@ -267,9 +292,9 @@ enum Loopback {
 
     private static func socketDescriptor() throws -> Int32 {
         #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw SyncthingError("socket: errno \(errno)") }
         return fd
@@ -283,7 +308,9 @@ enum Loopback {
             defer { close(fd) }
             var bound = address(port: 0)
             let result = withUnsafePointer(to: &bound) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             guard result == 0 else { throw SyncthingError("bind: errno \(errno)") }
             var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -297,7 +324,9 @@ enum Loopback {
     }
 
     /// One HTTP/1.0 request to 127.0.0.1:`port`; returns the status and the body.
-    static func http(_ method: String, port: UInt16, path: String, headers: [String: String]) throws -> (status: Int, body: Data) {
+    static func http(_ method: String, port: UInt16, path: String, headers: [String: String]) throws -> (
+        status: Int, body: Data
+    ) {
         let fd = try socketDescriptor()
         defer { close(fd) }
         var timeout = timeval(tv_sec: 60, tv_usec: 0)
@@ -305,7 +334,9 @@ enum Loopback {
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var target = address(port: port)
         let connected = withUnsafePointer(to: &target) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { throw SyncthingError("connect to 127.0.0.1:\(port): errno \(errno)") }
         var request = "\(method) \(path) HTTP/1.0\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 0\r\n"

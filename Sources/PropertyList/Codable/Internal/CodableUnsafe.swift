@@ -203,4 +203,3 @@ final class EncodingState {
         self.arena = arena
     }
 }
-

@@ -63,7 +63,9 @@ final class PlistMapDecoder: DecoderPosition, Decoder {
 
     @inline(__always) func end(of index: Int) -> Int { view.end(of: index) }
     func string(at index: Int) -> String { view.string(at: index) }
-    @inline(__always) func textBytes(_ node: PlistMap.Node) -> UnsafeBufferPointer<UInt8> { view.textBytes(node) }
+    @inline(__always) func textBytes(_ node: PlistMap.Node) -> UnsafeBufferPointer<UInt8> {
+        view.textBytes(node)
+    }
     func isNull(at index: Int) -> Bool { view.isNull(at: index) }
 
     @inline(__always)
@@ -83,7 +85,9 @@ final class PlistMapDecoder: DecoderPosition, Decoder {
         try view.decodeBool(at: index, path: path())
     }
 
-    func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> T {
+    func decodeInteger<T: FixedWidthInteger>(
+        _ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey]
+    ) throws -> T {
         try view.decodeInteger(type, at: index, path: path())
     }
 
@@ -118,7 +122,9 @@ final class PlistMapDecoder: DecoderPosition, Decoder {
             while cursor < end {
                 let candidate = nodes[cursor]
                 if candidate.hash == hash && Int(candidate.count) == key.count
-                    && (key.count == 0 || memcmp(bytes.baseAddress! + Int(candidate.payload), key.baseAddress!, key.count) == 0)
+                    && (key.count == 0
+                        || memcmp(bytes.baseAddress! + Int(candidate.payload), key.baseAddress!, key.count)
+                            == 0)
                 {
                     return cursor + 1
                 }
@@ -143,7 +149,9 @@ final class PlistMapDecoder: DecoderPosition, Decoder {
     /// the property-list format carries natively and arrays of them. (Each fast path
     /// has checked that `T` is exactly the type it returns: see note 3 in
     /// `CodableUnsafe.swift`.)
-    func decode<T: Decodable>(_ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey], key: (any CodingKey)?) throws -> T {
+    func decode<T: Decodable>(
+        _ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey], key: (any CodingKey)?
+    ) throws -> T {
         if T.self == String.self {
             return identityCast(try decodeString(at: index, path: path()), to: T.self)
         }
@@ -228,7 +236,10 @@ final class PlistMapDecoder: DecoderPosition, Decoder {
         guard node.kind == .array else {
             if isNull(at: index) {
                 throw DecodingError.valueNotFound(
-                    [Element].self, DecodingError.Context(codingPath: path(), debugDescription: "Expected \([Element].self) but found a null value instead."))
+                    [Element].self,
+                    DecodingError.Context(
+                        codingPath: path(),
+                        debugDescription: "Expected \([Element].self) but found a null value instead."))
             }
             throw mismatch([Element].self, at: index, path: path())
         }
@@ -250,7 +261,9 @@ final class PlistMapDecoder: DecoderPosition, Decoder {
     /// `error` with its coding path replaced by `path`.
     static func relocate(_ error: DecodingError, to path: [any CodingKey]) -> DecodingError {
         func moved(_ context: DecodingError.Context) -> DecodingError.Context {
-            DecodingError.Context(codingPath: path, debugDescription: context.debugDescription, underlyingError: context.underlyingError)
+            DecodingError.Context(
+                codingPath: path, debugDescription: context.debugDescription,
+                underlyingError: context.underlyingError)
         }
         switch error {
         case .typeMismatch(let type, let context): return .typeMismatch(type, moved(context))
@@ -310,13 +323,19 @@ struct MapView {
         }
         var offset = 0
         while offset + 8 <= count {
-            if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+            if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            {
                 return false
             }
             offset += 8
         }
         while offset < count {
-            if a.load(fromByteOffset: offset, as: UInt8.self) != b.load(fromByteOffset: offset, as: UInt8.self) { return false }
+            if a.load(fromByteOffset: offset, as: UInt8.self)
+                != b.load(fromByteOffset: offset, as: UInt8.self)
+            {
+                return false
+            }
             offset += 1
         }
         return true
@@ -348,7 +367,9 @@ struct MapView {
     func mismatch(_ type: Any.Type, at index: Int, path: [any CodingKey]) -> DecodingError {
         let found = isNull(at: index) ? "a null value" : Self.describe(nodes[index])
         return DecodingError.typeMismatch(
-            type, DecodingError.Context(codingPath: path, debugDescription: "Expected to decode \(type) but found \(found) instead."))
+            type,
+            DecodingError.Context(
+                codingPath: path, debugDescription: "Expected to decode \(type) but found \(found) instead."))
     }
 
     @inline(__always)
@@ -356,7 +377,10 @@ struct MapView {
         guard nodes[index].kind == kind else {
             if isNull(at: index) {
                 throw DecodingError.valueNotFound(
-                    type, DecodingError.Context(codingPath: path, debugDescription: "Expected \(type) but found a null value instead."))
+                    type,
+                    DecodingError.Context(
+                        codingPath: path, debugDescription: "Expected \(type) but found a null value instead."
+                    ))
             }
             throw mismatch(type, at: index, path: path)
         }
@@ -378,14 +402,18 @@ struct MapView {
         return node.flag
     }
 
-    func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> T {
+    func decodeInteger<T: FixedWidthInteger>(
+        _ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey]
+    ) throws -> T {
         let node = nodes[index]
         if node.kind == .real {
             // As Foundation does, a real that is a whole number in range decodes as an integer.
             let real = Double(bitPattern: node.payload)
             guard let value = T(exactly: real) else {
                 throw DecodingError.dataCorrupted(
-                    DecodingError.Context(codingPath: path(), debugDescription: "Parsed property list number <\(real)> does not fit in \(type)."))
+                    DecodingError.Context(
+                        codingPath: path(),
+                        debugDescription: "Parsed property list number <\(real)> does not fit in \(type)."))
             }
             return value
         }
@@ -399,7 +427,9 @@ struct MapView {
         guard let value else {
             let text = (node.flag ? "-" : "") + String(node.payload)
             throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: path(), debugDescription: "Parsed property list number <\(text)> does not fit in \(type)."))
+                DecodingError.Context(
+                    codingPath: path(),
+                    debugDescription: "Parsed property list number <\(text)> does not fit in \(type)."))
         }
         return value
     }
@@ -418,7 +448,9 @@ struct MapView {
         let double = try decodeDouble(at: index, path: path())
         guard !double.isFinite || abs(double) <= Double(Float.greatestFiniteMagnitude) else {
             throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: path(), debugDescription: "Parsed property list number <\(double)> does not fit in Float."))
+                DecodingError.Context(
+                    codingPath: path(),
+                    debugDescription: "Parsed property list number <\(double)> does not fit in Float."))
         }
         return Float(double)
     }
@@ -469,7 +501,10 @@ extension PlistMapDecoder {
         private func value(_ key: Key) throws -> Int {
             guard let index = table.valueIndex(forKey: key.stringValue) else {
                 throw DecodingError.keyNotFound(
-                    key, DecodingError.Context(codingPath: codingPath, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
+                    key,
+                    DecodingError.Context(
+                        codingPath: codingPath,
+                        debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
             }
             return index
         }
@@ -477,20 +512,48 @@ extension PlistMapDecoder {
         private func path(_ key: Key) -> [any CodingKey] { codingPath + [key] }
 
         func decodeNil(forKey key: Key) throws -> Bool { view.isNull(at: try value(key)) }
-        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try view.decodeBool(at: value(key), path: path(key)) }
-        func decode(_ type: String.Type, forKey key: Key) throws -> String { try view.decodeString(at: value(key), path: path(key)) }
-        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try view.decodeDouble(at: value(key), path: path(key)) }
-        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try view.decodeFloat(at: value(key), path: path(key)) }
-        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try view.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try view.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try view.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try view.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try view.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try view.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try view.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try view.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try view.decodeInteger(type, at: value(key), path: path(key)) }
-        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try view.decodeInteger(type, at: value(key), path: path(key)) }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+            try view.decodeBool(at: value(key), path: path(key))
+        }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String {
+            try view.decodeString(at: value(key), path: path(key))
+        }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+            try view.decodeDouble(at: value(key), path: path(key))
+        }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+            try view.decodeFloat(at: value(key), path: path(key))
+        }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+            try view.decodeInteger(type, at: value(key), path: path(key))
+        }
+        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
+            try view.decodeInteger(type, at: value(key), path: path(key))
+        }
+        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
+            try view.decodeInteger(type, at: value(key), path: path(key))
+        }
+        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+            try view.decodeInteger(type, at: value(key), path: path(key))
+        }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+            try view.decodeInteger(type, at: value(key), path: path(key))
+        }
+        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
+            try view.decodeInteger(type, at: value(key), path: path(key))
+        }
+        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
+            try view.decodeInteger(type, at: value(key), path: path(key))
+        }
+        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+            try view.decodeInteger(type, at: value(key), path: path(key))
+        }
+        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+            try view.decodeInteger(type, at: value(key), path: path(key))
+        }
+        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+            try view.decodeInteger(type, at: value(key), path: path(key))
+        }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
             let index = try value(key)
@@ -564,7 +627,8 @@ extension PlistMapDecoder {
         {
             let index = try value(key)
             try decoder.requireKind(.dictionary, at: index, as: [String: Any].self, path: path(key))
-            return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, dictionary: index, codingPath: path(key)))
+            return KeyedDecodingContainer(
+                KeyedContainer<NestedKey>(decoder: decoder, dictionary: index, codingPath: path(key)))
         }
 
         func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
@@ -584,7 +648,10 @@ extension PlistMapDecoder {
         private func superDecoder(key: any CodingKey) throws -> any Decoder {
             guard let index = decoder.valueIndex(forKey: key.stringValue, inDictionary: dictionary) else {
                 throw DecodingError.keyNotFound(
-                    key, DecodingError.Context(codingPath: codingPath, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
+                    key,
+                    DecodingError.Context(
+                        codingPath: codingPath,
+                        debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
             }
             return decoder.superDecoder(index: index, codingPath: codingPath + [key])
         }
@@ -619,7 +686,8 @@ extension PlistMapDecoder {
         private mutating func next(_ type: Any.Type) throws -> Int {
             guard cursor < endIndex else {
                 throw DecodingError.valueNotFound(
-                    type, DecodingError.Context(codingPath: path, debugDescription: "Unkeyed container is at end."))
+                    type,
+                    DecodingError.Context(codingPath: path, debugDescription: "Unkeyed container is at end."))
             }
             let index = cursor
             cursor = decoder.end(of: cursor)
@@ -630,7 +698,8 @@ extension PlistMapDecoder {
         mutating func decodeNil() throws -> Bool {
             guard cursor < endIndex else {
                 throw DecodingError.valueNotFound(
-                    Any?.self, DecodingError.Context(codingPath: path, debugDescription: "Unkeyed container is at end."))
+                    Any?.self,
+                    DecodingError.Context(codingPath: path, debugDescription: "Unkeyed container is at end."))
             }
             if decoder.isNull(at: cursor) {
                 cursor += 1
@@ -648,20 +717,48 @@ extension PlistMapDecoder {
             return try read(decoder, index, codingPath + [PlistCodingKey(index: position)])
         }
 
-        mutating func decode(_ type: Bool.Type) throws -> Bool { try scalar(type) { try $0.decodeBool(at: $1, path: $2()) } }
-        mutating func decode(_ type: String.Type) throws -> String { try scalar(type) { try $0.decodeString(at: $1, path: $2()) } }
-        mutating func decode(_ type: Double.Type) throws -> Double { try scalar(type) { try $0.decodeDouble(at: $1, path: $2()) } }
-        mutating func decode(_ type: Float.Type) throws -> Float { try scalar(type) { try $0.decodeFloat(at: $1, path: $2()) } }
-        mutating func decode(_ type: Int.Type) throws -> Int { try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) } }
-        mutating func decode(_ type: Int8.Type) throws -> Int8 { try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) } }
-        mutating func decode(_ type: Int16.Type) throws -> Int16 { try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) } }
-        mutating func decode(_ type: Int32.Type) throws -> Int32 { try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) } }
-        mutating func decode(_ type: Int64.Type) throws -> Int64 { try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) } }
-        mutating func decode(_ type: UInt.Type) throws -> UInt { try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) } }
-        mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) } }
-        mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) } }
-        mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) } }
-        mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) } }
+        mutating func decode(_ type: Bool.Type) throws -> Bool {
+            try scalar(type) { try $0.decodeBool(at: $1, path: $2()) }
+        }
+        mutating func decode(_ type: String.Type) throws -> String {
+            try scalar(type) { try $0.decodeString(at: $1, path: $2()) }
+        }
+        mutating func decode(_ type: Double.Type) throws -> Double {
+            try scalar(type) { try $0.decodeDouble(at: $1, path: $2()) }
+        }
+        mutating func decode(_ type: Float.Type) throws -> Float {
+            try scalar(type) { try $0.decodeFloat(at: $1, path: $2()) }
+        }
+        mutating func decode(_ type: Int.Type) throws -> Int {
+            try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) }
+        }
+        mutating func decode(_ type: Int8.Type) throws -> Int8 {
+            try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) }
+        }
+        mutating func decode(_ type: Int16.Type) throws -> Int16 {
+            try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) }
+        }
+        mutating func decode(_ type: Int32.Type) throws -> Int32 {
+            try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) }
+        }
+        mutating func decode(_ type: Int64.Type) throws -> Int64 {
+            try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) }
+        }
+        mutating func decode(_ type: UInt.Type) throws -> UInt {
+            try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) }
+        }
+        mutating func decode(_ type: UInt8.Type) throws -> UInt8 {
+            try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) }
+        }
+        mutating func decode(_ type: UInt16.Type) throws -> UInt16 {
+            try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) }
+        }
+        mutating func decode(_ type: UInt32.Type) throws -> UInt32 {
+            try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) }
+        }
+        mutating func decode(_ type: UInt64.Type) throws -> UInt64 {
+            try scalar(type) { try $0.decodeInteger(type, at: $1, path: $2()) }
+        }
 
         mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
             let key = PlistCodingKey(index: currentIndex)
@@ -675,7 +772,8 @@ extension PlistMapDecoder {
             let elementPath = path
             let index = try next(KeyedDecodingContainer<NestedKey>.self)
             try decoder.requireKind(.dictionary, at: index, as: [String: Any].self, path: elementPath)
-            return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, dictionary: index, codingPath: elementPath))
+            return KeyedDecodingContainer(
+                KeyedContainer<NestedKey>(decoder: decoder, dictionary: index, codingPath: elementPath))
         }
 
         mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -703,19 +801,45 @@ extension PlistMapDecoder {
 
         func decodeNil() -> Bool { decoder.isNull(at: node) }
         func decode(_ type: Bool.Type) throws -> Bool { try decoder.decodeBool(at: node, path: codingPath) }
-        func decode(_ type: String.Type) throws -> String { try decoder.decodeString(at: node, path: codingPath) }
-        func decode(_ type: Double.Type) throws -> Double { try decoder.decodeDouble(at: node, path: codingPath) }
-        func decode(_ type: Float.Type) throws -> Float { try decoder.decodeFloat(at: node, path: codingPath) }
-        func decode(_ type: Int.Type) throws -> Int { try decoder.decodeInteger(type, at: node, path: codingPath) }
-        func decode(_ type: Int8.Type) throws -> Int8 { try decoder.decodeInteger(type, at: node, path: codingPath) }
-        func decode(_ type: Int16.Type) throws -> Int16 { try decoder.decodeInteger(type, at: node, path: codingPath) }
-        func decode(_ type: Int32.Type) throws -> Int32 { try decoder.decodeInteger(type, at: node, path: codingPath) }
-        func decode(_ type: Int64.Type) throws -> Int64 { try decoder.decodeInteger(type, at: node, path: codingPath) }
-        func decode(_ type: UInt.Type) throws -> UInt { try decoder.decodeInteger(type, at: node, path: codingPath) }
-        func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.decodeInteger(type, at: node, path: codingPath) }
-        func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.decodeInteger(type, at: node, path: codingPath) }
-        func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.decodeInteger(type, at: node, path: codingPath) }
-        func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.decodeInteger(type, at: node, path: codingPath) }
+        func decode(_ type: String.Type) throws -> String {
+            try decoder.decodeString(at: node, path: codingPath)
+        }
+        func decode(_ type: Double.Type) throws -> Double {
+            try decoder.decodeDouble(at: node, path: codingPath)
+        }
+        func decode(_ type: Float.Type) throws -> Float {
+            try decoder.decodeFloat(at: node, path: codingPath)
+        }
+        func decode(_ type: Int.Type) throws -> Int {
+            try decoder.decodeInteger(type, at: node, path: codingPath)
+        }
+        func decode(_ type: Int8.Type) throws -> Int8 {
+            try decoder.decodeInteger(type, at: node, path: codingPath)
+        }
+        func decode(_ type: Int16.Type) throws -> Int16 {
+            try decoder.decodeInteger(type, at: node, path: codingPath)
+        }
+        func decode(_ type: Int32.Type) throws -> Int32 {
+            try decoder.decodeInteger(type, at: node, path: codingPath)
+        }
+        func decode(_ type: Int64.Type) throws -> Int64 {
+            try decoder.decodeInteger(type, at: node, path: codingPath)
+        }
+        func decode(_ type: UInt.Type) throws -> UInt {
+            try decoder.decodeInteger(type, at: node, path: codingPath)
+        }
+        func decode(_ type: UInt8.Type) throws -> UInt8 {
+            try decoder.decodeInteger(type, at: node, path: codingPath)
+        }
+        func decode(_ type: UInt16.Type) throws -> UInt16 {
+            try decoder.decodeInteger(type, at: node, path: codingPath)
+        }
+        func decode(_ type: UInt32.Type) throws -> UInt32 {
+            try decoder.decodeInteger(type, at: node, path: codingPath)
+        }
+        func decode(_ type: UInt64.Type) throws -> UInt64 {
+            try decoder.decodeInteger(type, at: node, path: codingPath)
+        }
 
         func decode<T: Decodable>(_ type: T.Type) throws -> T {
             try decoder.decode(type, at: node, path: codingPath, key: nil)
@@ -810,7 +934,8 @@ final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
                 var words = wanted.words
                 let equal = withUnsafeBytes(of: &words) { stored in
                     MapView.equalBytes(
-                        view.bytes.baseAddress! + Int(node.payload), stored.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                        view.bytes.baseAddress! + Int(node.payload),
+                        stored.baseAddress!.assumingMemoryBound(to: UInt8.self),
                         wanted.count)
                 }
                 if equal { return keyNode + 1 }
@@ -853,7 +978,8 @@ struct KeyHashCache {
         // The slot keeps its key alive, so equal representations are equal keys (see
         // note 1 in `CodableUnsafe.swift`); any other key at worst misses, and is read again.
         let bits = StringRepresentation.key(of: key)
-        let slot = Int(truncatingIfNeeded: ((bits.0 &* 0x9E37_79B9_7F4A_7C15) ^ (bits.1 &* 0xBF58_476D_1CE4_E5B9)) >> 56)
+        let slot = Int(
+            truncatingIfNeeded: ((bits.0 &* 0x9E37_79B9_7F4A_7C15) ^ (bits.1 &* 0xBF58_476D_1CE4_E5B9)) >> 56)
         let hit: Entry? = slots.withUnsafeBufferPointer { slots in
             let stored = slots[slot].bits
             guard stored.0 == bits.0, stored.1 == bits.1, let stored = slots[slot].key,

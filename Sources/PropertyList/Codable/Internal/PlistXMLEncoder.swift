@@ -13,7 +13,9 @@ extension EncodingState {
     /// An empty dictionary at `depth`.
     @inline(__always)
     func dictionary(depth: Int) -> DictionaryRender {
-        guard let dictionary = spareDictionaries.popLast() else { return DictionaryRender(depth: depth, level: level) }
+        guard let dictionary = spareDictionaries.popLast() else {
+            return DictionaryRender(depth: depth, level: level)
+        }
         dictionary.depth = depth
         dictionary.level = level
         return dictionary
@@ -88,7 +90,8 @@ final class PlistXMLEncoder: EncoderPosition, Encoder {
     var arena: ByteStorage { state.arena }
 
     init(
-        state: EncodingState, depth: Int, codingPath: [any CodingKey], userInfo: [CodingUserInfoKey: any Sendable],
+        state: EncodingState, depth: Int, codingPath: [any CodingKey],
+        userInfo: [CodingUserInfoKey: any Sendable],
         sink: ((Rendered) -> Void)? = nil
     ) {
         self.state = state
@@ -110,7 +113,8 @@ final class PlistXMLEncoder: EncoderPosition, Encoder {
             dictionary = state.dictionary(depth: depth)
             set(.dictionary(dictionary))
         }
-        return KeyedEncodingContainer(KeyedContainer<Key>(encoder: self, dictionary: dictionary, codingPath: codingPath))
+        return KeyedEncodingContainer(
+            KeyedContainer<Key>(encoder: self, dictionary: dictionary, codingPath: codingPath))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -136,18 +140,25 @@ final class PlistXMLEncoder: EncoderPosition, Encoder {
     @inline(never)
     static func invalidValue(_ value: Any, _ failure: Failure, path: [any CodingKey]) -> EncodingError {
         EncodingError.invalidValue(
-            value, EncodingError.Context(codingPath: path, debugDescription: failure.message, underlyingError: failure.error))
+            value,
+            EncodingError.Context(
+                codingPath: path, debugDescription: failure.message, underlyingError: failure.error))
     }
 
     /// The error for a key that could not be written.
     @inline(never)
     static func invalidKey(_ key: String, _ failure: Failure, path: [any CodingKey]) -> EncodingError {
         EncodingError.invalidValue(
-            key, EncodingError.Context(codingPath: path, debugDescription: "the key " + failure.message, underlyingError: failure.error))
+            key,
+            EncodingError.Context(
+                codingPath: path, debugDescription: "the key " + failure.message,
+                underlyingError: failure.error))
     }
 
     /// Renders a value that is not a container (or an array of scalars) at `depth`.
-    func render(_ value: PropertyList, depth: Int, path: @autoclosure () -> [any CodingKey]) throws -> Rendered {
+    func render(_ value: PropertyList, depth: Int, path: @autoclosure () -> [any CodingKey]) throws
+        -> Rendered
+    {
         let arena = self.arena
         let start = arena.count
         var writer = XMLPlistWriter(output: arena)
@@ -276,7 +287,9 @@ final class PlistXMLEncoder: EncoderPosition, Encoder {
     }
 
     /// Encodes a value nested one level below `parentDepth` under `key`.
-    func encodeNested<T: Encodable>(_ value: T, parentDepth: Int, key: any CodingKey, path: [any CodingKey]) throws -> Rendered {
+    func encodeNested<T: Encodable>(_ value: T, parentDepth: Int, key: any CodingKey, path: [any CodingKey])
+        throws -> Rendered
+    {
         let native: Rendered?
         do throws(Failure) {
             native = try renderNative(value, depth: parentDepth + 1)
@@ -291,7 +304,8 @@ final class PlistXMLEncoder: EncoderPosition, Encoder {
             encoder.codingPath.append(contentsOf: path)
             encoder.codingPath.append(key)
         } else {
-            encoder = PlistXMLEncoder(state: state, depth: parentDepth + 1, codingPath: path + [key], userInfo: userInfoStorage)
+            encoder = PlistXMLEncoder(
+                state: state, depth: parentDepth + 1, codingPath: path + [key], userInfo: userInfoStorage)
         }
         let valueStart = arena.count
         state.level += 1
@@ -311,7 +325,8 @@ final class PlistXMLEncoder: EncoderPosition, Encoder {
         result = nil
         // A dictionary whose container is still held somewhere may yet change, so it
         // stays in pieces until the end, as do the hand-made containers in it.
-        guard isKnownUniquelyReferenced(&dictionary), case .bytes(let start, let count)? = flatten(dictionary) else {
+        guard isKnownUniquelyReferenced(&dictionary), case .bytes(let start, let count)? = flatten(dictionary)
+        else {
             return .dictionary(dictionary)
         }
         dictionary.entries.removeAll(keepingCapacity: true)
@@ -337,7 +352,10 @@ final class PlistXMLEncoder: EncoderPosition, Encoder {
         let keyLines = state.keyLineBytes
         let start = arena.count
         var writer = XMLPlistWriter(output: arena)
-        guard (try? writer.beginDictionary(isEmpty: dictionary.entries.isEmpty, depth: dictionary.depth)) == true else {
+        guard
+            (try? writer.beginDictionary(isEmpty: dictionary.entries.isEmpty, depth: dictionary.depth))
+                == true
+        else {
             return .bytes(start: start, count: arena.count - start)
         }
         let order = state.keyOrders.order(for: dictionary)
@@ -382,7 +400,8 @@ final class PlistXMLEncoder: EncoderPosition, Encoder {
         }
         state.noteWrite(into: dictionary.level)
         if dictionary.entries.isEmpty { dictionary.entries.reserveCapacity(16) }
-        dictionary.entries.append(DictionaryRender.Entry(key: key, lineStart: start, lineCount: count, value: value))
+        dictionary.entries.append(
+            DictionaryRender.Entry(key: key, lineStart: start, lineCount: count, value: value))
         dictionary.signature = (dictionary.signature ^ UInt64(start)) &* 0x9E37_79B9_7F4A_7C15
     }
 }
@@ -408,7 +427,9 @@ struct KeyOrderCache {
             for slot in signatures.indices where signatures[slot] == signature {
                 let matches = lines[slot].withUnsafeBufferPointer { candidate in
                     guard candidate.count == entries.count else { return false }
-                    for index in candidate.indices where candidate[index] != entries[index].lineStart { return false }
+                    for index in candidate.indices where candidate[index] != entries[index].lineStart {
+                        return false
+                    }
                     return true
                 }
                 if matches { return slot }
@@ -425,7 +446,9 @@ struct KeyOrderCache {
         var order: [Int] = []
         order.reserveCapacity(sorted.count)
         for (position, entry) in sorted.enumerated() {
-            if position + 1 < sorted.count && entries[sorted[position + 1]].key == entries[entry].key { continue }
+            if position + 1 < sorted.count && entries[sorted[position + 1]].key == entries[entry].key {
+                continue
+            }
             order.append(entry)
         }
         let keyLines = entries.map(\.lineStart)
@@ -452,11 +475,14 @@ extension XMLPlistWriter {
         case .bytes(let start, let count):
             output.append(arena.buffer(from: start, count: count))
         case .dictionary(let dictionary):
-            guard try beginDictionary(isEmpty: dictionary.entries.isEmpty, depth: dictionary.depth) else { return }
+            guard try beginDictionary(isEmpty: dictionary.entries.isEmpty, depth: dictionary.depth) else {
+                return
+            }
             let order = cache.order(for: dictionary)
             try dictionary.entries.withUnsafeBufferPointer { entries in
                 for index in order {
-                    output.append(keyLines.buffer(from: entries[index].lineStart, count: entries[index].lineCount))
+                    output.append(
+                        keyLines.buffer(from: entries[index].lineStart, count: entries[index].lineCount))
                     if case .bytes(let start, let count) = entries[index].value {
                         output.append(arena.buffer(from: start, count: count))
                         continue
@@ -515,7 +541,9 @@ extension PlistXMLEncoder {
         private var valueDepth: Int { dictionary.depth + 1 }
 
         mutating func encodeNil(forKey key: Key) throws { try put(.string("$null"), key) }
-        mutating func encode(_ value: Bool, forKey key: Key) throws { try put(encoder.renderBoolean(value, depth: valueDepth), key) }
+        mutating func encode(_ value: Bool, forKey key: Key) throws {
+            try put(encoder.renderBoolean(value, depth: valueDepth), key)
+        }
         mutating func encode(_ value: String, forKey key: Key) throws {
             let rendered: Rendered
             do throws(Failure) {
@@ -525,18 +553,42 @@ extension PlistXMLEncoder {
             }
             try put(rendered, key)
         }
-        mutating func encode(_ value: Double, forKey key: Key) throws { try put(encoder.renderReal(value, depth: valueDepth), key) }
-        mutating func encode(_ value: Float, forKey key: Key) throws { try put(encoder.renderReal(Double(value), depth: valueDepth), key) }
-        mutating func encode(_ value: Int, forKey key: Key) throws { try put(encoder.renderInteger(value, depth: valueDepth), key) }
-        mutating func encode(_ value: Int8, forKey key: Key) throws { try put(encoder.renderInteger(value, depth: valueDepth), key) }
-        mutating func encode(_ value: Int16, forKey key: Key) throws { try put(encoder.renderInteger(value, depth: valueDepth), key) }
-        mutating func encode(_ value: Int32, forKey key: Key) throws { try put(encoder.renderInteger(value, depth: valueDepth), key) }
-        mutating func encode(_ value: Int64, forKey key: Key) throws { try put(encoder.renderInteger(value, depth: valueDepth), key) }
-        mutating func encode(_ value: UInt, forKey key: Key) throws { try put(encoder.renderInteger(value, depth: valueDepth), key) }
-        mutating func encode(_ value: UInt8, forKey key: Key) throws { try put(encoder.renderInteger(value, depth: valueDepth), key) }
-        mutating func encode(_ value: UInt16, forKey key: Key) throws { try put(encoder.renderInteger(value, depth: valueDepth), key) }
-        mutating func encode(_ value: UInt32, forKey key: Key) throws { try put(encoder.renderInteger(value, depth: valueDepth), key) }
-        mutating func encode(_ value: UInt64, forKey key: Key) throws { try put(encoder.renderInteger(value, depth: valueDepth), key) }
+        mutating func encode(_ value: Double, forKey key: Key) throws {
+            try put(encoder.renderReal(value, depth: valueDepth), key)
+        }
+        mutating func encode(_ value: Float, forKey key: Key) throws {
+            try put(encoder.renderReal(Double(value), depth: valueDepth), key)
+        }
+        mutating func encode(_ value: Int, forKey key: Key) throws {
+            try put(encoder.renderInteger(value, depth: valueDepth), key)
+        }
+        mutating func encode(_ value: Int8, forKey key: Key) throws {
+            try put(encoder.renderInteger(value, depth: valueDepth), key)
+        }
+        mutating func encode(_ value: Int16, forKey key: Key) throws {
+            try put(encoder.renderInteger(value, depth: valueDepth), key)
+        }
+        mutating func encode(_ value: Int32, forKey key: Key) throws {
+            try put(encoder.renderInteger(value, depth: valueDepth), key)
+        }
+        mutating func encode(_ value: Int64, forKey key: Key) throws {
+            try put(encoder.renderInteger(value, depth: valueDepth), key)
+        }
+        mutating func encode(_ value: UInt, forKey key: Key) throws {
+            try put(encoder.renderInteger(value, depth: valueDepth), key)
+        }
+        mutating func encode(_ value: UInt8, forKey key: Key) throws {
+            try put(encoder.renderInteger(value, depth: valueDepth), key)
+        }
+        mutating func encode(_ value: UInt16, forKey key: Key) throws {
+            try put(encoder.renderInteger(value, depth: valueDepth), key)
+        }
+        mutating func encode(_ value: UInt32, forKey key: Key) throws {
+            try put(encoder.renderInteger(value, depth: valueDepth), key)
+        }
+        mutating func encode(_ value: UInt64, forKey key: Key) throws {
+            try put(encoder.renderInteger(value, depth: valueDepth), key)
+        }
 
         mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws {
             if let value { try encode(value, forKey: key) }
@@ -555,7 +607,8 @@ extension PlistXMLEncoder {
         }
 
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-            try put(encoder.encodeNested(value, parentDepth: dictionary.depth, key: key, path: codingPath), key)
+            try put(
+                encoder.encodeNested(value, parentDepth: dictionary.depth, key: key, path: codingPath), key)
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
@@ -563,7 +616,9 @@ extension PlistXMLEncoder {
         {
             let nested = DictionaryRender(depth: dictionary.depth + 1, level: encoder.state.level)
             try? encoder.add(.dictionary(nested), forKey: key.stringValue, to: dictionary)
-            return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: encoder, dictionary: nested, codingPath: codingPath + [key]))
+            return KeyedEncodingContainer(
+                KeyedContainer<NestedKey>(
+                    encoder: encoder, dictionary: nested, codingPath: codingPath + [key]))
         }
 
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
@@ -580,9 +635,13 @@ extension PlistXMLEncoder {
             // Until the superclass encodes something, the entry is an empty dictionary.
             let index = dictionary.entries.count
             try? encoder.add(
-                .dictionary(DictionaryRender(depth: dictionary.depth + 1, level: encoder.state.level)), forKey: key.stringValue,
+                .dictionary(DictionaryRender(depth: dictionary.depth + 1, level: encoder.state.level)),
+                forKey: key.stringValue,
                 to: dictionary)
-            return PlistXMLEncoder(state: encoder.state, depth: dictionary.depth + 1, codingPath: path, userInfo: encoder.userInfoStorage) {
+            return PlistXMLEncoder(
+                state: encoder.state, depth: dictionary.depth + 1, codingPath: path,
+                userInfo: encoder.userInfoStorage
+            ) {
                 encoder.state.noteWrite(into: dictionary.level)
                 if index < dictionary.entries.count { dictionary.entries[index].value = $0 }
             }
@@ -597,7 +656,9 @@ extension PlistXMLEncoder {
 
         private func put(_ value: PropertyList) throws {
             encoder.state.noteWrite(into: array.level)
-            array.elements.append(try encoder.render(value, depth: array.depth + 1, path: codingPath + [PlistCodingKey(index: count)]))
+            array.elements.append(
+                try encoder.render(
+                    value, depth: array.depth + 1, path: codingPath + [PlistCodingKey(index: count)]))
         }
 
         mutating func encodeNil() throws { try put(.string("$null")) }
@@ -619,7 +680,8 @@ extension PlistXMLEncoder {
         mutating func encode<T: Encodable>(_ value: T) throws {
             encoder.state.noteWrite(into: array.level)
             array.elements.append(
-                try encoder.encodeNested(value, parentDepth: array.depth, key: PlistCodingKey(index: count), path: codingPath))
+                try encoder.encodeNested(
+                    value, parentDepth: array.depth, key: PlistCodingKey(index: count), path: codingPath))
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
@@ -629,7 +691,8 @@ extension PlistXMLEncoder {
             let path = codingPath + [PlistCodingKey(index: count)]
             encoder.state.noteWrite(into: array.level)
             array.elements.append(.dictionary(nested))
-            return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: encoder, dictionary: nested, codingPath: path))
+            return KeyedEncodingContainer(
+                KeyedContainer<NestedKey>(encoder: encoder, dictionary: nested, codingPath: path))
         }
 
         mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -645,9 +708,11 @@ extension PlistXMLEncoder {
             let state = encoder.state
             let index = array.elements.count
             encoder.state.noteWrite(into: array.level)
-            array.elements.append(.dictionary(DictionaryRender(depth: array.depth + 1, level: encoder.state.level)))
+            array.elements.append(
+                .dictionary(DictionaryRender(depth: array.depth + 1, level: encoder.state.level)))
             return PlistXMLEncoder(
-                state: encoder.state, depth: array.depth + 1, codingPath: codingPath + [PlistCodingKey(index: index)],
+                state: encoder.state, depth: array.depth + 1,
+                codingPath: codingPath + [PlistCodingKey(index: index)],
                 userInfo: encoder.userInfoStorage
             ) {
                 state.noteWrite(into: array.level)

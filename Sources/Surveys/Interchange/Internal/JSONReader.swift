@@ -2,9 +2,9 @@ import Foundation
 import PropertyList
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A strict JSON reader (RFC 8259, UTF-8) that builds a ``PropertyList`` directly.
@@ -144,7 +144,9 @@ struct JSONReader {
     private mutating func literal(_ word: StaticString) throws(Failure) {
         let start = index
         for expected in UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount) {
-            guard index < bytes.count, bytes[index] == expected else { throw fail("invalid literal; expected \(word)", at: start) }
+            guard index < bytes.count, bytes[index] == expected else {
+                throw fail("invalid literal; expected \(word)", at: start)
+            }
             index += 1
         }
     }
@@ -160,7 +162,9 @@ struct JSONReader {
             guard index < bytes.count else { throw fail("the string is not closed", at: start) }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") { break }
-            if byte < 0x20 { throw fail("a control character (\(describe(byte))) must be escaped in a string") }
+            if byte < 0x20 {
+                throw fail("a control character (\(describe(byte))) must be escaped in a string")
+            }
             if byte != UInt8(ascii: "\\") {
                 index += 1
                 continue
@@ -199,26 +203,33 @@ struct JSONReader {
         case UInt8(ascii: "u"):
             var scalar = try hex4(start)
             if (0xD800...0xDBFF).contains(scalar) {
-                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                    bytes[index + 1] == UInt8(ascii: "u")
+                else {
                     throw fail("a \\u escape holds a lone surrogate", at: start)
                 }
                 index += 2
                 let low = try hex4(start)
-                guard (0xDC00...0xDFFF).contains(low) else { throw fail("a \\u escape holds a lone surrogate", at: start) }
+                guard (0xDC00...0xDFFF).contains(low) else {
+                    throw fail("a \\u escape holds a lone surrogate", at: start)
+                }
                 scalar = 0x10000 + (scalar - 0xD800) << 10 + (low - 0xDC00)
             } else if (0xDC00...0xDFFF).contains(scalar) {
                 throw fail("a \\u escape holds a lone surrogate", at: start)
             }
             output.append(contentsOf: String(Unicode.Scalar(scalar)!).utf8)
         default:
-            throw fail("unknown escape \\\(describe(letter).trimmingCharacters(in: ["'"])) in a string", at: start)
+            throw fail(
+                "unknown escape \\\(describe(letter).trimmingCharacters(in: ["'"])) in a string", at: start)
         }
     }
 
     private mutating func hex4(_ start: Int) throws(Failure) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
-            guard index < bytes.count else { throw fail("a \\u escape needs four hexadecimal digits", at: start) }
+            guard index < bytes.count else {
+                throw fail("a \\u escape needs four hexadecimal digits", at: start)
+            }
             let byte = bytes[index]
             let digit: UInt32
             switch byte {
@@ -240,7 +251,9 @@ struct JSONReader {
         let negative = bytes[index] == UInt8(ascii: "-")
         if negative { index += 1 }
         let integerStart = index
-        guard index < bytes.count, isDigit(bytes[index]) else { throw fail("a number needs digits", at: start) }
+        guard index < bytes.count, isDigit(bytes[index]) else {
+            throw fail("a number needs digits", at: start)
+        }
         if bytes[index] == UInt8(ascii: "0"), index + 1 < bytes.count, isDigit(bytes[index + 1]) {
             throw fail("a number does not start with 0 unless it is 0", at: start)
         }
@@ -250,14 +263,20 @@ struct JSONReader {
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             isReal = true
             index += 1
-            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("a number needs digits after '.'", at: start) }
+            guard index < bytes.count, isDigit(bytes[index]) else {
+                throw fail("a number needs digits after '.'", at: start)
+            }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             isReal = true
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("a number's exponent needs digits", at: start) }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
+            guard index < bytes.count, isDigit(bytes[index]) else {
+                throw fail("a number's exponent needs digits", at: start)
+            }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
         if !isReal {
@@ -293,7 +312,9 @@ struct JSONReader {
 
     private mutating func expect(_ byte: UInt8, _ message: String) throws(Failure) {
         guard index < bytes.count, bytes[index] == byte else {
-            throw fail(index < bytes.count ? "\(message), not \(describe(bytes[index]))" : "\(message); the document ends")
+            throw fail(
+                index < bytes.count
+                    ? "\(message), not \(describe(bytes[index]))" : "\(message); the document ends")
         }
         index += 1
     }
