@@ -20,6 +20,8 @@ extension SurveyStore {
         public var result: SurveyMerge.Result?
         /// Whether nothing was contested.
         public var isClean: Bool { result?.isClean ?? true }
+        /// The number of fields contested.
+        public var contestedCount: Int { result?.contested.count ?? 0 }
         /// Whether there was no base.
         public var isTwoWay: Bool { base == nil }
     }
@@ -50,6 +52,19 @@ extension SurveyStore {
     /// - Throws: `StoreError` when `prefer` is no head or a head cannot be read.
     public func mergePlan(_ id: UUID, prefer: RevisionID? = nil) throws -> MergePlan? {
         try mergePlan(id, prefer: prefer, in: revisions.graph(of: id).graph)
+    }
+
+    /// How many fields `resolveMerge(_:prefer:strict:dryRun:)` would contest: 0 when the
+    /// heads merge cleanly or the document has a single head; `nil` when its heads cannot
+    /// be merged (a head unreadable, or in a format newer than this build).
+    ///
+    /// - Parameter id: The document.
+    public func contestedFieldCount(of id: UUID) -> Int? {
+        do {
+            return try mergePlan(id)?.contestedCount ?? 0
+        } catch {
+            return nil
+        }
     }
 
     func mergePlan(_ id: UUID, prefer: RevisionID?, in graph: RevisionGraph) throws -> MergePlan? {

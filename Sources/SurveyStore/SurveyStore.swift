@@ -500,6 +500,32 @@ public final class SurveyStore: Sendable {
     /// - Returns: The deletion revision.
     @discardableResult
     public func delete(_ id: UUID, base: RevisionID? = nil) throws -> RevisionMetadata {
+        try deleteDocument(id, base: base).revision
+    }
+
+    /// What a write that may find nothing to do did.
+    public struct WriteOutcome: Sendable, Equatable {
+        /// The revision written, or the one already saying the same.
+        public var revision: RevisionMetadata
+        /// Whether ``revision`` was written by this call.
+        public var isNew: Bool
+
+        /// Creates an outcome.
+        public init(revision: RevisionMetadata, isNew: Bool) {
+            self.revision = revision
+            self.isNew = isNew
+        }
+    }
+
+    /// Deletes a document as ``delete(_:base:)`` does, and tells whether it wrote a
+    /// deletion or found the document already deleted (decided under the document's
+    /// lock, from the same read).
+    ///
+    /// - Parameters:
+    ///   - id: The document.
+    ///   - base: The revision the deletion is based on; every head when `nil`.
+    /// - Returns: The deletion revision, and whether it is new.
+    public func deleteDocument(_ id: UUID, base: RevisionID? = nil) throws -> WriteOutcome {
         try checkWritable()
         let lock = try documentLock(id)
         defer { lock.unlock() }
@@ -507,13 +533,14 @@ public final class SurveyStore: Sendable {
         if let existing = try base.map({ try revision(id, $0, in: graph) }) ?? graph.winner,
             existing.isDeleted
         {
-            return existing
+            return WriteOutcome(revision: existing, isNew: false)
         }
         let parents = try base.map { [try revision(id, $0, in: graph)] } ?? graph.heads
-        return try wrapping(.delete, id) {
+        let written = try wrapping(.delete, id) {
             try revisions.write(
                 document: id, parents: parents, content: nil, formatVersion: Self.formatVersion, known: graph)
         }
+        return WriteOutcome(revision: written, isNew: true)
     }
 
     /// How to resolve a conflict.
@@ -623,6 +650,48 @@ public final class SurveyStore: Sendable {
             try revisions.prune(
                 id, keepHistory: min(max(keepHistory, 0), graph.revisions.count), dryRun: dryRun,
                 alsoKeep: mergeBaseIDs(in: graph))
+        }
+    }
+
+    /// What pruning one document of many did (see ``pruneEveryDocument(keepHistory:dryRun:each:)``).
+    public enum PruneOutcome: Sendable, Equatable {
+        /// The revisions whose content was pruned (or would be, in a dry run); empty
+        /// when there was nothing to prune.
+        case pruned([RevisionID])
+        /// Left alone because its current revision cannot be read (the reason given):
+        /// its history is all there is left to read.
+        case skippedUnreadableWinner(String)
+    }
+
+    /// Prunes every document, one at a time, each under its own lock, and reports each
+    /// as it is done.
+    ///
+    /// A document whose current revision cannot be read is skipped rather than stopping
+    /// the others; one whose folder is gone by its turn (deleted meanwhile by another
+    /// process) is passed over. Any other error (an I/O error, a read-only store) stops the run:
+    /// what was pruned before it stays pruned.
+    ///
+    /// - Parameters:
+    ///   - keepHistory: How many ancestors of each winner keep their content.
+    ///   - dryRun: Only say what would be pruned.
+    ///   - each: Called after each document with its position (from 1), the number of
+    ///     documents, the document and what was done.
+    public func pruneEveryDocument(
+        keepHistory: Int = 0, dryRun: Bool = false,
+        each: (_ position: Int, _ count: Int, _ id: UUID, _ outcome: PruneOutcome) throws -> Void
+    ) throws {
+        // Only the folder names are listed up front: each document is read when its turn comes.
+        let ids = try documentIDs()
+        for (index, id) in ids.enumerated() {
+            let outcome: PruneOutcome
+            do {
+                outcome = .pruned(try prune(id, keepHistory: keepHistory, dryRun: dryRun))
+            } catch StoreError.unreadableWinner(_, let reason) {
+                outcome = .skippedUnreadableWinner(reason)
+            } catch StoreError.noSuchDocument {
+                continue
+            }
+            try each(index + 1, ids.count, id, outcome)
         }
     }
 

@@ -673,17 +673,25 @@ public struct StoreIssue: Sendable, Equatable, CustomStringConvertible {
     public var path: String
     /// What is wrong, in words.
     public var message: String
+    /// A note rather than a problem: something harmless that the store handles by
+    /// itself (a copy of a pruned revision that the next write removes, a tombstone
+    /// that arrived before the revision superseding it). Notes do not make a store
+    /// unclean.
+    public var isNote: Bool
     /// `PATH: message`, or `PATH:LINE:COLUMN: message` when the message starts with a
-    /// position in the file.
+    /// position in the file; `PATH: note: message` for a note.
     public var description: String {
-        message.first?.isNumber == true && message.prefix(while: { $0.isNumber || $0 == ":" }).contains(":")
+        if isNote { return "\(path): note: \(message)" }
+        return message.first?.isNumber == true
+            && message.prefix(while: { $0.isNumber || $0 == ":" }).contains(":")
             ? "\(path):\(message)" : "\(path): \(message)"
     }
 
-    /// Creates an issue.
-    public init(path: String, message: String) {
+    /// Creates an issue, or a note.
+    public init(path: String, message: String, isNote: Bool = false) {
         self.path = path
         self.message = message
+        self.isNote = isNote
     }
 }
 
@@ -709,8 +717,6 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case noContent(RevisionID)
     /// The base of a save is no longer the document's only head.
     case notCurrent(base: RevisionID, heads: [RevisionID])
-    /// The document has several heads, and the operation needs one.
-    case inConflict(UUID)
     /// A document's winner cannot be read, so its history is kept.
     case unreadableWinner(UUID, String)
     /// The store was opened for reading only.
@@ -728,7 +734,6 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noContent(let id): "revision \(id) has been pruned; only its place in the history remains"
         case .notCurrent(let base, let heads):
             "revision \(base) is no longer the only current revision (current: \(heads.map(\.description).joined(separator: ", ")))"
-        case .inConflict(let id): "document \(id.uuidString.lowercased()) is in conflict; resolve it first"
         case .unreadableWinner(let id, let why):
             "document \(id.uuidString.lowercased()) is not pruned: its current revision cannot be read (\(why)), and its history may be all that is left to read"
         case .readOnly(let path): "the store at \(path) was opened for reading only"

@@ -9,7 +9,6 @@ extension StoreError: CategorizedError {
         case .noSuchRevision: "noSuchRevision"
         case .noContent: "noContent"
         case .notCurrent: "notCurrent"
-        case .inConflict: "inConflict"
         case .unreadableWinner: "unreadableWinner"
         case .readOnly: "readOnly"
         case .newerLayout: "newerLayout"
@@ -23,7 +22,7 @@ extension StoreError: CategorizedError {
         case .noSuchStore, .noSuchDocument, .noSuchRevision: .notFound
         case .notCurrent: .refused
         case .newerLayout, .damagedStore: .invalidData
-        case .noContent, .inConflict, .unreadableWinner, .readOnly: .failure
+        case .noContent, .unreadableWinner, .readOnly: .failure
         }
     }
 }

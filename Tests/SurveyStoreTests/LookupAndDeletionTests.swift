@@ -108,4 +108,68 @@ struct LookupAndDeletionTests {
         #expect(FileManager.default.fileExists(atPath: path + "/copy.survey/" + StoreLayout.metadataFile))
         #expect(exported == (try store.revision(id)))
     }
+
+    @Test("deleteDocument tells a new deletion from one already there, from the same read under the lock")
+    func deleteOutcome() throws {
+        let (store, _) = try Self.store()
+        let (id, first) = try store.create(Self.survey)
+        let written = try store.deleteDocument(id)
+        #expect(written.isNew && written.revision.isDeleted && written.revision.parents == [first.id])
+        let again = try store.deleteDocument(id)
+        #expect(!again.isNew && again.revision == written.revision)
+        #expect(try store.deleteDocument(id, base: written.revision.id) == again)
+        #expect(try store.graph(of: id).revisions.count == 2)
+    }
+
+    @Test("contestedFieldCount: 0 for one head or a clean merge, the count when fields are contested")
+    func contestedCount() throws {
+        let (store, _) = try Self.store()
+        let base = try Survey(
+            title: "T", items: [Item(id: UUID(), title: "Q", kind: .textField(subtitle: nil))])
+        let (id, first) = try store.create(base)
+        #expect(store.contestedFieldCount(of: id) == 0)
+        var left = base, right = base
+        left.title = "Left"
+        right.title = "Right"
+        _ = try store.save(left, to: id, base: first.id)
+        _ = try store.save(right, to: id, base: first.id)
+        #expect(store.contestedFieldCount(of: id) == 1)
+        #expect(try store.mergePlan(id)?.contestedCount == 1)
+        _ = try store.resolve(id, .acceptWinner)
+        #expect(store.contestedFieldCount(of: id) == 0)
+        #expect(store.contestedFieldCount(of: UUID()) == nil, "no such document: nothing can be merged")
+    }
+
+    @Test(
+        "pruneEveryDocument prunes each, skips one whose winner cannot be read, and prunes nothing from a folder without a revision"
+    )
+    func pruneEvery() throws {
+        let (store, path) = try Self.store()
+        let (a, firstA) = try store.create(Self.survey)
+        let editedA = try store.save(try Survey(title: "T2", items: []), to: a, base: firstA.id)
+        let (b, firstB) = try store.create(Self.survey)
+        let editedB = try store.save(try Survey(title: "T3", items: []), to: b, base: firstB.id)
+        let content =
+            path + "/" + StoreLayout.package(editedB.id, of: b) + "/" + StoreLayout.contentFile
+        try Data("<plist>not a survey".utf8).write(to: URL(fileURLWithPath: content))
+        let empty = UUID()
+        try FileManager.default.createDirectory(
+            atPath: path + "/" + StoreLayout.folder(of: empty), withIntermediateDirectories: false)
+        var seen: [UUID: SurveyStore.PruneOutcome] = [:]
+        var positions: [Int] = []
+        try store.pruneEveryDocument { position, count, id, outcome in
+            #expect(count == 3)
+            positions.append(position)
+            seen[id] = outcome
+        }
+        #expect(seen.count == 3 && positions.sorted() == [1, 2, 3], "\(seen)")
+        #expect(seen[empty] == .pruned([]))
+        #expect(seen[a] == .pruned([firstA.id]))
+        guard case .skippedUnreadableWinner = seen[b] else {
+            Issue.record("b was not skipped: \(String(describing: seen[b]))")
+            return
+        }
+        #expect(try store.prunedRevisions(of: b).isEmpty, "nothing of b was pruned")
+        #expect(try store.graph(of: a).winner?.id == editedA.id)
+    }
 }

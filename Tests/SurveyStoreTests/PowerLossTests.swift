@@ -295,7 +295,7 @@ struct PowerLossTests {
         let here = try Self.open(disk)
         let there = try Self.open(disk, at: other)
         // The replica gets a copy, both edit, and one prunes: revisions and tombstones go both ways.
-        try here.sync(with: there)
+        _ = try here.sync(with: there)
         try there.save(try Self.survey("there", rating: 70), to: Self.document)
         _ = try there.prune(Self.document)
         try here.save(try Self.survey("here", rating: 30), to: Self.document)
@@ -306,7 +306,8 @@ struct PowerLossTests {
             Scenario(
                 name: "sync (\(concurrency) at once)", disk: disk, roots: [Self.root, other],
                 operation: { disk in
-                    try Self.open(disk).sync(with: try Self.open(disk, at: other), concurrency: concurrency)
+                    _ = try Self.open(disk).sync(
+                        with: try Self.open(disk, at: other), concurrency: concurrency)
                     return .synced
                 },
                 acknowledged: { disk, _ in
@@ -399,7 +400,7 @@ struct PowerLossTests {
         let other = "/replica"
         _ = try SurveyStore.create(at: other, deviceName: "replica", calls: disk.table)
         let here = try Self.open(disk)
-        try here.sync(with: try Self.open(disk, at: other), concurrency: 1)
+        _ = try here.sync(with: try Self.open(disk, at: other), concurrency: 1)
         let winner = try #require(try here.revisions.graph(of: Self.document).graph.winner)
         let torn =
             other + "/" + StoreLayout.package(winner.id, of: Self.document) + "/" + StoreLayout.contentFile
@@ -439,7 +440,7 @@ struct PowerLossTests {
                 var table = disk.table
                 table.syncfs = { _ in .success(()) }
                 let here = try SurveyStore.open(at: Self.root, calls: table, wallClock: Clock().read)
-                try here.sync(
+                _ = try here.sync(
                     with: try SurveyStore.open(at: other, calls: table, wallClock: Clock().read),
                     concurrency: 1)
                 return .synced

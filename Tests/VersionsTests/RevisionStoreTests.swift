@@ -142,4 +142,44 @@ struct RevisionStoreTests {
         #expect(read.graph.revisions.count == 2 && read.tombstones.isEmpty)
         #expect(read.graph.winner?.id == revisions[1].id)
     }
+
+    @Test(
+        "verify reports damaged content, stray files and leftovers as problems, harmless states as notes, and changes nothing"
+    )
+    func verifyFindings() throws {
+        let (store, revisions) = try Self.chain(3)
+        defer { try? FileManager.default.removeItem(atPath: store.root) }
+        #expect(store.verify { try _ = store.content(of: $0, revision: $1) }.isEmpty, "a clean store")
+        let folder = path(store, StoreLayout.folder(of: Self.document))
+        let damaged = folder + "/" + StoreLayout.packageName(revisions[1].id) + "/" + StoreLayout.contentFile
+        try Data("damaged".utf8).write(to: URL(fileURLWithPath: damaged))
+        let stray = folder + "/" + StoreLayout.packageName(revisions[2].id) + "/notes.txt"
+        try Data("notes".utf8).write(to: URL(fileURLWithPath: stray))
+        let leftover = path(store, StoreLayout.temporaryFolder) + "/interrupted"
+        try Data().write(to: URL(fileURLWithPath: leftover))
+        // A tombstone for the head: nothing here supersedes it yet.
+        let pendingPath = folder + "/" + StoreLayout.tombstoneName(revisions[2].id)
+        try revisions[2].plistData().write(to: URL(fileURLWithPath: pendingPath))
+        let before = try FileManager.default.subpathsOfDirectory(atPath: store.root).sorted()
+        var checked: [RevisionID] = []
+        let issues = store.verify { document, revision in
+            checked.append(revision.id)
+            _ = try store.content(of: document, revision: revision)
+        }
+        #expect(Set(checked) == Set(revisions.map(\.id)), "every live revision's content is checked")
+        let problems = Dictionary(
+            uniqueKeysWithValues: issues.filter { !$0.isNote }.map { ($0.path, $0.message) })
+        #expect(problems[damaged] == "the content does not match the digest in its metadata", "\(issues)")
+        #expect(problems[stray] == "an unexpected file inside a revision package", "\(issues)")
+        #expect(
+            problems[leftover]?.hasPrefix("a temporary file left by an interrupted write") == true,
+            "\(issues)")
+        #expect(problems.count == 3, "\(issues)")
+        let notes = issues.filter(\.isNote)
+        #expect(notes.map(\.path) == [pendingPath], "\(issues)")
+        #expect(
+            notes.first?.description.hasPrefix(pendingPath + ": note: a tombstone that is not in effect yet")
+                == true)
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: store.root).sorted() == before)
+    }
 }

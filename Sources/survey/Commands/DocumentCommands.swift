@@ -292,10 +292,8 @@ struct DeleteCommand: ParsableCommand {
         try runReporting {
             let store = try options.open()
             let id = try store.document(document)
-            let before = try store.graph(of: id).revisions
-            let deletion = try store.delete(id, base: try store.revisionID(base, in: id))
-            try options.report(
-                id, deletion, changed: before[deletion.id] == nil, unchanged: "already deleted")
+            let deletion = try store.deleteDocument(id, base: try store.revisionID(base, in: id))
+            try options.report(id, deletion.revision, changed: deletion.isNew, unchanged: "already deleted")
         }
     }
 }

@@ -80,7 +80,7 @@ struct ConflictsCommand: ParsableCommand {
                 Row(
                     id: $0.id.lowercased, current: $0.revision.id.description, title: $0.title,
                     conflicts: $0.conflicts.map(\.description),
-                    contested: (try? store.mergePlan($0.id)).flatMap { $0?.result?.contested.count ?? 0 },
+                    contested: store.contestedFieldCount(of: $0.id),
                     aheadOfClock: ([$0.revision] + $0.conflictRevisions).filter(store.isStampedAhead).map(
                         \.id.description))
             }
@@ -265,7 +265,7 @@ struct ResolveCommand: ParsableCommand {
                 report.resolved.append(
                     Resolved(
                         id: summary.id.lowercased, revision: revision?.id.description,
-                        contested: plan.result?.contested.count ?? 0))
+                        contested: plan.contestedCount))
             } catch let refusal as SurveyStore.MergeRefusal {
                 report.unresolved.append(
                     Unresolved(
@@ -300,9 +300,10 @@ struct PruneCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prune", abstract: "Remove the content of losing and superseded revisions.",
         discussion: """
-            Prints a line for each document as soon as something in it is pruned (or it is skipped, being \
-            in conflict), then a summary. --json: {"documents": [{"id", "pruned", "skipped"}], "revisions", \
-            "skipped"} (the counts), listing only the documents something was pruned from or skipped.
+            Prints a line for each document as soon as something in it is pruned (or it is skipped: its \
+            current revision cannot be read, so its history is all there is left to read), then a summary. \
+            A document in conflict keeps the content of its heads and their merge bases. --json: \
+            {"documents": [{"id", "pruned", "skipped"}], "revisions", "skipped"} (the counts), listing only the documents something was pruned from or skipped.
 
             \(SurveyTool.exitCodesReference)
             """)
@@ -324,25 +325,19 @@ struct PruneCommand: ParsableCommand {
     func run() throws {
         try runReporting {
             let store = try options.open()
-            // Only the folder names are listed up front: each document is read when its turn comes.
-            let ids = try document.map { [try store.document($0)] } ?? store.documentIDs()
             let progress = ProgressBar(label: "documents", json: options.json)
             var rows: [Row] = []
             var pruned = 0
-            for (index, id) in ids.enumerated() {
+            var total = 0
+            func record(_ position: Int, _ count: Int, _ id: UUID, _ outcome: SurveyStore.PruneOutcome) {
                 let row: Row
-                do {
-                    row = Row(
-                        id: id.lowercased,
-                        pruned: try store.prune(id, keepHistory: keepHistory, dryRun: dryRun).map(
-                            \.description))
-                } catch StoreError.inConflict(let id) where document == nil {
-                    row = Row(id: id.lowercased, pruned: [], skipped: "in conflict")
-                } catch StoreError.unreadableWinner(let id, _) where document == nil {
+                switch outcome {
+                case .pruned(let revisions):
+                    row = Row(id: id.lowercased, pruned: revisions.map(\.description))
+                case .skippedUnreadableWinner:
                     row = Row(id: id.lowercased, pruned: [], skipped: "its current revision cannot be read")
-                } catch StoreError.noSuchDocument where document == nil {
-                    continue  // a folder without a revision is not a document
                 }
+                total = count
                 pruned += row.pruned.count
                 if row.skipped != nil || !row.pruned.isEmpty {
                     rows.append(row)
@@ -358,7 +353,13 @@ struct PruneCommand: ParsableCommand {
                         fflush(nil)  // each line as it happens, also into a pipe
                     }
                 }
-                progress.update(index + 1, of: ids.count)
+                progress.update(position, of: count)
+            }
+            if let document {
+                let id = try store.document(document)
+                record(1, 1, id, .pruned(try store.prune(id, keepHistory: keepHistory, dryRun: dryRun)))
+            } else {
+                try store.pruneEveryDocument(keepHistory: keepHistory, dryRun: dryRun, each: record)
             }
             let skipped = rows.filter { $0.skipped != nil }.count
             if options.json {
@@ -372,7 +373,7 @@ struct PruneCommand: ParsableCommand {
             let verb = dryRun ? "would prune" : "pruned"
             let touched = rows.count - skipped
             print(
-                "\(verb) \(pruned) revision(s) in \(touched) of \(ids.count) document(s)\(skipped > 0 ? "; \(skipped) skipped" : "")"
+                "\(verb) \(pruned) revision(s) in \(touched) of \(total) document(s)\(skipped > 0 ? "; \(skipped) skipped" : "")"
             )
         }
     }

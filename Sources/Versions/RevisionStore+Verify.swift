@@ -1,0 +1,155 @@
+import Foundation
+import Packages
+
+extension RevisionStore {
+    /// Checks everything in the store this layer owns, and changes nothing: the store's
+    /// own folders, stray temporary files, interrupted prunes, lock files, the entries of
+    /// `Documents/`, and in each document folder every package and tombstone (metadata
+    /// against its id, each package complete, nothing unexpected inside a package, every
+    /// parent known, timestamps far ahead) and every live revision's content.
+    ///
+    /// Follows no link and needs no write access. The layout file is the layer above's
+    /// to check.
+    ///
+    /// - Parameter checkContent: Reads the content of a live revision that records no
+    ///   deletion, and throws what is wrong with it: at least
+    ///   ``content(of:revision:)``, which checks the bytes against the metadata's
+    ///   digest; the layer above also decodes what it understands.
+    /// - Returns: The issues and notes found (``StoreIssue/isNote``), sorted by path and
+    ///   message.
+    public func verify(checkingContent checkContent: (UUID, RevisionMetadata) throws -> Void) -> [StoreIssue]
+    {
+        var issues: [StoreIssue] = []
+        func report(_ path: String, _ message: String, note: Bool = false) {
+            issues.append(StoreIssue(path: path, message: message, isNote: note))
+        }
+        verifyFolders(report: report)
+        for issue in (try? documentFolderIssues()) ?? [] { report(issue.path, issue.message) }
+        let documents: [UUID]
+        do {
+            documents = try documentIDs()
+        } catch {
+            report(root + "/" + StoreLayout.documentsFolder, "\(error)")
+            documents = []
+        }
+        for document in documents {
+            verifyDocument(document, checkingContent: checkContent, report: report)
+        }
+        return issues.sorted { ($0.path, $0.message) < ($1.path, $1.message) }
+    }
+
+    /// The folders the store itself makes (each a real folder, or absent), and what is
+    /// left in the temporary, pruning and locks folders.
+    private func verifyFolders(report: (String, String, Bool) -> Void) {
+        // The documents' folder is reported with what is in it, by `documentFolderIssues`.
+        for folder in StoreLayout.folders where folder != StoreLayout.documentsFolder {
+            let path = root + "/" + folder
+            switch (try? reader.status(atPath: path))??.kind {
+            case nil, .directory?: break
+            case .symbolicLink?:
+                report(path, "a symbolic link where the store's folder belongs (never followed)", false)
+            default: report(path, "not a folder", false)
+            }
+        }
+        let temporary = root + "/" + StoreLayout.temporaryFolder
+        for name in ((try? reader.names(atPath: temporary)) ?? []).sorted() {
+            report(
+                temporary + "/" + name,
+                "a temporary file left by an interrupted write (the next command that writes removes it)",
+                false)
+        }
+        let pruning = root + "/" + StoreLayout.pruningFolder
+        for name in ((try? reader.names(atPath: pruning)) ?? []).sorted() {
+            report(
+                pruning + "/" + name, "an interrupted prune (the next command that writes finishes it)", false
+            )
+        }
+        let locks = root + "/" + StoreLayout.locksFolder
+        for entry in (try? reader.entries(atPath: locks)) ?? []
+        where entry.kind != .regular && entry.kind != .unknown {
+            report(locks + "/" + entry.name, "not a regular lock file (never opened)", false)
+        }
+    }
+
+    /// One document folder: what reading it skipped or left out, its notes, stray files
+    /// inside packages, and each live revision's content.
+    private func verifyDocument(
+        _ document: UUID, checkingContent checkContent: (UUID, RevisionMetadata) throws -> Void,
+        report: (String, String, Bool) -> Void
+    ) {
+        let folder = root + "/" + self.folder(of: document)
+        let read: DocumentRead
+        do {
+            read = try self.read(document)
+        } catch {
+            report(folder, "\(error)", false)
+            return
+        }
+        for issue in read.skipped { report(issue.path, issue.message, false) }
+        for id in read.incomplete {
+            let package = folder + "/" + StoreLayout.packageName(id) + "/"
+            let missing =
+                reader.exists(package + StoreLayout.metadataFile)
+                ? StoreLayout.contentFile : StoreLayout.metadataFile
+            report(
+                package + missing,
+                "missing: the package is incomplete (a copy in progress, or interrupted), not a revision yet",
+                false)
+        }
+        for id in read.resurrected {
+            report(
+                folder + "/" + StoreLayout.packageName(id),
+                "a copy of a pruned revision (removed by the next command that changes this document, by prune or by sync)",
+                true)
+        }
+        for id in read.pending {
+            report(
+                folder + "/" + StoreLayout.tombstoneName(id),
+                "a tombstone that is not in effect yet: no revision here supersedes \(id) (it takes effect when one arrives)",
+                true)
+        }
+        for id in read.live.keys {
+            let package = folder + "/" + StoreLayout.packageName(id)
+            for entry in (try? reader.entries(atPath: package)) ?? []
+            where entry.name != StoreLayout.metadataFile && entry.name != StoreLayout.contentFile {
+                let what =
+                    entry.kind == .symbolicLink ? "a symbolic link (never followed)" : "an unexpected file"
+                report(package + "/" + entry.name, "\(what) inside a revision package", false)
+            }
+        }
+        func entryName(_ revision: RevisionMetadata) -> String {
+            read.pruned.contains(revision.id)
+                ? StoreLayout.tombstoneName(revision.id) : StoreLayout.packageName(revision.id)
+        }
+        for revision in read.graph.revisions.values where isFarAhead(revision.timestamp) {
+            report(
+                folder + "/" + entryName(revision),
+                "stamped \(revision.timestamp) by \(revision.device.name), more than a day ahead of this device's clock: it wins conflicts until a save or resolution supersedes it",
+                true)
+        }
+        for revision in read.live.values where !read.pruned.contains(revision.id) && !revision.isDeleted {
+            let contentPath =
+                folder + "/" + StoreLayout.packageName(revision.id) + "/" + StoreLayout.contentFile
+            do {
+                try checkContent(document, revision)
+            } catch let error as FileSystemError where error.code == .permissionDenied {
+                report(contentPath, "cannot be read: \(error.reason)", false)
+            } catch VersionsError.contentMismatch {
+                report(contentPath, "the content does not match the digest in its metadata", false)
+            } catch {
+                report(contentPath, "\(error)", false)
+            }
+        }
+        var known = read.tombstones
+        for (id, metadata) in read.live { known[id] = metadata }
+        for revision in read.graph.revisions.values {
+            // An imported revision, or one a partial copy brought: it counts as a first
+            // revision here until its history arrives.
+            for parent in revision.parents where known[parent] == nil {
+                report(
+                    folder + "/" + entryName(revision),
+                    "its parent \(parent) is not in this store (its history was not copied here)", true)
+            }
+        }
+    }
+}
