@@ -287,13 +287,7 @@ extension DurabilityTraceTests {
     )
     func batchedSyncOrdering() throws {
         guard let strace = CommandRunner.requireTool("strace") else { return }
-        let directory = try CommandRunner.temporaryDirectory()
-        let store = directory.appendingPathComponent("store").path,
-            other = directory.appendingPathComponent("other").path
-        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
-        #expect(try CommandRunner.run(["init", "--store", other]).status == 0)
-        let sample = directory.appendingPathComponent("s.json")
-        try Data(StoreCommandTests.sample.utf8).write(to: sample)
+        let (directory, store, other, sample) = try CommandRunner.twoStores()
         for _ in 0..<4 {
             #expect(try CommandRunner.run(["new", "--from", sample.path, "--store", store]).status == 0)
         }

@@ -60,13 +60,7 @@ struct KillLoopTests {
         "Random mutating commands killed at random moments: nothing torn, nothing acknowledged lost, verify clean"
     )
     func killLoop() throws {
-        let directory = try CommandRunner.temporaryDirectory()
-        let store = directory.appendingPathComponent("s").path,
-            other = directory.appendingPathComponent("o").path
-        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
-        #expect(try CommandRunner.run(["init", "--store", other]).status == 0)
-        let sample = directory.appendingPathComponent("sample.json")
-        try Data(StoreCommandTests.sample.utf8).write(to: sample)
+        let (_, store, other, sample) = try CommandRunner.twoStores()
         let created = try CommandRunner.run(["new", "--from", sample.path, "--json", "--store", store])
         let document =
             (try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as! [String: Any])["id"]

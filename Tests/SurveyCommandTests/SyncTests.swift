@@ -176,7 +176,7 @@ struct SyncTests {
         try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
         try FileManager.default.copyItem(
             atPath: source + "/DocumentMetadata.plist", toPath: target + "/DocumentMetadata.plist")
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
             atPath: target + "/.Survey.plist.Xy12ab", contents: Data("<?xml ver".utf8))
         #expect((try b.json(["versions", id]) as! [Any]).count == 1)
         #expect(try b.run(["verify"]).status != 0, "verify reports the incomplete package")

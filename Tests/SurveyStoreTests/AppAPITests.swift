@@ -19,6 +19,20 @@ struct AppAPITests {
 
     static func requireSendable<T: Sendable>(_: T.Type) {}
 
+    /// A document created with title "A", then saved twice from the same opened value
+    /// (titles "One" and "Two"): a conflict between heads `a` and `b`.
+    static func twoEdits(_ store: SurveyStore) throws -> (
+        id: UUID, first: RevisionMetadata, a: RevisionID, b: RevisionID
+    ) {
+        let (id, first) = try store.create(try survey("A"))
+        var one = try store.open(id)
+        var two = one
+        one.survey.title = "One"
+        two.survey.title = "Two"
+        let a = try store.save(one).base.id, b = try store.save(two).base.id
+        return (id, first, a, b)
+    }
+
     @Test(
         "open gives the document at its winner; save(document) saves on its own base, returns the next"
     )
@@ -91,12 +105,7 @@ struct AppAPITests {
     func revisionLookUp() throws {
         let (store, path) = try Self.store()
         defer { try? SurveyStore.removeFolder(path) }
-        let (id, first) = try store.create(try Self.survey("A"))
-        var one = try store.open(id)
-        var two = one
-        one.survey.title = "One"
-        two.survey.title = "Two"
-        let a = try store.save(one).base.id, b = try store.save(two).base.id
+        let (id, first, a, b) = try Self.twoEdits(store)
         #expect(try store.revisionID(matching: first.id.description, in: id) == first.id)
         #expect(try store.revisionID(matching: String(a.description.prefix(20)), in: id) == a)
         #expect(try store.revisionID(matching: "1-", in: id) == first.id)
@@ -123,12 +132,7 @@ struct AppAPITests {
     func history() throws {
         let (store, path) = try Self.store()
         defer { try? SurveyStore.removeFolder(path) }
-        let (id, first) = try store.create(try Self.survey("A"))
-        var one = try store.open(id)
-        var two = one
-        one.survey.title = "One"
-        two.survey.title = "Two"
-        let a = try store.save(one).base.id, b = try store.save(two).base.id
+        let (id, first, a, b) = try Self.twoEdits(store)
         let winner = try store.revision(id).id
         let loser = winner == a ? b : a
         let deletion = try store.delete(id, base: loser)

@@ -77,6 +77,19 @@ enum CommandRunner {
         try ChildProcess.temporaryDirectory(prefix: "survey-cli")
     }
 
+    /// Two new empty stores, `store` and `other`, in a new temporary directory, and the
+    /// sample survey (`StoreCommandTests.sample`) written to a file beside them.
+    static func twoStores() throws -> (directory: URL, store: String, other: String, sample: URL) {
+        let directory = try temporaryDirectory()
+        let store = directory.appendingPathComponent("store").path,
+            other = directory.appendingPathComponent("other").path
+        #expect(try run(["init", "--store", store]).status == 0)
+        #expect(try run(["init", "--store", other]).status == 0)
+        let sample = directory.appendingPathComponent("sample.json")
+        try Data(StoreCommandTests.sample.utf8).write(to: sample)
+        return (directory, store, other, sample)
+    }
+
     /// Whether `name` is on `PATH`.
     static func hasTool(_ name: String) -> Bool { Tools.find(name) != nil }
 
