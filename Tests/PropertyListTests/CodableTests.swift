@@ -76,6 +76,26 @@ struct CodableTests {
                 == Self.sample)
     }
 
+    @Test("Optionals of every kind are written when present and left out when nil, as Foundation does")
+    func optionalsOfEveryKind() throws {
+        struct Child: Codable, Equatable { var name: String }
+        struct Holder: Codable, Equatable {
+            var date: Date?, data: Data?, strings: [String]?, flags: [Bool]?, ints: [Int]?, reals: [Double]?
+            var kind: Kind?, child: Child?, nested: [[Int8]]?, children: [Child]?, text: String?
+        }
+        let full = Holder(
+            date: Date(timeIntervalSince1970: 1_700_000_000), data: Data([1, 2]), strings: ["a", "<b>"],
+            flags: [false], ints: [-1, 2], reals: [0.5, 0.1], kind: .picker, child: Child(name: "c"),
+            nested: [[1], []], children: [Child(name: "d")], text: "e")
+        let foundation = PropertyListEncoder()
+        foundation.outputFormat = .xml
+        for value in [full, Holder()] {
+            let ours = try PlistEncoder().encode(value)
+            #expect(ours == (try FoundationBridge.xml(FoundationBridge.read(foundation.encode(value)))))
+            #expect(try PlistDecoder().decode(Holder.self, from: ours) == value)
+        }
+    }
+
     @Test("Integers decode into every width at its limits and fail outside them, naming the coding path")
     func integerWidths() throws {
         struct Limits: Codable, Equatable {
