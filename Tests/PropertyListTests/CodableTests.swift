@@ -96,6 +96,48 @@ struct CodableTests {
         }
     }
 
+    @Test("Containers stay valid while nested values make and drop their own, in any order of use")
+    func interleavedContainers() throws {
+        struct Leaf: Codable, Equatable { var name: String, weight: Int }
+        struct Node: Decodable, Equatable {
+            enum Outer: String, CodingKey { case title, leaves, inner, count }
+            enum Inner: String, CodingKey { case label, more }
+            var title = "", label = "", leaves: [Leaf] = [], more: [Leaf] = [], count = 0
+
+            init(title: String, label: String, leaves: [Leaf], more: [Leaf], count: Int) {
+                (self.title, self.label, self.leaves, self.more, self.count) = (title, label, leaves, more, count)
+            }
+
+            init(from decoder: any Decoder) throws {
+                let outer = try decoder.container(keyedBy: Outer.self)
+                let again = try decoder.container(keyedBy: Outer.self)
+                let inner = try outer.nestedContainer(keyedBy: Inner.self, forKey: .inner)
+                // Children with containers of their own come and go between the uses.
+                more = try inner.decode([Leaf].self, forKey: .more)
+                title = try outer.decode(String.self, forKey: .title)
+                leaves = try again.decode([Leaf].self, forKey: .leaves)
+                label = try inner.decode(String.self, forKey: .label)
+                count = try outer.decode(Int.self, forKey: .count) + (try again.decode(Int.self, forKey: .count))
+            }
+        }
+        let leaves: PropertyList = .array(
+            (0..<20).map { .dictionary(["name": .string("leaf \($0)"), "weight": .integer(PropertyList.Integer(Int64($0)))]) })
+        let value = PropertyList.array([
+            .dictionary([
+                "title": "first", "count": 2, "leaves": leaves,
+                "inner": .dictionary(["label": "in", "more": .array([.dictionary(["name": "m", "weight": 1])])]),
+            ]),
+            .dictionary(["title": "second", "count": 5, "leaves": .array([]), "inner": .dictionary(["label": "x", "more": .array([])])]),
+        ])
+        let decoded = try PlistDecoder().decode([Node].self, from: value.xmlData())
+        let expectedLeaves = (0..<20).map { Leaf(name: "leaf \($0)", weight: $0) }
+        #expect(
+            decoded == [
+                Node(title: "first", label: "in", leaves: expectedLeaves, more: [Leaf(name: "m", weight: 1)], count: 4),
+                Node(title: "second", label: "x", leaves: [], more: [], count: 10),
+            ])
+    }
+
     @Test("Integers decode into every width at its limits and fail outside them, naming the coding path")
     func integerWidths() throws {
         struct Limits: Codable, Equatable {
