@@ -483,6 +483,33 @@ struct XMLPlistWriter {
         }
         let seconds = Int64(interval.rounded(.down)) + 978_307_200
         let time = CivilTime(secondsSince1970: seconds)
+        if time.year >= 1000 && time.year <= 9999 {
+            // The usual case, all 20 bytes at fixed places: two digits at a time.
+            var text: (UInt64, UInt64, UInt32) = (0, 0, 0)
+            withUnsafeMutableBytes(of: &text) { raw in
+                let bytes = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                @inline(__always) func pair(_ value: Int, at offset: Int) {
+                    bytes[offset] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value / 10)
+                    bytes[offset + 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
+                }
+                let year = Int(time.year)
+                pair(year / 100, at: 0)
+                pair(year % 100, at: 2)
+                bytes[4] = UInt8(ascii: "-")
+                pair(time.month, at: 5)
+                bytes[7] = UInt8(ascii: "-")
+                pair(time.day, at: 8)
+                bytes[10] = UInt8(ascii: "T")
+                pair(time.hour, at: 11)
+                bytes[13] = UInt8(ascii: ":")
+                pair(time.minute, at: 14)
+                bytes[16] = UInt8(ascii: ":")
+                pair(time.second, at: 17)
+                bytes[19] = UInt8(ascii: "Z")
+                output.append(bytes, count: 20)
+            }
+            return
+        }
         if time.year < 0 {
             byte(UInt8(ascii: "-"))
             appendPadded(UInt64(-time.year), width: 3)

@@ -151,7 +151,8 @@ final class PlistMapDecoder: DecoderPosition, Decoder {
     /// has checked that `T` is exactly the type it returns: see note 3 in
     /// `CodableUnsafe.swift`.)
     func decode<T: Decodable>(
-        _ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey], key: (any CodingKey)?
+        _ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey],
+        key: @autoclosure () -> (any CodingKey)?
     ) throws -> T {
         if T.self == String.self {
             return identityCast(try decodeString(at: index, path: path()), to: T.self)
@@ -200,6 +201,9 @@ final class PlistMapDecoder: DecoderPosition, Decoder {
         let savedIndex = self.index
         let savedTables = keyTables.count
         self.index = index
+        // The key is made only here, for values that are decoded by their own
+        // `init(from:)`, and not for the scalars above.
+        let key = key()
         if let key { codingPath.append(key) }
         defer {
             self.index = savedIndex
