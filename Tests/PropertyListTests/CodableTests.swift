@@ -105,7 +105,9 @@ struct CodableTests {
             var title = "", label = "", leaves: [Leaf] = [], more: [Leaf] = [], count = 0
 
             init(title: String, label: String, leaves: [Leaf], more: [Leaf], count: Int) {
-                (self.title, self.label, self.leaves, self.more, self.count) = (title, label, leaves, more, count)
+                (self.title, self.label, self.leaves, self.more, self.count) = (
+                    title, label, leaves, more, count
+                )
             }
 
             init(from decoder: any Decoder) throws {
@@ -117,23 +119,35 @@ struct CodableTests {
                 title = try outer.decode(String.self, forKey: .title)
                 leaves = try again.decode([Leaf].self, forKey: .leaves)
                 label = try inner.decode(String.self, forKey: .label)
-                count = try outer.decode(Int.self, forKey: .count) + (try again.decode(Int.self, forKey: .count))
+                count =
+                    try outer.decode(Int.self, forKey: .count) + (try again.decode(Int.self, forKey: .count))
             }
         }
         let leaves: PropertyList = .array(
-            (0..<20).map { .dictionary(["name": .string("leaf \($0)"), "weight": .integer(PropertyList.Integer(Int64($0)))]) })
+            (0..<20).map {
+                .dictionary([
+                    "name": .string("leaf \($0)"), "weight": .integer(PropertyList.Integer(Int64($0))),
+                ])
+            })
         let value = PropertyList.array([
             .dictionary([
                 "title": "first", "count": 2, "leaves": leaves,
-                "inner": .dictionary(["label": "in", "more": .array([.dictionary(["name": "m", "weight": 1])])]),
+                "inner": .dictionary([
+                    "label": "in", "more": .array([.dictionary(["name": "m", "weight": 1])]),
+                ]),
             ]),
-            .dictionary(["title": "second", "count": 5, "leaves": .array([]), "inner": .dictionary(["label": "x", "more": .array([])])]),
+            .dictionary([
+                "title": "second", "count": 5, "leaves": .array([]),
+                "inner": .dictionary(["label": "x", "more": .array([])]),
+            ]),
         ])
         let decoded = try PlistDecoder().decode([Node].self, from: value.xmlData())
         let expectedLeaves = (0..<20).map { Leaf(name: "leaf \($0)", weight: $0) }
         #expect(
             decoded == [
-                Node(title: "first", label: "in", leaves: expectedLeaves, more: [Leaf(name: "m", weight: 1)], count: 4),
+                Node(
+                    title: "first", label: "in", leaves: expectedLeaves, more: [Leaf(name: "m", weight: 1)],
+                    count: 4),
                 Node(title: "second", label: "x", leaves: [], more: [], count: 10),
             ])
     }

@@ -72,7 +72,9 @@ struct RealFormattingTests {
             guard real.isFinite else { continue }
             let ours = try Self.written(real)
             let theirs = Self.printf(real)
-            if ours != theirs { failures.append("\(real.debugDescription): wrote \(ours), %.17g gives \(theirs)") }
+            if ours != theirs {
+                failures.append("\(real.debugDescription): wrote \(ours), %.17g gives \(theirs)")
+            }
             if failures.count >= 5 { break }
         }
         #expect(failures.isEmpty, "seed \(seed):\n\(failures.joined(separator: "\n"))")

@@ -624,12 +624,12 @@ extension PlistXMLEncoder {
         }
 
         @inline(never)
-        @_specialize(exported: false, kind: partial, where T == Date)
-        @_specialize(exported: false, kind: partial, where T == Data)
-        @_specialize(exported: false, kind: partial, where T == [String])
-        @_specialize(exported: false, kind: partial, where T == [Bool])
-        @_specialize(exported: false, kind: partial, where T == [Int])
-        @_specialize(exported: false, kind: partial, where T == [Double])
+        @_specialize(exported:false,kind:partial,where T == Date)
+        @_specialize(exported:false,kind:partial,where T == Data)
+        @_specialize(exported:false,kind:partial,where T == [String])
+        @_specialize(exported:false,kind:partial,where T == [Bool])
+        @_specialize(exported:false,kind:partial,where T == [Int])
+        @_specialize(exported:false,kind:partial,where T == [Double])
         private mutating func encodePresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
             try withPresentValue(value) { try encode($0, forKey: key) }
         }
