@@ -3,7 +3,7 @@ import Foundation
 // The Codable layer's unsafe code, in one place.
 //
 // ``PlistMapDecoder`` and ``PlistXMLEncoder`` are called once per value and per key of
-// every document, so four tricks step outside what Swift checks. Each is here, with why
+// every document, so five tricks step outside what Swift checks. Each is here, with why
 // it is sound; the decoder and encoder use them only through these types.
 //
 // 1. `StringRepresentation`: a `String`'s two words, read as two integers, as the key of
@@ -45,18 +45,6 @@ import Foundation
 //    metatypes that the optimiser folds where `T` is known and that costs a comparison
 //    where it is not.
 //
-// 5. `KeyTablePool`: the key table of a keyed container lives in memory the decoder
-//    owns, not in an object of its own, and the container holds a plain pointer to it.
-//    The standard library's box copies the container on every call (once per field);
-//    a pointer is copied without the atomic retain and release an object reference
-//    costs, and no table is allocated and freed per dictionary. The tables form a
-//    stack: a container's table is pushed when the container is made and popped when
-//    the `init(from:)` it was made for returns (``PlistMapDecoder`` restores the
-//    pool's `count` after each nested value), so a table is reused only once its
-//    container can no longer be used, for the same reason note 2 gives: a container
-//    is used only while the `init(from:)` it was handed to runs. The pool frees the
-//    tables with its decoder, which outlives every container it made.
-//
 // 4. `@exclusivity(unchecked)`: the mutable state of the decoder and the encoder
 //    (`DecoderPosition`, `EncoderPosition`, `DictionaryRender`, `ArrayRender`,
 //    `EncodingState`) is declared here and nowhere else, without Swift's run-time
@@ -70,6 +58,18 @@ import Foundation
 //    the checks would catch, cannot arise. (A `Decodable` or `Encodable` that hands
 //    its decoder or encoder to another thread breaks the `Codable` contract; it would
 //    race with or without the checks, which only see accesses on one thread.)
+//
+// 5. `KeyTablePool`: the key table of a keyed container lives in memory the decoder
+//    owns, not in an object of its own, and the container holds a plain pointer to it.
+//    The standard library's box copies the container on every call (once per field);
+//    a pointer is copied without the atomic retain and release an object reference
+//    costs, and no table is allocated and freed per dictionary. The tables form a
+//    stack: a container's table is pushed when the container is made and popped when
+//    the `init(from:)` it was made for returns (``PlistMapDecoder`` restores the
+//    pool's `count` after each nested value), so a table is reused only once its
+//    container can no longer be used, for the same reason note 2 gives: a container
+//    is used only while the `init(from:)` it was handed to runs. The pool frees the
+//    tables with its decoder, which outlives every container it made.
 
 /// A `String`'s representation, as a cache key; see note 1 at the top of this file.
 enum StringRepresentation {
