@@ -76,6 +76,82 @@ struct CodableTests {
                 == Self.sample)
     }
 
+    @Test("Optionals of every kind are written when present and left out when nil, as Foundation does")
+    func optionalsOfEveryKind() throws {
+        struct Child: Codable, Equatable { var name: String }
+        struct Holder: Codable, Equatable {
+            var date: Date?, data: Data?, strings: [String]?, flags: [Bool]?, ints: [Int]?, reals: [Double]?
+            var kind: Kind?, child: Child?, nested: [[Int8]]?, children: [Child]?, text: String?
+        }
+        let full = Holder(
+            date: Date(timeIntervalSince1970: 1_700_000_000), data: Data([1, 2]), strings: ["a", "<b>"],
+            flags: [false], ints: [-1, 2], reals: [0.5, 0.1], kind: .picker, child: Child(name: "c"),
+            nested: [[1], []], children: [Child(name: "d")], text: "e")
+        let foundation = PropertyListEncoder()
+        foundation.outputFormat = .xml
+        for value in [full, Holder()] {
+            let ours = try PlistEncoder().encode(value)
+            #expect(ours == (try FoundationBridge.xml(FoundationBridge.read(foundation.encode(value)))))
+            #expect(try PlistDecoder().decode(Holder.self, from: ours) == value)
+        }
+    }
+
+    @Test("Containers stay valid while nested values make and drop their own, in any order of use")
+    func interleavedContainers() throws {
+        struct Leaf: Codable, Equatable { var name: String, weight: Int }
+        struct Node: Decodable, Equatable {
+            enum Outer: String, CodingKey { case title, leaves, inner, count }
+            enum Inner: String, CodingKey { case label, more }
+            var title = "", label = "", leaves: [Leaf] = [], more: [Leaf] = [], count = 0
+
+            init(title: String, label: String, leaves: [Leaf], more: [Leaf], count: Int) {
+                (self.title, self.label, self.leaves, self.more, self.count) = (
+                    title, label, leaves, more, count
+                )
+            }
+
+            init(from decoder: any Decoder) throws {
+                let outer = try decoder.container(keyedBy: Outer.self)
+                let again = try decoder.container(keyedBy: Outer.self)
+                let inner = try outer.nestedContainer(keyedBy: Inner.self, forKey: .inner)
+                // Children with containers of their own come and go between the uses.
+                more = try inner.decode([Leaf].self, forKey: .more)
+                title = try outer.decode(String.self, forKey: .title)
+                leaves = try again.decode([Leaf].self, forKey: .leaves)
+                label = try inner.decode(String.self, forKey: .label)
+                count =
+                    try outer.decode(Int.self, forKey: .count) + (try again.decode(Int.self, forKey: .count))
+            }
+        }
+        let leaves: PropertyList = .array(
+            (0..<20).map {
+                .dictionary([
+                    "name": .string("leaf \($0)"), "weight": .integer(PropertyList.Integer(Int64($0))),
+                ])
+            })
+        let value = PropertyList.array([
+            .dictionary([
+                "title": "first", "count": 2, "leaves": leaves,
+                "inner": .dictionary([
+                    "label": "in", "more": .array([.dictionary(["name": "m", "weight": 1])]),
+                ]),
+            ]),
+            .dictionary([
+                "title": "second", "count": 5, "leaves": .array([]),
+                "inner": .dictionary(["label": "x", "more": .array([])]),
+            ]),
+        ])
+        let decoded = try PlistDecoder().decode([Node].self, from: value.xmlData())
+        let expectedLeaves = (0..<20).map { Leaf(name: "leaf \($0)", weight: $0) }
+        #expect(
+            decoded == [
+                Node(
+                    title: "first", label: "in", leaves: expectedLeaves, more: [Leaf(name: "m", weight: 1)],
+                    count: 4),
+                Node(title: "second", label: "x", leaves: [], more: [], count: 10),
+            ])
+    }
+
     @Test("Integers decode into every width at its limits and fail outside them, naming the coding path")
     func integerWidths() throws {
         struct Limits: Codable, Equatable {

@@ -391,7 +391,7 @@ struct XMLPlistWriter {
         } else if real == 0 {
             // CoreFoundation writes both zeros as "0.0".
             append("0.0")
-        } else {
+        } else if !appendShortReal(real) {
             var buffer: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
             withUnsafeMutableBytes(of: &buffer) { raw in
                 let base = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
@@ -399,6 +399,76 @@ struct XMLPlistWriter {
                 output.append(UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[0..<Int(length)]))
             }
         }
+    }
+
+    /// Appends `real` as `%.17g` writes it, if its exact decimal value has at most 17
+    /// significant digits and lies in 10^-4 ≤ |real| < 10^17 (where `%g` uses no
+    /// exponent), and returns `true`; otherwise appends nothing and returns `false`.
+    ///
+    /// Such a value is `m × 2^e` with an odd integer `m`; when `e < 0` it is exactly
+    /// `m × 5^-e / 10^-e`, so its digits are those of the integer `m × 5^-e`, with the
+    /// decimal point `-e` places from the right. `%.17g` prints the exact value
+    /// then (it has no more digits than the precision), with trailing zeros removed,
+    /// and these digits have none: the last is odd. Integers and the multiples of a
+    /// small power of two (halves, sixteenths: what sliders and counts produce) are
+    /// written without formatting through C's `vsnprintf`.
+    @inline(__always)
+    private func appendShortReal(_ real: Double) -> Bool {
+        guard real.isNormal else { return false }
+        var significand = real.significandBitPattern | (1 << 52)
+        var exponent = Int(real.exponentBitPattern) - 1075
+        let zeros = significand.trailingZeroBitCount
+        significand >>= UInt64(zeros)
+        exponent += zeros
+        var digits: UInt64
+        var fractionDigits = 0
+        if exponent >= 0 {
+            // An integer: below 10^17 it has at most 17 digits.
+            guard exponent < 64 - 53, significand << UInt64(exponent) < 100_000_000_000_000_000 else {
+                return false
+            }
+            digits = significand << UInt64(exponent)
+        } else {
+            fractionDigits = -exponent
+            // 5^24 < 10^17 < 5^25, so longer fractions never fit.
+            guard fractionDigits <= 24 else { return false }
+            var power: UInt64 = 1
+            for _ in 0..<fractionDigits { power &*= 5 }
+            let (product, overflow) = significand.multipliedReportingOverflow(by: power)
+            guard !overflow, product < 100_000_000_000_000_000 else { return false }
+            digits = product
+            if fractionDigits > 4 {
+                // Below 10^-4 `%g` switches to an exponent.
+                var scaled = digits
+                for _ in 0..<(fractionDigits - 4) { scaled /= 10 }
+                if scaled == 0 { return false }
+            }
+        }
+        // At most 17 digits, a sign, a point and up to four leading zeros: 24 bytes.
+        var buffer: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &buffer) { raw in
+            let text = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            var cursor = raw.count
+            var written = 0
+            // Digits from the right, the point after `fractionDigits` of them, and at
+            // least one digit before the point.
+            while digits != 0 || written <= fractionDigits {
+                if written == fractionDigits && fractionDigits > 0 {
+                    cursor -= 1
+                    text[cursor] = UInt8(ascii: ".")
+                }
+                cursor -= 1
+                text[cursor] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: digits % 10)
+                digits /= 10
+                written += 1
+            }
+            if real < 0 {
+                cursor -= 1
+                text[cursor] = UInt8(ascii: "-")
+            }
+            output.append(text + cursor, count: raw.count - cursor)
+        }
+        return true
     }
 
     // MARK: Dates
@@ -413,6 +483,33 @@ struct XMLPlistWriter {
         }
         let seconds = Int64(interval.rounded(.down)) + 978_307_200
         let time = CivilTime(secondsSince1970: seconds)
+        if time.year >= 1000 && time.year <= 9999 {
+            // The usual case, all 20 bytes at fixed places: two digits at a time.
+            var text: (UInt64, UInt64, UInt32) = (0, 0, 0)
+            withUnsafeMutableBytes(of: &text) { raw in
+                let bytes = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                @inline(__always) func pair(_ value: Int, at offset: Int) {
+                    bytes[offset] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value / 10)
+                    bytes[offset + 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
+                }
+                let year = Int(time.year)
+                pair(year / 100, at: 0)
+                pair(year % 100, at: 2)
+                bytes[4] = UInt8(ascii: "-")
+                pair(time.month, at: 5)
+                bytes[7] = UInt8(ascii: "-")
+                pair(time.day, at: 8)
+                bytes[10] = UInt8(ascii: "T")
+                pair(time.hour, at: 11)
+                bytes[13] = UInt8(ascii: ":")
+                pair(time.minute, at: 14)
+                bytes[16] = UInt8(ascii: ":")
+                pair(time.second, at: 17)
+                bytes[19] = UInt8(ascii: "Z")
+                output.append(bytes, count: 20)
+            }
+            return
+        }
         if time.year < 0 {
             byte(UInt8(ascii: "-"))
             appendPadded(UInt64(-time.year), width: 3)

@@ -3,7 +3,7 @@ import Foundation
 // The Codable layer's unsafe code, in one place.
 //
 // ``PlistMapDecoder`` and ``PlistXMLEncoder`` are called once per value and per key of
-// every document, so four tricks step outside what Swift checks. Each is here, with why
+// every document, so five tricks step outside what Swift checks. Each is here, with why
 // it is sound; the decoder and encoder use them only through these types.
 //
 // 1. `StringRepresentation`: a `String`'s two words, read as two integers, as the key of
@@ -58,6 +58,18 @@ import Foundation
 //    the checks would catch, cannot arise. (A `Decodable` or `Encodable` that hands
 //    its decoder or encoder to another thread breaks the `Codable` contract; it would
 //    race with or without the checks, which only see accesses on one thread.)
+//
+// 5. `KeyTablePool`: the key table of a keyed container lives in memory the decoder
+//    owns, not in an object of its own, and the container holds a plain pointer to it.
+//    The standard library's box copies the container on every call (once per field);
+//    a pointer is copied without the atomic retain and release an object reference
+//    costs, and no table is allocated and freed per dictionary. The tables form a
+//    stack: a container's table is pushed when the container is made and popped when
+//    the `init(from:)` it was made for returns (``PlistMapDecoder`` restores the
+//    pool's `count` after each nested value), so a table is reused only once its
+//    container can no longer be used, for the same reason note 2 gives: a container
+//    is used only while the `init(from:)` it was handed to runs. The pool frees the
+//    tables with its decoder, which outlives every container it made.
 
 /// A `String`'s representation, as a cache key; see note 1 at the top of this file.
 enum StringRepresentation {
@@ -119,6 +131,8 @@ func identityCast<Value, T>(_ value: Value, to type: T.Type) -> T {
 class DecoderPosition {
     @exclusivity(unchecked) var index: Int
     @exclusivity(unchecked) var codingPath: [any CodingKey]
+    /// The key tables of the keyed containers in use (note 5).
+    @exclusivity(unchecked) var keyTables = KeyTablePool()
 
     init(index: Int, codingPath: [any CodingKey]) {
         self.index = index
@@ -201,5 +215,37 @@ final class EncodingState {
 
     init(arena: ByteStorage) {
         self.arena = arena
+    }
+}
+
+// MARK: - Key tables in a stack (note 5)
+
+/// The key tables of the keyed containers a ``PlistMapDecoder`` made, reused in stack
+/// order; see note 5 at the top of this file.
+struct KeyTablePool {
+    private var tables: [UnsafeMutablePointer<KeyTable>] = []
+    /// How many tables are in use; the decoder restores it when a nested value's
+    /// `init(from:)` returns.
+    var count = 0
+
+    /// A table for a new container of `decoder` (the pool's owner), at a stable
+    /// address until ``free()``.
+    mutating func push(for decoder: PlistMapDecoder) -> UnsafeMutablePointer<KeyTable> {
+        if count == tables.count {
+            let table = UnsafeMutablePointer<KeyTable>.allocate(capacity: 1)
+            table.initialize(to: KeyTable(decoder: UnownedDecoder(decoder), view: decoder.view))
+            tables.append(table)
+        }
+        count += 1
+        return tables[count - 1]
+    }
+
+    mutating func free() {
+        for table in tables {
+            table.pointee.entries?.deallocate()
+            table.deinitialize(count: 1).deallocate()
+        }
+        tables = []
+        count = 0
     }
 }

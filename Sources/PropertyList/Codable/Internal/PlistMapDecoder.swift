@@ -27,6 +27,7 @@ final class PlistMapDecoder: DecoderPosition, Decoder {
 
     deinit {
         view.keyHashes.deinitialize(count: 1).deallocate()
+        keyTables.free()
     }
 
     init(
@@ -150,7 +151,8 @@ final class PlistMapDecoder: DecoderPosition, Decoder {
     /// has checked that `T` is exactly the type it returns: see note 3 in
     /// `CodableUnsafe.swift`.)
     func decode<T: Decodable>(
-        _ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey], key: (any CodingKey)?
+        _ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey],
+        key: @autoclosure () -> (any CodingKey)?
     ) throws -> T {
         if T.self == String.self {
             return identityCast(try decodeString(at: index, path: path()), to: T.self)
@@ -197,10 +199,16 @@ final class PlistMapDecoder: DecoderPosition, Decoder {
             return identityCast(value, to: T.self)
         }
         let savedIndex = self.index
+        let savedTables = keyTables.count
         self.index = index
+        // The key is made only here, for values that are decoded by their own
+        // `init(from:)`, and not for the scalars above.
+        let key = key()
         if let key { codingPath.append(key) }
         defer {
             self.index = savedIndex
+            // The containers the value made are done with (note 5 in `CodableUnsafe.swift`).
+            keyTables.count = savedTables
             if key != nil { codingPath.removeLast() }
         }
         // Arrays of other types are read here, into an array of the right capacity,
@@ -461,9 +469,10 @@ struct MapView {
 
 extension PlistMapDecoder {
     struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-        /// Everything the container needs behind one reference, so that the copies the
-        /// standard library's container box makes on each call are cheap.
-        let table: KeyTable
+        /// Everything the container needs, in a table the decoder owns, so that the
+        /// copies the standard library's container box makes on each call are copies
+        /// of a pointer (note 5 in `CodableUnsafe.swift`).
+        let table: UnsafeMutablePointer<KeyTable>
 
         /// A container for the dictionary the decoder is at, whose coding path is the
         /// decoder's current one.
@@ -476,11 +485,11 @@ extension PlistMapDecoder {
             table = KeyTable.make(decoder: decoder, dictionary: dictionary, codingPath: codingPath)
         }
 
-        var decoder: PlistMapDecoder { table.withUnsafeMutablePointerToHeader { $0.pointee.decoder.decoder } }
+        var decoder: PlistMapDecoder { table.pointee.decoder.decoder }
         /// The map, read without retaining the decoder.
-        var view: MapView { table.withUnsafeMutablePointerToHeader { $0.pointee.view } }
-        var dictionary: Int { table.withUnsafeMutablePointerToHeader { $0.pointee.dictionary } }
-        var codingPath: [any CodingKey] { table.codingPath }
+        var view: MapView { table.pointee.view }
+        var dictionary: Int { table.pointee.dictionary }
+        var codingPath: [any CodingKey] { table.pointee.codingPath }
 
         var allKeys: [Key] {
             var keys: [Key] = []
@@ -494,12 +503,12 @@ extension PlistMapDecoder {
         }
 
         func contains(_ key: Key) -> Bool {
-            table.valueIndex(forKey: key.stringValue) != nil
+            KeyTable.valueIndex(in: table, forKey: key.stringValue) != nil
         }
 
         @inline(__always)
         private func value(_ key: Key) throws -> Int {
-            guard let index = table.valueIndex(forKey: key.stringValue) else {
+            guard let index = KeyTable.valueIndex(in: table, forKey: key.stringValue) else {
                 throw DecodingError.keyNotFound(
                     key,
                     DecodingError.Context(
@@ -561,14 +570,12 @@ extension PlistMapDecoder {
         }
 
         /// The decoder, to call without retaining it.
-        private var unownedDecoder: UnownedDecoder {
-            table.withUnsafeMutablePointerToHeader { $0.pointee.decoder }
-        }
+        private var unownedDecoder: UnownedDecoder { table.pointee.decoder }
 
         /// The value's index, or `nil` when the key is absent or its value is `$null`.
         @inline(__always)
         private func present(_ key: Key) -> Int? {
-            guard let index = table.valueIndex(forKey: key.stringValue),
+            guard let index = KeyTable.valueIndex(in: table, forKey: key.stringValue),
                 !view.isNull(at: index)
             else { return nil }
             return index
@@ -848,84 +855,89 @@ extension PlistMapDecoder {
 }
 
 /// The keys of one dictionary, gathered when a keyed container is made: each entry is
-/// a key's hash and node, so that a look-up compares a handful of integers.
-final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
-    struct Header {
-        /// The decoder, not retained (see note 2 in `CodableUnsafe.swift`).
-        let decoder: UnownedDecoder
-        /// The decoder's view.
-        let view: MapView
-        let dictionary: Int
-        /// The coding path of a nested container; `nil` for one made by the decoder,
-        /// whose path is the first `pathCount` keys of the decoder's.
-        let explicitPath: [any CodingKey]?
-        let pathCount: Int
-        var count = 0
-        /// Dictionaries with many keys are searched through the decoder's hash index.
-        let isLarge: Bool
-        /// One bit per key, chosen by its hash: a key whose bit is clear is not there.
-        var keyBits: UInt64 = 0
-    }
-
+/// a key's hash and node, so that a look-up compares a handful of integers. Tables live
+/// in the decoder's ``KeyTablePool`` (note 5 in `CodableUnsafe.swift`).
+struct KeyTable {
     struct Entry {
         var hash: UInt64
         var key: Int
     }
 
+    /// The decoder, not retained (see note 2 in `CodableUnsafe.swift`).
+    let decoder: UnownedDecoder
+    /// The decoder's view.
+    let view: MapView
+    var dictionary = 0
+    /// The coding path of a nested container; `nil` for one made by the decoder,
+    /// whose path is the first `pathCount` keys of the decoder's.
+    var explicitPath: [any CodingKey]?
+    var pathCount = 0
+    var count = 0
+    /// Dictionaries with many keys are searched through the decoder's hash index.
+    var isLarge = false
+    /// One bit per key, chosen by its hash: a key whose bit is clear is not there.
+    var keyBits: UInt64 = 0
+    var entries: UnsafeMutablePointer<Entry>?
+    var capacity = 0
+
     /// The coding path of the table's container.
     var codingPath: [any CodingKey] {
-        withUnsafeMutablePointerToHeader { header in
-            header.pointee.explicitPath
-                ?? Array(header.pointee.decoder.decoder.codingPath.prefix(header.pointee.pathCount))
-        }
+        explicitPath ?? Array(decoder.decoder.codingPath.prefix(pathCount))
     }
 
-    static func make(decoder: PlistMapDecoder, dictionary: Int, codingPath: [any CodingKey]?) -> KeyTable {
+    /// A table, from the decoder's pool, for the dictionary at `dictionary`.
+    static func make(decoder: PlistMapDecoder, dictionary: Int, codingPath: [any CodingKey]?)
+        -> UnsafeMutablePointer<KeyTable>
+    {
         let node = decoder.nodes[dictionary]
         let isLarge = node.count > 32
-        let buffer = KeyTable.create(minimumCapacity: isLarge ? 0 : Int(node.count)) { _ in
-            Header(
-                decoder: UnownedDecoder(decoder), view: decoder.view, dictionary: dictionary,
-                explicitPath: codingPath, pathCount: decoder.codingPath.count, isLarge: isLarge)
+        let table = decoder.keyTables.push(for: decoder)
+        table.pointee.dictionary = dictionary
+        table.pointee.explicitPath = codingPath
+        table.pointee.pathCount = decoder.codingPath.count
+        table.pointee.isLarge = isLarge
+        table.pointee.count = 0
+        table.pointee.keyBits = 0
+        guard !isLarge else { return table }
+        if table.pointee.entries == nil || table.pointee.capacity < Int(node.count) {
+            table.pointee.entries?.deallocate()
+            table.pointee.capacity = max(Int(node.count), 16)
+            table.pointee.entries = .allocate(capacity: table.pointee.capacity)
         }
-        let table = buffer as! KeyTable
-        if !isLarge {
-            table.withUnsafeMutablePointers { header, entries in
-                let end = Int(node.payload)
-                var cursor = dictionary + 1
-                var count = 0
-                var keyBits: UInt64 = 0
-                while cursor < end {
-                    let hash = decoder.nodes[cursor].hash
-                    (entries + count).initialize(to: Entry(hash: hash, key: cursor))
-                    keyBits |= 1 << (hash & 63)
-                    count += 1
-                    cursor = decoder.end(of: cursor + 1)
-                }
-                header.pointee.count = count
-                header.pointee.keyBits = keyBits
-            }
+        let entries = table.pointee.entries!
+        let nodes = decoder.nodes
+        let end = Int(node.payload)
+        var cursor = dictionary + 1
+        var count = 0
+        var keyBits: UInt64 = 0
+        while cursor < end {
+            let hash = nodes[cursor].hash
+            (entries + count).initialize(to: Entry(hash: hash, key: cursor))
+            keyBits |= 1 << (hash & 63)
+            count += 1
+            let value = nodes[cursor + 1]
+            cursor = value.kind == .array || value.kind == .dictionary ? Int(value.payload) : cursor + 2
         }
+        table.pointee.count = count
+        table.pointee.keyBits = keyBits
         return table
     }
 
-    /// The index of the value for `key`, or `nil`.
-    ///
-    /// The header is read through its pointer: the `header` property would check
-    /// exclusive access on every call.
+    /// The index of the value for `key` in the dictionary of `table`, or `nil`.
     @inline(__always)
-    func valueIndex(forKey key: String) -> Int? {
-        let found: Int?? = withUnsafeMutablePointers { header, entries in
-            guard !header.pointee.isLarge else { return nil }
-            let view = header.pointee.view
+    static func valueIndex(in table: UnsafeMutablePointer<KeyTable>, forKey key: String) -> Int? {
+        let found: Int?? = {
+            guard !table.pointee.isLarge else { return nil }
+            let view = table.pointee.view
             let wanted = view.keyHashes.pointee.entry(for: key)
-            if header.pointee.keyBits & (1 << (wanted.hash & 63)) == 0 {
+            if table.pointee.keyBits & (1 << (wanted.hash & 63)) == 0 {
                 // No key has the hash; only a key with non-ASCII characters could still
                 // match another normal form.
                 return wanted.isASCII ? .some(nil) : nil
             }
             let nodes = view.nodes.baseAddress!
-            for index in 0..<header.pointee.count where entries[index].hash == wanted.hash {
+            let entries = table.pointee.entries!
+            for index in 0..<table.pointee.count where entries[index].hash == wanted.hash {
                 let keyNode = entries[index].key
                 let node = nodes[keyNode]
                 guard Int(node.count) == wanted.count else { continue }
@@ -942,12 +954,9 @@ final class KeyTable: ManagedBuffer<KeyTable.Header, KeyTable.Entry> {
             }
             // Only a key with non-ASCII characters can match another normal form.
             return wanted.isASCII ? .some(nil) : nil
-        }
+        }()
         if let found { return found }
-        let (decoder, dictionary) = withUnsafeMutablePointerToHeader {
-            ($0.pointee.decoder.decoder, $0.pointee.dictionary)
-        }
-        return decoder.valueIndex(forKey: key, inDictionary: dictionary)
+        return table.pointee.decoder.decoder.valueIndex(forKey: key, inDictionary: table.pointee.dictionary)
     }
 }
 
