@@ -15,7 +15,7 @@ import Foundation
 /// where a file or folder belongs is reported as ``FileSystemError/Code/symbolicLink``.
 /// Only regular files are read, each up to a size limit checked before reading.
 public struct FileReader: Sendable {
-    private let system: System
+    let system: System
 
     /// The system calls this reader makes.
     public var calls: SystemCalls { system.calls }

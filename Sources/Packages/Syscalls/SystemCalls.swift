@@ -353,7 +353,7 @@ struct System {
     }
 
     @inline(__always)
-    private func retrying<T>(_ body: () -> Result<T, Errno>) -> Result<T, Errno> {
+    func retrying<T>(_ body: () -> Result<T, Errno>) -> Result<T, Errno> {
         while true {
             let result = body()
             if case .failure(.interrupted) = result { continue }
