@@ -513,13 +513,16 @@ extension RevisionStore {
                 }
                 guard entry.name.hasSuffix(StoreLayout.packageSuffix),
                     entry.kind == .directory || entry.kind == .unknown,
-                    let package = try folder.withSubfolder(entry.name, { package -> PackageSizes? in
-                        guard let metadata = try package.status(of: Self.metadataFile),
-                            metadata.kind == .regular,
-                            let content = try package.status(of: Self.contentFile), content.kind == .regular
-                        else { return nil }
-                        return PackageSizes(metadata: metadata.size, content: content.size)
-                    }) ?? nil
+                    let package = try folder.withSubfolder(
+                        entry.name,
+                        { package -> PackageSizes? in
+                            guard let metadata = try package.status(of: Self.metadataFile),
+                                metadata.kind == .regular,
+                                let content = try package.status(of: Self.contentFile),
+                                content.kind == .regular
+                            else { return nil }
+                            return PackageSizes(metadata: metadata.size, content: content.size)
+                        }) ?? nil
                 else { return nil }
                 sizes[entry.name] = package
             }

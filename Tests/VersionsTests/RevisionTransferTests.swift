@@ -279,7 +279,8 @@ struct RevisionTransferTests {
         // A package folder replaced by a link to an identical copy outside the store.
         try manager.moveItem(atPath: package, toPath: outside)
         try manager.createSymbolicLink(atPath: package, withDestinationPath: outside)
-        #expect(!here.holdsSameFiles(Self.document, as: there), "a linked package folder is never looked through")
+        #expect(
+            !here.holdsSameFiles(Self.document, as: there), "a linked package folder is never looked through")
         #expect(!there.holdsSameFiles(Self.document, as: here))
         try manager.removeItem(atPath: package)
         try manager.moveItem(atPath: outside, toPath: package)
@@ -289,7 +290,8 @@ struct RevisionTransferTests {
         let content = package + "/" + StoreLayout.contentFile
         try manager.moveItem(atPath: content, toPath: outside)
         try manager.createSymbolicLink(atPath: content, withDestinationPath: outside)
-        #expect(!here.holdsSameFiles(Self.document, as: there), "a linked content file is never looked through")
+        #expect(
+            !here.holdsSameFiles(Self.document, as: there), "a linked content file is never looked through")
         try manager.removeItem(atPath: content)
         try manager.moveItem(atPath: outside, toPath: content)
 
@@ -313,7 +315,8 @@ struct RevisionTransferTests {
         // A tombstone beside its package, and a stray file.
         let tombstone = there.root + "/" + StoreLayout.tombstone(first.id, of: Self.document)
         try bytes.write(to: URL(fileURLWithPath: tombstone))
-        try bytes.write(to: URL(fileURLWithPath: here.root + "/" + StoreLayout.tombstone(first.id, of: Self.document)))
+        try bytes.write(
+            to: URL(fileURLWithPath: here.root + "/" + StoreLayout.tombstone(first.id, of: Self.document)))
         #expect(!here.holdsSameFiles(Self.document, as: there), "a package beside its tombstone is read")
     }
 }

@@ -103,7 +103,8 @@ extension System {
     func openFolder(_ name: String, in folder: Int32, path: String) throws -> Int32? {
         switch retrying({ calls.openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0) }) {
         case .success(let descriptor): return descriptor
-        case .failure(let errno) where errno == .noEntry || errno == .notDirectory || errno == .symbolicLinkLoop:
+        case .failure(let errno)
+        where errno == .noEntry || errno == .notDirectory || errno == .symbolicLinkLoop:
             return nil
         case .failure(let errno): throw FileSystemError(.open, path: path, errno: errno)
         }
