@@ -22,7 +22,7 @@ extension FileReader {
 
         /// The folder's entries, with the kinds the file system gives them.
         ///
-        /// The corresponding C functions are `fdopendir` and `readdir`.
+        /// The corresponding C functions are `lseek` and `getdents64` (`readdir` where there is none).
         /// - Throws: ``FileSystemError`` when the folder cannot be read.
         public func entries() throws -> [SystemCalls.DirectoryEntry] {
             try system.list(descriptor: descriptor, path: path)

@@ -56,7 +56,8 @@ public struct SystemCalls: Sendable {
         @Sendable (_ directory: Int32, _ path: String, _ isDirectory: Bool) -> Result<Void, Errno>
     /// An open-file-description lock (`fcntl(F_OFD_SETLK[W])`): mode 0 unlocks, 1 shares, 2 excludes.
     public var lock: @Sendable (_ descriptor: Int32, _ mode: Int32, _ wait: Bool) -> Result<Void, Errno>
-    /// The entries of an open directory (`fdopendir`/`readdir`), without `.` and `..`.
+    /// The entries of an open directory from its beginning (`getdents64` on Linux, else
+    /// `fdopendir`/`readdir`), without `.` and `..`.
     public var listDirectory: @Sendable (_ descriptor: Int32) -> Result<[DirectoryEntry], Errno>
     /// `fstatat(2)` with `AT_SYMLINK_NOFOLLOW`: what is at `path`, a link reported as a
     /// link. Beneath a directory descriptor, no component of `path` is followed either.
