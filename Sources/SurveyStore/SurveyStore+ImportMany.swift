@@ -6,7 +6,7 @@ extension SurveyStore {
     /// How many packages ``importPackages(at:)`` writes in one batch.
     public static let importBatchSize = 256
 
-    /// Imports many revision packages, each as ``importPackage(at:)`` does one (the same
+    /// Imports many revision packages, each as `importPackage(at:)` does one (the same
     /// checks, the same outcomes), writing them in batches: each batch's packages are
     /// written together and made durable at once (see `RevisionStore.writeBatch(_:)` in
     /// Versions), each package still atomic.
