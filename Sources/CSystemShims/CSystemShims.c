@@ -152,6 +152,38 @@ int cshim_fstat(int fd, struct cshim_status *status) {
 }
 
 int cshim_list_directory(int fd, void *context, void (*visit)(void *context, const char *name, int kind)) {
+#if defined(__linux__) && defined(SYS_getdents64)
+    // getdents64 straight on the descriptor, from its beginning: no duplicate, no DIR
+    // stream (which costs a dup, an fstat, an fcntl, a buffer and a close).
+    if (lseek(fd, 0, SEEK_SET) < 0) return -1;
+    char records[32768] __attribute__((aligned(8)));
+    for (;;) {
+        long count = syscall(SYS_getdents64, fd, records, sizeof records);
+        if (count < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (count == 0) return 0;
+        long offset = 0;
+        while (offset < count) {
+            unsigned short length;
+            memcpy(&length, records + offset + 16, sizeof length);
+            unsigned char type = (unsigned char)records[offset + 18];
+            const char *name = records + offset + 19;
+            offset += length;
+            if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
+            int kind;
+            switch (type) {
+            case DT_REG: kind = 0; break;
+            case DT_DIR: kind = 1; break;
+            case DT_LNK: kind = 2; break;
+            case DT_UNKNOWN: kind = 4; break;
+            default: kind = 3; break;
+            }
+            visit(context, name, kind);
+        }
+    }
+#else
     int copy = dup(fd);
     if (copy < 0) return -1;
     DIR *directory = fdopendir(copy);
@@ -183,6 +215,7 @@ int cshim_list_directory(int fd, void *context, void (*visit)(void *context, con
     closedir(directory);
     errno = saved;
     return saved == 0 ? 0 : -1;
+#endif
 }
 
 int cshim_is_read_only(int fd) {

@@ -158,6 +158,47 @@ extension SurveyStore {
     ///   `PropertyListError` when the package cannot be read.
     public func importPackage(at path: String) throws -> ImportOutcome {
         try checkWritable()
+        switch try readImport(at: path) {
+        case .verbatim(let id, let metadata, let files):
+            let lock = try documentLock(id)
+            defer { lock.unlock() }
+            let known = (try? revisions.cleanedGraph(of: id).graph) ?? RevisionGraph()
+            if let present = known.revisions[metadata.id] { return .alreadyPresent(id, present) }
+            if let same = Self.revision(withContent: metadata.contentDigest, in: known) {
+                return .alreadyPresent(id, same)
+            }
+            // Kept as it is, with its id, even when its parents are not here: syncing with
+            // a store that has them later fills in the history without a conflict.
+            try wrapping(.import, id) { try revisions.publish(files, of: metadata.id, in: id) }
+            return .added(id, metadata)
+        case .content(let id, let bytes):
+            let lock = try documentLock(id)
+            defer { lock.unlock() }
+            let known = (try? revisions.cleanedGraph(of: id).graph) ?? RevisionGraph()
+            if let same = Self.revision(withContent: RevisionID.sha256Hex(bytes), in: known) {
+                return .alreadyPresent(id, same)
+            }
+            let metadata = try wrapping(.import, id) {
+                try revisions.write(
+                    document: id, parents: [], content: bytes, formatVersion: Self.formatVersion,
+                    known: known)
+            }
+            return .newRevision(id, metadata)
+        }
+    }
+
+    /// What a package to import holds, read and checked, before the store is looked at.
+    enum ImportedPackage {
+        /// A revision whose metadata verifies (and whose content matches its digest):
+        /// kept as it is.
+        case verbatim(UUID, RevisionMetadata, [PackageFile])
+        /// Content in the current format, to become a new revision without parents.
+        case content(UUID, Data)
+    }
+
+    /// Reads the package at `path` and checks it (its digest, its format, its content a
+    /// valid survey); nothing of the store is read or written.
+    func readImport(at path: String) throws -> ImportedPackage {
         let metadataPath = path + "/" + StoreLayout.metadataFile
         let contentPath = path + "/" + StoreLayout.contentFile
         // The package is read like a store: no link inside it is followed, only regular
@@ -170,28 +211,16 @@ extension SurveyStore {
         if let metadata = try? RevisionMetadata(plist: metadataData, file: metadataPath),
             metadata.isDeleted || content.map(RevisionID.sha256Hex) == metadata.contentDigest
         {
-            // A revision in a newer format is kept as it is, never rewritten.
-            let id = metadata.documentID
             // Content this build can read must be a valid survey; a newer format is kept
-            // as it is, opaque.
+            // as it is, opaque, never rewritten.
             if let content, metadata.formatVersion <= Self.formatVersion {
                 _ = try FormatMigrator.survey(
                     from: content, version: metadata.formatVersion, seed: metadata.id.description,
                     file: contentPath)
             }
-            let lock = try documentLock(id)
-            defer { lock.unlock() }
-            let known = (try? revisions.cleanedGraph(of: id).graph) ?? RevisionGraph()
-            if let present = known.revisions[metadata.id] { return .alreadyPresent(id, present) }
-            if let same = Self.revision(withContent: metadata.contentDigest, in: known) {
-                return .alreadyPresent(id, same)
-            }
-            // Kept as it is, with its id, even when its parents are not here: syncing with
-            // a store that has them later fills in the history without a conflict.
             var files = [PackageFile(name: StoreLayout.metadataFile, contents: metadataData)]
             if let content { files.append(PackageFile(name: StoreLayout.contentFile, contents: content)) }
-            try wrapping(.import, id) { try revisions.publish(files, of: metadata.id, in: id) }
-            return .added(id, metadata)
+            return .verbatim(metadata.documentID, metadata, files)
         }
         // Not a verifiable revision of this store's kind: take its content as new.
         let document = try DocumentIdentity.read(metadataData, file: metadataPath)
@@ -203,19 +232,7 @@ extension SurveyStore {
         let survey = try FormatMigrator.survey(
             from: content, version: document.formatVersion,
             seed: RevisionID.sha256Hex(metadataData + content), file: contentPath)
-        let bytes = try survey.plistData()
-        let lock = try documentLock(document.id)
-        defer { lock.unlock() }
-        let known = (try? revisions.cleanedGraph(of: document.id).graph) ?? RevisionGraph()
-        if let same = Self.revision(withContent: RevisionID.sha256Hex(bytes), in: known) {
-            return .alreadyPresent(document.id, same)
-        }
-        let metadata = try wrapping(.import, document.id) {
-            try revisions.write(
-                document: document.id, parents: [], content: bytes, formatVersion: Self.formatVersion,
-                known: known)
-        }
-        return .newRevision(document.id, metadata)
+        return .content(document.id, try survey.plistData())
     }
 
     /// A revision of `graph` (not a deletion) whose content has `digest`: importing the

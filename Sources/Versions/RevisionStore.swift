@@ -363,7 +363,28 @@ public final class RevisionStore: Sendable {
         known: RevisionGraph? = nil,
         contentDigest: String? = nil
     ) throws -> RevisionMetadata {
-        let known = known ?? (try? graph(of: document).graph)
+        let (metadata, files) = try newRevision(
+            document: document, parents: parents, content: content, formatVersion: formatVersion,
+            known: known ?? (try? graph(of: document).graph), contentDigest: contentDigest)
+        try publish(files, of: metadata.id, in: document)
+        return metadata
+    }
+
+    /// The metadata and package files of a new revision, as
+    /// ``write(document:parents:content:formatVersion:known:contentDigest:)`` makes them,
+    /// without writing anything (for ``writeBatch(_:)``).
+    ///
+    /// - Parameters:
+    ///   - document: The document.
+    ///   - parents: The revisions it supersedes.
+    ///   - content: The content's bytes, or `nil` for a deletion.
+    ///   - formatVersion: The format of `content`.
+    ///   - known: The document's graph as read by the caller, whose timestamps advance the clock.
+    ///   - contentDigest: The SHA-256 of `content` when the caller has computed it.
+    public func newRevision(
+        document: UUID, parents: [RevisionMetadata], content: Data?, formatVersion: Int,
+        known: RevisionGraph?, contentDigest: String? = nil
+    ) throws -> (metadata: RevisionMetadata, files: [PackageFile]) {
         // Timestamps seen on other devices advance this device's clock, except those too
         // far in the future to trust.
         var clock = HybridClock(wallClock: wallClock)
@@ -374,8 +395,22 @@ public final class RevisionStore: Sendable {
             clock: &clock, contentDigest: contentDigest)
         var files = [PackageFile(name: Self.metadataFile, contents: try metadata.plistData())]
         if let content { files.append(PackageFile(name: Self.contentFile, contents: content)) }
-        try publish(files, of: metadata.id, in: document)
-        return metadata
+        return (metadata, files)
+    }
+
+    /// Writes many revisions' packages in one batch (`PackageWriter.writeBatch`): written
+    /// under the temporary folder, made durable at once, each renamed into place, each
+    /// parent folder fsynced once. At any crash each package is absent or complete; when
+    /// this returns, all are durable. The caller holds no document lock: a package found
+    /// already there (or half there) is completed under its document's lock, and one a
+    /// prune has meanwhile replaced by a tombstone is left as it is.
+    ///
+    /// - Parameter packages: Each package's document, revision and files (metadata first).
+    /// - Throws: `FileSystemError` when the batch cannot be written; packages renamed
+    ///   into place before the failure stay, complete.
+    public func writeBatch(_ packages: [(document: UUID, revision: RevisionID, files: [PackageFile])]) throws
+    {
+        try publish(batch: packages, lockingCompletions: true)
     }
 
     /// Writes a migration of `parent`: a revision whose metadata depends only on the

@@ -479,44 +479,67 @@ extension RevisionStore {
     }
 
     /// Whether `other` holds exactly the same tombstones and complete packages of
-    /// `document`, with content files of the same sizes, judged without reading: both
-    /// folders list the same names, every package in them holds its metadata and its
-    /// content, and no package has a tombstone. Revisions never change, so such a
-    /// document has nothing to sync; in any other case (a deletion, a half-copied or
-    /// torn package, a stray file) this says `false` and the revisions are read.
+    /// `document`, with files of the same sizes, judged without reading: both folders
+    /// list the same names, every package in them holds its metadata and its content as
+    /// regular files, the same sizes on both sides, and no package has a tombstone.
+    /// Revisions never change, so such a document has nothing to sync; in any other case
+    /// (a deletion, a half-copied or torn package, a stray file, a link) this says `false`
+    /// and the revisions are read.
+    ///
+    /// Each side's document folder is opened once and listed; each package in it is
+    /// opened from there (never through a link) and its two files looked up by name.
     func holdsSameFiles(_ document: UUID, as other: RevisionStore) -> Bool {
-        // The folders first, so that a document one side lacks costs one listing each.
-        guard let mine = (try? reader.names(atPath: root + "/" + folder(of: document))), !mine.isEmpty,
-            let theirs = (try? other.reader.names(atPath: other.root + "/" + other.folder(of: document))),
-            Set(mine) == Set(theirs),
-            let mySizes = contentSizes(document, names: mine),
-            let theirSizes = other.contentSizes(document, names: theirs)
+        // This side first, so that a document the other side lacks costs one look each.
+        guard let mine = contentSizes(document), !mine.isEmpty, let theirs = other.contentSizes(document)
         else { return false }
-        return mySizes == theirSizes
+        return mine == theirs
     }
 
-    /// The size of every package's content among `names` (the document folder's
-    /// entries), when every package holds exactly its metadata and its content, no
-    /// package has a tombstone, and nothing else is there; otherwise `nil`.
-    private func contentSizes(_ document: UUID, names: [String]) -> [String: Int]? {
-        let path = root + "/" + folder(of: document)
-        let set = Set(names)
-        let complete: Set<String> = [Self.metadataFile, Self.contentFile]
-        var sizes: [String: Int] = [:]
-        for name in names {
-            if name.hasSuffix(StoreLayout.packageSuffix) {
-                guard
-                    !set.contains(
-                        String(name.dropLast(StoreLayout.packageSuffix.count)) + StoreLayout.tombstoneSuffix),
-                    let files = try? reader.names(atPath: path + "/" + name), Set(files) == complete,
-                    let status = try? reader.status(atPath: path + "/" + name + "/" + Self.contentFile),
-                    status.kind == .regular
+    /// Every entry of `document`'s folder by name, with the sizes of a package's metadata
+    /// and content (zero for a tombstone), when every package holds its metadata and its
+    /// content as regular files, no package has a tombstone, and nothing else is there;
+    /// otherwise `nil`.
+    private func contentSizes(_ document: UUID) -> [String: PackageSizes]? {
+        let found = try? reader.withFolder(atPath: root + "/" + folder(of: document)) {
+            folder -> [String: PackageSizes]? in
+            let entries = try folder.entries()
+            var sizes: [String: PackageSizes] = [:]
+            sizes.reserveCapacity(entries.count)
+            for entry in entries {
+                if entry.name.hasSuffix(StoreLayout.tombstoneSuffix) {
+                    guard entry.kind == .regular || entry.kind == .unknown else { return nil }
+                    sizes[entry.name] = PackageSizes(metadata: 0, content: 0)
+                    continue
+                }
+                guard entry.name.hasSuffix(StoreLayout.packageSuffix),
+                    entry.kind == .directory || entry.kind == .unknown,
+                    let package = try folder.withSubfolder(
+                        entry.name,
+                        { package -> PackageSizes? in
+                            guard let metadata = try package.status(of: Self.metadataFile),
+                                metadata.kind == .regular,
+                                let content = try package.status(of: Self.contentFile),
+                                content.kind == .regular
+                            else { return nil }
+                            return PackageSizes(metadata: metadata.size, content: content.size)
+                        }) ?? nil
                 else { return nil }
-                sizes[name] = status.size
-            } else if !name.hasSuffix(StoreLayout.tombstoneSuffix) {
-                return nil
+                sizes[entry.name] = package
             }
+            // A package with a tombstone of the same revision: a prune or a deletion in
+            // progress, read in full.
+            for name in sizes.keys where name.hasSuffix(StoreLayout.packageSuffix) {
+                let tombstone = name.dropLast(StoreLayout.packageSuffix.count) + StoreLayout.tombstoneSuffix
+                if sizes[String(tombstone)] != nil { return nil }
+            }
+            return sizes
         }
-        return sizes
+        return found ?? nil
     }
+}
+
+/// The sizes of a package's two files, as `RevisionStore.holdsSameFiles(_:as:)` compares them.
+struct PackageSizes: Equatable {
+    var metadata: Int
+    var content: Int
 }

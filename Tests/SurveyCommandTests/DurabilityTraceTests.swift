@@ -220,10 +220,12 @@ extension DurabilityTraceTests {
         return checked
     }
 
-    static func trace(_ arguments: [String], strace: String, directory: URL) throws -> [Call] {
+    static func trace(
+        _ arguments: [String], strace: String, directory: URL, environment: [String: String] = [:]
+    ) throws -> [Call] {
         let log = directory.appendingPathComponent("trace-\(UUID().uuidString)").path
         let result = try CommandRunner.run(
-            arguments,
+            arguments, environment: environment,
             prefix: [
                 strace, "-f", "-y", "-qq", "-s", "256", "-e",
                 "trace=openat,openat2,write,fsync,syncfs,close,renameat2,unlinkat,mkdirat", "-o", log,
@@ -280,6 +282,36 @@ extension DurabilityTraceTests {
         _ = try run(["import", package, "--store", other], expectPublications: false)
         _ = try run(["migrate", "--store", formatOne])
         _ = try run(["delete", id, "--store", store])
+    }
+
+    @Test(
+        "With SURVEYSTORE_NO_SYNCFS=1, sync never calls syncfs and fsyncs each file and package of the batch before its rename"
+    )
+    func batchedSyncWithoutSyncfs() throws {
+        guard let strace = CommandRunner.requireTool("strace") else { return }
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store").path,
+            other = directory.appendingPathComponent("other").path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        #expect(try CommandRunner.run(["init", "--store", other]).status == 0)
+        let sample = directory.appendingPathComponent("s.json")
+        try Data(StoreCommandTests.sample.utf8).write(to: sample)
+        for _ in 0..<4 {
+            #expect(try CommandRunner.run(["new", "--from", sample.path, "--store", store]).status == 0)
+        }
+        let calls = try Self.trace(
+            ["sync", other, "--store", store], strace: strace, directory: directory,
+            environment: ["SURVEYSTORE_NO_SYNCFS": "1"])
+        #expect(!calls.contains { $0.name == "syncfs" }, "the knob keeps syncfs from being called")
+        // Every package published, each file fsynced before its rename (the rules).
+        #expect(Self.checkRules(calls, store: other, command: "sync") == 4)
+        let temporary = other + "/Local.nosync/tmp/"
+        let fsyncs = calls.filter {
+            $0.name == "fsync" && Self.descriptorPath($0.text)?.hasPrefix(temporary) == true
+        }
+        #expect(fsyncs.count == 12, "two files and the folder of each of four packages: \(fsyncs.count)")
+        #expect(try CommandRunner.run(["verify", "--store", other]).status == 0)
     }
 
     @Test(

@@ -259,4 +259,64 @@ struct RevisionTransferTests {
         #expect(read.pending == [second.id])
         #expect(try there.content(of: Self.document, revision: second) == Data("second".utf8))
     }
+
+    @Test(
+        "a document is skipped unread only when both folders hold the same complete packages of the same sizes, never through a link"
+    )
+    func skipsOnlyTheSame() throws {
+        let here = try Self.store("here"), there = try Self.store("there")
+        defer { Self.cleanUp(here, there) }
+        let first = try Self.write(here, "first")
+        let second = try Self.write(here, "second", after: [first])
+        _ = try RevisionTransfer(between: here, and: there).sync([Self.document], width: 1)
+        #expect(here.holdsSameFiles(Self.document, as: there), "the same after a sync")
+        #expect(there.holdsSameFiles(Self.document, as: here))
+        let package = there.root + "/" + StoreLayout.package(second.id, of: Self.document)
+        let outside = there.root + "-outside"
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        let manager = FileManager.default
+
+        // A package folder replaced by a link to an identical copy outside the store.
+        try manager.moveItem(atPath: package, toPath: outside)
+        try manager.createSymbolicLink(atPath: package, withDestinationPath: outside)
+        #expect(
+            !here.holdsSameFiles(Self.document, as: there), "a linked package folder is never looked through")
+        #expect(!there.holdsSameFiles(Self.document, as: here))
+        try manager.removeItem(atPath: package)
+        try manager.moveItem(atPath: outside, toPath: package)
+        #expect(here.holdsSameFiles(Self.document, as: there))
+
+        // A content file replaced by a link to a file of the same size.
+        let content = package + "/" + StoreLayout.contentFile
+        try manager.moveItem(atPath: content, toPath: outside)
+        try manager.createSymbolicLink(atPath: content, withDestinationPath: outside)
+        #expect(
+            !here.holdsSameFiles(Self.document, as: there), "a linked content file is never looked through")
+        try manager.removeItem(atPath: content)
+        try manager.moveItem(atPath: outside, toPath: content)
+
+        // Metadata missing on one side (a half-copied package).
+        let metadata = package + "/" + StoreLayout.metadataFile
+        try manager.moveItem(atPath: metadata, toPath: outside)
+        #expect(!here.holdsSameFiles(Self.document, as: there), "a package without its metadata is read")
+        try manager.moveItem(atPath: outside, toPath: metadata)
+        #expect(here.holdsSameFiles(Self.document, as: there))
+
+        // A torn content file, and a torn metadata file: sizes differ.
+        try Self.tear(content)
+        #expect(!here.holdsSameFiles(Self.document, as: there), "a torn content file is noticed")
+        try Data("second".utf8).write(to: URL(fileURLWithPath: content))
+        #expect(here.holdsSameFiles(Self.document, as: there))
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: metadata))
+        try Self.tear(metadata, keeping: bytes.count - 1)
+        #expect(!here.holdsSameFiles(Self.document, as: there), "a torn metadata file is noticed")
+        try bytes.write(to: URL(fileURLWithPath: metadata))
+
+        // A tombstone beside its package, and a stray file.
+        let tombstone = there.root + "/" + StoreLayout.tombstone(first.id, of: Self.document)
+        try bytes.write(to: URL(fileURLWithPath: tombstone))
+        try bytes.write(
+            to: URL(fileURLWithPath: here.root + "/" + StoreLayout.tombstone(first.id, of: Self.document)))
+        #expect(!here.holdsSameFiles(Self.document, as: there), "a package beside its tombstone is read")
+    }
 }

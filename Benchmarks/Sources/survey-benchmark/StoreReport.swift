@@ -141,6 +141,12 @@ struct StoreReport {
                     "sync: again after \(sizes.syncEdits) edits, survey sync", ours: sync.edited.ours,
                     baselineName: "rsync -a then sync -f", baseline: sync.edited.rsyncDurable, limit: nil,
                     unit: "rsync+sync"))
+            rows.append(
+                Self.ratioRow(
+                    "syncfs: \(sizes.syncDocuments.formatted()) documents into an empty store, survey sync (syncfs)",
+                    ours: sync.fresh.ours,
+                    baselineName: "the same, SURVEYSTORE_NO_SYNCFS=1 (per-file fsyncs)",
+                    baseline: sync.freshWithoutSyncfs, limit: nil, unit: "per-file fsyncs"))
         }
         if let conflicts {
             rows.append(

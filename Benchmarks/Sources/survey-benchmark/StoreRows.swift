@@ -221,13 +221,17 @@ struct StoreBenchmarks {
     struct SyncResult {
         var fresh: (ours: Sample, rsync: Sample, rsyncDurable: Sample, rsyncFsync: Sample)
         var edited: (ours: Sample, rsync: Sample, rsyncDurable: Sample, rsyncFsync: Sample)
+        /// The fresh sync again with `SURVEYSTORE_NO_SYNCFS=1`: each file and folder
+        /// fsynced where the batch is otherwise flushed by one `syncfs`.
+        var freshWithoutSyncfs: Sample
     }
 
     /// `survey sync` of a store of `syncDocuments` documents into an empty store, and
     /// again after `syncEdits` edits, against `rsync -a` over the same trees; against
     /// `rsync -a --fsync`, which fsyncs each file it writes, as `survey sync` makes every
     /// revision durable before it returns; and, for information, against `rsync -a`
-    /// followed by `sync -f` on the copy.
+    /// followed by `sync -f` on the copy. The fresh sync is also timed with
+    /// `SURVEYSTORE_NO_SYNCFS=1` (the batches' fallback, per-file fsyncs), into a store of its own.
     func sync() throws -> SyncResult {
         let survey = try surveyBinary()
         guard let rsync = findExecutable("rsync") else {
@@ -245,13 +249,15 @@ struct StoreBenchmarks {
         log(
             String(format: "sync: source of %d documents written in %.1f s", ids.count, seconds(since: start))
         )
-        var fresh: [[Double]] = [[], [], [], []], edited: [[Double]] = [[], [], [], []]
+        var fresh: [[Double]] = [[], [], [], [], []], edited: [[Double]] = [[], [], [], []]
         var editSerial = 0
         for round in 1...rounds {
             log("sync: round \(round) of \(rounds)")
             let ourTarget = root + "/ours-\(round)", rsyncTarget = root + "/rsync-\(round)"
             let durableTarget = root + "/rsync-sync-\(round)", fsyncTarget = root + "/rsync-fsync-\(round)"
+            let fallbackTarget = root + "/ours-no-syncfs-\(round)"
             _ = try SurveyStore.create(at: ourTarget, deviceName: "Target")
+            _ = try SurveyStore.create(at: fallbackTarget, deviceName: "Target")
             try StoreTrees.makeDirectory(rsyncTarget)
             try StoreTrees.makeDirectory(durableTarget)
             try StoreTrees.makeDirectory(fsyncTarget)
@@ -264,10 +270,15 @@ struct StoreBenchmarks {
                 ],
                 [rsync, "-a", "--fsync", "--exclude=*.nosync", sourcePath + "/", fsyncTarget + "/"],
             ]
+            let fallback = [
+                "/usr/bin/env", "SURVEYSTORE_NO_SYNCFS=1", survey, "sync", fallbackTarget, "--store",
+                sourcePath,
+            ]
             // Which goes first rotates between rounds.
-            for (index, seconds) in try timeInTurn(commands, first: round).enumerated() {
+            for (index, seconds) in try timeInTurn(commands + [fallback], first: round).enumerated() {
                 fresh[index].append(seconds)
             }
+            if round == 1 { try checkSame(sourcePath, fallbackTarget, survey: survey) }
             // Edits on the source: each a durable save through the library.
             for _ in 0..<sizes.syncEdits {
                 let id = ids[(editSerial * 7919) % ids.count]
@@ -282,7 +293,8 @@ struct StoreBenchmarks {
         }
         return SyncResult(
             fresh: (Sample(fresh[0]), Sample(fresh[1]), Sample(fresh[2]), Sample(fresh[3])),
-            edited: (Sample(edited[0]), Sample(edited[1]), Sample(edited[2]), Sample(edited[3])))
+            edited: (Sample(edited[0]), Sample(edited[1]), Sample(edited[2]), Sample(edited[3])),
+            freshWithoutSyncfs: Sample(fresh[4]))
     }
 
     /// The synced store must list the same winners and verify clean.

@@ -52,9 +52,10 @@ int cshim_fstatat_nofollow(int dirfd, const char *name, struct cshim_status *sta
 /// fstat(2) of an open descriptor.
 int cshim_fstat(int fd, struct cshim_status *status);
 
-/// The entries of the open directory `fd` (which is left open: the function reads a
-/// duplicate). For each entry other than `.` and `..`, `visit` is called with its name
-/// and kind as above (4 when the file system does not say). Returns 0, or -1 with errno.
+/// The entries of the open directory `fd`, from its beginning (it is left open; on Linux
+/// it is rewound with lseek(2) and read with getdents64(2), elsewhere a duplicate is read
+/// with readdir(3)). For each entry other than `.` and `..`, `visit` is called with its
+/// name and kind as above (4 when the file system does not say). Returns 0, or -1 with errno.
 int cshim_list_directory(int fd, void *context, void (*visit)(void *context, const char *name, int kind));
 
 /// The device numbers of a file system: whether it is mounted read-only (statvfs(2)).

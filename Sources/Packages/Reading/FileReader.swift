@@ -15,7 +15,7 @@ import Foundation
 /// where a file or folder belongs is reported as ``FileSystemError/Code/symbolicLink``.
 /// Only regular files are read, each up to a size limit checked before reading.
 public struct FileReader: Sendable {
-    private let system: System
+    let system: System
 
     /// The system calls this reader makes.
     public var calls: SystemCalls { system.calls }
@@ -52,7 +52,7 @@ public struct FileReader: Sendable {
     /// The entries of the folder at `path`, or `nil` when there is no such folder (a file
     /// or a link stands there, or nothing).
     ///
-    /// The corresponding C functions are `openat`, `fdopendir` and `readdir`.
+    /// The corresponding C functions are `openat`, `lseek` and `getdents64` (`readdir` where there is none).
     /// - Throws: ``FileSystemError`` for any other failure.
     public func entries(atPath path: String) throws -> [SystemCalls.DirectoryEntry]? {
         do {

@@ -34,7 +34,8 @@ public struct SystemCalls: Sendable {
     public var fsync: @Sendable (_ descriptor: Int32) -> Result<Void, Errno>
     /// `syncfs(2)`: every file and directory entry written on the file system that holds
     /// the open `descriptor` reaches stable storage. Where the call does not exist
-    /// (`ENOSYS`), batched writes fsync each file instead.
+    /// (`ENOSYS`), batched writes fsync each file instead; ``live`` reports `ENOSYS`
+    /// without calling it when ``noSyncfsVariable`` is set to `1`.
     public var syncfs: @Sendable (_ descriptor: Int32) -> Result<Void, Errno>
     /// `mkdirat(2)` of one name in an open directory.
     public var mkdirat: @Sendable (_ directory: Int32, _ path: String, _ mode: mode_t) -> Result<Void, Errno>
@@ -55,7 +56,8 @@ public struct SystemCalls: Sendable {
         @Sendable (_ directory: Int32, _ path: String, _ isDirectory: Bool) -> Result<Void, Errno>
     /// An open-file-description lock (`fcntl(F_OFD_SETLK[W])`): mode 0 unlocks, 1 shares, 2 excludes.
     public var lock: @Sendable (_ descriptor: Int32, _ mode: Int32, _ wait: Bool) -> Result<Void, Errno>
-    /// The entries of an open directory (`fdopendir`/`readdir`), without `.` and `..`.
+    /// The entries of an open directory from its beginning (`getdents64` on Linux, else
+    /// `fdopendir`/`readdir`), without `.` and `..`.
     public var listDirectory: @Sendable (_ descriptor: Int32) -> Result<[DirectoryEntry], Errno>
     /// `fstatat(2)` with `AT_SYMLINK_NOFOLLOW`: what is at `path`, a link reported as a
     /// link. Beneath a directory descriptor, no component of `path` is followed either.
@@ -244,9 +246,19 @@ public struct SystemCalls: Sendable {
             return cshim_fstat(descriptor, &status) == 0 ? .success(FileStatus(status)) : .failure(.current)
         },
         syncfs: { descriptor in
-            cshim_syncfs(descriptor) == 0 ? .success(()) : .failure(.current)
+            if SystemCalls.syncfsDisabled { return .failure(.notSupported) }
+            return cshim_syncfs(descriptor) == 0 ? .success(()) : .failure(.current)
         }
     )
+
+    /// The name of the environment variable that, set to `1`, makes ``live``'s `syncfs`
+    /// fail with `ENOSYS` without calling the kernel, so that batched writes take their
+    /// fallback (each file and folder fsynced): a diagnostic knob, read once per process,
+    /// with which the benchmark times both paths on the same disk.
+    public static let noSyncfsVariable = "SURVEYSTORE_NO_SYNCFS"
+
+    /// Whether ``noSyncfsVariable`` is set to `1` in this process's environment.
+    public static let syncfsDisabled = ProcessInfo.processInfo.environment[noSyncfsVariable] == "1"
 }
 
 extension SystemCalls.FileKind {
@@ -353,7 +365,7 @@ struct System {
     }
 
     @inline(__always)
-    private func retrying<T>(_ body: () -> Result<T, Errno>) -> Result<T, Errno> {
+    func retrying<T>(_ body: () -> Result<T, Errno>) -> Result<T, Errno> {
         while true {
             let result = body()
             if case .failure(.interrupted) = result { continue }

@@ -385,38 +385,102 @@ struct ExportCommand: ParsableCommand {
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Add a revision package, as a new document or a revision of a known one.",
-        discussion: SurveyTool.exitCodesReference)
+        abstract: "Add revision packages, each as a new document or a revision of a known one.",
+        discussion: """
+            Each package is checked (its digest, its format, its content) and imported \
+            whole or not at all; with several, they are written in batches made durable \
+            at once, and a package that fails is reported on standard error with its path \
+            and why, without keeping the others out. With one package, --json prints one \
+            object {"id", "revision", "outcome"}; with several, an array with one object \
+            per package in the order given: {"path", "id", "revision", "outcome"} for one \
+            imported, {"path", "error": {"code", "message", "exit"}} for one that failed. \
+            When some packages fail, the exit code is that of the first one's error, once \
+            the others are imported.
+
+            \(SurveyTool.exitCodesReference)
+            """)
     @OptionGroup var options: StoreOptions
     @Argument(
         help:
-            "The revision package: a folder with \(StoreLayout.metadataFile) and, unless it records a deletion, \(StoreLayout.contentFile)."
+            "The revision packages: each a folder with \(StoreLayout.metadataFile) and, unless it records a deletion, \(StoreLayout.contentFile)."
     )
-    var path: String
+    var paths: [String]
+
+    func validate() throws {
+        if paths.isEmpty { throw ValidationError("Missing expected argument '<paths> ...'") }
+    }
 
     func run() throws {
         try runReporting {
             let store = try options.open()
-            let (id, revision, how): (UUID, RevisionMetadata, String)
-            switch try store.importPackage(at: path) {
-            case .added(let document, let metadata): (id, revision, how) = (document, metadata, "added")
-            case .alreadyPresent(let document, let metadata):
-                (id, revision, how) = (document, metadata, "already present")
-            case .newRevision(let document, let metadata):
-                (id, revision, how) = (document, metadata, "new revision")
+            if paths.count == 1 {
+                let described = describe(try store.importPackage(at: paths[0]), in: store)
+                if options.json {
+                    try Console.printJSON([
+                        "id": described.id, "revision": described.revision, "outcome": described.how,
+                    ])
+                } else {
+                    print("\(described.id) \(described.revision) (\(described.how))")
+                }
+                return
             }
-            if store.isStampedAhead(revision) {
-                Console.error(
-                    "warning: revision \(revision.id) is stamped \(revision.timestamp), more than a day ahead of this device's clock"
-                )
+            struct Entry: Encodable {
+                struct Failure: Encodable {
+                    var code, message: String
+                    var exit: Int32
+                    var file: String?
+                    var line, column: Int?
+                }
+                var path: String
+                var id, revision, outcome: String?
+                var error: Failure?
             }
-            if options.json {
-                try Console.printJSON([
-                    "id": id.lowercased, "revision": revision.id.description, "outcome": how,
-                ])
-            } else {
-                print("\(id.lowercased) \(revision.id) (\(how))")
+            var entries: [Entry] = []
+            var firstFailure: CommandFailure?
+            for (path, result) in zip(paths, try store.importPackages(at: paths)) {
+                switch result {
+                case .success(let outcome):
+                    let described = describe(outcome, in: store)
+                    entries.append(
+                        Entry(
+                            path: path, id: described.id, revision: described.revision, outcome: described.how
+                        ))
+                    if !options.json { print("\(described.id) \(described.revision) (\(described.how))") }
+                case .failure(let error):
+                    let failure = CommandFailure(error)
+                    firstFailure = firstFailure ?? failure
+                    Console.error("\(path): not imported: \(failure.text)")
+                    entries.append(
+                        Entry(
+                            path: path,
+                            error: Entry.Failure(
+                                code: failure.code, message: failure.message, exit: failure.exit,
+                                file: failure.file,
+                                line: failure.line, column: failure.column)))
+                }
             }
+            if options.json { try Console.printJSON(entries) }
+            if let firstFailure { throw ExitCode(firstFailure.exit) }
         }
+    }
+
+    /// The document, revision and outcome as printed; warns of a revision stamped ahead.
+    private func describe(_ outcome: SurveyStore.ImportOutcome, in store: SurveyStore) -> (
+        id: String, revision: String, how: String
+    ) {
+        let (id, revision, how): (UUID, RevisionMetadata, String)
+        switch outcome {
+        case .added(let document, let metadata): (id, revision, how) = (document, metadata, "added")
+        case .alreadyPresent(let document, let metadata):
+            (id, revision, how) = (document, metadata, "already present")
+        case .newRevision(let document, let metadata):
+            (id, revision, how) = (document, metadata, "new revision")
+        }
+        if store.isStampedAhead(revision) {
+            Console.error(
+                "warning: revision \(revision.id) is stamped \(revision.timestamp), more than a day ahead of this device's clock"
+            )
+        }
+        return (id.lowercased, revision.id.description, how)
     }
 }

@@ -1,0 +1,112 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension FileReader {
+    /// A folder held open while its entries are looked at by name, so that each look-up
+    /// costs one system call on the folder's descriptor instead of resolving the whole
+    /// path again.
+    ///
+    /// The folder is opened beneath the reader's root without following a link, and every
+    /// look-up in it names one entry, never followed either: nothing reached through a
+    /// `Folder` passes through a symbolic link, even one put in place meanwhile.
+    public struct Folder {
+        fileprivate let system: System
+        fileprivate let descriptor: Int32
+        /// The folder's path, for messages.
+        public let path: String
+
+        /// The folder's entries, with the kinds the file system gives them.
+        ///
+        /// The corresponding C functions are `lseek` and `getdents64` (`readdir` where there is none).
+        /// - Throws: ``FileSystemError`` when the folder cannot be read.
+        public func entries() throws -> [SystemCalls.DirectoryEntry] {
+            try system.list(descriptor: descriptor, path: path)
+        }
+
+        /// What the entry `name` is (a link reported as a link), or `nil` when there is none.
+        ///
+        /// The corresponding C function is `fstatat` with `AT_SYMLINK_NOFOLLOW`.
+        /// - Throws: ``FileSystemError`` for a failure other than absence, and for a name
+        ///   that is not a single path component.
+        public func status(of name: String) throws -> SystemCalls.FileStatus? {
+            try system.status(of: try checked(name), in: descriptor, path: path + "/" + name)
+        }
+
+        /// Calls `body` with the entry `name` opened as a folder; `nil` when there is no
+        /// such folder (nothing is there, or a file or a link is).
+        ///
+        /// The corresponding C functions are `openat` with `O_DIRECTORY | O_NOFOLLOW`, and `close`.
+        /// - Throws: ``FileSystemError`` for any other failure, and what `body` throws.
+        public func withSubfolder<T>(_ name: String, _ body: (Folder) throws -> T) throws -> T? {
+            let full = path + "/" + name
+            guard
+                let opened = try system.openFolder(
+                    try checked(name), in: descriptor, path: full)
+            else { return nil }
+            defer { _ = system.calls.close(opened) }
+            return try body(Folder(system: system, descriptor: opened, path: full))
+        }
+
+        private func checked(_ name: String) throws -> String {
+            guard SafeName.isValidComponent(name) else {
+                throw FileSystemError(.invalidName, operation: .stat, path: path + "/" + name)
+            }
+            return name
+        }
+    }
+
+    /// Calls `body` with the folder at `path` held open (see ``Folder``); `nil` when there
+    /// is no such folder (nothing is there, or a file or a link is).
+    ///
+    /// The corresponding C functions are `openat` (beneath the reader's root, never through
+    /// a link) and `close`.
+    /// - Throws: ``FileSystemError`` for any other failure, and what `body` throws.
+    public func withFolder<T>(atPath path: String, _ body: (Folder) throws -> T) throws -> T? {
+        let descriptor: Int32
+        do {
+            descriptor = try system.open(path, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
+        } catch let error as FileSystemError
+            where error.code == .notFound || error.code == .symbolicLink || error.errno == .notDirectory
+        {
+            return nil
+        }
+        defer { _ = system.calls.close(descriptor) }
+        return try body(Folder(system: system, descriptor: descriptor, path: path))
+    }
+}
+
+extension System {
+    /// The entries of the open folder `descriptor`.
+    func list(descriptor: Int32, path: String) throws -> [SystemCalls.DirectoryEntry] {
+        try retrying { calls.listDirectory(descriptor) }.mapError {
+            FileSystemError(.list, path: path, errno: $0)
+        }.get()
+    }
+
+    /// The status of the entry `name` of the open folder `folder`, never followed; `nil`
+    /// when there is none.
+    func status(of name: String, in folder: Int32, path: String) throws -> SystemCalls.FileStatus? {
+        switch retrying({ calls.stat(folder, name) }) {
+        case .success(let status): return status
+        case .failure(let errno) where errno == .noEntry || errno == .notDirectory: return nil
+        case .failure(let errno): throw FileSystemError(.stat, path: path, errno: errno)
+        }
+    }
+
+    /// Opens the entry `name` of the open folder `folder` as a folder, never through a
+    /// link; `nil` when it is absent, a file or a link.
+    func openFolder(_ name: String, in folder: Int32, path: String) throws -> Int32? {
+        switch retrying({ calls.openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0) }) {
+        case .success(let descriptor): return descriptor
+        case .failure(let errno)
+        where errno == .noEntry || errno == .notDirectory || errno == .symbolicLinkLoop:
+            return nil
+        case .failure(let errno): throw FileSystemError(.open, path: path, errno: errno)
+        }
+    }
+}

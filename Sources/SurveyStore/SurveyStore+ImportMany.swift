@@ -1,0 +1,119 @@
+import Foundation
+import Packages
+import Versions
+
+extension SurveyStore {
+    /// How many packages ``importPackages(at:)`` writes in one batch.
+    public static let importBatchSize = 256
+
+    /// Imports many revision packages, each as `importPackage(at:)` does one (the same
+    /// checks, the same outcomes), writing them in batches: each batch's packages are
+    /// written together and made durable at once (see `RevisionStore.writeBatch(_:)` in
+    /// Versions), each package still atomic.
+    ///
+    /// Each package is imported whole or not at all: one that cannot be read, or fails a
+    /// check (its digest, its format, its content), is reported with its error and leaves
+    /// nothing in the store, and the others are imported as if it were not there. The
+    /// same package given twice (or two packages with the same content for one document)
+    /// is added once; the second is ``ImportOutcome/alreadyPresent(_:_:)``. At any crash
+    /// every package is absent or complete; when this returns, every package it reports
+    /// added is durable.
+    ///
+    /// - Parameter paths: The packages, in the order their outcomes are returned.
+    /// - Returns: Each package's outcome, or the error that kept it out, in the order of `paths`.
+    /// - Throws: `StoreError/readOnly(_:)` for a store opened for reading only, and
+    ///   ``OperationError`` when a batch cannot be written (the packages of earlier
+    ///   batches stay; each package of the failed batch is absent or complete).
+    public func importPackages(at paths: [String]) throws -> [Result<ImportOutcome, any Error>] {
+        try checkWritable()
+        var results: [Result<ImportOutcome, any Error>] = []
+        results.reserveCapacity(paths.count)
+        var start = 0
+        while start < paths.count {
+            let end = min(start + Self.importBatchSize, paths.count)
+            results += try importBatch(Array(paths[start..<end]))
+            start = end
+        }
+        return results
+    }
+
+    /// Reads and checks every package of a batch, decides each one's outcome under its
+    /// document's lock, then writes those to add in one batch.
+    private func importBatch(_ paths: [String]) throws -> [Result<ImportOutcome, any Error>] {
+        var read: [ImportedPackage?] = []
+        var results: [Result<ImportOutcome, any Error>?] = []
+        for path in paths {
+            do {
+                read.append(try readImport(at: path))
+                results.append(nil)
+            } catch {
+                read.append(nil)
+                results.append(.failure(error))
+            }
+        }
+        var writes: [(document: UUID, revision: RevisionID, files: [PackageFile])] = []
+        let documents = Set(read.compactMap { $0?.document }).sorted { $0.uuidString < $1.uuidString }
+        for document in documents {
+            let members = read.indices.filter { read[$0]?.document == document }
+            do {
+                let (outcomes, added) = try decide(members.map { read[$0]! }, of: document)
+                for (index, outcome) in zip(members, outcomes) { results[index] = .success(outcome) }
+                writes += added
+            } catch {
+                for index in members { results[index] = .failure(error) }
+            }
+        }
+        try wrapping(.import, nil) { try revisions.writeBatch(writes) }
+        return results.map { $0! }
+    }
+
+    /// The outcomes of `packages`, all of `document`, decided under its lock against the
+    /// revisions it has and those added before them in this call; and the packages to write.
+    private func decide(_ packages: [ImportedPackage], of document: UUID) throws
+        -> (outcomes: [ImportOutcome], writes: [(document: UUID, revision: RevisionID, files: [PackageFile])])
+    {
+        let lock = try documentLock(document)
+        defer { lock.unlock() }
+        // The store's revisions and those this batch adds, so that a package given twice
+        // is added once, and each new revision's clock is past every one seen.
+        var known = (try? revisions.cleanedGraph(of: document).graph) ?? RevisionGraph()
+        var outcomes: [ImportOutcome] = []
+        var writes: [(document: UUID, revision: RevisionID, files: [PackageFile])] = []
+        for package in packages {
+            switch package {
+            case .verbatim(let id, let metadata, let files):
+                if let present = known.revisions[metadata.id] {
+                    outcomes.append(.alreadyPresent(id, present))
+                } else if let same = Self.revision(withContent: metadata.contentDigest, in: known) {
+                    outcomes.append(.alreadyPresent(id, same))
+                } else {
+                    known.insert(metadata)
+                    writes.append((id, metadata.id, files))
+                    outcomes.append(.added(id, metadata))
+                }
+            case .content(let id, let bytes):
+                let digest = RevisionID.sha256Hex(bytes)
+                if let same = Self.revision(withContent: digest, in: known) {
+                    outcomes.append(.alreadyPresent(id, same))
+                } else {
+                    let (metadata, files) = try revisions.newRevision(
+                        document: id, parents: [], content: bytes, formatVersion: Self.formatVersion,
+                        known: known, contentDigest: digest)
+                    known.insert(metadata)
+                    writes.append((id, metadata.id, files))
+                    outcomes.append(.newRevision(id, metadata))
+                }
+            }
+        }
+        return (outcomes, writes)
+    }
+}
+
+extension SurveyStore.ImportedPackage {
+    /// The document the package belongs to.
+    var document: UUID {
+        switch self {
+        case .verbatim(let id, _, _), .content(let id, _): id
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `survey import` of many packages at once: the same outcomes as one by one, a bad
+/// package reported without keeping the others out, and every package absent or
+/// complete whenever the command is killed.
+@Suite("Importing many revision packages", .serialized)
+struct ImportManyTests {
+    /// `count` copies of `package`, each naming a new document in its metadata (so that
+    /// it no longer verifies and its content becomes a new revision of that document).
+    static func copies(of package: String, count: Int, in directory: URL) throws -> [String] {
+        let metadata = try String(contentsOfFile: package + "/DocumentMetadata.plist", encoding: .utf8)
+        let original = try #require(
+            metadata.range(of: "<key>DocumentUUID</key>").flatMap { key in
+                metadata[key.upperBound...].range(of: "<string>").flatMap { open in
+                    metadata[open.upperBound...].range(of: "</string>").map {
+                        String(metadata[open.upperBound..<$0.lowerBound])
+                    }
+                }
+            })
+        return try (0..<count).map { index in
+            let copy = directory.appendingPathComponent("copy-\(index).survey").path
+            try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false)
+            try FileManager.default.copyItem(
+                atPath: package + "/Survey.plist", toPath: copy + "/Survey.plist")
+            try Data(
+                metadata.replacingOccurrences(of: original, with: UUID().uuidString.lowercased()).utf8
+            ).write(to: URL(fileURLWithPath: copy + "/DocumentMetadata.plist"))
+            return copy
+        }
+    }
+
+    /// A store with one exported package, and `count` copies of it as new documents.
+    static func packages(_ count: Int, in directory: URL) throws -> (original: String, copies: [String]) {
+        let a = directory.appendingPathComponent("a").path
+        let documents = try ReplicaSafetyTests.makeStore(a, in: directory)
+        let package = directory.appendingPathComponent("exported.survey").path
+        #expect(
+            try CommandRunner.run(["export", documents[0], "--package", package, "--store", a]).status == 0)
+        return (package, try copies(of: package, count: count, in: directory))
+    }
+
+    static func json(_ text: String) throws -> Any { try JSONSerialization.jsonObject(with: Data(text.utf8)) }
+
+    @Test(
+        "Many packages in one command: each outcome in order, a package given twice added once, a bad one in the middle reported with its path and exit code while the others are imported"
+    )
+    func manyWithOneBad() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (original, copies) = try Self.packages(20, in: directory)
+        let bad = directory.appendingPathComponent("bad.survey").path
+        try FileManager.default.copyItem(atPath: copies[0], toPath: bad)
+        try FileManager.default.removeItem(atPath: bad + "/Survey.plist")
+        try Data("not a property list".utf8).write(to: URL(fileURLWithPath: bad + "/Survey.plist"))
+        let paths = Array(copies[..<10]) + [bad] + Array(copies[10...]) + [copies[3], original]
+
+        let c = directory.appendingPathComponent("c").path
+        #expect(try CommandRunner.run(["init", "--store", c]).status == 0)
+        // The exit code of the bad package alone.
+        let alone = try CommandRunner.run(["import", bad, "--store", c])
+        #expect(alone.status != 0 && alone.stdout.isEmpty)
+
+        let result = try CommandRunner.run(["import"] + paths + ["--json", "--store", c])
+        #expect(result.status == alone.status, "the first failure's exit code: \(result.stderr)")
+        #expect(result.stderr.contains(bad + ": not imported"), "\(result.stderr)")
+        let entries = try #require(try Self.json(result.stdout) as? [[String: Any]])
+        #expect(entries.count == paths.count)
+        for (index, (entry, path)) in zip(entries, paths).enumerated() {
+            #expect(entry["path"] as? String == path)
+            switch index {
+            case 10:
+                let error = try #require(entry["error"] as? [String: Any], "\(entry)")
+                #expect(error["exit"] as? Int == Int(alone.status))
+                #expect(entry["revision"] == nil)
+            case 21: #expect(entry["outcome"] as? String == "already present", "the same package again")
+            case 22: #expect(entry["outcome"] as? String == "added", "a package that verifies keeps its id")
+            default: #expect(entry["outcome"] as? String == "new revision", "\(entry)")
+            }
+        }
+        #expect(entries[21]["revision"] as? String == entries[3]["revision"] as? String)
+        let list = try #require(
+            try Self.json(try CommandRunner.run(["list", "--json", "--store", c]).stdout) as? [Any])
+        #expect(list.count == 21, "20 new documents and the original's")
+        #expect(try CommandRunner.run(["verify", "--store", c]).status == 0)
+
+        // Again, in text: every package already present, one line each; the bad one on
+        // standard error only.
+        let again = try CommandRunner.run(["import"] + paths + ["--store", c])
+        #expect(again.status == alone.status)
+        let lines = again.stdout.split(separator: "\n")
+        #expect(lines.count == paths.count - 1)
+        #expect(lines.allSatisfy { $0.hasSuffix("(already present)") }, "\(again.stdout)")
+        #expect(!again.stdout.contains(bad))
+    }
+
+    @Test(
+        "import of many killed at random moments: every package absent or complete, verify clean, the rest imported after"
+    )
+    func killed() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (_, copies) = try Self.packages(600, in: directory)
+        let c = directory.appendingPathComponent("c").path
+        #expect(try CommandRunner.run(["init", "--store", c]).status == 0)
+        // How long the whole import takes here, on another store: kills land within it.
+        let timing = directory.appendingPathComponent("timing").path
+        #expect(try CommandRunner.run(["init", "--store", timing]).status == 0)
+        let start = ContinuousClock.now
+        #expect(try CommandRunner.run(["import"] + copies + ["--store", timing]).status == 0)
+        let elapsed = ContinuousClock.now - start
+        let window = UInt32(
+            elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000)
+        let seed = SeededRandom.seed(fallback: 1616)
+        print("random seed \(seed) (replay with SURVEYSTORE_SEED=\(seed))")
+        var generator = SeededRandom(seed: seed)
+        var kills = 0
+        for _ in 0..<6 {
+            if try CommandRunner.runKilled(
+                ["import"] + copies + ["--store", c], after: UInt32.random(in: 0...window, using: &generator))
+            {
+                kills += 1
+            }
+            // The next command that writes removes the temporaries a kill left.
+            #expect(try CommandRunner.run(["init", "--store", c]).status == 0)
+            let verify = try CommandRunner.run(["verify", "--store", c])
+            #expect(verify.status == 0, "every package absent or complete: \(verify.stdout) \(verify.stderr)")
+        }
+        let finished = try CommandRunner.run(["import"] + copies + ["--json", "--store", c])
+        #expect(finished.status == 0, "\(finished.stderr)")
+        let entries = try #require(try Self.json(finished.stdout) as? [[String: Any]])
+        #expect(
+            entries.allSatisfy { ["new revision", "already present"].contains($0["outcome"] as? String) })
+        let list = try #require(
+            try Self.json(try CommandRunner.run(["list", "--json", "--store", c]).stdout) as? [Any])
+        #expect(list.count == copies.count, "each package imported once")
+        print("import kill test: \(kills) kills in a window of \(window / 1000) ms")
+    }
+}
