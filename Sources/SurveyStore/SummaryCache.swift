@@ -539,7 +539,8 @@ private struct RawReader {
 
     mutating func uuid() -> UUID? {
         guard let bytes = bytes(16) else { return nil }
-        var value = UUID().uuid
+        // Not `UUID().uuid` as a buffer: that draws 16 random bytes from the kernel.
+        var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &value) { $0.copyMemory(from: bytes) }
         return UUID(uuid: value)
     }
