@@ -230,7 +230,8 @@ final class SummaryCache {
             else { return nil }
             UnsafeMutableRawBufferPointer(start: path + 37, count: nameLength).copyMemory(from: name)
             for _ in 0..<files {
-                guard let which = input.uint8(), Int(which) < Self.suffixes.count, let recorded = input.stamp()
+                guard let which = input.uint8(), Int(which) < Self.suffixes.count,
+                    let recorded = input.stamp()
                 else { return nil }
                 let end = 37 + nameLength
                 Self.suffixes[Int(which)].withUnsafeBytes {

@@ -122,7 +122,8 @@ public final class RevisionStore: Sendable {
                     ))
             } else {
                 issues.append(
-                    StoreIssue(path: path, message: "not a document folder (expected a lower-case UUID; skipped)"))
+                    StoreIssue(
+                        path: path, message: "not a document folder (expected a lower-case UUID; skipped)"))
             }
         }
         // By the text of the ids, which is the order of their bytes (lower-case hexadecimal

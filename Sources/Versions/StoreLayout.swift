@@ -86,7 +86,8 @@ public enum StoreLayout {
         return name.withUTF8 { documentID(folderName: UnsafeRawBufferPointer($0)) }
     }
 
-    /// ``documentID(folderName:)`` of a name given as its UTF-8 bytes.
+    /// The document a folder name given as its UTF-8 bytes belongs to, by the same rule as
+    /// `documentID(folderName:)` with a `String`.
     public static func documentID(folderName name: UnsafeRawBufferPointer) -> UUID? {
         guard name.count == 36 else { return nil }
         var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
