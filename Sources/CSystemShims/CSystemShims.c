@@ -14,6 +14,7 @@
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #endif
 
 int cshim_syncfs(int fd) {
@@ -293,6 +294,18 @@ long cshim_listing(int fd, char *buffer, unsigned long capacity) {
     }
 #else
     (void)fd; (void)buffer; (void)capacity;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+long long cshim_file_system_type(int fd) {
+#if defined(__linux__)
+    struct statfs info;
+    if (fstatfs(fd, &info) != 0) return -1;
+    return (long long)(unsigned long)info.f_type;
+#else
+    (void)fd;
     errno = ENOSYS;
     return -1;
 #endif

@@ -13,22 +13,39 @@ import Versions
 /// from. A row is used only when the folder is provably unchanged since; anything else
 /// is read from the revisions themselves.
 ///
-/// What proves a folder unchanged, compared with what was recorded:
-/// - the document folder's own status (identity, size, modification and change times),
-///   taken through the descriptor that is then listed;
-/// - its listing, byte for byte: every name and the kind the file system gives it;
-/// - the status of every file the read depended on: each package's metadata file, each
-///   content file, each tombstone (identity, type, size, both times).
+/// What a row vouches for: that a read of the folder now would give the same result as
+/// the read it was recorded from — the same winner, the same heads in conflict with it
+/// (so the same state), the same title, and nothing skipped, incomplete or pending. That
+/// read depends on the names and kinds of the folder's entries, on the bytes of every
+/// package's metadata file and of every tombstone, on every live package's content file
+/// being there as a regular file, and on the bytes of the winner's content file (its
+/// title). Nothing else is looked at by a read, so nothing else is recorded.
 ///
-/// Any change the file system makes to one of these (a create, rename, removal, write,
-/// truncation, a change of mode) sets its change time (`st_ctim`) to the current time,
-/// which nobody can choose. A state is recorded only when every change time in it is
-/// older than the moment (the kernel's coarse clock, the one that stamps files) taken
-/// before anything was looked at: a change made while or after it was looked at is
-/// stamped at least that moment, so it can never leave a recorded state as it was.
-/// That holds while the clock does not run backward: the file records the boot and the
-/// offset between the real-time clock and the boot-time clock, which only a step of the
-/// clock changes, and a file from another boot or after a step is not used.
+/// What proves that, compared with what was recorded:
+/// - the document folder's own status (identity, mode, link count, size, modification
+///   and change times), taken with `fstatat` beneath `Documents/` without following a
+///   link: an entry created, removed or renamed in the folder (a package or tombstone
+///   arriving, a package replaced by a rename, a package turned into a link) sets the
+///   folder's change time, so an unchanged status proves the same entries, of the same
+///   kinds, naming the same files; the listing itself need not be read again;
+/// - the status of every file the read depends on: each package's metadata file, each
+///   live package's content file, each tombstone (identity, mode, size, both times).
+///   A write or truncation in place, a file renamed over one of them or removed from its
+///   package (which sets the package folder's times, not the document folder's) changes
+///   the file's own status or makes it absent.
+///
+/// Any change the file system makes to one of these sets its change time (`st_ctim`) to
+/// the current time, which nobody can choose. A state is recorded only when every change
+/// time in it is older than the moment (the kernel's coarse clock, the one that stamps
+/// files) taken before anything was looked at, truncated to the whole second when the
+/// file system stamps in whole seconds (a change time without nanoseconds): a change
+/// made while or after it was looked at is stamped at least that moment, so it can never
+/// leave a recorded state as it was. That holds on file systems that keep change times
+/// as POSIX says (the cache is used only on ext2/3/4, XFS, Btrfs, tmpfs, F2FS, ZFS and
+/// overlayfs, never on network, FAT or FUSE mounts), and while the clock does not run
+/// backward: the file records the boot and the offset between the real-time clock and
+/// the boot-time clock, which only a step of the clock changes, and a file from another
+/// boot or after a step is not used.
 ///
 /// Only documents whose read was clean are recorded (every entry a complete package or
 /// a tombstone in effect, nothing skipped, the winner's title read): every other
@@ -36,12 +53,23 @@ import Versions
 final class SummaryCache {
     /// The file's first bytes.
     static let magic = Array("SurveyStore summary cache\n".utf8)
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
     /// How far the offset between the real-time and boot-time clocks may move without
     /// counting as a step: the time between reading the two clocks.
     static let offsetTolerance: Int64 = 2_000_000
     /// The largest document folder listing recorded.
     static let listingCapacity = 65_536
+    /// The file systems whose change times the cache relies on (`f_type` of `fstatfs`):
+    /// ext2/3/4, XFS, Btrfs, tmpfs, F2FS, ZFS, overlayfs.
+    static let trustedFileSystems: Set<Int64> = [
+        0xEF53, 0x5846_5342, 0x9123_683E, 0x0102_1994, 0xF2F5_2010, 0x2FC1_2FC1, 0x794C_7630,
+    ]
+    /// The bytes of the file names a row's path may end with, by which file of an entry
+    /// it names: 0 the entry itself, 1 its metadata file, 2 its content file.
+    private static let suffixes: [[UInt8]] = [
+        [], Array(("/" + StoreLayout.metadataFile).utf8), Array(("/" + StoreLayout.contentFile).utf8),
+    ]
+    private static let pathCapacity = 4096
 
     private let root: String
     private let reader: FileReader
@@ -53,19 +81,22 @@ final class SummaryCache {
     private let rootStamp: cshim_stamp
     /// The rows of the file read, by document in order, when it could be used.
     private var loaded: [(id: UUID, body: Range<Int>)] = []
-    private var loadedBytes = Data()
+    private var loadedBytes: [UInt8] = []
     private var cursor = 0
     /// The rows of the file to write, in document order: rows of the file read, kept
     /// (copied only if the file is written), and rows recorded now.
-    private var rows: [(id: UUID, kept: Range<Int>?, recorded: Data?)] = []
+    private var rows: [(id: UUID, kept: Range<Int>?, recorded: [UInt8]?)] = []
     /// Whether the file to write differs from the file read.
     private var changed = false
     private var listing = [UInt8](repeating: 0, count: SummaryCache.listingCapacity)
-    private var path = [CChar](repeating: 0, count: 1024)
+    /// A path beneath `Documents/` (or beneath a document folder, while capturing), NUL
+    /// terminated.
+    private let path = UnsafeMutablePointer<CChar>.allocate(capacity: SummaryCache.pathCapacity)
 
     /// The cache of the store at `root`, or `nil` when the store's system calls are not
     /// the real ones (a simulated disk): the cache looks at folders with system calls of
-    /// its own, so it checks that they see what the store sees.
+    /// its own, so it checks that they see what the store sees; `nil` too on a file
+    /// system whose change times it does not rely on.
     init?(root: String, reader: FileReader, writer: PackageWriter) {
         guard let rootStatus = try? reader.status(atPath: root) else { return nil }
         let descriptor = cshim_openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
@@ -79,7 +110,9 @@ final class SummaryCache {
         }
         let documents = cshim_openat_beneath(
             descriptor, StoreLayout.documentsFolder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
-        guard documents >= 0, let clocks = Clocks.now() else {
+        guard documents >= 0, Self.trustedFileSystems.contains(cshim_file_system_type(documents)),
+            let clocks = Clocks.now()
+        else {
             if documents >= 0 { _ = Glibc.close(documents) }
             _ = Glibc.close(descriptor)
             return nil
@@ -95,6 +128,7 @@ final class SummaryCache {
     }
 
     deinit {
+        path.deallocate()
         _ = Glibc.close(documentsDescriptor)
         _ = Glibc.close(rootDescriptor)
     }
@@ -111,41 +145,44 @@ final class SummaryCache {
                 atPath: root + "/" + StoreLayout.summaryCacheFile, limit: FileReader.contentLimit),
             data.count >= Self.magic.count + 32
         else { return }
-        let body = data.prefix(data.count - 32)
-        guard Data(SHA256.hash(data: body)) == data.suffix(32) else { return }
-        var input = ByteReader(data: data, end: data.count - 32)
-        do {
-            guard try input.bytes(Self.magic.count).elementsEqual(Self.magic),
-                try input.uint32() == Self.version
-            else { return }
-            let boot = try input.bytes(36)
-            let coarse = try input.int64(), offset = try input.int64()
-            let device = try input.uint64(), inode = try input.uint64()
-            guard boot.elementsEqual(clocks.boot), clocks.coarse >= coarse,
-                abs(clocks.offset - offset) <= Self.offsetTolerance,
-                device == rootStamp.device, inode == rootStamp.inode
-            else { return }
-            let count = Int(try input.uint32())
-            var rows: [(id: UUID, body: Range<Int>)] = []
-            rows.reserveCapacity(count)
-            var previous: UUID?
-            for _ in 0..<count {
-                let id = try input.uuid()
-                let length = Int(try input.uint32())
-                let start = input.offset
-                _ = try input.bytes(length)
-                // Rows are in the order the store lists documents, each once.
-                if let previous, !Self.precedes(previous, id) { return }
-                previous = id
-                rows.append((id, start..<start + length))
-            }
-            guard input.offset == input.end else { return }
-            loaded = rows
-            loadedBytes = data
-            changed = false
-        } catch {
-            return
+        let bytes = [UInt8](data)
+        let valid = bytes.withUnsafeBytes { buffer -> [(id: UUID, body: Range<Int>)]? in
+            let body = UnsafeRawBufferPointer(rebasing: buffer[0..<buffer.count - 32])
+            guard SHA256.hash(data: body).elementsEqual(buffer[(buffer.count - 32)...]) else { return nil }
+            return rows(of: body)
         }
+        guard let valid else { return }
+        loaded = valid
+        loadedBytes = bytes
+        changed = false
+    }
+
+    /// The rows of the file's body (without its checksum), or `nil` when its header does
+    /// not match this store, this boot and this clock, or its layout is wrong.
+    private func rows(of body: UnsafeRawBufferPointer) -> [(id: UUID, body: Range<Int>)]? {
+        var input = RawReader(buffer: body)
+        guard let magic = input.bytes(Self.magic.count), magic.elementsEqual(Self.magic),
+            input.uint32() == Self.version,
+            let boot = input.bytes(36), boot.elementsEqual(clocks.boot),
+            let coarse = input.int64(), let offset = input.int64(),
+            let device = input.integer(UInt64.self), let inode = input.integer(UInt64.self),
+            clocks.coarse >= coarse, abs(clocks.offset - offset) <= Self.offsetTolerance,
+            device == rootStamp.device, inode == rootStamp.inode,
+            let count = input.uint32().map(Int.init), count <= body.count
+        else { return nil }
+        var rows: [(id: UUID, body: Range<Int>)] = []
+        rows.reserveCapacity(count)
+        var previous: UUID?
+        for _ in 0..<count {
+            guard let id = input.uuid(), let length = input.uint32().map(Int.init) else { return nil }
+            let start = input.offset
+            guard input.bytes(length) != nil else { return nil }
+            // Rows are in the order the store lists documents, each once.
+            if let previous, !Self.precedes(previous, id) { return nil }
+            previous = id
+            rows.append((id, start..<start + length))
+        }
+        return input.offset == body.count ? rows : nil
     }
 
     // MARK: Using a row
@@ -172,66 +209,44 @@ final class SummaryCache {
         return summary
     }
 
-    /// Checks a row against the folder and decodes its summary when every recorded
-    /// stamp and the listing are as they were.
+    /// Checks a row against the folder and decodes its summary when the folder's status
+    /// and that of every recorded file are as they were: one `fstatat` for the folder and
+    /// one for each file, each beneath `Documents/`, none following a link at its last
+    /// name (the names before it are the folder, and packages whose kinds the folder's
+    /// unchanged status vouches for).
     private func check(_ id: UUID, _ row: UnsafeRawBufferPointer) -> SurveyStore.Summary? {
         var input = RawReader(buffer: row)
-        guard let folderStamp = input.stamp(), let listingLength = input.uint32().map(Int.init),
-            let recordedListing = input.bytes(listingLength)
-        else { return nil }
-        let folder = cshim_openat_beneath(
-            documentsDescriptor, StoreLayout.folderName(of: id), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
-        guard folder >= 0 else { return nil }
-        defer { _ = Glibc.close(folder) }
+        guard let folderStamp = input.stamp() else { return nil }
+        StoreLayout.writeFolderName(of: id, into: UnsafeMutableRawBufferPointer(start: path, count: 36))
+        path[36] = 0
         var stamp = cshim_stamp()
-        guard cshim_stamp_fd(folder, &stamp) == 0, Self.same(stamp, folderStamp) else { return nil }
-        let length = listing.withUnsafeMutableBufferPointer {
-            $0.withMemoryRebound(to: CChar.self) { cshim_listing(folder, $0.baseAddress, UInt($0.count)) }
-        }
-        guard length == listingLength,
-            length == 0
-                || listing.withUnsafeBytes({
-                    memcmp($0.baseAddress!, recordedListing.baseAddress!, length) == 0
-                })
+        guard cshim_stamp_at(documentsDescriptor, path, &stamp) == 0, Self.same(stamp, folderStamp),
+            let entries = input.uint32()
         else { return nil }
-        guard let count = input.uint32() else { return nil }
-        for _ in 0..<count {
-            guard let nameOffset = input.uint32().map(Int.init), let which = input.uint8(),
-                let recorded = input.stamp(),
-                nameOffset < length, makePath(nameOffset: nameOffset, which: which),
-                path.withUnsafeBufferPointer({ cshim_stamp_at(folder, $0.baseAddress, &stamp) }) == 0,
-                Self.same(stamp, recorded)
+        path[36] = CChar(bitPattern: UInt8(ascii: "/"))
+        for _ in 0..<entries {
+            guard let nameLength = input.uint8().map(Int.init), let name = input.bytes(nameLength),
+                let files = input.uint8()
             else { return nil }
+            UnsafeMutableRawBufferPointer(start: path + 37, count: nameLength).copyMemory(from: name)
+            for _ in 0..<files {
+                guard let which = input.uint8(), Int(which) < Self.suffixes.count,
+                    let recorded = input.stamp()
+                else { return nil }
+                let end = 37 + nameLength
+                Self.suffixes[Int(which)].withUnsafeBytes {
+                    UnsafeMutableRawBufferPointer(start: path + end, count: $0.count).copyMemory(from: $0)
+                    path[end + $0.count] = 0
+                }
+                guard cshim_stamp_at(documentsDescriptor, path, &stamp) == 0, Self.same(stamp, recorded)
+                else { return nil }
+            }
         }
         return input.summary(id: id)
     }
 
-    /// Puts into ``path`` the listing's name at `nameOffset`, followed for `which` 1 by
-    /// `/` and the metadata file's name, for 2 by `/` and the content file's name.
-    private func makePath(nameOffset: Int, which: UInt8) -> Bool {
-        let suffix: String
-        switch which {
-        case 0: suffix = ""
-        case 1: suffix = "/" + StoreLayout.metadataFile
-        case 2: suffix = "/" + StoreLayout.contentFile
-        default: return false
-        }
-        var used = 0
-        while nameOffset + used < listing.count, listing[nameOffset + used] != 0 {
-            guard used < path.count - 64 else { return false }
-            path[used] = CChar(bitPattern: listing[nameOffset + used])
-            used += 1
-        }
-        for byte in suffix.utf8 {
-            path[used] = CChar(bitPattern: byte)
-            used += 1
-        }
-        path[used] = 0
-        return true
-    }
-
     /// Whether `a` comes before `b` in the order the store lists documents (by the text
-    /// of their ids, which is the order of their bytes: hexadecimal digits in upper case
+    /// of their ids, which is the order of their bytes: hexadecimal digits in lower case
     /// sort as the values they stand for, and the dashes stand at the same places).
     static func precedes(_ a: UUID, _ b: UUID) -> Bool {
         withUnsafeBytes(of: a.uuid) { left in
@@ -250,11 +265,9 @@ final class SummaryCache {
     /// The state of a document folder taken before it is read.
     struct Capture {
         var folder: cshim_stamp
-        var listing: [UInt8]
-        /// Each entry: its name, where it starts in the listing, its kind byte.
-        var entries: [(name: String, offset: Int, kind: UInt8)]
-        /// Stamps by (entry offset, which); absent files are missing.
-        var stamps: [Int: [UInt8: cshim_stamp]]
+        /// Each entry: its name, its kind byte, and the status of each of its files
+        /// (by which: 0 itself, 1 metadata, 2 content) that was there.
+        var entries: [(name: String, kind: UInt8, stamps: [UInt8: cshim_stamp])]
     }
 
     /// Looks at `id`'s folder before it is read: its status, listing, and the status of
@@ -270,7 +283,7 @@ final class SummaryCache {
             $0.withMemoryRebound(to: CChar.self) { cshim_listing(folder, $0.baseAddress, UInt($0.count)) }
         }
         guard length >= 0 else { return nil }
-        var capture = Capture(folder: stamp, listing: Array(listing[0..<length]), entries: [], stamps: [:])
+        var capture = Capture(folder: stamp, entries: [])
         var offset = 0
         while offset < length {
             let kind = listing[offset]
@@ -278,16 +291,25 @@ final class SummaryCache {
             var end = start
             while listing[end] != 0 { end += 1 }
             guard let name = String(validating: listing[start..<end], as: UTF8.self) else { return nil }
-            capture.entries.append((name, start, kind))
+            var stamps: [UInt8: cshim_stamp] = [:]
             let files: [UInt8] =
                 name.hasSuffix(StoreLayout.packageSuffix)
                 ? [1, 2] : name.hasSuffix(StoreLayout.tombstoneSuffix) ? [0] : []
             for which in files {
-                guard makePath(nameOffset: start, which: which) else { return nil }
-                if path.withUnsafeBufferPointer({ cshim_stamp_at(folder, $0.baseAddress, &stamp) }) == 0 {
-                    capture.stamps[start, default: [:]][which] = stamp
+                let suffix = Self.suffixes[Int(which)]
+                guard end - start + suffix.count < Self.pathCapacity else { return nil }
+                listing.withUnsafeBytes {
+                    UnsafeMutableRawBufferPointer(start: path, count: end - start).copyMemory(
+                        from: UnsafeRawBufferPointer(rebasing: $0[start..<end]))
                 }
+                suffix.withUnsafeBytes {
+                    UnsafeMutableRawBufferPointer(start: path + (end - start), count: $0.count).copyMemory(
+                        from: $0)
+                }
+                path[end - start + suffix.count] = 0
+                if cshim_stamp_at(folder, path, &stamp) == 0 { stamps[which] = stamp }
             }
+            capture.entries.append((name, kind, stamps))
             offset = end + 1
         }
         return capture
@@ -303,28 +325,28 @@ final class SummaryCache {
             read.pending.isEmpty,
             titleRead || summary.isDeleted, recordable(capture.folder)
         else { return }
-        var refs: [(offset: Int, which: UInt8, stamp: cshim_stamp)] = []
+        var entries: [(name: String, stamps: [(which: UInt8, stamp: cshim_stamp)])] = []
         var packages = 0, tombstones = 0
         for entry in capture.entries {
+            guard entry.name.utf8.count <= Int(UInt8.max) else { return }
             if entry.name.hasSuffix(StoreLayout.packageSuffix) {
                 guard entry.kind == UInt8(ascii: "d"),
                     let revision = StoreLayout.revision(packageName: entry.name),
-                    let metadata = read.live[revision], let stamp = capture.stamps[entry.offset]?[1],
-                    recordable(stamp)
+                    let metadata = read.live[revision], let stamp = entry.stamps[1], recordable(stamp)
                 else { return }
-                refs.append((entry.offset, 1, stamp))
+                var stamps = [(UInt8(1), stamp)]
                 if !metadata.isDeleted {
-                    guard let content = capture.stamps[entry.offset]?[2], recordable(content) else { return }
-                    refs.append((entry.offset, 2, content))
+                    guard let content = entry.stamps[2], recordable(content) else { return }
+                    stamps.append((2, content))
                 }
+                entries.append((entry.name, stamps))
                 packages += 1
             } else if entry.name.hasSuffix(StoreLayout.tombstoneSuffix) {
                 guard entry.kind == UInt8(ascii: "r"),
                     let revision = RevisionID(String(entry.name.dropLast(StoreLayout.tombstoneSuffix.count))),
-                    read.tombstones[revision] != nil, let stamp = capture.stamps[entry.offset]?[0],
-                    recordable(stamp)
+                    read.tombstones[revision] != nil, let stamp = entry.stamps[0], recordable(stamp)
                 else { return }
-                refs.append((entry.offset, 0, stamp))
+                entries.append((entry.name, [(0, stamp)]))
                 tombstones += 1
             } else {
                 return
@@ -332,24 +354,36 @@ final class SummaryCache {
         }
         // The read saw exactly the entries captured.
         guard packages == read.live.count, tombstones == read.tombstones.count else { return }
-        var body = Data()
+        var body: [UInt8] = []
         Self.append(capture.folder, to: &body)
-        Self.append(UInt32(capture.listing.count), to: &body)
-        body.append(contentsOf: capture.listing)
-        Self.append(UInt32(refs.count), to: &body)
-        for ref in refs {
-            Self.append(UInt32(ref.offset), to: &body)
-            body.append(ref.which)
-            Self.append(ref.stamp, to: &body)
+        Self.append(UInt32(entries.count), to: &body)
+        for entry in entries {
+            body.append(UInt8(entry.name.utf8.count))
+            body.append(contentsOf: entry.name.utf8)
+            body.append(UInt8(entry.stamps.count))
+            for (which, stamp) in entry.stamps {
+                body.append(which)
+                Self.append(stamp, to: &body)
+            }
         }
         Self.append(summary, to: &body)
         rows.append((id, nil, body))
     }
 
     /// Whether a status may be recorded: its change time is known and older than the
-    /// moment this pass began.
-    private func recordable(_ stamp: cshim_stamp) -> Bool {
-        stamp.changed > 0 && stamp.changed < clocks.coarse
+    /// moment this pass began — older than that moment's whole second when the change
+    /// time has no nanoseconds, as on a file system that stamps in whole seconds, where a
+    /// change made after the moment can be stamped with the same second.
+    func recordable(_ stamp: cshim_stamp) -> Bool {
+        Self.recordable(changed: stamp.changed, moment: clocks.coarse)
+    }
+
+    /// ``recordable(_:)`` for a change time and the moment a pass began, in nanoseconds.
+    static func recordable(changed: Int64, moment: Int64) -> Bool {
+        let second: Int64 = 1_000_000_000
+        guard changed > 0 else { return false }
+        if changed % second == 0 { return changed < moment - moment % second }
+        return changed < moment
     }
 
     // MARK: Writing the file
@@ -361,7 +395,7 @@ final class SummaryCache {
         guard changed, let now = Clocks.now(), now.boot == clocks.boot,
             abs(now.offset - clocks.offset) <= Self.offsetTolerance
         else { return }
-        var data = Data(Self.magic)
+        var data = Self.magic
         Self.append(Self.version, to: &data)
         data.append(contentsOf: clocks.boot)
         Self.append(UInt64(bitPattern: clocks.coarse), to: &data)
@@ -373,25 +407,23 @@ final class SummaryCache {
             data.append(contentsOf: Self.uuidBytes(row.id))
             if let kept = row.kept {
                 Self.append(UInt32(kept.count), to: &data)
-                data.append(
-                    loadedBytes[
-                        loadedBytes.startIndex + kept.lowerBound..<loadedBytes.startIndex + kept.upperBound])
+                data.append(contentsOf: loadedBytes[kept])
             } else if let recorded = row.recorded {
                 Self.append(UInt32(recorded.count), to: &data)
-                data.append(recorded)
+                data.append(contentsOf: recorded)
             }
         }
         data.append(contentsOf: SHA256.hash(data: data))
-        try? writer.replaceFile(data, at: StoreLayout.summaryCacheFile)
+        try? writer.replaceFile(Data(data), at: StoreLayout.summaryCacheFile)
     }
 
     // MARK: Encoding
 
-    static func append<T: FixedWidthInteger>(_ value: T, to data: inout Data) {
+    static func append<T: FixedWidthInteger>(_ value: T, to data: inout [UInt8]) {
         withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
     }
 
-    static func append(_ stamp: cshim_stamp, to data: inout Data) {
+    static func append(_ stamp: cshim_stamp, to data: inout [UInt8]) {
         append(stamp.device, to: &data)
         append(stamp.inode, to: &data)
         append(stamp.mode, to: &data)
@@ -401,7 +433,7 @@ final class SummaryCache {
         append(stamp.changed, to: &data)
     }
 
-    static func append(_ text: String, to data: inout Data) {
+    static func append(_ text: String, to data: inout [UInt8]) {
         append(UInt32(text.utf8.count), to: &data)
         data.append(contentsOf: text.utf8)
     }
@@ -410,12 +442,12 @@ final class SummaryCache {
         withUnsafeBytes(of: id.uuid) { Array($0) }
     }
 
-    static func append(_ revision: RevisionID, to data: inout Data) {
+    static func append(_ revision: RevisionID, to data: inout [UInt8]) {
         append(Int64(revision.generation), to: &data)
         append(revision.digest, to: &data)
     }
 
-    static func append(_ metadata: RevisionMetadata, to data: inout Data) {
+    static func append(_ metadata: RevisionMetadata, to data: inout [UInt8]) {
         data.append(contentsOf: uuidBytes(metadata.documentID))
         append(metadata.id, to: &data)
         append(UInt32(metadata.parents.count), to: &data)
@@ -430,7 +462,7 @@ final class SummaryCache {
         if let digest = metadata.contentDigest { append(digest, to: &data) }
     }
 
-    static func append(_ summary: SurveyStore.Summary, to data: inout Data) {
+    static func append(_ summary: SurveyStore.Summary, to data: inout [UInt8]) {
         append(summary.revision, to: &data)
         append(UInt32(summary.conflictRevisions.count), to: &data)
         for revision in summary.conflictRevisions { append(revision, to: &data) }
@@ -467,44 +499,7 @@ struct Clocks {
     }
 }
 
-/// Reads the cache file's values, checking every bound.
-private struct ByteReader {
-    struct OutOfBounds: Error {}
-    let data: Data
-    let end: Int
-    var offset = 0
-
-    init(data: Data, end: Int) {
-        self.data = data
-        self.end = end
-    }
-
-    mutating func bytes(_ count: Int) throws -> Data.SubSequence {
-        guard count >= 0, count <= end - offset else { throw OutOfBounds() }
-        defer { offset += count }
-        return data[data.startIndex + offset..<data.startIndex + offset + count]
-    }
-
-    mutating func integer<T: FixedWidthInteger>(_: T.Type) throws -> T {
-        let slice = try bytes(MemoryLayout<T>.size)
-        var value: T = 0
-        withUnsafeMutableBytes(of: &value) { $0.copyBytes(from: slice) }
-        return T(littleEndian: value)
-    }
-
-    mutating func uint32() throws -> UInt32 { try integer(UInt32.self) }
-    mutating func uint64() throws -> UInt64 { try integer(UInt64.self) }
-    mutating func int64() throws -> Int64 { try integer(Int64.self) }
-
-    mutating func uuid() throws -> UUID {
-        let slice = try bytes(16)
-        var value = UUID().uuid
-        withUnsafeMutableBytes(of: &value) { $0.copyBytes(from: slice) }
-        return UUID(uuid: value)
-    }
-}
-
-/// Reads one row of the cache file in place; `nil` for anything out of bounds or
+/// Reads the cache file, or one row of it, in place; `nil` for anything out of bounds or
 /// malformed.
 private struct RawReader {
     let buffer: UnsafeRawBufferPointer
@@ -545,7 +540,8 @@ private struct RawReader {
 
     mutating func uuid() -> UUID? {
         guard let bytes = bytes(16) else { return nil }
-        var value = UUID().uuid
+        // Not `UUID().uuid` as a buffer: that draws 16 random bytes from the kernel.
+        var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &value) { $0.copyMemory(from: bytes) }
         return UUID(uuid: value)
     }

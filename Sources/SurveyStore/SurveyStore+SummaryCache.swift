@@ -19,14 +19,14 @@ extension SurveyStore {
     /// - Parameter usingCache: `false` reads every document from its revisions and
     ///   neither reads nor writes the cache (for tests comparing the two).
     func summariesReport(usingCache: Bool = true) throws -> SummariesReport {
-        var issues = try revisions.documentFolderIssues()
+        var (ids, issues) = try revisions.documentFolders()
         let cache =
             usingCache
             ? SummaryCache(
                 root: root, reader: FileReader(root: root, calls: calls),
                 writer: RevisionStore.writer(root: root, calls: calls)) : nil
         var fromCache = 0
-        let documents = try revisions.documentIDs().compactMap { id -> Summary? in
+        let documents = try ids.compactMap { id -> Summary? in
             if let summary = cache?.summary(of: id) {
                 fromCache += 1
                 return summary

@@ -69,64 +69,71 @@ public final class RevisionStore: Sendable {
     /// lower-case UUID. Anything else in `Documents/` is skipped here and reported by
     /// ``documentFolderIssues()``.
     public func documentIDs() throws -> [UUID] {
-        guard let entries = try reader.entries(atPath: documentsFolder) else { return [] }
-        // By the text of the ids, which is the order of their bytes (upper-case hexadecimal
-        // digits sort as the values they stand for; the dashes stand at the same places).
-        return entries.compactMap { entry -> UUID? in
-            guard entry.kind == .directory || entry.kind == .unknown else { return nil }
-            return Self.documentID(folderName: entry.name)
-        }.sorted { a, b in
-            withUnsafeBytes(of: a.uuid) { x in
-                withUnsafeBytes(of: b.uuid) { y in x.lexicographicallyPrecedes(y) }
-            }
-        }
-    }
-
-    /// The document a folder of `Documents/` belongs to: its name must be a UUID in
-    /// lower case (a case variant is a foreign copy, never a second document).
-    static func documentID(folderName name: String) -> UUID? {
-        guard let id = UUID(uuidString: name), name == id.uuidString.lowercased() else { return nil }
-        return id
+        try documentFolders().ids
     }
 
     /// Entries of `Documents/` that are not document folders: links, files, special
     /// files, names that are not lower-case UUIDs.
     public func documentFolderIssues() throws -> [StoreIssue] {
+        try documentFolders().issues
+    }
+
+    /// ``documentIDs()`` and ``documentFolderIssues()`` from one listing of `Documents/`.
+    public func documentFolders() throws -> (ids: [UUID], issues: [StoreIssue]) {
         guard let entries = try reader.entries(atPath: documentsFolder) else {
             switch try reader.status(atPath: documentsFolder)?.kind {
-            case nil: return []
+            case nil: return ([], [])
             case .symbolicLink?:
-                return [
-                    StoreIssue(
-                        path: documentsFolder,
-                        message:
-                            "a symbolic link where the documents' folder belongs (never followed): no document is read"
-                    )
-                ]
+                return (
+                    [],
+                    [
+                        StoreIssue(
+                            path: documentsFolder,
+                            message:
+                                "a symbolic link where the documents' folder belongs (never followed): no document is read"
+                        )
+                    ]
+                )
             default:
-                return [StoreIssue(path: documentsFolder, message: "not a folder: no document is read")]
+                return ([], [StoreIssue(path: documentsFolder, message: "not a folder: no document is read")])
             }
         }
-        // Issues are rare: the entries are checked first, and only the issues sorted.
-        return entries.compactMap { entry -> StoreIssue? in
+        var ids: [UUID] = []
+        ids.reserveCapacity(entries.count)
+        var issues: [StoreIssue] = []
+        for entry in entries {
+            let isFolder = entry.kind == .directory || entry.kind == .unknown
+            if isFolder, let id = StoreLayout.documentID(folderName: entry.name) {
+                ids.append(id)
+                continue
+            }
+            // Issues are rare: only they are described and sorted.
             let path = documentsFolder + "/" + entry.name
             if entry.kind == .symbolicLink {
-                return StoreIssue(path: path, message: "a symbolic link (never followed; skipped)")
+                issues.append(StoreIssue(path: path, message: "a symbolic link (never followed; skipped)"))
+            } else if !isFolder {
+                issues.append(StoreIssue(path: path, message: "not a document folder but a file (skipped)"))
+            } else if let id = UUID(uuidString: entry.name) {
+                issues.append(
+                    StoreIssue(
+                        path: path,
+                        message:
+                            "a case variant of document folder \(id.uuidString.lowercased()) (names are lower case; skipped)"
+                    ))
+            } else {
+                issues.append(
+                    StoreIssue(
+                        path: path, message: "not a document folder (expected a lower-case UUID; skipped)"))
             }
-            if entry.kind != .directory && entry.kind != .unknown {
-                return StoreIssue(path: path, message: "not a document folder but a file (skipped)")
+        }
+        // By the text of the ids, which is the order of their bytes (lower-case hexadecimal
+        // digits sort as the values they stand for; the dashes stand at the same places).
+        ids.sort { a, b in
+            withUnsafeBytes(of: a.uuid) { x in
+                withUnsafeBytes(of: b.uuid) { y in memcmp(x.baseAddress!, y.baseAddress!, 16) < 0 }
             }
-            guard Self.documentID(folderName: entry.name) == nil else { return nil }
-            if let id = UUID(uuidString: entry.name) {
-                return StoreIssue(
-                    path: path,
-                    message:
-                        "a case variant of document folder \(id.uuidString.lowercased()) (names are lower case; skipped)"
-                )
-            }
-            return StoreIssue(
-                path: path, message: "not a document folder (expected a lower-case UUID; skipped)")
-        }.sorted { $0.path < $1.path }
+        }
+        return (ids, issues.sorted { $0.path < $1.path })
     }
 
     /// A document's revision graph, with the ids of pruned revisions.

@@ -52,7 +52,70 @@ public enum StoreLayout {
     public static let folders = [documentsFolder, localFolder, temporaryFolder, locksFolder, pruningFolder]
 
     /// A document's folder name: its UUID in lower case.
-    public static func folderName(of document: UUID) -> String { document.uuidString.lowercased() }
+    public static func folderName(of document: UUID) -> String {
+        String(unsafeUninitializedCapacity: 36) { buffer in
+            writeFolderName(of: document, into: UnsafeMutableRawBufferPointer(buffer))
+            return 36
+        }
+    }
+
+    /// Writes the 36 bytes of `document`'s folder name (``folderName(of:)``) at the start
+    /// of `buffer`, which must hold at least 36 bytes.
+    public static func writeFolderName(of document: UUID, into buffer: UnsafeMutableRawBufferPointer) {
+        precondition(buffer.count >= 36)
+        let digits: StaticString = "0123456789abcdef"
+        withUnsafeBytes(of: document.uuid) { bytes in
+            var out = 0
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    buffer[out] = UInt8(ascii: "-")
+                    out += 1
+                }
+                buffer[out] = digits.utf8Start[Int(bytes[index] >> 4)]
+                buffer[out + 1] = digits.utf8Start[Int(bytes[index] & 0x0f)]
+                out += 2
+            }
+        }
+    }
+
+    /// The document a folder of `Documents/` belongs to: its name must be a UUID in lower
+    /// case, 36 characters with dashes after the 8th, 12th, 16th and 20th digit (a case
+    /// variant is a foreign copy, never a second document); `nil` for any other name.
+    public static func documentID(folderName name: String) -> UUID? {
+        var name = name
+        return name.withUTF8 { documentID(folderName: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The document a folder name given as its UTF-8 bytes belongs to, by the same rule as
+    /// `documentID(folderName:)` with a `String`.
+    public static func documentID(folderName name: UnsafeRawBufferPointer) -> UUID? {
+        guard name.count == 36 else { return nil }
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let parsed = withUnsafeMutableBytes(of: &uuid) { out -> Bool in
+            var offset = 0
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    guard name[offset] == UInt8(ascii: "-") else { return false }
+                    offset += 1
+                }
+                guard let high = lowerHexValue(name[offset]), let low = lowerHexValue(name[offset + 1])
+                else { return false }
+                out[index] = high << 4 | low
+                offset += 2
+            }
+            return true
+        }
+        return parsed ? UUID(uuid: uuid) : nil
+    }
+
+    /// The value of a lower-case hexadecimal digit.
+    private static func lowerHexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
 
     /// A document's folder.
     public static func folder(of document: UUID) -> String {

@@ -338,6 +338,100 @@ struct SummaryCacheTests {
         try Self.checkAgainstUncached(store, "package back")
     }
 
+    // MARK: What an unchanged folder vouches for
+
+    /// Copies `source` to `destination` with `cp -a` (times and modes kept).
+    static func copyKeepingTimes(_ source: String, _ destination: String) throws {
+        let copy = try ChildProcess.run("/bin/cp", ["-a", source, destination])
+        #expect(copy.status == 0, "cp -a: \(copy.stderr)")
+    }
+
+    @Test(
+        "A package replaced by a rename, a content file renamed over inside a package, changes in the tick after a listing: cached equals uncached"
+    )
+    func replacementsAndSameTick() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store").path
+        let library = try SurveyStore.create(at: store, deviceName: "test")
+        var ids: [UUID] = []
+        for index in 0..<4 {
+            ids.append(try library.create(try Survey(title: "document \(index)", items: [])).id)
+            var document = try library.open(ids[index])
+            document.survey.title = "saved \(index)"
+            _ = try library.save(document)
+        }
+        usleep(20_000)
+        try Self.checkAgainstUncached(store, "first list")
+        #expect(try Self.checkAgainstUncached(store, "second list") == ids.count)
+        func winner(_ id: UUID) throws -> String {
+            store + "/" + StoreLayout.package(try library.graph(of: id).winner!.id, of: id)
+        }
+        let spare = directory.appendingPathComponent("spare").path
+
+        // A package replaced by a rename: the same bytes, times and name, another inode.
+        let package = try winner(ids[0])
+        try Self.copyKeepingTimes(package, spare)
+        try FileManager.default.removeItem(atPath: package)
+        #expect(rename(spare, package) == 0)
+        #expect(
+            try Self.checkAgainstUncached(store, "package replaced by a rename") == ids.count - 1,
+            "the replaced package's document was taken from the cache")
+        usleep(20_000)
+        try Self.checkAgainstUncached(store, "after the replacement")
+        #expect(try Self.checkAgainstUncached(store, "replacement recorded") == ids.count)
+
+        // The winner's content renamed over by a copy with other bytes of the same size and
+        // the same modification time: the document folder is untouched (only the package
+        // folder changes), the content file is another inode.
+        let content = try winner(ids[1]) + "/" + StoreLayout.contentFile
+        let original = try Data(contentsOf: URL(fileURLWithPath: content))
+        try Self.copyKeepingTimes(content, spare)
+        try Self.overwriteKeepingTime(spare, with: Data(repeating: UInt8(ascii: " "), count: original.count))
+        #expect(rename(spare, content) == 0)
+        #expect(
+            try Self.checkAgainstUncached(store, "content renamed over") == ids.count - 1,
+            "a content file renamed over was not noticed")
+        #expect(try Self.uncached(store).first { $0.id == ids[1] }?.title == nil)
+        try Self.overwriteKeepingTime(content, with: original)
+
+        // Changes in the same clock tick as the listing before them, no pause in between:
+        // recorded change times are older than the listing's start, these are not.
+        for (index, id) in ids.enumerated() {
+            usleep(20_000)
+            try Self.checkAgainstUncached(store, "before the same-tick change \(index)")
+            let package = try winner(id)
+            switch index % 3 {
+            case 0:
+                // The winner's content truncated in place.
+                try Self.overwriteKeepingTime(package + "/" + StoreLayout.contentFile, with: Data())
+            case 1:
+                // The winner taken out of the folder: its parent wins again.
+                try FileManager.default.moveItem(atPath: package, toPath: spare + "-\(index)")
+            default:
+                // The winner's metadata damaged in place.
+                let metadata = package + "/" + StoreLayout.metadataFile
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: metadata))
+                try Self.overwriteKeepingTime(metadata, with: bytes.prefix(bytes.count / 2))
+            }
+            try Self.checkAgainstUncached(store, "same-tick change \(index)")
+        }
+    }
+
+    @Test("A change time in whole seconds is recorded only when older than the listing's whole second")
+    func wholeSecondStamps() {
+        let second: Int64 = 1_000_000_000
+        let moment = 1_800_000_000 * second + 400_000_000
+        // A file system that stamps in nanoseconds: anything older than the moment.
+        #expect(SummaryCache.recordable(changed: moment - 1, moment: moment))
+        #expect(!SummaryCache.recordable(changed: moment, moment: moment))
+        // One that stamps in whole seconds: a change made after the moment, within its
+        // second, is stamped with the second the moment falls in.
+        #expect(!SummaryCache.recordable(changed: 1_800_000_000 * second, moment: moment))
+        #expect(SummaryCache.recordable(changed: 1_799_999_999 * second, moment: moment))
+        #expect(!SummaryCache.recordable(changed: 0, moment: moment))
+    }
+
     // MARK: The cache file itself
 
     @Test(

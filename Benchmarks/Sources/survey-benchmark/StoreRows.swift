@@ -113,14 +113,19 @@ struct StoreBenchmarks {
     struct ListResult: Encodable {
         var documents: Int
         var listPerDocument: [Double]
+        /// `documents()` with no summary cache: a full read, which writes the cache.
+        var coldListPerDocument: [Double]
         var conflictsPerDocument: [Double]
         var openPerDocument: [Double]
         var floorPerDocument: [Double]
         var everyFilePerDocument: [Double]
     }
 
-    /// `documents()` (the rows of `survey list`), the scan of `survey conflicts`
-    /// (`documentsReport()` and the documents in conflict among them) and `open` of
+    /// `documents()` (the rows of `survey list`), warm (a listing after another, using
+    /// the summary cache it wrote) and cold (the cache removed first, so every document is
+    /// read and the cache written, as on a store's first listing), the scan of `survey
+    /// conflicts` (`documentsReport()` and the documents in conflict among them, warm) and
+    /// `open` of
     /// winners, per document, at each size, with a bare floor: listing `Documents/`,
     /// listing every document folder and reading the winner's metadata file (the package
     /// of the highest generation: every document here is a chain); and, for information,
@@ -160,7 +165,8 @@ struct StoreBenchmarks {
         let covered = sizes.listSizes.count > 1 ? sizes.listSizes[1] : sizes.listSizes[0]
         var results = stores.map {
             ListResult(
-                documents: $0.size, listPerDocument: [], conflictsPerDocument: [], openPerDocument: [],
+                documents: $0.size, listPerDocument: [], coldListPerDocument: [], conflictsPerDocument: [],
+                openPerDocument: [],
                 floorPerDocument: [],
                 everyFilePerDocument: [])
         }
@@ -170,6 +176,22 @@ struct StoreBenchmarks {
                 // Each pass opens the store afresh (outside the timing), as a new `survey`
                 // process does, so that nothing a store remembers from an earlier pass helps.
                 let passes = max(1, covered / entry.size)
+                // Cold: the summary cache removed first (outside the timing), as on the first
+                // `survey list` of a store; the pass reads every document and writes the cache.
+                var coldTime = 0.0
+                var coldRows = 0
+                for _ in 0..<passes {
+                    let cache = entry.root + "/" + StoreLayout.summaryCacheFile
+                    guard unlink(cache) == 0 || errno == ENOENT else {
+                        throw BenchmarkError("cannot remove \(cache)")
+                    }
+                    let store = try SurveyStore.openForReading(at: entry.root, refreshingSummaryCache: true)
+                    let start = now()
+                    coldRows += try store.documents().count
+                    coldTime += seconds(since: start)
+                }
+                results[index].coldListPerDocument.append(coldTime / Double(coldRows))
+                // Warm: the second and later listings, each using the cache the one before wrote.
                 var listTime = 0.0
                 var rows = 0
                 for _ in 0..<passes {

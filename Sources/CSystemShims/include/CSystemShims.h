@@ -89,6 +89,11 @@ int cshim_stamp_fd(int fd, struct cshim_stamp *stamp);
 /// small). On systems without getdents64 it returns -1 with ENOSYS.
 long cshim_listing(int fd, char *buffer, unsigned long capacity);
 
+/// The type of the file system that holds `fd` (fstatfs(2)'s `f_type`, a magic number
+/// such as 0xEF53 for ext2/3/4). Returns -1 with errno on failure, and with ENOSYS on
+/// systems without fstatfs.
+long long cshim_file_system_type(int fd);
+
 /// The kernel's clocks, in nanoseconds: CLOCK_REALTIME_COARSE (the clock that stamps
 /// files), CLOCK_REALTIME and CLOCK_BOOTTIME (CLOCK_MONOTONIC where there is none).
 void cshim_clocks(long long *coarse, long long *realtime, long long *boottime);
