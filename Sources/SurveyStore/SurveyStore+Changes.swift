@@ -80,6 +80,10 @@ extension SurveyStore {
         // The thread holds the channel, never the sequence: dropping the sequence (and its
         // iterators) releases `owner`, which ends the thread.
         let thread = Thread {
+            #if os(Linux)
+                // The name `ps -L`, `top -H` and /proc/self/task/*/comm show (15 bytes at most).
+                try? Data("store-changes".utf8).write(to: URL(fileURLWithPath: "/proc/thread-self/comm"))
+            #endif
             defer { feed.close() }
             do {
                 try feed.run(debounce: debounce) { channel.send($0) }
@@ -88,7 +92,7 @@ extension SurveyStore {
                 channel.finish(throwing: error)
             }
         }
-        thread.name = "SurveyStore changes"
+        thread.name = "store-changes"
         thread.start()
         let owner = ChangeChannel.Owner(channel)
         return AsyncThrowingStream(unfolding: { try await owner.channel.next() })

@@ -30,15 +30,23 @@ extension DocumentRead {
     ///
     /// - Returns: Whether the revision was counted.
     public mutating func insert(complete metadata: RevisionMetadata) -> Bool {
+        guard canInsert(complete: metadata) else { return false }
+        let id = metadata.id
+        live[id] = metadata
+        graph.insert(metadata)
+        if let index = incomplete.firstIndex(of: id) { incomplete.remove(at: index) }
+        return true
+    }
+
+    /// Whether ``insert(complete:)`` would count `metadata`: no tombstone names it, none
+    /// is pending, it is not counted already, and nothing of its name was skipped.
+    public func canInsert(complete metadata: RevisionMetadata) -> Bool {
         let id = metadata.id
         guard pending.isEmpty, tombstones[id] == nil, live[id] == nil else { return false }
         if !skipped.isEmpty {
             let name = "/" + StoreLayout.packageName(id)
             guard !skipped.contains(where: { $0.path.contains(name) }) else { return false }
         }
-        live[id] = metadata
-        graph.insert(metadata)
-        if let index = incomplete.firstIndex(of: id) { incomplete.remove(at: index) }
         return true
     }
 }

@@ -161,17 +161,16 @@ final class ChangeFeed: @unchecked Sendable {
             return
         }
         for id in order {
-            let old = known[id] ?? Snapshot()
-            if let work = dirty[id], !work.full, let (now, added) = incremental(id, work.appeared, from: old)
-            {
-                known[id] = now
-                Self.emitChanges(of: id, added: added, from: old, to: now, emit: emit)
+            let before = known[id].map(State.init) ?? State()
+            if let work = dirty[id], !work.full, let added = incremental(id, work.appeared) {
+                Self.emitChanges(of: id, added: added, from: before, to: State(known[id]!), emit: emit)
                 continue
             }
+            let old = known[id] ?? Snapshot()
             let now = try refresh(id)
             let new = now ?? Snapshot()
             let added = new.revisions.subtracting(old.revisions).sorted()
-            Self.emitChanges(of: id, added: added, from: old, to: new, emit: emit)
+            Self.emitChanges(of: id, added: added, from: before, to: State(new), emit: emit)
             known[id] = now
         }
     }
@@ -185,39 +184,39 @@ final class ChangeFeed: @unchecked Sendable {
         }
     }
 
-    /// The document's snapshot with the packages `appeared` counted, and the revisions
-    /// they added, in the order a full read would report them; `nil` when a package is
-    /// not complete, or anything else needs the whole folder read again.
-    private func incremental(_ id: UUID, _ appeared: [RevisionID], from old: Snapshot) -> (
-        Snapshot, [RevisionID]
-    )? {
-        guard known[id] != nil else { return nil }
-        var now = old
-        var added: [RevisionID] = []
+    /// Counts the packages `appeared` into the document's snapshot, in place, and returns
+    /// the revisions they added, in the order a full read would report them; `nil`,
+    /// changing nothing, when a package is not complete or anything else needs the whole
+    /// folder read again.
+    private func incremental(_ id: UUID, _ appeared: [RevisionID]) -> [RevisionID]? {
+        guard let snapshot = known[id] else { return nil }
+        // Everything is read and checked before the snapshot changes.
+        var found: [RevisionMetadata] = []
         for revision in appeared {
-            if now.read.live[revision] != nil && !now.read.pruned.contains(revision) {
-                // Counted already: a second event of the same package (a file of it
-                // written after it was complete changes no read, which remembers it).
-                continue
-            }
+            // Counted already: a second event of the same package (a file of it written
+            // after it was complete changes no read, which remembers it).
+            if snapshot.read.live[revision] != nil && !snapshot.read.pruned.contains(revision) { continue }
+            if found.contains(where: { $0.id == revision }) { continue }
             guard let metadata = try? revisions.completePackage(revision, of: id),
-                now.read.graph.revisions[revision] == nil
+                snapshot.read.canInsert(complete: metadata)
             else { return nil }
-            let heads = now.read.graph.heads(inserting: metadata, into: now.heads)
-            guard now.read.insert(complete: metadata) else { return nil }
-            now.heads = heads
-            added.append(revision)
+            found.append(metadata)
         }
-        // The package watches of packages now complete end.
-        for revision in added {
-            if let watch = packageWatches[id]?.removeValue(forKey: revision) {
+        for metadata in found {
+            // In place: the snapshot's dictionaries are not copied.
+            let heads = known[id]!.read.graph.heads(inserting: metadata, into: known[id]!.heads)
+            _ = known[id]!.read.insert(complete: metadata)
+            known[id]!.heads = heads
+            // A package watched while it was incomplete needs no watch now.
+            if let watch = packageWatches[id]?.removeValue(forKey: metadata.id) {
                 packageOfWatch[watch] = nil
                 watcher.remove(watch)
+                if packageWatches[id]?.isEmpty == true { packageWatches[id] = nil }
             }
         }
-        if packageWatches[id]?.isEmpty == true { packageWatches[id] = nil }
+        var added = found.map(\.id)
         if added.count > 1 { added.sort() }
-        return (now, added)
+        return added
     }
 
     /// Watches `Documents/` and every document folder in it, and reads each, reporting
@@ -297,15 +296,33 @@ final class ChangeFeed: @unchecked Sendable {
         }
     }
 
+    /// What the changes of a document are measured by, besides its new revisions.
+    struct State {
+        /// Whether no revision with content was known (the next one "creates" it).
+        var isEmpty = true
+        var heads: [RevisionID] = []
+        var isInConflict = false
+        var isDeleted = false
+
+        init() {}
+
+        init(_ snapshot: Snapshot) {
+            let read = snapshot.read
+            isEmpty = read.graph.revisions.keys.allSatisfy { read.pruned.contains($0) }
+            heads = snapshot.heads.map(\.id)
+            isInConflict = snapshot.isInConflict
+            isDeleted = snapshot.isDeleted
+        }
+    }
+
     /// Emits the changes from `old` to `new` of document `id`: one per revision in `added`
     /// (in that order), then at most one for the document's state.
     static func emitChanges(
-        of id: UUID, added: [RevisionID], from old: Snapshot, to new: Snapshot, emit: (StoreChange) -> Void
+        of id: UUID, added: [RevisionID], from old: State, to new: State, emit: (StoreChange) -> Void
     ) {
-        let heads = new.heads.map(\.id)
-        let wasEmpty = old.read.graph.revisions.keys.allSatisfy { old.read.pruned.contains($0) }
+        let heads = new.heads
         for (index, revision) in added.enumerated() {
-            let kind: StoreChange.Kind = index == 0 && wasEmpty ? .created : .revisionAdded
+            let kind: StoreChange.Kind = index == 0 && old.isEmpty ? .created : .revisionAdded
             emit(StoreChange(kind, document: id, revision: revision, heads: heads))
         }
         guard let winner = heads.first else { return }
