@@ -178,11 +178,13 @@ public final class FolderWatcher {
 
     /// Closes the watcher's descriptors; every watch ends. Called by `deinit` too.
     public func close() {
+        // The write end first, under the waker's lock: a wake-up from another thread
+        // never writes to a pipe whose read end is closed (which would raise SIGPIPE).
+        waker.close()
         if notify >= 0 { _ = Glue.close(notify) }
         if wakeRead >= 0 { _ = Glue.close(wakeRead) }
         notify = -1
         wakeRead = -1
-        waker.close()
         polled = [:]
         pollingPaths = [:]
     }
