@@ -2,7 +2,7 @@ import Foundation
 import Packages
 import Versions
 
-/// The machinery behind ``SurveyStore/changes(debounce:)``: a ``FolderWatcher`` on
+/// The machinery behind ``SurveyStore/changes(debounce:mechanism:)``: a ``FolderWatcher`` on
 /// `Documents/`, on each document folder and on each package still being copied in, and
 /// what each document's folder held when it was last read.
 ///
