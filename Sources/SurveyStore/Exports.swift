@@ -10,6 +10,7 @@
 @_exported import Surveys
 
 @_exported import struct Packages.FileSystemError
+@_exported import class Packages.FolderWatcher
 @_exported import struct Versions.Device
 @_exported import struct Versions.HybridClock
 @_exported import struct Versions.HybridTimestamp

@@ -1,7 +1,7 @@
 import Foundation
 import Versions
 
-/// One change of a store, as ``SurveyStore/changes(debounce:)`` reports it.
+/// One change of a store, as ``SurveyStore/changes(debounce:mechanism:)`` reports it.
 ///
 /// Changes are found by reading a document's folder again after its files changed and
 /// comparing what `RevisionStore.read(_:)` finds with what it found before, so only

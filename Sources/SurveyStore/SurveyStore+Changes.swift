@@ -17,67 +17,84 @@ extension SurveyStore {
     /// ```
     ///
     /// The store is read once before this returns, so every change after the call is
-    /// reported. Then a thread of its own waits for the folders' changes (on Linux, an
-    /// inotify watch on `Documents/`, on each document folder as it appears, and on each
-    /// package that is still being copied in; elsewhere, polling every
-    /// `FolderWatcher.pollingInterval` (a second)). After each burst, every document folder that
-    /// changed is read again and compared with the last read: only complete revisions
-    /// count, each new revision is reported once (see ``StoreChange``), and a change of
-    /// state (conflict, resolution, deletion) once. When changes may have been missed
-    /// (the kernel's queue overflowed, a watched folder was removed or replaced), the
-    /// sequence yields one ``StoreChange/Kind/reread`` and reads the store again.
+    /// reported. Then a thread of its own waits for the folders' changes: with inotify
+    /// (Linux), a watch on `Documents/`, on each document folder as it appears, and on
+    /// each package that is still being copied in; with polling (elsewhere, or when
+    /// chosen: `mechanism`, or `SURVEYSTORE_WATCH=polling` in the environment), a listing
+    /// of those folders every `FolderWatcher.pollingInterval` (a second).
     ///
-    /// Cancelling the task that iterates the sequence ends the watch: its thread stops and
-    /// its descriptors are closed. The sequence is for one consumer, which should iterate
-    /// it: the watch runs from this call until that consumer stops.
+    /// A revision package renamed into a document folder is read alone (its metadata
+    /// verified, its content checked to be there, as `RevisionStore.read(_:)` does) and
+    /// reported at once; anything else that changed (a removal, a tombstone, a package
+    /// still being copied) makes the feed read that document's folder again and compare
+    /// it with the last read. Either way only complete revisions count, each new revision
+    /// is reported once (see ``StoreChange``), and a change of state (conflict,
+    /// resolution, deletion) once. When changes may have been missed (the kernel's queue
+    /// overflowed, a watched folder was removed or replaced), the sequence yields one
+    /// ``StoreChange/Kind/reread`` and reads the store again.
     ///
-    /// - Parameter debounce: After a first change, how long the folders must stay quiet
-    ///   before they are read (at most a hundred times that in all). With `.zero`, the
-    ///   default, what is already queued is taken together and read at once: a burst of
-    ///   files still yields one change per revision, since changes come from comparing
-    ///   reads, never from single files.
+    /// The watch ends, its thread stopping and its descriptors closed, when the task
+    /// iterating the sequence is cancelled, or when the sequence and every iterator of it
+    /// are dropped, whether or not they were ever iterated. The sequence is for one
+    /// consumer; changes not yet taken are buffered for it.
+    ///
+    /// - Parameters:
+    ///   - debounce: After a first change, how long the folders must stay quiet before
+    ///     they are read (at most a hundred times that in all). With `.zero`, the
+    ///     default, what is already queued is taken together and read at once: a burst of
+    ///     files still yields one change per revision.
+    ///   - mechanism: How to learn of changes: `.automatic` (inotify on Linux unless
+    ///     `SURVEYSTORE_WATCH=polling`, polling elsewhere), `.inotify` or `.polling`.
     /// - Returns: The changes; the sequence throws when a folder cannot be read (an I/O
     ///   error), and ends only when its consumer stops.
     /// - Throws: `FileSystemError` when the watch cannot be set up (no `Documents/`
     ///   folder, the limit of inotify watches reached); the errors of reading a document.
-    public func changes(debounce: Duration = .zero) throws -> AsyncThrowingStream<StoreChange, any Error> {
-        try Self.changes(root: root, calls: calls, only: nil, debounce: debounce)
+    public func changes(
+        debounce: Duration = .zero, mechanism: FolderWatcher.Mechanism = .automatic
+    ) throws -> AsyncThrowingStream<StoreChange, any Error> {
+        try Self.changes(root: root, calls: calls, only: nil, debounce: debounce, mechanism: mechanism)
     }
 
-    /// The changes of one document, as ``changes(debounce:)`` reports them: its
+    /// The changes of one document, as ``changes(debounce:mechanism:)`` reports them: its
     /// creation (when its folder appears), each revision, its state, and every
     /// ``StoreChange/Kind/reread``. Only `Documents/` and that document's folder are
     /// watched.
     ///
     /// - Parameters:
     ///   - id: The document; it need not exist yet.
-    ///   - debounce: See ``changes(debounce:)``.
+    ///   - debounce: See ``changes(debounce:mechanism:)``.
+    ///   - mechanism: See ``changes(debounce:mechanism:)``.
     /// - Returns: The changes of `id`.
     /// - Throws: `FileSystemError` when the watch cannot be set up.
-    public func changes(of id: UUID, debounce: Duration = .zero) throws -> AsyncThrowingStream<
-        StoreChange, any Error
-    > {
-        try Self.changes(root: root, calls: calls, only: id, debounce: debounce)
+    public func changes(
+        of id: UUID, debounce: Duration = .zero, mechanism: FolderWatcher.Mechanism = .automatic
+    ) throws -> AsyncThrowingStream<StoreChange, any Error> {
+        try Self.changes(root: root, calls: calls, only: id, debounce: debounce, mechanism: mechanism)
     }
 
     private static func changes(
-        root: String, calls: SystemCalls, only: UUID?, debounce: Duration
+        root: String, calls: SystemCalls, only: UUID?, debounce: Duration, mechanism: FolderWatcher.Mechanism
     ) throws -> AsyncThrowingStream<StoreChange, any Error> {
-        let feed = try ChangeFeed(root: root, calls: calls, only: only)
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: StoreChange.self)
-        let waker = feed.waker
-        continuation.onTermination = { _ in waker.wake() }
+        let feed = try ChangeFeed(root: root, calls: calls, only: only, mechanism: mechanism)
+        let channel = ChangeChannel(waker: feed.waker)
+        // The thread holds the channel, never the sequence: dropping the sequence (and its
+        // iterators) releases `owner`, which ends the thread.
         let thread = Thread {
+            #if os(Linux)
+                // The name `ps -L`, `top -H` and /proc/self/task/*/comm show (15 bytes at most).
+                try? Data("store-changes".utf8).write(to: URL(fileURLWithPath: "/proc/thread-self/comm"))
+            #endif
             defer { feed.close() }
             do {
-                try feed.run(debounce: debounce) { continuation.yield($0) }
-                continuation.finish()
+                try feed.run(debounce: debounce) { channel.send($0) }
+                channel.finish(throwing: nil)
             } catch {
-                continuation.finish(throwing: error)
+                channel.finish(throwing: error)
             }
         }
-        thread.name = "SurveyStore changes"
+        thread.name = "store-changes"
         thread.start()
-        return stream
+        let owner = ChangeChannel.Owner(channel)
+        return AsyncThrowingStream(unfolding: { try await owner.channel.next() })
     }
 }

@@ -31,10 +31,37 @@ public struct RevisionGraph: Sendable {
     }
 
     /// Whether more than one head is not a deletion.
-    public var isInConflict: Bool { heads.filter { !$0.isDeleted }.count > 1 }
+    public var isInConflict: Bool { Self.isInConflict(heads: heads) }
 
     /// Whether the document is deleted: its winner is a deletion.
-    public var isDeleted: Bool { winner?.isDeleted ?? false }
+    public var isDeleted: Bool { Self.isDeleted(heads: heads) }
+
+    /// Whether a graph with `heads` is in conflict (see ``isInConflict``).
+    public static func isInConflict(heads: [RevisionMetadata]) -> Bool {
+        heads.lazy.filter { !$0.isDeleted }.count > 1
+    }
+
+    /// Whether a graph whose heads are `heads`, the winner first, is deleted (see
+    /// ``isDeleted``).
+    public static func isDeleted(heads: [RevisionMetadata]) -> Bool { heads.first?.isDeleted ?? false }
+
+    /// The heads once `revision` is inserted, given `heads`, the heads before: what
+    /// ``heads`` would give after ``insert(_:)``, found by one pass over the revisions'
+    /// parents rather than a set of them all.
+    ///
+    /// - Parameters:
+    ///   - revision: A revision not in the graph yet (or just inserted).
+    ///   - heads: The graph's heads before it was inserted, in the winner order.
+    /// - Returns: The heads, the winner first.
+    public func heads(inserting revision: RevisionMetadata, into heads: [RevisionMetadata])
+        -> [RevisionMetadata]
+    {
+        let isParent = revisions.values.contains { $0.parents.contains(revision.id) }
+        var result = heads.filter { head in !revision.parents.contains(head.id) && head.id != revision.id }
+        if !isParent { result.append(revision) }
+        if result.count > 1 { result.sort(by: Self.precedes) }
+        return result
+    }
 
     /// The winner order: `true` when `a` wins over `b`.
     public static func precedes(_ a: RevisionMetadata, _ b: RevisionMetadata) -> Bool {

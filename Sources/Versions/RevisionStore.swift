@@ -289,7 +289,7 @@ public final class RevisionStore: Sendable {
     /// A package's metadata when the package is complete (its metadata verifies against
     /// its name and document, and its content is a regular file); `nil` while it is
     /// incomplete (a copy in progress, or interrupted).
-    private func package(at path: String, id: RevisionID, document: UUID) throws -> RevisionMetadata? {
+    func package(at path: String, id: RevisionID, document: UUID) throws -> RevisionMetadata? {
         let file = path + "/" + Self.metadataFile
         if let metadata = known[file] { return metadata }
         // Only absence makes a package incomplete: any other failure to read is reported,

@@ -8,24 +8,54 @@ import Foundation
 
 /// Tells which of a set of folders had entries created, renamed, removed or written.
 ///
-/// On Linux each folder is an inotify watch (`inotify_init1`, `inotify_add_watch`) on one
-/// descriptor, read with `poll` and `read`. Events report only *that* something in a
-/// folder changed: the caller reads the folder again to learn what. When the kernel's
-/// queue overflows (`IN_Q_OVERFLOW`) the watcher reports ``Event/overflow`` (events were
-/// lost: everything must be read again); when a watch ends (its folder was removed,
-/// renamed or unmounted: `IN_IGNORED`, `IN_MOVE_SELF`, `IN_UNMOUNT`) it reports
-/// ``Event/lost(_:)``.
+/// Two mechanisms report the same events (see ``Mechanism``):
+/// - ``Mechanism/inotify`` (Linux): each folder is an inotify watch (`inotify_init1`,
+///   `inotify_add_watch`) on one descriptor, read with `poll` and `read`. When the
+///   kernel's queue overflows (`IN_Q_OVERFLOW`) the watcher reports ``Event/overflow``
+///   (events were lost: everything must be read again); when a watch ends (its folder
+///   was removed, renamed or unmounted: `IN_IGNORED`, `IN_MOVE_SELF`, `IN_UNMOUNT`) it
+///   reports ``Event/lost(_:)``.
+/// - ``Mechanism/polling`` (where there is no inotify, or when chosen): every
+///   ``pollingInterval`` each watched folder is listed (`opendir`, `readdir`) and each
+///   entry's status read (`fstatat`), and the listing compared with the previous one: a
+///   new name is reported as ``Event/appeared(_:name:)``, a name gone or a file whose
+///   size, inode or modification time changed as ``Event/changed(_:name:)``, and a folder
+///   removed or replaced as ``Event/lost(_:)``. A poll costs a listing of every watched
+///   folder and one `fstatat` per entry; changes are seen up to one interval late.
 ///
-/// Elsewhere (macOS) there is no inotify: the watcher polls. Every
-/// ``pollingInterval`` it reports each watched folder as changed, and the caller reads
-/// them again; nothing is missed, only later.
+/// Events report only *that* something in a folder changed, and which entry: the caller
+/// reads the folder again (or that entry) to learn what.
 ///
 /// A folder is watched without following a symbolic link in its last component
-/// (`IN_DONT_FOLLOW | IN_ONLYDIR`).
+/// (`IN_DONT_FOLLOW | IN_ONLYDIR`; `lstat` when polling).
 ///
 /// A watcher owns file descriptors, so it is deliberately not `Sendable`: one thread
 /// uses it. Another thread ends a wait with the ``Waker`` from ``waker``.
 public final class FolderWatcher {
+    /// How a watcher learns of changes.
+    public enum Mechanism: String, Sendable, CaseIterable {
+        /// inotify (Linux only): events as they happen.
+        case inotify
+        /// Listing every watched folder every ``FolderWatcher/pollingInterval``.
+        case polling
+
+        /// The mechanism a watcher uses when none is named: `polling` when the
+        /// environment variable `SURVEYSTORE_WATCH` is `polling` or where there is no
+        /// inotify, `inotify` otherwise.
+        public static var automatic: Mechanism {
+            #if os(Linux)
+                if let chosen = ProcessInfo.processInfo.environment["SURVEYSTORE_WATCH"],
+                    chosen == Mechanism.polling.rawValue
+                {
+                    return .polling
+                }
+                return .inotify
+            #else
+                return .polling
+            #endif
+        }
+    }
+
     /// One watched folder.
     public struct Watch: Hashable, Sendable {
         /// The inotify watch descriptor (a counter when polling).
@@ -59,7 +89,11 @@ public final class FolderWatcher {
 
     /// What a wait reports.
     public enum Event: Sendable, Equatable {
-        /// Something in the watched folder changed; `name` is the entry, when known.
+        /// An entry named `name` appeared in the watched folder: created or renamed into
+        /// it (`IN_CREATE`, `IN_MOVED_TO`; when polling, a name not listed before).
+        case appeared(Watch, name: String)
+        /// Something else in the watched folder changed (an entry removed or renamed
+        /// away, a file written); `name` is the entry, when known.
         case changed(Watch, name: String?)
         /// The watch ended: its folder was removed, renamed or unmounted.
         case lost(Watch)
@@ -87,33 +121,33 @@ public final class FolderWatcher {
         }
     }
 
-    /// How often the polling fallback reports every folder (where there is no inotify).
+    /// How often the polling mechanism lists the watched folders: a second.
     public static let pollingInterval: Duration = .seconds(1)
 
-    /// Whether this platform reports changes as they happen (inotify) rather than by
-    /// polling.
-    public static var isEventDriven: Bool {
-        #if os(Linux)
-            true
-        #else
-            false
-        #endif
-    }
+    /// Whether watchers made without naming a mechanism report changes as they happen
+    /// (inotify) rather than by polling (see ``Mechanism/automatic``).
+    public static var isEventDriven: Bool { Mechanism.automatic == .inotify }
 
+    /// How this watcher learns of changes.
+    public let mechanism: Mechanism
     /// Ends waits early, from any thread.
     public let waker: Waker
-    private var notify: Int32
+    private var notify: Int32 = -1
     private var wakeRead: Int32
-    private var polled: Set<Watch> = []
+    private var polled: [Watch: PolledFolder] = [:]
+    private var pollingPaths: [String: Watch] = [:]
     private var nextPolled: Int32 = 1
+    private var nextPoll = ContinuousClock.now
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// A watcher with no folders yet.
     ///
     /// The corresponding C functions are `inotify_init1` (Linux) and `pipe`.
+    /// - Parameter mechanism: How to learn of changes; ``Mechanism/inotify`` exists on
+    ///   Linux only (elsewhere it is replaced by polling).
     /// - Throws: ``FileSystemError`` when the descriptors cannot be made (the per-user
     ///   limit of inotify instances, `fs.inotify.max_user_instances`, for example).
-    public init() throws {
+    public init(mechanism: Mechanism = .automatic) throws {
         var ends: [Int32] = [-1, -1]
         guard Glue.pipe(&ends) == 0 else {
             throw FileSystemError(.open, path: "pipe", errno: .current)
@@ -122,16 +156,19 @@ public final class FolderWatcher {
             _ = Glue.setNonBlockingCloseOnExec(end)
         }
         #if os(Linux)
-            let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-            guard descriptor >= 0 else {
-                let error = Errno.current
-                _ = Glue.close(ends[0])
-                _ = Glue.close(ends[1])
-                throw FileSystemError(.open, path: "inotify", errno: error)
+            self.mechanism = mechanism
+            if mechanism == .inotify {
+                let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+                guard descriptor >= 0 else {
+                    let error = Errno.current
+                    _ = Glue.close(ends[0])
+                    _ = Glue.close(ends[1])
+                    throw FileSystemError(.open, path: "inotify", errno: error)
+                }
+                notify = descriptor
             }
-            notify = descriptor
         #else
-            notify = -1
+            self.mechanism = .polling
         #endif
         wakeRead = ends[0]
         waker = Waker(descriptor: ends[1])
@@ -141,23 +178,41 @@ public final class FolderWatcher {
 
     /// Closes the watcher's descriptors; every watch ends. Called by `deinit` too.
     public func close() {
+        // The write end first, under the waker's lock: a wake-up from another thread
+        // never writes to a pipe whose read end is closed (which would raise SIGPIPE).
+        waker.close()
         if notify >= 0 { _ = Glue.close(notify) }
         if wakeRead >= 0 { _ = Glue.close(wakeRead) }
         notify = -1
         wakeRead = -1
-        waker.close()
-        polled = []
+        polled = [:]
+        pollingPaths = [:]
     }
 
     /// Starts watching the folder at `path` for `interest`. Watching a folder twice
     /// returns the same watch, with the new interest.
     ///
-    /// The corresponding C function is `inotify_add_watch`.
+    /// The corresponding C function is `inotify_add_watch` (polling: `lstat`, and the
+    /// folder's first listing).
     /// - Returns: The watch, which events name.
     /// - Throws: ``FileSystemError``: the folder is missing (code `notFound`), is no
     ///   folder or a link, or the per-user limit of watches is reached (`ENOSPC`:
     ///   `fs.inotify.max_user_watches`).
     public func add(_ path: String, interest: Interest) throws -> Watch {
+        if mechanism == .polling {
+            guard let folder = PolledFolder.list(path, interest: interest) else {
+                throw FileSystemError(.open, path: path, errno: .current)
+            }
+            if let watch = pollingPaths[path] {
+                polled[watch] = folder
+                return watch
+            }
+            let watch = Watch(rawValue: nextPolled)
+            nextPolled += 1
+            polled[watch] = folder
+            pollingPaths[path] = watch
+            return watch
+        }
         #if os(Linux)
             let mask = interest.rawValue | UInt32(IN_ONLYDIR | IN_DONT_FOLLOW | IN_MOVE_SELF)
             let descriptor = inotify_add_watch(notify, path, mask)
@@ -170,15 +225,7 @@ public final class FolderWatcher {
             }
             return Watch(rawValue: descriptor)
         #else
-            var status = stat()
-            guard lstat(path, &status) == 0 else { throw FileSystemError(.open, path: path, errno: .current) }
-            guard status.st_mode & S_IFMT == S_IFDIR else {
-                throw FileSystemError(.open, path: path, errno: .notDirectory)
-            }
-            let watch = Watch(rawValue: nextPolled)
-            nextPolled += 1
-            polled.insert(watch)
-            return watch
+            preconditionFailure("inotify exists on Linux only")
         #endif
     }
 
@@ -187,56 +234,122 @@ public final class FolderWatcher {
     ///
     /// The corresponding C function is `inotify_rm_watch`.
     public func remove(_ watch: Watch) {
+        if mechanism == .polling {
+            if let folder = polled.removeValue(forKey: watch) { pollingPaths[folder.path] = nil }
+            return
+        }
         #if os(Linux)
             _ = inotify_rm_watch(notify, watch.rawValue)
-        #else
-            polled.remove(watch)
         #endif
     }
 
     /// Waits until something changes, ``Waker/wake()`` is called, or `timeout` passes,
     /// and returns every event already queued (none when woken or timed out).
     ///
-    /// The corresponding C functions are `poll` and `read`.
+    /// The corresponding C functions are `poll` and `read` (polling: `poll` on the
+    /// waker's pipe alone, then the listings).
     /// - Parameter timeout: The longest wait; `nil` waits until an event or a wake-up,
     ///   `.zero` only collects what is queued.
-    /// - Returns: The events, in the order the kernel queued them.
+    /// - Returns: The events, in the order the kernel queued them (polling: by watch,
+    ///   then by name).
     /// - Throws: ``FileSystemError`` when `poll` or `read` fails.
     public func wait(timeout: Duration?) throws -> (events: [Event], woken: Bool) {
-        let requested =
-            timeout.map {
-                Int32(
-                    clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000
-                )
-            } ?? -1
+        if mechanism == .polling { return try waitPolling(timeout: timeout) }
+        let milliseconds = Self.milliseconds(timeout)
+        var descriptors = [
+            pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: notify, events: Int16(POLLIN), revents: 0),
+        ]
+        try poll(&descriptors, milliseconds: milliseconds)
+        let woken = descriptors[0].revents != 0
+        if woken { drainWaker() }
         #if os(Linux)
-            let milliseconds = requested
+            return (try readEvents(), woken)
         #else
-            let interval = Int32(Self.pollingInterval.components.seconds * 1000)
-            let milliseconds = requested < 0 ? interval : min(requested, interval)
+            return ([], woken)
         #endif
-        var descriptors = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-        if notify >= 0 { descriptors.append(pollfd(fd: notify, events: Int16(POLLIN), revents: 0)) }
+    }
+
+    private static func milliseconds(_ duration: Duration?) -> Int32 {
+        guard let duration else { return -1 }
+        if duration <= .zero { return 0 }
+        // Rounded up, so that a short wait never becomes a busy loop.
+        let (seconds, attoseconds) = duration.components
+        return Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+    }
+
+    private func poll(_ descriptors: inout [pollfd], milliseconds: Int32) throws {
         while true {
-            let ready = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
+            let ready = Glue.poll(&descriptors, nfds_t(descriptors.count), milliseconds)
             if ready < 0 {
                 if errno == EINTR { continue }
                 throw FileSystemError(.read, path: "inotify", errno: .current)
             }
-            break
+            return
         }
-        var woken = false
-        if descriptors[0].revents != 0 {
-            woken = true
-            var drain = [UInt8](repeating: 0, count: 64)
-            while Glue.read(wakeRead, &drain, drain.count) > 0 {}
+    }
+
+    private func drainWaker() {
+        var drain = [UInt8](repeating: 0, count: 64)
+        while Glue.read(wakeRead, &drain, drain.count) > 0 {}
+    }
+
+    /// Polling: waits for the next poll (or the timeout, or a wake-up), lists every
+    /// watched folder, and returns what changed; waits for further polls while nothing
+    /// did and time remains.
+    private func waitPolling(timeout: Duration?) throws -> (events: [Event], woken: Bool) {
+        let clock = ContinuousClock()
+        let deadline = timeout.map { clock.now.advanced(by: max($0, .zero)) }
+        while true {
+            let now = clock.now
+            var until = nextPoll
+            if let deadline, deadline < until { until = deadline }
+            var descriptors = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            try poll(
+                &descriptors, milliseconds: Self.milliseconds(until > now ? now.duration(to: until) : .zero))
+            if descriptors[0].revents != 0 {
+                drainWaker()
+                return ([], true)
+            }
+            if clock.now >= nextPoll {
+                nextPoll = clock.now.advanced(by: Self.pollingInterval)
+                let events = pollOnce()
+                if !events.isEmpty { return (events, false) }
+            }
+            if let deadline, clock.now >= deadline { return ([], false) }
         }
-        #if os(Linux)
-            return (try readEvents(), woken)
-        #else
-            if woken { return ([], true) }
-            return (polled.sorted { $0.rawValue < $1.rawValue }.map { .changed($0, name: nil) }, false)
-        #endif
+    }
+
+    /// Lists every watched folder and compares it with its last listing.
+    private func pollOnce() -> [Event] {
+        var events: [Event] = []
+        for watch in polled.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+            guard let old = polled[watch] else { continue }
+            guard let new = PolledFolder.list(old.path, interest: old.interest), new.folder == old.folder
+            else {
+                // Gone or replaced: the watch ends, as inotify's does.
+                polled[watch] = nil
+                pollingPaths[old.path] = nil
+                events.append(.lost(watch))
+                continue
+            }
+            polled[watch] = new
+            for (name, entry) in new.entries.sorted(by: { $0.key < $1.key }) {
+                if let before = old.entries[name] {
+                    if before != entry && old.interest.contains(.closedAfterWriting) {
+                        events.append(.changed(watch, name: name))
+                    }
+                } else if !old.interest.isDisjoint(with: [.created, .movedIn]) {
+                    events.append(.appeared(watch, name: name))
+                }
+            }
+            if !old.interest.isDisjoint(with: [.deleted, .movedOut]) {
+                for name in old.entries.keys.sorted() where new.entries[name] == nil {
+                    events.append(.changed(watch, name: name))
+                }
+            }
+        }
+        return events
     }
 
     #if os(Linux)
@@ -267,18 +380,91 @@ public final class FolderWatcher {
                             if events.last != .overflow { events.append(.overflow) }
                         } else if mask & UInt32(IN_IGNORED | IN_MOVE_SELF | IN_UNMOUNT) != 0 {
                             if events.last != .lost(watch) { events.append(.lost(watch)) }
+                        } else if nameBytes.isEmpty {
+                            events.append(.changed(watch, name: nil))
                         } else {
-                            events.append(
-                                .changed(
-                                    watch,
-                                    name: nameBytes.isEmpty ? nil : String(decoding: nameBytes, as: UTF8.self)
-                                ))
+                            let name = String(decoding: nameBytes, as: UTF8.self)
+                            if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
+                                events.append(.appeared(watch, name: name))
+                            } else {
+                                events.append(.changed(watch, name: name))
+                            }
                         }
                     }
+                }
+                // A read shorter than the buffer took every queued event: no second read.
+                if count < buffer.count - (MemoryLayout<inotify_event>.size + Int(NAME_MAX) + 1) {
+                    return events
                 }
             }
         }
     #endif
+}
+
+/// One folder as the polling mechanism last listed it.
+private struct PolledFolder {
+    /// What identifies a file's version: a rewrite changes at least one of them.
+    struct Stamp: Equatable {
+        var inode: UInt64
+        var size: Int64
+        var modified: Int64
+        var changed: Int64
+    }
+
+    var path: String
+    var interest: FolderWatcher.Interest
+    /// The folder's own device and inode: a different one means it was replaced.
+    var folder: [UInt64]
+    var entries: [String: Stamp]
+
+    /// The folder at `path` listed (`opendir`, `readdir`, `fstatat` per entry, without
+    /// following links), or `nil` when it is no folder (errno says why).
+    static func list(_ path: String, interest: FolderWatcher.Interest) -> PolledFolder? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        guard status.st_mode & S_IFMT == S_IFDIR else {
+            errno = ENOTDIR
+            return nil
+        }
+        guard let directory = opendir(path) else { return nil }
+        defer { closedir(directory) }
+        let descriptor = dirfd(directory)
+        var entries: [String: Stamp] = [:]
+        while let entry = readdir(directory) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+            }
+            if name == "." || name == ".." { continue }
+            var entryStatus = stat()
+            guard fstatat(descriptor, name, &entryStatus, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            entries[name] = Stamp(
+                inode: UInt64(entryStatus.st_ino), size: Int64(entryStatus.st_size),
+                modified: Self.modified(entryStatus), changed: Self.changed(entryStatus))
+        }
+        return PolledFolder(
+            path: path, interest: interest, folder: [UInt64(status.st_dev), UInt64(status.st_ino)],
+            entries: entries)
+    }
+
+    private static func modified(_ status: stat) -> Int64 {
+        #if canImport(Darwin)
+            nanoseconds(status.st_mtimespec)
+        #else
+            nanoseconds(status.st_mtim)
+        #endif
+    }
+
+    private static func changed(_ status: stat) -> Int64 {
+        #if canImport(Darwin)
+            nanoseconds(status.st_ctimespec)
+        #else
+            nanoseconds(status.st_ctim)
+        #endif
+    }
+
+    private static func nanoseconds(_ time: timespec) -> Int64 {
+        Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    }
 }
 
 /// The waker's write end, behind a lock so that a wake-up never writes to a descriptor
@@ -335,6 +521,14 @@ private enum Glue {
                 Darwin.pipe(buffer.baseAddress!)
             #endif
         }
+    }
+
+    static func poll(_ descriptors: inout [pollfd], _ count: nfds_t, _ milliseconds: Int32) -> Int32 {
+        #if canImport(Glibc)
+            Glibc.poll(&descriptors, count, milliseconds)
+        #else
+            Darwin.poll(&descriptors, count, milliseconds)
+        #endif
     }
 
     static func setNonBlockingCloseOnExec(_ descriptor: Int32) -> Int32 {

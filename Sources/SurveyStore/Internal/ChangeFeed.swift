@@ -2,7 +2,7 @@ import Foundation
 import Packages
 import Versions
 
-/// The machinery behind ``SurveyStore/changes(debounce:)``: a ``FolderWatcher`` on
+/// The machinery behind ``SurveyStore/changes(debounce:mechanism:)``: a ``FolderWatcher`` on
 /// `Documents/`, on each document folder and on each package still being copied in, and
 /// what each document's folder held when it was last read.
 ///
@@ -11,13 +11,23 @@ import Versions
 /// ``waker``: hence `@unchecked Sendable`, for that one hand-over.
 final class ChangeFeed: @unchecked Sendable {
     /// What one read of a document folder tells the feed.
-    struct Snapshot: Equatable {
-        /// The complete revisions whose content is not pruned.
-        var revisions: Set<RevisionID> = []
+    struct Snapshot {
+        /// The read: the complete revisions, the tombstones, the packages not complete yet.
+        var read = DocumentRead()
         /// The heads, the winner first.
-        var heads: [RevisionID] = []
-        var isInConflict = false
-        var isDeleted = false
+        var heads: [RevisionMetadata] = []
+
+        init() {}
+
+        init(_ read: DocumentRead) {
+            self.read = read
+            heads = read.graph.heads
+        }
+
+        /// The complete revisions whose content is not pruned.
+        var revisions: Set<RevisionID> { Set(read.graph.revisions.keys).subtracting(read.pruned) }
+        var isInConflict: Bool { RevisionGraph.isInConflict(heads: heads) }
+        var isDeleted: Bool { RevisionGraph.isDeleted(heads: heads) }
     }
 
     let root: String
@@ -30,30 +40,35 @@ final class ChangeFeed: @unchecked Sendable {
     private var documentOfFolder: [FolderWatcher.Watch: UUID] = [:]
     /// Packages not complete yet, watched until they are.
     private var packageWatches: [UUID: [RevisionID: FolderWatcher.Watch]] = [:]
-    private var documentOfPackage: [FolderWatcher.Watch: UUID] = [:]
+    private var packageOfWatch: [FolderWatcher.Watch: (document: UUID, revision: RevisionID)] = [:]
     private var known: [UUID: Snapshot] = [:]
 
     /// Ends ``run(debounce:emit:)`` from any thread.
     var waker: FolderWatcher.Waker { watcher.waker }
 
     /// Watches the store at `root` (every document, or only `only`) and reads it once.
-    init(root: String, calls: SystemCalls, only: UUID?) throws {
+    init(root: String, calls: SystemCalls, only: UUID?, mechanism: FolderWatcher.Mechanism) throws {
         self.root = root
         self.only = only
         revisions = RevisionStore(root: root, device: Device(id: "watch", name: "watch"), calls: calls)
-        watcher = try FolderWatcher()
+        watcher = try FolderWatcher(mechanism: mechanism)
         try synchronize()
     }
 
     /// Closes the watcher's descriptors.
     func close() { watcher.close() }
 
-    /// Waits for changes and hands each to `emit`, until woken.
+    /// Waits for changes and hands each to `emit`, until woken or until `emit` returns
+    /// `false` (its consumer is gone).
     ///
     /// - Parameter debounce: After a first event, how long the folders must stay quiet
     ///   before they are read (`.zero`: only what is already queued is taken together).
-    func run(debounce: Duration, emit: (StoreChange) -> Void) throws {
-        while true {
+    func run(debounce: Duration, emit: (StoreChange) -> Bool) throws {
+        var open = true
+        let send = { (change: StoreChange) in
+            if open && !emit(change) { open = false }
+        }
+        while open {
             let (first, woken) = try watcher.wait(timeout: nil)
             if woken { return }
             var events = first
@@ -67,13 +82,35 @@ final class ChangeFeed: @unchecked Sendable {
                     events += more
                 }
             }
-            try handle(events, emit: emit)
+            try handle(events, emit: send)
         }
     }
 
+    /// What the events of one batch say about one document.
+    private struct Dirty {
+        /// Packages that appeared (by name) and may be read alone.
+        var appeared: [RevisionID] = []
+        /// Whether the whole folder must be read again.
+        var full = false
+    }
+
     /// Reads what `events` say changed and reports the differences.
+    ///
+    /// A package that appeared in a document folder (or a watched package that changed)
+    /// is read alone when nothing else of that document changed in the batch, and
+    /// counted when ``RevisionStore/completePackage(_:of:)`` and
+    /// `DocumentRead.insert(complete:)` settle it; anything else (a removal, a tombstone,
+    /// another name, a package not complete yet) reads the document's folder again.
     func handle(_ events: [FolderWatcher.Event], emit: (StoreChange) -> Void) throws {
-        var dirty = Set<UUID>()
+        var order: [UUID] = []
+        var dirty: [UUID: Dirty] = [:]
+        func mark(_ id: UUID, appeared revision: RevisionID? = nil) {
+            if dirty[id] == nil {
+                order.append(id)
+                dirty[id] = Dirty()
+            }
+            if let revision { dirty[id]!.appeared.append(revision) } else { dirty[id]!.full = true }
+        }
         var reread = false
         for event in events {
             switch event {
@@ -86,23 +123,35 @@ final class ChangeFeed: @unchecked Sendable {
                 } else if let id = documentOfFolder.removeValue(forKey: watch) {
                     folderWatches[id] = nil
                     reread = true
-                } else if let id = documentOfPackage.removeValue(forKey: watch) {
-                    packageWatches[id] = packageWatches[id]?.filter { $0.value != watch }
-                    dirty.insert(id)
+                } else if let (id, revision) = packageOfWatch.removeValue(forKey: watch) {
+                    packageWatches[id]?[revision] = nil
+                    mark(id)
+                }
+            case .appeared(let watch, let name):
+                if watch == documentsWatch {
+                    documentAppeared(name, mark: { mark($0) })
+                } else if let id = documentOfFolder[watch] {
+                    if known[id] != nil, name.hasSuffix(StoreLayout.packageSuffix),
+                        let revision = StoreLayout.revision(packageName: name)
+                    {
+                        mark(id, appeared: revision)
+                    } else {
+                        mark(id)
+                    }
+                } else if let (id, revision) = packageOfWatch[watch] {
+                    mark(id, appeared: revision)
                 }
             case .changed(let watch, let name):
                 if watch == documentsWatch {
                     if let name {
-                        if let id = UUID(uuidString: name), name == StoreLayout.folderName(of: id),
-                            only == nil || only == id
-                        {
-                            dirty.insert(id)
-                        }
+                        documentAppeared(name, mark: { mark($0) })
                     } else {
-                        dirty.formUnion(try documentIDs())
+                        for id in try documentIDs() { mark(id) }
                     }
-                } else if let id = documentOfFolder[watch] ?? documentOfPackage[watch] {
-                    dirty.insert(id)
+                } else if let id = documentOfFolder[watch] {
+                    mark(id)
+                } else if let (id, revision) = packageOfWatch[watch] {
+                    mark(id, appeared: revision)
                 }
             }
         }
@@ -111,13 +160,63 @@ final class ChangeFeed: @unchecked Sendable {
             try synchronize()
             return
         }
-        for id in dirty.sorted(by: { $0.uuidString < $1.uuidString }) {
-            let now = try refresh(id)
-            for change in Self.changes(of: id, from: known[id] ?? Snapshot(), to: now ?? Snapshot()) {
-                emit(change)
+        for id in order {
+            let before = known[id].map(State.init) ?? State()
+            if let work = dirty[id], !work.full, let added = incremental(id, work.appeared) {
+                Self.emitChanges(of: id, added: added, from: before, to: State(known[id]!), emit: emit)
+                continue
             }
+            let old = known[id] ?? Snapshot()
+            let now = try refresh(id)
+            let new = now ?? Snapshot()
+            let added = new.revisions.subtracting(old.revisions).sorted()
+            Self.emitChanges(of: id, added: added, from: before, to: State(new), emit: emit)
             known[id] = now
         }
+    }
+
+    /// Marks the document whose folder `name` appeared in `Documents/`, if it is one this
+    /// feed watches.
+    private func documentAppeared(_ name: String, mark: (UUID) -> Void) {
+        if let id = UUID(uuidString: name), name == StoreLayout.folderName(of: id), only == nil || only == id
+        {
+            mark(id)
+        }
+    }
+
+    /// Counts the packages `appeared` into the document's snapshot, in place, and returns
+    /// the revisions they added, in the order a full read would report them; `nil`,
+    /// changing nothing, when a package is not complete or anything else needs the whole
+    /// folder read again.
+    private func incremental(_ id: UUID, _ appeared: [RevisionID]) -> [RevisionID]? {
+        guard let snapshot = known[id] else { return nil }
+        // Everything is read and checked before the snapshot changes.
+        var found: [RevisionMetadata] = []
+        for revision in appeared {
+            // Counted already: a second event of the same package (a file of it written
+            // after it was complete changes no read, which remembers it).
+            if snapshot.read.live[revision] != nil && !snapshot.read.pruned.contains(revision) { continue }
+            if found.contains(where: { $0.id == revision }) { continue }
+            guard let metadata = try? revisions.completePackage(revision, of: id),
+                snapshot.read.canInsert(complete: metadata)
+            else { return nil }
+            found.append(metadata)
+        }
+        for metadata in found {
+            // In place: the snapshot's dictionaries are not copied.
+            let heads = known[id]!.read.graph.heads(inserting: metadata, into: known[id]!.heads)
+            _ = known[id]!.read.insert(complete: metadata)
+            known[id]!.heads = heads
+            // A package watched while it was incomplete needs no watch now.
+            if let watch = packageWatches[id]?.removeValue(forKey: metadata.id) {
+                packageOfWatch[watch] = nil
+                watcher.remove(watch)
+                if packageWatches[id]?.isEmpty == true { packageWatches[id] = nil }
+            }
+        }
+        var added = found.map(\.id)
+        if added.count > 1 { added.sort() }
+        return added
     }
 
     /// Watches `Documents/` and every document folder in it, and reads each, reporting
@@ -146,7 +245,7 @@ final class ChangeFeed: @unchecked Sendable {
             watcher.remove(watch)
         }
         for watch in (packageWatches.removeValue(forKey: id) ?? [:]).values {
-            documentOfPackage[watch] = nil
+            packageOfWatch[watch] = nil
             watcher.remove(watch)
         }
     }
@@ -180,7 +279,7 @@ final class ChangeFeed: @unchecked Sendable {
             let incomplete = Set(read.incomplete)
             for (revision, watch) in watched where !incomplete.contains(revision) {
                 watched[revision] = nil
-                documentOfPackage[watch] = nil
+                packageOfWatch[watch] = nil
                 watcher.remove(watch)
             }
             for revision in incomplete where watched[revision] == nil {
@@ -189,37 +288,50 @@ final class ChangeFeed: @unchecked Sendable {
                         folder + "/" + StoreLayout.packageName(revision), interest: .allEntries)
                 else { continue }
                 watched[revision] = watch
-                documentOfPackage[watch] = id
+                packageOfWatch[watch] = (id, revision)
                 added = true
             }
             packageWatches[id] = watched.isEmpty ? nil : watched
-            if !added {
-                let graph = read.graph
-                return Snapshot(
-                    revisions: Set(graph.revisions.keys).subtracting(read.pruned),
-                    heads: graph.heads.map(\.id),
-                    isInConflict: graph.isInConflict, isDeleted: graph.isDeleted)
-            }
+            if !added { return Snapshot(read) }
         }
     }
 
-    /// The changes from `old` to `new` of document `id`: one per new revision, parents
-    /// first, then at most one for the document's state.
-    static func changes(of id: UUID, from old: Snapshot, to new: Snapshot) -> [StoreChange] {
-        var changes: [StoreChange] = []
-        let added = new.revisions.subtracting(old.revisions).sorted()
+    /// What the changes of a document are measured by, besides its new revisions.
+    struct State {
+        /// Whether no revision with content was known (the next one "creates" it).
+        var isEmpty = true
+        var heads: [RevisionID] = []
+        var isInConflict = false
+        var isDeleted = false
+
+        init() {}
+
+        init(_ snapshot: Snapshot) {
+            let read = snapshot.read
+            isEmpty = read.graph.revisions.keys.allSatisfy { read.pruned.contains($0) }
+            heads = snapshot.heads.map(\.id)
+            isInConflict = snapshot.isInConflict
+            isDeleted = snapshot.isDeleted
+        }
+    }
+
+    /// Emits the changes from `old` to `new` of document `id`: one per revision in `added`
+    /// (in that order), then at most one for the document's state.
+    static func emitChanges(
+        of id: UUID, added: [RevisionID], from old: State, to new: State, emit: (StoreChange) -> Void
+    ) {
+        let heads = new.heads
         for (index, revision) in added.enumerated() {
-            let kind: StoreChange.Kind = index == 0 && old.revisions.isEmpty ? .created : .revisionAdded
-            changes.append(StoreChange(kind, document: id, revision: revision, heads: new.heads))
+            let kind: StoreChange.Kind = index == 0 && old.isEmpty ? .created : .revisionAdded
+            emit(StoreChange(kind, document: id, revision: revision, heads: heads))
         }
-        guard let winner = new.heads.first else { return changes }
+        guard let winner = heads.first else { return }
         if new.isDeleted && !old.isDeleted {
-            changes.append(StoreChange(.deleted, document: id, revision: winner, heads: new.heads))
+            emit(StoreChange(.deleted, document: id, revision: winner, heads: heads))
         } else if new.isInConflict && !old.isInConflict {
-            changes.append(StoreChange(.conflictAppeared, document: id, revision: winner, heads: new.heads))
+            emit(StoreChange(.conflictAppeared, document: id, revision: winner, heads: heads))
         } else if !new.isInConflict && old.isInConflict && !new.isDeleted {
-            changes.append(StoreChange(.conflictResolved, document: id, revision: winner, heads: new.heads))
+            emit(StoreChange(.conflictResolved, document: id, revision: winner, heads: heads))
         }
-        return changes
     }
 }

@@ -24,15 +24,20 @@ struct WatchCommand: ParsableCommand {
             {"event", "id", "revision", "heads"}, where event is created, revision-added, conflict-appeared, \
             conflict-resolved, deleted or reread (id and revision null, heads empty).
 
+            On Linux changes come from inotify, one watch per document folder (the per-user limit \
+            is fs.inotify.max_user_watches). With SURVEYSTORE_WATCH=polling in the environment (and \
+            where there is no inotify) every watched folder is listed once a second instead: changes \
+            are printed up to a second late, and each second costs a listing of every document folder.
+
             Runs until SIGINT (Ctrl-C) or SIGTERM, then exits 0.
 
             \(SurveyTool.exitCodesReference)
             """)
-    @OptionGroup var options: StoreOptions
+    @OptionGroup var options: WatchOptions
 
     func run() throws {
         try runReporting {
-            let store = try options.openForReading()
+            let store = try SurveyStore.openForReading(at: StoreOptions.path(options.store))
             let changes = try store.changes()
             let json = options.json
             let finished = Finished()
@@ -76,6 +81,20 @@ struct WatchCommand: ParsableCommand {
             withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self) + "\n"
     }
+}
+
+/// The options of `survey watch`: those of every store command, but `--json` asks for a
+/// stream rather than one document.
+struct WatchOptions: ParsableArguments {
+    @Option(help: "The store folder (default: $SURVEY_STORE, else ./Surveys).")
+    var store: String?
+
+    @Flag(
+        help: """
+            Print a stream on standard output: one JSON object per change, one per line, each \
+            line flushed (on failure, one {"error": …} object).
+            """)
+    var json = false
 }
 
 /// The end of a watch: a signal, or the sequence failing; the first one counts.

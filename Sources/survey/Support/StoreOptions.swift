@@ -10,7 +10,10 @@ struct StoreOptions: ParsableArguments {
     @Flag(help: "Print exactly one JSON document on standard output.")
     var json = false
 
-    var path: String {
+    var path: String { Self.path(store) }
+
+    /// The store folder `--store` names, else `$SURVEY_STORE`, else `./Surveys`.
+    static func path(_ store: String?) -> String {
         store ?? ProcessInfo.processInfo.environment["SURVEY_STORE"] ?? "./Surveys"
     }
 

@@ -64,9 +64,14 @@ final class Collected: @unchecked Sendable {
         return changes
     }
 
+    /// How long `settle` waits for a duplicate by default: half a second, or a polling
+    /// interval and a half when polling.
+    var quiet = 0.5
+
     /// Waits until at least `count` changes arrived, then for `quiet` seconds more, so
     /// that a duplicate would have arrived too.
-    func settle(count: Int, quiet: Double = 0.5) -> [SeenChange] {
+    func settle(count: Int, quiet: Double? = nil) -> [SeenChange] {
+        let quiet = quiet ?? self.quiet
         wait { $0.count >= count }
         usleep(UInt32(quiet * 1_000_000))
         return changes
@@ -78,10 +83,13 @@ final class LibraryWatch {
     let collected: Collected
     private let task: Task<Void, Never>
 
-    init(store path: String, document: UUID? = nil) throws {
+    init(store path: String, document: UUID? = nil, mechanism: FolderWatcher.Mechanism = .automatic) throws {
         let store = try SurveyStore.openForReading(at: path)
-        let changes = try document.map { try store.changes(of: $0) } ?? store.changes()
+        let changes =
+            try document.map { try store.changes(of: $0, mechanism: mechanism) }
+            ?? store.changes(mechanism: mechanism)
         let collected = Collected()
+        if mechanism == .polling { collected.quiet = 1.5 }
         self.collected = collected
         // On a thread of its own: tests that block the cooperative pool's few threads
         // (waiting on processes, sleeping) must not delay the consumer.
@@ -116,17 +124,22 @@ final class CommandWatch {
     private let reader: Thread
     private let errors: Pipe
 
-    /// Starts `survey watch --json --store PATH` and waits until it says it is watching.
-    init(store path: String, json: Bool = true) throws {
+    /// Starts `survey watch --json --store PATH` (with `SURVEYSTORE_WATCH=polling` for
+    /// the polling mechanism) and waits until it says it is watching.
+    init(store path: String, json: Bool = true, mechanism: FolderWatcher.Mechanism = .automatic) throws {
         let process = Process()
         process.executableURL = CommandRunner.binary
         process.arguments = ["watch", "--store", path] + (json ? ["--json"] : [])
+        var environment = ProcessInfo.processInfo.environment
+        environment["SURVEYSTORE_WATCH"] = mechanism == .polling ? "polling" : nil
+        process.environment = environment
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice
         let collected = Collected()
+        if mechanism == .polling { collected.quiet = 1.5 }
         let handle = output.fileHandleForReading
         let reader = Thread {
             var pending = Data()
