@@ -22,6 +22,7 @@ public struct PlistEncoder: Sendable {
     ///   something XML cannot carry (the underlying ``PropertyListError`` says what).
     public func encode<T: Encodable>(_ value: T) throws -> Data {
         let arena = ByteStorage(capacity: 1 << 16)
+        arena.append(repeating: 0, count: ByteStorage.documentPrefix)
         let state = EncodingState(arena: arena)
         let encoder = PlistXMLEncoder(state: state, depth: 0, codingPath: [], userInfo: userInfo)
         guard let rendered = try encoder.encodeValue(value) else {
@@ -30,11 +31,14 @@ public struct PlistEncoder: Sendable {
                 EncodingError.Context(
                     codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values."))
         }
-        var writer = XMLPlistWriter(output: ByteStorage(capacity: arena.count + arena.count / 4 + 4096))
+        // The bytes around the finished pieces of the arena, in order; the document is
+        // then assembled in the arena itself, which becomes the `Data`.
+        var writer = XMLPlistWriter(output: ByteStorage(capacity: 4096))
+        var pieces: [ArenaPiece] = []
         do {
             try writer.writeDocument { writer in
                 try writer.assemble(
-                    rendered, from: arena, keyLines: state.keyLineBytes, cache: &state.keyOrders)
+                    rendered, keyLines: state.keyLineBytes, pieces: &pieces, cache: &state.keyOrders)
             }
         } catch let error as PropertyListError {
             throw EncodingError.invalidValue(
@@ -42,7 +46,7 @@ public struct PlistEncoder: Sendable {
                 EncodingError.Context(codingPath: [], debugDescription: error.message, underlyingError: error)
             )
         }
-        return writer.takeData()
+        return arena.takeDocument(literals: writer.output, pieces: pieces)
     }
 
     /// Encodes `value` as a property-list value.

@@ -21,6 +21,10 @@ import Foundation
 //    Copies of up to 16 bytes use unaligned 4- and 8-byte loads and stores
 //    (`loadUnaligned`, defined for any alignment). The writer and the `Codable`
 //    encoder append their output to the same kind of buffer, on the same terms.
+//    `takeData(from:count:)` hands the whole allocation to the `Data` it returns, whose
+//    deallocator frees it from the start of the allocation (the range may begin
+//    later); the encoder writes that range in place first (note 6 in
+//    `CodableUnsafe.swift`), and the range is checked to lie within the capacity.
 //
 // 2. `FixedStack`: the scanner's open containers, in one allocation of a fixed
 //    capacity, indexed without the uniqueness and bounds checks `Array` makes on each
@@ -185,7 +189,7 @@ final class ByteStorage {
             let eight = UInt64(byte) &* 0x0101_0101_0101_0101
             UnsafeMutableRawPointer(base + count).storeBytes(of: eight, as: UInt64.self)
         } else {
-            for offset in 0..<repeats { base[count + offset] = byte }
+            (base + count).update(repeating: byte, count: repeats)
         }
         count += repeats
     }
@@ -193,7 +197,27 @@ final class ByteStorage {
     /// The bytes as `Data`, handing over the buffer without copying; the storage is
     /// empty afterwards.
     func takeData() -> Data {
-        let data = Data(bytesNoCopy: base, count: count, deallocator: .free)
+        takeData(from: 0, count: count)
+    }
+
+    /// The `length` bytes at `offset` as `Data`, handing over the buffer without
+    /// copying (the whole allocation is freed with the `Data`); the storage is empty
+    /// afterwards. The range may reach past ``count`` into bytes the caller has written
+    /// in place, but not past the capacity. Spare capacity of a page or more beyond the
+    /// range is given back first.
+    func takeData(from offset: Int, count length: Int) -> Data {
+        precondition(offset >= 0 && length >= 0 && offset + length <= capacity, "a range outside the storage")
+        var storage = base
+        let end = offset + length
+        if end > 0, capacity - end >= 4096, let shrunk = realloc(base, end) {
+            storage = shrunk.assumingMemoryBound(to: UInt8.self)
+        }
+        let data =
+            offset == 0
+            ? Data(bytesNoCopy: storage, count: length, deallocator: .free)
+            : Data(
+                bytesNoCopy: storage + offset, count: length,
+                deallocator: .custom { start, _ in free(start - offset) })
         capacity = 16
         count = 0
         base = Self.allocate(capacity)

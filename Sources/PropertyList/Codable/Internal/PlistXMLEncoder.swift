@@ -78,8 +78,10 @@ struct KeyLineCache {
 /// depth calls for, into one shared arena; containers keep only the positions of their
 /// pieces. A nested dictionary is sorted and assembled into the arena as soon as its
 /// value has finished encoding (over the space its pieces took), and its encoder and
-/// dictionary are used again for the next value; assembling the document at the end
-/// copies the remaining pieces out in order. No intermediate tree of values is built.
+/// dictionary are used again for the next value. At the end the document is assembled
+/// in the arena itself, the finished pieces moved to their places and the tags and keys
+/// written between them, and the arena becomes the document's storage (note 6 in
+/// `CodableUnsafe.swift`). No intermediate tree of values is built.
 final class PlistXMLEncoder: EncoderPosition, Encoder {
     let state: EncodingState
     let userInfoStorage: [CodingUserInfoKey: any Sendable]
@@ -467,13 +469,15 @@ struct KeyOrderCache {
 }
 
 extension XMLPlistWriter {
-    /// Copies a rendered value out of `arena`, sorting dictionaries as it goes.
+    /// Writes the bytes of the document around the finished pieces of `rendered` (tags and
+    /// `<key>` lines), sorting dictionaries as it goes, and notes in `pieces` where each
+    /// piece of the arena goes among them.
     mutating func assemble(
-        _ rendered: Rendered, from arena: ByteStorage, keyLines: ByteStorage, cache: inout KeyOrderCache
+        _ rendered: Rendered, keyLines: ByteStorage, pieces: inout [ArenaPiece], cache: inout KeyOrderCache
     ) throws {
         switch rendered {
         case .bytes(let start, let count):
-            output.append(arena.buffer(from: start, count: count))
+            pieces.append(ArenaPiece(start: start, count: count, mark: output.count))
         case .dictionary(let dictionary):
             guard try beginDictionary(isEmpty: dictionary.entries.isEmpty, depth: dictionary.depth) else {
                 return
@@ -484,11 +488,11 @@ extension XMLPlistWriter {
                     output.append(
                         keyLines.buffer(from: entries[index].lineStart, count: entries[index].lineCount))
                     if case .bytes(let start, let count) = entries[index].value {
-                        output.append(arena.buffer(from: start, count: count))
+                        pieces.append(ArenaPiece(start: start, count: count, mark: output.count))
                         continue
                     }
                     do {
-                        try assemble(entries[index].value, from: arena, keyLines: keyLines, cache: &cache)
+                        try assemble(entries[index].value, keyLines: keyLines, pieces: &pieces, cache: &cache)
                     } catch {
                         throw Self.rethrow(error, at: Self.keyComponent(entries[index].key))
                     }
@@ -500,11 +504,11 @@ extension XMLPlistWriter {
             try array.elements.withUnsafeBufferPointer { elements in
                 for index in elements.indices {
                     if case .bytes(let start, let count) = elements[index] {
-                        output.append(arena.buffer(from: start, count: count))
+                        pieces.append(ArenaPiece(start: start, count: count, mark: output.count))
                         continue
                     }
                     do {
-                        try assemble(elements[index], from: arena, keyLines: keyLines, cache: &cache)
+                        try assemble(elements[index], keyLines: keyLines, pieces: &pieces, cache: &cache)
                     } catch {
                         throw Self.rethrow(error, at: Self.indexComponent(index))
                     }
