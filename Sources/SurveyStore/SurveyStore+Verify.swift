@@ -4,7 +4,7 @@ import Versions
 
 extension SurveyStore {
     /// Something `verify` found, with the path it concerns: a problem, or a note
-    /// (``StoreIssue/isNote``).
+    /// (`StoreIssue.isNote`).
     public typealias Problem = StoreIssue
 
     /// Checks the whole store: its layout file and folders, every revision's metadata

@@ -517,7 +517,7 @@ public final class SurveyStore: Sendable {
         }
     }
 
-    /// Deletes a document as ``delete(_:base:)`` does, and tells whether it wrote a
+    /// Deletes a document as `delete(_:base:)` does, and tells whether it wrote a
     /// deletion or found the document already deleted (decided under the document's
     /// lock, from the same read).
     ///

@@ -136,5 +136,6 @@ struct ImportManyTests {
             try Self.json(try CommandRunner.run(["list", "--json", "--store", c]).stdout) as? [Any])
         #expect(list.count == copies.count, "each package imported once")
         print("import kill test: \(kills) kills in a window of \(window / 1000) ms")
+        #expect(kills > 0, "no import was killed before it finished: the test tested nothing")
     }
 }

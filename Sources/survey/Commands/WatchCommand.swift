@@ -3,12 +3,6 @@ import Dispatch
 import Foundation
 import SurveyStore
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch", abstract: "Print each change of the store as it happens, until interrupted.",
