@@ -152,6 +152,17 @@ int cshim_fstat(int fd, struct cshim_status *status) {
     return 0;
 }
 
+/// The kind `cshim_list_directory` reports for a directory entry's d_type.
+static int entry_kind(unsigned char type) {
+    switch (type) {
+    case DT_REG: return 0;
+    case DT_DIR: return 1;
+    case DT_LNK: return 2;
+    case DT_UNKNOWN: return 4;
+    default: return 3;
+    }
+}
+
 int cshim_list_directory(int fd, void *context, void (*visit)(void *context, const char *name, int kind)) {
 #if defined(__linux__) && defined(SYS_getdents64)
     // getdents64 straight on the descriptor, from its beginning: no duplicate, no DIR
@@ -173,15 +184,7 @@ int cshim_list_directory(int fd, void *context, void (*visit)(void *context, con
             const char *name = records + offset + 19;
             offset += length;
             if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
-            int kind;
-            switch (type) {
-            case DT_REG: kind = 0; break;
-            case DT_DIR: kind = 1; break;
-            case DT_LNK: kind = 2; break;
-            case DT_UNKNOWN: kind = 4; break;
-            default: kind = 3; break;
-            }
-            visit(context, name, kind);
+            visit(context, name, entry_kind(type));
         }
     }
 #else
@@ -202,15 +205,7 @@ int cshim_list_directory(int fd, void *context, void (*visit)(void *context, con
         if (entry == NULL) break;
         const char *name = entry->d_name;
         if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) continue;
-        int kind;
-        switch (entry->d_type) {
-        case DT_REG: kind = 0; break;
-        case DT_DIR: kind = 1; break;
-        case DT_LNK: kind = 2; break;
-        case DT_UNKNOWN: kind = 4; break;
-        default: kind = 3; break;
-        }
-        visit(context, name, kind);
+        visit(context, name, entry_kind(entry->d_type));
     }
     int saved = errno;
     closedir(directory);
