@@ -8,6 +8,20 @@ import Testing
 /// and both mechanisms: a child arriving before its parent, tombstones, rsync copying
 /// packages out of order. And the watch's lifetime when its sequence is dropped.
 extension WatchTests {
+    /// Another store beside the scratch store (device "other") with one document of two
+    /// revisions, titled `titles.0` then `titles.1`; returns the store's path, the document
+    /// and both revisions.
+    static func twoRevisionsElsewhere(_ scratch: Scratch, titles: (String, String)) throws -> (
+        other: String, id: String, first: String, second: String
+    ) {
+        let other = scratch.directory.appendingPathComponent("other").path
+        try scratch.run(["init", "--device", "other"], store: other)
+        let id = try scratch.run(["new", "--title", titles.0], store: other)
+        let first = try scratch.revision(["show", id], store: other)
+        let second = try scratch.revision(["edit", id, "--title", titles.1], store: other)
+        return (other, id, first, second)
+    }
+
     /// Moves the package (or tombstone) `name` of document `id` from store `from` into the
     /// scratch store: copied to a staging folder beside it, then renamed into place.
     static func moveIn(_ name: String, of id: String, from other: String, into scratch: Scratch) throws {
@@ -26,11 +40,7 @@ extension WatchTests {
     func childBeforeParent(mechanism: FolderWatcher.Mechanism) throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let other = scratch.directory.appendingPathComponent("other").path
-        try scratch.run(["init", "--device", "other"], store: other)
-        let id = try scratch.run(["new", "--title", "Parent"], store: other)
-        let first = try scratch.revision(["show", id], store: other)
-        let second = try scratch.revision(["edit", id, "--title", "Child"], store: other)
+        let (other, id, first, second) = try Self.twoRevisionsElsewhere(scratch, titles: ("Parent", "Child"))
 
         let watchers = try Watchers(scratch.store, mechanism: mechanism)
         try Self.moveIn(second + ".survey", of: id, from: other, into: scratch)
@@ -49,11 +59,7 @@ extension WatchTests {
     func tombstones(mechanism: FolderWatcher.Mechanism) throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let other = scratch.directory.appendingPathComponent("other").path
-        try scratch.run(["init", "--device", "other"], store: other)
-        let id = try scratch.run(["new", "--title", "One"], store: other)
-        let first = try scratch.revision(["show", id], store: other)
-        let second = try scratch.revision(["edit", id, "--title", "Two"], store: other)
+        let (other, id, first, second) = try Self.twoRevisionsElsewhere(scratch, titles: ("One", "Two"))
         try scratch.run(["sync", other])
 
         let watchers = try Watchers(scratch.store, mechanism: mechanism)
@@ -90,11 +96,7 @@ extension WatchTests {
         guard let rsync = CommandRunner.requireTool("rsync") else { return }
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let other = scratch.directory.appendingPathComponent("other").path
-        try scratch.run(["init", "--device", "other"], store: other)
-        let id = try scratch.run(["new", "--title", "Parent"], store: other)
-        let first = try scratch.revision(["show", id], store: other)
-        let second = try scratch.revision(["edit", id, "--title", "Child"], store: other)
+        let (other, id, first, second) = try Self.twoRevisionsElsewhere(scratch, titles: ("Parent", "Child"))
 
         let watchers = try Watchers(scratch.store, mechanism: mechanism)
         let childOnly = try CommandRunner.run(
