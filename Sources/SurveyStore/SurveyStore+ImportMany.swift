@@ -7,9 +7,11 @@ extension SurveyStore {
     public static let importBatchSize = 256
 
     /// Imports many revision packages, each as `importPackage(at:)` does one (the same
-    /// checks, the same outcomes), writing them in batches: each batch's packages are
-    /// written together and made durable at once (see `RevisionStore.writeBatch(_:)` in
-    /// Versions), each package still atomic.
+    /// checks, the same outcomes: that method is this one with a single path), writing
+    /// them in batches: each batch's packages are written together and made durable at
+    /// once (see `RevisionStore.writeBatch(_:holdingLocks:)` in Versions), each package
+    /// still atomic. Each batch decides and writes while holding the locks of its
+    /// documents, so that importers running at once add the same content once.
     ///
     /// Each package is imported whole or not at all: one that cannot be read, or fails a
     /// check (its digest, its format, its content), is reported with its error and leaves
@@ -37,8 +39,12 @@ extension SurveyStore {
         return results
     }
 
-    /// Reads and checks every package of a batch, decides each one's outcome under its
-    /// document's lock, then writes those to add in one batch.
+    /// Reads and checks every package of a batch, then, holding the locks of all its
+    /// documents (taken in one order, so that importers cannot wait on each other),
+    /// decides each one's outcome and writes those to add. Deciding and writing under the
+    /// same locks is what keeps two importers of the same content from both adding it.
+    /// A batch of one package is written as a save is (its files fsynced one by one);
+    /// more are written in one batch (`RevisionStore.writeBatch(_:holdingLocks:)`).
     private func importBatch(_ paths: [String]) throws -> [Result<ImportOutcome, any Error>] {
         var read: [ImportedPackage?] = []
         var results: [Result<ImportOutcome, any Error>?] = []
@@ -51,11 +57,14 @@ extension SurveyStore {
                 results.append(.failure(error))
             }
         }
+        var locks: [FileLock] = []
+        defer { for lock in locks.reversed() { lock.unlock() } }
         var writes: [(document: UUID, revision: RevisionID, files: [PackageFile])] = []
         let documents = Set(read.compactMap { $0?.document }).sorted { $0.uuidString < $1.uuidString }
         for document in documents {
             let members = read.indices.filter { read[$0]?.document == document }
             do {
+                locks.append(try documentLock(document))
                 let (outcomes, added) = try decide(members.map { read[$0]! }, of: document)
                 for (index, outcome) in zip(members, outcomes) { results[index] = .success(outcome) }
                 writes += added
@@ -63,17 +72,22 @@ extension SurveyStore {
                 for index in members { results[index] = .failure(error) }
             }
         }
-        try wrapping(.import, nil) { try revisions.writeBatch(writes) }
+        if writes.count == 1, let only = writes.first {
+            try wrapping(.import, only.document) {
+                try revisions.publish(only.files, of: only.revision, in: only.document)
+            }
+        } else {
+            try wrapping(.import, nil) { try revisions.writeBatch(writes, holdingLocks: true) }
+        }
         return results.map { $0! }
     }
 
-    /// The outcomes of `packages`, all of `document`, decided under its lock against the
-    /// revisions it has and those added before them in this call; and the packages to write.
+    /// The outcomes of `packages`, all of `document`, decided against the revisions it has
+    /// and those added before them in this call; and the packages to write. The caller
+    /// holds the document's lock until they are written.
     private func decide(_ packages: [ImportedPackage], of document: UUID) throws
         -> (outcomes: [ImportOutcome], writes: [(document: UUID, revision: RevisionID, files: [PackageFile])])
     {
-        let lock = try documentLock(document)
-        defer { lock.unlock() }
         // The store's revisions and those this batch adds, so that a package given twice
         // is added once, and each new revision's clock is past every one seen.
         var known = (try? revisions.cleanedGraph(of: document).graph) ?? RevisionGraph()

@@ -157,34 +157,7 @@ extension SurveyStore {
     /// - Throws: `StoreError`, `VersionsError`, `SurveyError` or a
     ///   `PropertyListError` when the package cannot be read.
     public func importPackage(at path: String) throws -> ImportOutcome {
-        try checkWritable()
-        switch try readImport(at: path) {
-        case .verbatim(let id, let metadata, let files):
-            let lock = try documentLock(id)
-            defer { lock.unlock() }
-            let known = (try? revisions.cleanedGraph(of: id).graph) ?? RevisionGraph()
-            if let present = known.revisions[metadata.id] { return .alreadyPresent(id, present) }
-            if let same = Self.revision(withContent: metadata.contentDigest, in: known) {
-                return .alreadyPresent(id, same)
-            }
-            // Kept as it is, with its id, even when its parents are not here: syncing with
-            // a store that has them later fills in the history without a conflict.
-            try wrapping(.import, id) { try revisions.publish(files, of: metadata.id, in: id) }
-            return .added(id, metadata)
-        case .content(let id, let bytes):
-            let lock = try documentLock(id)
-            defer { lock.unlock() }
-            let known = (try? revisions.cleanedGraph(of: id).graph) ?? RevisionGraph()
-            if let same = Self.revision(withContent: RevisionID.sha256Hex(bytes), in: known) {
-                return .alreadyPresent(id, same)
-            }
-            let metadata = try wrapping(.import, id) {
-                try revisions.write(
-                    document: id, parents: [], content: bytes, formatVersion: Self.formatVersion,
-                    known: known)
-            }
-            return .newRevision(id, metadata)
-        }
+        try importPackages(at: [path])[0].get()
     }
 
     /// What a package to import holds, read and checked, before the store is looked at.

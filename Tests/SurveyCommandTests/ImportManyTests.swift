@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -93,6 +94,50 @@ struct ImportManyTests {
         #expect(lines.count == paths.count - 1)
         #expect(lines.allSatisfy { $0.hasSuffix("(already present)") }, "\(again.stdout)")
         #expect(!again.stdout.contains(bad))
+    }
+
+    @Test(
+        "Importers running at once, one package each or in a batch, add the same loose content once: one new revision, the others already present"
+    )
+    func concurrentImporters() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (original, _) = try Self.packages(0, in: directory)
+        let c = directory.appendingPathComponent("c").path
+        #expect(try CommandRunner.run(["init", "--store", c]).status == 0)
+        let rounds = 4, extras = 20
+        for round in 0..<rounds {
+            let folder = directory.appendingPathComponent("round-\(round)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+            // One loose package everyone imports: one importer alone, three in a batch
+            // with packages of their own (which widens the time between deciding and
+            // writing, where two importers could both decide to add it).
+            let made = try Self.copies(of: original, count: 1 + 3 * extras, in: folder)
+            let shared = made[0]
+            let commands =
+                [[shared]] + (0..<3).map { [shared] + made[(1 + $0 * extras)..<(1 + ($0 + 1) * extras)] }
+            let outputs = Mutex([String](repeating: "", count: commands.count))
+            DispatchQueue.concurrentPerform(iterations: commands.count) { index in
+                let result = try? CommandRunner.run(["import"] + commands[index] + ["--json", "--store", c])
+                outputs.withLock { $0[index] = result.map { "\($0.status) \($0.stdout)" } ?? "did not run" }
+            }
+            var added = 0
+            for (command, output) in zip(commands, outputs.withLock { $0 }) {
+                #expect(output.hasPrefix("0 "), "round \(round): \(output)")
+                let json = try Self.json(String(output.dropFirst(2)))
+                let entries = command.count == 1 ? [json] : (json as? [Any] ?? [])
+                for (path, entry) in zip(command, entries) where path == shared {
+                    let outcome = (entry as? [String: Any])?["outcome"] as? String
+                    #expect(["new revision", "already present"].contains(outcome), "\(output)")
+                    if outcome == "new revision" { added += 1 }
+                }
+            }
+            #expect(added == 1, "round \(round): the shared package added \(added) times")
+        }
+        let list = try #require(
+            try Self.json(try CommandRunner.run(["list", "--json", "--store", c]).stdout) as? [[String: Any]])
+        #expect(list.count == rounds * (1 + 3 * extras), "one document per loose package")
+        #expect(list.allSatisfy { $0["conflicts"] as? Int == 0 }, "no document in conflict: \(list)")
     }
 
     @Test(
