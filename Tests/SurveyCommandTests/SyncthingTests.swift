@@ -318,8 +318,10 @@ struct SyncthingTests {
         try pair.phone.pause(pair.laptop, false)
 
         // Wait until the phone has the tombstones and is receiving the resolution's content.
+        // Unpaused devices may take until Syncthing's next dial to reconnect (up to a minute
+        // on a loaded machine), so the wait is generous; the transfer itself then takes 10 s.
         let folder = b.path + "/Documents/\(id)"
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(120)
         while true {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             let package =
