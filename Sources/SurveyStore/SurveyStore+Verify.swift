@@ -16,13 +16,13 @@ extension SurveyStore {
     /// - Returns: The problems and notes found, by path; the store is clean when every
     ///   entry is a note.
     public func verify() -> [Problem] {
-        var problems: [Problem] = []
+        var layoutProblem: Problem?
         do {
             try Self.checkLayout(at: root, calls: calls, forWriting: false)
         } catch {
-            problems.append(Problem(path: root + "/" + Self.layoutFile, message: "\(error)"))
+            layoutProblem = Problem(path: root + "/" + Self.layoutFile, message: "\(error)")
         }
-        problems += revisions.verify { document, revision in
+        var problems = revisions.verify { document, revision in
             // Content this build can read is read as a survey too; a newer format is opaque.
             if revision.formatVersion <= Self.formatVersion {
                 _ = try survey(document, revision)
@@ -30,6 +30,14 @@ extension SurveyStore {
                 _ = try revisions.content(of: document, revision: revision)
             }
         }
-        return problems.sorted { ($0.path, $0.message) < ($1.path, $1.message) }
+        // The revisions' findings come sorted by path and message; the layout file's
+        // problem takes its place among them.
+        if let layoutProblem {
+            let place = problems.firstIndex {
+                ($0.path, $0.message) > (layoutProblem.path, layoutProblem.message)
+            }
+            problems.insert(layoutProblem, at: place ?? problems.endIndex)
+        }
+        return problems
     }
 }
