@@ -9,7 +9,7 @@ extension SurveyStore {
     /// Imports many revision packages, each as `importPackage(at:)` does one (the same
     /// checks, the same outcomes: that method is this one with a single path), writing
     /// them in batches: each batch's packages are written together and made durable at
-    /// once (see `RevisionStore.writeBatch(_:holdingLocks:)` in Versions), each package
+    /// once (see `RevisionStore.writeBatch(_:)` in Versions), each package
     /// still atomic. Each batch decides and writes while holding the locks of its
     /// documents, so that importers running at once add the same content once.
     ///
@@ -44,7 +44,7 @@ extension SurveyStore {
     /// decides each one's outcome and writes those to add. Deciding and writing under the
     /// same locks is what keeps two importers of the same content from both adding it.
     /// A batch of one package is written as a save is (its files fsynced one by one);
-    /// more are written in one batch (`RevisionStore.writeBatch(_:holdingLocks:)`).
+    /// more are written in one batch (`RevisionStore.writeBatch(_:)`).
     private func importBatch(_ paths: [String]) throws -> [Result<ImportOutcome, any Error>] {
         var read: [ImportedPackage?] = []
         var results: [Result<ImportOutcome, any Error>?] = []
@@ -77,7 +77,7 @@ extension SurveyStore {
                 try revisions.publish(only.files, of: only.revision, in: only.document)
             }
         } else {
-            try wrapping(.import, nil) { try revisions.writeBatch(writes, holdingLocks: true) }
+            try wrapping(.import, nil) { try revisions.writeBatch(writes) }
         }
         return results.map { $0! }
     }

@@ -379,7 +379,7 @@ public final class RevisionStore: Sendable {
 
     /// The metadata and package files of a new revision, as
     /// ``write(document:parents:content:formatVersion:known:contentDigest:)`` makes them,
-    /// without writing anything (for ``writeBatch(_:holdingLocks:)``).
+    /// without writing anything (for ``writeBatch(_:)``).
     ///
     /// - Parameters:
     ///   - document: The document.
@@ -408,21 +408,16 @@ public final class RevisionStore: Sendable {
     /// Writes many revisions' packages in one batch (`PackageWriter.writeBatch`): written
     /// under the temporary folder, made durable at once, each renamed into place, each
     /// parent folder fsynced once. At any crash each package is absent or complete; when
-    /// this returns, all are durable. A package found already there (or half there) is
-    /// completed as ``publish(_:of:in:)`` does.
+    /// this returns, all are durable. The caller holds the lock of every document in the
+    /// batch; a package found already there (or half there) is completed as
+    /// ``publish(_:of:in:)`` does.
     ///
-    /// - Parameters:
-    ///   - packages: Each package's document, revision and files (metadata first).
-    ///   - holdingLocks: Whether the caller holds the lock of every document in the batch.
-    ///     When it does not, a package found already there is completed under its
-    ///     document's lock, and one a prune has meanwhile replaced by a tombstone is left
-    ///     as it is.
+    /// - Parameter packages: Each package's document, revision and files (metadata first).
     /// - Throws: `FileSystemError` when the batch cannot be written; packages renamed
     ///   into place before the failure stay, complete.
-    public func writeBatch(
-        _ packages: [(document: UUID, revision: RevisionID, files: [PackageFile])], holdingLocks: Bool = false
-    ) throws {
-        try publish(batch: packages, lockingCompletions: !holdingLocks)
+    public func writeBatch(_ packages: [(document: UUID, revision: RevisionID, files: [PackageFile])]) throws
+    {
+        try publish(batch: packages)
     }
 
     /// Writes a migration of `parent`: a revision whose metadata depends only on the
