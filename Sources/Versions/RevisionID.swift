@@ -17,25 +17,40 @@ public struct RevisionID: Hashable, Comparable, Sendable, CustomStringConvertibl
     /// overflows however ids are made.
     public static let maximumGeneration = 1 << 48
 
-    /// Creates an id from its parts, as they are (``init(_:)`` parses and checks text).
+    /// Creates an id from its parts, as they are (`init(_:)` parses and checks text).
     public init(generation: Int, digest: String) {
         self.generation = generation
         self.digest = digest
     }
 
     /// Parses `GENERATION-DIGEST`; `nil` for anything else.
-    public init?(_ text: String) {
-        let parts = text.split(separator: "-", maxSplits: 1)
-        // The digest is checked byte by byte: Character's Unicode properties cost far more.
-        guard parts.count == 2, parts[0].utf8.count <= 15, let generation = Int(parts[0]), generation >= 1,
-            generation <= Self.maximumGeneration, String(generation) == parts[0],
-            parts[1].utf8.count == 64,
-            parts[1].utf8.allSatisfy({
+    ///
+    /// One pass over the UTF-8 bytes: the generation is decimal digits without a leading
+    /// zero (at most 15 of them), the digest 64 lower-case hex digits.
+    public init?(_ text: String) { self.init(Substring(text)) }
+
+    /// Parses `GENERATION-DIGEST` from part of a text; `nil` for anything else.
+    public init?(_ text: Substring) {
+        let bytes = text.utf8
+        guard let dash = bytes.firstIndex(of: UInt8(ascii: "-")) else { return nil }
+        var generation = 0
+        var digits = 0
+        for byte in bytes[..<dash] {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits < 15,
+                digits > 0 || byte != UInt8(ascii: "0")
+            else { return nil }
+            generation = generation * 10 + Int(byte - UInt8(ascii: "0"))
+            digits += 1
+        }
+        guard digits > 0, generation <= Self.maximumGeneration else { return nil }
+        let digest = bytes[bytes.index(after: dash)...]
+        guard digest.count == 64,
+            digest.allSatisfy({
                 (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
                     || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
             })
         else { return nil }
-        self.init(generation: generation, digest: String(parts[1]))
+        self.init(generation: generation, digest: String(Substring(digest)))
     }
 
     public var description: String { "\(generation)-\(digest)" }

@@ -129,6 +129,13 @@ public struct RevisionMetadata: Hashable, Sendable {
         static let contentDigest = "ContentDigest"
     }
 
+    /// Every key a metadata file may hold.
+    static let keys: Set<String> = [
+        Key.documentID, Key.revisionID, Key.parents, Key.milliseconds, Key.counter, Key.modified,
+        Key.deviceID,
+        Key.deviceName, Key.formatVersion, Key.deleted, Key.contentDigest,
+    ]
+
     /// Everything but the revision id: the bytes its digest is computed over.
     var identityEntries: [String: PropertyList] {
         var entries: [String: PropertyList] = [
@@ -187,7 +194,7 @@ public struct RevisionMetadata: Hashable, Sendable {
             }
             return value
         }
-        guard let documentID = UUID(uuidString: try string(Key.documentID)) else {
+        guard let documentID = UUID.parsing(try string(Key.documentID)) else {
             throw VersionsError.malformedMetadata(file, "'\(Key.documentID)' is not a UUID")
         }
         guard let id = RevisionID(try string(Key.revisionID)) else {
@@ -213,8 +220,7 @@ public struct RevisionMetadata: Hashable, Sendable {
                 milliseconds: try integer(Key.milliseconds), counter: Int(try integer(Key.counter))),
             device: Device(id: try string(Key.deviceID), name: try string(Key.deviceName)),
             formatVersion: Int(try integer(Key.formatVersion)), isDeleted: deleted, contentDigest: digest)
-        let known = Set(identityEntries.keys).union([Key.revisionID])
-        if let unknown = entries.keys.first(where: { !known.contains($0) }) {
+        if let unknown = entries.keys.first(where: { !Self.keys.contains($0) }) {
             throw VersionsError.malformedMetadata(file, "unknown key '\(unknown)'")
         }
         try checkRanges(file: file)

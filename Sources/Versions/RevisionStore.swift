@@ -113,7 +113,7 @@ public final class RevisionStore: Sendable {
                 issues.append(StoreIssue(path: path, message: "a symbolic link (never followed; skipped)"))
             } else if !isFolder {
                 issues.append(StoreIssue(path: path, message: "not a document folder but a file (skipped)"))
-            } else if let id = UUID(uuidString: entry.name) {
+            } else if let id = UUID.parsing(entry.name) {
                 issues.append(
                     StoreIssue(
                         path: path,
@@ -616,7 +616,7 @@ public final class RevisionStore: Sendable {
     /// Documents whose prune was interrupted (a crash, a kill): their tombstones may stand
     /// beside packages that were not yet removed.
     public func interruptedPrunes() throws -> [UUID] {
-        try reader.names(atPath: root + "/" + Self.pruningFolder).compactMap { UUID(uuidString: $0) }
+        try reader.names(atPath: root + "/" + Self.pruningFolder).compactMap { UUID.parsing($0) }
     }
 
     /// Finishes an interrupted prune of `document`: removes what its tombstones disown and

@@ -150,7 +150,12 @@ public enum StoreLayout {
 
     /// The revision id a package's folder name carries, or `nil` for any other name.
     public static func revision(packageName name: String) -> RevisionID? {
-        guard name.hasSuffix(packageSuffix) else { return nil }
-        return RevisionID(String(name.dropLast(packageSuffix.count)))
+        // By bytes: Character-wise suffix checks cost far more, and listings ask this of
+        // every entry.
+        let suffix = packageSuffix.utf8
+        guard name.utf8.count > suffix.count, name.utf8.suffix(suffix.count).elementsEqual(suffix) else {
+            return nil
+        }
+        return RevisionID(Substring(name.utf8.dropLast(suffix.count)))
     }
 }
