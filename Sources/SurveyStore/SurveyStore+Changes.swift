@@ -36,7 +36,9 @@ extension SurveyStore {
     /// The watch ends, its thread stopping and its descriptors closed, when the task
     /// iterating the sequence is cancelled, or when the sequence and every iterator of it
     /// are dropped, whether or not they were ever iterated. The sequence is for one
-    /// consumer; changes not yet taken are buffered for it.
+    /// consumer; changes not yet taken are buffered for it. A consumer task that prefers
+    /// the sequence's ``StoreChanges/executor`` runs on the watch's thread and gets each
+    /// change without another thread being woken (see ``StoreChanges``).
     ///
     /// - Parameters:
     ///   - debounce: After a first change, how long the folders must stay quiet before
@@ -51,7 +53,7 @@ extension SurveyStore {
     ///   folder, the limit of inotify watches reached); the errors of reading a document.
     public func changes(
         debounce: Duration = .zero, mechanism: FolderWatcher.Mechanism = .automatic
-    ) throws -> AsyncThrowingStream<StoreChange, any Error> {
+    ) throws -> StoreChanges {
         try Self.changes(root: root, calls: calls, only: nil, debounce: debounce, mechanism: mechanism)
     }
 
@@ -68,15 +70,16 @@ extension SurveyStore {
     /// - Throws: `FileSystemError` when the watch cannot be set up.
     public func changes(
         of id: UUID, debounce: Duration = .zero, mechanism: FolderWatcher.Mechanism = .automatic
-    ) throws -> AsyncThrowingStream<StoreChange, any Error> {
+    ) throws -> StoreChanges {
         try Self.changes(root: root, calls: calls, only: id, debounce: debounce, mechanism: mechanism)
     }
 
     private static func changes(
         root: String, calls: SystemCalls, only: UUID?, debounce: Duration, mechanism: FolderWatcher.Mechanism
-    ) throws -> AsyncThrowingStream<StoreChange, any Error> {
+    ) throws -> StoreChanges {
         let feed = try ChangeFeed(root: root, calls: calls, only: only, mechanism: mechanism)
         let channel = ChangeChannel(waker: feed.waker)
+        let executor = FeedExecutor(waker: feed.waker)
         // The thread holds the channel, never the sequence: dropping the sequence (and its
         // iterators) releases `owner`, which ends the thread.
         let thread = Thread {
@@ -86,15 +89,18 @@ extension SurveyStore {
             #endif
             defer { feed.close() }
             do {
-                try feed.run(debounce: debounce) { channel.send($0) }
+                try feed.run(debounce: debounce, executor: executor, isCancelled: { channel.isCancelled }) {
+                    channel.send($0)
+                }
                 channel.finish(throwing: nil)
             } catch {
                 channel.finish(throwing: error)
             }
+            // The consumer's jobs from now on (resumed by the finish) run elsewhere.
+            executor.close()
         }
         thread.name = "store-changes"
         thread.start()
-        let owner = ChangeChannel.Owner(channel)
-        return AsyncThrowingStream(unfolding: { try await owner.channel.next() })
+        return StoreChanges(owner: ChangeChannel.Owner(channel), executor: executor)
     }
 }

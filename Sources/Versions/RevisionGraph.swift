@@ -56,7 +56,23 @@ public struct RevisionGraph: Sendable {
     public func heads(inserting revision: RevisionMetadata, into heads: [RevisionMetadata])
         -> [RevisionMetadata]
     {
-        let isParent = revisions.values.contains { $0.parents.contains(revision.id) }
+        Self.heads(
+            inserting: revision, into: heads,
+            isParent: revisions.values.contains { $0.parents.contains(revision.id) })
+    }
+
+    /// The heads once `revision` is inserted, given `heads`, the heads before, and whether
+    /// a revision of the graph names it as a parent (a caller that keeps the set of named
+    /// parents answers that without a pass over the revisions).
+    ///
+    /// - Parameters:
+    ///   - revision: A revision not in the graph yet (or just inserted).
+    ///   - heads: The graph's heads before it was inserted, in the winner order.
+    ///   - isParent: Whether a revision of the graph names `revision` as a parent.
+    /// - Returns: The heads, the winner first.
+    public static func heads(
+        inserting revision: RevisionMetadata, into heads: [RevisionMetadata], isParent: Bool
+    ) -> [RevisionMetadata] {
         var result = heads.filter { head in !revision.parents.contains(head.id) && head.id != revision.id }
         if !isParent { result.append(revision) }
         if result.count > 1 { result.sort(by: Self.precedes) }

@@ -360,6 +360,46 @@ struct WatchTests {
     }
 
     @Test(
+        "A consumer on the sequence's executor runs on the watch's thread, and its tasks still run once the watch has ended"
+    )
+    func consumerOnWatchThread() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let store = try await SurveyStore.openForReading(at: scratch.store)
+        let changes = try store.changes()
+        let collected = Collected()
+        let threads = Collected()
+        let consumer = Task(executorPreference: changes.executor) {
+            do {
+                for try await change in changes {
+                    // The name the watch's thread gives itself.
+                    let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
+                    threads.appendLine(name.trimmingCharacters(in: .whitespacesAndNewlines))
+                    collected.append(SeenChange(change))
+                }
+            } catch {
+                collected.fail("\(error)")
+            }
+        }
+        let id = try scratch.run(["new", "--title", "On the watch's thread"])
+        let first = try scratch.revision(["show", id])
+        let second = try scratch.revision(["edit", id, "--title", "Edited"])
+        let seen = collected.settle(count: 2)
+        #expect(
+            seen == [
+                SeenChange(event: "created", id: id, revision: first, heads: [first]),
+                SeenChange(event: "revision-added", id: id, revision: second, heads: [second]),
+            ], "\(seen)")
+        #expect(threads.rawLines == ["store-changes", "store-changes"])
+        consumer.cancel()
+        // Ends: its last job, resumed as the watch stops, runs after the watch's thread has gone.
+        await consumer.value
+        #expect(collected.failure == nil)
+        let after = await Task(executorPreference: changes.executor) { 42 }.value
+        #expect(after == 42)
+    }
+
+    @Test(
         "The per-document sequence reports only that document, including its creation",
         arguments: FolderWatcher.Mechanism.allCases)
     func oneDocument(mechanism: FolderWatcher.Mechanism) throws {

@@ -57,6 +57,9 @@ final class ChangeChannel: Sendable {
         return open
     }
 
+    /// Whether the consumer went away.
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+
     /// No more changes come: the consumer gets those buffered, then `error` or the end.
     func finish(throwing error: (any Error)?) {
         let waiter = state.withLock { state -> UnsafeContinuation<StoreChange?, any Error>? in

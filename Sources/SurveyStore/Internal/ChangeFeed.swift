@@ -7,7 +7,7 @@ import Versions
 /// what each document's folder held when it was last read.
 ///
 /// Built (and the whole store read once) on the caller's thread, then used by its own
-/// thread only, which ``run(debounce:emit:)`` occupies until it is woken through
+/// thread only, which ``run(debounce:executor:isCancelled:emit:)`` occupies until it is woken through
 /// ``waker``: hence `@unchecked Sendable`, for that one hand-over.
 final class ChangeFeed: @unchecked Sendable {
     /// What one read of a document folder tells the feed.
@@ -16,6 +16,9 @@ final class ChangeFeed: @unchecked Sendable {
         var read = DocumentRead()
         /// The heads, the winner first.
         var heads: [RevisionMetadata] = []
+        /// Every revision the graph's revisions name as a parent; made when a package is
+        /// first counted in alone, and kept up to date from then on.
+        var namedParents: Set<RevisionID>?
 
         init() {}
 
@@ -43,7 +46,7 @@ final class ChangeFeed: @unchecked Sendable {
     private var packageOfWatch: [FolderWatcher.Watch: (document: UUID, revision: RevisionID)] = [:]
     private var known: [UUID: Snapshot] = [:]
 
-    /// Ends ``run(debounce:emit:)`` from any thread.
+    /// Wakes ``run(debounce:executor:isCancelled:emit:)`` from any thread.
     var waker: FolderWatcher.Waker { watcher.waker }
 
     /// Watches the store at `root` (every document, or only `only`) and reads it once.
@@ -58,27 +61,35 @@ final class ChangeFeed: @unchecked Sendable {
     /// Closes the watcher's descriptors.
     func close() { watcher.close() }
 
-    /// Waits for changes and hands each to `emit`, until woken or until `emit` returns
-    /// `false` (its consumer is gone).
+    /// Waits for changes and hands each to `emit`, until woken with `isCancelled` true or
+    /// until `emit` returns `false` (its consumer is gone); runs `executor`'s jobs
+    /// before each wait.
     ///
-    /// - Parameter debounce: After a first event, how long the folders must stay quiet
-    ///   before they are read (`.zero`: only what is already queued is taken together).
-    func run(debounce: Duration, emit: (StoreChange) -> Bool) throws {
+    /// - Parameters:
+    ///   - debounce: After a first event, how long the folders must stay quiet before
+    ///     they are read (`.zero`: only what is already queued is taken together).
+    ///   - executor: The jobs of tasks that prefer this thread.
+    ///   - isCancelled: Whether a wake-up means the end.
+    func run(
+        debounce: Duration, executor: FeedExecutor, isCancelled: () -> Bool, emit: (StoreChange) -> Bool
+    ) throws {
         var open = true
         let send = { (change: StoreChange) in
             if open && !emit(change) { open = false }
         }
         while open {
+            executor.runPending()
             let (first, woken) = try watcher.wait(timeout: nil)
-            if woken { return }
+            executor.markBusy()
+            if woken && isCancelled() { return }
             var events = first
             if debounce > .zero {
                 // Quiet for `debounce`, or at most a hundred times that in all.
                 let deadline = ContinuousClock.now.advanced(by: debounce * 100)
                 while ContinuousClock.now < deadline {
                     let (more, wokenNow) = try watcher.wait(timeout: debounce)
-                    if wokenNow { return }
-                    if more.isEmpty { break }
+                    if wokenNow && isCancelled() { return }
+                    if more.isEmpty && !wokenNow { break }
                     events += more
                 }
             }
@@ -178,8 +189,7 @@ final class ChangeFeed: @unchecked Sendable {
     /// Marks the document whose folder `name` appeared in `Documents/`, if it is one this
     /// feed watches.
     private func documentAppeared(_ name: String, mark: (UUID) -> Void) {
-        if let id = UUID(uuidString: name), name == StoreLayout.folderName(of: id), only == nil || only == id
-        {
+        if let id = UUID.parsing(name), name == StoreLayout.folderName(of: id), only == nil || only == id {
             mark(id)
         }
     }
@@ -204,8 +214,14 @@ final class ChangeFeed: @unchecked Sendable {
         }
         for metadata in found {
             // In place: the snapshot's dictionaries are not copied.
-            let heads = known[id]!.read.graph.heads(inserting: metadata, into: known[id]!.heads)
+            if known[id]!.namedParents == nil {
+                known[id]!.namedParents = Set(known[id]!.read.graph.revisions.values.lazy.flatMap(\.parents))
+            }
+            let heads = RevisionGraph.heads(
+                inserting: metadata, into: known[id]!.heads,
+                isParent: known[id]!.namedParents!.contains(metadata.id))
             _ = known[id]!.read.insert(complete: metadata)
+            known[id]!.namedParents!.formUnion(metadata.parents)
             known[id]!.heads = heads
             // A package watched while it was incomplete needs no watch now.
             if let watch = packageWatches[id]?.removeValue(forKey: metadata.id) {
