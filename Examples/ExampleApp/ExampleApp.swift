@@ -36,7 +36,8 @@ struct ExampleApp {
         // MARK: Observe the store
 
         let changes = try store.changes()  // or store.changes(of: id): one document
-        let observer = Task {
+        // A task that prefers the watch's own thread gets each change without waking another.
+        let observer = Task(executorPreference: changes.executor) {
             for try await change in changes {  // ends when the task is cancelled
                 switch change.kind {
                 case .reread: print("read everything again")  // the kernel's queue overflowed
