@@ -166,6 +166,25 @@ public struct RevisionMetadata: Hashable, Sendable {
         }
     }
 
+    /// The digest of a metadata file's bytes with the entry of its revision id taken out,
+    /// when that entry is there in the shape ``plistData()`` writes it (a key line and a
+    /// string line, tab-indented); `nil` when it is not.
+    ///
+    /// When this matches the id's digest, the file is the metadata the id was made from,
+    /// written as ``plistData()`` writes it, and the check needs no second writing of it:
+    /// the bytes that remain are those the digest was computed over (and a file that has
+    /// parsed, with a revision id, can only hold that entry as one of its dictionary's,
+    /// since the rest has no revision id and no element may stand elsewhere in it). Any
+    /// other file is checked by writing its metadata again (``computedDigest(file:)``).
+    static func digestWithoutRevisionID(_ data: Data, id: RevisionID) -> String? {
+        let entry = Array("\t<key>\(Key.revisionID)</key>\n\t<string>\(id)</string>\n".utf8)
+        guard let range = data.firstRange(of: entry) else { return nil }
+        var identity = Data(capacity: data.count - entry.count)
+        identity.append(data[..<range.lowerBound])
+        identity.append(data[range.upperBound...])
+        return RevisionID.sha256Hex(identity)
+    }
+
     /// The bytes of the metadata file.
     public func plistData() throws -> Data {
         var entries = identityEntries
@@ -236,7 +255,10 @@ public struct RevisionMetadata: Hashable, Sendable {
                 "the generation of \(id) is not one more than its largest parent's (\(parents.map(\.generation).max() ?? 0))"
             )
         }
-        guard try computedDigest(file: file) == id.digest else {
+        guard
+            try Self.digestWithoutRevisionID(data, id: id) == id.digest
+                || computedDigest(file: file) == id.digest
+        else {
             throw VersionsError.digestMismatch(file, id)
         }
     }

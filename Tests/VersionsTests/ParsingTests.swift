@@ -91,4 +91,42 @@ struct ParsingTests {
                 "\(text) (seed \(seed); replay with SURVEYSTORE_SEED=\(seed))")
         }
     }
+
+    @Test(
+        "A metadata file as written is checked without writing it again; reformatted, it is checked by writing it again; altered, it is refused"
+    )
+    func metadataChecks() throws {
+        var clock = HybridClock(wallClock: { 1_795_168_800_000 })
+        let parent = try RevisionMetadata.make(
+            documentID: UUID(), parents: [], content: Data("first".utf8), formatVersion: 2,
+            device: Device(id: "laptop-1", name: "Laptop"), clock: &clock)
+        let metadata = try RevisionMetadata.make(
+            documentID: parent.documentID, parents: [parent], content: Data("second".utf8), formatVersion: 2,
+            device: Device(id: "laptop-1", name: "Laptop"), clock: &clock)
+        let data = try metadata.plistData()
+        // Written by this writer: the bytes without the id's entry are those the id was made from.
+        #expect(RevisionMetadata.digestWithoutRevisionID(data, id: metadata.id) == metadata.id.digest)
+        #expect(try RevisionMetadata(plist: data) == metadata)
+        // The same property list indented otherwise: not that shape, yet the same metadata.
+        let text = String(decoding: data, as: UTF8.self)
+        let reformatted = Data(text.replacingOccurrences(of: "\t", with: "  ").utf8)
+        #expect(RevisionMetadata.digestWithoutRevisionID(reformatted, id: metadata.id) == nil)
+        #expect(try RevisionMetadata(plist: reformatted) == metadata)
+        // A value changed, or the id's entry moved into the parents' array: refused.
+        for altered in [
+            text.replacingOccurrences(of: "Laptop", with: "Lapt0p"),
+            text.replacingOccurrences(of: "<integer>2</integer>", with: "<integer>3</integer>"),
+            text.replacingOccurrences(
+                of: "\t<key>RevisionID</key>\n\t<string>\(metadata.id)</string>\n", with: ""
+            ).replacingOccurrences(
+                of: "<string>\(parent.id)</string>",
+                with:
+                    "<string>\(parent.id)</string>\n\t<key>RevisionID</key>\n\t<string>\(metadata.id)</string>\n"
+            ),
+        ] {
+            #expect(throws: (any Error).self, "\(altered)") {
+                try RevisionMetadata(plist: Data(altered.utf8))
+            }
+        }
+    }
 }
