@@ -152,6 +152,22 @@ struct CodableTests {
             ])
     }
 
+    @Test("Dictionaries at the same depth read with different key types in turn each get their own keys")
+    func alternatingKeyTypes() throws {
+        struct Point: Codable, Equatable { var x: Int, y: Int }
+        struct Label: Codable, Equatable { var text: String, x: String }
+        struct Pair: Codable, Equatable { var point: Point, label: Label, again: Point, labels: [Label] }
+        let pairs = (0..<5).map {
+            Pair(
+                point: Point(x: $0, y: -$0), label: Label(text: "t\($0)", x: "x\($0)"),
+                again: Point(x: $0 * 2, y: 7),
+                labels: [Label(text: "a", x: "b"), Label(text: "c", x: "\($0)")])
+        }
+        let data = try PlistEncoder().encode(pairs)
+        #expect(try PlistDecoder().decode([Pair].self, from: data) == pairs)
+        #expect(try PropertyListDecoder().decode([Pair].self, from: data) == pairs)
+    }
+
     @Test("Integers decode into every width at its limits and fail outside them, naming the coding path")
     func integerWidths() throws {
         struct Limits: Codable, Equatable {

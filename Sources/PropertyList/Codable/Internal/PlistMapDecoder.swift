@@ -45,7 +45,8 @@ final class PlistMapDecoder: DecoderPosition, Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         try requireKind(.dictionary, at: index, as: [String: Any].self, path: codingPath)
-        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, dictionary: index))
+        let table = KeyTable.make(decoder: self, dictionary: index, codingPath: nil)
+        return ReusedKeyedContainer.container(for: table, keyedBy: Key.self)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -474,15 +475,10 @@ extension PlistMapDecoder {
         /// of a pointer (note 5 in `CodableUnsafe.swift`).
         let table: UnsafeMutablePointer<KeyTable>
 
-        /// A container for the dictionary the decoder is at, whose coding path is the
-        /// decoder's current one.
-        init(decoder: PlistMapDecoder, dictionary: Int) {
-            table = KeyTable.make(decoder: decoder, dictionary: dictionary, codingPath: nil)
-        }
-
-        /// A container for a dictionary nested in another container, at `codingPath`.
-        init(decoder: PlistMapDecoder, dictionary: Int, codingPath: [any CodingKey]) {
-            table = KeyTable.make(decoder: decoder, dictionary: dictionary, codingPath: codingPath)
+        /// A container for the dictionary of `table`. Containers are made through
+        /// ``ReusedKeyedContainer``, which keeps one per table.
+        init(table: UnsafeMutablePointer<KeyTable>) {
+            self.table = table
         }
 
         var decoder: PlistMapDecoder { table.pointee.decoder.decoder }
@@ -634,8 +630,8 @@ extension PlistMapDecoder {
         {
             let index = try value(key)
             try decoder.requireKind(.dictionary, at: index, as: [String: Any].self, path: path(key))
-            return KeyedDecodingContainer(
-                KeyedContainer<NestedKey>(decoder: decoder, dictionary: index, codingPath: path(key)))
+            let table = KeyTable.make(decoder: decoder, dictionary: index, codingPath: path(key))
+            return ReusedKeyedContainer.container(for: table, keyedBy: NestedKey.self)
         }
 
         func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
@@ -779,8 +775,8 @@ extension PlistMapDecoder {
             let elementPath = path
             let index = try next(KeyedDecodingContainer<NestedKey>.self)
             try decoder.requireKind(.dictionary, at: index, as: [String: Any].self, path: elementPath)
-            return KeyedDecodingContainer(
-                KeyedContainer<NestedKey>(decoder: decoder, dictionary: index, codingPath: elementPath))
+            let table = KeyTable.make(decoder: decoder, dictionary: index, codingPath: elementPath)
+            return ReusedKeyedContainer.container(for: table, keyedBy: NestedKey.self)
         }
 
         mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -879,6 +875,11 @@ struct KeyTable {
     var keyBits: UInt64 = 0
     var entries: UnsafeMutablePointer<Entry>?
     var capacity = 0
+    /// The last container made for this table, and the type of its keys: a container is
+    /// used again by the next value whose keys are of the same type (note 7 in
+    /// `CodableUnsafe.swift`).
+    var container: AnyObject?
+    var containerKeyType: ObjectIdentifier?
 
     /// The coding path of the table's container.
     var codingPath: [any CodingKey] {
