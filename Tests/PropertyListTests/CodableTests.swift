@@ -168,6 +168,29 @@ struct CodableTests {
         #expect(try PropertyListDecoder().decode([Pair].self, from: data) == pairs)
     }
 
+    @Test("Strings of every length, ASCII or not, anywhere in the document, decode to equal strings")
+    func stringsOfEveryLength() throws {
+        var strings = [""]
+        for length in 1...20 {
+            for last in ["a", "~", "\u{7F}", "é", "日"] {
+                strings.append(String(repeating: "x", count: length - 1) + last)
+            }
+        }
+        struct Named: Codable, Equatable { var name: String, names: [String] }
+        let records = strings.map { Named(name: $0, names: [$0, $0 + "y"]) }
+        let decoded = try PlistDecoder().decode([Named].self, from: PlistEncoder().encode(records))
+        #expect(decoded == records)
+        for (string, expected) in zip(decoded.map(\.name), strings) {
+            #expect(Array(string.utf8) == Array(expected.utf8))
+            #expect(string.hashValue == expected.hashValue)
+            #expect(string.count == expected.count && string + "!" == expected + "!")
+        }
+        // Alone in a document, a string's bytes are the last the reader stored.
+        for string in strings {
+            #expect(try PlistDecoder().decode(String.self, from: PlistEncoder().encode(string)) == string)
+        }
+    }
+
     @Test("Integers decode into every width at its limits and fail outside them, naming the coding path")
     func integerWidths() throws {
         struct Limits: Codable, Equatable {

@@ -36,7 +36,8 @@ final class PlistMapDecoder: DecoderPosition, Decoder {
     ) {
         let keyHashes = UnsafeMutablePointer<KeyHashCache>.allocate(capacity: 1)
         keyHashes.initialize(to: KeyHashCache())
-        self.view = MapView(nodes: nodes, bytes: bytes, keyHashes: keyHashes)
+        self.view = MapView(
+            nodes: nodes, bytes: bytes, keyHashes: keyHashes, makesSmallStrings: SmallASCIIString.isAvailable)
         self.userInfoStorage = userInfo
         super.init(index: index, codingPath: codingPath)
     }
@@ -296,6 +297,8 @@ struct MapView {
     let bytes: UnsafeBufferPointer<UInt8>
     /// Owned by the decoder that made the view.
     let keyHashes: UnsafeMutablePointer<KeyHashCache>
+    /// Whether strings of up to 15 ASCII bytes are made by ``SmallASCIIString``.
+    let makesSmallStrings: Bool
 
     // MARK: Reading nodes
 
@@ -401,7 +404,13 @@ struct MapView {
     func decodeString(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> String {
         let node = nodes[index]
         guard node.kind == .string else { throw mismatch(String.self, at: index, path: path()) }
-        return String(decoding: textBytes(node), as: UTF8.self)
+        let text = textBytes(node)
+        if makesSmallStrings,
+            let string = SmallASCIIString.make(text, readableUpTo: bytes.baseAddress.map { $0 + bytes.count })
+        {
+            return string
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     @inline(__always)
@@ -1035,21 +1044,27 @@ enum FastPathTypes {
 }
 
 /// Coding keys the containers make themselves: array indices and `super`.
+///
+/// Three words, so that an `any CodingKey` holding one keeps it in its inline buffer:
+/// a key pushed onto a coding path for every array element costs no allocation.
 struct PlistCodingKey: CodingKey {
     private let name: String?
-    let intValue: Int?
+    /// The index, for a key without a name.
+    private let index: Int
+
+    var intValue: Int? { name == nil ? index : nil }
 
     /// Index keys spell themselves "Index N" only when asked, as Foundation's do.
-    var stringValue: String { name ?? "Index \(intValue ?? 0)" }
+    var stringValue: String { name ?? "Index \(index)" }
 
     init(stringValue: String) {
         name = stringValue
-        intValue = nil
+        index = 0
     }
 
     init(intValue: Int) {
         name = nil
-        self.intValue = intValue
+        index = intValue
     }
 
     init(index: Int) { self.init(intValue: index) }
