@@ -152,6 +152,45 @@ struct CodableTests {
             ])
     }
 
+    @Test("Dictionaries at the same depth read with different key types in turn each get their own keys")
+    func alternatingKeyTypes() throws {
+        struct Point: Codable, Equatable { var x: Int, y: Int }
+        struct Label: Codable, Equatable { var text: String, x: String }
+        struct Pair: Codable, Equatable { var point: Point, label: Label, again: Point, labels: [Label] }
+        let pairs = (0..<5).map {
+            Pair(
+                point: Point(x: $0, y: -$0), label: Label(text: "t\($0)", x: "x\($0)"),
+                again: Point(x: $0 * 2, y: 7),
+                labels: [Label(text: "a", x: "b"), Label(text: "c", x: "\($0)")])
+        }
+        let data = try PlistEncoder().encode(pairs)
+        #expect(try PlistDecoder().decode([Pair].self, from: data) == pairs)
+        #expect(try PropertyListDecoder().decode([Pair].self, from: data) == pairs)
+    }
+
+    @Test("Strings of every length, ASCII or not, anywhere in the document, decode to equal strings")
+    func stringsOfEveryLength() throws {
+        var strings = [""]
+        for length in 1...20 {
+            for last in ["a", "~", "\u{7F}", "é", "日"] {
+                strings.append(String(repeating: "x", count: length - 1) + last)
+            }
+        }
+        struct Named: Codable, Equatable { var name: String, names: [String] }
+        let records = strings.map { Named(name: $0, names: [$0, $0 + "y"]) }
+        let decoded = try PlistDecoder().decode([Named].self, from: PlistEncoder().encode(records))
+        #expect(decoded == records)
+        for (string, expected) in zip(decoded.map(\.name), strings) {
+            #expect(Array(string.utf8) == Array(expected.utf8))
+            #expect(string.hashValue == expected.hashValue)
+            #expect(string.count == expected.count && string + "!" == expected + "!")
+        }
+        // Alone in a document, a string's bytes are the last the reader stored.
+        for string in strings {
+            #expect(try PlistDecoder().decode(String.self, from: PlistEncoder().encode(string)) == string)
+        }
+    }
+
     @Test("Integers decode into every width at its limits and fail outside them, naming the coding path")
     func integerWidths() throws {
         struct Limits: Codable, Equatable {

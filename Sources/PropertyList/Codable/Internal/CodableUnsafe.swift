@@ -3,7 +3,7 @@ import Foundation
 // The Codable layer's unsafe code, in one place.
 //
 // ``PlistMapDecoder`` and ``PlistXMLEncoder`` are called once per value and per key of
-// every document, so six tricks step outside what Swift checks. Each is here, with why
+// every document, so eight tricks step outside what Swift checks. Each is here, with why
 // it is sound; the decoder and encoder use them only through these types.
 //
 // 1. `StringRepresentation`: a `String`'s two words, read as two integers, as the key of
@@ -94,6 +94,43 @@ import Foundation
 //    Last, the bytes between and the pieces set aside are copied into the gaps, which
 //    no staying piece occupies. Every piece is checked to lie within the arena's bytes
 //    before anything moves, and the handed-out range within its capacity.
+//
+// 7. `ReusedKeyedContainer`: a `KeyedDecodingContainer` is a struct around one class
+//    instance, the standard library's box, which holds the concrete container; making
+//    one for every dictionary costs an allocation and three look-ups in the run-time's
+//    generic caches (the metadata of `KeyedContainer<Key>`, its conformance, and the
+//    box's metadata): with the benchmark's survey, a tenth of the time of the decoding
+//    after the scan, 6% of its instructions. The key table of note 5 keeps the last
+//    container made for it, as an `AnyObject`, with the `ObjectIdentifier` of its `Key`
+//    type, and the next container asked of that table with the same `Key` type is that
+//    one, read back with `unsafeBitCast`. Sound because the word is only ever read back
+//    as the very type it was stored from (the key types are compared first), because
+//    `KeyedDecodingContainer` holds exactly one strong reference, its box (checked by a
+//    precondition on its size; the standard library is built for library evolution, so
+//    the size and the copy go through the metadata of `KeyedDecodingContainer<Key>`,
+//    the one look-up left), so storing it as `AnyObject` retains and releases that box
+//    as the struct would, and because the box's container is nothing but the table's
+//    address, which is the same for every container the table serves. The container is
+//    handed out again only once the table is reused, when the `init(from:)` it was made
+//    for has returned, for the reason note 5 gives.
+//
+// 8. `SmallASCIIString`: most strings in a survey (kinds, tags, short options) are up
+//    to 15 bytes of ASCII, which a 64-bit `String` keeps inline in its two words: the
+//    bytes in order, then a last byte holding flags and the count.
+//    `String(decoding:as:)` validates the bytes as UTF-8 and copies them in through its
+//    general path: making strings was a fifth of the decoding after the scan, and a
+//    short string made in place costs about 80 instructions less. The reader has
+//    already refused invalid UTF-8, and bytes below 0x80 are valid on their own, so
+//    `SmallASCIIString.make` checks that every byte is ASCII, loads them into two words
+//    and sets the last byte as the standard library does. Sound because the layout is
+//    not assumed but checked, once per process, before it is used
+//    (`SmallASCIIString.isAvailable`): for every length from 0 to 15, the words made
+//    for a sample must equal, bit for bit, those of the `String` that
+//    `String(decoding:as:)` makes for the same bytes (compared as integers, as in note
+//    1, without making a `String` of them). Were the layout ever different, on another
+//    platform or a later standard library, no string is made this way and every string
+//    takes the ordinary path. A string made here is therefore bit-for-bit the value the
+//    standard library would have made.
 
 /// A `String`'s representation, as a cache key; see note 1 at the top of this file.
 enum StringRepresentation {
@@ -239,6 +276,105 @@ final class EncodingState {
 
     init(arena: ByteStorage) {
         self.arena = arena
+    }
+}
+
+// MARK: - Small strings made from their bytes (note 8)
+
+/// Strings of up to 15 ASCII bytes made directly in a `String`'s two words; see note 8
+/// at the top of this file.
+enum SmallASCIIString {
+    /// The most bytes a string made here holds.
+    static var capacity: Int { 15 }
+
+    /// Whether this process's `String` lays out small ASCII strings as ``make(_:)``
+    /// does, checked once by comparing with strings the standard library made.
+    static let isAvailable: Bool = {
+        #if _pointerBitWidth(_64) && _endian(little)
+            guard MemoryLayout<String>.size == 16 else { return false }
+            let sample = Array("Az09 ~!Qp_-.,:;m".utf8)
+            return sample.withUnsafeBufferPointer { sample in
+                // Both ways of loading: copied, and a word at a time.
+                [nil, sample.baseAddress! + sample.count].allSatisfy { limit in
+                    (0...capacity).allSatisfy { count in
+                        let prefix = UnsafeBufferPointer(rebasing: sample[..<count])
+                        let made = String(decoding: prefix, as: UTF8.self)
+                        guard let words = words(of: prefix, limit: limit) else { return false }
+                        let expected = StringRepresentation.key(of: made)
+                        return words.0 == expected.0 && words.1 == expected.1
+                    }
+                }
+            }
+        #else
+            return false
+        #endif
+    }()
+
+    /// The two words of a small string holding `bytes`, or `nil` when a byte is not
+    /// ASCII or there are too many. The bytes are loaded a word at a time when 16 bytes
+    /// from their start lie before `limit`, else copied.
+    @inline(__always)
+    private static func words(of bytes: UnsafeBufferPointer<UInt8>, limit: UnsafePointer<UInt8>?) -> (
+        UInt64, UInt64
+    )? {
+        let count = bytes.count
+        guard count <= capacity else { return nil }
+        var words: (UInt64, UInt64) = (0, 0)
+        if count > 0 {
+            let start = bytes.baseAddress!
+            if let limit, limit - start >= 16 {
+                let raw = UnsafeRawPointer(start)
+                let first = raw.loadUnaligned(as: UInt64.self)
+                let second = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                if count < 8 {
+                    words.0 = first & ((1 << (8 * UInt64(count))) &- 1)
+                } else {
+                    words.0 = first
+                    words.1 = second & ((1 << (8 * UInt64(count - 8))) &- 1)
+                }
+            } else {
+                withUnsafeMutableBytes(of: &words) { words in
+                    words.baseAddress!.copyMemory(from: start, byteCount: count)
+                }
+            }
+        }
+        guard (words.0 | words.1) & 0x8080_8080_8080_8080 == 0 else { return nil }
+        words.1 |= UInt64(0xE0 | count) << 56
+        return words
+    }
+
+    /// `bytes` as a `String`, or `nil` when they are not up to 15 bytes of ASCII. Only
+    /// to be called when ``isAvailable``; the bytes up to `limit` must be readable.
+    @inline(__always)
+    static func make(_ bytes: UnsafeBufferPointer<UInt8>, readableUpTo limit: UnsafePointer<UInt8>?)
+        -> String?
+    {
+        guard let words = words(of: bytes, limit: limit) else { return nil }
+        return unsafeBitCast(words, to: String.self)
+    }
+}
+
+// MARK: - Keyed containers reused (note 7)
+
+/// The keyed container of a key table, made once per table and type of keys; see
+/// note 7 at the top of this file.
+enum ReusedKeyedContainer {
+    @inline(__always)
+    static func container<Key: CodingKey>(
+        for table: UnsafeMutablePointer<KeyTable>, keyedBy type: Key.Type
+    ) -> KeyedDecodingContainer<Key> {
+        precondition(
+            MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size,
+            "KeyedDecodingContainer is not one reference")
+        if table.pointee.containerKeyType == ObjectIdentifier(Key.self),
+            let container = table.pointee.container
+        {
+            return unsafeBitCast(container, to: KeyedDecodingContainer<Key>.self)
+        }
+        let container = KeyedDecodingContainer(PlistMapDecoder.KeyedContainer<Key>(table: table))
+        table.pointee.container = unsafeBitCast(container, to: AnyObject.self)
+        table.pointee.containerKeyType = ObjectIdentifier(Key.self)
+        return container
     }
 }
 

@@ -36,7 +36,8 @@ final class PlistMapDecoder: DecoderPosition, Decoder {
     ) {
         let keyHashes = UnsafeMutablePointer<KeyHashCache>.allocate(capacity: 1)
         keyHashes.initialize(to: KeyHashCache())
-        self.view = MapView(nodes: nodes, bytes: bytes, keyHashes: keyHashes)
+        self.view = MapView(
+            nodes: nodes, bytes: bytes, keyHashes: keyHashes, makesSmallStrings: SmallASCIIString.isAvailable)
         self.userInfoStorage = userInfo
         super.init(index: index, codingPath: codingPath)
     }
@@ -45,7 +46,8 @@ final class PlistMapDecoder: DecoderPosition, Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         try requireKind(.dictionary, at: index, as: [String: Any].self, path: codingPath)
-        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, dictionary: index))
+        let table = KeyTable.make(decoder: self, dictionary: index, codingPath: nil)
+        return ReusedKeyedContainer.container(for: table, keyedBy: Key.self)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -295,6 +297,8 @@ struct MapView {
     let bytes: UnsafeBufferPointer<UInt8>
     /// Owned by the decoder that made the view.
     let keyHashes: UnsafeMutablePointer<KeyHashCache>
+    /// Whether strings of up to 15 ASCII bytes are made by ``SmallASCIIString``.
+    let makesSmallStrings: Bool
 
     // MARK: Reading nodes
 
@@ -400,7 +404,13 @@ struct MapView {
     func decodeString(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> String {
         let node = nodes[index]
         guard node.kind == .string else { throw mismatch(String.self, at: index, path: path()) }
-        return String(decoding: textBytes(node), as: UTF8.self)
+        let text = textBytes(node)
+        if makesSmallStrings,
+            let string = SmallASCIIString.make(text, readableUpTo: bytes.baseAddress.map { $0 + bytes.count })
+        {
+            return string
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     @inline(__always)
@@ -474,15 +484,10 @@ extension PlistMapDecoder {
         /// of a pointer (note 5 in `CodableUnsafe.swift`).
         let table: UnsafeMutablePointer<KeyTable>
 
-        /// A container for the dictionary the decoder is at, whose coding path is the
-        /// decoder's current one.
-        init(decoder: PlistMapDecoder, dictionary: Int) {
-            table = KeyTable.make(decoder: decoder, dictionary: dictionary, codingPath: nil)
-        }
-
-        /// A container for a dictionary nested in another container, at `codingPath`.
-        init(decoder: PlistMapDecoder, dictionary: Int, codingPath: [any CodingKey]) {
-            table = KeyTable.make(decoder: decoder, dictionary: dictionary, codingPath: codingPath)
+        /// A container for the dictionary of `table`. Containers are made through
+        /// ``ReusedKeyedContainer``, which keeps one per table.
+        init(table: UnsafeMutablePointer<KeyTable>) {
+            self.table = table
         }
 
         var decoder: PlistMapDecoder { table.pointee.decoder.decoder }
@@ -634,8 +639,8 @@ extension PlistMapDecoder {
         {
             let index = try value(key)
             try decoder.requireKind(.dictionary, at: index, as: [String: Any].self, path: path(key))
-            return KeyedDecodingContainer(
-                KeyedContainer<NestedKey>(decoder: decoder, dictionary: index, codingPath: path(key)))
+            let table = KeyTable.make(decoder: decoder, dictionary: index, codingPath: path(key))
+            return ReusedKeyedContainer.container(for: table, keyedBy: NestedKey.self)
         }
 
         func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
@@ -779,8 +784,8 @@ extension PlistMapDecoder {
             let elementPath = path
             let index = try next(KeyedDecodingContainer<NestedKey>.self)
             try decoder.requireKind(.dictionary, at: index, as: [String: Any].self, path: elementPath)
-            return KeyedDecodingContainer(
-                KeyedContainer<NestedKey>(decoder: decoder, dictionary: index, codingPath: elementPath))
+            let table = KeyTable.make(decoder: decoder, dictionary: index, codingPath: elementPath)
+            return ReusedKeyedContainer.container(for: table, keyedBy: NestedKey.self)
         }
 
         mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -879,6 +884,11 @@ struct KeyTable {
     var keyBits: UInt64 = 0
     var entries: UnsafeMutablePointer<Entry>?
     var capacity = 0
+    /// The last container made for this table, and the type of its keys: a container is
+    /// used again by the next value whose keys are of the same type (note 7 in
+    /// `CodableUnsafe.swift`).
+    var container: AnyObject?
+    var containerKeyType: ObjectIdentifier?
 
     /// The coding path of the table's container.
     var codingPath: [any CodingKey] {
@@ -1034,21 +1044,27 @@ enum FastPathTypes {
 }
 
 /// Coding keys the containers make themselves: array indices and `super`.
+///
+/// Three words, so that an `any CodingKey` holding one keeps it in its inline buffer:
+/// a key pushed onto a coding path for every array element costs no allocation.
 struct PlistCodingKey: CodingKey {
     private let name: String?
-    let intValue: Int?
+    /// The index, for a key without a name.
+    private let index: Int
+
+    var intValue: Int? { name == nil ? index : nil }
 
     /// Index keys spell themselves "Index N" only when asked, as Foundation's do.
-    var stringValue: String { name ?? "Index \(intValue ?? 0)" }
+    var stringValue: String { name ?? "Index \(index)" }
 
     init(stringValue: String) {
         name = stringValue
-        intValue = nil
+        index = 0
     }
 
     init(intValue: Int) {
         name = nil
-        self.intValue = intValue
+        index = intValue
     }
 
     init(index: Int) { self.init(intValue: index) }
