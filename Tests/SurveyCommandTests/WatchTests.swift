@@ -202,8 +202,19 @@ struct WatchTests {
             ("store.changes()", watchers.library.collected),
             ("survey watch --json", watchers.command.collected),
         ] {
-            let seen = collected.settle(count: 4)
-            #expect(seen.count == 4, "\(name): \(seen)")
+            let all = collected.settle(count: 4)
+            // A child copied before its parent makes both heads for a moment: when the feed
+            // reads in between (a loaded machine), that is a conflict appearing, resolved
+            // once the parent arrives, and reported as such. Nothing else may come besides
+            // the revisions.
+            let states = all.filter { $0.event == "conflict-appeared" || $0.event == "conflict-resolved" }
+            #expect(
+                states.map(\.event)
+                    == Array(repeating: ["conflict-appeared", "conflict-resolved"], count: states.count / 2)
+                    .flatMap { $0 } && states.allSatisfy { $0.id == a },
+                "\(name): \(all)")
+            let seen = all.filter { !states.contains($0) }
+            #expect(seen.count == 4, "\(name): \(all)")
             // Within a document, revisions arrive in any order rsync copies them; each once.
             #expect(
                 Set(seen.filter { $0.id == a }.map(\.revision)) == Set(expectedA.map(\.revision)),
