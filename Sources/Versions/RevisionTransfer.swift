@@ -1,5 +1,7 @@
+import Dispatch
 import Foundation
 import Packages
+import Synchronization
 
 /// Moves revisions between two stores: two-way sync of documents, tombstones arriving,
 /// completion of packages a copy left half there, and repair of damaged content from the
@@ -57,46 +59,95 @@ public struct RevisionTransfer: Sendable {
         public init() {}
     }
 
-    /// How many documents are read before their revisions are written as one batch.
+    /// How many documents are read at a time, and how many documents with something to
+    /// copy are written as one batch.
     public static let documentsPerBatch = 512
 
     /// Syncs `documents` both ways (see ``RevisionTransfer``).
     ///
-    /// Documents are read `width` at a time, in batches of ``documentsPerBatch``; each
-    /// batch's revisions are written with one flush per store, then its tombstones.
+    /// Documents are read `width` at a time, ``documentsPerBatch`` after another; those
+    /// with something to copy are written in batches of up to ``documentsPerBatch``
+    /// documents (documents found the same on both sides take no room in a batch), each
+    /// batch's revisions with one flush per store, then its tombstones. While a batch is
+    /// written, the next documents are read on other threads (when `width` is more than 1):
+    /// they are other documents, and each document is still decided under its locks and
+    /// written after it is read.
     ///
     /// - Parameters:
     ///   - documents: The documents to sync, in the order their locks are taken.
-    ///   - width: How many documents are read at once (1: one after another, on this thread).
+    ///   - width: How many documents are read at once (1: one after another, on this
+    ///     thread, never while a batch is written).
     ///   - progress: Called on this thread with the number of documents done.
     /// - Returns: Each document's outcome, in the order of `documents`.
     /// - Throws: `FileSystemError` or ``StoreError`` when a store cannot be read or written.
     public func sync(_ documents: [UUID], width: Int, progress: (Int) -> Void = { _ in }) throws
         -> [DocumentOutcome]
     {
-        var outcomes: [DocumentOutcome] = []
-        outcomes.reserveCapacity(documents.count)
-        var start = 0
-        while start < documents.count {
-            let batch = Array(documents[start..<min(start + Self.documentsPerBatch, documents.count)])
-            var plans = try BoundedWork.map(count: batch.count, width: width) { [self] index in
-                try plan(batch[index])
+        var outcomes = [DocumentOutcome](repeating: DocumentOutcome(), count: documents.count)
+        let chunks = stride(from: 0, to: documents.count, by: Self.documentsPerBatch).map {
+            $0..<min($0 + Self.documentsPerBatch, documents.count)
+        }
+        // Read documents with something to write, and where they stand in `documents`.
+        var batch: [Plan] = [], positions: [Int] = []
+        var read = 0
+        var next = chunks.first.map { planAhead(Array(documents[$0]), width: width) }
+        for number in chunks.indices {
+            guard let reading = next else { break }
+            let plans = try reading()
+            next =
+                number + 1 < chunks.count
+                ? planAhead(Array(documents[chunks[number + 1]]), width: width) : nil
+            for (offset, plan) in zip(chunks[number], plans) where !plan.skipped {
+                batch.append(plan)
+                positions.append(offset)
             }
-            try commit(&plans, direction: \.toRemote, into: remote)
-            try commit(&plans, direction: \.toLocal, into: local)
-            let finishing = plans.indices.filter { plans[$0].needsFinishing }
-            let finished = try BoundedWork.map(count: finishing.count, width: width) { [self, plans] index in
-                try finish(plans[finishing[index]])
+            read = chunks[number].upperBound
+            if batch.count >= Self.documentsPerBatch || next == nil {
+                do {
+                    try write(&batch, width: width)
+                } catch {
+                    // The next documents' reads finish before the error is reported.
+                    _ = try? next?()
+                    throw error
+                }
+                for (position, plan) in zip(positions, batch) { outcomes[position] = plan.outcome }
+                batch = []
+                positions = []
             }
-            for index in plans.indices where !plans[index].skipped {
-                plans[index].settle(after: plans[index].localBefore)
-            }
-            for (index, outcome) in zip(finishing, finished) { plans[index].outcome = outcome }
-            for plan in plans { outcomes.append(plan.outcome) }
-            start += batch.count
-            progress(start)
+            progress(read - batch.count)
         }
         return outcomes
+    }
+
+    /// The plans of `documents`: read now on other threads when `width` is more than 1
+    /// (the function returned waits for them), else read on this thread when it is called.
+    func planAhead(_ documents: [UUID], width: Int) -> () throws -> [Plan] {
+        let read: @Sendable () throws -> [Plan] = { [self] in
+            try BoundedWork.map(count: documents.count, width: width) { [self] index in
+                try plan(documents[index])
+            }
+        }
+        guard width > 1 else { return read }
+        let pending = Pending<[Plan]>()
+        DispatchQueue(label: "SurveyStore.RevisionTransfer.reading").async {
+            pending.finish(Result(catching: read))
+        }
+        return { try pending.wait() }
+    }
+
+    /// Writes one batch: each side's packages, then each document's second step; sets
+    /// each plan's outcome.
+    func write(_ plans: inout [Plan], width: Int) throws {
+        try commit(&plans, direction: \.toRemote, into: remote)
+        try commit(&plans, direction: \.toLocal, into: local)
+        let finishing = plans.indices.filter { plans[$0].needsFinishing }
+        let finished = try BoundedWork.map(count: finishing.count, width: width) { [self, plans] index in
+            try finish(plans[finishing[index]])
+        }
+        for index in plans.indices where !plans[index].skipped {
+            plans[index].settle(after: plans[index].localBefore)
+        }
+        for (index, outcome) in zip(finishing, finished) { plans[index].outcome = outcome }
     }
 
     // MARK: Deciding
@@ -542,4 +593,22 @@ extension RevisionStore {
 struct PackageSizes: Equatable {
     var metadata: Int
     var content: Int
+}
+
+/// A result another thread delivers once, and this one waits for.
+final class Pending<Value: Sendable>: Sendable {
+    private let result = Mutex<Result<Value, any Error>?>(nil)
+    private let delivered = DispatchSemaphore(value: 0)
+
+    /// Delivers the result (once).
+    func finish(_ value: Result<Value, any Error>) {
+        result.withLock { $0 = value }
+        delivered.signal()
+    }
+
+    /// Waits for the result (once), and returns or throws it.
+    func wait() throws -> Value {
+        delivered.wait()
+        return try result.withLock { $0! }.get()
+    }
 }

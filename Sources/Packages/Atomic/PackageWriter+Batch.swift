@@ -34,7 +34,9 @@ extension PackageWriter {
     ///    exist (`ENOSYS`), each file, each temporary package folder and the parent of
     ///    each folder created is fsynced instead.
     /// 4. Each item is renamed into place with `renameat2(RENAME_NOREPLACE)`.
-    /// 5. The parent folder of every destination created is fsynced, once each.
+    /// 5. The renames are made durable: a second `syncfs`, which flushes every parent
+    ///    folder at once; in the fallback, the parent folder of every destination created
+    ///    is fsynced, once each.
     ///
     /// A crash before step 4 leaves only temporaries (removed by ``removeLeftovers()``); a
     /// rename can only publish an item whose bytes are already durable.
@@ -54,28 +56,43 @@ extension PackageWriter {
         for folder in folders where try makeFolder(root + "/" + folder) {
             created.append(root + "/" + folder)
         }
+        // The temporary folder and each destination's parent are opened once for the batch.
+        var openFolders: [String: Int32] = [:]
+        defer { for descriptor in openFolders.values { _ = system.calls.close(descriptor) } }
+        func opened(_ path: String) throws -> Int32 {
+            if let descriptor = openFolders[path] { return descriptor }
+            let descriptor = try system.openFolder(atPath: path)
+            openFolders[path] = descriptor
+            return descriptor
+        }
+        let temporaryDescriptor = try opened(temporaryFolder)
         var temporaries: [String?] = []
         defer {
             for case let temporary? in temporaries { try? removeTemporary(temporary) }
         }
         for item in items {
-            let temporary = temporaryFolder + "/" + Self.temporaryName()
+            let name = Self.temporaryName()
+            let temporary = temporaryFolder + "/" + name
             if item.isPackage {
-                try system.mkdir(temporary)
+                try system.mkdir(name, in: temporaryDescriptor, path: temporary)
                 temporaries.append(temporary)
                 for file in item.files {
                     guard SafeName.isValidComponent(file.name) else {
                         throw FileSystemError(
                             .invalidName, operation: .open, path: temporary + "/" + file.name)
                     }
-                    try system.writeWithoutSync(file.contents, to: temporary + "/" + file.name)
+                    try system.writeWithoutSync(
+                        file.contents, to: name + "/" + file.name, in: temporaryDescriptor,
+                        path: temporary + "/" + file.name)
                 }
             } else {
                 temporaries.append(temporary)
-                try system.writeWithoutSync(item.files.first?.contents ?? Data(), to: temporary)
+                try system.writeWithoutSync(
+                    item.files.first?.contents ?? Data(), to: name, in: temporaryDescriptor, path: temporary)
             }
         }
-        if try !system.syncFileSystem(temporaryFolder) {
+        let flushed = try system.syncFileSystem(temporaryFolder)
+        if !flushed {
             for (item, temporary) in zip(items, temporaries) {
                 guard let temporary else { continue }
                 if item.isPackage {
@@ -93,8 +110,13 @@ extension PackageWriter {
         var parents = Set<String>()
         for (index, item) in items.enumerated() {
             let destination = root + "/" + item.path
+            let name = System.lastComponent(of: destination)
+            guard !name.isEmpty, name != ".", name != ".." else {
+                throw FileSystemError(.invalidName, operation: .rename, path: destination)
+            }
             switch try system.moveWithoutReplacing(
-                temporaries[index]!, to: destination, isDirectory: item.isPackage)
+                System.lastComponent(of: temporaries[index]!), in: temporaryDescriptor, to: name,
+                in: opened(Self.parent(of: destination)), isDirectory: item.isPackage, path: destination)
             {
             case .success:
                 temporaries[index] = nil
@@ -106,7 +128,10 @@ extension PackageWriter {
                 throw FileSystemError(.rename, path: destination, errno: errno)
             }
         }
-        for parent in parents.sorted() { try system.fsyncDirectory(parent) }
+        // The renames' entries: every parent at once by a second flush, or each fsynced.
+        if !parents.isEmpty, try !flushed || !system.syncFileSystem(temporaryFolder) {
+            for parent in parents.sorted() { try system.fsyncDirectory(parent) }
+        }
         return outcomes
     }
 
