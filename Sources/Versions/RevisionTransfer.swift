@@ -19,9 +19,11 @@ import Synchronization
 /// - Then each side gets the tombstones it lacks, once the revisions have arrived, so that
 ///   a tombstone whose superseding revision is on its way stays pending meanwhile.
 ///
-/// Revisions are written in batches (`PackageWriter.writeBatch(_:creatingFolders:)`):
-/// many packages flushed to disk at once, each still atomic; a sync returns once every
-/// revision and tombstone it copied is durable.
+/// Revisions are written in batches: each package under the receiver's temporary folder
+/// as soon as its document is read (`PackageWriter.stage(_:)`), then many packages
+/// flushed to disk at once and published, each still atomic
+/// (`PackageWriter.publish(_:creatingFolders:)`); a sync returns once every revision
+/// and tombstone it copied is durable.
 public struct RevisionTransfer: Sendable {
     /// This side of the transfer.
     public let local: RevisionStore
@@ -84,6 +86,14 @@ public struct RevisionTransfer: Sendable {
         -> [DocumentOutcome]
     {
         var outcomes = [DocumentOutcome](repeating: DocumentOutcome(), count: documents.count)
+        // Packages are written under each store's temporary folder as documents are read,
+        // and published batch by batch: no writer opening a store meanwhile takes them
+        // for leftovers.
+        let writing = (try local.writer.lockForWriting(), try remote.writer.lockForWriting())
+        defer {
+            writing.0.unlock()
+            writing.1.unlock()
+        }
         let chunks = stride(from: 0, to: documents.count, by: Self.documentsPerBatch).map {
             $0..<min($0 + Self.documentsPerBatch, documents.count)
         }
@@ -106,8 +116,9 @@ public struct RevisionTransfer: Sendable {
                 do {
                     try write(&batch, width: width)
                 } catch {
-                    // The next documents' reads finish before the error is reported.
-                    _ = try? next?()
+                    // The next documents' reads finish before the error is reported, and
+                    // nothing written for them or for this batch is left unpublished.
+                    discardStaged(batch + ((try? next?()) ?? []))
                     throw error
                 }
                 for (position, plan) in zip(positions, batch) { outcomes[position] = plan.outcome }
@@ -117,6 +128,14 @@ public struct RevisionTransfer: Sendable {
             progress(read - batch.count)
         }
         return outcomes
+    }
+
+    /// Removes what `plans` wrote under the temporary folders and did not publish.
+    func discardStaged(_ plans: [Plan]) {
+        for plan in plans {
+            remote.writer.discard(plan.toRemote.staged)
+            local.writer.discard(plan.toLocal.staged)
+        }
     }
 
     /// The plans of `documents`: read now on other threads when `width` is more than 1
@@ -156,6 +175,8 @@ public struct RevisionTransfer: Sendable {
     struct Delivery: Sendable {
         /// Packages to write, parents before children.
         var packages: [(revision: RevisionID, files: [PackageFile])] = []
+        /// The same packages written under the receiver's temporary folder, to be published.
+        var staged: [PackageWriter.StagedItem] = []
         /// Tombstones to write after the packages.
         var tombstones: [RevisionMetadata] = []
         /// Whether arriving tombstones name packages the receiver has.
@@ -211,6 +232,15 @@ public struct RevisionTransfer: Sendable {
         plan.toRemote = try Self.delivery(document, from: local, mine, to: remote, theirs, &plan.outcome)
         plan.toLocal = try Self.delivery(document, from: remote, theirs, to: local, mine, &plan.outcome)
         if let mine, let theirs { try repairDiffering(document, mine, theirs, &plan.outcome) }
+        // Written now, on this thread, under each receiver's temporary folder: the batch
+        // only flushes and publishes them.
+        plan.toRemote.staged = try remote.stage(plan.toRemote.packages, of: document)
+        do {
+            plan.toLocal.staged = try local.stage(plan.toLocal.packages, of: document)
+        } catch {
+            remote.writer.discard(plan.toRemote.staged)
+            throw error
+        }
         return plan
     }
 
@@ -319,21 +349,22 @@ public struct RevisionTransfer: Sendable {
 
     // MARK: Writing
 
-    /// Writes every plan's packages for one side in one batch, then completes those a
-    /// copy left half there.
+    /// Publishes every plan's packages for one side in one batch (written when the plan
+    /// was made), then completes those a copy left half there.
     func commit(_ plans: inout [Plan], direction: KeyPath<Plan, Delivery>, into target: RevisionStore) throws
     {
-        var batch: [(document: UUID, revision: RevisionID, files: [PackageFile])] = []
+        var batch: [(document: UUID, revision: RevisionID, item: PackageWriter.StagedItem)] = []
         var owners: [Int] = []
         for (index, plan) in plans.enumerated() {
-            for package in plan[keyPath: direction].packages {
-                batch.append((plan.document, package.revision, package.files))
+            let delivery = plan[keyPath: direction]
+            for (package, item) in zip(delivery.packages, delivery.staged) {
+                batch.append((plan.document, package.revision, item))
                 owners.append(index)
             }
         }
         guard !batch.isEmpty else { return }
         // A package already there (or half there from an interrupted copy) is completed.
-        try target.publish(batch: batch, lockingCompletions: true)
+        try target.publish(staged: batch, lockingCompletions: true)
         for owner in owners {
             if direction == \Plan.toRemote {
                 plans[owner].outcome.sent += 1
@@ -537,55 +568,65 @@ extension RevisionStore {
     /// (a deletion, a half-copied or torn package, a stray file, a link) this says `false`
     /// and the revisions are read.
     ///
-    /// Each side's document folder is opened once and listed; each package in it is
-    /// opened from there (never through a link) and its two files looked up by name.
+    /// Each side's document folder is opened once and listed; only when both list the
+    /// same names (so a document one side lacks, or with a revision one side lacks, costs
+    /// no more) is each package in them opened from there (never through a link) and its
+    /// two files looked up by name.
     func holdsSameFiles(_ document: UUID, as other: RevisionStore) -> Bool {
-        // This side first, so that a document the other side lacks costs one look each.
-        guard let mine = contentSizes(document), !mine.isEmpty, let theirs = other.contentSizes(document)
-        else { return false }
-        return mine == theirs
+        let same = try? reader.withFolder(atPath: root + "/" + folder(of: document)) { mine -> Bool in
+            let myEntries = try mine.entries()
+            guard !myEntries.isEmpty else { return false }
+            let found = try other.reader.withFolder(atPath: other.root + "/" + other.folder(of: document)) {
+                theirs -> Bool in
+                let theirEntries = try theirs.entries()
+                guard Set(myEntries.map(\.name)) == Set(theirEntries.map(\.name)),
+                    let mySizes = try Self.contentSizes(mine, myEntries),
+                    let theirSizes = try Self.contentSizes(theirs, theirEntries)
+                else { return false }
+                return mySizes == theirSizes
+            }
+            return found ?? false
+        }
+        return same ?? false
     }
 
-    /// Every entry of `document`'s folder by name, with the sizes of a package's metadata
-    /// and content (zero for a tombstone), when every package holds its metadata and its
-    /// content as regular files, no package has a tombstone, and nothing else is there;
-    /// otherwise `nil`.
-    private func contentSizes(_ document: UUID) -> [String: PackageSizes]? {
-        let found = try? reader.withFolder(atPath: root + "/" + folder(of: document)) {
-            folder -> [String: PackageSizes]? in
-            let entries = try folder.entries()
-            var sizes: [String: PackageSizes] = [:]
-            sizes.reserveCapacity(entries.count)
-            for entry in entries {
-                if entry.name.hasSuffix(StoreLayout.tombstoneSuffix) {
-                    guard entry.kind == .regular || entry.kind == .unknown else { return nil }
-                    sizes[entry.name] = PackageSizes(metadata: 0, content: 0)
-                    continue
-                }
-                guard entry.name.hasSuffix(StoreLayout.packageSuffix),
-                    entry.kind == .directory || entry.kind == .unknown,
-                    let package = try folder.withSubfolder(
-                        entry.name,
-                        { package -> PackageSizes? in
-                            guard let metadata = try package.status(of: Self.metadataFile),
-                                metadata.kind == .regular,
-                                let content = try package.status(of: Self.contentFile),
-                                content.kind == .regular
-                            else { return nil }
-                            return PackageSizes(metadata: metadata.size, content: content.size)
-                        }) ?? nil
-                else { return nil }
-                sizes[entry.name] = package
+    /// Every entry of a document's folder (open as `folder`, listed as `entries`) by
+    /// name, with the sizes of a package's metadata and content (zero for a tombstone),
+    /// when every package holds its metadata and its content as regular files, no package
+    /// has a tombstone, and nothing else is there; otherwise `nil`.
+    private static func contentSizes(_ folder: FileReader.Folder, _ entries: [SystemCalls.DirectoryEntry])
+        throws -> [String: PackageSizes]?
+    {
+        var sizes: [String: PackageSizes] = [:]
+        sizes.reserveCapacity(entries.count)
+        for entry in entries {
+            if entry.name.hasSuffix(StoreLayout.tombstoneSuffix) {
+                guard entry.kind == .regular || entry.kind == .unknown else { return nil }
+                sizes[entry.name] = PackageSizes(metadata: 0, content: 0)
+                continue
             }
-            // A package with a tombstone of the same revision: a prune or a deletion in
-            // progress, read in full.
-            for name in sizes.keys where name.hasSuffix(StoreLayout.packageSuffix) {
-                let tombstone = name.dropLast(StoreLayout.packageSuffix.count) + StoreLayout.tombstoneSuffix
-                if sizes[String(tombstone)] != nil { return nil }
-            }
-            return sizes
+            guard entry.name.hasSuffix(StoreLayout.packageSuffix),
+                entry.kind == .directory || entry.kind == .unknown,
+                let package = try folder.withSubfolder(
+                    entry.name,
+                    { package -> PackageSizes? in
+                        guard let metadata = try package.status(of: Self.metadataFile),
+                            metadata.kind == .regular,
+                            let content = try package.status(of: Self.contentFile),
+                            content.kind == .regular
+                        else { return nil }
+                        return PackageSizes(metadata: metadata.size, content: content.size)
+                    }) ?? nil
+            else { return nil }
+            sizes[entry.name] = package
         }
-        return found ?? nil
+        // A package with a tombstone of the same revision: a prune or a deletion in
+        // progress, read in full.
+        for name in sizes.keys where name.hasSuffix(StoreLayout.packageSuffix) {
+            let tombstone = name.dropLast(StoreLayout.packageSuffix.count) + StoreLayout.tombstoneSuffix
+            if sizes[String(tombstone)] != nil { return nil }
+        }
+        return sizes
     }
 }
 

@@ -27,8 +27,9 @@ extension PackageWriter {
     /// every destination it created is durable.
     ///
     /// The protocol, in order:
-    /// 1. The missing `folders` are created (`mkdirat`), each after its parent.
-    /// 2. Every item is written under the temporary folder, without fsyncs.
+    /// 1. Every item is written under the temporary folder, without fsyncs
+    ///    (``stage(_:)``).
+    /// 2. The missing `folders` are created (`mkdirat`), each after its parent.
     /// 3. The batch is made durable at once: `syncfs(2)` on the store's file system, which
     ///    flushes every file and directory entry written so far. Where `syncfs` does not
     ///    exist (`ENOSYS`), each file, each temporary package folder and the parent of
@@ -52,9 +53,95 @@ extension PackageWriter {
         guard !items.isEmpty else { return [] }
         let writing = try writerLock()
         defer { writing.unlock() }
+        return try publish(try stage(items), creatingFolders: folders)
+    }
+
+    /// An item of a batch written under the temporary folder and not yet published (see
+    /// ``stage(_:)``).
+    public struct StagedItem: Sendable {
+        /// What was written, and where it goes.
+        public let item: BatchItem
+        /// The temporary package folder or file that holds it.
+        let temporary: String
+    }
+
+    /// Step 1 of ``writeBatch(_:creatingFolders:)`` on its own: writes `items` under the
+    /// temporary folder, without fsyncs, to be published later by
+    /// ``publish(_:creatingFolders:)`` or removed by ``discard(_:)``. Safe to call from
+    /// several threads at once. The caller holds ``lockForWriting()`` from before this
+    /// call until they are published or discarded, so that no writer opening the store
+    /// takes them for leftovers.
+    ///
+    /// - Throws: ``FileSystemError``; what this call wrote is removed.
+    public func stage(_ items: [BatchItem]) throws -> [StagedItem] {
+        guard !items.isEmpty else { return [] }
+        let folder = try system.openFolder(atPath: temporaryFolder)
+        defer { _ = system.calls.close(folder) }
+        var staged: [StagedItem] = []
+        do {
+            for item in items {
+                let name = Self.temporaryName()
+                let temporary = temporaryFolder + "/" + name
+                if item.isPackage {
+                    try system.mkdir(name, in: folder, path: temporary)
+                    staged.append(StagedItem(item: item, temporary: temporary))
+                    for file in item.files {
+                        guard SafeName.isValidComponent(file.name) else {
+                            throw FileSystemError(
+                                .invalidName, operation: .open, path: temporary + "/" + file.name)
+                        }
+                        try system.writeWithoutSync(
+                            file.contents, to: name + "/" + file.name, in: folder,
+                            path: temporary + "/" + file.name)
+                    }
+                } else {
+                    staged.append(StagedItem(item: item, temporary: temporary))
+                    try system.writeWithoutSync(
+                        item.files.first?.contents ?? Data(), to: name, in: folder, path: temporary)
+                }
+            }
+        } catch {
+            discard(staged)
+            throw error
+        }
+        return staged
+    }
+
+    /// Removes staged items that will not be published.
+    public func discard(_ staged: [StagedItem]) {
+        for item in staged { try? removeTemporary(item.temporary) }
+    }
+
+    /// Steps 2 to 5 of ``writeBatch(_:creatingFolders:)`` for items staged by
+    /// ``stage(_:)`` (from any threads, all of them finished): creates the missing
+    /// `folders`, makes every staged item durable at once, renames each into place and
+    /// makes the renames durable. The caller holds ``lockForWriting()``.
+    ///
+    /// - Returns: Each item's outcome, in the order of `staged`.
+    /// - Throws: ``FileSystemError``; the staged items not published are removed.
+    public func publish(_ staged: [StagedItem], creatingFolders folders: [String] = []) throws -> [Outcome] {
+        guard !staged.isEmpty else { return [] }
+        var unpublished = staged.map { Optional($0.temporary) }
+        defer {
+            for case let temporary? in unpublished { try? removeTemporary(temporary) }
+        }
         var created: [String] = []
         for folder in folders where try makeFolder(root + "/" + folder) {
             created.append(root + "/" + folder)
+        }
+        let flushed = try system.syncFileSystem(temporaryFolder)
+        if !flushed {
+            for entry in staged {
+                if entry.item.isPackage {
+                    for file in entry.item.files {
+                        try system.fsyncPath(entry.temporary + "/" + file.name, isDirectory: false)
+                    }
+                }
+                try system.fsyncPath(entry.temporary, isDirectory: entry.item.isPackage)
+            }
+            for parent in Set(created.map(Self.parent(of:)) + [temporaryFolder]).sorted() {
+                try system.fsyncDirectory(parent)
+            }
         }
         // The temporary folder and each destination's parent are opened once for the batch.
         var openFolders: [String: Int32] = [:]
@@ -66,60 +153,21 @@ extension PackageWriter {
             return descriptor
         }
         let temporaryDescriptor = try opened(temporaryFolder)
-        var temporaries: [String?] = []
-        defer {
-            for case let temporary? in temporaries { try? removeTemporary(temporary) }
-        }
-        for item in items {
-            let name = Self.temporaryName()
-            let temporary = temporaryFolder + "/" + name
-            if item.isPackage {
-                try system.mkdir(name, in: temporaryDescriptor, path: temporary)
-                temporaries.append(temporary)
-                for file in item.files {
-                    guard SafeName.isValidComponent(file.name) else {
-                        throw FileSystemError(
-                            .invalidName, operation: .open, path: temporary + "/" + file.name)
-                    }
-                    try system.writeWithoutSync(
-                        file.contents, to: name + "/" + file.name, in: temporaryDescriptor,
-                        path: temporary + "/" + file.name)
-                }
-            } else {
-                temporaries.append(temporary)
-                try system.writeWithoutSync(
-                    item.files.first?.contents ?? Data(), to: name, in: temporaryDescriptor, path: temporary)
-            }
-        }
-        let flushed = try system.syncFileSystem(temporaryFolder)
-        if !flushed {
-            for (item, temporary) in zip(items, temporaries) {
-                guard let temporary else { continue }
-                if item.isPackage {
-                    for file in item.files {
-                        try system.fsyncPath(temporary + "/" + file.name, isDirectory: false)
-                    }
-                }
-                try system.fsyncPath(temporary, isDirectory: item.isPackage)
-            }
-            for parent in Set(created.map(Self.parent(of:)) + [temporaryFolder]).sorted() {
-                try system.fsyncDirectory(parent)
-            }
-        }
         var outcomes: [Outcome] = []
         var parents = Set<String>()
-        for (index, item) in items.enumerated() {
-            let destination = root + "/" + item.path
+        for (index, entry) in staged.enumerated() {
+            let destination = root + "/" + entry.item.path
             let name = System.lastComponent(of: destination)
             guard !name.isEmpty, name != ".", name != ".." else {
                 throw FileSystemError(.invalidName, operation: .rename, path: destination)
             }
             switch try system.moveWithoutReplacing(
-                System.lastComponent(of: temporaries[index]!), in: temporaryDescriptor, to: name,
-                in: opened(Self.parent(of: destination)), isDirectory: item.isPackage, path: destination)
+                System.lastComponent(of: entry.temporary), in: temporaryDescriptor, to: name,
+                in: opened(Self.parent(of: destination)), isDirectory: entry.item.isPackage, path: destination
+            )
             {
             case .success:
-                temporaries[index] = nil
+                unpublished[index] = nil
                 parents.insert(Self.parent(of: destination))
                 outcomes.append(.created)
             case .failure(let errno) where errno == .exists || errno == .notEmpty:
@@ -133,6 +181,12 @@ extension PackageWriter {
             for parent in parents.sorted() { try system.fsyncDirectory(parent) }
         }
         return outcomes
+    }
+
+    /// Holds the store's writers' lock (shared) until unlocked: temporaries written
+    /// meanwhile are never taken for leftovers (see ``stage(_:)``).
+    public func lockForWriting() throws -> FileLock {
+        try writerLock()
     }
 
     /// Creates the folder at `path` without fsyncing its parent; `false` when a folder is
