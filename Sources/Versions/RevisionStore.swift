@@ -533,18 +533,56 @@ public final class RevisionStore: Sendable {
         let items = batch.map {
             PackageWriter.BatchItem.package($0.files, at: StoreLayout.package($0.revision, of: $0.document))
         }
+        let outcomes = try writer.writeBatch(items, creatingFolders: Self.folders(of: batch.map(\.document)))
+        try complete(
+            zip(batch, items).map { ($0.document, $0.revision, $1) }, outcomes,
+            lockingCompletions: lockingCompletions)
+    }
+
+    /// Writes `packages` of `document` under the temporary folder, to be published by
+    /// ``publish(staged:lockingCompletions:)`` (see `PackageWriter.stage(_:)`); the caller
+    /// holds the writer's `lockForWriting()` until then.
+    func stage(_ packages: [(revision: RevisionID, files: [PackageFile])], of document: UUID) throws
+        -> [PackageWriter.StagedItem]
+    {
+        try writer.stage(
+            packages.map { .package($0.files, at: StoreLayout.package($0.revision, of: document)) })
+    }
+
+    /// Publishes packages staged by ``stage(_:of:)`` as one batch, as
+    /// ``publish(batch:lockingCompletions:)`` writes and publishes them.
+    func publish(
+        staged: [(document: UUID, revision: RevisionID, item: PackageWriter.StagedItem)],
+        lockingCompletions: Bool
+    ) throws {
+        let outcomes = try writer.publish(
+            staged.map(\.item), creatingFolders: Self.folders(of: staged.map(\.document)))
+        try complete(
+            staged.map { ($0.document, $0.revision, $0.item.item) }, outcomes,
+            lockingCompletions: lockingCompletions)
+    }
+
+    /// The documents folder, then each document's folder once, in order.
+    private static func folders(of documents: [UUID]) -> [String] {
         var folders = [StoreLayout.documentsFolder]
         var seen = Set<UUID>()
-        for entry in batch where seen.insert(entry.document).inserted {
-            folders.append(StoreLayout.folder(of: entry.document))
+        for document in documents where seen.insert(document).inserted {
+            folders.append(StoreLayout.folder(of: document))
         }
-        let outcomes = try writer.writeBatch(items, creatingFolders: folders)
-        for (index, (item, outcome)) in zip(items, outcomes).enumerated() where outcome == .alreadyExists {
+        return folders
+    }
+
+    /// Completes each package of a batch found already there (see
+    /// ``publish(batch:lockingCompletions:)``).
+    private func complete(
+        _ batch: [(document: UUID, revision: RevisionID, item: PackageWriter.BatchItem)],
+        _ outcomes: [PackageWriter.Outcome], lockingCompletions: Bool
+    ) throws {
+        for ((document, revision, item), outcome) in zip(batch, outcomes) where outcome == .alreadyExists {
             guard lockingCompletions else {
                 try writer.completePackage(item.files, at: item.path)
                 continue
             }
-            let (document, revision, _) = batch[index]
             let lock = try documentLock(document)
             defer { lock.unlock() }
             if try reader.status(atPath: root + "/" + StoreLayout.tombstone(revision, of: document)) != nil {

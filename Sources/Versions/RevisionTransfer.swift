@@ -1,5 +1,7 @@
+import Dispatch
 import Foundation
 import Packages
+import Synchronization
 
 /// Moves revisions between two stores: two-way sync of documents, tombstones arriving,
 /// completion of packages a copy left half there, and repair of damaged content from the
@@ -17,9 +19,11 @@ import Packages
 /// - Then each side gets the tombstones it lacks, once the revisions have arrived, so that
 ///   a tombstone whose superseding revision is on its way stays pending meanwhile.
 ///
-/// Revisions are written in batches (`PackageWriter.writeBatch(_:creatingFolders:)`):
-/// many packages flushed to disk at once, each still atomic; a sync returns once every
-/// revision and tombstone it copied is durable.
+/// Revisions are written in batches: each package under the receiver's temporary folder
+/// as soon as its document is read (`PackageWriter.stage(_:)`), then many packages
+/// flushed to disk at once and published, each still atomic
+/// (`PackageWriter.publish(_:creatingFolders:)`); a sync returns once every revision
+/// and tombstone it copied is durable.
 public struct RevisionTransfer: Sendable {
     /// This side of the transfer.
     public let local: RevisionStore
@@ -57,46 +61,112 @@ public struct RevisionTransfer: Sendable {
         public init() {}
     }
 
-    /// How many documents are read before their revisions are written as one batch.
+    /// How many documents are read at a time, and how many documents with something to
+    /// copy are written as one batch.
     public static let documentsPerBatch = 512
 
     /// Syncs `documents` both ways (see ``RevisionTransfer``).
     ///
-    /// Documents are read `width` at a time, in batches of ``documentsPerBatch``; each
-    /// batch's revisions are written with one flush per store, then its tombstones.
+    /// Documents are read `width` at a time, ``documentsPerBatch`` after another; those
+    /// with something to copy are written in batches of up to ``documentsPerBatch``
+    /// documents (documents found the same on both sides take no room in a batch), each
+    /// batch's revisions with one flush per store, then its tombstones. While a batch is
+    /// written, the next documents are read on other threads (when `width` is more than 1):
+    /// they are other documents, and each document is still decided under its locks and
+    /// written after it is read.
     ///
     /// - Parameters:
     ///   - documents: The documents to sync, in the order their locks are taken.
-    ///   - width: How many documents are read at once (1: one after another, on this thread).
+    ///   - width: How many documents are read at once (1: one after another, on this
+    ///     thread, never while a batch is written).
     ///   - progress: Called on this thread with the number of documents done.
     /// - Returns: Each document's outcome, in the order of `documents`.
     /// - Throws: `FileSystemError` or ``StoreError`` when a store cannot be read or written.
     public func sync(_ documents: [UUID], width: Int, progress: (Int) -> Void = { _ in }) throws
         -> [DocumentOutcome]
     {
-        var outcomes: [DocumentOutcome] = []
-        outcomes.reserveCapacity(documents.count)
-        var start = 0
-        while start < documents.count {
-            let batch = Array(documents[start..<min(start + Self.documentsPerBatch, documents.count)])
-            var plans = try BoundedWork.map(count: batch.count, width: width) { [self] index in
-                try plan(batch[index])
+        var outcomes = [DocumentOutcome](repeating: DocumentOutcome(), count: documents.count)
+        // Packages are written under each store's temporary folder as documents are read,
+        // and published batch by batch: no writer opening a store meanwhile takes them
+        // for leftovers.
+        let writing = (try local.writer.lockForWriting(), try remote.writer.lockForWriting())
+        defer {
+            writing.0.unlock()
+            writing.1.unlock()
+        }
+        let chunks = stride(from: 0, to: documents.count, by: Self.documentsPerBatch).map {
+            $0..<min($0 + Self.documentsPerBatch, documents.count)
+        }
+        // Read documents with something to write, and where they stand in `documents`.
+        var batch: [Plan] = [], positions: [Int] = []
+        var read = 0
+        var next = chunks.first.map { planAhead(Array(documents[$0]), width: width) }
+        for number in chunks.indices {
+            guard let reading = next else { break }
+            let plans = try reading()
+            next =
+                number + 1 < chunks.count
+                ? planAhead(Array(documents[chunks[number + 1]]), width: width) : nil
+            for (offset, plan) in zip(chunks[number], plans) where !plan.skipped {
+                batch.append(plan)
+                positions.append(offset)
             }
-            try commit(&plans, direction: \.toRemote, into: remote)
-            try commit(&plans, direction: \.toLocal, into: local)
-            let finishing = plans.indices.filter { plans[$0].needsFinishing }
-            let finished = try BoundedWork.map(count: finishing.count, width: width) { [self, plans] index in
-                try finish(plans[finishing[index]])
+            read = chunks[number].upperBound
+            if batch.count >= Self.documentsPerBatch || next == nil {
+                do {
+                    try write(&batch, width: width)
+                } catch {
+                    // The next documents' reads finish before the error is reported, and
+                    // nothing written for them or for this batch is left unpublished.
+                    discardStaged(batch + ((try? next?()) ?? []))
+                    throw error
+                }
+                for (position, plan) in zip(positions, batch) { outcomes[position] = plan.outcome }
+                batch = []
+                positions = []
             }
-            for index in plans.indices where !plans[index].skipped {
-                plans[index].settle(after: plans[index].localBefore)
-            }
-            for (index, outcome) in zip(finishing, finished) { plans[index].outcome = outcome }
-            for plan in plans { outcomes.append(plan.outcome) }
-            start += batch.count
-            progress(start)
+            progress(read - batch.count)
         }
         return outcomes
+    }
+
+    /// Removes what `plans` wrote under the temporary folders and did not publish.
+    func discardStaged(_ plans: [Plan]) {
+        for plan in plans {
+            remote.writer.discard(plan.toRemote.staged)
+            local.writer.discard(plan.toLocal.staged)
+        }
+    }
+
+    /// The plans of `documents`: read now on other threads when `width` is more than 1
+    /// (the function returned waits for them), else read on this thread when it is called.
+    func planAhead(_ documents: [UUID], width: Int) -> () throws -> [Plan] {
+        let read: @Sendable () throws -> [Plan] = { [self] in
+            try BoundedWork.map(count: documents.count, width: width) { [self] index in
+                try plan(documents[index])
+            }
+        }
+        guard width > 1 else { return read }
+        let pending = Pending<[Plan]>()
+        DispatchQueue(label: "SurveyStore.RevisionTransfer.reading").async {
+            pending.finish(Result(catching: read))
+        }
+        return { try pending.wait() }
+    }
+
+    /// Writes one batch: each side's packages, then each document's second step; sets
+    /// each plan's outcome.
+    func write(_ plans: inout [Plan], width: Int) throws {
+        try commit(&plans, direction: \.toRemote, into: remote)
+        try commit(&plans, direction: \.toLocal, into: local)
+        let finishing = plans.indices.filter { plans[$0].needsFinishing }
+        let finished = try BoundedWork.map(count: finishing.count, width: width) { [self, plans] index in
+            try finish(plans[finishing[index]])
+        }
+        for index in plans.indices where !plans[index].skipped {
+            plans[index].settle(after: plans[index].localBefore)
+        }
+        for (index, outcome) in zip(finishing, finished) { plans[index].outcome = outcome }
     }
 
     // MARK: Deciding
@@ -105,6 +175,8 @@ public struct RevisionTransfer: Sendable {
     struct Delivery: Sendable {
         /// Packages to write, parents before children.
         var packages: [(revision: RevisionID, files: [PackageFile])] = []
+        /// The same packages written under the receiver's temporary folder, to be published.
+        var staged: [PackageWriter.StagedItem] = []
         /// Tombstones to write after the packages.
         var tombstones: [RevisionMetadata] = []
         /// Whether arriving tombstones name packages the receiver has.
@@ -160,6 +232,15 @@ public struct RevisionTransfer: Sendable {
         plan.toRemote = try Self.delivery(document, from: local, mine, to: remote, theirs, &plan.outcome)
         plan.toLocal = try Self.delivery(document, from: remote, theirs, to: local, mine, &plan.outcome)
         if let mine, let theirs { try repairDiffering(document, mine, theirs, &plan.outcome) }
+        // Written now, on this thread, under each receiver's temporary folder: the batch
+        // only flushes and publishes them.
+        plan.toRemote.staged = try remote.stage(plan.toRemote.packages, of: document)
+        do {
+            plan.toLocal.staged = try local.stage(plan.toLocal.packages, of: document)
+        } catch {
+            remote.writer.discard(plan.toRemote.staged)
+            throw error
+        }
         return plan
     }
 
@@ -268,21 +349,22 @@ public struct RevisionTransfer: Sendable {
 
     // MARK: Writing
 
-    /// Writes every plan's packages for one side in one batch, then completes those a
-    /// copy left half there.
+    /// Publishes every plan's packages for one side in one batch (written when the plan
+    /// was made), then completes those a copy left half there.
     func commit(_ plans: inout [Plan], direction: KeyPath<Plan, Delivery>, into target: RevisionStore) throws
     {
-        var batch: [(document: UUID, revision: RevisionID, files: [PackageFile])] = []
+        var batch: [(document: UUID, revision: RevisionID, item: PackageWriter.StagedItem)] = []
         var owners: [Int] = []
         for (index, plan) in plans.enumerated() {
-            for package in plan[keyPath: direction].packages {
-                batch.append((plan.document, package.revision, package.files))
+            let delivery = plan[keyPath: direction]
+            for (package, item) in zip(delivery.packages, delivery.staged) {
+                batch.append((plan.document, package.revision, item))
                 owners.append(index)
             }
         }
         guard !batch.isEmpty else { return }
         // A package already there (or half there from an interrupted copy) is completed.
-        try target.publish(batch: batch, lockingCompletions: true)
+        try target.publish(staged: batch, lockingCompletions: true)
         for owner in owners {
             if direction == \Plan.toRemote {
                 plans[owner].outcome.sent += 1
@@ -486,55 +568,65 @@ extension RevisionStore {
     /// (a deletion, a half-copied or torn package, a stray file, a link) this says `false`
     /// and the revisions are read.
     ///
-    /// Each side's document folder is opened once and listed; each package in it is
-    /// opened from there (never through a link) and its two files looked up by name.
+    /// Each side's document folder is opened once and listed; only when both list the
+    /// same names (so a document one side lacks, or with a revision one side lacks, costs
+    /// no more) is each package in them opened from there (never through a link) and its
+    /// two files looked up by name.
     func holdsSameFiles(_ document: UUID, as other: RevisionStore) -> Bool {
-        // This side first, so that a document the other side lacks costs one look each.
-        guard let mine = contentSizes(document), !mine.isEmpty, let theirs = other.contentSizes(document)
-        else { return false }
-        return mine == theirs
+        let same = try? reader.withFolder(atPath: root + "/" + folder(of: document)) { mine -> Bool in
+            let myEntries = try mine.entries()
+            guard !myEntries.isEmpty else { return false }
+            let found = try other.reader.withFolder(atPath: other.root + "/" + other.folder(of: document)) {
+                theirs -> Bool in
+                let theirEntries = try theirs.entries()
+                guard Set(myEntries.map(\.name)) == Set(theirEntries.map(\.name)),
+                    let mySizes = try Self.contentSizes(mine, myEntries),
+                    let theirSizes = try Self.contentSizes(theirs, theirEntries)
+                else { return false }
+                return mySizes == theirSizes
+            }
+            return found ?? false
+        }
+        return same ?? false
     }
 
-    /// Every entry of `document`'s folder by name, with the sizes of a package's metadata
-    /// and content (zero for a tombstone), when every package holds its metadata and its
-    /// content as regular files, no package has a tombstone, and nothing else is there;
-    /// otherwise `nil`.
-    private func contentSizes(_ document: UUID) -> [String: PackageSizes]? {
-        let found = try? reader.withFolder(atPath: root + "/" + folder(of: document)) {
-            folder -> [String: PackageSizes]? in
-            let entries = try folder.entries()
-            var sizes: [String: PackageSizes] = [:]
-            sizes.reserveCapacity(entries.count)
-            for entry in entries {
-                if entry.name.hasSuffix(StoreLayout.tombstoneSuffix) {
-                    guard entry.kind == .regular || entry.kind == .unknown else { return nil }
-                    sizes[entry.name] = PackageSizes(metadata: 0, content: 0)
-                    continue
-                }
-                guard entry.name.hasSuffix(StoreLayout.packageSuffix),
-                    entry.kind == .directory || entry.kind == .unknown,
-                    let package = try folder.withSubfolder(
-                        entry.name,
-                        { package -> PackageSizes? in
-                            guard let metadata = try package.status(of: Self.metadataFile),
-                                metadata.kind == .regular,
-                                let content = try package.status(of: Self.contentFile),
-                                content.kind == .regular
-                            else { return nil }
-                            return PackageSizes(metadata: metadata.size, content: content.size)
-                        }) ?? nil
-                else { return nil }
-                sizes[entry.name] = package
+    /// Every entry of a document's folder (open as `folder`, listed as `entries`) by
+    /// name, with the sizes of a package's metadata and content (zero for a tombstone),
+    /// when every package holds its metadata and its content as regular files, no package
+    /// has a tombstone, and nothing else is there; otherwise `nil`.
+    private static func contentSizes(_ folder: FileReader.Folder, _ entries: [SystemCalls.DirectoryEntry])
+        throws -> [String: PackageSizes]?
+    {
+        var sizes: [String: PackageSizes] = [:]
+        sizes.reserveCapacity(entries.count)
+        for entry in entries {
+            if entry.name.hasSuffix(StoreLayout.tombstoneSuffix) {
+                guard entry.kind == .regular || entry.kind == .unknown else { return nil }
+                sizes[entry.name] = PackageSizes(metadata: 0, content: 0)
+                continue
             }
-            // A package with a tombstone of the same revision: a prune or a deletion in
-            // progress, read in full.
-            for name in sizes.keys where name.hasSuffix(StoreLayout.packageSuffix) {
-                let tombstone = name.dropLast(StoreLayout.packageSuffix.count) + StoreLayout.tombstoneSuffix
-                if sizes[String(tombstone)] != nil { return nil }
-            }
-            return sizes
+            guard entry.name.hasSuffix(StoreLayout.packageSuffix),
+                entry.kind == .directory || entry.kind == .unknown,
+                let package = try folder.withSubfolder(
+                    entry.name,
+                    { package -> PackageSizes? in
+                        guard let metadata = try package.status(of: Self.metadataFile),
+                            metadata.kind == .regular,
+                            let content = try package.status(of: Self.contentFile),
+                            content.kind == .regular
+                        else { return nil }
+                        return PackageSizes(metadata: metadata.size, content: content.size)
+                    }) ?? nil
+            else { return nil }
+            sizes[entry.name] = package
         }
-        return found ?? nil
+        // A package with a tombstone of the same revision: a prune or a deletion in
+        // progress, read in full.
+        for name in sizes.keys where name.hasSuffix(StoreLayout.packageSuffix) {
+            let tombstone = name.dropLast(StoreLayout.packageSuffix.count) + StoreLayout.tombstoneSuffix
+            if sizes[String(tombstone)] != nil { return nil }
+        }
+        return sizes
     }
 }
 
@@ -542,4 +634,22 @@ extension RevisionStore {
 struct PackageSizes: Equatable {
     var metadata: Int
     var content: Int
+}
+
+/// A result another thread delivers once, and this one waits for.
+final class Pending<Value: Sendable>: Sendable {
+    private let result = Mutex<Result<Value, any Error>?>(nil)
+    private let delivered = DispatchSemaphore(value: 0)
+
+    /// Delivers the result (once).
+    func finish(_ value: Result<Value, any Error>) {
+        result.withLock { $0 = value }
+        delivered.signal()
+    }
+
+    /// Waits for the result (once), and returns or throws it.
+    func wait() throws -> Value {
+        delivered.wait()
+        return try result.withLock { $0! }.get()
+    }
 }

@@ -105,8 +105,10 @@ struct IOErrorInjectionTests {
             }
             points.append((call.name, counts[call.name]!))
         }
+        // A flush of each kind the command makes durable by: fsyncs, or a batch's syncfs.
         #expect(
-            points.contains { $0.call == "fsync" } && points.contains { $0.call == "renameat2" },
+            points.contains { $0.call == "fsync" || $0.call == "syncfs" }
+                && points.contains { $0.call == "renameat2" },
             "\(name): nothing to inject")
         try FileManager.default.removeItem(atPath: work.appendingPathComponent("probe").path)
 

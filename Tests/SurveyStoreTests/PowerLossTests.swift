@@ -354,8 +354,8 @@ struct PowerLossTests {
 
     /// A fresh sync of several documents into an empty replica: every package of the
     /// batch is written under the temporary folder, made durable by one `syncfs`, renamed
-    /// into place, and the new folders' parents fsynced; with `syncfs` missing, each file
-    /// is fsynced instead.
+    /// into place, and the renames made durable by a second `syncfs`; with `syncfs`
+    /// missing, each file is fsynced instead, and each new package's parent.
     @Test("Batched sync into an empty store: power lost at every call", arguments: [true, false])
     func batchedSync(syncfs: Bool) throws {
         let disk = try Self.storeWithHistory()

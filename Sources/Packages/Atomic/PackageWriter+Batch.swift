@@ -27,14 +27,17 @@ extension PackageWriter {
     /// every destination it created is durable.
     ///
     /// The protocol, in order:
-    /// 1. The missing `folders` are created (`mkdirat`), each after its parent.
-    /// 2. Every item is written under the temporary folder, without fsyncs.
+    /// 1. Every item is written under the temporary folder, without fsyncs
+    ///    (``stage(_:)``).
+    /// 2. The missing `folders` are created (`mkdirat`), each after its parent.
     /// 3. The batch is made durable at once: `syncfs(2)` on the store's file system, which
     ///    flushes every file and directory entry written so far. Where `syncfs` does not
     ///    exist (`ENOSYS`), each file, each temporary package folder and the parent of
     ///    each folder created is fsynced instead.
     /// 4. Each item is renamed into place with `renameat2(RENAME_NOREPLACE)`.
-    /// 5. The parent folder of every destination created is fsynced, once each.
+    /// 5. The renames are made durable: a second `syncfs`, which flushes every parent
+    ///    folder at once; in the fallback, the parent folder of every destination created
+    ///    is fsynced, once each.
     ///
     /// A crash before step 4 leaves only temporaries (removed by ``removeLeftovers()``); a
     /// rename can only publish an item whose bytes are already durable.
@@ -50,54 +53,121 @@ extension PackageWriter {
         guard !items.isEmpty else { return [] }
         let writing = try writerLock()
         defer { writing.unlock() }
+        return try publish(try stage(items), creatingFolders: folders)
+    }
+
+    /// An item of a batch written under the temporary folder and not yet published (see
+    /// ``stage(_:)``).
+    public struct StagedItem: Sendable {
+        /// What was written, and where it goes.
+        public let item: BatchItem
+        /// The temporary package folder or file that holds it.
+        let temporary: String
+    }
+
+    /// Step 1 of ``writeBatch(_:creatingFolders:)`` on its own: writes `items` under the
+    /// temporary folder, without fsyncs, to be published later by
+    /// ``publish(_:creatingFolders:)`` or removed by ``discard(_:)``. Safe to call from
+    /// several threads at once. The caller holds ``lockForWriting()`` from before this
+    /// call until they are published or discarded, so that no writer opening the store
+    /// takes them for leftovers.
+    ///
+    /// - Throws: ``FileSystemError``; what this call wrote is removed.
+    public func stage(_ items: [BatchItem]) throws -> [StagedItem] {
+        guard !items.isEmpty else { return [] }
+        let folder = try system.openFolder(atPath: temporaryFolder)
+        defer { _ = system.calls.close(folder) }
+        var staged: [StagedItem] = []
+        do {
+            for item in items {
+                let name = Self.temporaryName()
+                let temporary = temporaryFolder + "/" + name
+                if item.isPackage {
+                    try system.mkdir(name, in: folder, path: temporary)
+                    staged.append(StagedItem(item: item, temporary: temporary))
+                    for file in item.files {
+                        guard SafeName.isValidComponent(file.name) else {
+                            throw FileSystemError(
+                                .invalidName, operation: .open, path: temporary + "/" + file.name)
+                        }
+                        try system.writeWithoutSync(
+                            file.contents, to: name + "/" + file.name, in: folder,
+                            path: temporary + "/" + file.name)
+                    }
+                } else {
+                    staged.append(StagedItem(item: item, temporary: temporary))
+                    try system.writeWithoutSync(
+                        item.files.first?.contents ?? Data(), to: name, in: folder, path: temporary)
+                }
+            }
+        } catch {
+            discard(staged)
+            throw error
+        }
+        return staged
+    }
+
+    /// Removes staged items that will not be published.
+    public func discard(_ staged: [StagedItem]) {
+        for item in staged { try? removeTemporary(item.temporary) }
+    }
+
+    /// Steps 2 to 5 of ``writeBatch(_:creatingFolders:)`` for items staged by
+    /// ``stage(_:)`` (from any threads, all of them finished): creates the missing
+    /// `folders`, makes every staged item durable at once, renames each into place and
+    /// makes the renames durable. The caller holds ``lockForWriting()``.
+    ///
+    /// - Returns: Each item's outcome, in the order of `staged`.
+    /// - Throws: ``FileSystemError``; the staged items not published are removed.
+    public func publish(_ staged: [StagedItem], creatingFolders folders: [String] = []) throws -> [Outcome] {
+        guard !staged.isEmpty else { return [] }
+        var unpublished = staged.map { Optional($0.temporary) }
+        defer {
+            for case let temporary? in unpublished { try? removeTemporary(temporary) }
+        }
         var created: [String] = []
         for folder in folders where try makeFolder(root + "/" + folder) {
             created.append(root + "/" + folder)
         }
-        var temporaries: [String?] = []
-        defer {
-            for case let temporary? in temporaries { try? removeTemporary(temporary) }
-        }
-        for item in items {
-            let temporary = temporaryFolder + "/" + Self.temporaryName()
-            if item.isPackage {
-                try system.mkdir(temporary)
-                temporaries.append(temporary)
-                for file in item.files {
-                    guard SafeName.isValidComponent(file.name) else {
-                        throw FileSystemError(
-                            .invalidName, operation: .open, path: temporary + "/" + file.name)
-                    }
-                    try system.writeWithoutSync(file.contents, to: temporary + "/" + file.name)
-                }
-            } else {
-                temporaries.append(temporary)
-                try system.writeWithoutSync(item.files.first?.contents ?? Data(), to: temporary)
-            }
-        }
-        if try !system.syncFileSystem(temporaryFolder) {
-            for (item, temporary) in zip(items, temporaries) {
-                guard let temporary else { continue }
-                if item.isPackage {
-                    for file in item.files {
-                        try system.fsyncPath(temporary + "/" + file.name, isDirectory: false)
+        let flushed = try system.syncFileSystem(temporaryFolder)
+        if !flushed {
+            for entry in staged {
+                if entry.item.isPackage {
+                    for file in entry.item.files {
+                        try system.fsyncPath(entry.temporary + "/" + file.name, isDirectory: false)
                     }
                 }
-                try system.fsyncPath(temporary, isDirectory: item.isPackage)
+                try system.fsyncPath(entry.temporary, isDirectory: entry.item.isPackage)
             }
             for parent in Set(created.map(Self.parent(of:)) + [temporaryFolder]).sorted() {
                 try system.fsyncDirectory(parent)
             }
         }
+        // The temporary folder and each destination's parent are opened once for the batch.
+        var openFolders: [String: Int32] = [:]
+        defer { for descriptor in openFolders.values { _ = system.calls.close(descriptor) } }
+        func opened(_ path: String) throws -> Int32 {
+            if let descriptor = openFolders[path] { return descriptor }
+            let descriptor = try system.openFolder(atPath: path)
+            openFolders[path] = descriptor
+            return descriptor
+        }
+        let temporaryDescriptor = try opened(temporaryFolder)
         var outcomes: [Outcome] = []
         var parents = Set<String>()
-        for (index, item) in items.enumerated() {
-            let destination = root + "/" + item.path
+        for (index, entry) in staged.enumerated() {
+            let destination = root + "/" + entry.item.path
+            let name = System.lastComponent(of: destination)
+            guard !name.isEmpty, name != ".", name != ".." else {
+                throw FileSystemError(.invalidName, operation: .rename, path: destination)
+            }
             switch try system.moveWithoutReplacing(
-                temporaries[index]!, to: destination, isDirectory: item.isPackage)
+                System.lastComponent(of: entry.temporary), in: temporaryDescriptor, to: name,
+                in: opened(Self.parent(of: destination)), isDirectory: entry.item.isPackage, path: destination
+            )
             {
             case .success:
-                temporaries[index] = nil
+                unpublished[index] = nil
                 parents.insert(Self.parent(of: destination))
                 outcomes.append(.created)
             case .failure(let errno) where errno == .exists || errno == .notEmpty:
@@ -106,8 +176,17 @@ extension PackageWriter {
                 throw FileSystemError(.rename, path: destination, errno: errno)
             }
         }
-        for parent in parents.sorted() { try system.fsyncDirectory(parent) }
+        // The renames' entries: every parent at once by a second flush, or each fsynced.
+        if !parents.isEmpty, try !flushed || !system.syncFileSystem(temporaryFolder) {
+            for parent in parents.sorted() { try system.fsyncDirectory(parent) }
+        }
         return outcomes
+    }
+
+    /// Holds the store's writers' lock (shared) until unlocked: temporaries written
+    /// meanwhile are never taken for leftovers (see ``stage(_:)``).
+    public func lockForWriting() throws -> FileLock {
+        try writerLock()
     }
 
     /// Creates the folder at `path` without fsyncing its parent; `false` when a folder is
