@@ -199,16 +199,20 @@ final class ChangeFeed: @unchecked Sendable {
     /// changing nothing, when a package is not complete or anything else needs the whole
     /// folder read again.
     private func incremental(_ id: UUID, _ appeared: [RevisionID]) -> [RevisionID]? {
-        guard let snapshot = known[id] else { return nil }
-        // Everything is read and checked before the snapshot changes.
+        guard known[id] != nil else { return nil }
+        // Everything is read and checked before the snapshot changes. The snapshot is
+        // looked at through `known` each time, never bound to a name: a copy alive while
+        // it is changed below would make every change copy its dictionaries whole.
         var found: [RevisionMetadata] = []
         for revision in appeared {
             // Counted already: a second event of the same package (a file of it written
             // after it was complete changes no read, which remembers it).
-            if snapshot.read.live[revision] != nil && !snapshot.read.pruned.contains(revision) { continue }
+            if known[id]!.read.live[revision] != nil && !known[id]!.read.pruned.contains(revision) {
+                continue
+            }
             if found.contains(where: { $0.id == revision }) { continue }
             guard let metadata = try? revisions.completePackage(revision, of: id),
-                snapshot.read.canInsert(complete: metadata)
+                known[id]!.read.canInsert(complete: metadata)
             else { return nil }
             found.append(metadata)
         }
