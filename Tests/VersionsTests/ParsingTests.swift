@@ -59,24 +59,8 @@ struct ParsingTests {
             "0x21e1f8-c36c-495a-93fc-0c247a3e6e5f", "e621e1f8-c36c-495a-93fc-0c247a3e6é5",
         ]
         for _ in 0..<200 {
-            let uuid = UUID(
-                uuid: (
-                    UInt8.random(in: 0...255, using: &generator),
-                    UInt8.random(in: 0...255, using: &generator),
-                    UInt8.random(in: 0...255, using: &generator),
-                    UInt8.random(in: 0...255, using: &generator),
-                    UInt8.random(in: 0...255, using: &generator),
-                    UInt8.random(in: 0...255, using: &generator),
-                    UInt8.random(in: 0...255, using: &generator),
-                    UInt8.random(in: 0...255, using: &generator),
-                    UInt8.random(in: 0...255, using: &generator),
-                    UInt8.random(in: 0...255, using: &generator),
-                    UInt8.random(in: 0...255, using: &generator),
-                    UInt8.random(in: 0...255, using: &generator),
-                    UInt8.random(in: 0...255, using: &generator),
-                    UInt8.random(in: 0...255, using: &generator),
-                    UInt8.random(in: 0...255, using: &generator), UInt8.random(in: 0...255, using: &generator)
-                ))
+            let random = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let uuid = random.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
             texts.append(uuid.uuidString)
             texts.append(uuid.uuidString.lowercased())
             // One character replaced by a random ASCII one.

@@ -592,19 +592,6 @@ struct System {
         return result
     }
 
-    /// Creates `path` exclusively (never through a link), writes `contents` and closes
-    /// it, without fsyncing: the caller makes it durable (``syncFileSystem(_:)``).
-    func writeWithoutSync(_ contents: Data, to path: String) throws {
-        let descriptor = try open(path, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o644)
-        do {
-            try contents.withUnsafeBytes { try writeAll(descriptor, $0, path: path) }
-        } catch {
-            _ = calls.close(descriptor)
-            throw error
-        }
-        try close(descriptor, path: path)
-    }
-
     /// Opens the file or folder at `path` and fsyncs it.
     func fsyncPath(_ path: String, isDirectory: Bool) throws {
         let descriptor = try open(path, flags: isDirectory ? O_RDONLY | O_DIRECTORY : O_RDONLY | O_NOFOLLOW)
