@@ -45,11 +45,15 @@ struct SyncthingTests {
         }
 
         func waitUntil(_ step: String, connected: Bool) throws {
-            let deadline = Date().addingTimeInterval(30)
+            // Unpaused devices may wait for Syncthing's next reconnect attempt (up to a
+            // minute) before they connect again.
+            let seconds: Double = connected ? 120 : 30
+            let deadline = Date().addingTimeInterval(seconds)
             while try laptop.isConnected(to: phone) != connected || phone.isConnected(to: laptop) != connected
             {
                 guard Date() < deadline else {
-                    throw SyncthingError("\(step): still \(connected ? "dis" : "")connected after 30 s")
+                    throw SyncthingError(
+                        "\(step): still \(connected ? "dis" : "")connected after \(Int(seconds)) s")
                 }
                 usleep(100_000)
             }
