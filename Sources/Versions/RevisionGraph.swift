@@ -45,22 +45,6 @@ public struct RevisionGraph: Sendable {
     /// ``isDeleted``).
     public static func isDeleted(heads: [RevisionMetadata]) -> Bool { heads.first?.isDeleted ?? false }
 
-    /// The heads once `revision` is inserted, given `heads`, the heads before: what
-    /// ``heads`` would give after ``insert(_:)``, found by one pass over the revisions'
-    /// parents rather than a set of them all.
-    ///
-    /// - Parameters:
-    ///   - revision: A revision not in the graph yet (or just inserted).
-    ///   - heads: The graph's heads before it was inserted, in the winner order.
-    /// - Returns: The heads, the winner first.
-    public func heads(inserting revision: RevisionMetadata, into heads: [RevisionMetadata])
-        -> [RevisionMetadata]
-    {
-        Self.heads(
-            inserting: revision, into: heads,
-            isParent: revisions.values.contains { $0.parents.contains(revision.id) })
-    }
-
     /// The heads once `revision` is inserted, given `heads`, the heads before, and whether
     /// a revision of the graph names it as a parent (a caller that keeps the set of named
     /// parents answers that without a pass over the revisions).
