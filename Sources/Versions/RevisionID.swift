@@ -62,8 +62,12 @@ public struct RevisionID: Hashable, Comparable, Sendable, CustomStringConvertibl
 
     /// The SHA-256 of `bytes`, in lower-case hex.
     public static func sha256Hex(_ bytes: Data) -> String {
+        hex(SHA256.hash(data: bytes))
+    }
+
+    /// A SHA-256 digest in lower-case hex.
+    static func hex(_ digest: SHA256.Digest) -> String {
         let digits = Array("0123456789abcdef".utf8)
-        let digest = SHA256.hash(data: bytes)
         return String(unsafeUninitializedCapacity: SHA256.byteCount * 2) { buffer in
             var index = 0
             for byte in digest {

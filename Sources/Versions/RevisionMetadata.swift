@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import PropertyList
 
@@ -177,12 +178,40 @@ public struct RevisionMetadata: Hashable, Sendable {
     /// since the rest has no revision id and no element may stand elsewhere in it). Any
     /// other file is checked by writing its metadata again (``computedDigest(file:)``).
     static func digestWithoutRevisionID(_ data: Data, id: RevisionID) -> String? {
-        let entry = Array("\t<key>\(Key.revisionID)</key>\n\t<string>\(id)</string>\n".utf8)
-        guard let range = data.firstRange(of: entry) else { return nil }
-        var identity = Data(capacity: data.count - entry.count)
-        identity.append(data[..<range.lowerBound])
-        identity.append(data[range.upperBound...])
-        return RevisionID.sha256Hex(identity)
+        let entry = "\t<key>\(Key.revisionID)</key>\n\t<string>\(id)</string>\n"
+        // The bytes are searched and hashed where they lie, in two parts around the
+        // entry: `Data`'s own `firstRange(of:)` is generic and, on a watch's thread
+        // after an idle spell, cost more than the parse.
+        return data.withUnsafeBytes { bytes -> String? in
+            var entry = entry
+            return entry.withUTF8 { needle -> String? in
+                guard let start = Self.firstOffset(of: UnsafeRawBufferPointer(needle), in: bytes) else {
+                    return nil
+                }
+                var hasher = SHA256()
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: bytes[..<start]))
+                hasher.update(
+                    bufferPointer: UnsafeRawBufferPointer(rebasing: bytes[(start + needle.count)...]))
+                return RevisionID.hex(hasher.finalize())
+            }
+        }
+    }
+
+    /// Where `needle` first starts in `bytes`.
+    private static func firstOffset(of needle: UnsafeRawBufferPointer, in bytes: UnsafeRawBufferPointer)
+        -> Int?
+    {
+        guard let first = needle.first, needle.count <= bytes.count else { return nil }
+        var start = 0
+        let last = bytes.count - needle.count
+        while start <= last {
+            guard let candidate = bytes[start...last].firstIndex(of: first) else { return nil }
+            if memcmp(bytes.baseAddress! + candidate, needle.baseAddress!, needle.count) == 0 {
+                return candidate
+            }
+            start = candidate + 1
+        }
+        return nil
     }
 
     /// The bytes of the metadata file.
