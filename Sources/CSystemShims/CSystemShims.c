@@ -132,9 +132,13 @@ static void fill(const struct stat *st, struct cshim_status *status) {
 #if defined(__APPLE__)
     status->modified_seconds = (long long)st->st_mtimespec.tv_sec;
     status->modified_nanoseconds = (long long)st->st_mtimespec.tv_nsec;
+    status->changed_seconds = (long long)st->st_ctimespec.tv_sec;
+    status->changed_nanoseconds = (long long)st->st_ctimespec.tv_nsec;
 #else
     status->modified_seconds = (long long)st->st_mtim.tv_sec;
     status->modified_nanoseconds = (long long)st->st_mtim.tv_nsec;
+    status->changed_seconds = (long long)st->st_ctim.tv_sec;
+    status->changed_nanoseconds = (long long)st->st_ctim.tv_nsec;
 #endif
 }
 

@@ -271,8 +271,8 @@ public final class RevisionStore: Sendable {
     /// A tombstone's metadata, verified against its name and document; `nil` when it
     /// vanished while being read.
     private func tombstone(at file: String, name: String, document: UUID) throws -> RevisionMetadata? {
-        if let known = known[file] { return known }
-        guard let data = try reader.contents(atPath: file) else { return nil }
+        if let known = try known.metadata(of: file, reader: reader) { return known }
+        guard let (data, stamp) = try reader.contentsAndStatus(atPath: file) else { return nil }
         let metadata = try RevisionMetadata(plist: data, file: file)
         guard name == StoreLayout.tombstoneName(metadata.id) else {
             throw VersionsError.malformedMetadata(
@@ -282,7 +282,7 @@ public final class RevisionStore: Sendable {
             throw VersionsError.malformedMetadata(
                 file, "it belongs to document \(metadata.documentID.uuidString.lowercased())")
         }
-        known[file] = metadata
+        known.remember(metadata, of: file, stamp: stamp)
         return metadata
     }
 
@@ -291,19 +291,26 @@ public final class RevisionStore: Sendable {
     /// incomplete (a copy in progress, or interrupted).
     func package(at path: String, id: RevisionID, document: UUID) throws -> RevisionMetadata? {
         let file = path + "/" + Self.metadataFile
-        if let metadata = known[file] { return metadata }
-        // Only absence makes a package incomplete: any other failure to read is reported,
-        // never a reason to take a revision as something else.
-        guard let data = try reader.contents(atPath: file) else { return nil }
-        let metadata = try RevisionMetadata(plist: data, file: file)
-        guard metadata.id == id else {
-            throw VersionsError.malformedMetadata(
-                file, "the package's name does not match its revision id \(metadata.id)")
+        let metadata: RevisionMetadata
+        if let known = try known.metadata(of: file, reader: reader) {
+            metadata = known
+        } else {
+            // Only absence makes a package incomplete: any other failure to read is
+            // reported, never a reason to take a revision as something else.
+            guard let (data, stamp) = try reader.contentsAndStatus(atPath: file) else { return nil }
+            metadata = try RevisionMetadata(plist: data, file: file)
+            guard metadata.id == id else {
+                throw VersionsError.malformedMetadata(
+                    file, "the package's name does not match its revision id \(metadata.id)")
+            }
+            guard metadata.documentID == document else {
+                throw VersionsError.malformedMetadata(
+                    file, "the revision belongs to document \(metadata.documentID.uuidString.lowercased())")
+            }
+            known.remember(metadata, of: file, stamp: stamp)
         }
-        guard metadata.documentID == document else {
-            throw VersionsError.malformedMetadata(
-                file, "the revision belongs to document \(metadata.documentID.uuidString.lowercased())")
-        }
+        // The content is looked at on every read, remembered metadata or not: it may
+        // have gone, or been replaced, since.
         if !metadata.isDeleted {
             let content = path + "/" + Self.contentFile
             guard let status = try reader.status(atPath: content) else { return nil }
@@ -314,7 +321,6 @@ public final class RevisionStore: Sendable {
                 throw FileSystemError(code, operation: .read, path: content)
             }
         }
-        known[file] = metadata
         return metadata
     }
 
@@ -776,12 +782,27 @@ public struct StoreIssue: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Parsed metadata by file path, shared by the threads that read one store.
+/// Metadata files this store has read and verified, each with the status of the file it
+/// was read from.
+///
+/// An entry is used only while the file at its path has that same status (inode, size,
+/// modification and change times): a file removed, replaced, or written over since is
+/// read again, so that a store held open reads a folder exactly as a fresh one would.
 private final class MetadataCache: Sendable {
-    private let entries = Mutex<[String: RevisionMetadata]>([:])
+    private let entries = Mutex<[String: (stamp: SystemCalls.FileStatus, metadata: RevisionMetadata)]>([:])
 
-    subscript(path: String) -> RevisionMetadata? {
-        get { entries.withLock { $0[path] } }
-        set { entries.withLock { $0[path] = newValue } }
+    /// The metadata read from `file`, when the file there now is the one it was read from.
+    func metadata(of file: String, reader: FileReader) throws -> RevisionMetadata? {
+        guard let entry = entries.withLock({ $0[file] }) else { return nil }
+        guard let status = try reader.status(atPath: file), status == entry.stamp else {
+            entries.withLock { _ = $0.removeValue(forKey: file) }
+            return nil
+        }
+        return entry.metadata
+    }
+
+    func remember(_ metadata: RevisionMetadata, of file: String, stamp: SystemCalls.FileStatus) {
+        entries.withLock { $0[file] = (stamp, metadata) }
     }
 }
 

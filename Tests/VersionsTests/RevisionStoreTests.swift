@@ -59,6 +59,44 @@ struct RevisionStoreTests {
         #expect(try store.content(of: Self.document, revision: revisions[2]) == Data("content 2".utf8))
     }
 
+    @Test(
+        "A store held open reads a package whose content or metadata changed since as a fresh one does, never from memory"
+    )
+    func heldStoreSeesContentGo() throws {
+        for replacement in ["removed", "link", "folder", "metadata torn", "metadata gone"] {
+            let (store, revisions) = try Self.chain(2)
+            defer { try? FileManager.default.removeItem(atPath: store.root) }
+            #expect(try store.read(Self.document).live.count == 2, "the first read knows both")
+            let package = path(store, StoreLayout.package(revisions[1].id, of: Self.document))
+            let content = package + "/" + StoreLayout.contentFile
+            let metadata = package + "/" + StoreLayout.metadataFile
+            switch replacement {
+            case "link":
+                try FileManager.default.removeItem(atPath: content)
+                try FileManager.default.createSymbolicLink(
+                    atPath: content, withDestinationPath: "/etc/hostname")
+            case "folder":
+                try FileManager.default.removeItem(atPath: content)
+                try FileManager.default.createDirectory(atPath: content, withIntermediateDirectories: false)
+            case "metadata torn":
+                // Cut short in place: the same file, as a power loss after an engine's
+                // unsynced write leaves it.
+                let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: metadata))
+                try handle.truncate(atOffset: 100)
+                try handle.close()
+            case "metadata gone": try FileManager.default.removeItem(atPath: metadata)
+            default: try FileManager.default.removeItem(atPath: content)
+            }
+            let fresh = try RevisionStore(root: store.root, device: Self.laptop).read(Self.document)
+            let held = try store.read(Self.document)
+            #expect(fresh.live[revisions[1].id] == nil, "\(replacement): a fresh store does not count it")
+            #expect(Set(held.live.keys) == Set(fresh.live.keys), "\(replacement)")
+            #expect(held.incomplete == fresh.incomplete, "\(replacement)")
+            #expect(held.skipped == fresh.skipped, "\(replacement)")
+            #expect(held.graph.winner?.id == revisions[0].id, "\(replacement)")
+        }
+    }
+
     @Test("A tombstone for the head is pending: the head keeps its content, clean-up leaves it")
     func strayTombstoneForHead() throws {
         let (store, revisions) = try Self.chain(2)

@@ -44,6 +44,8 @@ struct cshim_status {
     unsigned long long inode;
     long long modified_seconds;
     long long modified_nanoseconds;
+    long long changed_seconds;
+    long long changed_nanoseconds;
 };
 
 /// fstatat(2) of `name` in `dirfd`, never following a symbolic link.

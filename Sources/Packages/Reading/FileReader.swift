@@ -49,6 +49,19 @@ public struct FileReader: Sendable {
         }
     }
 
+    /// ``contents(atPath:limit:)``, with the status of the file read: taken from the
+    /// descriptor the bytes were read through, so it describes that very file even when
+    /// another has taken its name since.
+    public func contentsAndStatus(
+        atPath path: String, limit: Int = FileReader.smallFileLimit
+    ) throws -> (data: Data, status: SystemCalls.FileStatus)? {
+        do {
+            return try system.readAllWithStatus(path, limit: limit)
+        } catch let error as FileSystemError where error.code == .notFound || error.errno == .notDirectory {
+            return nil
+        }
+    }
+
     /// The entries of the folder at `path`, or `nil` when there is no such folder (a file
     /// or a link stands there, or nothing).
     ///

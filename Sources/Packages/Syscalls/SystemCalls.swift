@@ -145,17 +145,23 @@ public struct SystemCalls: Sendable {
         public var inode: UInt64
         /// The modification time, in nanoseconds since 1970 (`st_mtim`).
         public var modified: Int64
+        /// The status change time, in nanoseconds since 1970 (`st_ctim`): unlike the
+        /// modification time, no one can set it back.
+        public var changed: Int64
 
         /// Whether it is a directory (never true of a link to one).
         public var isDirectory: Bool { kind == .directory }
 
         /// Creates a status.
-        public init(kind: FileKind, size: Int, device: UInt64, inode: UInt64, modified: Int64 = 0) {
+        public init(
+            kind: FileKind, size: Int, device: UInt64, inode: UInt64, modified: Int64 = 0, changed: Int64 = 0
+        ) {
             self.kind = kind
             self.size = size
             self.device = device
             self.inode = inode
             self.modified = modified
+            self.changed = changed
         }
 
         /// Creates the status of a folder or a regular file.
@@ -279,7 +285,8 @@ extension SystemCalls.FileStatus {
             kind: SystemCalls.FileKind(shimKind: status.kind), size: Int(status.size),
             device: UInt64(status.device),
             inode: UInt64(status.inode),
-            modified: Int64(status.modified_seconds) &* 1_000_000_000 &+ Int64(status.modified_nanoseconds))
+            modified: Int64(status.modified_seconds) &* 1_000_000_000 &+ Int64(status.modified_nanoseconds),
+            changed: Int64(status.changed_seconds) &* 1_000_000_000 &+ Int64(status.changed_nanoseconds))
     }
 }
 
@@ -516,6 +523,13 @@ struct System {
     /// Reads go straight into the returned buffer, which starts at 4 KiB (a revision's
     /// metadata fits in one read) and doubles as needed.
     func readAll(_ path: String, limit: Int) throws -> Data {
+        try readAllWithStatus(path, limit: limit).data
+    }
+
+    /// ``readAll(_:limit:)``, with the status of the file read (taken from its open
+    /// descriptor, so it is the status of the very file whose bytes these are).
+    func readAllWithStatus(_ path: String, limit: Int) throws -> (data: Data, status: SystemCalls.FileStatus)
+    {
         let descriptor = try open(path, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
         defer { _ = calls.close(descriptor) }
         let status = try retrying { calls.fstat(descriptor) }.mapError {
@@ -548,7 +562,7 @@ struct System {
         }
         guard count <= limit else { throw FileSystemError(.tooLarge(limit), operation: .read, path: path) }
         data.count = count
-        return data
+        return (data, status)
     }
 
     /// Creates `path` exclusively (never through a link), writes `contents`, fsyncs and
