@@ -228,8 +228,9 @@ struct PackageWriterTests {
         let writer = PackageWriter(root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks)
         let path = root + "/Documents/p.survey"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        FileManager.default.createFile(
-            atPath: path + "/DocumentMetadata.plist", contents: Self.files[0].contents)
+        #expect(
+            FileManager.default.createFile(
+                atPath: path + "/DocumentMetadata.plist", contents: Self.files[0].contents))
         #expect(try writer.writePackage(Self.files, at: "Documents/p.survey") == .alreadyExists)
         #expect(try writer.completePackage(Self.files, at: "Documents/p.survey") == ["Survey.plist"])
         #expect(isComplete(path))
@@ -245,9 +246,11 @@ struct PackageWriterTests {
         let writer = PackageWriter(root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks)
         try FileManager.default.createDirectory(
             atPath: root + "/Local.nosync/tmp/123-dead.tmp", withIntermediateDirectories: true)
-        FileManager.default.createFile(
-            atPath: root + "/Local.nosync/tmp/123-dead.tmp/Survey.plist", contents: Data("half".utf8))
-        FileManager.default.createFile(atPath: root + "/Local.nosync/tmp/456-dead.tmp", contents: Data())
+        #expect(
+            FileManager.default.createFile(
+                atPath: root + "/Local.nosync/tmp/123-dead.tmp/Survey.plist", contents: Data("half".utf8)))
+        #expect(
+            FileManager.default.createFile(atPath: root + "/Local.nosync/tmp/456-dead.tmp", contents: Data()))
         let active = try FileLock(path: root + "/Local.nosync/locks/writers.lock", mode: .shared)
         #expect(try writer.removeLeftovers() == false)
         #expect(temporaries(root).count == 2)

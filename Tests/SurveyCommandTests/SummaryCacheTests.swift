@@ -134,7 +134,7 @@ struct SummaryCacheTests {
             #expect(list.status == 0, "list during writes: \(list.stderr)")
             lists += 1
             if lists % 4 == 0 {
-                FileManager.default.createFile(atPath: pause, contents: nil)
+                try #require(FileManager.default.createFile(atPath: pause, contents: nil))
                 // Every writer is between two commands (or finished).
                 while !(0..<writerCount).allSatisfy({
                     FileManager.default.fileExists(atPath: "\(pause)-\($0)")
