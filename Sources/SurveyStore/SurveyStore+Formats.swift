@@ -23,7 +23,8 @@ extension SurveyStore {
     /// migrating at once write the same revisions, which collapse into one after sync.
     ///
     /// Migrations are written in batches (128 documents each, their locks
-    /// held until written), each batch made durable at once, each revision atomic.
+    /// held until written), each batch made durable at once (a batch of one revision:
+    /// its files fsynced one by one), each revision atomic.
     ///
     /// - Parameters:
     ///   - dryRun: Only say what would be migrated.

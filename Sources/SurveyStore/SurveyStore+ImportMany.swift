@@ -9,9 +9,10 @@ extension SurveyStore {
     /// Imports many revision packages, each as `importPackage(at:)` does one (the same
     /// checks, the same outcomes: that method is this one with a single path), writing
     /// them in batches: each batch's packages are written together and made durable at
-    /// once (see `RevisionStore.writeBatch(_:)` in Versions), each package
-    /// still atomic. Each batch decides and writes while holding the locks of its
-    /// documents, so that importers running at once add the same content once.
+    /// once (see `RevisionStore.writeBatch(_:)` in Versions; a batch of one package is
+    /// fsynced file by file), each package still atomic. Each batch decides and writes
+    /// while holding the locks of its documents, so that importers running at once add
+    /// the same content once.
     ///
     /// Each package is imported whole or not at all: one that cannot be read, or fails a
     /// check (its digest, its format, its content), is reported with its error and leaves
@@ -43,8 +44,8 @@ extension SurveyStore {
     /// documents (taken in one order, so that importers cannot wait on each other),
     /// decides each one's outcome and writes those to add. Deciding and writing under the
     /// same locks is what keeps two importers of the same content from both adding it.
-    /// A batch of one package is written as a save is (its files fsynced one by one);
-    /// more are written in one batch (`RevisionStore.writeBatch(_:)`).
+    /// The packages to add are written as one batch (`RevisionStore.writeBatch(_:)`),
+    /// which writes a single package as a save does (its files fsynced one by one).
     private func importBatch(_ paths: [String]) throws -> [Result<ImportOutcome, any Error>] {
         var read: [ImportedPackage?] = []
         var results: [Result<ImportOutcome, any Error>?] = []
@@ -72,12 +73,8 @@ extension SurveyStore {
                 for index in members { results[index] = .failure(error) }
             }
         }
-        if writes.count == 1, let only = writes.first {
-            try wrapping(.import, only.document) {
-                try revisions.publish(only.files, of: only.revision, in: only.document)
-            }
-        } else {
-            try wrapping(.import, nil) { try revisions.writeBatch(writes) }
+        try wrapping(.import, writes.count == 1 ? writes[0].document : nil) {
+            try revisions.writeBatch(writes)
         }
         return results.map { $0! }
     }

@@ -412,9 +412,10 @@ public final class RevisionStore: Sendable {
     }
 
     /// Writes many revisions' packages in one batch (`PackageWriter.writeBatch`): written
-    /// under the temporary folder, made durable at once, each renamed into place, each
-    /// parent folder fsynced once. At any crash each package is absent or complete; when
-    /// this returns, all are durable. The caller holds the lock of every document in the
+    /// under the temporary folder, made durable at once, each renamed into place, the
+    /// renames made durable at once (a batch of one package is fsynced file by file, as
+    /// ``publish(_:of:in:)`` writes it). At any crash each package is absent or complete;
+    /// when this returns, all are durable. The caller holds the lock of every document in the
     /// batch; a package found already there (or half there) is completed as
     /// ``publish(_:of:in:)`` does.
     ///
@@ -524,9 +525,10 @@ public final class RevisionStore: Sendable {
     }
 
     /// Writes many revisions' packages in one batch (`PackageWriter.writeBatch`):
-    /// written under the temporary folder, made durable at once, each renamed into place
-    /// and each parent folder fsynced once; a package already there, or half there from
-    /// an interrupted copy, is completed as ``publish(_:of:in:)`` does.
+    /// written under the temporary folder, made durable at once (one package: file by
+    /// file), each renamed into place and the renames made durable; a package already
+    /// there, or half there from an interrupted copy, is completed as
+    /// ``publish(_:of:in:)`` does.
     ///
     /// - Parameter lockingCompletions: Whether the caller holds no document locks, so that a
     ///   package found already there is completed under its document's lock (sync, whose

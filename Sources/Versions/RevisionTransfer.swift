@@ -22,8 +22,9 @@ import Synchronization
 /// Revisions are written in batches: each package under the receiver's temporary folder
 /// as soon as its document is read (`PackageWriter.stage(_:)`), then many packages
 /// flushed to disk at once and published, each still atomic
-/// (`PackageWriter.publish(_:creatingFolders:)`); a sync returns once every revision
-/// and tombstone it copied is durable.
+/// (`PackageWriter.publish(_:creatingFolders:)`, which fsyncs a batch of one package file
+/// by file instead); a sync returns once every revision and tombstone it copied is
+/// durable.
 public struct RevisionTransfer: Sendable {
     /// This side of the transfer.
     public let local: RevisionStore

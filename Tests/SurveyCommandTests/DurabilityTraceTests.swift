@@ -319,17 +319,80 @@ extension DurabilityTraceTests {
         #expect(try CommandRunner.run(["verify", "--store", other]).status == 0)
     }
 
+    /// Checks that `calls` published exactly one package into `store`, made durable item
+    /// by item as a single save is: no `syncfs`; each of its two files fsynced after its
+    /// last write and before the rename (the rules, with no flush to stand in), the
+    /// package folder too, and nothing else under the temporary folder; the destination's
+    /// parent fsynced after the rename and before the report.
+    static func expectOnePackageItemByItem(_ calls: [Call], store: String, command: String) {
+        #expect(!calls.contains { $0.name == "syncfs" }, "\(command): a batch of one calls no syncfs")
+        #expect(checkRules(calls, store: store, command: command) == 1, "\(command): one package published")
+        let temporary = store + "/Local.nosync/tmp/"
+        let fsyncs = calls.filter {
+            $0.name == "fsync" && descriptorPath($0.text)?.hasPrefix(temporary) == true
+        }
+        #expect(fsyncs.count == 3, "\(command): two files and the package folder: \(fsyncs.map(\.text))")
+        guard
+            let publish = calls.first(where: {
+                $0.name == "renameat2" && paths($0.text).first?.hasPrefix(temporary) == true
+            })
+        else { return }
+        #expect(
+            fsyncs.allSatisfy { $0.index < publish.index },
+            "\(command): every fsync of the package before its rename")
+        let destination = paths(publish.text).last!
+        let parent = String(destination[..<destination.lastIndex(of: "/")!])
+        #expect(
+            calls.contains {
+                $0.index > publish.index && $0.name == "fsync" && descriptorPath($0.text) == parent
+            },
+            "\(command): \(parent) fsynced after the rename")
+    }
+
     @Test(
-        "sync writes a batch, flushes it with one syncfs, renames each package, then flushes the renames with a second syncfs, before reporting"
+        "A sync of one package, into a new document folder and into an existing one, fsyncs its files and folder before the rename and the parent after it, with no syncfs"
     )
-    func batchedSyncOrdering() throws {
+    func onePackageSyncOrdering() throws {
         guard let strace = CommandRunner.requireTool("strace") else { return }
         let (directory, store, other, sample) = try CommandRunner.twoStores()
-        for _ in 0..<4 {
+        let id = try CommandRunner.run(["new", "--from", sample.path, "--store", store]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let fresh = try Self.trace(["sync", other, "--store", store], strace: strace, directory: directory)
+        Self.expectOnePackageItemByItem(fresh, store: other, command: "sync into a new document folder")
+        #expect(try CommandRunner.run(["edit", id, "--answer", "3=6", "--store", store]).status == 0)
+        let edited = try Self.trace(["sync", other, "--store", store], strace: strace, directory: directory)
+        Self.expectOnePackageItemByItem(
+            edited, store: other, command: "sync into an existing document folder")
+        #expect(try CommandRunner.run(["verify", "--store", other]).status == 0)
+    }
+
+    @Test(
+        "An import of one package fsyncs its files and folder before the rename and the parent after it, with no syncfs"
+    )
+    func onePackageImportOrdering() throws {
+        guard let strace = CommandRunner.requireTool("strace") else { return }
+        let (directory, store, other, sample) = try CommandRunner.twoStores()
+        let id = try CommandRunner.run(["new", "--from", sample.path, "--store", store]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let package = directory.appendingPathComponent("exported.survey").path
+        #expect(try CommandRunner.run(["export", id, "--package", package, "--store", store]).status == 0)
+        let calls = try Self.trace(
+            ["import", package, "--store", other], strace: strace, directory: directory)
+        Self.expectOnePackageItemByItem(calls, store: other, command: "import")
+        #expect(try CommandRunner.run(["verify", "--store", other]).status == 0)
+    }
+
+    @Test(
+        "sync writes a batch, flushes it with one syncfs, renames each package, then flushes the renames with a second syncfs, before reporting",
+        arguments: [2, 4])
+    func batchedSyncOrdering(documents: Int) throws {
+        guard let strace = CommandRunner.requireTool("strace") else { return }
+        let (directory, store, other, sample) = try CommandRunner.twoStores()
+        for _ in 0..<documents {
             #expect(try CommandRunner.run(["new", "--from", sample.path, "--store", store]).status == 0)
         }
         let calls = try Self.trace(["sync", other, "--store", store], strace: strace, directory: directory)
-        #expect(Self.checkRules(calls, store: other, command: "sync") == 4)
+        #expect(Self.checkRules(calls, store: other, command: "sync") == documents)
         let temporary = other + "/Local.nosync/tmp/"
         let publications = calls.filter {
             $0.name == "renameat2" && Self.paths($0.text).first?.hasPrefix(temporary) == true
@@ -346,7 +409,7 @@ extension DurabilityTraceTests {
         let writes = calls.filter { call in
             call.name == "write" && Self.descriptorPath(call.text)?.hasPrefix(temporary) == true
         }
-        #expect(writes.count == 8, "two files for each of four packages")
+        #expect(writes.count == 2 * documents, "two files for each package")
         #expect(writes.allSatisfy { $0.index < flush.index }, "every write of the batch precedes the syncfs")
         #expect(flush.index < firstRename.index, "the syncfs precedes every rename")
         #expect(lastRename.index < renamesFlush.index, "the second syncfs follows every rename")

@@ -61,8 +61,12 @@ struct IOErrorInjectionTests {
     }
 
     /// Runs `command` once per injection point and error; returns the points tried.
+    /// `flushedBy` names the call the clean run must make durable by (`syncfs` for a
+    /// batch, `fsync` for a single package), when the scenario is about one of them.
     @discardableResult
-    static func expectCleanFailures(_ name: String, prepare: (URL) throws -> Prepared) throws -> Int {
+    static func expectCleanFailures(
+        _ name: String, flushedBy: String? = nil, prepare: (URL) throws -> Prepared
+    ) throws -> Int {
         guard let strace = CommandRunner.requireTool("strace") else { return 0 }
         let work = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
@@ -110,6 +114,9 @@ struct IOErrorInjectionTests {
             points.contains { $0.call == "fsync" || $0.call == "syncfs" }
                 && points.contains { $0.call == "renameat2" },
             "\(name): nothing to inject")
+        if let flushedBy {
+            #expect(points.contains { $0.call == flushedBy }, "\(name): no \(flushedBy) to inject")
+        }
         try FileManager.default.removeItem(atPath: work.appendingPathComponent("probe").path)
 
         var tried = 0
@@ -234,9 +241,10 @@ struct IOErrorInjectionTests {
         }
     }
 
-    @Test("sync and migrate fail cleanly at every injected write, fsync and rename")
+    @Test("sync and migrate fail cleanly at every injected write, fsync, syncfs and rename")
     func syncAndMigrate() throws {
-        try Self.expectCleanFailures("sync") { directory in
+        // Each side receives one package: a batch of one, fsynced file by file.
+        try Self.expectCleanFailures("sync", flushedBy: "fsync") { directory in
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let (here, id) = try Self.storeWithHistory(directory, name: "here")
             let (there, _) = try Self.storeWithHistory(directory, name: "there")
@@ -247,6 +255,16 @@ struct IOErrorInjectionTests {
             return Prepared(
                 directory: directory, stores: ["store": "here", "other": "there"],
                 // One document at a time: strace counts the calls of the main thread.
+                arguments: ["sync", "{other}", "--jobs", "1", "--store", "{store}"])
+        }
+        // Two revisions into an empty store: a batch, flushed by syncfs.
+        try Self.expectCleanFailures("sync of a batch", flushedBy: "syncfs") { directory in
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            _ = try Self.storeWithHistory(directory, name: "here")
+            let there = directory.appendingPathComponent("there").path
+            #expect(try CommandRunner.run(["init", "--store", there]).status == 0)
+            return Prepared(
+                directory: directory, stores: ["store": "here", "other": "there"],
                 arguments: ["sync", "{other}", "--jobs", "1", "--store", "{store}"])
         }
         try Self.expectCleanFailures("migrate") { directory in

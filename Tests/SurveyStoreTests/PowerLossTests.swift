@@ -391,6 +391,63 @@ struct PowerLossTests {
                 }))
     }
 
+    /// A disk whose store has one document of one revision, and an empty replica (for a
+    /// sync of one package into a new document folder); or a store whose replica has a
+    /// copy of its document but for the last save (one package into an existing folder).
+    static func storesOnePackageApart(intoExistingFolder: Bool) throws -> (SimulatedDisk, String) {
+        let other = "/replica"
+        let disk: SimulatedDisk
+        if intoExistingFolder {
+            disk = try storeWithHistory()
+        } else {
+            disk = SimulatedDisk()
+            _ = try SurveyStore.create(at: root, deviceName: "simulated", calls: disk.table)
+            _ = try open(disk).create(try survey("first", rating: 1), id: document)
+        }
+        _ = try SurveyStore.create(at: other, deviceName: "replica", calls: disk.table)
+        if intoExistingFolder {
+            let here = try open(disk)
+            _ = try here.sync(with: try open(disk, at: other), concurrency: 1)
+            try here.save(try survey("fourth", rating: 4), to: document)
+        }
+        return (disk, other)
+    }
+
+    /// A sync that sends one package: its batch of one is made durable item by item (each
+    /// file and the package folder fsynced before the rename, the parent after it), with
+    /// no `syncfs`, and survives a power loss at every call.
+    @Test("Sync of one package: power lost at every call", arguments: [false, true])
+    func onePackageSync(intoExistingFolder: Bool) throws {
+        let (disk, other) = try Self.storesOnePackageApart(intoExistingFolder: intoExistingFolder)
+        try Self.expectSurvives(
+            Scenario(
+                name:
+                    "sync of one package into \(intoExistingFolder ? "an existing" : "a new") document folder",
+                disk: disk, roots: [Self.root, other],
+                operation: { disk in
+                    let flushes = Counter()
+                    var table = disk.table
+                    let syncfs = table.syncfs
+                    table.syncfs = {
+                        flushes.add()
+                        return syncfs($0)
+                    }
+                    let here = try SurveyStore.open(at: Self.root, calls: table, wallClock: Clock().read)
+                    let there = try SurveyStore.open(at: other, calls: table, wallClock: Clock().read)
+                    let report = try here.sync(with: there, concurrency: 1)
+                    return report.sent == 1 && report.received == 0 && flushes.value == 0
+                        ? .synced : .pruned([])
+                },
+                acknowledged: { disk, outcome in
+                    guard case .synced = outcome else {
+                        return ["the sync did not send one package without syncfs"]
+                    }
+                    let mine = try Self.knownRevisions(disk, Self.root)
+                    return mine == (try Self.knownRevisions(disk, other))
+                        ? [] : ["the stores differ after an acknowledged sync"]
+                }))
+    }
+
     /// A replica's copy of the current revision torn under its own name (a copy that was
     /// never fsynced, then a power loss): sync replaces it by the intact copy, and at every
     /// crash point the file holds the torn bytes or the intact ones, never less.
@@ -455,6 +512,33 @@ struct PowerLossTests {
             "\(problems.prefix(5).joined(separator: "\n"))")
     }
 
+    /// A disk whose fsyncs do nothing, under a sync of one package (which calls no
+    /// `syncfs`): its files are never made durable, so an acknowledged sync is lost. The
+    /// harness must notice.
+    @Test("A batch of one that skipped its fsyncs would be caught")
+    func skippedFsyncsOfOnePackageAreCaught() throws {
+        let (disk, other) = try Self.storesOnePackageApart(intoExistingFolder: true)
+        let scenario = Scenario(
+            name: "sync of one package without fsyncs", disk: disk, roots: [Self.root, other],
+            operation: { disk in
+                var table = disk.table
+                table.fsync = { _ in .success(()) }
+                let here = try SurveyStore.open(at: Self.root, calls: table, wallClock: Clock().read)
+                _ = try here.sync(
+                    with: try SurveyStore.open(at: other, calls: table, wallClock: Clock().read),
+                    concurrency: 1)
+                return .synced
+            },
+            acknowledged: { disk, _ in
+                try Self.knownRevisions(disk, Self.root) == Self.knownRevisions(disk, other)
+                    ? [] : ["the stores differ"]
+            })
+        let (problems, _) = try Self.check(scenario)
+        #expect(
+            problems.contains { $0.contains("right after success") && $0.contains("the stores differ") },
+            "\(problems.prefix(5).joined(separator: "\n"))")
+    }
+
     /// A disk whose directory fsyncs do nothing: the writer's parent fsync after a rename
     /// is lost, so an acknowledged save can vanish. The harness must notice.
     @Test("A store that skipped directory fsyncs would be caught")
@@ -483,6 +567,13 @@ struct PowerLossTests {
         #expect(
             problems.contains { $0.contains("right after success") && $0.contains("is missing") },
             "\(problems.prefix(5).joined(separator: "\n"))")
+    }
+
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        func add() { lock.withLock { count += 1 } }
+        var value: Int { lock.withLock { count } }
     }
 
     final class DescriptorSet: @unchecked Sendable {

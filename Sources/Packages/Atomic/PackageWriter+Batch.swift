@@ -31,13 +31,19 @@ extension PackageWriter {
     ///    (``stage(_:)``).
     /// 2. The missing `folders` are created (`mkdirat`), each after its parent.
     /// 3. The batch is made durable at once: `syncfs(2)` on the store's file system, which
-    ///    flushes every file and directory entry written so far. Where `syncfs` does not
-    ///    exist (`ENOSYS`), each file, each temporary package folder and the parent of
-    ///    each folder created is fsynced instead.
+    ///    flushes every file and directory entry written so far.
     /// 4. Each item is renamed into place with `renameat2(RENAME_NOREPLACE)`.
     /// 5. The renames are made durable: a second `syncfs`, which flushes every parent
-    ///    folder at once; in the fallback, the parent folder of every destination created
-    ///    is fsynced, once each.
+    ///    folder at once.
+    ///
+    /// A batch of at most ``largestBatchSyncedItemByItem`` items (one) is made durable
+    /// item by item instead, as a single package is: at step 3 each of its files and each
+    /// temporary package folder is fsynced, then the parent of each folder created; at
+    /// step 5 the parent folder of every destination created is fsynced, once each.
+    /// `syncfs` flushes everything dirty on the file system, other programs' writes too,
+    /// so its cost has no bound that the batch sets, while a package's own fsyncs cost
+    /// what it wrote. Larger batches take the same item-by-item path where `syncfs` does
+    /// not exist (`ENOSYS`).
     ///
     /// A crash before step 4 leaves only temporaries (removed by ``removeLeftovers()``); a
     /// rename can only publish an item whose bytes are already durable.
@@ -55,6 +61,13 @@ extension PackageWriter {
         defer { writing.unlock() }
         return try publish(try stage(items), creatingFolders: folders)
     }
+
+    /// The largest batch that ``publish(_:creatingFolders:)`` makes durable item by item
+    /// (each file and package folder fsynced before its rename, each parent after it)
+    /// rather than with `syncfs`: a batch of one, whose own fsyncs cost what it wrote,
+    /// while `syncfs` also waits for everything else dirty on the file system (see
+    /// `docs/FORMAT.md` for the figures).
+    public static let largestBatchSyncedItemByItem = 1
 
     /// An item of a batch written under the temporary folder and not yet published (see
     /// ``stage(_:)``).
@@ -114,8 +127,9 @@ extension PackageWriter {
 
     /// Steps 2 to 5 of ``writeBatch(_:creatingFolders:)`` for items staged by
     /// ``stage(_:)`` (from any threads, all of them finished): creates the missing
-    /// `folders`, makes every staged item durable at once, renames each into place and
-    /// makes the renames durable. The caller holds ``lockForWriting()``.
+    /// `folders`, makes every staged item durable (at once, or item by item for a batch
+    /// of at most ``largestBatchSyncedItemByItem``), renames each into place and makes
+    /// the renames durable. The caller holds ``lockForWriting()``.
     ///
     /// - Returns: Each item's outcome, in the order of `staged`.
     /// - Throws: ``FileSystemError``; the staged items not published are removed.
@@ -129,7 +143,10 @@ extension PackageWriter {
         for folder in folders where try makeFolder(root + "/" + folder) {
             created.append(root + "/" + folder)
         }
-        let flushed = try system.syncFileSystem(temporaryFolder)
+        // A small batch, or a file system without syncfs: each item fsynced on its own.
+        let flushed =
+            staged.count > Self.largestBatchSyncedItemByItem
+            ? try system.syncFileSystem(temporaryFolder) : false
         if !flushed {
             for entry in staged {
                 if entry.item.isPackage {
@@ -139,7 +156,7 @@ extension PackageWriter {
                 }
                 try system.fsyncPath(entry.temporary, isDirectory: entry.item.isPackage)
             }
-            for parent in Set(created.map(Self.parent(of:)) + [temporaryFolder]).sorted() {
+            for parent in Set(created.map(Self.parent(of:))).sorted() {
                 try system.fsyncDirectory(parent)
             }
         }
