@@ -521,7 +521,9 @@ struct System {
     /// is refused before any read (it is opened without blocking, so a FIFO cannot hang
     /// the caller), and so is a file larger than `limit`, or one that grows past it.
     /// Reads go straight into the returned buffer, which starts at 4 KiB (a revision's
-    /// metadata fits in one read) and doubles as needed.
+    /// metadata fits in one read) and doubles as needed; a read shorter than asked, once
+    /// the file has given at least its size at opening, is taken as its end (a regular
+    /// file reads short only there), which spares the read that would return nothing.
     func readAll(_ path: String, limit: Int) throws -> Data {
         try readAllWithStatus(path, limit: limit).data
     }
@@ -551,6 +553,7 @@ struct System {
                 }
                 data.count = min(data.count * 2, limit + 1)
             }
+            let asked = data.count - count
             let read = try data.withUnsafeMutableBytes { buffer in
                 try retrying {
                     calls.read(descriptor, UnsafeMutableRawBufferPointer(rebasing: buffer[count...]))
@@ -559,6 +562,9 @@ struct System {
             }
             if read == 0 { break }
             count += read
+            // A regular file reads short only at its end: once it has given at least the
+            // size it had when opened, a short read ends it without a read of nothing.
+            if read < asked && count >= status.size { break }
         }
         guard count <= limit else { throw FileSystemError(.tooLarge(limit), operation: .read, path: path) }
         data.count = count
