@@ -25,8 +25,8 @@ final class FreshFileSystems: @unchecked Sendable {
     static let unavailableExitCode: Int32 = 69
 
     /// The size of each image: sparse, so only the blocks written take room. A store of
-    /// 10,000 documents of 3 revisions (about 100,000 inodes and 400 MB of 4 KiB blocks,
-    /// folders included) fits several times over.
+    /// 10,000 documents of 3 revisions (about 100,000 inodes, each file and folder at
+    /// most one 4 KiB block: under 400 MB) fits several times over.
     static let imageBytes = 4 << 30
     /// One inode per 8 KiB: 524,288 inodes in each image.
     static let bytesPerInode = 8_192
