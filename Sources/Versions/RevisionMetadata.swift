@@ -178,11 +178,34 @@ public struct RevisionMetadata: Hashable, Sendable {
     /// other file is checked by writing its metadata again (``computedDigest(file:)``).
     static func digestWithoutRevisionID(_ data: Data, id: RevisionID) -> String? {
         let entry = Array("\t<key>\(Key.revisionID)</key>\n\t<string>\(id)</string>\n".utf8)
-        guard let range = data.firstRange(of: entry) else { return nil }
-        var identity = Data(capacity: data.count - entry.count)
-        identity.append(data[..<range.lowerBound])
-        identity.append(data[range.upperBound...])
-        return RevisionID.sha256Hex(identity)
+        return data.withUnsafeBytes { bytes -> String? in
+            guard let offset = firstOffset(of: entry, in: bytes) else { return nil }
+            var identity = Data(capacity: bytes.count - entry.count)
+            identity.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[..<offset]))
+            identity.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[(offset + entry.count)...]))
+            return RevisionID.sha256Hex(identity)
+        }
+    }
+
+    /// The offset of the first occurrence of `pattern` in `bytes`, or `nil`.
+    ///
+    /// A plain scan over the buffer: `Data.firstRange(of:)` goes through the generic
+    /// `DataProtocol` indices byte by byte, and took a fifth of a fresh sync's processor
+    /// time, which checks every metadata file it reads this way.
+    static func firstOffset(of pattern: [UInt8], in bytes: UnsafeRawBufferPointer) -> Int? {
+        guard let first = pattern.first, bytes.count >= pattern.count else { return nil }
+        return pattern.withUnsafeBytes { needle -> Int? in
+            var offset = 0
+            while offset <= bytes.count - needle.count {
+                if bytes[offset] == first
+                    && memcmp(bytes.baseAddress! + offset, needle.baseAddress!, needle.count) == 0
+                {
+                    return offset
+                }
+                offset += 1
+            }
+            return nil
+        }
     }
 
     /// The bytes of the metadata file.
