@@ -1,6 +1,7 @@
 import Foundation
 import SurveyStore
 import Surveys
+import Synchronization
 import Versions
 
 #if canImport(Glibc)
@@ -47,6 +48,9 @@ struct StoreBenchmarks {
     var rounds: Int
     var surveyBinary: () throws -> String
     var log: (String) -> Void
+    /// With `--fresh-file-systems`: where the sync row puts its source and each timed
+    /// command's target, each on a file system of its own made for it.
+    var freshFileSystems: FreshFileSystems? = nil
 
     // MARK: Save
 
@@ -254,13 +258,33 @@ struct StoreBenchmarks {
     /// revision durable before it returns; and, for information, against `rsync -a`
     /// followed by `sync -f` on the copy. The fresh sync is also timed with
     /// `SURVEYSTORE_NO_SYNCFS=1` (the batches' fallback, per-file fsyncs), into a store of its own.
+    ///
+    /// With `freshFileSystems`, the source is written into a fresh file system of its
+    /// own, and in each round each of the five targets is a fresh file system of its own,
+    /// made before the round's commands are timed; the sync after the edits goes into the
+    /// replica the round's fresh sync made, on the same file system, and every target's
+    /// file system is unmounted and deleted at the end of the round (when a command
+    /// fails, too).
     func sync() throws -> SyncResult {
         let survey = try surveyBinary()
         guard let rsync = findExecutable("rsync") else {
             throw BenchmarkError("rsync is not installed (apt-get install rsync)")
         }
         let root = directory + "/sync"
-        let sourcePath = root + "/source"
+        // Where a tree named `name` goes: under `root`, or at the top of a fresh file
+        // system of its own.
+        var fileSystems: [String] = []
+        defer {
+            for mountPoint in fileSystems.reversed() { try? freshFileSystems?.remove(mountPoint: mountPoint) }
+        }
+        let place = { (name: String) throws -> String in
+            guard let freshFileSystems else { return root + "/" + name }
+            let mountPoint = try freshFileSystems.make(name)
+            fileSystems.append(mountPoint)
+            return mountPoint + "/" + name
+        }
+        try StoreTrees.makeDirectory(root)
+        let sourcePath = try place("source")
         let source = try SurveyStore.create(at: sourcePath, deviceName: "Source")
         let contents = try (0..<3).map {
             try StoreTrees.survey(items: sizes.treeItems, variant: $0).plistData()
@@ -275,9 +299,17 @@ struct StoreBenchmarks {
         var editSerial = 0
         for round in 1...rounds {
             log("sync: round \(round) of \(rounds)")
-            let ourTarget = root + "/ours-\(round)", rsyncTarget = root + "/rsync-\(round)"
-            let durableTarget = root + "/rsync-sync-\(round)", fsyncTarget = root + "/rsync-fsync-\(round)"
-            let fallbackTarget = root + "/ours-no-syncfs-\(round)"
+            let sourceFileSystems = fileSystems.count
+            defer {
+                // The round's file systems go at its end.
+                while fileSystems.count > sourceFileSystems {
+                    try? freshFileSystems?.remove(mountPoint: fileSystems.removeLast())
+                }
+            }
+            let ourTarget = try place("ours-\(round)"), rsyncTarget = try place("rsync-\(round)")
+            let durableTarget = try place("rsync-sync-\(round)")
+            let fsyncTarget = try place("rsync-fsync-\(round)")
+            let fallbackTarget = try place("ours-no-syncfs-\(round)")
             _ = try SurveyStore.create(at: ourTarget, deviceName: "Target")
             _ = try SurveyStore.create(at: fallbackTarget, deviceName: "Target")
             try StoreTrees.makeDirectory(rsyncTarget)
@@ -341,6 +373,9 @@ struct StoreBenchmarks {
         for step in 0..<commands.count {
             let index = (first + step) % commands.count
             Glibc.sync()
+            // A second pass writes back what the first left in the loop devices' image
+            // files, on the file system that holds them.
+            if freshFileSystems != nil { Glibc.sync() }
             times[index] = try timeCommand(commands[index])
         }
         return times
@@ -415,17 +450,33 @@ func runQuietly(_ arguments: [String]) throws -> Int32 {
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    // The child takes the default action on the signals that `--fresh-file-systems`
+    // ignores in this process (it handles them on a dispatch queue instead).
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for number in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&defaults, number) }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
     var pid: pid_t = 0
     let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
-    let status = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
+    let status = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environ)
     guard status == 0 else {
         throw BenchmarkError("cannot start \(arguments[0]): \(String(cString: strerror(status)))")
     }
+    runningChildren.withLock { _ = $0.insert(pid) }
+    defer { runningChildren.withLock { _ = $0.remove(pid) } }
     var exitStatus: Int32 = 0
     while waitpid(pid, &exitStatus, 0) < 0 && errno == EINTR {}
     return exitStatus
 }
+
+/// The children `runQuietly` is waiting for, which `--fresh-file-systems` stops on a
+/// signal before it unmounts the file systems they may be writing to.
+let runningChildren = Mutex<Set<pid_t>>([])
 
 /// The wall-clock time of a command that must succeed.
 func timeCommand(_ arguments: [String]) throws -> Double {

@@ -65,6 +65,12 @@ struct SurveyBenchmark: ParsableCommand {
     )
     var makeStore: String?
 
+    @Flag(
+        help:
+            "Sync row: the source and each timed command's target on a freshly made, journaled ext4 file system of its own (a loop-mounted sparse image). Needs root and mkfs.ext4; exits with status 69 when they are missing."
+    )
+    var freshFileSystems = false
+
     @Option(help: "Documents for --make-store.")
     var documents = 1_000
 
@@ -115,6 +121,9 @@ struct SurveyBenchmark: ParsableCommand {
             throw ValidationError(
                 "--rows takes a comma-separated list of \(known.sorted().joined(separator: ", "))")
         }
+        if freshFileSystems && !selected.contains("sync") {
+            throw ValidationError("--fresh-file-systems applies to the sync row only: add sync to --rows")
+        }
         var codec: Report?
         if selected.contains("codec") {
             codec = try runCodec()
@@ -138,8 +147,25 @@ struct SurveyBenchmark: ParsableCommand {
                 try? FileManager.default.removeItem(atPath: workFolder)
             }
         }
+        // Made (and checked) before anything is timed; unmounted before the work folder
+        // is removed.
+        var fileSystems: FreshFileSystems?
+        if freshFileSystems {
+            do {
+                fileSystems = try FreshFileSystems(folder: workFolder + "/file-systems")
+            } catch let error as FreshFileSystemsUnavailable {
+                FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
+                throw ExitCode(FreshFileSystems.unavailableExitCode)
+            }
+        }
+        defer { fileSystems?.removeAll() }
         if !selected.isDisjoint(with: ["save", "list", "sync", "conflicts", "merge"]) {
-            store = try runStore(selected, directory: workFolder)
+            do {
+                store = try runStore(selected, directory: workFolder, fileSystems: fileSystems)
+            } catch let error as FreshFileSystemsUnavailable {
+                FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
+                throw ExitCode(FreshFileSystems.unavailableExitCode)
+            }
         }
         var watch: [Report.Row]?
         if selected.contains("watch") { watch = try runWatch(directory: workFolder) }
@@ -149,13 +175,15 @@ struct SurveyBenchmark: ParsableCommand {
                 var store: [Report.Row]?
                 var storeSizes: StoreSizes?
                 var storeRounds: Int?
+                var freshFileSystems: Bool?
                 var watch: [Report.Row]?
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             let document = Document(
                 codec: codec?.jsonDocument, store: store?.rows, storeSizes: store?.sizes,
-                storeRounds: store.map { _ in storeRounds }, watch: watch)
+                storeRounds: store.map { _ in storeRounds },
+                freshFileSystems: selected.contains("sync") ? freshFileSystems : nil, watch: watch)
             print(String(decoding: try encoder.encode(document), as: UTF8.self))
             return
         }
@@ -169,6 +197,9 @@ struct SurveyBenchmark: ParsableCommand {
             print("")
             print(
                 "Save: per save, the median of \(store.sizes.savesPerRound) saves per round. List/open: per document, warm page cache, \(store.sizes.treeItems)-item documents of 3 revisions; open is a sample of \(store.sizes.openSample) winners. Sync: wall-clock time of the whole command."
+                    + (freshFileSystems && store.sync != nil
+                        ? " Sync with --fresh-file-systems: the source and each command's target on a freshly made, journaled ext4 file system of its own (loop-mounted sparse image); the sync after the edits into the round's fresh replica, on its file system."
+                        : "")
             )
             fflush(nil)
         }
@@ -223,14 +254,17 @@ struct SurveyBenchmark: ParsableCommand {
         ]
     }
 
-    private func runStore(_ selected: Set<String>, directory: String) throws -> StoreReport {
+    private func runStore(_ selected: Set<String>, directory: String, fileSystems: FreshFileSystems?) throws
+        -> StoreReport
+    {
         let sizes = quick ? StoreSizes.quick : StoreSizes()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let quiet = json
         let benchmarks = StoreBenchmarks(
             directory: directory, sizes: sizes, rounds: storeRounds,
             surveyBinary: { try locateSurveyBinary() },
-            log: { message in if !quiet { FileHandle.standardError.write(Data((message + "\n").utf8)) } })
+            log: { message in if !quiet { FileHandle.standardError.write(Data((message + "\n").utf8)) } },
+            freshFileSystems: fileSystems)
         var report = StoreReport(sizes: sizes)
         if selected.contains("save") { report.save = try benchmarks.save() }
         if selected.contains("conflicts") { report.conflicts = try benchmarks.conflicts() }
