@@ -783,9 +783,8 @@ public struct StoreIssue: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Parsed metadata by file path, shared by the threads that read one store.
 /// Metadata files this store has read and verified, each with the status of the file it
-/// was read from.
+/// was read from; shared by the threads that read the store.
 ///
 /// An entry is used only while the file at its path has that same status (inode, size,
 /// modification and change times): a file removed, replaced, or written over since is

@@ -1,5 +1,6 @@
 import Foundation
 import Packages
+import Synchronization
 import Testing
 import Versions
 
@@ -95,6 +96,27 @@ struct RevisionStoreTests {
             #expect(held.skipped == fresh.skipped, "\(replacement)")
             #expect(held.graph.winner?.id == revisions[0].id, "\(replacement)")
         }
+    }
+
+    @Test("A store held open reads an unchanged package's metadata once, however often it reads the folder")
+    func heldStoreRemembersUnchangedMetadata() throws {
+        let (writer, revisions) = try Self.chain(2)
+        defer { try? FileManager.default.removeItem(atPath: writer.root) }
+        let opened = Mutex<[String]>([])
+        var calls = SystemCalls.live
+        let live = calls.openat
+        calls.openat = { directory, path, flags, mode in
+            opened.withLock { $0.append(path) }
+            return live(directory, path, flags, mode)
+        }
+        let store = RevisionStore(root: writer.root, device: Self.laptop, calls: calls)
+        func metadataOpens() -> Int {
+            opened.withLock { $0.filter { $0.hasSuffix("/" + StoreLayout.metadataFile) }.count }
+        }
+        #expect(try store.read(Self.document).live.count == 2)
+        #expect(metadataOpens() == 2, "the first read reads both metadata files")
+        #expect(try store.read(Self.document).graph.winner?.id == revisions[1].id)
+        #expect(metadataOpens() == 2, "the second read takes both from memory")
     }
 
     @Test("A tombstone for the head is pending: the head keeps its content, clean-up leaves it")
