@@ -42,11 +42,7 @@ public struct FileReader: Sendable {
     /// - Throws: ``FileSystemError`` for any other failure: a folder, a link, a FIFO or
     ///   device (code `notRegularFile`), a file over `limit` (code `tooLarge`), an I/O error.
     public func contents(atPath path: String, limit: Int = FileReader.smallFileLimit) throws -> Data? {
-        do {
-            return try system.readAll(path, limit: limit)
-        } catch let error as FileSystemError where error.code == .notFound || error.errno == .notDirectory {
-            return nil
-        }
+        try contentsAndStatus(atPath: path, limit: limit)?.data
     }
 
     /// ``contents(atPath:limit:)``, with the status of the file read: taken from the
@@ -56,7 +52,7 @@ public struct FileReader: Sendable {
         atPath path: String, limit: Int = FileReader.smallFileLimit
     ) throws -> (data: Data, status: SystemCalls.FileStatus)? {
         do {
-            return try system.readAllWithStatus(path, limit: limit)
+            return try system.readAll(path, limit: limit)
         } catch let error as FileSystemError where error.code == .notFound || error.errno == .notDirectory {
             return nil
         }

@@ -524,14 +524,9 @@ struct System {
     /// metadata fits in one read) and doubles as needed; a read shorter than asked, once
     /// the file has given at least its size at opening, is taken as its end (a regular
     /// file reads short only there), which spares the read that would return nothing.
-    func readAll(_ path: String, limit: Int) throws -> Data {
-        try readAllWithStatus(path, limit: limit).data
-    }
-
-    /// ``readAll(_:limit:)``, with the status of the file read (taken from its open
-    /// descriptor, so it is the status of the very file whose bytes these are).
-    func readAllWithStatus(_ path: String, limit: Int) throws -> (data: Data, status: SystemCalls.FileStatus)
-    {
+    /// Returns the bytes with the file's status, taken from the descriptor they were read
+    /// through, so it is the status of the very file whose bytes these are.
+    func readAll(_ path: String, limit: Int) throws -> (data: Data, status: SystemCalls.FileStatus) {
         let descriptor = try open(path, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
         defer { _ = calls.close(descriptor) }
         let status = try retrying { calls.fstat(descriptor) }.mapError {
