@@ -31,26 +31,35 @@ public struct RevisionID: Hashable, Comparable, Sendable, CustomStringConvertibl
 
     /// Parses `GENERATION-DIGEST` from part of a text; `nil` for anything else.
     public init?(_ text: Substring) {
-        let bytes = text.utf8
-        guard let dash = bytes.firstIndex(of: UInt8(ascii: "-")) else { return nil }
+        var text = text
+        guard let id = text.withUTF8({ Self.parsing($0.span) }) else { return nil }
+        self = id
+    }
+
+    /// Parses `GENERATION-DIGEST` from UTF-8 bytes, in place; `nil` for anything else.
+    static func parsing(_ bytes: Span<UInt8>) -> RevisionID? {
         var generation = 0
-        var digits = 0
-        for byte in bytes[..<dash] {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits < 15,
-                digits > 0 || byte != UInt8(ascii: "0")
+        var index = 0
+        while index < bytes.count, bytes[index] != UInt8(ascii: "-") {
+            let byte = bytes[index]
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), index < 15,
+                index > 0 || byte != UInt8(ascii: "0")
             else { return nil }
             generation = generation * 10 + Int(byte - UInt8(ascii: "0"))
-            digits += 1
+            index += 1
         }
-        guard digits > 0, generation <= Self.maximumGeneration else { return nil }
-        let digest = bytes[bytes.index(after: dash)...]
-        guard digest.count == 64,
-            digest.allSatisfy({
-                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
-                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
-            })
-        else { return nil }
-        self.init(generation: generation, digest: String(Substring(digest)))
+        guard index > 0, generation <= Self.maximumGeneration, bytes.count - index == 65 else { return nil }
+        let digest = bytes.extracting((index + 1)...)
+        for offset in 0..<digest.count {
+            let byte = digest[offset]
+            guard
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            else { return nil }
+        }
+        return RevisionID(
+            generation: generation,
+            digest: digest.withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) })
     }
 
     public var description: String { "\(generation)-\(digest)" }

@@ -202,14 +202,15 @@ public struct RevisionMetadata: Hashable, Sendable {
     static func firstOffset(of needle: UnsafeRawBufferPointer, in bytes: UnsafeRawBufferPointer)
         -> Int?
     {
-        guard let first = needle.first, needle.count <= bytes.count else { return nil }
+        guard let first = needle.first, needle.count <= bytes.count, let base = bytes.baseAddress else {
+            return nil
+        }
         var start = 0
         let last = bytes.count - needle.count
         while start <= last {
-            guard let candidate = bytes[start...last].firstIndex(of: first) else { return nil }
-            if memcmp(bytes.baseAddress! + candidate, needle.baseAddress!, needle.count) == 0 {
-                return candidate
-            }
+            guard let hit = memchr(base + start, Int32(first), last - start + 1) else { return nil }
+            let candidate = base.distance(to: UnsafeRawPointer(hit))
+            if memcmp(base + candidate, needle.baseAddress!, needle.count) == 0 { return candidate }
             start = candidate + 1
         }
         return nil
@@ -227,6 +228,32 @@ public struct RevisionMetadata: Hashable, Sendable {
     /// - Throws: ``VersionsError`` when a key is missing or malformed, or the revision
     ///   id does not match the metadata.
     public init(plist data: Data, file: String? = nil) throws {
+        self = try CanonicalMetadata.read(data) ?? Self.parsed(data, file: file)
+        try checkRanges(file: file)
+        guard Set(parents).count == parents.count, !parents.contains(id) else {
+            throw VersionsError.malformedMetadata(
+                file, "'\(Key.parents)' names a revision twice, or the revision itself")
+        }
+        // One more than the largest parent's: a revision is always newer than its
+        // parents, so the parents of a graph can never form a cycle.
+        guard id.generation == (try Self.nextGeneration(after: parents)) else {
+            throw VersionsError.malformedMetadata(
+                file,
+                "the generation of \(id) is not one more than its largest parent's (\(parents.map(\.generation).max() ?? 0))"
+            )
+        }
+        guard
+            try Self.digestWithoutRevisionID(data, id: id) == id.digest
+                || computedDigest(file: file) == id.digest
+        else {
+            throw VersionsError.digestMismatch(file, id)
+        }
+    }
+
+    /// A metadata file's values as the XML parser reads them, every key checked for
+    /// its type and no other key allowed; ``CanonicalMetadata`` reads the writer's form
+    /// without it.
+    static func parsed(_ data: Data, file: String?) throws -> RevisionMetadata {
         let value = try PropertyList(xml: data, file: file)
         guard case .dictionary(let entries) = value else {
             throw VersionsError.malformedMetadata(file, "it is not a dictionary")
@@ -263,7 +290,7 @@ public struct RevisionMetadata: Hashable, Sendable {
         }
         var digest: String?
         if entries[Key.contentDigest] != nil { digest = try string(Key.contentDigest) }
-        self.init(
+        let metadata = RevisionMetadata(
             documentID: documentID, id: id, parents: parents,
             timestamp: HybridTimestamp(
                 milliseconds: try integer(Key.milliseconds), counter: Int(try integer(Key.counter))),
@@ -272,25 +299,7 @@ public struct RevisionMetadata: Hashable, Sendable {
         if let unknown = entries.keys.first(where: { !Self.keys.contains($0) }) {
             throw VersionsError.malformedMetadata(file, "unknown key '\(unknown)'")
         }
-        try checkRanges(file: file)
-        guard Set(parents).count == parents.count, !parents.contains(id) else {
-            throw VersionsError.malformedMetadata(
-                file, "'\(Key.parents)' names a revision twice, or the revision itself")
-        }
-        // One more than the largest parent's: a revision is always newer than its
-        // parents, so the parents of a graph can never form a cycle.
-        guard id.generation == (try Self.nextGeneration(after: parents)) else {
-            throw VersionsError.malformedMetadata(
-                file,
-                "the generation of \(id) is not one more than its largest parent's (\(parents.map(\.generation).max() ?? 0))"
-            )
-        }
-        guard
-            try Self.digestWithoutRevisionID(data, id: id) == id.digest
-                || computedDigest(file: file) == id.digest
-        else {
-            throw VersionsError.digestMismatch(file, id)
-        }
+        return metadata
     }
 }
 

@@ -6,13 +6,20 @@ extension UUID {
     /// holds it); anything else is left to `UUID(uuidString:)`, so the two accept and
     /// reject the same texts. Foundation's reader goes through `sscanf`, which costs far more.
     package static func parsing(_ text: String) -> UUID? {
-        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        let canonical = withUnsafeMutableBytes(of: &bytes) { output -> Bool in
-            let utf8 = text.utf8
-            guard utf8.count == 36 else { return false }
+        var text = text
+        return text.withUTF8 { parsing(canonical: $0.span) } ?? UUID(uuidString: text)
+    }
+
+    /// The UUID `bytes` hold in the canonical form (8-4-4-4-12 hexadecimal digits, either
+    /// case); `nil` for anything else.
+    static func parsing(canonical bytes: Span<UInt8>) -> UUID? {
+        guard bytes.count == 36 else { return nil }
+        var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let parsed = withUnsafeMutableBytes(of: &value) { output -> Bool in
             var high: UInt8?
             var written = 0
-            for (offset, byte) in utf8.enumerated() {
+            for offset in 0..<36 {
+                let byte = bytes[offset]
                 if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
                     guard byte == UInt8(ascii: "-") else { return false }
                     continue
@@ -34,6 +41,6 @@ extension UUID {
             }
             return written == 16
         }
-        return canonical ? UUID(uuid: bytes) : UUID(uuidString: text)
+        return parsed ? UUID(uuid: value) : nil
     }
 }
