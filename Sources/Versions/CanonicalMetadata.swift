@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import PropertyList
 
@@ -14,10 +15,12 @@ import PropertyList
 /// before, with its errors. So for every file this accepts, the XML parser would read
 /// the same values: the tests compare the two on written and on damaged files.
 enum CanonicalMetadata {
-    /// The metadata `data` holds, read without the XML parser; `nil` when `data` does not
-    /// have the writer's form exactly, or a value in it does not parse. The checks that
-    /// follow parsing (ranges, parents, generation, digest) are the caller's.
-    static func read(_ data: Data) -> RevisionMetadata? {
+    /// The metadata `data` holds, read without the XML parser, and the digest of its bytes
+    /// without the revision id's entry (what ``RevisionMetadata/digestWithoutRevisionID(_:id:)``
+    /// finds, hashed where the entry was read); `nil` when `data` does not have the writer's
+    /// form exactly, or a value in it does not parse. The checks that follow parsing
+    /// (ranges, parents, generation, digest) are the caller's.
+    static func read(_ data: Data) -> (metadata: RevisionMetadata, digestWithoutID: String)? {
         let bytes = data.span
         var offset = 0
         guard expect(header, in: bytes, at: &offset) else { return nil }
@@ -46,21 +49,35 @@ enum CanonicalMetadata {
             expect("\t<key>Modified</key>\n\t<date>", in: bytes, at: &offset),
             date(in: bytes, at: &offset),
             expect("</date>\n\t<key>Parents</key>\n", in: bytes, at: &offset),
-            let parents = revisionIDs(in: bytes, at: &offset),
-            expect("\t<key>RevisionID</key>\n", in: bytes, at: &offset),
+            let parents = revisionIDs(in: bytes, at: &offset)
+        else { return nil }
+        let entryStart = offset
+        guard expect("\t<key>RevisionID</key>\n", in: bytes, at: &offset),
             let idText = string(in: bytes, at: &offset),
-            let id = RevisionID(idText),
+            let id = RevisionID(idText)
+        else { return nil }
+        let entryEnd = offset
+        guard
             expect("\t<key>TimestampCounter</key>\n", in: bytes, at: &offset),
             let counter = integer(in: bytes, at: &offset),
             expect("\t<key>TimestampMilliseconds</key>\n", in: bytes, at: &offset),
             let milliseconds = integer(in: bytes, at: &offset),
             expect("</dict>\n</plist>\n", in: bytes, at: &offset), offset == bytes.count
         else { return nil }
-        return RevisionMetadata(
+        let metadata = RevisionMetadata(
             documentID: documentID, id: id, parents: parents,
             timestamp: HybridTimestamp(milliseconds: milliseconds, counter: Int(counter)),
             device: Device(id: deviceID, name: deviceName), formatVersion: Int(formatVersion),
             isDeleted: isDeleted, contentDigest: contentDigest)
+        let digest = bytes.withUnsafeBufferPointer { buffer in
+            var hasher = SHA256()
+            hasher.update(
+                bufferPointer: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[..<entryStart])))
+            hasher.update(
+                bufferPointer: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[entryEnd...])))
+            return RevisionID.hex(hasher.finalize())
+        }
+        return (metadata, digest)
     }
 
     /// The writer's header and the dictionary's opening line.

@@ -76,15 +76,17 @@ public struct RevisionID: Hashable, Comparable, Sendable, CustomStringConvertibl
 
     /// A SHA-256 digest in lower-case hex.
     static func hex(_ digest: SHA256.Digest) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(unsafeUninitializedCapacity: SHA256.byteCount * 2) { buffer in
-            var index = 0
-            for byte in digest {
-                buffer[index] = digits[Int(byte >> 4)]
-                buffer[index + 1] = digits[Int(byte & 0x0F)]
-                index += 2
+        digest.withUnsafeBytes { bytes in
+            String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+                func digit(_ nibble: UInt8) -> UInt8 {
+                    nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
+                }
+                for (index, byte) in bytes.enumerated() {
+                    buffer[2 * index] = digit(byte >> 4)
+                    buffer[2 * index + 1] = digit(byte & 0x0F)
+                }
+                return bytes.count * 2
             }
-            return index
         }
     }
 }

@@ -228,9 +228,16 @@ public struct RevisionMetadata: Hashable, Sendable {
     /// - Throws: ``VersionsError`` when a key is missing or malformed, or the revision
     ///   id does not match the metadata.
     public init(plist data: Data, file: String? = nil) throws {
-        self = try CanonicalMetadata.read(data) ?? Self.parsed(data, file: file)
+        let digestWithoutID: String?
+        if let (metadata, digest) = CanonicalMetadata.read(data) {
+            self = metadata
+            digestWithoutID = digest
+        } else {
+            self = try Self.parsed(data, file: file)
+            digestWithoutID = nil
+        }
         try checkRanges(file: file)
-        guard Set(parents).count == parents.count, !parents.contains(id) else {
+        guard parents.count < 2 || Set(parents).count == parents.count, !parents.contains(id) else {
             throw VersionsError.malformedMetadata(
                 file, "'\(Key.parents)' names a revision twice, or the revision itself")
         }
@@ -243,7 +250,7 @@ public struct RevisionMetadata: Hashable, Sendable {
             )
         }
         guard
-            try Self.digestWithoutRevisionID(data, id: id) == id.digest
+            try (digestWithoutID ?? Self.digestWithoutRevisionID(data, id: id)) == id.digest
                 || computedDigest(file: file) == id.digest
         else {
             throw VersionsError.digestMismatch(file, id)

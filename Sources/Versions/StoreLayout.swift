@@ -150,12 +150,20 @@ public enum StoreLayout {
 
     /// The revision id a package's folder name carries, or `nil` for any other name.
     public static func revision(packageName name: String) -> RevisionID? {
-        // By bytes: Character-wise suffix checks cost far more, and listings ask this of
-        // every entry.
-        let suffix = packageSuffix.utf8
-        guard name.utf8.count > suffix.count, name.utf8.suffix(suffix.count).elementsEqual(suffix) else {
-            return nil
+        // By bytes, in place: Character-wise suffix checks cost far more, and listings and
+        // the change feed ask this of every entry.
+        var name = name
+        var suffix = packageSuffix
+        return name.withUTF8 { buffer -> RevisionID? in
+            suffix.withUTF8 { suffix -> RevisionID? in
+                let bytes = buffer.span
+                let length = suffix.count
+                guard bytes.count > length else { return nil }
+                for index in 0..<length where bytes[bytes.count - length + index] != suffix[index] {
+                    return nil
+                }
+                return RevisionID.parsing(bytes.extracting(..<(bytes.count - length)))
+            }
         }
-        return RevisionID(Substring(name.utf8.dropLast(suffix.count)))
     }
 }

@@ -382,15 +382,38 @@ struct System {
 
     /// Where `path` is: the root's descriptor and the path beneath it, or `AT_FDCWD` and
     /// the path as given (the root itself, and anything outside it).
+    ///
+    /// Compared byte by byte, as the file system compares names: `String`'s own
+    /// comparison would take a differently normalised spelling of the root for the root,
+    /// and costs far more (every file read and look-up passes here).
     private func locate(_ path: String) throws -> (directory: Int32, path: String) {
-        if let root {
-            let prefix = root.path.hasSuffix("/") ? root.path : root.path + "/"
-            if path.hasPrefix(prefix) {
-                let relative = path.dropFirst(prefix.count).drop { $0 == "/" }
-                return (try root.open(), relative.isEmpty ? "." : String(relative))
-            }
+        if let root, let relative = Self.relative(path, beneath: root.path) {
+            return (try root.open(), relative)
         }
         return (AT_FDCWD, path)
+    }
+
+    /// `path` without `root` and the slashes after it (`.` when nothing is left), when
+    /// `path` is `root` followed by a slash (or `root` ends in one) and perhaps more;
+    /// `nil` otherwise, and so for `root` itself written without a final slash.
+    static func relative(_ path: String, beneath root: String) -> String? {
+        var path = path
+        var root = root
+        return root.withUTF8 { rootBuffer in
+            path.withUTF8 { pathBuffer -> String? in
+                let root = rootBuffer.span
+                let bytes = pathBuffer.span
+                guard bytes.count >= root.count else { return nil }
+                for index in 0..<root.count where bytes[index] != root[index] { return nil }
+                var start = root.count
+                if root.isEmpty || root[root.count - 1] != UInt8(ascii: "/") {
+                    guard start < bytes.count, bytes[start] == UInt8(ascii: "/") else { return nil }
+                }
+                while start < bytes.count && bytes[start] == UInt8(ascii: "/") { start += 1 }
+                guard start < bytes.count else { return "." }
+                return String(decoding: UnsafeBufferPointer(rebasing: pathBuffer[start...]), as: UTF8.self)
+            }
+        }
     }
 
     /// Calls `body` with the descriptor of the folder that holds `path` and the last name.

@@ -142,9 +142,7 @@ final class ChangeFeed: @unchecked Sendable {
                 if watch == documentsWatch {
                     documentAppeared(name, mark: { mark($0) })
                 } else if let id = documentOfFolder[watch] {
-                    if known[id] != nil, name.hasSuffix(StoreLayout.packageSuffix),
-                        let revision = StoreLayout.revision(packageName: name)
-                    {
+                    if known[id] != nil, let revision = StoreLayout.revision(packageName: name) {
                         mark(id, appeared: revision)
                     } else {
                         mark(id)
