@@ -31,7 +31,9 @@ extension SurveyStore {
     /// is reported once (see ``StoreChange``), and a change of state (conflict,
     /// resolution, deletion) once. When changes may have been missed (the kernel's queue
     /// overflowed, a watched folder was removed or replaced), the sequence yields one
-    /// ``StoreChange/Kind/reread`` and reads the store again.
+    /// ``StoreChange/Kind/reread`` and reads the store again. The inside of a package is
+    /// not watched once it is complete: packages never change once in place, so a file
+    /// removed from one (by hand or by damage) is not reported; `verify` finds it.
     ///
     /// The watch ends, its thread stopping and its descriptors closed, when the task
     /// iterating the sequence is cancelled, or when the sequence and every iterator of it
