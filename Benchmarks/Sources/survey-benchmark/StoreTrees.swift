@@ -68,7 +68,10 @@ enum StoreTrees {
         for index in 0..<count {
             let id = UUID(uuid: generator.uuid())
             ids.append(id)
-            var clock = HybridClock(wallClock: { 1_800_000_000_000 + Int64(index) })
+            // In the past (November 2023), as a real store's stamps are: a stamp more than
+            // a day ahead of the clock is flagged by every command that meets it (`sync`
+            // warns of each such revision), which no ordinary store asks of all of them.
+            var clock = HybridClock(wallClock: { 1_700_000_000_000 + Int64(index) })
             var parents: [RevisionMetadata] = []
             let folder = documents + "/" + id.uuidString.lowercased()
             try makeDirectory(folder)
@@ -95,7 +98,7 @@ enum StoreTrees {
         let id = UUID(uuid: generator.uuid())
         let folder = store + "/Documents/" + id.uuidString.lowercased()
         try makeDirectory(folder)
-        var clock = HybridClock(wallClock: { 1_800_000_000_000 })
+        var clock = HybridClock(wallClock: { 1_700_000_000_000 })
         var main: RevisionMetadata?
         var written = 0
         while written < revisions {
