@@ -39,6 +39,21 @@ import Foundation
 //    parse), so an address seen before is that same name again, and what was worked
 //    out from its bytes holds. A name not seen before is looked at byte by byte.
 //
+// 4. `NodeStorage`: the map's nodes in one `malloc`/`realloc` allocation, on the terms
+//    of note 1 (one owner at a time, no access overlapping another, so its properties
+//    are `@exclusivity(unchecked)`). An `Array` checks on every append that its buffer
+//    is not shared (a call into the runtime) and on every subscript that the index is
+//    in bounds; the scanner appends a node for every value and key. Sound because a
+//    node is a plain value (`PlistMap.Node` holds no references, which
+//    `_isPOD` checks when the storage is made), so moving nodes with `realloc` and
+//    freeing them without deinitialising is what `Array` itself would do, and
+//    because every index read or written lies in `0..<count`: the scanner writes
+//    only the node it appended last or a container's own node, which it appended when
+//    the container opened, and reads only nodes it appended; readers of a finished map
+//    follow indices the map itself holds (each within the map, as the scanner wrote
+//    them). Each subscript also checks the index against `count` with a precondition,
+//    which costs a comparison.
+//
 // Nothing here depends on the memory layout of a Swift type.
 
 /// A stack of at most `capacity` values in one fixed allocation; see the notes at the
@@ -72,6 +87,13 @@ struct FixedStack<Element> {
         guard count > 0 else { return nil }
         count -= 1
         return (base + count).move()
+    }
+
+    /// Drops the elements from `newCount` on.
+    mutating func truncate(to newCount: Int) {
+        precondition(newCount >= 0 && newCount <= count)
+        (base + newCount).deinitialize(count: count - newCount)
+        count = newCount
     }
 
     mutating func free() {
@@ -285,6 +307,68 @@ final class ByteStorage {
             fatalError("out of memory allocating \(newCapacity) bytes")
         }
         base = grown.assumingMemoryBound(to: UInt8.self)
+        capacity = newCapacity
+    }
+}
+
+/// The map's nodes, in one growable allocation; see note 4 at the top of this file.
+final class NodeStorage {
+    // Unchecked: one owner at a time, and no access overlaps another (note 1 at the
+    // top of this file).
+    @exclusivity(unchecked) private var base: UnsafeMutablePointer<PlistMap.Node>
+    @exclusivity(unchecked) private(set) var count = 0
+    @exclusivity(unchecked) private var capacity: Int
+
+    init(capacity: Int = 16) {
+        precondition(_isPOD(PlistMap.Node.self), "a node holds references")
+        self.capacity = max(capacity, 16)
+        base = Self.allocate(self.capacity)
+    }
+
+    deinit {
+        free(base)
+    }
+
+    private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<PlistMap.Node> {
+        let bytes = capacity * MemoryLayout<PlistMap.Node>.stride
+        guard let memory = malloc(bytes) else { fatalError("out of memory allocating \(bytes) bytes") }
+        return memory.bindMemory(to: PlistMap.Node.self, capacity: capacity)
+    }
+
+    /// The node at `index`, which must lie in `0..<count`.
+    subscript(index: Int) -> PlistMap.Node {
+        @inline(__always) get {
+            precondition(index >= 0 && index < count, "a node index outside the map")
+            return base[index]
+        }
+        @inline(__always) set {
+            precondition(index >= 0 && index < count, "a node index outside the map")
+            base[index] = newValue
+        }
+    }
+
+    @inline(__always)
+    func append(_ node: PlistMap.Node) {
+        if count == capacity { grow(to: count + 1) }
+        (base + count).initialize(to: node)
+        count += 1
+    }
+
+    func reserveCapacity(_ minimum: Int) {
+        if minimum > capacity { grow(to: minimum) }
+    }
+
+    /// The nodes, valid until the next append (which may move them).
+    var buffer: UnsafeBufferPointer<PlistMap.Node> {
+        UnsafeBufferPointer(start: base, count: count)
+    }
+
+    private func grow(to minimum: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < minimum { newCapacity *= 2 }
+        let bytes = newCapacity * MemoryLayout<PlistMap.Node>.stride
+        guard let grown = realloc(base, bytes) else { fatalError("out of memory allocating \(bytes) bytes") }
+        base = grown.bindMemory(to: PlistMap.Node.self, capacity: newCapacity)
         capacity = newCapacity
     }
 }

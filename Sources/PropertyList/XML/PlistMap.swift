@@ -43,7 +43,7 @@ struct PlistMap {
         }
     }
 
-    var nodes: [Node] = []
+    var nodes = NodeStorage()
     var bytes = ByteStorage(capacity: 256)
 
     /// The index after the value at `index` and all of its descendants.
