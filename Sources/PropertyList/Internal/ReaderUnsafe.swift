@@ -354,8 +354,20 @@ final class NodeStorage {
         count += 1
     }
 
+    /// Makes room for `minimum` nodes. An empty storage takes a fresh allocation of
+    /// that size rather than growing its small one: glibc then serves a large request
+    /// the way it serves `Array`'s, from memory that earlier maps of the same size gave
+    /// back, where growing with `realloc` mapped fresh pages for every map, each
+    /// faulted in anew.
     func reserveCapacity(_ minimum: Int) {
-        if minimum > capacity { grow(to: minimum) }
+        guard minimum > capacity else { return }
+        if count == 0 {
+            free(base)
+            capacity = minimum
+            base = Self.allocate(minimum)
+        } else {
+            grow(to: minimum)
+        }
     }
 
     /// The nodes, valid until the next append (which may move them).
