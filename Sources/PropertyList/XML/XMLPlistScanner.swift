@@ -704,11 +704,41 @@ struct XMLPlistScanner {
         return high & 0x8080_8080_8080_8080 == 0
     }
 
+    /// Whether text that libxml2 handed over is all whitespace.
+    ///
+    /// libxml2 hands over only characters that XML allows: it refuses any other as a
+    /// fatal error before the callback, in text, in CDATA and in character references
+    /// alike, and delivers nothing after it. The only such characters at or below the
+    /// space are the space, tab, line feed and carriage return, so text whose bytes are
+    /// all at most 0x20 is whitespace; that is checked eight bytes at a time (two
+    /// overlapping loads cover four to sixteen bytes) rather than byte by byte against
+    /// four values, since every run of indentation between elements comes through here.
+    @inline(__always)
     private func isWhitespace(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        for byte in bytes where !(byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D) {
-            return false
+        guard let base = bytes.baseAddress else { return true }
+        let count = bytes.count
+        let raw = UnsafeRawPointer(base)
+        // A byte is above 0x20 when adding 0x5F to it carries into its top bit, or when
+        // its top bit is set already (a byte that carries out of itself has that bit set).
+        @inline(__always) func allBlank(_ word: UInt64) -> Bool {
+            (word | (word &+ 0x5F5F_5F5F_5F5F_5F5F)) & 0x8080_8080_8080_8080 == 0
         }
-        return true
+        if count >= 4 && count <= 8 {
+            let word =
+                UInt64(raw.loadUnaligned(as: UInt32.self))
+                | UInt64(raw.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << 32
+            return allBlank(word)
+        }
+        if count < 4 {
+            for offset in 0..<count where base[offset] > 0x20 { return false }
+            return true
+        }
+        var offset = 0
+        while offset + 8 < count {
+            guard allBlank(raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) else { return false }
+            offset += 8
+        }
+        return allBlank(raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
     }
 
     // MARK: DTD content
