@@ -685,7 +685,8 @@ struct XMLPlistScanner {
         fail(.malformedXML, "the document's text exceeds 4 GiB")
     }
 
-    /// Whether `bytes` are all ASCII, checked a word at a time.
+    /// Whether `bytes` are all ASCII, checked a word at a time (four to seven bytes as
+    /// two overlapping four-byte loads).
     @inline(__always)
     private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return true }
@@ -696,6 +697,11 @@ struct XMLPlistScanner {
         while offset + 8 <= count {
             high |= raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
             offset += 8
+        }
+        if count - offset >= 4 {
+            high |= UInt64(raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+            high |= UInt64(raw.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
+            offset = count
         }
         while offset < count {
             high |= UInt64(base[offset])
