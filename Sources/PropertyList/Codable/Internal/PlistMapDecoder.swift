@@ -8,9 +8,9 @@ import Foundation
 final class PlistMapDecoder: DecoderPosition, Decoder {
     let view: MapView
     let userInfoStorage: [CodingUserInfoKey: any Sendable]
-    /// The metatypes with fast paths, looked up once per decoder rather than on every
-    /// value (`Date` and `Data` through their module's metadata accessors, the arrays
-    /// through a lazily initialised global each).
+    /// The metatypes with fast paths that are not compared directly, read once per
+    /// decoder rather than on every value (the arrays' each through a lazily
+    /// initialised global, a `swift_once` call per access).
     let fastPathTypes = DecoderFastPathTypes()
     /// Key → value index for dictionaries too large to search linearly, built on demand.
     var largeDictionaryIndexes: [Int: [String: Int]] = [:]
