@@ -26,12 +26,16 @@ import Foundation
 //    later); the encoder writes that range in place first (note 6 in
 //    `CodableUnsafe.swift`), and the range is checked to lie within the capacity.
 //
-// 2. `FixedStack`: the scanner's open containers, in one allocation of a fixed
-//    capacity, indexed without the uniqueness and bounds checks `Array` makes on each
-//    change. Sound because the scanner pushes at most `PropertyList.maximumDepth`
-//    containers and the `<plist>` frame (a deeper document is refused before the push,
-//    and `append` also checks the capacity with a precondition), and only ever indexes
-//    `0..<count` (its index is `count - 1` after a check that `count > 0`).
+// 2. `FixedStack`: the scanner's open containers, and the first keys of its open
+//    dictionaries, each in one allocation of a fixed capacity, indexed without the
+//    uniqueness and bounds checks `Array` makes on each change. Sound because the
+//    scanner pushes at most `PropertyList.maximumDepth` containers and the `<plist>`
+//    frame (a deeper document is refused before the push), and at most 16 keys for
+//    each open dictionary, dropping a dictionary's keys (`truncate(to:)`) when it
+//    closes, for a capacity of 16 per frame (`append` also checks the capacity with a
+//    precondition, and `truncate(to:)` its argument); and because it only ever indexes
+//    `0..<count` (the last frame's index is `count - 1` after a check that
+//    `count > 0`; a dictionary's keys run from the count when it opened to `count`).
 //
 // 3. `NameCache`: element names by the address of the name. libxml2 hands over element
 //    names from its dictionary, which holds one copy of each name for the whole parse
