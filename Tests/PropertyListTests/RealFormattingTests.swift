@@ -89,4 +89,40 @@ struct RealFormattingTests {
         let value = PropertyList.dictionary(entries)
         #expect(try value.xmlData() == (try FoundationBridge.xml(value)))
     }
+
+    /// What `<real>text</real>` reads as.
+    static func read(_ text: String) throws -> Double? {
+        try PropertyList(xml: Data("<plist><real>\(text)</real></plist>".utf8)).realValue
+    }
+
+    @Test("Reals are read as strtod reads them, on both sides of the exact short path (seeded)")
+    func readAsStrtod() throws {
+        var texts = [
+            "0", "-0", "+0.0", ".5", "2.", "9007199254740992", "9007199254740993", "-9007199254740993.0",
+            "1234567890123456789", "12345678901234567890", "0.0000000000000000000001",
+            "0.00000000000000000000001",
+            "4.35", "0.1", "0.3", "99.5", "1e22", "1.5e-3", "00000000000000000000.5",
+        ]
+        let seed: UInt64 = 0x0DEC_1A15
+        var generator = SeededGenerator(seed: seed)
+        for _ in 0..<20_000 {
+            let digits = Int.random(in: 1...24, using: &generator)
+            var text = String(
+                (0..<digits).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
+            let point = Int.random(in: 0...digits, using: &generator)
+            if point < digits { text.insert(".", at: text.index(text.startIndex, offsetBy: point)) }
+            if Bool.random(using: &generator) { text = "-" + text }
+            texts.append(text)
+        }
+        var failures: [String] = []
+        for text in texts {
+            let expected = text.withCString { strtod($0, nil) }
+            let ours = try Self.read(text)
+            if ours?.bitPattern != expected.bitPattern {
+                failures.append("\(text): read \(String(describing: ours)), strtod gives \(expected)")
+            }
+            if failures.count >= 5 { break }
+        }
+        #expect(failures.isEmpty, "seed \(seed):\n\(failures.joined(separator: "\n"))")
+    }
 }

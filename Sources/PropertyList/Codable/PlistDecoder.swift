@@ -64,13 +64,11 @@ public struct PlistDecoder: Sendable {
     }
 
     private func decode<T: Decodable>(_ type: T.Type, from map: PlistMap) throws -> T {
-        try map.nodes.withUnsafeBufferPointer { nodes in
-            try withExtendedLifetime(map.bytes) {
-                let bytes = map.bytes.buffer(from: 0, count: map.bytes.count)
-                let decoder = PlistMapDecoder(
-                    nodes: nodes, bytes: bytes, index: 0, userInfo: userInfo, codingPath: [])
-                return try decoder.decodeValue(type)
-            }
+        try withExtendedLifetime(map) {
+            let bytes = map.bytes.buffer(from: 0, count: map.bytes.count)
+            let decoder = PlistMapDecoder(
+                nodes: map.nodes.buffer, bytes: bytes, index: 0, userInfo: userInfo, codingPath: [])
+            return try decoder.decodeValue(type)
         }
     }
 }

@@ -26,18 +26,37 @@ import Foundation
 //    later); the encoder writes that range in place first (note 6 in
 //    `CodableUnsafe.swift`), and the range is checked to lie within the capacity.
 //
-// 2. `FixedStack`: the scanner's open containers, in one allocation of a fixed
-//    capacity, indexed without the uniqueness and bounds checks `Array` makes on each
-//    change. Sound because the scanner pushes at most `PropertyList.maximumDepth`
-//    containers and the `<plist>` frame (a deeper document is refused before the push,
-//    and `append` also checks the capacity with a precondition), and only ever indexes
-//    `0..<count` (its index is `count - 1` after a check that `count > 0`).
+// 2. `FixedStack`: the scanner's open containers, and the first keys of its open
+//    dictionaries, each in one allocation of a fixed capacity, indexed without the
+//    uniqueness and bounds checks `Array` makes on each change. Sound because the
+//    scanner pushes at most `PropertyList.maximumDepth` containers and the `<plist>`
+//    frame (a deeper document is refused before the push), and at most 16 keys for
+//    each open dictionary, dropping a dictionary's keys (`truncate(to:)`) when it
+//    closes, for a capacity of 16 per frame (`append` also checks the capacity with a
+//    precondition, and `truncate(to:)` its argument); and because it only ever indexes
+//    `0..<count` (the last frame's index is `count - 1` after a check that
+//    `count > 0`; a dictionary's keys run from the count when it opened to `count`).
 //
 // 3. `NameCache`: element names by the address of the name. libxml2 hands over element
 //    names from its dictionary, which holds one copy of each name for the whole parse
 //    (the parser context owns the dictionary; the cache lives no longer than one
 //    parse), so an address seen before is that same name again, and what was worked
 //    out from its bytes holds. A name not seen before is looked at byte by byte.
+//
+// 4. `NodeStorage`: the map's nodes in one `malloc`/`realloc` allocation, on the terms
+//    of note 1 (one owner at a time, no access overlapping another, so its properties
+//    are `@exclusivity(unchecked)`). An `Array` checks on every append that its buffer
+//    is not shared (a call into the runtime) and on every subscript that the index is
+//    in bounds; the scanner appends a node for every value and key. Sound because a
+//    node is a plain value (`PlistMap.Node` holds no references, which
+//    `_isPOD` checks when the storage is made), so moving nodes with `realloc` and
+//    freeing them without deinitialising is what `Array` itself would do, and
+//    because every index read or written lies in `0..<count`: the scanner writes
+//    only the node it appended last or a container's own node, which it appended when
+//    the container opened, and reads only nodes it appended; readers of a finished map
+//    follow indices the map itself holds (each within the map, as the scanner wrote
+//    them). Each subscript also checks the index against `count` with a precondition,
+//    which costs a comparison.
 //
 // Nothing here depends on the memory layout of a Swift type.
 
@@ -72,6 +91,13 @@ struct FixedStack<Element> {
         guard count > 0 else { return nil }
         count -= 1
         return (base + count).move()
+    }
+
+    /// Drops the elements from `newCount` on.
+    mutating func truncate(to newCount: Int) {
+        precondition(newCount >= 0 && newCount <= count)
+        (base + newCount).deinitialize(count: count - newCount)
+        count = newCount
     }
 
     mutating func free() {
@@ -285,6 +311,80 @@ final class ByteStorage {
             fatalError("out of memory allocating \(newCapacity) bytes")
         }
         base = grown.assumingMemoryBound(to: UInt8.self)
+        capacity = newCapacity
+    }
+}
+
+/// The map's nodes, in one growable allocation; see note 4 at the top of this file.
+final class NodeStorage {
+    // Unchecked: one owner at a time, and no access overlaps another (note 1 at the
+    // top of this file).
+    @exclusivity(unchecked) private var base: UnsafeMutablePointer<PlistMap.Node>
+    @exclusivity(unchecked) private(set) var count = 0
+    @exclusivity(unchecked) private var capacity: Int
+
+    init(capacity: Int = 16) {
+        precondition(_isPOD(PlistMap.Node.self), "a node holds references")
+        self.capacity = max(capacity, 16)
+        base = Self.allocate(self.capacity)
+    }
+
+    deinit {
+        free(base)
+    }
+
+    private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<PlistMap.Node> {
+        let bytes = capacity * MemoryLayout<PlistMap.Node>.stride
+        guard let memory = malloc(bytes) else { fatalError("out of memory allocating \(bytes) bytes") }
+        return memory.bindMemory(to: PlistMap.Node.self, capacity: capacity)
+    }
+
+    /// The node at `index`, which must lie in `0..<count`.
+    subscript(index: Int) -> PlistMap.Node {
+        @inline(__always) get {
+            precondition(index >= 0 && index < count, "a node index outside the map")
+            return base[index]
+        }
+        @inline(__always) set {
+            precondition(index >= 0 && index < count, "a node index outside the map")
+            base[index] = newValue
+        }
+    }
+
+    @inline(__always)
+    func append(_ node: PlistMap.Node) {
+        if count == capacity { grow(to: count + 1) }
+        (base + count).initialize(to: node)
+        count += 1
+    }
+
+    /// Makes room for `minimum` nodes. An empty storage takes a fresh allocation of
+    /// that size rather than growing its small one: glibc then serves a large request
+    /// the way it serves `Array`'s, from memory that earlier maps of the same size gave
+    /// back, where growing with `realloc` mapped fresh pages for every map, each
+    /// faulted in anew.
+    func reserveCapacity(_ minimum: Int) {
+        guard minimum > capacity else { return }
+        if count == 0 {
+            free(base)
+            capacity = minimum
+            base = Self.allocate(minimum)
+        } else {
+            grow(to: minimum)
+        }
+    }
+
+    /// The nodes, valid until the next append (which may move them).
+    var buffer: UnsafeBufferPointer<PlistMap.Node> {
+        UnsafeBufferPointer(start: base, count: count)
+    }
+
+    private func grow(to minimum: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < minimum { newCapacity *= 2 }
+        let bytes = newCapacity * MemoryLayout<PlistMap.Node>.stride
+        guard let grown = realloc(base, bytes) else { fatalError("out of memory allocating \(bytes) bytes") }
+        base = grown.bindMemory(to: PlistMap.Node.self, capacity: newCapacity)
         capacity = newCapacity
     }
 }

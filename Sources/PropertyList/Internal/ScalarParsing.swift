@@ -99,15 +99,29 @@ enum ScalarParsing {
             default: throw Failure(message: "real \(quoted(text)) is not a number")
             }
         }
-        // Check the shape before handing the text to strtod, which accepts more.
+        // Check the shape before handing the text to strtod, which accepts more. The
+        // digits are gathered on the way for the exact fast path below.
         var digits = 0
-        while index < text.count, isDigit(text[index]) { index += 1; digits += 1 }
+        var mantissa: UInt64 = 0
+        var fractionDigits = 0
+        while index < text.count, isDigit(text[index]) {
+            mantissa = mantissa &* 10 &+ UInt64(text[index] &- UInt8(ascii: "0"))
+            index += 1
+            digits += 1
+        }
         if index < text.count, text[index] == UInt8(ascii: ".") {
             index += 1
-            while index < text.count, isDigit(text[index]) { index += 1; digits += 1 }
+            while index < text.count, isDigit(text[index]) {
+                mantissa = mantissa &* 10 &+ UInt64(text[index] &- UInt8(ascii: "0"))
+                index += 1
+                digits += 1
+                fractionDigits += 1
+            }
         }
         guard digits > 0 else { throw Failure(message: "real \(quoted(text)) is not a number") }
+        var hasExponent = false
         if index < text.count, text[index] == UInt8(ascii: "e") || text[index] == UInt8(ascii: "E") {
+            hasExponent = true
             index += 1
             if index < text.count, text[index] == UInt8(ascii: "-") || text[index] == UInt8(ascii: "+") {
                 index += 1
@@ -119,8 +133,21 @@ enum ScalarParsing {
             }
         }
         guard index == text.count else { throw Failure(message: "real \(quoted(text)) is not a number") }
+        // Without an exponent, at most 19 digits (so `mantissa` has not wrapped) whose
+        // value is at most 2^53 and at most 22 of them after the point: the mantissa and
+        // the power of ten are then both exact doubles, and one division rounds their
+        // quotient correctly, which is what strtod returns (Clinger's fast path).
+        if !hasExponent, digits <= 19, mantissa <= 1 << 53, fractionDigits <= 22 {
+            return sign * (Double(mantissa) / exactPowersOfTen[fractionDigits])
+        }
         return withTerminatedCopy(text) { strtod($0, nil) }
     }
+
+    /// 10^0 through 10^22, the powers of ten that a double holds exactly.
+    private static let exactPowersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
+        1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
 
     private static func withTerminatedCopy<R>(
         _ text: UnsafeBufferPointer<UInt8>, _ body: (UnsafePointer<CChar>) -> R

@@ -43,7 +43,7 @@ struct PlistMap {
         }
     }
 
-    var nodes: [Node] = []
+    var nodes = NodeStorage()
     var bytes = ByteStorage(capacity: 256)
 
     /// The index after the value at `index` and all of its descendants.
@@ -71,22 +71,28 @@ struct PlistMap {
         return PropertyList.Integer(isNegative: node.flag, magnitude: node.payload)!
     }
 
-    /// A cheap hash of a key's length and its first and last eight bytes, to tell keys
-    /// apart before comparing their bytes. It is not collision-resistant: code that
-    /// could be made slow by crafted collisions (large dictionaries) uses `Hasher`.
+    /// A cheap hash of a key's length and its first and last eight bytes (a shorter key:
+    /// its first and last four, or its first, middle and last byte, which for its length
+    /// are all of its bytes), to tell keys apart before comparing their bytes. It is not
+    /// collision-resistant: code that could be made slow by crafted collisions (large
+    /// dictionaries) uses `Hasher`.
     @inline(__always)
     static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         let count = bytes.count
         var hash = UInt64(count) &* 0x9E37_79B9_7F4A_7C15
+        guard count > 0, let base = bytes.baseAddress else { return (hash ^ (hash >> 31)) & 0xFFFF_FFFF }
+        let raw = UnsafeRawPointer(base)
         if count >= 8 {
-            let raw = UnsafeRawPointer(bytes.baseAddress!)
             hash = (hash ^ raw.loadUnaligned(as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
             hash =
                 (hash ^ raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
                 &* 0x94D0_49BB_1331_11EB
         } else {
-            var packed: UInt64 = 0
-            for byte in bytes { packed = packed << 8 | UInt64(byte) }
+            let packed: UInt64 =
+                count >= 4
+                ? UInt64(raw.loadUnaligned(as: UInt32.self))
+                    | UInt64(raw.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << 32
+                : UInt64(base[0]) | UInt64(base[count >> 1]) << 8 | UInt64(base[count - 1]) << 16
             hash = (hash ^ packed) &* 0xBF58_476D_1CE4_E5B9
         }
         return (hash ^ (hash >> 31)) & 0xFFFF_FFFF

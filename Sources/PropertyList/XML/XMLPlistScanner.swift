@@ -74,7 +74,8 @@ struct XMLPlistScanner {
 
     private enum FrameKind: String { case plist, array, dictionary = "dict" }
 
-    /// An open container (or the `<plist>` element).
+    /// An open container (or the `<plist>` element). A plain value: the hashes of a
+    /// large dictionary's keys are kept apart, in ``largeKeyHashes``.
     private struct Frame {
         var kind: FrameKind
         var node: Int
@@ -83,13 +84,23 @@ struct XMLPlistScanner {
         var pendingKey: Int?
         var keyLine = 0
         var keyColumn = 0
-        /// Hashes of the keys so far, kept once a dictionary grows large.
-        var keyHashes: Set<UInt64>? = nil
         /// One bit per key so far, chosen by its hash: a key whose bit is clear cannot
         /// be a duplicate, and the search for one is skipped.
         var keyBits: UInt64 = 0
         var hasNonASCIIKey = false
+        /// Where the dictionary's first keys begin in ``recentKeys``.
+        var firstRecentKey = 0
     }
+
+    /// A key of an open dictionary, one of its first ``recentKeyLimit``.
+    private struct RecentKey {
+        var hash: UInt32
+        var node: UInt32
+    }
+
+    /// Dictionaries keep their first keys' hashes in ``recentKeys``; from this many
+    /// keys on, they keep a set of seeded `Hasher` values instead.
+    private static var recentKeyLimit: Int { 16 }
 
     private let file: String?
     private var context: xmlParserCtxtPtr?
@@ -97,6 +108,14 @@ struct XMLPlistScanner {
     /// The open containers: at most ``PropertyList/maximumDepth`` and the `<plist>`
     /// element. Freed by `scan`.
     private var frames = FixedStack<Frame>(capacity: PropertyList.maximumDepth + 2)
+    /// The hash and node of each of the first ``recentKeyLimit`` keys of every open
+    /// dictionary, in document order: a dictionary's run starts at its frame's
+    /// `firstRecentKey` and ends with the stack. Freed by `scan`.
+    private var recentKeys = FixedStack<RecentKey>(
+        capacity: recentKeyLimit * (PropertyList.maximumDepth + 2))
+    /// The strong hashes of the keys of open dictionaries with ``recentKeyLimit`` keys
+    /// or more, by frame index.
+    private var largeKeyHashes: [Int: Set<UInt64>] = [:]
     private var sawRoot = false
     private var finished = false
     private var stopped = false
@@ -134,6 +153,7 @@ struct XMLPlistScanner {
         state.initialize(to: XMLPlistScanner(file: file))
         defer {
             state.pointee.frames.free()
+            state.pointee.recentKeys.free()
             state.pointee.elementNames.free()
             state.deinitialize(count: 1).deallocate()
         }
@@ -399,7 +419,10 @@ struct XMLPlistScanner {
             // The <plist> frame does not count towards the depth of containers.
             guard frames.count <= PropertyList.maximumDepth else { return false }
             let isArray = element == .array
-            frames.append(Frame(kind: isArray ? .array : .dictionary, node: map.nodes.count))
+            frames.append(
+                Frame(
+                    kind: isArray ? .array : .dictionary, node: map.nodes.count,
+                    firstRecentKey: recentKeys.count))
             let kind: PlistMap.Kind = isArray ? .array : .dictionary
             map.nodes.append(PlistMap.Node(kind: kind, flag: false, count: 0, payload: 0, hash: 0))
         default:
@@ -446,6 +469,8 @@ struct XMLPlistScanner {
             }
             map.nodes[frame.node].count = frame.count
             map.nodes[frame.node].payload = UInt64(map.nodes.count)
+            recentKeys.truncate(to: frame.firstRecentKey)
+            if frame.count >= Self.recentKeyLimit { largeKeyHashes[frames.count] = nil }
             if frame.hasNonASCIIKey { checkCanonicalDuplicates(frame) }
             added()
         }
@@ -530,13 +555,19 @@ struct XMLPlistScanner {
         node.kind = .key
         node.hash = hash
         let index = map.nodes.count
-        // A key whose hash bit is new in its dictionary cannot be a duplicate (see
-        // ``isDuplicateKey(_:in:)``); most keys are settled here without the search.
-        let bit: UInt64 = 1 << (hash & 63)
-        let seen = frames[top].keyBits
-        if seen & bit == 0 && frames[top].count < 16 {
+        let isDuplicate: Bool
+        if Int(frames[top].count) < Self.recentKeyLimit {
+            // A key whose hash bit is new in its dictionary cannot be a duplicate; the
+            // others are compared with the earlier keys of the same hash.
+            let bit: UInt64 = 1 << (hash & 63)
+            let seen = frames[top].keyBits
             frames[top].keyBits = seen | bit
-        } else if isDuplicateKey(node, in: top) {
+            isDuplicate = seen & bit != 0 && isRecentDuplicate(hash: hash, in: top)
+            recentKeys.append(RecentKey(hash: UInt32(truncatingIfNeeded: hash), node: UInt32(index)))
+        } else {
+            isDuplicate = isDuplicateKeyInLargeDictionary(hash: hash, in: top)
+        }
+        if isDuplicate {
             fail(
                 .invalidStructure, "duplicate key '\(withText { String(decoding: $0, as: UTF8.self) })'",
                 line: scalarLine, column: scalarColumn)
@@ -549,39 +580,50 @@ struct XMLPlistScanner {
         if !isASCII { frames[top].hasNonASCIIKey = true }
     }
 
-    /// Whether the dictionary of frame `top` already has a key with `node`'s bytes.
-    ///
-    /// Small dictionaries compare the cheap hashes of all keys; from 16 keys on, a set
-    /// of seeded `Hasher` values keeps crafted collisions from making this quadratic.
-    private mutating func isDuplicateKey(_ node: PlistMap.Node, in top: Int) -> Bool {
-        let bit: UInt64 = 1 << (node.hash & 63)
-        let seen = frames[top].keyBits
-        frames[top].keyBits = seen | bit
-        if seen & bit == 0 && frames[top].count < 16 { return false }
-        let dictionary = frames[top].node
-        if frames[top].count >= 16 {
-            if frames[top].keyHashes == nil {
-                var hashes = Set<UInt64>(minimumCapacity: 32)
-                var cursor = dictionary + 1
-                while cursor < map.nodes.count {
-                    hashes.insert(map.withBytes(of: map.nodes[cursor]) { Self.strongHash($0) })
-                    cursor = map.end(of: cursor + 1)
-                }
-                frames[top].keyHashes = hashes
+    /// Whether one of the keys so far of the dictionary of frame `top`, which has fewer
+    /// than ``recentKeyLimit``, has the bytes of the key being read, whose hash is `hash`.
+    private func isRecentDuplicate(hash: UInt64, in top: Int) -> Bool {
+        let key = map.bytes.buffer(from: textStart, count: map.bytes.count - textStart)
+        let wanted = UInt32(truncatingIfNeeded: hash)
+        var cursor = frames[top].firstRecentKey
+        while cursor < recentKeys.count {
+            if recentKeys[cursor].hash == wanted, hasBytes(of: Int(recentKeys[cursor].node), key) {
+                return true
             }
-            let strong = withText { Self.strongHash($0) }
-            if frames[top].keyHashes!.insert(strong).inserted { return false }
+            cursor += 1
         }
+        return false
+    }
+
+    /// Whether the key at node `index` holds exactly `key`'s bytes.
+    private func hasBytes(of index: Int, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        let other = map.nodes[index]
+        return Int(other.count) == key.count
+            && (key.isEmpty || memcmp(map.bytes.base + Int(other.payload), key.baseAddress!, key.count) == 0)
+    }
+
+    /// Whether the dictionary of frame `top`, which has ``recentKeyLimit`` keys or more,
+    /// already has a key with the bytes of the key being read, whose hash is `hash`. A
+    /// set of seeded `Hasher` values keeps crafted collisions from making this
+    /// quadratic.
+    private mutating func isDuplicateKeyInLargeDictionary(hash: UInt64, in top: Int) -> Bool {
+        let dictionary = frames[top].node
+        if largeKeyHashes[top] == nil {
+            var hashes = Set<UInt64>(minimumCapacity: 32)
+            var cursor = dictionary + 1
+            while cursor < map.nodes.count {
+                hashes.insert(map.withBytes(of: map.nodes[cursor]) { Self.strongHash($0) })
+                cursor = map.end(of: cursor + 1)
+            }
+            largeKeyHashes[top] = hashes
+        }
+        let strong = withText { Self.strongHash($0) }
+        if largeKeyHashes[top]!.insert(strong).inserted { return false }
         let key = map.bytes.buffer(from: textStart, count: map.bytes.count - textStart)
         var cursor = dictionary + 1
         let nodeCount = map.nodes.count
         while cursor < nodeCount {
-            let other = map.nodes[cursor]
-            if other.hash == node.hash && Int(other.count) == key.count
-                && memcmp(map.bytes.base + Int(other.payload), key.baseAddress!, key.count) == 0
-            {
-                return true
-            }
+            if map.nodes[cursor].hash == hash, hasBytes(of: cursor, key) { return true }
             cursor = map.end(of: cursor + 1)
         }
         return false
@@ -643,7 +685,8 @@ struct XMLPlistScanner {
         fail(.malformedXML, "the document's text exceeds 4 GiB")
     }
 
-    /// Whether `bytes` are all ASCII, checked a word at a time.
+    /// Whether `bytes` are all ASCII, checked a word at a time (four to seven bytes as
+    /// two overlapping four-byte loads).
     @inline(__always)
     private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return true }
@@ -655,6 +698,11 @@ struct XMLPlistScanner {
             high |= raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
             offset += 8
         }
+        if count - offset >= 4 {
+            high |= UInt64(raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+            high |= UInt64(raw.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
+            offset = count
+        }
         while offset < count {
             high |= UInt64(base[offset])
             offset += 1
@@ -662,11 +710,41 @@ struct XMLPlistScanner {
         return high & 0x8080_8080_8080_8080 == 0
     }
 
+    /// Whether text that libxml2 handed over is all whitespace.
+    ///
+    /// libxml2 hands over only characters that XML allows: it refuses any other as a
+    /// fatal error before the callback, in text, in CDATA and in character references
+    /// alike, and delivers nothing after it. The only such characters at or below the
+    /// space are the space, tab, line feed and carriage return, so text whose bytes are
+    /// all at most 0x20 is whitespace; that is checked eight bytes at a time (two
+    /// overlapping loads cover four to sixteen bytes) rather than byte by byte against
+    /// four values, since every run of indentation between elements comes through here.
+    @inline(__always)
     private func isWhitespace(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        for byte in bytes where !(byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D) {
-            return false
+        guard let base = bytes.baseAddress else { return true }
+        let count = bytes.count
+        let raw = UnsafeRawPointer(base)
+        // A byte is above 0x20 when adding 0x5F to it carries into its top bit, or when
+        // its top bit is set already (a byte that carries out of itself has that bit set).
+        @inline(__always) func allBlank(_ word: UInt64) -> Bool {
+            (word | (word &+ 0x5F5F_5F5F_5F5F_5F5F)) & 0x8080_8080_8080_8080 == 0
         }
-        return true
+        if count >= 4 && count <= 8 {
+            let word =
+                UInt64(raw.loadUnaligned(as: UInt32.self))
+                | UInt64(raw.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << 32
+            return allBlank(word)
+        }
+        if count < 4 {
+            for offset in 0..<count where base[offset] > 0x20 { return false }
+            return true
+        }
+        var offset = 0
+        while offset + 8 < count {
+            guard allBlank(raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) else { return false }
+            offset += 8
+        }
+        return allBlank(raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
     }
 
     // MARK: DTD content
@@ -694,16 +772,9 @@ struct XMLPlistScanner {
     nonisolated(unsafe) private static let handler: xmlSAXHandler = {
         var handler = xmlSAXHandler()
         handler.initialized = UInt32(XML_SAX2_MAGIC)
-        handler.startElementNs = { context, localName, prefix, uri, _, _, attributeCount, _, attributes in
-            scanner(context).pointee.startElement(
-                localName, prefix, uri, attributeCount: Int(attributeCount), attributes: attributes)
-        }
-        handler.endElementNs = { context, _, _, _ in
-            scanner(context).pointee.endElement()
-        }
-        handler.characters = { context, bytes, count in
-            scanner(context).pointee.characters(bytes, Int(count), isCDATA: false)
-        }
+        handler.startElementNs = scannerStartElement
+        handler.endElementNs = scannerEndElement
+        handler.characters = scannerCharacters
         handler.cdataBlock = { context, bytes, count in
             scanner(context).pointee.characters(bytes, Int(count), isCDATA: true)
         }
@@ -740,6 +811,35 @@ struct XMLPlistScanner {
 @inline(__always)
 private func scanner(_ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<XMLPlistScanner> {
     context!.assumingMemoryBound(to: XMLPlistScanner.self)
+}
+
+// The three callbacks of nearly every event, as functions rather than closures, so that
+// the C entry point libxml2 calls holds their code instead of calling on to it.
+
+@inline(__always)
+private func scannerStartElement(
+    _ context: UnsafeMutableRawPointer?, _ localName: UnsafePointer<xmlChar>?,
+    _ prefix: UnsafePointer<xmlChar>?, _ uri: UnsafePointer<xmlChar>?, _ namespaceCount: Int32,
+    _ namespaces: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, _ attributeCount: Int32,
+    _ defaultedCount: Int32, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+) {
+    scanner(context).pointee.startElement(
+        localName, prefix, uri, attributeCount: Int(attributeCount), attributes: attributes)
+}
+
+@inline(__always)
+private func scannerEndElement(
+    _ context: UnsafeMutableRawPointer?, _ localName: UnsafePointer<xmlChar>?,
+    _ prefix: UnsafePointer<xmlChar>?, _ uri: UnsafePointer<xmlChar>?
+) {
+    scanner(context).pointee.endElement()
+}
+
+@inline(__always)
+private func scannerCharacters(
+    _ context: UnsafeMutableRawPointer?, _ bytes: UnsafePointer<xmlChar>?, _ count: Int32
+) {
+    scanner(context).pointee.characters(bytes, Int(count), isCDATA: false)
 }
 
 /// Measurements for the benchmark command.

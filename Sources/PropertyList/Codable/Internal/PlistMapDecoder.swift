@@ -8,6 +8,10 @@ import Foundation
 final class PlistMapDecoder: DecoderPosition, Decoder {
     let view: MapView
     let userInfoStorage: [CodingUserInfoKey: any Sendable]
+    /// The metatypes with fast paths that are not compared directly, read once per
+    /// decoder rather than on every value (the arrays' each through a lazily
+    /// initialised global, a `swift_once` call per access).
+    let fastPathTypes = DecoderFastPathTypes()
     /// Key → value index for dictionaries too large to search linearly, built on demand.
     var largeDictionaryIndexes: [Int: [String: Int]] = [:]
     /// Decoders made for superclasses, kept for as long as this one: key tables refer
@@ -168,35 +172,35 @@ final class PlistMapDecoder: DecoderPosition, Decoder {
         if T.self == Bool.self {
             return identityCast(try decodeBool(at: index, path: path()), to: T.self)
         }
-        if T.self == Date.self {
+        let type = ObjectIdentifier(T.self)
+        if type == fastPathTypes.date {
             let node = nodes[index]
             guard node.kind == .date else { throw mismatch(Date.self, at: index, path: path()) }
             let value = Date(timeIntervalSinceReferenceDate: Double(bitPattern: node.payload))
             return identityCast(value, to: T.self)
         }
-        if T.self == Data.self {
+        if type == fastPathTypes.data {
             let node = nodes[index]
             guard node.kind == .data else { throw mismatch(Data.self, at: index, path: path()) }
             return identityCast(Data(textBytes(node)), to: T.self)
         }
         // Generic metatypes like [String].self are looked up at run time; compare
         // against ones looked up once.
-        let type = ObjectIdentifier(T.self)
-        if type == FastPathTypes.stringArray {
+        if type == fastPathTypes.stringArray {
             let value = try decodeArray(at: index, path: path()) { try decodeString(at: $0, path: []) }
             return identityCast(value, to: T.self)
         }
-        if type == FastPathTypes.boolArray {
+        if type == fastPathTypes.boolArray {
             let value = try decodeArray(at: index, path: path()) { try decodeBool(at: $0, path: []) }
             return identityCast(value, to: T.self)
         }
-        if type == FastPathTypes.intArray {
+        if type == fastPathTypes.intArray {
             let value = try decodeArray(at: index, path: path()) {
                 try decodeInteger(Int.self, at: $0, path: [])
             }
             return identityCast(value, to: T.self)
         }
-        if type == FastPathTypes.doubleArray {
+        if type == fastPathTypes.doubleArray {
             let value = try decodeArray(at: index, path: path()) { try decodeDouble(at: $0, path: []) }
             return identityCast(value, to: T.self)
         }
@@ -317,40 +321,27 @@ struct MapView {
         String(decoding: textBytes(nodes[index]), as: UTF8.self)
     }
 
-    /// Whether `count` bytes at `a` and `b` are equal, compared a word at a time.
+    /// Two words that together hold every one of the `count` bytes at `start`, for a
+    /// `count` of 1 to 16, read without touching a byte outside them: the first and
+    /// last eight bytes (which overlap below 16), the first and last four below eight,
+    /// and the first, middle and last byte below four. Two runs of bytes of the same
+    /// length are equal exactly when their words are.
     @inline(__always)
-    static func equalBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-        let a = UnsafeRawPointer(a)
-        let b = UnsafeRawPointer(b)
-        // Up to 16 bytes: two overlapping loads of the widest size that fits.
-        if count >= 8 && count <= 16 {
-            return a.loadUnaligned(as: UInt64.self) == b.loadUnaligned(as: UInt64.self)
-                && a.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
-                    == b.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+    static func keyWords(_ start: UnsafePointer<UInt8>, count: Int) -> (UInt64, UInt64) {
+        let raw = UnsafeRawPointer(start)
+        if count >= 8 {
+            return (
+                raw.loadUnaligned(as: UInt64.self),
+                raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            )
         }
-        if count >= 4 && count < 8 {
-            return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
-                && a.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
-                    == b.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+        if count >= 4 {
+            return (
+                UInt64(raw.loadUnaligned(as: UInt32.self)),
+                UInt64(raw.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
+            )
         }
-        var offset = 0
-        while offset + 8 <= count {
-            if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            {
-                return false
-            }
-            offset += 8
-        }
-        while offset < count {
-            if a.load(fromByteOffset: offset, as: UInt8.self)
-                != b.load(fromByteOffset: offset, as: UInt8.self)
-            {
-                return false
-            }
-            offset += 1
-        }
-        return true
+        return (UInt64(start[0]) | UInt64(start[count >> 1]) << 8 | UInt64(start[count - 1]) << 16, 0)
     }
 
     /// Whether the node is the string `$null`, Foundation's encoding of `nil`.
@@ -936,49 +927,55 @@ struct KeyTable {
     /// The index of the value for `key` in the dictionary of `table`, or `nil`.
     @inline(__always)
     static func valueIndex(in table: UnsafeMutablePointer<KeyTable>, forKey key: String) -> Int? {
-        let found: Int?? = {
-            guard !table.pointee.isLarge else { return nil }
+        if !table.pointee.isLarge {
             let view = table.pointee.view
             let wanted = view.keyHashes.pointee.entry(for: key)
-            if table.pointee.keyBits & (1 << (wanted.hash & 63)) == 0 {
-                // No key has the hash; only a key with non-ASCII characters could still
-                // match another normal form.
-                return wanted.isASCII ? .some(nil) : nil
-            }
-            let nodes = view.nodes.baseAddress!
-            let entries = table.pointee.entries!
-            for index in 0..<table.pointee.count where entries[index].hash == wanted.hash {
-                let keyNode = entries[index].key
-                let node = nodes[keyNode]
-                guard Int(node.count) == wanted.count else { continue }
-                guard wanted.count <= 16 else { return nil }
-                if wanted.count == 0 { return keyNode + 1 }
-                var words = wanted.words
-                let equal = withUnsafeBytes(of: &words) { stored in
-                    MapView.equalBytes(
-                        view.bytes.baseAddress! + Int(node.payload),
-                        stored.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                        wanted.count)
+            // Unless a key with the hash's bit is there, or one with the same hash and
+            // bytes, the key is absent; only a key with non-ASCII characters could still
+            // match another normal form.
+            if table.pointee.keyBits & (1 << (wanted.hash & 63)) != 0 {
+                let entries = table.pointee.entries!
+                let count = table.pointee.count
+                var index = 0
+                while index < count {
+                    if entries[index].hash == wanted.hash {
+                        let keyNode = entries[index].key
+                        let node = view.nodes[keyNode]
+                        if Int(node.count) == wanted.count {
+                            if wanted.count > 16 { return slowValueIndex(in: table, forKey: key) }
+                            if wanted.count == 0 { return keyNode + 1 }
+                            let words = MapView.keyWords(
+                                view.bytes.baseAddress! + Int(node.payload), count: wanted.count)
+                            if words.0 == wanted.head && words.1 == wanted.tail { return keyNode + 1 }
+                        }
+                    }
+                    index += 1
                 }
-                if equal { return keyNode + 1 }
             }
-            // Only a key with non-ASCII characters can match another normal form.
-            return wanted.isASCII ? .some(nil) : nil
-        }()
-        if let found { return found }
-        return table.pointee.decoder.decoder.valueIndex(forKey: key, inDictionary: table.pointee.dictionary)
+            if wanted.isASCII { return nil }
+        }
+        return slowValueIndex(in: table, forKey: key)
+    }
+
+    /// The index of the value for `key` found by the decoder's general search.
+    @inline(never)
+    private static func slowValueIndex(in table: UnsafeMutablePointer<KeyTable>, forKey key: String) -> Int? {
+        table.pointee.decoder.decoder.valueIndex(forKey: key, inDictionary: table.pointee.dictionary)
     }
 }
 
 /// Coding keys looked up recently, with their hash (``PlistMap/hash(_:)``) and, for
-/// keys of up to 16 bytes, the bytes themselves: the same few keys are looked up in
-/// every dictionary of a type, so each is read out of its `String` once.
+/// keys of up to 16 bytes, two words that hold their bytes: the same few keys are looked
+/// up in every dictionary of a type, so each is read out of its `String` once.
 struct KeyHashCache {
     struct Entry {
         var hash: UInt64 = 0
         var count = 0
-        /// The key's UTF-8 bytes, when they fit.
-        var words: (UInt64, UInt64) = (0, 0)
+        /// For keys of up to 16 UTF-8 bytes, what ``MapView/keyWords(_:count:)`` reads
+        /// from them: a key of the same length holds the same bytes exactly when it
+        /// gives the same two words.
+        var head: UInt64 = 0
+        var tail: UInt64 = 0
         var isASCII = false
     }
 
@@ -1012,10 +1009,8 @@ struct KeyHashCache {
             var high: UInt8 = 0
             for byte in bytes { high |= byte }
             var entry = Entry(hash: PlistMap.hash(bytes), count: bytes.count, isASCII: high < 0x80)
-            if bytes.count <= 16 {
-                withUnsafeMutableBytes(of: &entry.words) { words in
-                    words.copyMemory(from: UnsafeRawBufferPointer(bytes))
-                }
+            if bytes.count > 0 && bytes.count <= 16 {
+                (entry.head, entry.tail) = MapView.keyWords(bytes.baseAddress!, count: bytes.count)
             }
             return entry
         }
@@ -1033,6 +1028,17 @@ extension Array: PlistDecodableArray where Element: Decodable {
     init(decoder: PlistMapDecoder, array: Int) throws {
         self = try decoder.decodeElements(Element.self, array: array)
     }
+}
+
+/// The metatypes of a ``PlistMapDecoder``'s fast paths that are not compared directly,
+/// read once when the decoder is made.
+struct DecoderFastPathTypes {
+    let date = ObjectIdentifier(Date.self)
+    let data = ObjectIdentifier(Data.self)
+    let stringArray = FastPathTypes.stringArray
+    let boolArray = FastPathTypes.boolArray
+    let intArray = FastPathTypes.intArray
+    let doubleArray = FastPathTypes.doubleArray
 }
 
 /// Metatypes of the generic types with fast paths, looked up once.
