@@ -271,16 +271,29 @@ public final class RevisionStore: Sendable {
     /// A tombstone's metadata, verified against its name and document; `nil` when it
     /// vanished while being read.
     private func tombstone(at file: String, name: String, document: UUID) throws -> RevisionMetadata? {
+        try verifiedMetadata(
+            at: file, of: "tombstone", nameMatches: { name == StoreLayout.tombstoneName($0) },
+            document: document, subject: "it")
+    }
+
+    /// The metadata in `file`: remembered while the file there is unchanged; else read,
+    /// verified to be the revision the name of its `holder` (package or tombstone) says
+    /// and to belong to `document`, and remembered. `nil` when the file is absent: only
+    /// absence makes a package incomplete, and any other failure to read is reported,
+    /// never a reason to take a revision as something else.
+    private func verifiedMetadata(
+        at file: String, of holder: String, nameMatches: (RevisionID) -> Bool, document: UUID, subject: String
+    ) throws -> RevisionMetadata? {
         if let known = try known.metadata(of: file, reader: reader) { return known }
         guard let (data, stamp) = try reader.contentsAndStatus(atPath: file) else { return nil }
         let metadata = try RevisionMetadata(plist: data, file: file)
-        guard name == StoreLayout.tombstoneName(metadata.id) else {
+        guard nameMatches(metadata.id) else {
             throw VersionsError.malformedMetadata(
-                file, "the tombstone's name does not match its revision id \(metadata.id)")
+                file, "the \(holder)'s name does not match its revision id \(metadata.id)")
         }
         guard metadata.documentID == document else {
             throw VersionsError.malformedMetadata(
-                file, "it belongs to document \(metadata.documentID.uuidString.lowercased())")
+                file, "\(subject) belongs to document \(metadata.documentID.uuidString.lowercased())")
         }
         known.remember(metadata, of: file, stamp: stamp)
         return metadata
@@ -290,25 +303,12 @@ public final class RevisionStore: Sendable {
     /// its name and document, and its content is a regular file); `nil` while it is
     /// incomplete (a copy in progress, or interrupted).
     func package(at path: String, id: RevisionID, document: UUID) throws -> RevisionMetadata? {
-        let file = path + "/" + Self.metadataFile
-        let metadata: RevisionMetadata
-        if let known = try known.metadata(of: file, reader: reader) {
-            metadata = known
-        } else {
-            // Only absence makes a package incomplete: any other failure to read is
-            // reported, never a reason to take a revision as something else.
-            guard let (data, stamp) = try reader.contentsAndStatus(atPath: file) else { return nil }
-            metadata = try RevisionMetadata(plist: data, file: file)
-            guard metadata.id == id else {
-                throw VersionsError.malformedMetadata(
-                    file, "the package's name does not match its revision id \(metadata.id)")
-            }
-            guard metadata.documentID == document else {
-                throw VersionsError.malformedMetadata(
-                    file, "the revision belongs to document \(metadata.documentID.uuidString.lowercased())")
-            }
-            known.remember(metadata, of: file, stamp: stamp)
-        }
+        guard
+            let metadata = try verifiedMetadata(
+                at: path + "/" + Self.metadataFile, of: "package", nameMatches: { $0 == id },
+                document: document,
+                subject: "the revision")
+        else { return nil }
         // The content is looked at on every read, remembered metadata or not: it may
         // have gone, or been replaced, since.
         if !metadata.isDeleted {
@@ -796,30 +796,46 @@ public struct StoreIssue: Sendable, Equatable, CustomStringConvertible {
 private final class MetadataCache: Sendable {
     private typealias Entry = (stamp: SystemCalls.FileStatus, metadata: RevisionMetadata)
 
+    /// A path with its hash, computed once: it picks the shard and is the dictionary's.
+    private struct Key: Hashable {
+        let path: String
+        let hash: Int
+
+        init(_ path: String) {
+            self.path = path
+            hash = path.hashValue
+        }
+
+        static func == (lhs: Key, rhs: Key) -> Bool { lhs.hash == rhs.hash && lhs.path == rhs.path }
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+    }
+
     private final class Shard: Sendable {
-        let entries = Mutex<[String: Entry]>([:])
+        let entries = Mutex<[Key: Entry]>([:])
     }
 
     private static let shardCount = 64
     private let shards = (0..<MetadataCache.shardCount).map { _ in Shard() }
 
-    private func shard(of file: String) -> Shard {
-        shards[Int(UInt(bitPattern: file.hashValue) % UInt(Self.shardCount))]
+    private func shard(of key: Key) -> Shard {
+        shards[Int(UInt(bitPattern: key.hash) % UInt(Self.shardCount))]
     }
 
     /// The metadata read from `file`, when the file there now is the one it was read from.
     func metadata(of file: String, reader: FileReader) throws -> RevisionMetadata? {
-        let shard = shard(of: file)
-        guard let entry = shard.entries.withLock({ $0[file] }) else { return nil }
+        let key = Key(file)
+        let shard = shard(of: key)
+        guard let entry = shard.entries.withLock({ $0[key] }) else { return nil }
         guard let status = try reader.status(atPath: file), status == entry.stamp else {
-            shard.entries.withLock { _ = $0.removeValue(forKey: file) }
+            shard.entries.withLock { _ = $0.removeValue(forKey: key) }
             return nil
         }
         return entry.metadata
     }
 
     func remember(_ metadata: RevisionMetadata, of file: String, stamp: SystemCalls.FileStatus) {
-        shard(of: file).entries.withLock { $0[file] = (stamp, metadata) }
+        let key = Key(file)
+        shard(of: key).entries.withLock { $0[key] = (stamp, metadata) }
     }
 }
 
