@@ -28,3 +28,43 @@ struct PathBeneathRootTests {
         }
     }
 }
+
+extension PathBeneathRootTests {
+    @Test("A path's folder and last name are split at its last slash byte")
+    func lastSlash() {
+        let cases: [(path: String, parent: String, name: String)] = [
+            ("/s/store/Documents", "/s/store", "Documents"),
+            ("name", ".", "name"),
+            ("/top", "/", "top"),
+            // A combining mark after the slash is the first character of the name, not
+            // part of the slash.
+            ("/s/\u{301}x", "/s", "\u{301}x"),
+            ("caf\u{E9}/\u{301}", "caf\u{E9}", "\u{301}"),
+        ]
+        for (path, parent, name) in cases {
+            #expect(System.parent(of: path) == parent, "the folder of \(path)")
+            #expect(System.lastComponent(of: path) == name, "the name of \(path)")
+        }
+    }
+
+    @Test("A status beneath a folder is never looked up through a link, whatever follows the slash")
+    func statusBeneathFolder() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "path-beneath-\(UUID().uuidString)"
+        ).path
+        try FileManager.default.createDirectory(atPath: root + "/real", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try Data("xyz".utf8).write(to: URL(fileURLWithPath: root + "/real/\u{301}f"))
+        try FileManager.default.createSymbolicLink(atPath: root + "/\u{301}a", withDestinationPath: "real")
+        let descriptor = open(root, O_RDONLY | O_DIRECTORY)
+        #expect(descriptor >= 0)
+        defer { close(descriptor) }
+        let direct = try SystemCalls.live.stat(descriptor, "real/\u{301}f").get()
+        #expect(direct.kind == .regular && direct.size == 3)
+        // The folder's name is a link: refused, though a combining mark follows the slash.
+        guard case .failure = SystemCalls.live.stat(descriptor, "\u{301}a/\u{301}f") else {
+            Issue.record("a file was looked up through a link")
+            return
+        }
+    }
+}

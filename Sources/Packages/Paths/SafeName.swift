@@ -3,9 +3,9 @@ public enum SafeName {
     /// Whether `name` is safe as a single path component: not empty, not `.` or `..`,
     /// no `/` or NUL, at most 255 bytes of UTF-8.
     public static func isValidComponent(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
+        let bytes = name.utf8
         return !bytes.isEmpty && bytes.count <= 255 && name != "." && name != ".."
-            && !bytes.contains(UInt8(ascii: "/")) && !bytes.contains(0)
+            && !bytes.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 })
     }
 
     /// Whether every letter in `name` is lower case, so that two names the store makes

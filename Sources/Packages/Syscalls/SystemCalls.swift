@@ -232,13 +232,16 @@ public struct SystemCalls: Sendable {
             let result: Int32
             if directory == AT_FDCWD {
                 result = cshim_fstatat_nofollow(directory, path, &status)
-            } else if let slash = path.lastIndex(of: "/") {
+            } else if let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) {
+                // The last slash is found among the bytes (a combining mark after it
+                // belongs to the name; a search by characters would not find it).
                 // The folder is opened beneath the directory without following links, and
                 // the last name is looked up in it without following one either.
                 let folder = cshim_openat_beneath(
                     directory, String(path[..<slash]), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
                 guard folder >= 0 else { return .failure(.current) }
-                result = cshim_fstatat_nofollow(folder, String(path[path.index(after: slash)...]), &status)
+                result = cshim_fstatat_nofollow(
+                    folder, String(path[path.utf8.index(after: slash)...]), &status)
                 let saved = errno
                 _ = libcClose(folder)
                 errno = saved
@@ -428,13 +431,13 @@ struct System {
             defer { _ = calls.close(descriptor) }
             return try body(descriptor, Self.lastComponent(of: path))
         }
-        guard let slash = relative.lastIndex(of: "/") else {
+        guard let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) else {
             guard relative != "." && relative != ".." else {
                 throw FileSystemError(.invalidName, operation: operation, path: path)
             }
             return try body(directory, relative)
         }
-        let name = String(relative[relative.index(after: slash)...])
+        let name = String(relative[relative.utf8.index(after: slash)...])
         guard !name.isEmpty, name != ".", name != ".." else {
             throw FileSystemError(.invalidName, operation: operation, path: path)
         }
@@ -657,12 +660,12 @@ struct System {
     }
 
     static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     static func lastComponent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return path }
-        return String(path[path.index(after: slash)...])
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        return String(path[path.utf8.index(after: slash)...])
     }
 }
