@@ -159,6 +159,13 @@ public final class RevisionStore: Sendable {
     ///   it has arrived whole. Until then the tombstone is *pending* and changes nothing,
     ///   whatever order a file-sync engine copies files in and wherever it is interrupted.
     public func read(_ document: UUID) throws -> DocumentRead {
+        try read(document, keepingMetadata: false)
+    }
+
+    /// ``read(_:)``, and with `keepingMetadata` the bytes of each complete package's
+    /// metadata file read on the way (``DocumentRead/metadataBytes``), for a caller that
+    /// copies the packages and need not read them twice.
+    public func read(_ document: UUID, keepingMetadata: Bool) throws -> DocumentRead {
         let path = root + "/" + folder(of: document)
         guard let entries = try reader.entries(atPath: path) else {
             throw StoreError.noSuchDocument(document)
@@ -200,7 +207,10 @@ public final class RevisionStore: Sendable {
                     continue
                 }
                 do {
-                    if let metadata = try package(at: file, id: id, document: document) {
+                    if let metadata = try package(
+                        at: file, id: id, document: document,
+                        keep: { if keepingMetadata { result.metadataBytes[id] = $0 } })
+                    {
                         live[id] = metadata
                     } else if let metadata = try tombstone(
                         at: path + "/" + StoreLayout.tombstoneName(id), name: StoreLayout.tombstoneName(id),
@@ -282,7 +292,9 @@ public final class RevisionStore: Sendable {
     /// absence makes a package incomplete, and any other failure to read is reported,
     /// never a reason to take a revision as something else.
     private func verifiedMetadata(
-        at file: String, of holder: String, nameMatches: (RevisionID) -> Bool, document: UUID, subject: String
+        at file: String, of holder: String, nameMatches: (RevisionID) -> Bool, document: UUID,
+        subject: String,
+        keep: (Data) -> Void = { _ in }
     ) throws -> RevisionMetadata? {
         if let known = try known.metadata(of: file, reader: reader) { return known }
         guard let (data, stamp) = try reader.contentsAndStatus(atPath: file) else { return nil }
@@ -296,18 +308,24 @@ public final class RevisionStore: Sendable {
                 file, "\(subject) belongs to document \(metadata.documentID.uuidString.lowercased())")
         }
         known.remember(metadata, of: file, stamp: stamp)
+        keep(data)
         return metadata
     }
 
     /// A package's metadata when the package is complete (its metadata verifies against
     /// its name and document, and its content is a regular file); `nil` while it is
     /// incomplete (a copy in progress, or interrupted).
-    func package(at path: String, id: RevisionID, document: UUID) throws -> RevisionMetadata? {
+    ///
+    /// `keep` is given the metadata file's bytes when they were read now (not remembered)
+    /// and verified.
+    func package(at path: String, id: RevisionID, document: UUID, keep: (Data) -> Void = { _ in }) throws
+        -> RevisionMetadata?
+    {
         guard
             let metadata = try verifiedMetadata(
                 at: path + "/" + Self.metadataFile, of: "package", nameMatches: { $0 == id },
                 document: document,
-                subject: "the revision")
+                subject: "the revision", keep: keep)
         else { return nil }
         // The content is looked at on every read, remembered metadata or not: it may
         // have gone, or been replaced, since.
@@ -690,8 +708,11 @@ public final class RevisionStore: Sendable {
 
     /// ``read(_:)`` after removing the copies of pruned revisions that a revision present
     /// here supersedes intact: what a second read would give, without making one.
-    public func cleanedRead(_ document: UUID) throws -> DocumentRead {
-        var read = try read(document)
+    ///
+    /// With `keepingMetadata`, the read keeps the metadata bytes it read
+    /// (``read(_:keepingMetadata:)``).
+    public func cleanedRead(_ document: UUID, keepingMetadata: Bool = false) throws -> DocumentRead {
+        var read = try read(document, keepingMetadata: keepingMetadata)
         for id in read.resurrected.sorted() where try hasIntactSuccessor(of: id, in: read, document: document)
         {
             try removePackage(StoreLayout.package(id, of: document))
@@ -747,6 +768,10 @@ public struct DocumentRead: Sendable {
     public var resurrected: Set<RevisionID> = []
     /// Packages not complete yet (a copy in progress or interrupted).
     public var incomplete: [RevisionID] = []
+    /// The bytes of complete packages' metadata files, as read and verified, when the read
+    /// was asked to keep them (``RevisionStore/read(_:keepingMetadata:)``); a package
+    /// whose metadata was remembered from an earlier read has none here.
+    public var metadataBytes: [RevisionID: Data] = [:]
     /// What was skipped, and why.
     public var skipped: [StoreIssue] = []
 

@@ -226,8 +226,11 @@ public struct RevisionTransfer: Sendable {
             locks.1.unlock()
         }
         let mine: DocumentRead?, theirs: DocumentRead?
-        (mine, plan.localFailed) = Self.readBefore { try local.cleanedRead(document) }
-        (theirs, plan.remoteFailed) = Self.readBefore { try remote.cleanedRead(document) }
+        // The metadata bytes read are kept: a package copied is not read twice.
+        (mine, plan.localFailed) = Self.readBefore { try local.cleanedRead(document, keepingMetadata: true) }
+        (theirs, plan.remoteFailed) = Self.readBefore {
+            try remote.cleanedRead(document, keepingMetadata: true)
+        }
         plan.localBefore = mine?.graph.isInConflict ?? false
         plan.remoteBefore = theirs?.graph.isInConflict ?? false
         plan.toRemote = try Self.delivery(document, from: local, mine, to: remote, theirs, &plan.outcome)
@@ -272,7 +275,10 @@ public struct RevisionTransfer: Sendable {
         }
         for revision in sourceRead.graph.revisions.values.sorted(by: { $0.id < $1.id })
         where !sourceRead.pruned.contains(revision.id) && !targetHas(revision.id) {
-            guard let files = try source.packageFiles(revision, of: document) else { continue }
+            guard
+                let files = try source.packageFiles(
+                    revision, of: document, metadata: sourceRead.metadataBytes[revision.id])
+            else { continue }
             if !revision.isDeleted, RevisionID.sha256Hex(files[1].contents) != revision.contentDigest {
                 outcome.damaged.append(
                     StoreIssue(
@@ -516,20 +522,25 @@ extension RevisionStore {
     }
 
     /// The files of a revision's package (metadata, then content unless it is a
-    /// deletion); `nil` when the package is not complete.
+    /// deletion); `nil` when the package is not complete. `metadata` is the metadata file's
+    /// bytes when a read of the document kept them (verified then): they are not read again.
     ///
     /// When a file-sync engine has moved the package's metadata onto the revision's
     /// tombstone (Syncthing does: the two hold the same bytes) and the content is still
     /// there, the package is rebuilt with the tombstone's bytes, checked to be this
     /// revision's metadata.
-    func packageFiles(_ revision: RevisionMetadata, of document: UUID) throws -> [PackageFile]? {
+    func packageFiles(_ revision: RevisionMetadata, of document: UUID, metadata: Data? = nil) throws
+        -> [PackageFile]?
+    {
         let package = root + "/" + StoreLayout.package(revision.id, of: document)
         var files: [PackageFile] = []
         for name in revision.isDeleted
             ? [StoreLayout.metadataFile] : [StoreLayout.metadataFile, StoreLayout.contentFile]
         {
             let limit = name == StoreLayout.contentFile ? FileReader.contentLimit : FileReader.smallFileLimit
-            var contents = try reader.contents(atPath: package + "/" + name, limit: limit)
+            var contents =
+                name == StoreLayout.metadataFile && metadata != nil
+                ? metadata : try reader.contents(atPath: package + "/" + name, limit: limit)
             if contents == nil, name == StoreLayout.metadataFile {
                 let tombstone = root + "/" + StoreLayout.tombstone(revision.id, of: document)
                 if let bytes = try reader.contents(atPath: tombstone),

@@ -1,5 +1,6 @@
 import Foundation
 import Packages
+import Synchronization
 import Testing
 
 @testable import Versions
@@ -318,5 +319,43 @@ struct RevisionTransferTests {
         try bytes.write(
             to: URL(fileURLWithPath: here.root + "/" + StoreLayout.tombstone(first.id, of: Self.document)))
         #expect(!here.holdsSameFiles(Self.document, as: there), "a package beside its tombstone is read")
+    }
+}
+
+extension RevisionTransferTests {
+    @Test("a sync reads each metadata file it copies once, and copies its bytes as they are")
+    func metadataReadOnce() throws {
+        let here = try Self.store("here"), there = try Self.store("there")
+        defer { Self.cleanUp(here, there) }
+        let base = try Self.write(here, "base")
+        let child = try Self.write(here, "child", after: [base])
+        // One metadata file in another form than the writer's (re-indented): the same
+        // revision, other bytes, which the copy keeps.
+        let reindented =
+            here.root + "/" + StoreLayout.package(base.id, of: Self.document) + "/"
+            + StoreLayout.metadataFile
+        let original = try String(contentsOfFile: reindented, encoding: .utf8)
+        try original.replacingOccurrences(of: "\t", with: "  ").write(
+            toFile: reindented, atomically: false, encoding: .utf8)
+        let opened = Mutex<[String]>([])
+        var calls = SystemCalls.live
+        calls.openat = { directory, path, flags, mode in
+            if path.hasSuffix(StoreLayout.metadataFile) { opened.withLock { $0.append(path) } }
+            return SystemCalls.live.openat(directory, path, flags, mode)
+        }
+        let source = RevisionStore(root: here.root, device: Device(id: "here", name: "here"), calls: calls)
+        let outcomes = try RevisionTransfer(between: source, and: there).sync([Self.document], width: 1)
+        #expect(outcomes.first?.sent == 2)
+        let reads = opened.withLock { $0 }
+        #expect(reads.count == 2, "each metadata file read once: \(reads)")
+        #expect(Set(reads.map { String($0.split(separator: "/").suffix(2).first ?? "") }).count == 2)
+        for revision in [base, child] {
+            let file =
+                "/" + StoreLayout.package(revision.id, of: Self.document) + "/" + StoreLayout.metadataFile
+            #expect(
+                FileManager.default.contents(atPath: here.root + file)
+                    == FileManager.default.contents(atPath: there.root + file))
+        }
+        #expect(try there.read(Self.document).live.keys.sorted() == [base.id, child.id].sorted())
     }
 }

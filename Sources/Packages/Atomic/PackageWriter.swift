@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -310,8 +311,15 @@ public struct PackageWriter: Sendable {
 
     static func parent(of path: String) -> String { System.parent(of: path) }
 
-    /// A unique, lower-case temporary name: process id and random bits.
+    /// A unique, lower-case temporary name: the process id and random bits, both taken
+    /// once per process, then a counter (a sync names tens of thousands of files, and
+    /// each `getpid` and `getrandom` was a system call).
     static func temporaryName() -> String {
-        "\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 16)).tmp"
+        let serial = temporaryNames.wrappingAdd(1, ordering: .relaxed).newValue
+        return temporaryPrefix + String(serial, radix: 16) + ".tmp"
     }
+
+    private static let temporaryPrefix =
+        "\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))-"
+    private static let temporaryNames = Atomic<UInt64>(0)
 }
