@@ -54,6 +54,13 @@ extension PropertyList {
             self.init(value)
         }
 
+        /// The integer UTF-8 `bytes` give as `<integer>`'s text, exactly as the XML reader
+        /// reads it; `nil` when they give none.
+        package init?(xmlText bytes: UnsafeBufferPointer<UInt8>) {
+            guard let value = try? ScalarParsing.integer(bytes) else { return nil }
+            self = value
+        }
+
         /// The value as an `Int64`, or `nil` when it is above `Int64.max`.
         public var int64Value: Int64? {
             if isNegative {

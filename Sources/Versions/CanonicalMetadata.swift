@@ -169,29 +169,25 @@ enum CanonicalMetadata {
     }
 
     /// A `\t<integer>…</integer>\n` line's number: decimal digits without a leading zero,
-    /// perhaps after a minus sign, within `Int64`.
+    /// perhaps after a minus sign (not `-0`), valued by the XML reader's own integer
+    /// parser and within `Int64`, as the metadata's integers must be.
     private static func integer(in bytes: Span<UInt8>, at offset: inout Int) -> Int64? {
         guard expect("\t<integer>", in: bytes, at: &offset) else { return nil }
-        let negative = expect("-", in: bytes, at: &offset)
         let start = offset
-        var magnitude: UInt64 = 0
+        let negative = expect("-", in: bytes, at: &offset)
+        let digitsStart = offset
         while offset < bytes.count, bytes[offset] >= UInt8(ascii: "0"), bytes[offset] <= UInt8(ascii: "9") {
-            let (times, overflow) = magnitude.multipliedReportingOverflow(by: 10)
-            let (sum, carry) = times.addingReportingOverflow(UInt64(bytes[offset] - UInt8(ascii: "0")))
-            guard !overflow, !carry else { return nil }
-            magnitude = sum
             offset += 1
         }
-        let digits = offset - start
-        guard digits > 0, digits == 1 || bytes[start] != UInt8(ascii: "0"), !(negative && magnitude == 0),
-            expect("</integer>\n", in: bytes, at: &offset)
+        let digits = offset - digitsStart
+        guard digits > 0, digits == 1 || bytes[digitsStart] != UInt8(ascii: "0"),
+            !(negative && bytes[digitsStart] == UInt8(ascii: "0"))
         else { return nil }
-        if negative {
-            guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
-            return magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
+        let value = bytes.extracting(start..<offset).withUnsafeBufferPointer {
+            PropertyList.Integer(xmlText: $0)?.int64Value
         }
-        guard magnitude <= UInt64(Int64.max) else { return nil }
-        return Int64(magnitude)
+        guard let value, expect("</integer>\n", in: bytes, at: &offset) else { return nil }
+        return value
     }
 
     /// Whether a date comes next, up to the `<` that ends it, as the XML reader reads

@@ -232,16 +232,13 @@ public struct SystemCalls: Sendable {
             let result: Int32
             if directory == AT_FDCWD {
                 result = cshim_fstatat_nofollow(directory, path, &status)
-            } else if let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) {
-                // The last slash is found among the bytes (a combining mark after it
-                // belongs to the name; a search by characters would not find it).
+            } else if let (folderPath, name) = System.splitAtLastSlash(path) {
                 // The folder is opened beneath the directory without following links, and
                 // the last name is looked up in it without following one either.
                 let folder = cshim_openat_beneath(
-                    directory, String(path[..<slash]), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+                    directory, String(folderPath), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
                 guard folder >= 0 else { return .failure(.current) }
-                result = cshim_fstatat_nofollow(
-                    folder, String(path[path.utf8.index(after: slash)...]), &status)
+                result = cshim_fstatat_nofollow(folder, String(name), &status)
                 let saved = errno
                 _ = libcClose(folder)
                 errno = saved
@@ -431,18 +428,18 @@ struct System {
             defer { _ = calls.close(descriptor) }
             return try body(descriptor, Self.lastComponent(of: path))
         }
-        guard let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) else {
+        guard let (folderPath, lastName) = Self.splitAtLastSlash(relative) else {
             guard relative != "." && relative != ".." else {
                 throw FileSystemError(.invalidName, operation: operation, path: path)
             }
             return try body(directory, relative)
         }
-        let name = String(relative[relative.utf8.index(after: slash)...])
+        let name = String(lastName)
         guard !name.isEmpty, name != ".", name != ".." else {
             throw FileSystemError(.invalidName, operation: operation, path: path)
         }
         let folder = try retrying {
-            calls.openat(directory, String(relative[..<slash]), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+            calls.openat(directory, String(folderPath), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         }
         .mapError { FileSystemError(.open, path: Self.parent(of: path), errno: $0) }.get()
         defer { _ = calls.close(folder) }
@@ -659,13 +656,22 @@ struct System {
         try fsync(descriptor, path: path)
     }
 
+    /// `path` split at its last slash: what comes before it and the name after it; `nil`
+    /// without a slash. The slash is found among the bytes, as the file system finds it: a
+    /// combining mark after a slash belongs to the name, where a search by characters
+    /// would take the two for one character and miss the slash.
+    static func splitAtLastSlash(_ path: String) -> (folder: Substring, name: Substring)? {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return nil }
+        return (path[..<slash], path[path.utf8.index(after: slash)...])
+    }
+
     static func parent(of path: String) -> String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
+        guard let (folder, _) = splitAtLastSlash(path) else { return "." }
+        return folder.isEmpty ? "/" : String(folder)
     }
 
     static func lastComponent(of path: String) -> String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
-        return String(path[path.utf8.index(after: slash)...])
+        guard let (_, name) = splitAtLastSlash(path) else { return path }
+        return String(name)
     }
 }
