@@ -71,31 +71,46 @@ struct PlistMap {
         return PropertyList.Integer(isNegative: node.flag, magnitude: node.payload)!
     }
 
-    /// A cheap hash of a key's length and its first and last eight bytes (a shorter key:
-    /// its first and last four, or its first, middle and last byte, which for its length
-    /// are all of its bytes), to tell keys apart before comparing their bytes. It is not
-    /// collision-resistant: code that could be made slow by crafted collisions (large
-    /// dictionaries) uses `Hasher`.
+    /// A cheap hash of a key's length and its two words (``words(_:count:)``: its first
+    /// and last eight bytes, or for a shorter key all of its bytes), to tell keys apart
+    /// before comparing their bytes. It is not collision-resistant: code that could be
+    /// made slow by crafted collisions (large dictionaries) uses `Hasher`.
     @inline(__always)
     static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         let count = bytes.count
         var hash = UInt64(count) &* 0x9E37_79B9_7F4A_7C15
         guard count > 0, let base = bytes.baseAddress else { return (hash ^ (hash >> 31)) & 0xFFFF_FFFF }
-        let raw = UnsafeRawPointer(base)
+        let (head, tail) = words(base, count: count)
         if count >= 8 {
-            hash = (hash ^ raw.loadUnaligned(as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
-            hash =
-                (hash ^ raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
-                &* 0x94D0_49BB_1331_11EB
+            hash = (hash ^ head) &* 0xBF58_476D_1CE4_E5B9
+            hash = (hash ^ tail) &* 0x94D0_49BB_1331_11EB
         } else {
-            let packed: UInt64 =
-                count >= 4
-                ? UInt64(raw.loadUnaligned(as: UInt32.self))
-                    | UInt64(raw.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << 32
-                : UInt64(base[0]) | UInt64(base[count >> 1]) << 8 | UInt64(base[count - 1]) << 16
-            hash = (hash ^ packed) &* 0xBF58_476D_1CE4_E5B9
+            hash = (hash ^ (head | tail << 32)) &* 0xBF58_476D_1CE4_E5B9
         }
         return (hash ^ (hash >> 31)) & 0xFFFF_FFFF
+    }
+
+    /// Two words that together hold every one of the `count` bytes at `start`, for a
+    /// `count` of 1 to 16, read without touching a byte outside them: the first and
+    /// last eight bytes (which overlap below 16), the first and last four below eight,
+    /// and the first, middle and last byte below four. Two runs of bytes of the same
+    /// length are equal exactly when their words are.
+    @inline(__always)
+    static func words(_ start: UnsafePointer<UInt8>, count: Int) -> (UInt64, UInt64) {
+        let raw = UnsafeRawPointer(start)
+        if count >= 8 {
+            return (
+                raw.loadUnaligned(as: UInt64.self),
+                raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            )
+        }
+        if count >= 4 {
+            return (
+                UInt64(raw.loadUnaligned(as: UInt32.self)),
+                UInt64(raw.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
+            )
+        }
+        return (UInt64(start[0]) | UInt64(start[count >> 1]) << 8 | UInt64(start[count - 1]) << 16, 0)
     }
 
     static func hash(_ string: String) -> UInt64 {

@@ -321,29 +321,6 @@ struct MapView {
         String(decoding: textBytes(nodes[index]), as: UTF8.self)
     }
 
-    /// Two words that together hold every one of the `count` bytes at `start`, for a
-    /// `count` of 1 to 16, read without touching a byte outside them: the first and
-    /// last eight bytes (which overlap below 16), the first and last four below eight,
-    /// and the first, middle and last byte below four. Two runs of bytes of the same
-    /// length are equal exactly when their words are.
-    @inline(__always)
-    static func keyWords(_ start: UnsafePointer<UInt8>, count: Int) -> (UInt64, UInt64) {
-        let raw = UnsafeRawPointer(start)
-        if count >= 8 {
-            return (
-                raw.loadUnaligned(as: UInt64.self),
-                raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
-            )
-        }
-        if count >= 4 {
-            return (
-                UInt64(raw.loadUnaligned(as: UInt32.self)),
-                UInt64(raw.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
-            )
-        }
-        return (UInt64(start[0]) | UInt64(start[count >> 1]) << 8 | UInt64(start[count - 1]) << 16, 0)
-    }
-
     /// Whether the node is the string `$null`, Foundation's encoding of `nil`.
     @inline(__always)
     func isNull(at index: Int) -> Bool {
@@ -944,7 +921,7 @@ struct KeyTable {
                         if Int(node.count) == wanted.count {
                             if wanted.count > 16 { return slowValueIndex(in: table, forKey: key) }
                             if wanted.count == 0 { return keyNode + 1 }
-                            let words = MapView.keyWords(
+                            let words = PlistMap.words(
                                 view.bytes.baseAddress! + Int(node.payload), count: wanted.count)
                             if words.0 == wanted.head && words.1 == wanted.tail { return keyNode + 1 }
                         }
@@ -971,7 +948,7 @@ struct KeyHashCache {
     struct Entry {
         var hash: UInt64 = 0
         var count = 0
-        /// For keys of up to 16 UTF-8 bytes, what ``MapView/keyWords(_:count:)`` reads
+        /// For keys of up to 16 UTF-8 bytes, what ``PlistMap/words(_:count:)`` reads
         /// from them: a key of the same length holds the same bytes exactly when it
         /// gives the same two words.
         var head: UInt64 = 0
@@ -1010,7 +987,7 @@ struct KeyHashCache {
             for byte in bytes { high |= byte }
             var entry = Entry(hash: PlistMap.hash(bytes), count: bytes.count, isASCII: high < 0x80)
             if bytes.count > 0 && bytes.count <= 16 {
-                (entry.head, entry.tail) = MapView.keyWords(bytes.baseAddress!, count: bytes.count)
+                (entry.head, entry.tail) = PlistMap.words(bytes.baseAddress!, count: bytes.count)
             }
             return entry
         }
