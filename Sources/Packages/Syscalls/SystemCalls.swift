@@ -543,10 +543,11 @@ struct System {
     /// Only a regular file of at most `limit` bytes is read: a FIFO, a socket or a device
     /// is refused before any read (it is opened without blocking, so a FIFO cannot hang
     /// the caller), and so is a file larger than `limit`, or one that grows past it.
-    /// Reads go straight into the returned buffer, which starts at 4 KiB (a revision's
-    /// metadata fits in one read) and doubles as needed; a read shorter than asked, once
-    /// the file has given at least its size at opening, is taken as its end (a regular
-    /// file reads short only there), which spares the read that would return nothing.
+    /// Reads go straight into the returned buffer, which is allocated uninitialised at
+    /// the file's size at opening plus one byte (so a file that has not grown is read in
+    /// one call) and doubles as needed; a read shorter than asked, once the file has given
+    /// at least its size at opening, is taken as its end (a regular file reads short only
+    /// there), which spares the read that would return nothing.
     /// Returns the bytes with the file's status, taken from the descriptor they were read
     /// through, so it is the status of the very file whose bytes these are.
     func readAll(_ path: String, limit: Int) throws -> (data: Data, status: SystemCalls.FileStatus) {
@@ -562,22 +563,29 @@ struct System {
         guard status.size <= limit else {
             throw FileSystemError(.tooLarge(limit), operation: .read, path: path)
         }
-        var data = Data(count: min(max(status.size + 1, 4096), limit + 1))
+        var capacity = min(status.size + 1, limit + 1)
+        guard var buffer = malloc(capacity) else {
+            throw FileSystemError(.read, path: path, errno: Errno(ENOMEM))
+        }
+        var handedOver = false
+        defer { if !handedOver { free(buffer) } }
         var count = 0
         while true {
-            if count == data.count {
-                guard data.count <= limit else {
+            if count == capacity {
+                guard capacity <= limit else {
                     throw FileSystemError(.tooLarge(limit), operation: .read, path: path)
                 }
-                data.count = min(data.count * 2, limit + 1)
-            }
-            let asked = data.count - count
-            let read = try data.withUnsafeMutableBytes { buffer in
-                try retrying {
-                    calls.read(descriptor, UnsafeMutableRawBufferPointer(rebasing: buffer[count...]))
+                capacity = min(capacity * 2, limit + 1)
+                guard let grown = realloc(buffer, capacity) else {
+                    throw FileSystemError(.read, path: path, errno: Errno(ENOMEM))
                 }
-                .mapError { FileSystemError(.read, path: path, errno: $0) }.get()
+                buffer = grown
             }
+            let asked = capacity - count
+            let read = try retrying {
+                calls.read(descriptor, UnsafeMutableRawBufferPointer(start: buffer + count, count: asked))
+            }
+            .mapError { FileSystemError(.read, path: path, errno: $0) }.get()
             if read == 0 { break }
             count += read
             // A regular file reads short only at its end: once it has given at least the
@@ -585,8 +593,9 @@ struct System {
             if read < asked && count >= status.size { break }
         }
         guard count <= limit else { throw FileSystemError(.tooLarge(limit), operation: .read, path: path) }
-        data.count = count
-        return (data, status)
+        guard count > 0 else { return (Data(), status) }
+        handedOver = true
+        return (Data(bytesNoCopy: buffer, count: count, deallocator: .free), status)
     }
 
     /// Creates `path` exclusively (never through a link), writes `contents`, fsyncs and
