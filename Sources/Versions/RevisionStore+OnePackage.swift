@@ -8,13 +8,16 @@ extension RevisionStore {
     ///
     /// For a watcher that learns a package's name from an event and wants to know
     /// whether it is a revision without reading the whole folder again; whatever this
-    /// cannot settle (`nil`, a thrown error) the caller settles with ``read(_:)``.
+    /// cannot settle (`nil`, a thrown error) the caller settles with ``read(_:)``. The
+    /// metadata file is read afresh, and not remembered for later reads: a package that
+    /// has just appeared has nothing remembered, and the caller keeps what it learns.
     ///
     /// - Throws: What ``read(_:)`` would report as a skipped package (a link, metadata
     ///   that does not verify: see ``isAboutContents(_:)``), and I/O errors.
     public func completePackage(_ revision: RevisionID, of document: UUID) throws -> RevisionMetadata? {
         try package(
-            at: root + "/" + StoreLayout.package(revision, of: document), id: revision, document: document)
+            at: root + "/" + StoreLayout.package(revision, of: document), id: revision, document: document,
+            cached: false)
     }
 }
 

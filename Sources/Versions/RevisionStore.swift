@@ -293,10 +293,10 @@ public final class RevisionStore: Sendable {
     /// never a reason to take a revision as something else.
     private func verifiedMetadata(
         at file: String, of holder: String, nameMatches: (RevisionID) -> Bool, document: UUID,
-        subject: String,
+        subject: String, cached: Bool = true,
         keep: (Data) -> Void = { _ in }
     ) throws -> RevisionMetadata? {
-        if let known = try known.metadata(of: file, reader: reader) { return known }
+        if cached, let known = try known.metadata(of: file, reader: reader) { return known }
         guard let (data, stamp) = try reader.contentsAndStatus(atPath: file) else { return nil }
         let metadata = try RevisionMetadata(plist: data, file: file)
         guard nameMatches(metadata.id) else {
@@ -307,7 +307,7 @@ public final class RevisionStore: Sendable {
             throw VersionsError.malformedMetadata(
                 file, "\(subject) belongs to document \(metadata.documentID.uuidString.lowercased())")
         }
-        known.remember(metadata, of: file, stamp: stamp)
+        if cached { known.remember(metadata, of: file, stamp: stamp) }
         keep(data)
         return metadata
     }
@@ -317,15 +317,18 @@ public final class RevisionStore: Sendable {
     /// incomplete (a copy in progress, or interrupted).
     ///
     /// `keep` is given the metadata file's bytes when they were read now (not remembered)
-    /// and verified.
-    func package(at path: String, id: RevisionID, document: UUID, keep: (Data) -> Void = { _ in }) throws
+    /// and verified. With `cached` false the metadata file is read whatever this store
+    /// remembers of it, and is not remembered.
+    func package(
+        at path: String, id: RevisionID, document: UUID, cached: Bool = true, keep: (Data) -> Void = { _ in }
+    ) throws
         -> RevisionMetadata?
     {
         guard
             let metadata = try verifiedMetadata(
                 at: path + "/" + Self.metadataFile, of: "package", nameMatches: { $0 == id },
                 document: document,
-                subject: "the revision", keep: keep)
+                subject: "the revision", cached: cached, keep: keep)
         else { return nil }
         // The content is looked at on every read, remembered metadata or not: it may
         // have gone, or been replaced, since.

@@ -358,4 +358,34 @@ extension RevisionTransferTests {
         }
         #expect(try there.read(Self.document).live.keys.sorted() == [base.id, child.id].sorted())
     }
+
+    /// `completePackage` reads a package's metadata file itself, neither answering from
+    /// what the store remembers (a status look-up instead of a read) nor remembering what
+    /// it read for later reads: its caller, the change feed, keeps what it learns.
+    @Test("completePackage reads the metadata afresh and leaves the store's memory alone")
+    func completePackageReadsAfresh() throws {
+        let here = try Self.store("fresh")
+        defer { Self.cleanUp(here) }
+        let base = try Self.write(here, "base")
+        let opened = Mutex<[String]>([])
+        var calls = SystemCalls.live
+        calls.openat = { directory, path, flags, mode in
+            if path.hasSuffix(StoreLayout.metadataFile) { opened.withLock { $0.append(path) } }
+            return SystemCalls.live.openat(directory, path, flags, mode)
+        }
+        let store = RevisionStore(root: here.root, device: Device(id: "here", name: "here"), calls: calls)
+        // A read remembers the metadata: a second read only looks its file up.
+        _ = try store.read(Self.document)
+        _ = try store.read(Self.document)
+        #expect(opened.withLock { $0.count } == 1)
+        // completePackage reads the file although the store remembers it.
+        #expect(try store.completePackage(base.id, of: Self.document) == base)
+        #expect(opened.withLock { $0.count } == 2)
+        // A package first read by completePackage is read again by the next read.
+        let child = try Self.write(here, "child", after: [base])
+        #expect(try store.completePackage(child.id, of: Self.document) == child)
+        #expect(opened.withLock { $0.count } == 3)
+        _ = try store.read(Self.document)
+        #expect(opened.withLock { $0.count } == 4, "the child's metadata read by the read")
+    }
 }
