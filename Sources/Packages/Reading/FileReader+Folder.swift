@@ -69,7 +69,7 @@ extension FileReader {
     public func withFolder<T>(atPath path: String, _ body: (Folder) throws -> T) throws -> T? {
         let descriptor: Int32
         do {
-            descriptor = try system.open(path, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
+            descriptor = try system.openForReading(path, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
         } catch let error as FileSystemError
             where error.code == .notFound || error.code == .symbolicLink || error.errno == .notDirectory
         {

@@ -508,7 +508,7 @@ struct System {
 
     /// The entries of the folder at `path`, which must be a real folder (not a link).
     func list(_ path: String) throws -> [SystemCalls.DirectoryEntry] {
-        let descriptor = try open(path, flags: O_RDONLY | O_DIRECTORY)
+        let descriptor = try openForReading(path, flags: O_RDONLY | O_DIRECTORY)
         defer { _ = calls.close(descriptor) }
         return try retrying { calls.listDirectory(descriptor) }.mapError {
             FileSystemError(.list, path: path, errno: $0)
@@ -551,7 +551,7 @@ struct System {
     /// Returns the bytes with the file's status, taken from the descriptor they were read
     /// through, so it is the status of the very file whose bytes these are.
     func readAll(_ path: String, limit: Int) throws -> (data: Data, status: SystemCalls.FileStatus) {
-        let descriptor = try open(path, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
+        let descriptor = try openForReading(path, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
         defer { _ = calls.close(descriptor) }
         let status = try retrying { calls.fstat(descriptor) }.mapError {
             FileSystemError(.stat, path: path, errno: $0)
@@ -597,6 +597,31 @@ struct System {
         handedOver = true
         return (Data(bytesNoCopy: buffer, count: count, deallocator: .free), status)
     }
+
+    /// Opens the file or folder at `path` with `flags` to read it (its bytes, or its
+    /// entries) and, on Linux, without updating its access time where that is allowed
+    /// (`O_NOATIME`, for the owner's files), as git opens its objects: a store's files
+    /// never change once written, and a read that updated the access time (the first read
+    /// after a write, then one a day under `relatime`) would make the file system write
+    /// the inode. Another user's file or folder refuses the flag (`EPERM`) and is opened
+    /// plainly.
+    func openForReading(_ path: String, flags: Int32) throws -> Int32 {
+        #if os(Linux)
+            do {
+                return try open(path, flags: flags | Self.noAccessTime)
+            } catch let error as FileSystemError where error.errno == .notPermitted {
+                return try open(path, flags: flags)
+            }
+        #else
+            return try open(path, flags: flags)
+        #endif
+    }
+
+    #if os(Linux)
+        /// `O_NOATIME`, which Glibc's module does not export (the same value on every Linux
+        /// architecture Swift supports).
+        static let noAccessTime: Int32 = 0o1_000_000
+    #endif
 
     /// Creates `path` exclusively (never through a link), writes `contents`, fsyncs and
     /// closes it.
