@@ -7,47 +7,47 @@ import Testing
 /// How a whole file is read: what it leaves behind, and how it copes with a refused flag.
 @Suite("Reading whole files")
 struct FileReadingTests {
-    /// A fresh folder with one file of `bytes` whose access time is set a day before its
-    /// modification time, so that the next read that may update it does (`relatime`).
-    static func folderWithStaleAccessTime(_ bytes: Int) throws -> (root: String, file: String) {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "file-reading-\(UUID().uuidString)"
-        ).path
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        let file = root + "/Metadata.plist"
-        try Data(repeating: 0x61, count: bytes).write(to: URL(fileURLWithPath: file))
-        try setAccessTime(of: file, toSecondsBefore: 86_400)
-        return (root, file)
-    }
-
-    static func setAccessTime(of file: String, toSecondsBefore offset: Int) throws {
-        var status = stat()
-        #expect(stat(file, &status) == 0)
-        var times = [
-            timespec(tv_sec: status.st_mtim.tv_sec - offset, tv_nsec: 0),
-            status.st_mtim,
-        ]
-        #expect(utimensat(AT_FDCWD, file, &times, 0) == 0)
-    }
-
-    static func accessTime(of file: String) -> Int {
-        var status = stat()
-        _ = stat(file, &status)
-        return status.st_atim.tv_sec
-    }
-
-    /// Whether a plain read updates a stale access time in the temporary folder: where
-    /// the file system keeps none (mounted `noatime`), no read changes it, and a test of a
-    /// read that must not could not fail.
-    static func plainReadUpdatesAccessTime() -> Bool {
-        guard let (root, file) = try? folderWithStaleAccessTime(10) else { return false }
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let before = accessTime(of: file)
-        _ = try? Data(contentsOf: URL(fileURLWithPath: file))
-        return accessTime(of: file) != before
-    }
-
     #if os(Linux)
+        /// A fresh folder with one file of `bytes` whose access time is set a day before its
+        /// modification time, so that the next read that may update it does (`relatime`).
+        static func folderWithStaleAccessTime(_ bytes: Int) throws -> (root: String, file: String) {
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "file-reading-\(UUID().uuidString)"
+            ).path
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+            let file = root + "/Metadata.plist"
+            try Data(repeating: 0x61, count: bytes).write(to: URL(fileURLWithPath: file))
+            try setAccessTime(of: file, toSecondsBefore: 86_400)
+            return (root, file)
+        }
+
+        static func setAccessTime(of file: String, toSecondsBefore offset: Int) throws {
+            var status = stat()
+            #expect(stat(file, &status) == 0)
+            var times = [
+                timespec(tv_sec: status.st_mtim.tv_sec - offset, tv_nsec: 0),
+                status.st_mtim,
+            ]
+            #expect(utimensat(AT_FDCWD, file, &times, 0) == 0)
+        }
+
+        static func accessTime(of file: String) -> Int {
+            var status = stat()
+            _ = stat(file, &status)
+            return status.st_atim.tv_sec
+        }
+
+        /// Whether a plain read updates a stale access time in the temporary folder: where
+        /// the file system keeps none (mounted `noatime`), no read changes it, and a test of a
+        /// read that must not could not fail.
+        static func plainReadUpdatesAccessTime() -> Bool {
+            guard let (root, file) = try? folderWithStaleAccessTime(10) else { return false }
+            defer { try? FileManager.default.removeItem(atPath: root) }
+            let before = accessTime(of: file)
+            _ = try? Data(contentsOf: URL(fileURLWithPath: file))
+            return accessTime(of: file) != before
+        }
+
         @Test(
             "Reading a store's file leaves its access time as it was",
             .enabled(if: plainReadUpdatesAccessTime(), "the file system keeps no access times"))

@@ -337,16 +337,12 @@ extension RevisionTransferTests {
         let original = try String(contentsOfFile: reindented, encoding: .utf8)
         try original.replacingOccurrences(of: "\t", with: "  ").write(
             toFile: reindented, atomically: false, encoding: .utf8)
-        let opened = Mutex<[String]>([])
-        var calls = SystemCalls.live
-        calls.openat = { directory, path, flags, mode in
-            if path.hasSuffix(StoreLayout.metadataFile) { opened.withLock { $0.append(path) } }
-            return SystemCalls.live.openat(directory, path, flags, mode)
-        }
-        let source = RevisionStore(root: here.root, device: Device(id: "here", name: "here"), calls: calls)
+        let opened = MetadataOpens()
+        let source = RevisionStore(
+            root: here.root, device: Device(id: "here", name: "here"), calls: opened.calls)
         let outcomes = try RevisionTransfer(between: source, and: there).sync([Self.document], width: 1)
         #expect(outcomes.first?.sent == 2)
-        let reads = opened.withLock { $0 }
+        let reads = opened.paths
         #expect(reads.count == 2, "each metadata file read once: \(reads)")
         #expect(Set(reads.map { String($0.split(separator: "/").suffix(2).first ?? "") }).count == 2)
         for revision in [base, child] {
@@ -367,25 +363,38 @@ extension RevisionTransferTests {
         let here = try Self.store("fresh")
         defer { Self.cleanUp(here) }
         let base = try Self.write(here, "base")
-        let opened = Mutex<[String]>([])
-        var calls = SystemCalls.live
-        calls.openat = { directory, path, flags, mode in
-            if path.hasSuffix(StoreLayout.metadataFile) { opened.withLock { $0.append(path) } }
-            return SystemCalls.live.openat(directory, path, flags, mode)
-        }
-        let store = RevisionStore(root: here.root, device: Device(id: "here", name: "here"), calls: calls)
+        let opened = MetadataOpens()
+        let store = RevisionStore(
+            root: here.root, device: Device(id: "here", name: "here"), calls: opened.calls)
         // A read remembers the metadata: a second read only looks its file up.
         _ = try store.read(Self.document)
         _ = try store.read(Self.document)
-        #expect(opened.withLock { $0.count } == 1)
+        #expect(opened.paths.count == 1)
         // completePackage reads the file although the store remembers it.
         #expect(try store.completePackage(base.id, of: Self.document) == base)
-        #expect(opened.withLock { $0.count } == 2)
+        #expect(opened.paths.count == 2)
         // A package first read by completePackage is read again by the next read.
         let child = try Self.write(here, "child", after: [base])
         #expect(try store.completePackage(child.id, of: Self.document) == child)
-        #expect(opened.withLock { $0.count } == 3)
+        #expect(opened.paths.count == 3)
         _ = try store.read(Self.document)
-        #expect(opened.withLock { $0.count } == 4, "the child's metadata read by the read")
+        #expect(opened.paths.count == 4, "the child's metadata read by the read")
+    }
+}
+
+/// The live system calls, recording the path of each metadata file they open.
+final class MetadataOpens: Sendable {
+    private let opened = Mutex<[String]>([])
+
+    /// The paths opened so far, in order.
+    var paths: [String] { opened.withLock { $0 } }
+
+    var calls: SystemCalls {
+        var calls = SystemCalls.live
+        calls.openat = { [self] directory, path, flags, mode in
+            if path.hasSuffix(StoreLayout.metadataFile) { opened.withLock { $0.append(path) } }
+            return SystemCalls.live.openat(directory, path, flags, mode)
+        }
+        return calls
     }
 }
