@@ -61,7 +61,7 @@ struct FileReadingTests {
         }
 
         @Test(
-            "Listing a store's folder, or holding it open to look inside, leaves its access time as it was",
+            "Listing a store's folder, or holding it or a folder in it open to look inside, leaves its access time as it was",
             .enabled(if: plainReadUpdatesAccessTime(), "the file system keeps no access times"))
         func folderAccessTimeKept() throws {
             let (root, _) = try Self.folderWithStaleAccessTime(10)
@@ -77,6 +77,15 @@ struct FileReadingTests {
             let names = try reader.withFolder(atPath: folder) { try $0.entries().map(\.name) }
             #expect(names == ["a"])
             #expect(Self.accessTime(of: folder) == stale, "the listing of the open folder updated it")
+            try FileManager.default.createDirectory(
+                atPath: folder + "/sub", withIntermediateDirectories: false)
+            try Self.setAccessTime(of: folder + "/sub", toSecondsBefore: 86_400)
+            let staleSub = Self.accessTime(of: folder + "/sub")
+            let inner = try reader.withFolder(atPath: folder) {
+                try $0.withSubfolder("sub") { try $0.entries() }
+            }
+            #expect(inner??.isEmpty == true)
+            #expect(Self.accessTime(of: folder + "/sub") == staleSub, "the listing of a subfolder updated it")
         }
 
         @Test("A file whose owner refuses O_NOATIME is read without it")

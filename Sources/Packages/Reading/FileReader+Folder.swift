@@ -99,9 +99,10 @@ extension System {
     }
 
     /// Opens the entry `name` of the open folder `folder` as a folder, never through a
-    /// link; `nil` when it is absent, a file or a link.
+    /// link and keeping its access time (``keepingAccessTime(_:_:_:)``); `nil` when it is
+    /// absent, a file or a link.
     func openFolder(_ name: String, in folder: Int32, path: String) throws -> Int32? {
-        switch retrying({ calls.openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0) }) {
+        switch keepingAccessTime(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) {
         case .success(let descriptor): return descriptor
         case .failure(let errno)
         where errno == .noEntry || errno == .notDirectory || errno == .symbolicLinkLoop:

@@ -606,21 +606,29 @@ struct System {
     /// the inode. Another user's file or folder refuses the flag (`EPERM`) and is opened
     /// plainly.
     func openForReading(_ path: String, flags: Int32) throws -> Int32 {
-        #if os(Linux)
-            do {
-                return try open(path, flags: flags | Self.noAccessTime)
-            } catch let error as FileSystemError where error.errno == .notPermitted {
-                return try open(path, flags: flags)
-            }
-        #else
-            return try open(path, flags: flags)
-        #endif
+        let (directory, relative) = try locate(path)
+        return try keepingAccessTime(directory, relative, flags).mapError {
+            FileSystemError(.open, path: path, errno: $0)
+        }.get()
+    }
+
+    /// `openat(directory, name, flags)` for reading, with `O_NOATIME` where the owner may
+    /// (see ``openForReading(_:flags:)``), without it after `EPERM`.
+    func keepingAccessTime(_ directory: Int32, _ name: String, _ flags: Int32) -> Result<Int32, Errno> {
+        let flags = flags | O_CLOEXEC
+        guard Self.noAccessTime != 0 else { return retrying { calls.openat(directory, name, flags, 0) } }
+        let opened = retrying { calls.openat(directory, name, flags | Self.noAccessTime, 0) }
+        guard opened == .failure(.notPermitted) else { return opened }
+        return retrying { calls.openat(directory, name, flags, 0) }
     }
 
     #if os(Linux)
         /// `O_NOATIME`, which Glibc's module does not export (the same value on every Linux
         /// architecture Swift supports).
         static let noAccessTime: Int32 = 0o1_000_000
+    #else
+        /// No such flag here: a read may update the access time.
+        static let noAccessTime: Int32 = 0
     #endif
 
     /// Creates `path` exclusively (never through a link), writes `contents`, fsyncs and
