@@ -1,5 +1,6 @@
 import Foundation
 import PropertyList
+import TestSupport
 import Testing
 
 @Suite("Round trips of edge values")
@@ -131,6 +132,35 @@ struct RoundTripTests {
         }
         #expect(written == keys.sorted { $0.utf16.lexicographicallyPrecedes($1.utf16) })
         #expect(try value.xmlData() == FoundationBridge.xml(value))
+    }
+
+    @Test("Keys that share their first bytes, or differ past them, are sorted by UTF-16 code units")
+    func keyOrderPastThePrefix() throws {
+        let seed = SeededRandom.seed(fallback: 0x5eed_0e4d)
+        var generator = SeededRandom(seed: seed)
+        // Pieces of one to four UTF-8 bytes, and a long one, so that keys share prefixes
+        // of every length and differ at every byte position, on every kind of lead byte.
+        let pieces = ["a", "b", "aaaaaaa", "é", "\u{7FF}", "\u{D7FF}", "\u{E000}", "\u{FF5E}", "😀", "𝄞"]
+        for round in 0..<50 {
+            var keys = Set<String>()
+            for _ in 0..<Int.random(in: 1...40, using: &generator) {
+                let count = Int.random(in: 0...6, using: &generator)
+                keys.insert((0..<count).map { _ in pieces.randomElement(using: &generator)! }.joined())
+            }
+            let value = PropertyList.dictionary(
+                Dictionary(uniqueKeysWithValues: keys.map { ($0, PropertyList.integer(1)) }))
+            let ours = try value.xmlData()
+            let written = String(decoding: ours, as: UTF8.self).split(separator: "\n").compactMap {
+                line -> String? in
+                guard let start = line.range(of: "<key>"), let end = line.range(of: "</key>") else {
+                    return nil
+                }
+                return String(line[start.upperBound..<end.lowerBound])
+            }
+            let expected = keys.sorted { $0.utf16.lexicographicallyPrecedes($1.utf16) }
+            #expect(written == expected, "round \(round), seed \(seed); replay with SURVEYSTORE_SEED=\(seed)")
+            #expect(ours == (try FoundationBridge.xml(value)), "round \(round), seed \(seed)")
+        }
     }
 
     @Test(

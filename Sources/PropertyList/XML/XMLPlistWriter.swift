@@ -126,7 +126,8 @@ struct XMLPlistWriter {
             endContainer("</array>\n", depth: depth)
         case .dictionary(let entries):
             guard try beginDictionary(isEmpty: entries.isEmpty, depth: depth) else { return }
-            for (key, element) in entries.sorted(by: { Self.utf16Precedes($0.key, $1.key) }) {
+            for (_, index) in Self.sortedIndices(entries) {
+                let (key, element) = entries[index]
                 do {
                     try writeKey(key, depth: depth + 1)
                     try write(element, depth: depth + 1)
@@ -349,6 +350,56 @@ struct XMLPlistWriter {
             return "the string contains a carriage return (U+000D), which XML readers turn into a line feed"
         }
         return "the string contains the control character \(code), which XML 1.0 cannot carry"
+    }
+
+    /// The positions of a dictionary's entries in the order CoreFoundation writes them:
+    /// their keys by UTF-16 code units (``utf16Precedes(_:_:)``).
+    ///
+    /// Each key's first eight bytes are read once into an integer that orders as the keys
+    /// do (``utf16OrderPrefix(_:)``), so that most comparisons are of two integers; keys
+    /// whose prefixes are equal are compared whole. Positions rather than entries are
+    /// sorted, so no key or value is copied.
+    static func sortedIndices(
+        _ entries: [String: PropertyList]
+    ) -> [(prefix: UInt64, index: [String: PropertyList].Index)] {
+        var order: [(prefix: UInt64, index: [String: PropertyList].Index)] = []
+        order.reserveCapacity(entries.count)
+        var index = entries.startIndex
+        while index != entries.endIndex {
+            order.append((utf16OrderPrefix(entries[index].key), index))
+            entries.formIndex(after: &index)
+        }
+        order.sort { a, b in
+            a.prefix != b.prefix
+                ? a.prefix < b.prefix : utf16Precedes(entries[a.index].key, entries[b.index].key)
+        }
+        return order
+    }
+
+    /// The first eight bytes of `key`'s UTF-8, most significant first and zero after its
+    /// end, each lead byte of a character from U+E000 to U+FFFF (`EE`, `EF`) placed above
+    /// those of supplementary characters (`F0`…`F4`), as UTF-16 orders them (see
+    /// ``utf16Precedes(_:_:)``).
+    ///
+    /// When one key's prefix is below another's, that key comes first: the keys differ
+    /// first within these bytes, where the mapped byte orders them, or the first key ends
+    /// there. Equal prefixes say nothing (a key may end where another has a zero byte, or
+    /// the keys may differ later).
+    static func utf16OrderPrefix(_ key: String) -> UInt64 {
+        var key = key
+        return key.withUTF8 { bytes in
+            var prefix: UInt64 = 0
+            for index in 0..<8 {
+                var byte = index < bytes.count ? bytes[index] : 0
+                switch byte {
+                case 0xEE, 0xEF: byte &+= 5  // to F3, F4
+                case 0xF0...0xF4: byte &-= 2  // to EE…F2
+                default: break
+                }
+                prefix = prefix << 8 | UInt64(byte)
+            }
+            return prefix
+        }
     }
 
     /// Orders strings by their UTF-16 code units, as CoreFoundation sorts dictionary keys.
