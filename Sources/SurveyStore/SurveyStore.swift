@@ -697,9 +697,7 @@ public final class SurveyStore: Sendable {
 
     func documentLock(_ id: UUID, wait: Bool = true) throws -> FileLock {
         try checkWritable()
-        return try FileLock(
-            path: root + "/" + StoreLayout.lock(of: id), mode: .exclusive, wait: wait, root: root,
-            calls: calls)
+        return try revisions.documentLock(id, wait: wait)
     }
 }
 

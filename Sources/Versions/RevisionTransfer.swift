@@ -566,10 +566,8 @@ extension RevisionStore {
     }
 
     /// Takes this store's lock of `document`.
-    func documentLock(_ document: UUID, wait: Bool = true) throws -> FileLock {
-        try FileLock(
-            path: root + "/" + StoreLayout.lock(of: document), mode: .exclusive, wait: wait, root: root,
-            calls: calls)
+    public func documentLock(_ document: UUID, wait: Bool = true) throws -> FileLock {
+        try writer.lock(at: StoreLayout.lock(of: document), mode: .exclusive, wait: wait)
     }
 
     /// Whether `other` holds exactly the same tombstones and complete packages of

@@ -109,20 +109,27 @@ public struct PackageWriter: Sendable {
 
     /// Creates the folder at `relativePath` (if missing) and fsyncs its parent.
     ///
-    /// The corresponding C functions are `mkdirat` and `fsync`.
-    /// - Throws: ``FileSystemError``.
+    /// A folder already there (nearly always: a document's folder at each save) is
+    /// found by its status alone, without a `mkdirat` that fails.
+    ///
+    /// The corresponding C functions are `fstatat`, `mkdirat` and `fsync`.
     /// - Throws: ``FileSystemError``, also when something other than a folder has the
     ///   name (a link: code `symbolicLink`; a file or special file: `notRegularFile`).
     public func createDirectory(_ relativePath: String) throws {
         let path = root + "/" + relativePath
-        do {
-            try system.mkdir(path)
-        } catch let error as FileSystemError where error.code == .alreadyExists {
-            switch try system.status(path)?.kind {
+        func refuseOrAccept(_ kind: SystemCalls.FileKind?) throws {
+            switch kind {
             case .directory?: return
             case .symbolicLink?: throw FileSystemError(.symbolicLink, operation: .mkdir, path: path)
             default: throw FileSystemError(.notRegularFile, operation: .mkdir, path: path)
             }
+        }
+        if let kind = try system.status(path)?.kind { return try refuseOrAccept(kind) }
+        do {
+            try system.mkdir(path)
+        } catch let error as FileSystemError where error.code == .alreadyExists {
+            // Made by another writer since the status was read.
+            return try refuseOrAccept(try system.status(path)?.kind)
         }
         try system.fsyncDirectory(Self.parent(of: path))
     }
@@ -223,8 +230,7 @@ public struct PackageWriter: Sendable {
         let cleaning: FileLock
         do {
             cleaning = try FileLock(
-                path: locksFolder + "/writers.lock", mode: .exclusive, wait: false, root: root,
-                calls: system.calls)
+                path: locksFolder + "/writers.lock", mode: .exclusive, wait: false, system: system)
         } catch let error as FileSystemError where error.code == .locked {
             return false
         }
@@ -274,8 +280,14 @@ public struct PackageWriter: Sendable {
     // MARK: Steps
 
     func writerLock() throws -> FileLock {
-        try FileLock(
-            path: locksFolder + "/writers.lock", mode: .shared, wait: true, root: root, calls: system.calls)
+        try FileLock(path: locksFolder + "/writers.lock", mode: .shared, wait: true, system: system)
+    }
+
+    /// Takes the lock of the file at `relativePath` (beneath the root, created if
+    /// missing, never through a link), opened through the descriptor of the root this
+    /// writer holds rather than the root opened anew.
+    public func lock(at relativePath: String, mode: FileLock.Mode, wait: Bool = true) throws -> FileLock {
+        try FileLock(path: root + "/" + relativePath, mode: mode, wait: wait, system: system)
     }
 
     /// Renames `temporary` to `destination` without replacing anything, then fsyncs the
@@ -283,9 +295,10 @@ public struct PackageWriter: Sendable {
     private func moveIntoPlace(_ temporary: String, _ destination: String, isDirectory: Bool) throws
         -> Outcome
     {
-        switch try system.moveWithoutReplacing(temporary, to: destination, isDirectory: isDirectory) {
+        switch try system.moveWithoutReplacing(
+            temporary, to: destination, isDirectory: isDirectory, syncingDestinationFolder: true)
+        {
         case .success:
-            try system.fsyncDirectory(Self.parent(of: destination))
             return .created
         case .failure(let errno) where errno == .exists || errno == .notEmpty:
             return .alreadyExists

@@ -39,11 +39,20 @@ public final class FileLock {
     ///   is held elsewhere. The corresponding C function is `fcntl`.
     ///   - root: The store's root: the lock file is opened beneath it without following
     ///     any link (a linked lock file is refused, never created through).
-    public init(path: String, mode: Mode, wait: Bool = true, root: String? = nil, calls: SystemCalls = .live)
+    public convenience init(
+        path: String, mode: Mode, wait: Bool = true, root: String? = nil, calls: SystemCalls = .live
+    )
         throws
     {
+        try self.init(path: path, mode: mode, wait: wait, system: System(calls: calls, root: root))
+    }
+
+    /// Opens the lock file at `path` through `system`, whose root descriptor, when it has
+    /// one open, is used again rather than the root opened anew.
+    init(path: String, mode: Mode, wait: Bool, system: System) throws {
         self.path = path
-        system = System(calls: calls, root: root)
+        self.system = system
+        let calls = system.calls
         let descriptor = try system.open(path, flags: O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o644)
         var result: Result<Void, Errno>
         repeat {

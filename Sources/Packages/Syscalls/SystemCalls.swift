@@ -659,8 +659,23 @@ struct System {
     /// Where the file system does not know that flag (`EINVAL`, `ENOSYS`), a file is
     /// linked and unlinked (which fails rather than replace) and a folder renamed plainly
     /// (which cannot replace a package either, since a package is never empty).
-    func moveWithoutReplacing(_ from: String, to: String, isDirectory: Bool) throws -> Result<Void, Errno> {
-        var result = try rename(from, to: to, noReplace: true)
+    ///
+    /// With `syncingDestinationFolder`, a successful move is made durable: the folder
+    /// that holds `to` is fsynced, through the descriptor the rename used.
+    func moveWithoutReplacing(
+        _ from: String, to: String, isDirectory: Bool, syncingDestinationFolder: Bool = false
+    ) throws -> Result<Void, Errno> {
+        var synced = false
+        var result = try inParent(of: from, operation: .rename) { fromFolder, fromName in
+            try inParent(of: to, operation: .rename) { toFolder, toName in
+                let renamed = retrying { calls.renameat(fromFolder, fromName, toFolder, toName, true) }
+                if case .success = renamed, syncingDestinationFolder {
+                    try fsync(toFolder, path: Self.parent(of: to))
+                    synced = true
+                }
+                return renamed
+            }
+        }
         if case .failure(let errno) = result, errno == .invalid || errno == .notSupported {
             if isDirectory {
                 result = try rename(from, to: to, noReplace: false)
@@ -668,6 +683,9 @@ struct System {
                 result = try link(from, to: to)
                 if case .success = result { try unlink(from, isDirectory: false) }
             }
+        }
+        if case .success = result, syncingDestinationFolder, !synced {
+            try fsyncDirectory(Self.parent(of: to))
         }
         return result
     }
