@@ -88,7 +88,26 @@ struct FileReadingTests {
             #expect(Self.accessTime(of: folder + "/sub") == staleSub, "the listing of a subfolder updated it")
         }
 
-        @Test("A file whose owner refuses O_NOATIME is read without it")
+        @Test(
+            "The polling watcher lists a folder without updating its access time",
+            .enabled(if: plainReadUpdatesAccessTime(), "the file system keeps no access times"))
+        func pollingKeepsAccessTime() throws {
+            let (root, _) = try Self.folderWithStaleAccessTime(10)
+            defer { try? FileManager.default.removeItem(atPath: root) }
+            try Self.setAccessTime(of: root, toSecondsBefore: 86_400)
+            let stale = Self.accessTime(of: root)
+            let watcher = try FolderWatcher(mechanism: .polling)
+            defer { watcher.close() }
+            _ = try watcher.add(root, interest: .allEntries)
+            #expect(Self.accessTime(of: root) == stale, "the watcher's listing updated the access time")
+            // A plain listing would have: the test can fail.
+            _ = try FileManager.default.contentsOfDirectory(atPath: root)
+            #expect(Self.accessTime(of: root) != stale)
+        }
+
+        @Test(
+            "A file whose owner refuses O_NOATIME is read without it, and the flag is not asked for again beneath that root"
+        )
         func accessTimeFlagRefused() throws {
             let (root, file) = try Self.folderWithStaleAccessTime(5_000)
             defer { try? FileManager.default.removeItem(atPath: root) }
@@ -103,12 +122,23 @@ struct FileReadingTests {
                 if flags & System.noAccessTime != 0 { return .failure(.notPermitted) }
                 return SystemCalls.live.openat(directory, path, flags, mode)
             }
-            let read = try #require(try FileReader(root: root, calls: calls).contents(atPath: file))
+            let reader = FileReader(root: root, calls: calls)
+            let read = try #require(try reader.contents(atPath: file))
             #expect(read == Data(repeating: 0x61, count: 5_000))
-            let tried = flagsTried.withLock { $0 }
+            var tried = flagsTried.withLock { $0 }
             #expect(tried.count == 2)
             #expect(tried.first.map { $0 & System.noAccessTime != 0 } == true)
             #expect(tried.last.map { $0 & System.noAccessTime == 0 } == true)
+            // Refused once beneath this root, the flag is not asked for there again.
+            #expect(try reader.contents(atPath: file) == read)
+            tried = flagsTried.withLock { $0 }
+            #expect(tried.count == 3)
+            #expect(tried.last.map { $0 & System.noAccessTime == 0 } == true)
+            // Another store's reader asks again.
+            #expect(try FileReader(root: root, calls: calls).contents(atPath: file) == read)
+            tried = flagsTried.withLock { $0 }
+            #expect(tried.count == 5)
+            #expect(tried[3] & System.noAccessTime != 0)
         }
     #endif
 

@@ -1,5 +1,6 @@
 import CSystemShims
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -314,6 +315,9 @@ private func libcUnlinkat(_ fd: Int32, _ path: String, _ flags: Int32) -> Int32 
 /// through a symbolic link.
 final class RootDirectory: @unchecked Sendable {
     let path: String
+    /// Whether a file or folder beneath this root refused `O_NOATIME` (another user's),
+    /// after which reads here no longer ask for it (``System/keepingAccessTime(_:_:_:)``).
+    let refusedNoAccessTime = Atomic<Bool>(false)
     private let calls: SystemCalls
     private let lock = NSLock()
     private var descriptor: Int32?
@@ -604,7 +608,9 @@ struct System {
     /// never change once written, and a read that updated the access time (the first read
     /// after a write, then one a day under `relatime`) would make the file system write
     /// the inode. Another user's file or folder refuses the flag (`EPERM`) and is opened
-    /// plainly.
+    /// plainly; beneath a store's root, once the flag is refused it is no longer asked
+    /// for there (a store is nearly always one user's files: another user's store would
+    /// cost a refused open per file).
     func openForReading(_ path: String, flags: Int32) throws -> Int32 {
         let (directory, relative) = try locate(path)
         return try keepingAccessTime(directory, relative, flags).mapError {
@@ -613,12 +619,16 @@ struct System {
     }
 
     /// `openat(directory, name, flags)` for reading, with `O_NOATIME` where the owner may
-    /// (see ``openForReading(_:flags:)``), without it after `EPERM`.
+    /// (see ``openForReading(_:flags:)``), without it after `EPERM`, and without it at all
+    /// once this root has refused it.
     func keepingAccessTime(_ directory: Int32, _ name: String, _ flags: Int32) -> Result<Int32, Errno> {
         let flags = flags | O_CLOEXEC
-        guard Self.noAccessTime != 0 else { return retrying { calls.openat(directory, name, flags, 0) } }
+        guard Self.noAccessTime != 0, root?.refusedNoAccessTime.load(ordering: .relaxed) != true else {
+            return retrying { calls.openat(directory, name, flags, 0) }
+        }
         let opened = retrying { calls.openat(directory, name, flags | Self.noAccessTime, 0) }
         guard opened == .failure(.notPermitted) else { return opened }
+        root?.refusedNoAccessTime.store(true, ordering: .relaxed)
         return retrying { calls.openat(directory, name, flags, 0) }
     }
 

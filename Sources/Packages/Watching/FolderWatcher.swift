@@ -16,7 +16,8 @@ import Foundation
 ///   was removed, renamed or unmounted: `IN_IGNORED`, `IN_MOVE_SELF`, `IN_UNMOUNT`) it
 ///   reports ``Event/lost(_:)``.
 /// - ``Mechanism/polling`` (where there is no inotify, or when chosen): every
-///   ``pollingInterval`` each watched folder is listed (`opendir`, `readdir`) and each
+///   ``pollingInterval`` each watched folder is listed (`fdopendir`, `readdir`; opened
+///   without updating its access time, as the store's readers open folders) and each
 ///   entry's status read (`fstatat`), and the listing compared with the previous one: a
 ///   new name is reported as ``Event/appeared(_:name:)``, a name gone or a file whose
 ///   size, inode or modification time changed as ``Event/changed(_:name:)``, and a folder
@@ -417,8 +418,12 @@ private struct PolledFolder {
     var folder: [UInt64]
     var entries: [String: Stamp]
 
-    /// The folder at `path` listed (`opendir`, `readdir`, `fstatat` per entry, without
-    /// following links), or `nil` when it is no folder (errno says why).
+    /// The folder at `path` listed (`open`, `fdopendir`, `readdir`, `fstatat` per entry,
+    /// without following links), or `nil` when it is no folder (errno says why).
+    ///
+    /// The folder is opened as the store's readers open it: never through a link, and
+    /// without updating its access time where its owner may (`O_NOATIME`; plainly after
+    /// `EPERM`), so that a poll every second writes no inode.
     static func list(_ path: String, interest: FolderWatcher.Interest) -> PolledFolder? {
         var status = stat()
         guard lstat(path, &status) == 0 else { return nil }
@@ -426,7 +431,16 @@ private struct PolledFolder {
             errno = ENOTDIR
             return nil
         }
-        guard let directory = opendir(path) else { return nil }
+        let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+        var opened = open(path, flags | System.noAccessTime)
+        if opened < 0 && errno == EPERM && System.noAccessTime != 0 { opened = open(path, flags) }
+        guard opened >= 0 else { return nil }
+        guard let directory = fdopendir(opened) else {
+            let failure = errno
+            _ = Glue.close(opened)
+            errno = failure
+            return nil
+        }
         defer { closedir(directory) }
         let descriptor = dirfd(directory)
         var entries: [String: Stamp] = [:]
