@@ -566,7 +566,7 @@ extension RevisionStore {
     }
 
     /// Takes this store's lock of `document`.
-    public func documentLock(_ document: UUID, wait: Bool = true) throws -> FileLock {
+    package func documentLock(_ document: UUID, wait: Bool = true) throws -> FileLock {
         try writer.lock(at: StoreLayout.lock(of: document), mode: .exclusive, wait: wait)
     }
 
