@@ -608,9 +608,9 @@ struct System {
     /// never change once written, and a read that updated the access time (the first read
     /// after a write, then one a day under `relatime`) would make the file system write
     /// the inode. Another user's file or folder refuses the flag (`EPERM`) and is opened
-    /// plainly; beneath a store's root, once the flag is refused it is no longer asked
-    /// for there (a store is nearly always one user's files: another user's store would
-    /// cost a refused open per file).
+    /// plainly; with a store's root, once the flag has been refused beneath it, this
+    /// value's later opens do not ask for it (a store is nearly always one user's files:
+    /// another user's store would cost a refused open per file).
     func openForReading(_ path: String, flags: Int32) throws -> Int32 {
         let (directory, relative) = try locate(path)
         return try keepingAccessTime(directory, relative, flags).mapError {
