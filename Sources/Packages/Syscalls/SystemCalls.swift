@@ -316,15 +316,28 @@ private func libcUnlinkat(_ fd: Int32, _ path: String, _ flags: Int32) -> Int32 
 final class RootDirectory: @unchecked Sendable {
     let path: String
     /// Whether a file or folder beneath this root refused `O_NOATIME` (another user's),
-    /// after which reads here no longer ask for it (``System/keepingAccessTime(_:_:_:)``).
-    let refusedNoAccessTime = Atomic<Bool>(false)
+    /// after which reads here no longer ask for it (``System/keepingAccessTime(_:_:_:)``):
+    /// set for every root of the same path made later in this process, too.
+    let refusedNoAccessTime: Atomic<Bool>
     private let calls: SystemCalls
     private let lock = NSLock()
     private var descriptor: Int32?
 
+    /// The root paths beneath which `O_NOATIME` was refused in this process. A command
+    /// reads a store through several readers (its description, its device, its
+    /// revisions): the first refusal spares all of them.
+    private static let refusedPaths = Mutex<Set<String>>([])
+
     init(path: String, calls: SystemCalls) {
         self.path = path
         self.calls = calls
+        refusedNoAccessTime = Atomic(Self.refusedPaths.withLock { $0.contains(path) })
+    }
+
+    /// Notes that `O_NOATIME` was refused beneath this root.
+    func noteRefusedNoAccessTime() {
+        refusedNoAccessTime.store(true, ordering: .relaxed)
+        _ = Self.refusedPaths.withLock { $0.insert(path) }
     }
 
     /// The root's descriptor. The root itself is the caller's choice and may be reached
@@ -608,9 +621,10 @@ struct System {
     /// never change once written, and a read that updated the access time (the first read
     /// after a write, then one a day under `relatime`) would make the file system write
     /// the inode. Another user's file or folder refuses the flag (`EPERM`) and is opened
-    /// plainly; with a store's root, once the flag has been refused beneath it, this
-    /// value's later opens do not ask for it (a store is nearly always one user's files:
-    /// another user's store would cost a refused open per file).
+    /// plainly; once the flag has been refused beneath a store's root, later opens
+    /// beneath that root (the same path) in this process do not ask for it (a store is
+    /// nearly always one user's files: another user's store would cost a refused open
+    /// per file).
     func openForReading(_ path: String, flags: Int32) throws -> Int32 {
         let (directory, relative) = try locate(path)
         return try keepingAccessTime(directory, relative, flags).mapError {
@@ -628,7 +642,7 @@ struct System {
         }
         let opened = retrying { calls.openat(directory, name, flags | Self.noAccessTime, 0) }
         guard opened == .failure(.notPermitted) else { return opened }
-        root?.refusedNoAccessTime.store(true, ordering: .relaxed)
+        root?.noteRefusedNoAccessTime()
         return retrying { calls.openat(directory, name, flags, 0) }
     }
 
