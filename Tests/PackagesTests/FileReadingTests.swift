@@ -48,9 +48,13 @@ struct FileReadingTests {
             return accessTime(of: file) != before
         }
 
+        /// Runs a test only where a read that may update an access time does.
+        static let keepsAccessTimes = ConditionTrait.enabled(
+            if: plainReadUpdatesAccessTime(), "the file system keeps no access times")
+
         @Test(
             "Reading a store's file leaves its access time as it was",
-            .enabled(if: plainReadUpdatesAccessTime(), "the file system keeps no access times"))
+            keepsAccessTimes)
         func accessTimeKept() throws {
             let (root, file) = try Self.folderWithStaleAccessTime(1_000)
             defer { try? FileManager.default.removeItem(atPath: root) }
@@ -62,7 +66,7 @@ struct FileReadingTests {
 
         @Test(
             "Listing a store's folder, or holding it or a folder in it open to look inside, leaves its access time as it was",
-            .enabled(if: plainReadUpdatesAccessTime(), "the file system keeps no access times"))
+            keepsAccessTimes)
         func folderAccessTimeKept() throws {
             let (root, _) = try Self.folderWithStaleAccessTime(10)
             defer { try? FileManager.default.removeItem(atPath: root) }
@@ -90,7 +94,7 @@ struct FileReadingTests {
 
         @Test(
             "The polling watcher lists a folder without updating its access time",
-            .enabled(if: plainReadUpdatesAccessTime(), "the file system keeps no access times"))
+            keepsAccessTimes)
         func pollingKeepsAccessTime() throws {
             let (root, _) = try Self.folderWithStaleAccessTime(10)
             defer { try? FileManager.default.removeItem(atPath: root) }

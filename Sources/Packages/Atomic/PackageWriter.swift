@@ -229,8 +229,7 @@ public struct PackageWriter: Sendable {
     public func removeLeftovers() throws -> Bool {
         let cleaning: FileLock
         do {
-            cleaning = try FileLock(
-                path: locksFolder + "/writers.lock", mode: .exclusive, wait: false, system: system)
+            cleaning = try lock(at: writersLock, mode: .exclusive, wait: false)
         } catch let error as FileSystemError where error.code == .locked {
             return false
         }
@@ -280,8 +279,12 @@ public struct PackageWriter: Sendable {
     // MARK: Steps
 
     func writerLock() throws -> FileLock {
-        try FileLock(path: locksFolder + "/writers.lock", mode: .shared, wait: true, system: system)
+        try lock(at: writersLock, mode: .shared)
     }
+
+    /// The writers' lock file, relative to the root: writers hold it shared, the removal
+    /// of leftovers exclusively.
+    private var writersLock: String { locksPath + "/writers.lock" }
 
     /// Takes the lock of the file at `relativePath` (beneath the root, created if
     /// missing, never through a link), opened through the descriptor of the root this

@@ -499,10 +499,16 @@ struct System {
         }
     }
 
-    func rename(_ from: String, to: String, noReplace: Bool) throws -> Result<Void, Errno> {
+    /// Renames `from` to `to`; after a successful rename, `then` is given the descriptor
+    /// of the folder that holds `to`, which the rename used.
+    func rename(
+        _ from: String, to: String, noReplace: Bool, then: (Int32) throws -> Void = { _ in }
+    ) throws -> Result<Void, Errno> {
         try inParent(of: from, operation: .rename) { fromFolder, fromName in
             try inParent(of: to, operation: .rename) { toFolder, toName in
-                retrying { calls.renameat(fromFolder, fromName, toFolder, toName, noReplace) }
+                let renamed = retrying { calls.renameat(fromFolder, fromName, toFolder, toName, noReplace) }
+                if case .success = renamed { try then(toFolder) }
+                return renamed
             }
         }
     }
@@ -690,15 +696,10 @@ struct System {
         _ from: String, to: String, isDirectory: Bool, syncingDestinationFolder: Bool = false
     ) throws -> Result<Void, Errno> {
         var synced = false
-        var result = try inParent(of: from, operation: .rename) { fromFolder, fromName in
-            try inParent(of: to, operation: .rename) { toFolder, toName in
-                let renamed = retrying { calls.renameat(fromFolder, fromName, toFolder, toName, true) }
-                if case .success = renamed, syncingDestinationFolder {
-                    try fsync(toFolder, path: Self.parent(of: to))
-                    synced = true
-                }
-                return renamed
-            }
+        var result = try rename(from, to: to, noReplace: true) { toFolder in
+            guard syncingDestinationFolder else { return }
+            try fsync(toFolder, path: Self.parent(of: to))
+            synced = true
         }
         if case .failure(let errno) = result, errno == .invalid || errno == .notSupported {
             if isDirectory {

@@ -421,9 +421,9 @@ private struct PolledFolder {
     /// The folder at `path` listed (`open`, `fdopendir`, `readdir`, `fstatat` per entry,
     /// without following links), or `nil` when it is no folder (errno says why).
     ///
-    /// The folder is opened as the store's readers open it: never through a link, and
-    /// without updating its access time where its owner may (`O_NOATIME`; plainly after
-    /// `EPERM`), so that a poll every second writes no inode.
+    /// The folder is opened as the store's readers open it
+    /// (``System/keepingAccessTime(_:_:_:)``): never through a link, and without updating
+    /// its access time where its owner may, so that a poll every second writes no inode.
     static func list(_ path: String, interest: FolderWatcher.Interest) -> PolledFolder? {
         var status = stat()
         guard lstat(path, &status) == 0 else { return nil }
@@ -431,10 +431,13 @@ private struct PolledFolder {
             errno = ENOTDIR
             return nil
         }
-        let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
-        var opened = open(path, flags | System.noAccessTime)
-        if opened < 0 && errno == EPERM && System.noAccessTime != 0 { opened = open(path, flags) }
-        guard opened >= 0 else { return nil }
+        let opened: Int32
+        switch System(calls: .live).keepingAccessTime(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) {
+        case .success(let descriptor): opened = descriptor
+        case .failure(let failure):
+            errno = failure.rawValue
+            return nil
+        }
         guard let directory = fdopendir(opened) else {
             let failure = errno
             _ = Glue.close(opened)
