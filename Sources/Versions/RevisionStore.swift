@@ -283,7 +283,8 @@ public final class RevisionStore: Sendable {
     private func tombstone(at file: String, name: String, document: UUID) throws -> RevisionMetadata? {
         try verifiedMetadata(
             at: file, of: "tombstone", nameMatches: { name == StoreLayout.tombstoneName($0) },
-            document: document, subject: "it")
+            document: document, subject: "it", status: { try reader.status(atPath: file) },
+            read: { try reader.contentsAndStatus(atPath: file) })
     }
 
     /// The metadata in `file`: remembered while the file there is unchanged; else read,
@@ -291,13 +292,18 @@ public final class RevisionStore: Sendable {
     /// and to belong to `document`, and remembered. `nil` when the file is absent: only
     /// absence makes a package incomplete, and any other failure to read is reported,
     /// never a reason to take a revision as something else.
+    ///
+    /// `status` and `read` look at the file and read it (by its path, or through its
+    /// folder's descriptor).
     private func verifiedMetadata(
         at file: String, of holder: String, nameMatches: (RevisionID) -> Bool, document: UUID,
         subject: String, cached: Bool = true,
-        keep: (Data) -> Void = { _ in }
+        keep: (Data) -> Void = { _ in },
+        status: () throws -> SystemCalls.FileStatus?,
+        read: () throws -> (data: Data, status: SystemCalls.FileStatus)?
     ) throws -> RevisionMetadata? {
-        if cached, let known = try known.metadata(of: file, reader: reader) { return known }
-        guard let (data, stamp) = try reader.contentsAndStatus(atPath: file) else { return nil }
+        if cached, let known = try known.metadata(of: file, status: status) { return known }
+        guard let (data, stamp) = try read() else { return nil }
         let metadata = try RevisionMetadata(plist: data, file: file)
         guard nameMatches(metadata.id) else {
             throw VersionsError.malformedMetadata(
@@ -319,30 +325,38 @@ public final class RevisionStore: Sendable {
     /// `keep` is given the metadata file's bytes when they were read now (not remembered)
     /// and verified. With `cached` false the metadata file is read whatever this store
     /// remembers of it, and is not remembered.
+    ///
+    /// The package's folder is opened once (beneath the root, never through a link; a link
+    /// in its place is an error, code `symbolicLink`), and both files are looked at
+    /// through its descriptor: one resolution of the path where each file took its own.
     func package(
         at path: String, id: RevisionID, document: UUID, cached: Bool = true, keep: (Data) -> Void = { _ in }
     ) throws
         -> RevisionMetadata?
     {
-        guard
-            let metadata = try verifiedMetadata(
-                at: path + "/" + Self.metadataFile, of: "package", nameMatches: { $0 == id },
-                document: document,
-                subject: "the revision", cached: cached, keep: keep)
-        else { return nil }
-        // The content is looked at on every read, remembered metadata or not: it may
-        // have gone, or been replaced, since.
-        if !metadata.isDeleted {
-            let content = path + "/" + Self.contentFile
-            guard let status = try reader.status(atPath: content) else { return nil }
-            guard status.kind == .regular else {
-                let code: FileSystemError.Code =
-                    status.kind == .symbolicLink
-                    ? .symbolicLink : status.kind == .directory ? .isDirectory : .notRegularFile
-                throw FileSystemError(code, operation: .read, path: content)
+        let found = try reader.withFolder(atPath: path, linkIsError: true) { folder -> RevisionMetadata? in
+            guard
+                let metadata = try verifiedMetadata(
+                    at: path + "/" + Self.metadataFile, of: "package", nameMatches: { $0 == id },
+                    document: document,
+                    subject: "the revision", cached: cached, keep: keep,
+                    status: { try folder.status(of: Self.metadataFile) },
+                    read: { try folder.contentsAndStatus(of: Self.metadataFile) })
+            else { return nil }
+            // The content is looked at on every read, remembered metadata or not: it may
+            // have gone, or been replaced, since.
+            if !metadata.isDeleted {
+                guard let status = try folder.status(of: Self.contentFile) else { return nil }
+                guard status.kind == .regular else {
+                    let code: FileSystemError.Code =
+                        status.kind == .symbolicLink
+                        ? .symbolicLink : status.kind == .directory ? .isDirectory : .notRegularFile
+                    throw FileSystemError(code, operation: .read, path: path + "/" + Self.contentFile)
+                }
             }
+            return metadata
         }
-        return metadata
+        return found ?? nil
     }
 
     /// What `error` says, without the file's path when it starts with it (the issue
@@ -849,12 +863,13 @@ private final class MetadataCache: Sendable {
         shards[Int(UInt(bitPattern: key.hash) % UInt(Self.shardCount))]
     }
 
-    /// The metadata read from `file`, when the file there now is the one it was read from.
-    func metadata(of file: String, reader: FileReader) throws -> RevisionMetadata? {
+    /// The metadata read from `file`, when the file there now (`status`) is the one it
+    /// was read from.
+    func metadata(of file: String, status: () throws -> SystemCalls.FileStatus?) throws -> RevisionMetadata? {
         let key = Key(file)
         let shard = shard(of: key)
         guard let entry = shard.entries.withLock({ $0[key] }) else { return nil }
-        guard let status = try reader.status(atPath: file), status == entry.stamp else {
+        guard let status = try status(), status == entry.stamp else {
             shard.entries.withLock { _ = $0.removeValue(forKey: key) }
             return nil
         }

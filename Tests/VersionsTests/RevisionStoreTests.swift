@@ -102,21 +102,46 @@ struct RevisionStoreTests {
     func heldStoreRemembersUnchangedMetadata() throws {
         let (writer, revisions) = try Self.chain(2)
         defer { try? FileManager.default.removeItem(atPath: writer.root) }
-        let opened = Mutex<[String]>([])
-        var calls = SystemCalls.live
-        let live = calls.openat
-        calls.openat = { directory, path, flags, mode in
-            opened.withLock { $0.append(path) }
-            return live(directory, path, flags, mode)
-        }
-        let store = RevisionStore(root: writer.root, device: Self.laptop, calls: calls)
-        func metadataOpens() -> Int {
-            opened.withLock { $0.filter { $0.hasSuffix("/" + StoreLayout.metadataFile) }.count }
-        }
+        let opened = MetadataOpens()
+        let store = RevisionStore(root: writer.root, device: Self.laptop, calls: opened.calls)
+        func metadataOpens() -> Int { opened.paths.count }
         #expect(try store.read(Self.document).live.count == 2)
         #expect(metadataOpens() == 2, "the first read reads both metadata files")
         #expect(try store.read(Self.document).graph.winner?.id == revisions[1].id)
         #expect(metadataOpens() == 2, "the second read takes both from memory")
+    }
+
+    @Test("A read opens each package's folder once and looks at both of its files through that descriptor")
+    func onePackageOpenPerRead() throws {
+        let (writer, _) = try Self.chain(3)
+        defer { try? FileManager.default.removeItem(atPath: writer.root) }
+        let recorded = Mutex<(opens: [String], stats: [String])>(([], []))
+        var calls = SystemCalls.live
+        calls.openat = { directory, path, flags, mode in
+            recorded.withLock { $0.opens.append(path) }
+            return SystemCalls.live.openat(directory, path, flags, mode)
+        }
+        calls.stat = { directory, path in
+            recorded.withLock { $0.stats.append(path) }
+            return SystemCalls.live.stat(directory, path)
+        }
+        let store = RevisionStore(root: writer.root, device: Self.laptop, calls: calls)
+        for pass in ["first read", "held read"] {
+            recorded.withLock { $0 = ([], []) }
+            #expect(try store.read(Self.document).live.count == 3)
+            let (opens, stats) = recorded.withLock { $0 }
+            #expect(opens.filter { $0.hasSuffix(StoreLayout.packageSuffix) }.count == 3, "\(pass): \(opens)")
+            // Each file by its own name, through the package's descriptor: no path is
+            // resolved again from the root.
+            let metadataOpens = opens.filter { $0.contains(StoreLayout.metadataFile) }
+            #expect(metadataOpens.allSatisfy { $0 == StoreLayout.metadataFile }, "\(pass): \(opens)")
+            #expect(metadataOpens.count == (pass == "first read" ? 3 : 0), "\(pass): \(opens)")
+            #expect(
+                stats.sorted()
+                    == (pass == "first read" ? [] : Array(repeating: StoreLayout.metadataFile, count: 3))
+                        + Array(repeating: StoreLayout.contentFile, count: 3),
+                "\(pass): \(stats)")
+        }
     }
 
     @Test("A tombstone for the head is pending: the head keeps its content, clean-up leaves it")
@@ -201,6 +226,52 @@ struct RevisionStoreTests {
         #expect(read.skipped.count == 4, "\(read.skipped)")
         #expect(read.graph.revisions.count == 2 && read.tombstones.isEmpty)
         #expect(read.graph.winner?.id == revisions[1].id)
+    }
+
+    @Test(
+        "Where the file system reports no kinds in listings, a link standing for a package, its metadata or its content is skipped and reported, never counted or taken as half-copied"
+    )
+    func linksWithoutKinds() throws {
+        let (writer, revisions) = try Self.chain(2)
+        defer { try? FileManager.default.removeItem(atPath: writer.root) }
+        let folder = path(writer, StoreLayout.folder(of: Self.document))
+        let outside = writer.root + "-outside"
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        // A link for a package: to a copy of the first package, outside the store.
+        let first = folder + "/" + StoreLayout.packageName(revisions[0].id)
+        try FileManager.default.copyItem(atPath: first, toPath: outside + "/package")
+        try FileManager.default.removeItem(atPath: first)
+        try FileManager.default.createSymbolicLink(atPath: first, withDestinationPath: outside + "/package")
+        // Links for the second package's metadata and content, to copies outside.
+        let second = folder + "/" + StoreLayout.packageName(revisions[1].id)
+        for name in [StoreLayout.metadataFile, StoreLayout.contentFile] {
+            try FileManager.default.copyItem(atPath: second + "/" + name, toPath: outside + "/" + name)
+        }
+        var calls = SystemCalls.live
+        calls.listDirectory = { descriptor in
+            SystemCalls.live.listDirectory(descriptor).map { entries in
+                entries.map { SystemCalls.DirectoryEntry(name: $0.name, kind: .unknown) }
+            }
+        }
+        for name in [StoreLayout.metadataFile, StoreLayout.contentFile] {
+            try FileManager.default.removeItem(atPath: second + "/" + name)
+            try FileManager.default.createSymbolicLink(
+                atPath: second + "/" + name, withDestinationPath: outside + "/" + name)
+            let read = try RevisionStore(root: writer.root, device: Self.laptop, calls: calls).read(
+                Self.document)
+            #expect(read.live.isEmpty && read.graph.revisions.isEmpty, "\(name)")
+            #expect(read.incomplete.isEmpty, "a link is never a copy in progress: \(read.incomplete)")
+            #expect(read.skipped.count == 2, "\(name): \(read.skipped)")
+            #expect(read.skipped.contains { $0.path == first }, "the package that is a link: \(read.skipped)")
+            #expect(
+                read.skipped.contains { $0.path == second + "/" + name },
+                "the file that is a link: \(read.skipped)")
+            if name == StoreLayout.metadataFile {
+                try FileManager.default.removeItem(atPath: second + "/" + name)
+                try FileManager.default.copyItem(atPath: outside + "/" + name, toPath: second + "/" + name)
+            }
+        }
     }
 
     @Test(

@@ -385,6 +385,9 @@ extension RevisionTransferTests {
 /// The live system calls, recording the path of each metadata file they open.
 final class MetadataOpens: Sendable {
     private let opened = Mutex<[String]>([])
+    /// The package folders open now, by descriptor: a metadata file opened through one is
+    /// named by the folder's path.
+    private let folders = Mutex<[Int32: String]>([:])
 
     /// The paths opened so far, in order.
     var paths: [String] { opened.withLock { $0 } }
@@ -392,8 +395,14 @@ final class MetadataOpens: Sendable {
     var calls: SystemCalls {
         var calls = SystemCalls.live
         calls.openat = { [self] directory, path, flags, mode in
-            if path.hasSuffix(StoreLayout.metadataFile) { opened.withLock { $0.append(path) } }
-            return SystemCalls.live.openat(directory, path, flags, mode)
+            let result = SystemCalls.live.openat(directory, path, flags, mode)
+            if path.hasSuffix(StoreLayout.metadataFile) {
+                let folder = folders.withLock { $0[directory] }
+                opened.withLock { $0.append(folder.map { $0 + "/" + path } ?? path) }
+            } else if path.hasSuffix(StoreLayout.packageSuffix), case .success(let descriptor) = result {
+                folders.withLock { $0[descriptor] = path }
+            }
+            return result
         }
         return calls
     }

@@ -37,6 +37,30 @@ extension FileReader {
             try system.status(of: try checked(name), in: descriptor, path: path + "/" + name)
         }
 
+        /// The bytes of the regular file `name` in this folder, with its status taken from
+        /// the descriptor they were read through; `nil` when there is no such entry.
+        ///
+        /// The corresponding C functions are `openat` with `O_NOFOLLOW`, `fstat`, `read` and
+        /// `close`.
+        /// - Parameters:
+        ///   - name: A single path component.
+        ///   - limit: The largest size read (``FileReader/smallFileLimit`` unless given).
+        /// - Throws: ``FileSystemError`` for any other failure, as
+        ///   ``FileReader/contents(atPath:limit:)``: a link (code `symbolicLink`), a folder,
+        ///   a FIFO or device, a file over `limit`, an I/O error; and for a name that is not a
+        ///   single path component.
+        public func contentsAndStatus(
+            of name: String, limit: Int = FileReader.smallFileLimit
+        ) throws -> (data: Data, status: SystemCalls.FileStatus)? {
+            do {
+                return try system.readAll(
+                    try checked(name), in: descriptor, path: path + "/" + name, limit: limit)
+            } catch let error as FileSystemError where error.code == .notFound || error.errno == .notDirectory
+            {
+                return nil
+            }
+        }
+
         /// Calls `body` with the entry `name` opened as a folder; `nil` when there is no
         /// such folder (nothing is there, or a file or a link is).
         ///
@@ -66,13 +90,24 @@ extension FileReader {
     /// The corresponding C functions are `openat` (beneath the reader's root, never through
     /// a link) and `close`.
     /// - Throws: ``FileSystemError`` for any other failure, and what `body` throws.
-    public func withFolder<T>(atPath path: String, _ body: (Folder) throws -> T) throws -> T? {
+    ///
+    /// With `linkIsError`, a symbolic link at `path` is reported (code `symbolicLink`)
+    /// rather than taken as absence.
+    public func withFolder<T>(
+        atPath path: String, linkIsError: Bool = false, _ body: (Folder) throws -> T
+    ) throws -> T? {
         let descriptor: Int32
         do {
             descriptor = try system.openForReading(path, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
         } catch let error as FileSystemError
-            where error.code == .notFound || error.code == .symbolicLink || error.errno == .notDirectory
+            where error.code == .notFound || (error.code == .symbolicLink && !linkIsError)
+            || error.errno == .notDirectory
         {
+            // Linux refuses a link opened with `O_DIRECTORY | O_NOFOLLOW` as "not a
+            // directory", as it refuses a file: which it was is looked at only then.
+            if linkIsError, error.errno == .notDirectory, try system.status(path)?.kind == .symbolicLink {
+                throw FileSystemError(.symbolicLink, operation: .open, path: path)
+            }
             return nil
         }
         defer { _ = system.calls.close(descriptor) }

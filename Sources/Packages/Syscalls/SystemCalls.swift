@@ -576,6 +576,24 @@ struct System {
     func readAll(_ path: String, limit: Int) throws -> (data: Data, status: SystemCalls.FileStatus) {
         let descriptor = try openForReading(path, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
         defer { _ = calls.close(descriptor) }
+        return try readAll(descriptor: descriptor, path: path, limit: limit)
+    }
+
+    /// ``readAll(_:limit:)`` of the entry `name` of the open folder `folder`, never
+    /// followed (`O_NOFOLLOW`).
+    func readAll(
+        _ name: String, in folder: Int32, path: String, limit: Int
+    ) throws -> (data: Data, status: SystemCalls.FileStatus) {
+        let descriptor = try keepingAccessTime(folder, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW)
+            .mapError { FileSystemError(.open, path: path, errno: $0) }.get()
+        defer { _ = calls.close(descriptor) }
+        return try readAll(descriptor: descriptor, path: path, limit: limit)
+    }
+
+    /// The rest of ``readAll(_:limit:)``, once the file is open.
+    private func readAll(
+        descriptor: Int32, path: String, limit: Int
+    ) throws -> (data: Data, status: SystemCalls.FileStatus) {
         let status = try retrying { calls.fstat(descriptor) }.mapError {
             FileSystemError(.stat, path: path, errno: $0)
         }.get()
