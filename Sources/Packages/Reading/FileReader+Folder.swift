@@ -87,12 +87,12 @@ extension FileReader {
     /// Calls `body` with the folder at `path` held open (see ``Folder``); `nil` when there
     /// is no such folder (nothing is there, or a file or a link is).
     ///
-    /// The corresponding C functions are `openat` (beneath the reader's root, never through
-    /// a link) and `close`.
-    /// - Throws: ``FileSystemError`` for any other failure, and what `body` throws.
-    ///
     /// With `linkIsError`, a symbolic link at `path` is reported (code `symbolicLink`)
     /// rather than taken as absence.
+    ///
+    /// The corresponding C functions are `openat` (beneath the reader's root, never through
+    /// a link) and `close`; with `linkIsError`, also `fstatat` when the open finds no folder.
+    /// - Throws: ``FileSystemError`` for any other failure, and what `body` throws.
     public func withFolder<T>(
         atPath path: String, linkIsError: Bool = false, _ body: (Folder) throws -> T
     ) throws -> T? {
