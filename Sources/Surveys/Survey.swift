@@ -74,7 +74,7 @@ public struct Survey: Sendable, Equatable {
                 message: "the title is empty; a survey has a title")
         }
         try Self.checkItemCount(items.count)
-        var seen: [UUID: Int] = [:]
+        var seen = [UUID: Int](minimumCapacity: items.count)
         for (offset, item) in items.enumerated() {
             let position = offset + 1
             try item.validate(position: position, strict: strict)

@@ -37,16 +37,27 @@ extension PropertyList {
 /// The writer emits scalars and container tags; walkers over a value tree (here, and in
 /// the `Codable` encoder) decide the order. On failure the path of the offending value
 /// is collected while the error travels up through the containers.
-struct XMLPlistWriter {
+///
+/// Other modules of the package write a value of a known shape through it directly
+/// (`Survey.plistData()`): the same bytes ``PropertyList/xmlData()`` writes for the equal
+/// tree, provided each dictionary's keys come in the order ``PropertyList/xmlData()``
+/// sorts them (UTF-16 order: for ASCII keys, byte order), with failures passed through
+/// ``rethrow(_:at:)`` on the way out of each container as ``write(_:depth:)`` does.
+package struct XMLPlistWriter {
     let output: ByteStorage
 
-    /// A writer appending to `output` (a new buffer by default).
-    init(output: ByteStorage = ByteStorage(capacity: 4096)) {
+    /// A writer appending to `output`.
+    init(output: ByteStorage) {
         self.output = output
     }
 
+    /// A writer appending to a new buffer.
+    package init() {
+        self.init(output: ByteStorage(capacity: 4096))
+    }
+
     /// A failure deep in a value, with the path to it collected on the way out.
-    struct Failure: Error {
+    package struct Failure: Error {
         var code: PropertyListError.Code
         var message: String
         var path: [String] = []
@@ -72,7 +83,7 @@ struct XMLPlistWriter {
     static let dateLimit: Double = 1e13
 
     /// Writes the header, the value that `body` writes at depth 0, and the footer.
-    mutating func writeDocument(_ body: (inout XMLPlistWriter) throws -> Void) throws {
+    package mutating func writeDocument(_ body: (inout XMLPlistWriter) throws -> Void) throws {
         Self.header.withUnsafeBufferPointer { output.append($0) }
         do {
             try body(&self)
@@ -82,7 +93,7 @@ struct XMLPlistWriter {
         Self.footer.withUnsafeBufferPointer { output.append($0) }
     }
 
-    func takeData() -> Data {
+    package func takeData() -> Data {
         output.takeData()
     }
 
@@ -102,14 +113,14 @@ struct XMLPlistWriter {
     }
 
     /// Adds `component` to the path of a failure passing through a container.
-    static func rethrow(_ error: any Error, at component: @autoclosure () -> String) -> any Error {
+    package static func rethrow(_ error: any Error, at component: @autoclosure () -> String) -> any Error {
         guard var failure = error as? Failure else { return error }
         failure.path.insert(component(), at: 0)
         return failure
     }
 
-    static func keyComponent(_ key: String) -> String { "." + key }
-    static func indexComponent(_ index: Int) -> String { "[\(index)]" }
+    package static func keyComponent(_ key: String) -> String { "." + key }
+    package static func indexComponent(_ index: Int) -> String { "[\(index)]" }
 
     // MARK: Values
 
@@ -142,7 +153,7 @@ struct XMLPlistWriter {
     }
 
     /// Writes `<array>` (or `<array/>`); returns whether elements should follow.
-    mutating func beginArray(isEmpty: Bool, depth: Int) throws(Failure) -> Bool {
+    package mutating func beginArray(isEmpty: Bool, depth: Int) throws(Failure) -> Bool {
         indent(depth)
         if isEmpty {
             append("<array/>\n")
@@ -154,7 +165,7 @@ struct XMLPlistWriter {
     }
 
     /// Writes `<dict>` (or `<dict/>`); returns whether entries should follow.
-    mutating func beginDictionary(isEmpty: Bool, depth: Int) throws(Failure) -> Bool {
+    package mutating func beginDictionary(isEmpty: Bool, depth: Int) throws(Failure) -> Bool {
         indent(depth)
         if isEmpty {
             append("<dict/>\n")
@@ -165,12 +176,12 @@ struct XMLPlistWriter {
         return true
     }
 
-    mutating func endContainer(_ tag: StaticString, depth: Int) {
+    package mutating func endContainer(_ tag: StaticString, depth: Int) {
         indent(depth)
         append(tag)
     }
 
-    mutating func writeKey(_ key: String, depth: Int) throws(Failure) {
+    package mutating func writeKey(_ key: String, depth: Int) throws(Failure) {
         indent(depth)
         append("<key>")
         try appendEscaped(key)
@@ -198,7 +209,7 @@ struct XMLPlistWriter {
     }
 
     @inline(__always)
-    mutating func writeString(_ string: String, depth: Int) throws(Failure) {
+    package mutating func writeString(_ string: String, depth: Int) throws(Failure) {
         indent(depth)
         append("<string>")
         try appendEscaped(string)
@@ -206,7 +217,7 @@ struct XMLPlistWriter {
     }
 
     @inline(__always)
-    mutating func writeInteger(isNegative: Bool, magnitude: UInt64, depth: Int) {
+    package mutating func writeInteger(isNegative: Bool, magnitude: UInt64, depth: Int) {
         indent(depth)
         append("<integer>")
         if isNegative { byte(UInt8(ascii: "-")) }
@@ -214,7 +225,7 @@ struct XMLPlistWriter {
         append("</integer>\n")
     }
 
-    mutating func writeReal(_ real: Double, depth: Int) {
+    package mutating func writeReal(_ real: Double, depth: Int) {
         indent(depth)
         append("<real>")
         appendReal(real)
@@ -222,12 +233,12 @@ struct XMLPlistWriter {
     }
 
     @inline(__always)
-    mutating func writeBoolean(_ flag: Bool, depth: Int) {
+    package mutating func writeBoolean(_ flag: Bool, depth: Int) {
         indent(depth)
         if flag { append("<true/>\n") } else { append("<false/>\n") }
     }
 
-    mutating func writeDate(_ date: Date, depth: Int) throws(Failure) {
+    package mutating func writeDate(_ date: Date, depth: Int) throws(Failure) {
         indent(depth)
         append("<date>")
         try appendDate(date)

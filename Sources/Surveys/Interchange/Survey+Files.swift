@@ -91,12 +91,15 @@ extension Survey {
         return data
     }
 
-    /// The survey as an interchange XML property list, in CoreFoundation's format.
+    /// The survey as an interchange XML property list, in CoreFoundation's format: the
+    /// bytes `interchange.xmlData()` writes, written without building that tree.
     ///
     /// - Returns: The XML document.
     /// - Throws: `PropertyListError` when a text holds characters XML cannot carry.
     public func plistData() throws -> Data {
-        try interchange.xmlData()
+        var writer = XMLPlistWriter()
+        try writer.writeDocument { writer in try self.writeInterchange(to: &writer) }
+        return writer.takeData()
     }
 }
 

@@ -289,9 +289,12 @@ extension Survey {
 extension Item {
     /// The item in its interchange form.
     public var interchange: PropertyList {
-        var entries: [String: PropertyList] = [
-            "id": .string(id.uuidString), "title": .string(title), "kind": .string(kind.name),
-        ]
+        // Room for every key an item can have, so that adding its settings and answer
+        // never grows the dictionary.
+        var entries = [String: PropertyList](minimumCapacity: 8)
+        entries["id"] = .string(id.uuidString)
+        entries["title"] = .string(title)
+        entries["kind"] = .string(kind.name)
         switch kind {
         case .binary(let options), .picker(let options), .multiTF(let options):
             entries["options"] = .array(options.map(PropertyList.string))
