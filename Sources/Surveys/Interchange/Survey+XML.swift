@@ -3,7 +3,7 @@ import PropertyList
 
 // The interchange form written straight to XML, without building its `PropertyList`
 // tree: the same bytes `interchange.xmlData()` writes (a test compares the two on
-// surveys of every kind), in a third of the time. Each dictionary's keys are written in
+// surveys of every kind), in under half the time. Each dictionary's keys are written in
 // the order the tree writer sorts them, byte order for these ASCII keys; a failure (a
 // text XML cannot carry) names the value's path as the tree writer does.
 
