@@ -39,10 +39,11 @@ extension PropertyList {
 /// is collected while the error travels up through the containers.
 ///
 /// Other modules of the package write a value of a known shape through it directly
-/// (`Survey.plistData()`): the same bytes ``PropertyList/xmlData()`` writes for the equal
-/// tree, provided each dictionary's keys come in the order ``PropertyList/xmlData()``
-/// sorts them (UTF-16 order: for ASCII keys, byte order), with failures passed through
-/// ``rethrow(_:at:)`` on the way out of each container as ``write(_:depth:)`` does.
+/// (`Survey.plistData()`), with ``writeEntry(_:depth:_:)`` and
+/// ``writeElement(_:_:)`` as the tree walk does: the same bytes
+/// ``PropertyList/xmlData()`` writes for the equal tree, provided each dictionary's keys
+/// come in the order ``PropertyList/xmlData()`` sorts them (UTF-16 order: for ASCII keys,
+/// byte order).
 package struct XMLPlistWriter {
     let output: ByteStorage
 
@@ -113,14 +114,15 @@ package struct XMLPlistWriter {
     }
 
     /// Adds `component` to the path of a failure passing through a container.
-    package static func rethrow(_ error: any Error, at component: @autoclosure () -> String) -> any Error {
+    @usableFromInline
+    static func rethrow(_ error: any Error, at component: @autoclosure () -> String) -> any Error {
         guard var failure = error as? Failure else { return error }
         failure.path.insert(component(), at: 0)
         return failure
     }
 
-    package static func keyComponent(_ key: String) -> String { "." + key }
-    package static func indexComponent(_ index: Int) -> String { "[\(index)]" }
+    @usableFromInline static func keyComponent(_ key: String) -> String { "." + key }
+    @usableFromInline static func indexComponent(_ index: Int) -> String { "[\(index)]" }
 
     // MARK: Values
 
@@ -130,25 +132,46 @@ package struct XMLPlistWriter {
         case .array(let elements):
             guard try beginArray(isEmpty: elements.isEmpty, depth: depth) else { return }
             for (index, element) in elements.enumerated() {
-                do { try write(element, depth: depth + 1) } catch {
-                    throw Self.rethrow(error, at: Self.indexComponent(index))
-                }
+                try writeElement(index) { writer in try writer.write(element, depth: depth + 1) }
             }
             endContainer("</array>\n", depth: depth)
         case .dictionary(let entries):
             guard try beginDictionary(isEmpty: entries.isEmpty, depth: depth) else { return }
             for (_, index) in Self.sortedIndices(entries) {
                 let (key, element) = entries[index]
-                do {
-                    try writeKey(key, depth: depth + 1)
-                    try write(element, depth: depth + 1)
-                } catch {
-                    throw Self.rethrow(error, at: Self.keyComponent(key))
+                try writeEntry(key, depth: depth + 1) { writer in try writer.write(element, depth: depth + 1)
                 }
             }
             endContainer("</dict>\n", depth: depth)
         default:
             try writeScalar(value, depth: depth)
+        }
+    }
+
+    /// Writes a dictionary's entry at `depth`: `key`, then its value with `value`; a
+    /// failure of either names `key` in its path.
+    @inlinable
+    package mutating func writeEntry(
+        _ key: String, depth: Int, _ value: (inout XMLPlistWriter) throws -> Void
+    ) throws {
+        do {
+            try writeKey(key, depth: depth)
+            try value(&self)
+        } catch {
+            throw Self.rethrow(error, at: Self.keyComponent(key))
+        }
+    }
+
+    /// Writes an array's element at `index` with `element`; a failure names `index` in
+    /// its path. (The array's tags are ``beginArray(isEmpty:depth:)`` and
+    /// ``endContainer(_:depth:)``.)
+    @inlinable
+    package mutating func writeElement(_ index: Int, _ element: (inout XMLPlistWriter) throws -> Void) throws
+    {
+        do {
+            try element(&self)
+        } catch {
+            throw Self.rethrow(error, at: Self.indexComponent(index))
         }
     }
 

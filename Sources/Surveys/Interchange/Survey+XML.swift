@@ -11,22 +11,14 @@ extension Survey {
     /// Writes the survey's interchange form, `{items, title}`, at depth 0.
     func writeInterchange(to writer: inout XMLPlistWriter) throws {
         _ = try writer.beginDictionary(isEmpty: false, depth: 0)
-        try entry("items", of: &writer) { writer in
-            try writer.writeKey("items", depth: 1)
+        try writer.writeEntry("items", depth: 1) { writer in
             guard try writer.beginArray(isEmpty: items.isEmpty, depth: 1) else { return }
             for (index, item) in items.enumerated() {
-                do {
-                    try item.writeInterchange(to: &writer, depth: 2)
-                } catch {
-                    throw XMLPlistWriter.rethrow(error, at: XMLPlistWriter.indexComponent(index))
-                }
+                try writer.writeElement(index) { writer in try item.writeInterchange(to: &writer, depth: 2) }
             }
             writer.endContainer("</array>\n", depth: 1)
         }
-        try entry("title", of: &writer) { writer in
-            try writer.writeKey("title", depth: 1)
-            try writer.writeString(title, depth: 1)
-        }
+        try writer.writeEntry("title", depth: 1) { writer in try writer.writeString(title, depth: 1) }
         writer.endContainer("</dict>\n", depth: 0)
     }
 }
@@ -39,8 +31,7 @@ extension Item {
         let inner = depth + 1
         _ = try writer.beginDictionary(isEmpty: false, depth: depth)
         if let answer {
-            try entry("answer", of: &writer) { writer in
-                try writer.writeKey("answer", depth: inner)
+            try writer.writeEntry("answer", depth: inner) { writer in
                 switch answer {
                 case .choice(let index):
                     writer.writeInteger(
@@ -55,69 +46,42 @@ extension Item {
                 }
             }
         }
-        try entry("id", of: &writer) { writer in
-            try writer.writeKey("id", depth: inner)
+        try writer.writeEntry("id", depth: inner) { writer in
             try writer.writeString(id.uuidString, depth: inner)
         }
-        try entry("kind", of: &writer) { writer in
-            try writer.writeKey("kind", depth: inner)
+        try writer.writeEntry("kind", depth: inner) { writer in
             try writer.writeString(kind.name, depth: inner)
         }
         switch kind {
         case .slider(let minimum, let maximum, let roundToInteger):
-            try entry("maximum", of: &writer) { writer in
-                try writer.writeKey("maximum", depth: inner)
-                writer.writeReal(maximum, depth: inner)
+            try writer.writeEntry("maximum", depth: inner) { writer in writer.writeReal(maximum, depth: inner)
             }
-            try entry("minimum", of: &writer) { writer in
-                try writer.writeKey("minimum", depth: inner)
-                writer.writeReal(minimum, depth: inner)
+            try writer.writeEntry("minimum", depth: inner) { writer in writer.writeReal(minimum, depth: inner)
             }
-            try entry("roundToInteger", of: &writer) { writer in
-                try writer.writeKey("roundToInteger", depth: inner)
+            try writer.writeEntry("roundToInteger", depth: inner) { writer in
                 writer.writeBoolean(roundToInteger, depth: inner)
             }
         case .binary(let options), .picker(let options), .multiTF(let options):
-            try entry("options", of: &writer) { writer in
-                try writer.writeKey("options", depth: inner)
+            try writer.writeEntry("options", depth: inner) { writer in
                 guard try writer.beginArray(isEmpty: options.isEmpty, depth: inner) else { return }
                 for (index, option) in options.enumerated() {
-                    do {
+                    try writer.writeElement(index) { writer in
                         try writer.writeString(option, depth: inner + 1)
-                    } catch {
-                        throw XMLPlistWriter.rethrow(error, at: XMLPlistWriter.indexComponent(index))
                     }
                 }
                 writer.endContainer("</array>\n", depth: inner)
             }
         case .textField(let subtitle?):
-            try entry("subtitle", of: &writer) { writer in
-                try writer.writeKey("subtitle", depth: inner)
+            try writer.writeEntry("subtitle", depth: inner) { writer in
                 try writer.writeString(subtitle, depth: inner)
             }
         case .textOnly(let text?):
-            try entry("text", of: &writer) { writer in
-                try writer.writeKey("text", depth: inner)
-                try writer.writeString(text, depth: inner)
+            try writer.writeEntry("text", depth: inner) { writer in try writer.writeString(text, depth: inner)
             }
         case .textField(nil), .textOnly(nil), .datePicker:
             break
         }
-        try entry("title", of: &writer) { writer in
-            try writer.writeKey("title", depth: inner)
-            try writer.writeString(title, depth: inner)
-        }
+        try writer.writeEntry("title", depth: inner) { writer in try writer.writeString(title, depth: inner) }
         writer.endContainer("</dict>\n", depth: depth)
-    }
-}
-
-/// Writes one dictionary entry with `body`, naming `key` in the path of a failure.
-private func entry(
-    _ key: String, of writer: inout XMLPlistWriter, _ body: (inout XMLPlistWriter) throws -> Void
-) throws {
-    do {
-        try body(&writer)
-    } catch {
-        throw XMLPlistWriter.rethrow(error, at: XMLPlistWriter.keyComponent(key))
     }
 }
