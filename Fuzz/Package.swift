@@ -1,10 +1,12 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// The survey decoder's libFuzzer target, built by `Fuzz/run survey` with
-// `swift build --sanitize fuzzer --sanitize address`. It lives apart from the main
-// package so that its instrumented build never slows down the tests. (The reader's
-// target, ReaderFuzzer.swift, is built by swiftc directly from the PropertyList sources.)
+// The survey decoders' and the metadata readers' libFuzzer targets, built by
+// `Fuzz/run survey` and `Fuzz/run metadata` with `swift build --sanitize fuzzer
+// --sanitize address` (and `-enable-testing`, so that the metadata target can reach the
+// two readers it compares). They live apart from the main package so that their
+// instrumented build never slows down the tests. (The reader's target,
+// ReaderFuzzer.swift, is built by swiftc directly from the PropertyList sources.)
 let package = Package(
     name: "SurveyStoreFuzz",
     platforms: [.macOS(.v13)],
@@ -20,7 +22,12 @@ let package = Package(
             ],
             // libFuzzer supplies main(); the target only defines LLVMFuzzerTestOneInput.
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
-        )
+        ),
+        .executableTarget(
+            name: "metadata-fuzzer",
+            dependencies: [.product(name: "Versions", package: "SurveyStore")],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

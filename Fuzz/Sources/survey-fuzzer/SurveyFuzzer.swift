@@ -1,11 +1,14 @@
 import Foundation
 import PropertyList
-import Surveys
+
+@testable import Surveys
 
 // libFuzzer entry point for the survey decoders: every input goes through the
 // interchange form read as an XML property list and as JSON, and through the format-1
-// migration. Each must produce a valid survey or refuse with an error; a survey that
-// decodes must encode, and decode back to the same survey. A crash, a hang, a memory
+// migration. Each must produce a survey that keeps the rules for stored content or refuse
+// with an error; a survey that
+// decodes must encode (its XML written straight from the model being the bytes of its
+// interchange tree), and decode back to the same survey. A crash, a hang, a memory
 // error or a failed check is a finding. Build and run with `Fuzz/run survey`.
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -22,22 +25,47 @@ public func fuzzSurveyDecoders(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
     return 0
 }
 
-/// A decoded survey is valid, and survives both interchange encodings unchanged.
+/// A decoded survey keeps the rules for stored content (the rules added since, a title
+/// that is not blank and distinct option labels, apply to new content only), and survives
+/// both interchange encodings unchanged: read back by the files' readers when it keeps
+/// every rule, else refused by them for a rule and read back as stored content is.
 func checkRoundTrip(_ survey: Survey) {
     do {
-        try survey.validate()
+        try survey.validate(strict: false)
     } catch {
         preconditionFailure("a decoded survey does not validate: \(error)")
     }
-    do {
-        let back = try Survey(plist: try survey.plistData())
-        precondition(back == survey, "a survey changed through its property list")
-    } catch {
-        // Strings that XML 1.0 cannot carry are refused by the writer, by design.
-        precondition(error is PropertyListError, "plist encoding failed with \(error)")
+    let keepsEveryRule = (try? survey.validate()) != nil
+    func readBack(_ file: () throws -> Survey, stored: () throws -> Survey) throws -> Survey {
+        if keepsEveryRule { return try file() }
+        do {
+            _ = try file()
+            preconditionFailure("a file's reader took a survey that breaks a rule for new content")
+        } catch is SurveyError {
+            return try stored()
+        }
     }
     do {
-        let back = try Survey(json: try survey.jsonData())
+        let data = try survey.plistData()
+        // The survey's XML is written straight from the model; it must be the bytes the
+        // property-list writer makes of the survey's interchange tree.
+        precondition(data == (try? survey.interchange.xmlData()), "the direct writer and the tree differ")
+        let back = try readBack(
+            { try Survey(plist: data) }, stored: { try Survey(interchange: try PropertyList(xml: data)) })
+        precondition(back == survey, "a survey changed through its property list")
+    } catch {
+        // Strings that XML 1.0 cannot carry are refused by the writer, by design, by
+        // both writers alike.
+        precondition(error is PropertyListError, "plist encoding failed with \(error)")
+        precondition(
+            (try? survey.interchange.xmlData()) == nil, "the direct writer refused what the tree writer took")
+    }
+    do {
+        let data = try survey.jsonData()
+        let back = try readBack(
+            { try Survey(json: data) },
+            stored: { try Survey(interchange: try JSONReader.read(data, itemLimit: Survey.maximumItemCount)) }
+        )
         precondition(back == survey, "a survey changed through JSON")
     } catch {
         preconditionFailure("JSON round trip failed: \(error)")
