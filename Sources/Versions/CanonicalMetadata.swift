@@ -4,22 +4,25 @@ import PropertyList
 
 /// Reads a metadata file in the one form ``RevisionMetadata/plistData()`` writes, without
 /// the XML parser: the header, then each key on a tab-indented line in the writer's order
-/// and its value on the next, the strings escaped as the writer escapes them.
+/// and its value on the next, the strings escaped as the writer escapes them, the document
+/// id in upper case and the date the one the writer makes of the timestamp.
 ///
 /// Every file a store writes has that form, so nearly every read of a metadata file (a
 /// listing, a sync, the change feed's check that a package is complete) takes this path
 /// and skips libxml2's parser, which for a file of a kilobyte costs more in setting up
 /// than in reading. Anything else, by one byte (another order of keys, an entity other
 /// than the writer's three, a control character, a character XML cannot carry, a number
-/// or id that does not parse), gives `nil`, and the file is read by the XML parser as
-/// before, with its errors. So for every file this accepts, the XML parser would read
-/// the same values: the tests compare the two on written and on damaged files.
+/// or id that does not parse, a document id in lower case, another date), gives `nil`, and
+/// the file is read by the XML parser as before, with its errors. So every file this
+/// accepts is, byte for byte, the file the writer makes of the values read, which the XML
+/// parser reads the same: the tests compare the three on written and on damaged files, and
+/// `Fuzz/run metadata` on whatever a fuzzer makes of them.
 enum CanonicalMetadata {
     /// The metadata `data` holds, read without the XML parser, and the digest of its bytes
-    /// without the revision id's entry (what ``RevisionMetadata/digestWithoutRevisionID(_:id:)``
-    /// finds, hashed where the entry was read); `nil` when `data` does not have the writer's
-    /// form exactly, or a value in it does not parse. The checks that follow parsing
-    /// (ranges, parents, generation, digest) are the caller's.
+    /// without the revision id's entry (hashed where the entry was read: since the bytes
+    /// are the writer's, it is the digest the revision id must have); `nil` when `data`
+    /// does not have the writer's form exactly, or a value in it does not parse. The checks
+    /// that follow parsing (ranges, parents, generation, digest) are the caller's.
     static func read(_ data: Data) -> (metadata: RevisionMetadata, digestWithoutID: String)? {
         let bytes = data.span
         var offset = 0
@@ -46,9 +49,14 @@ enum CanonicalMetadata {
             let documentID = uuid(in: bytes, at: &offset),
             expect("\t<key>FormatVersion</key>\n", in: bytes, at: &offset),
             let formatVersion = integer(in: bytes, at: &offset),
-            expect("\t<key>Modified</key>\n\t<date>", in: bytes, at: &offset),
-            date(in: bytes, at: &offset),
-            expect("</date>\n\t<key>Parents</key>\n", in: bytes, at: &offset),
+            expect("\t<key>Modified</key>\n", in: bytes, at: &offset)
+        else { return nil }
+        let dateStart = offset
+        guard expect("\t<date>", in: bytes, at: &offset), date(in: bytes, at: &offset),
+            expect("</date>\n", in: bytes, at: &offset)
+        else { return nil }
+        let dateEnd = offset
+        guard expect("\t<key>Parents</key>\n", in: bytes, at: &offset),
             let parents = revisionIDs(in: bytes, at: &offset)
         else { return nil }
         let entryStart = offset
@@ -64,9 +72,11 @@ enum CanonicalMetadata {
             let milliseconds = integer(in: bytes, at: &offset),
             expect("</dict>\n</plist>\n", in: bytes, at: &offset), offset == bytes.count
         else { return nil }
+        let timestamp = HybridTimestamp(milliseconds: milliseconds, counter: Int(counter))
+        guard isWritersDate(of: timestamp, bytes.extracting(dateStart..<dateEnd)) else { return nil }
         let metadata = RevisionMetadata(
             documentID: documentID, id: id, parents: parents,
-            timestamp: HybridTimestamp(milliseconds: milliseconds, counter: Int(counter)),
+            timestamp: timestamp,
             device: Device(id: deviceID, name: deviceName), formatVersion: Int(formatVersion),
             isDeleted: isDeleted, contentDigest: contentDigest)
         let digest = bytes.withUnsafeBufferPointer { buffer in
@@ -110,12 +120,13 @@ enum CanonicalMetadata {
         return text
     }
 
-    /// A `\t<string>…</string>\n` line's document id, in its canonical form (8-4-4-4-12
-    /// hexadecimal digits).
+    /// A `\t<string>…</string>\n` line's document id, as the writer writes it (8-4-4-4-12
+    /// hexadecimal digits, upper case: `uuidString`).
     private static func uuid(in bytes: Span<UInt8>, at offset: inout Int) -> UUID? {
         guard expect("\t<string>", in: bytes, at: &offset), bytes.count - offset >= 36,
             let id = UUID.parsing(canonical: bytes.extracting(offset..<(offset + 36)))
         else { return nil }
+        for index in offset..<(offset + 36) where bytes[index] >= UInt8(ascii: "a") { return nil }
         offset += 36
         return expect("</string>\n", in: bytes, at: &offset) ? id : nil
     }
@@ -202,6 +213,21 @@ enum CanonicalMetadata {
             offset += 1
         }
         return bytes.extracting(start..<offset).withUnsafeBufferPointer { ISO8601Date.isDate($0) }
+    }
+
+    /// Whether `line` (`\t<date>…</date>\n`) is the line the writer makes of `timestamp`'s
+    /// date: the writer keeps only the whole second, and other texts read as the same date
+    /// (a fraction, another year's width) but are not its bytes.
+    private static func isWritersDate(of timestamp: HybridTimestamp, _ line: Span<UInt8>) -> Bool {
+        var writer = XMLPlistWriter()
+        guard (try? writer.writeDate(timestamp.date, depth: 1)) != nil else { return false }
+        let written = writer.takeData()
+        return written.count == line.count
+            && written.withUnsafeBytes { expected in
+                line.withUnsafeBufferPointer {
+                    memcmp(expected.baseAddress!, $0.baseAddress!, line.count) == 0
+                }
+            }
     }
 
     /// The `Parents` array: `\t<array/>\n`, or `\t<array>\n`, a `\t\t<string>…</string>\n`

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import PropertyList
 
@@ -167,55 +166,6 @@ public struct RevisionMetadata: Hashable, Sendable {
         }
     }
 
-    /// The digest of a metadata file's bytes with the entry of its revision id taken out,
-    /// when that entry is there in the shape ``plistData()`` writes it (a key line and a
-    /// string line, tab-indented); `nil` when it is not.
-    ///
-    /// When this matches the id's digest, the file is the metadata the id was made from,
-    /// written as ``plistData()`` writes it, and the check needs no second writing of it:
-    /// the bytes that remain are those the digest was computed over (and a file that has
-    /// parsed, with a revision id, can only hold that entry as one of its dictionary's,
-    /// since the rest has no revision id and no element may stand elsewhere in it). Any
-    /// other file is checked by writing its metadata again (``computedDigest(file:)``).
-    static func digestWithoutRevisionID(_ data: Data, id: RevisionID) -> String? {
-        let entry = "\t<key>\(Key.revisionID)</key>\n\t<string>\(id)</string>\n"
-        // The bytes are searched and hashed where they lie, in two parts around the
-        // entry: `Data`'s own `firstRange(of:)` is generic (it walks `DataProtocol`
-        // indices byte by byte), and took a quarter of a watch's thread and a fifth of
-        // a fresh sync's processor time.
-        return data.withUnsafeBytes { bytes -> String? in
-            var entry = entry
-            return entry.withUTF8 { needle -> String? in
-                guard let start = Self.firstOffset(of: UnsafeRawBufferPointer(needle), in: bytes) else {
-                    return nil
-                }
-                var hasher = SHA256()
-                hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: bytes[..<start]))
-                hasher.update(
-                    bufferPointer: UnsafeRawBufferPointer(rebasing: bytes[(start + needle.count)...]))
-                return RevisionID.hex(hasher.finalize())
-            }
-        }
-    }
-
-    /// Where `needle` first starts in `bytes`.
-    static func firstOffset(of needle: UnsafeRawBufferPointer, in bytes: UnsafeRawBufferPointer)
-        -> Int?
-    {
-        guard let first = needle.first, needle.count <= bytes.count, let base = bytes.baseAddress else {
-            return nil
-        }
-        var start = 0
-        let last = bytes.count - needle.count
-        while start <= last {
-            guard let hit = memchr(base + start, Int32(first), last - start + 1) else { return nil }
-            let candidate = base.distance(to: UnsafeRawPointer(hit))
-            if memcmp(base + candidate, needle.baseAddress!, needle.count) == 0 { return candidate }
-            start = candidate + 1
-        }
-        return nil
-    }
-
     /// The bytes of the metadata file.
     public func plistData() throws -> Data {
         var entries = identityEntries
@@ -249,10 +199,9 @@ public struct RevisionMetadata: Hashable, Sendable {
                 "the generation of \(id) is not one more than its largest parent's (\(parents.map(\.generation).max() ?? 0))"
             )
         }
-        guard
-            try (digestWithoutID ?? Self.digestWithoutRevisionID(data, id: id)) == id.digest
-                || computedDigest(file: file) == id.digest
-        else {
+        // The id's digest is that of the bytes the writer makes of the rest: a file in the
+        // writer's form is those bytes (around the id's entry); any other is written again.
+        guard try (digestWithoutID ?? computedDigest(file: file)) == id.digest else {
             throw VersionsError.digestMismatch(file, id)
         }
     }

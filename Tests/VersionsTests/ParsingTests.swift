@@ -89,12 +89,12 @@ struct ParsingTests {
             device: Device(id: "laptop-1", name: "Laptop"), clock: &clock)
         let data = try metadata.plistData()
         // Written by this writer: the bytes without the id's entry are those the id was made from.
-        #expect(RevisionMetadata.digestWithoutRevisionID(data, id: metadata.id) == metadata.id.digest)
+        #expect(CanonicalMetadata.read(data)?.digestWithoutID == metadata.id.digest)
         #expect(try RevisionMetadata(plist: data) == metadata)
         // The same property list indented otherwise: not that shape, yet the same metadata.
         let text = String(decoding: data, as: UTF8.self)
         let reformatted = Data(text.replacingOccurrences(of: "\t", with: "  ").utf8)
-        #expect(RevisionMetadata.digestWithoutRevisionID(reformatted, id: metadata.id) == nil)
+        #expect(CanonicalMetadata.read(reformatted) == nil)
         #expect(try RevisionMetadata(plist: reformatted) == metadata)
         // A value changed, or the id's entry moved into the parents' array: refused.
         for altered in [
