@@ -1,10 +1,10 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// The survey decoders' and the metadata readers' libFuzzer targets, built by
-// `Fuzz/run survey` and `Fuzz/run metadata` with `swift build --sanitize fuzzer
-// --sanitize address` (and `-enable-testing`, so that the metadata target can reach the
-// two readers it compares). They live apart from the main package so that their
+// The survey decoders', the metadata readers' and the merge's libFuzzer targets, built by
+// `Fuzz/run survey`, `Fuzz/run metadata` and `Fuzz/run merge` with `swift build
+// --sanitize fuzzer --sanitize address` (and `-enable-testing`, so that the targets can
+// reach the internal calls they check). They live apart from the main package so that their
 // instrumented build never slows down the tests. (The reader's target,
 // ReaderFuzzer.swift, is built by swiftc directly from the PropertyList sources.)
 let package = Package(
@@ -26,6 +26,11 @@ let package = Package(
         .executableTarget(
             name: "metadata-fuzzer",
             dependencies: [.product(name: "Versions", package: "SurveyStore")],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        ),
+        .executableTarget(
+            name: "merge-fuzzer",
+            dependencies: [.product(name: "Surveys", package: "SurveyStore")],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
     ],
