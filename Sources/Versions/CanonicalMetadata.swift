@@ -219,7 +219,7 @@ enum CanonicalMetadata {
     /// date: the writer keeps only the whole second, and other texts read as the same date
     /// (a fraction, another year's width) but are not its bytes.
     private static func isWritersDate(of timestamp: HybridTimestamp, _ line: Span<UInt8>) -> Bool {
-        var writer = XMLPlistWriter()
+        var writer = XMLPlistWriter(capacity: 64)
         guard (try? writer.writeDate(timestamp.date, depth: 1)) != nil else { return false }
         let written = writer.takeData()
         return written.count == line.count

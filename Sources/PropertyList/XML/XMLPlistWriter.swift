@@ -52,9 +52,9 @@ package struct XMLPlistWriter {
         self.output = output
     }
 
-    /// A writer appending to a new buffer.
-    package init() {
-        self.init(output: ByteStorage(capacity: 4096))
+    /// A writer appending to a new buffer of `capacity` bytes to start with.
+    package init(capacity: Int = 4096) {
+        self.init(output: ByteStorage(capacity: capacity))
     }
 
     /// A failure deep in a value, with the path to it collected on the way out.
