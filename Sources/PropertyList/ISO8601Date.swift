@@ -40,12 +40,6 @@ public enum ISO8601Date {
         }
     }
 
-    /// Whether UTF-8 `bytes` read as a date, exactly as `<date>`'s text and
-    /// ``date(from:)`` read them.
-    package static func isDate(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        (try? ScalarParsing.date(bytes)) != nil
-    }
-
     /// Writes a date as `YYYY-MM-DDTHH:MM:SSZ` (years below zero as `-001`), the form of
     /// `<date>`, optionally with a fraction of a second.
     ///

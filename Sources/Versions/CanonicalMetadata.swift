@@ -52,7 +52,7 @@ enum CanonicalMetadata {
             expect("\t<key>Modified</key>\n", in: bytes, at: &offset)
         else { return nil }
         let dateStart = offset
-        guard expect("\t<date>", in: bytes, at: &offset), date(in: bytes, at: &offset),
+        guard expect("\t<date>", in: bytes, at: &offset), skipDate(in: bytes, at: &offset),
             expect("</date>\n", in: bytes, at: &offset)
         else { return nil }
         let dateEnd = offset
@@ -201,18 +201,11 @@ enum CanonicalMetadata {
         return value
     }
 
-    /// Whether a date comes next, up to the `<` that ends it, as the XML reader reads
-    /// `<date>`'s text (the metadata keeps only the milliseconds, but a file whose date is
-    /// impossible is refused either way).
-    private static func date(in bytes: Span<UInt8>, at offset: inout Int) -> Bool {
-        let start = offset
-        while offset < bytes.count, bytes[offset] != UInt8(ascii: "<") {
-            guard bytes[offset] > 0x20, bytes[offset] < 0x7F, bytes[offset] != UInt8(ascii: "&") else {
-                return false
-            }
-            offset += 1
-        }
-        return bytes.extracting(start..<offset).withUnsafeBufferPointer { ISO8601Date.isDate($0) }
+    /// Moves past a date's text, up to the `<` that ends it; whether it is the text the
+    /// writer makes is checked once the timestamp is read (``isWritersDate(of:_:)``).
+    private static func skipDate(in bytes: Span<UInt8>, at offset: inout Int) -> Bool {
+        while offset < bytes.count, bytes[offset] != UInt8(ascii: "<") { offset += 1 }
+        return offset < bytes.count
     }
 
     /// Whether `line` (`\t<date>…</date>\n`) is the line the writer makes of `timestamp`'s
