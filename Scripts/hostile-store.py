@@ -371,6 +371,30 @@ def _(s):
     add_package(s, A_ID, forged, content_from=A_HEAD["RevisionID"])
 
 
+def own_bytes_child():
+    """A child of A whose metadata holds the document id in lower case, with an id whose
+    digest is that of its own bytes: not the bytes the store writes (those have the id in
+    upper case), so it must not verify, although the XML parser reads the same values."""
+    body = dict(a_child())
+    body.pop("RevisionID")
+    data = plistlib.dumps(body).replace(
+        body["DocumentUUID"].encode(), body["DocumentUUID"].lower().encode())
+    generation = max(int(p.split("-")[0]) for p in body["Parents"]) + 1
+    revision = "%d-%s" % (generation, hashlib.sha256(data).hexdigest())
+    entry = b"\t<key>RevisionID</key>\n\t<string>%s</string>\n" % revision.encode()
+    data = data.replace(b"\t<key>TimestampCounter</key>", entry + b"\t<key>TimestampCounter</key>")
+    return revision, data
+
+
+@case("forged-id-over-own-bytes", junk=[a(own_bytes_child()[0] + ".survey")])
+def _(s):
+    revision, data = own_bytes_child()
+    folder = package(s, A_ID, revision)
+    os.mkdir(folder)
+    write_bytes(os.path.join(folder, "DocumentMetadata.plist"), data)
+    shutil.copyfile(os.path.join(package(s, A_ID, A_HEAD["RevisionID"]), "Survey.plist"), os.path.join(folder, "Survey.plist"))
+
+
 @case("generation-at-int-max", junk=[a("9223372036854775807-" + "a" * 64 + ".survey")])
 def _(s):
     forged = forge(a_child(), RevisionID="9223372036854775807-" + "a" * 64)
