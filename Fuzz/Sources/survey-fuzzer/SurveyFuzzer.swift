@@ -6,10 +6,10 @@ import PropertyList
 // libFuzzer entry point for the survey decoders: every input goes through the
 // interchange form read as an XML property list and as JSON, and through the format-1
 // migration. Each must produce a survey that keeps the rules for stored content or refuse
-// with an error; a survey that
-// decodes must encode (its XML written straight from the model being the bytes of its
-// interchange tree), and decode back to the same survey. A crash, a hang, a memory
-// error or a failed check is a finding. Build and run with `Fuzz/run survey`.
+// with an error; a survey that decodes must encode (its XML written straight from the
+// model being the bytes of its interchange tree), and decode back to the same survey. A
+// crash, a hang, a memory error or a failed check is a finding. Build and run with
+// `Fuzz/run survey`.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSurveyDecoders(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
