@@ -1,12 +1,11 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// The survey decoders', the metadata readers' and the merge's libFuzzer targets, built by
-// `Fuzz/run survey`, `Fuzz/run metadata` and `Fuzz/run merge` with `swift build
+// The libFuzzer targets of the property-list reader, the survey decoders, the metadata
+// readers and the merge, built by `Fuzz/run reader|survey|metadata|merge` with `swift build
 // --sanitize fuzzer --sanitize address` (and `-enable-testing`, so that the targets can
-// reach the internal calls they check). They live apart from the main package so that their
-// instrumented build never slows down the tests. (The reader's target,
-// ReaderFuzzer.swift, is built by swiftc directly from the PropertyList sources.)
+// reach the internal calls they check). They live apart from the main package so that
+// their instrumented build never slows down the tests.
 let package = Package(
     name: "SurveyStoreFuzz",
     platforms: [.macOS(.v13)],
@@ -14,6 +13,11 @@ let package = Package(
         .package(name: "SurveyStore", path: "..")
     ],
     targets: [
+        .executableTarget(
+            name: "reader-fuzzer",
+            dependencies: [.product(name: "PropertyList", package: "SurveyStore")],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        ),
         .executableTarget(
             name: "survey-fuzzer",
             dependencies: [

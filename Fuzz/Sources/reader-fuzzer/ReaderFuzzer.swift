@@ -1,4 +1,6 @@
 import Foundation
+import PropertyList
+
 // libFuzzer entry point for the property-list reader: every input must either read or
 // be refused with a PropertyListError; a crash, a hang or a memory error is a finding.
 // Build and run with Fuzz/run (see Fuzz/README.md).
