@@ -360,11 +360,15 @@ public final class RevisionStore: Sendable {
     }
 
     /// What `error` says, without the file's path when it starts with it (the issue
-    /// names the file already).
+    /// names the file already); a file inside it (a package's metadata) is named by its
+    /// path within it.
     static func reason(_ error: any Error, file: String) -> String {
         let text = "\(error)"
-        guard text.hasPrefix(file + ":") else { return text }
-        return String(text.dropFirst(file.count + 1).drop { $0 == " " })
+        if text.hasPrefix(file + ":") {
+            return String(text.dropFirst(file.count + 1).drop { $0 == " " })
+        }
+        if text.hasPrefix(file + "/") { return String(text.dropFirst(file.count + 1)) }
+        return text
     }
 
     /// Whether `error` says something about what is in the store (a link, a special or

@@ -228,6 +228,20 @@ struct RevisionStoreTests {
         #expect(read.graph.winner?.id == revisions[1].id)
     }
 
+    @Test("A package skipped for its metadata is named once, and the file in it by its name in the package")
+    func skippedPackageNamedOnce() throws {
+        let (store, revisions) = try Self.chain(2)
+        defer { try? FileManager.default.removeItem(atPath: store.root) }
+        let package = path(store, StoreLayout.package(revisions[1].id, of: Self.document))
+        var forged = revisions[1]
+        forged.device.name = "elsewhere"
+        try forged.plistData().write(to: URL(fileURLWithPath: package + "/DocumentMetadata.plist"))
+        let read = try store.read(Self.document)
+        let issue = try #require(read.skipped.first { $0.path == package }, "\(read.skipped)")
+        #expect(issue.message.hasPrefix("DocumentMetadata.plist: "), "\(issue.message)")
+        #expect(issue.description.components(separatedBy: package).count == 2, "\(issue)")
+    }
+
     @Test(
         "Where the file system reports no kinds in listings, a link standing for a package, its metadata or its content is skipped and reported, never counted or taken as half-copied"
     )
