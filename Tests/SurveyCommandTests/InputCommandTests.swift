@@ -168,7 +168,9 @@ struct InputCommandTests {
         #expect(titled.status == 65)
     }
 
-    @Test("A document stored before the newer rules opens, and is fixed by the next edit")
+    @Test(
+        "A document stored before the newer rules opens, exports with a warning, and is fixed by the next edit"
+    )
     func legacyContentStillOpens() throws {
         let store = try Store()
         #expect(try store.run(["init"]).status == 0)
@@ -191,11 +193,23 @@ struct InputCommandTests {
         let imported = try store.run(["import", package.path])
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(try store.run(["show", document]).status == 0)
+        // export carries it as it is and warns that new --from will refuse the file.
+        let exportedFile = store.directory.appendingPathComponent("old.json").path
+        let exported = try store.run(["export", document, "-o", exportedFile])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(
+            exported.stderr.hasPrefix("warning: ") && exported.stderr.contains("survey: the title is empty")
+                && exported.stderr.contains("[emptyTitle]"), "\(exported.stderr)")
+        let recreated = try store.run(["new", "--from", exportedFile])
+        #expect(recreated.status == 65 && recreated.stderr.contains("[emptyTitle]"), "\(recreated.stderr)")
         let answered = try store.run(["edit", document, "--answer", "1=Ada"])
         #expect(answered.status == 65)
         #expect(answered.stderr.contains("[emptyTitle]"), "\(answered.stderr)")
         let fixed = try store.run(["edit", document, "--title", "Named", "--answer", "1=Ada"])
         #expect(fixed.status == 0, "\(fixed.stderr)")
         #expect(try store.run(["show", document]).stdout.hasPrefix("Named"))
+        let clean = try store.run(["export", document, "-o", exportedFile])
+        #expect(clean.status == 0 && clean.stderr.isEmpty, "\(clean.stderr)")
+        #expect(try store.run(["new", "--from", exportedFile]).status == 0)
     }
 }

@@ -306,7 +306,10 @@ struct ExportCommand: ParsableCommand {
             standard output or to -o FILE, whose folder must exist. With --package DIR, copies the whole \
             revision package to DIR, a new folder in an existing one (then -o and --format do not apply). A \
             revision in a format newer than this build is exported as it is stored, with --format plist or \
-            --package. With --json, the content is part of the one JSON document (as an object for json).
+            --package. With --json, the content is part of the one JSON document (as an object for json). \
+            Content stored before a rule for new content was added (an empty title, two options with one \
+            label) is exported as it is, with a warning naming the item and rule: new --from and save --from \
+            refuse such a file until it is fixed (a package exported with --package imports as it is).
 
             \(SurveyTool.exitCodesReference)
             """)
@@ -362,6 +365,11 @@ struct ExportCommand: ParsableCommand {
             }
             let (exported, data) = (content.revision, content.data)
             if let output { try store.writeExport(data, to: output) }
+            if let problem = content.newContentProblem {
+                Console.error(
+                    "warning: the exported content breaks a rule for new content, so new --from and save --from "
+                        + "refuse it until it is fixed: \(problem)")
+            }
             if options.json {
                 // One JSON document: where the content went, or the content itself.
                 var report: [String: Any] = [
