@@ -69,12 +69,28 @@ public final class SurveyStore: Sendable {
         self.device = device
         isReadOnly = readOnly
         self.writesSummaryCache = writesSummaryCache
+        // A copy of a pruned revision goes only once a successor can be read in its place.
+        let isReadable: @Sendable (Data, RevisionMetadata) -> Bool = { content, revision in
+            Self.canRead(content, of: revision)
+        }
         revisions =
             if let wallClock {
-                RevisionStore(root: root, device: device, calls: calls, wallClock: wallClock)
+                RevisionStore(
+                    root: root, device: device, calls: calls, wallClock: wallClock, isReadable: isReadable)
             } else {
-                RevisionStore(root: root, device: device, calls: calls)
+                RevisionStore(root: root, device: device, calls: calls, isReadable: isReadable)
             }
+    }
+
+    /// Whether `content` (already checked against its digest) reads as a survey of
+    /// `revision`'s format: content in a format newer than this build counts, as it cannot
+    /// be checked here.
+    static func canRead(_ content: Data, of revision: RevisionMetadata) -> Bool {
+        guard revision.formatVersion <= formatVersion else { return true }
+        return
+            (try? FormatMigrator.survey(
+                from: content, version: revision.formatVersion, seed: revision.id.description, file: nil))
+            != nil
     }
 
     /// The system calls the store makes: the real ones, or a test's simulated disk.

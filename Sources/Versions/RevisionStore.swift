@@ -23,6 +23,9 @@ public final class RevisionStore: Sendable {
     /// long as the name is there; an incomplete package is never remembered.
     private let known = MetadataCache()
     private let wallClock: @Sendable () -> Int64
+    /// Whether a revision's content, already checked against its digest, can be read as
+    /// what it claims to be (see ``init(root:device:calls:wallClock:isReadable:)``).
+    private let isReadable: @Sendable (_ content: Data, _ revision: RevisionMetadata) -> Bool
 
     /// The name of a package's metadata file (``StoreLayout/metadataFile``).
     public static let metadataFile = StoreLayout.metadataFile
@@ -37,14 +40,23 @@ public final class RevisionStore: Sendable {
     }
 
     /// Opens the revisions of the store at `root`; new revisions name `device`, and their timestamps come from `wallClock` (milliseconds since 1970).
+    ///
+    /// `isReadable` tells whether content that matches its digest can be read (the layer
+    /// above decodes it): a copy of a pruned revision is removed only when a revision that
+    /// supersedes it has such content (see ``cleanedRead(_:keepingMetadata:)``). By
+    /// default any content that matches its digest counts.
     public init(
         root: String, device: Device, calls: SystemCalls = .live,
         wallClock: @escaping @Sendable () -> Int64 = {
             Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        },
+        isReadable: @escaping @Sendable (_ content: Data, _ revision: RevisionMetadata) -> Bool = { _, _ in
+            true
         }
     ) {
         self.root = root
         self.device = device
+        self.isReadable = isReadable
         writer = Self.writer(root: root, calls: calls)
         reader = FileReader(root: root, calls: calls)
         self.wallClock = wallClock
@@ -721,7 +733,9 @@ public final class RevisionStore: Sendable {
     /// read would give.
     ///
     /// A copy is removed only when a revision that supersedes it is here with its content
-    /// intact (its digest checked now): never on a tombstone's word alone.
+    /// intact (its digest checked now) and readable (the store's `isReadable`), or is a
+    /// deletion: never on a tombstone's word alone, and never for a successor that cannot
+    /// be read in its place.
     public func cleanedGraph(of document: UUID) throws -> (graph: RevisionGraph, pruned: Set<RevisionID>) {
         let read = try cleanedRead(document)
         return (read.graph, read.pruned)
@@ -745,7 +759,7 @@ public final class RevisionStore: Sendable {
     }
 
     /// Whether a complete revision here that descends from `id` has content matching its
-    /// digest (or is a deletion, which has none).
+    /// digest that can be read (or is a deletion, which has none).
     func hasIntactSuccessor(of id: RevisionID, in read: DocumentRead, document: UUID) throws -> Bool {
         let candidates = read.live.values.filter { !read.pruned.contains($0.id) }.sorted(
             by: RevisionGraph.precedes)
@@ -763,7 +777,9 @@ public final class RevisionStore: Sendable {
             }
             guard descends else { continue }
             if candidate.isDeleted { return true }
-            if (try? content(of: document, revision: candidate)) != nil { return true }
+            if let data = try? content(of: document, revision: candidate), isReadable(data, candidate) {
+                return true
+            }
         }
         return false
     }

@@ -1,0 +1,58 @@
+import Foundation
+import Surveys
+import Testing
+import Versions
+
+@_spi(Testing) @testable import SurveyStore
+
+/// A tombstone brought by another replica removes this store's copy of a pruned revision
+/// only once a revision that supersedes it can be read in its place.
+@Suite("Copies of pruned revisions")
+struct PrunedCopyTests {
+    /// A store with one document at its first revision (`head`), a tombstone for that
+    /// revision (another device pruned it), and a child of it whose content is `content`,
+    /// written with a digest that matches: a package that verifies.
+    static func storeWithTombstonedHead(childContent content: Data) throws -> (
+        store: SurveyStore, id: UUID, head: RevisionMetadata, path: String
+    ) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pruned-\(UUID())").path
+        let store = try SurveyStore.create(at: path, deviceName: "laptop")
+        let (id, head) = try store.create(try Survey(title: "Kept", items: []))
+        var clock = HybridClock(wallClock: { head.timestamp.milliseconds + 1_000 })
+        let child = try RevisionMetadata.make(
+            documentID: id, parents: [head], content: content, formatVersion: SurveyStore.formatVersion,
+            device: Device(id: "other-device", name: "phone"), clock: &clock)
+        let package = path + "/" + StoreLayout.package(child.id, of: id)
+        try FileManager.default.createDirectory(atPath: package, withIntermediateDirectories: false)
+        try child.plistData().write(to: URL(fileURLWithPath: package + "/" + StoreLayout.metadataFile))
+        try content.write(to: URL(fileURLWithPath: package + "/" + StoreLayout.contentFile))
+        try head.plistData().write(
+            to: URL(fileURLWithPath: path + "/" + StoreLayout.tombstone(head.id, of: id)))
+        return (store, id, head, path)
+    }
+
+    @Test("A successor whose content matches its digest but is no survey does not remove the copy")
+    func unreadableSuccessorKeepsCopy() throws {
+        let (store, id, head, path) = try Self.storeWithTombstonedHead(childContent: Data("garbage".utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let content = path + "/" + StoreLayout.package(head.id, of: id) + "/" + StoreLayout.contentFile
+        let before = try Data(contentsOf: URL(fileURLWithPath: content))
+        // Every command that writes cleans the document first; prune then refuses the
+        // unreadable winner.
+        #expect(throws: StoreError.self) { _ = try store.prune(id) }
+        _ = try store.documents()
+        #expect(
+            FileManager.default.contents(atPath: content) == before, "the only readable content was removed")
+        #expect(try store.survey(id, head).title == "Kept")
+    }
+
+    @Test("A successor that reads as a survey removes the copy (the test above can fail)")
+    func readableSuccessorRemovesCopy() throws {
+        let readable = try Survey(title: "Newer", items: []).plistData()
+        let (store, id, head, path) = try Self.storeWithTombstonedHead(childContent: readable)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        _ = try store.prune(id)
+        #expect(!FileManager.default.fileExists(atPath: path + "/" + StoreLayout.package(head.id, of: id)))
+        #expect(try store.open(id).survey.title == "Newer")
+    }
+}
