@@ -27,8 +27,12 @@ import Foundation
 /// Events report only *that* something in a folder changed, and which entry: the caller
 /// reads the folder again (or that entry) to learn what.
 ///
-/// A folder is watched without following a symbolic link in its last component
-/// (`IN_DONT_FOLLOW | IN_ONLYDIR`; `lstat` when polling).
+/// A folder beneath the watcher's root (a store's) is reached without following a
+/// symbolic link in any component, as the store's readers reach files: it is opened
+/// beneath the root (`openat2` with `RESOLVE_NO_SYMLINKS` on Linux), and inotify
+/// watches the folder that descriptor names (`/proc/self/fd/N`), or, where `/proc` is
+/// not mounted, the path with `IN_DONT_FOLLOW | IN_ONLYDIR`. Without a root, only the
+/// last component is never followed.
 ///
 /// A watcher owns file descriptors, so it is deliberately not `Sendable`: one thread
 /// uses it. Another thread ends a wait with the ``Waker`` from ``waker``.
@@ -135,6 +139,8 @@ public final class FolderWatcher {
     public let waker: Waker
     private var notify: Int32 = -1
     private var wakeRead: Int32
+    /// Opens folders beneath the root, never through a link.
+    private let system: System
     private var polled: [Watch: PolledFolder] = [:]
     private var pollingPaths: [String: Watch] = [:]
     private var nextPolled: Int32 = 1
@@ -144,11 +150,15 @@ public final class FolderWatcher {
     /// A watcher with no folders yet.
     ///
     /// The corresponding C functions are `inotify_init1` (Linux) and `pipe`.
-    /// - Parameter mechanism: How to learn of changes; ``Mechanism/inotify`` exists on
-    ///   Linux only (elsewhere it is replaced by polling).
+    /// - Parameters:
+    ///   - mechanism: How to learn of changes; ``Mechanism/inotify`` exists on Linux
+    ///     only (elsewhere it is replaced by polling).
+    ///   - root: The folder beneath which no link is followed to reach a watched folder
+    ///     (a store's root; the root itself may be a link), or `nil`.
     /// - Throws: ``FileSystemError`` when the descriptors cannot be made (the per-user
     ///   limit of inotify instances, `fs.inotify.max_user_instances`, for example).
-    public init(mechanism: Mechanism = .automatic) throws {
+    public init(mechanism: Mechanism = .automatic, root: String? = nil) throws {
+        system = System(calls: .live, root: root)
         var ends: [Int32] = [-1, -1]
         guard Glue.pipe(&ends) == 0 else {
             throw FileSystemError(.open, path: "pipe", errno: .current)
@@ -193,17 +203,16 @@ public final class FolderWatcher {
     /// Starts watching the folder at `path` for `interest`. Watching a folder twice
     /// returns the same watch, with the new interest.
     ///
-    /// The corresponding C function is `inotify_add_watch` (polling: `lstat`, and the
-    /// folder's first listing).
+    /// The corresponding C functions are `openat2` (beneath the root), `inotify_add_watch`
+    /// and `close` (polling: the folder's first listing).
     /// - Returns: The watch, which events name.
     /// - Throws: ``FileSystemError``: the folder is missing (code `notFound`), is no
-    ///   folder or a link, or the per-user limit of watches is reached (`ENOSPC`:
-    ///   `fs.inotify.max_user_watches`).
+    ///   folder or is a link itself (errno `ENOTDIR`), is reached through a link on the way
+    ///   beneath the root (code `symbolicLink`), or the per-user limit of watches is
+    ///   reached (`ENOSPC`: `fs.inotify.max_user_watches`).
     public func add(_ path: String, interest: Interest) throws -> Watch {
         if mechanism == .polling {
-            guard let folder = PolledFolder.list(path, interest: interest) else {
-                throw FileSystemError(.open, path: path, errno: .current)
-            }
+            let folder = try PolledFolder.list(path, interest: interest, system: system)
             if let watch = pollingPaths[path] {
                 polled[watch] = folder
                 return watch
@@ -215,8 +224,14 @@ public final class FolderWatcher {
             return watch
         }
         #if os(Linux)
-            let mask = interest.rawValue | UInt32(IN_ONLYDIR | IN_DONT_FOLLOW | IN_MOVE_SELF)
-            let descriptor = inotify_add_watch(notify, path, mask)
+            let mask = interest.rawValue | UInt32(IN_ONLYDIR | IN_MOVE_SELF)
+            let folder = try system.openFolder(atPath: path)
+            defer { _ = Glue.close(folder) }
+            var descriptor = inotify_add_watch(notify, "/proc/self/fd/\(folder)", mask)
+            if descriptor < 0 && errno == ENOENT {
+                // No /proc: the path, its last component not followed.
+                descriptor = inotify_add_watch(notify, path, mask | UInt32(IN_DONT_FOLLOW))
+            }
             guard descriptor >= 0 else {
                 let error = Errno.current
                 let limit =
@@ -326,7 +341,8 @@ public final class FolderWatcher {
         var events: [Event] = []
         for watch in polled.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
             guard let old = polled[watch] else { continue }
-            guard let new = PolledFolder.list(old.path, interest: old.interest), new.folder == old.folder
+            guard let new = try? PolledFolder.list(old.path, interest: old.interest, system: system),
+                new.folder == old.folder
             else {
                 // Gone or replaced: the watch ends, as inotify's does.
                 polled[watch] = nil
@@ -418,31 +434,22 @@ private struct PolledFolder {
     var folder: [UInt64]
     var entries: [String: Stamp]
 
-    /// The folder at `path` listed (`open`, `fdopendir`, `readdir`, `fstatat` per entry,
-    /// without following links), or `nil` when it is no folder (errno says why).
+    /// The folder at `path` listed (`openat2`, `fstat`, `fdopendir`, `readdir`, `fstatat`
+    /// per entry, without following links).
     ///
     /// The folder is opened as the store's readers open it
-    /// (``System/keepingAccessTime(_:_:_:)``): never through a link, and without updating
-    /// its access time where its owner may, so that a poll every second writes no inode.
-    static func list(_ path: String, interest: FolderWatcher.Interest) -> PolledFolder? {
+    /// (``System/openForReading(_:flags:)``): beneath `system`'s root never through a link,
+    /// and without updating its access time where its owner may, so that a poll every
+    /// second writes no inode.
+    /// - Throws: ``FileSystemError`` when it is missing, no folder, or reached through a link.
+    static func list(_ path: String, interest: FolderWatcher.Interest, system: System) throws -> PolledFolder
+    {
+        let opened = try system.openForReading(path, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
         var status = stat()
-        guard lstat(path, &status) == 0 else { return nil }
-        guard status.st_mode & S_IFMT == S_IFDIR else {
-            errno = ENOTDIR
-            return nil
-        }
-        let opened: Int32
-        switch System(calls: .live).keepingAccessTime(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) {
-        case .success(let descriptor): opened = descriptor
-        case .failure(let failure):
-            errno = failure.rawValue
-            return nil
-        }
-        guard let directory = fdopendir(opened) else {
-            let failure = errno
+        guard fstat(opened, &status) == 0, let directory = fdopendir(opened) else {
+            let failure = Errno.current
             _ = Glue.close(opened)
-            errno = failure
-            return nil
+            throw FileSystemError(.list, path: path, errno: failure)
         }
         defer { closedir(directory) }
         let descriptor = dirfd(directory)

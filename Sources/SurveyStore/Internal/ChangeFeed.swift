@@ -54,7 +54,7 @@ final class ChangeFeed: @unchecked Sendable {
         self.root = root
         self.only = only
         revisions = RevisionStore(root: root, device: Device(id: "watch", name: "watch"), calls: calls)
-        watcher = try FolderWatcher(mechanism: mechanism)
+        watcher = try FolderWatcher(mechanism: mechanism, root: root)
         try synchronize()
     }
 
@@ -278,7 +278,8 @@ final class ChangeFeed: @unchecked Sendable {
                 let watch = try watcher.add(folder, interest: .allEntries)
                 folderWatches[id] = watch
                 documentOfFolder[watch] = id
-            } catch let error as FileSystemError where error.code == .notFound || error.errno == .notDirectory
+            } catch let error as FileSystemError
+                where error.code == .notFound || error.code == .symbolicLink || error.errno == .notDirectory
             {
                 forget(id)
                 return nil
