@@ -137,7 +137,7 @@ extension RevisionStore {
             } catch VersionsError.contentMismatch {
                 report(contentPath, "the content does not match the digest in its metadata", false)
             } catch {
-                report(contentPath, "\(error)", false)
+                report(contentPath, Self.reason(error, file: contentPath), false)
             }
         }
         var known = read.tombstones

@@ -371,15 +371,21 @@ public final class RevisionStore: Sendable {
         return found ?? nil
     }
 
-    /// What `error` says, without the file's path when it starts with it (the issue
-    /// names the file already); a file inside it (a package's metadata) is named by its
-    /// path within it.
+    /// What `error` says, without the file's path when it starts with it, or with a
+    /// path that ends `file`'s (the issue names the file already): `LINE:COLUMN: …` stays,
+    /// so that the issue reads `PATH:LINE:COLUMN: …`. A file inside `file` (a package's
+    /// metadata) is named by its path within it.
     static func reason(_ error: any Error, file: String) -> String {
         let text = "\(error)"
         if text.hasPrefix(file + ":") {
             return String(text.dropFirst(file.count + 1).drop { $0 == " " })
         }
         if text.hasPrefix(file + "/") { return String(text.dropFirst(file.count + 1)) }
+        if let colon = text.firstIndex(of: ":"), colon > text.startIndex,
+            file.hasSuffix("/" + text[..<colon])
+        {
+            return String(text[text.index(after: colon)...].drop { $0 == " " })
+        }
         return text
     }
 

@@ -46,6 +46,15 @@ struct PrunedCopyTests {
         #expect(try store.survey(id, head).title == "Kept")
     }
 
+    @Test("verify names unreadable content that matches its digest once: PATH:LINE:COLUMN: message")
+    func unreadableContentNamedOnce() throws {
+        let (store, id, _, path) = try Self.storeWithTombstonedHead(childContent: Data("garbage".utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let problem = try #require(store.verify().first { $0.path.hasSuffix(StoreLayout.contentFile) })
+        #expect(problem.path.hasPrefix(path + "/Documents/\(id.uuidString.lowercased())/"))
+        #expect(problem.description == problem.path + ":1:1: the document has no root element", "\(problem)")
+    }
+
     @Test("A successor that reads as a survey removes the copy (the test above can fail)")
     func readableSuccessorRemovesCopy() throws {
         let readable = try Survey(title: "Newer", items: []).plistData()
