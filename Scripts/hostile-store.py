@@ -2,7 +2,7 @@
 """Builds a corpus of hostile store folders: what rsync, unison, Syncthing, a shared
 folder or a person can leave in a store.
 
-    hostile-store.py BASE_STORE CANARY OUT_DIR
+    hostile-store.py BASE_STORE CANARY OUT_DIR [--combine SEED COUNT | --apply CASE STORE]
 
 BASE_STORE is a clean store holding three documents titled "A", "B" and "C": A with a
 pruned first revision (a tombstone), a superseded second one and a head; B and C with
@@ -23,6 +23,19 @@ object per case with
               (the store stays clean): a tombstone waiting for the revision that
               supersedes it
 
+With --combine, the corpus is instead COUNT stores that each hold two to four cases at
+once, drawn with Python's `random.Random(SEED)` from every case but those whose store is
+refused: what several engines and people leave together. A combined case is named after
+its cases joined by "+", its victims are theirs together, and its junk is empty: one case
+can remove or hide what another left (a case that replaces a document folder removes the
+junk another put in it), so what `verify` must name is not known case by case; the store
+is marked "combined". A case that cannot be applied over the ones before it (what it
+changes is no longer there) is left out of the name, and its victims kept.
+
+With --apply CASE STORE, the one case is applied to STORE (a copy of BASE_STORE that is
+in use, a watched one) with CANARY as its canary, and nothing else is made (OUT_DIR is
+not used; the manifest is not printed).
+
 Forged revisions are written the way the store writes them: the revision id's digest is
 the SHA-256 of the metadata property list without its RevisionID, which Python's
 plistlib writes byte for byte as CoreFoundation does, so a forged revision verifies
@@ -34,7 +47,9 @@ import hashlib
 import json
 import os
 import plistlib
+import random
 import shutil
+import signal
 import socket
 import sys
 
@@ -539,16 +554,65 @@ def _(s):
     os.mkdir(os.path.join(s, "Store.plist"))
 
 
-manifest = []
-for name, body, junk, victims, refuse, note in CASES:
+def on_alarm(signum, frame):
+    raise TimeoutError("the case waited too long")
+
+
+signal.signal(signal.SIGALRM, on_alarm)
+# A process started from a thread that blocks signals (a test runner's) inherits the mask.
+signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGALRM])
+
+
+def all_victims(victims):
+    if victims == ["*"]:
+        return [m["RevisionID"] for _, revs, _ in docs.values() for m in revs]
+    return victims
+
+
+def prepare(name):
+    """A copy of the base store and of the canary for the case `name`."""
     store = os.path.join(OUT, name, "store")
     CURRENT["canary"] = os.path.join(OUT, name, "canary")
     shutil.copytree(BASE, store, symlinks=True)
     shutil.copytree(CANARY, CURRENT["canary"], symlinks=True)
+    return store
+
+
+manifest = []
+if len(sys.argv) == 7 and sys.argv[4] == "--combine":
+    chooser = random.Random(int(sys.argv[5]))
+    candidates = [c for c in CASES if not c[4]]
+    for number in range(int(sys.argv[6])):
+        chosen = chooser.sample(candidates, chooser.randint(2, 4))
+        store = prepare("combined-%d" % number)
+        applied, victims = [], set()
+        for name, body, _, case_victims, _, _ in chosen:
+            victims.update(all_victims(case_victims))
+            # A case writing where one before it left a FIFO would wait for a reader.
+            signal.alarm(5)
+            try:
+                body(store)
+                applied.append(name)
+            except OSError:
+                pass
+            finally:
+                signal.alarm(0)
+        manifest.append(
+            {"name": "+".join(applied), "store": store, "canary": CURRENT["canary"], "junk": [],
+             "victims": sorted(victims), "refuse": False, "note": False, "combined": True})
+elif len(sys.argv) == 7 and sys.argv[4] == "--apply":
+    # One case applied to a store that is in use (a watched one), as an engine would.
+    name, store, CURRENT["canary"] = sys.argv[5], sys.argv[6], CANARY
+    [body] = [c[1] for c in CASES if c[0] == name]
     body(store)
-    if victims == ["*"]:
-        victims = [m["RevisionID"] for _, revs, _ in docs.values() for m in revs]
-    manifest.append(
-        {"name": name, "store": store, "canary": CURRENT["canary"], "junk": junk, "victims": victims, "refuse": refuse,
-         "note": note})
+    sys.exit(0)
+elif len(sys.argv) == 4:
+    for name, body, junk, victims, refuse, note in CASES:
+        store = prepare(name)
+        body(store)
+        manifest.append(
+            {"name": name, "store": store, "canary": CURRENT["canary"], "junk": junk, "victims": all_victims(victims),
+             "refuse": refuse, "note": note, "combined": False})
+else:
+    sys.exit("usage: hostile-store.py BASE_STORE CANARY OUT_DIR [--combine SEED COUNT | --apply CASE STORE]")
 json.dump(manifest, sys.stdout, indent=1)

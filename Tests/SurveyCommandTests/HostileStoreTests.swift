@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Every command over every case of the hostile-store corpus (`Scripts/hostile-store.py`):
@@ -20,6 +21,8 @@ struct HostileStoreTests {
         var victims: [String]
         var refuse: Bool
         var note: Bool
+        /// Several cases at once (`--combine`): no junk is listed.
+        var combined: Bool
     }
 
     /// Every file, folder and link under `path`, with its kind, mode and bytes (or target).
@@ -72,66 +75,95 @@ struct HostileStoreTests {
         return (store, heads)
     }
 
-    @Test(
-        "Every command over every hostile store: a documented exit, no signal, no hang, nothing outside touched, no head lost, verify names the junk",
-        CommandRunner.needs("python3", "strace", "timeout"))
-    func everyCommandOverEveryCase() throws {
-        guard let python = CommandRunner.requireTool("python3"),
-            let strace = CommandRunner.requireTool("strace"),
-            let timeout = CommandRunner.requireTool("timeout")
-        else { return }
-        let directory = try CommandRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let (base, heads) = try Self.makeBase(in: directory)
-        let headContents = try heads.mapValues {
-            try Data(contentsOf: URL(fileURLWithPath: "\(base)/Documents/\($0).survey/Survey.plist"))
+    /// A base store, the canary, and what every case's commands need beside them.
+    struct Harness {
+        let directory: URL
+        let base: String
+        let heads: [String: String]
+        let headContents: [String: Data]
+        let ids: [String: String]
+        let canaryTemplate: String
+        let other: String
+        let importable: String
+        let sample: String
+        let python: String
+        let strace: String
+        let timeout: String
+
+        init(python: String, strace: String, timeout: String) throws {
+            (self.python, self.strace, self.timeout) = (python, strace, timeout)
+            directory = try CommandRunner.temporaryDirectory()
+            (base, heads) = try HostileStoreTests.makeBase(in: directory)
+            headContents = try heads.mapValues { [base] in
+                try Data(contentsOf: URL(fileURLWithPath: "\(base)/Documents/\($0).survey/Survey.plist"))
+            }
+            ids = heads.mapValues { String($0.prefix { $0 != "/" }) }
+            canaryTemplate = directory.appendingPathComponent("canary").path
+            try FileManager.default.createDirectory(
+                atPath: canaryTemplate + "/folder/sub", withIntermediateDirectories: true)
+            try Data("keep me".utf8).write(to: URL(fileURLWithPath: canaryTemplate + "/folder/file"))
+            try Data("keep me too".utf8).write(to: URL(fileURLWithPath: canaryTemplate + "/folder/sub/file"))
+            other = directory.appendingPathComponent("other").path
+            #expect(try CommandRunner.run(["init", "--store", other]).status == 0)
+            importable = directory.appendingPathComponent("import.survey").path
+            #expect(
+                try CommandRunner.run(["export", ids["B"]!, "--package", importable, "--store", base]).status
+                    == 0
+            )
+            sample = directory.appendingPathComponent("A.json").path
         }
-        let ids = heads.mapValues { String($0.prefix { $0 != "/" }) }
 
-        let canaryTemplate = directory.appendingPathComponent("canary").path
-        try FileManager.default.createDirectory(
-            atPath: canaryTemplate + "/folder/sub", withIntermediateDirectories: true)
-        try Data("keep me".utf8).write(to: URL(fileURLWithPath: canaryTemplate + "/folder/file"))
-        try Data("keep me too".utf8).write(to: URL(fileURLWithPath: canaryTemplate + "/folder/sub/file"))
-        let other = directory.appendingPathComponent("other").path
-        #expect(try CommandRunner.run(["init", "--store", other]).status == 0)
-        let importable = directory.appendingPathComponent("import.survey").path
-        #expect(
-            try CommandRunner.run(["export", ids["B"]!, "--package", importable, "--store", base]).status == 0
-        )
-        let sample = directory.appendingPathComponent("A.json").path
+        /// The cases `Scripts/hostile-store.py` builds, with `arguments` after its own.
+        func cases(_ arguments: [String] = []) throws -> [Case] {
+            let out = directory.appendingPathComponent("cases").path
+            let built = try CommandRunner.run(
+                [
+                    HostileStoreTests.repository.appendingPathComponent("Scripts/hostile-store.py").path,
+                    base,
+                    canaryTemplate, out,
+                ] + arguments,
+                executable: URL(fileURLWithPath: python))
+            try #require(built.status == 0, "the corpus script failed: \(built.stderr)")
+            return try JSONDecoder().decode([Case].self, from: Data(built.stdout.utf8))
+        }
 
-        let out = directory.appendingPathComponent("cases").path
-        let built = try CommandRunner.run(
-            [
-                Self.repository.appendingPathComponent("Scripts/hostile-store.py").path, base, canaryTemplate,
-                out,
-            ],
-            executable: URL(fileURLWithPath: python))
-        try #require(built.status == 0, "the corpus script failed: \(built.stderr)")
-        let cases = try JSONDecoder().decode([Case].self, from: Data(built.stdout.utf8))
-        #expect(cases.count >= 40)
-
-        var runs = 0
-        for hostile in cases {
-            let before = Self.fingerprint(hostile.canary)
-            let outside = directory.appendingPathComponent("outside-\(hostile.name)").path
+        /// Runs `verify` and then every command over the case's store, each under strace;
+        /// returns the number of command runs.
+        func exercise(_ hostile: Case, context: String = "") throws -> Int {
+            let name = context + hostile.name
+            let before = HostileStoreTests.fingerprint(hostile.canary)
+            // The folder the script made for the case (its name, or combined-N) is unique.
+            let folder = URL(fileURLWithPath: hostile.store).deletingLastPathComponent().lastPathComponent
+            let outside = directory.appendingPathComponent("outside-\(folder)").path
             try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: other, toPath: outside + "/other")
 
             // verify first, on the store as the case left it: it names every piece of junk.
             let verify = try CommandRunner.run(["verify", "--json", "--store", hostile.store])
             #expect(
-                Self.documentedExits.contains(verify.status),
-                "\(hostile.name): verify exited \(verify.status)")
+                HostileStoreTests.documentedExits.contains(verify.status),
+                "\(name): verify exited \(verify.status)")
             for junk in hostile.junk {
                 #expect(
                     (verify.stdout + verify.stderr).contains(junk),
-                    "\(hostile.name): verify does not name \(junk): \(verify.stdout)\(verify.stderr)")
+                    "\(name): verify does not name \(junk): \(verify.stdout)\(verify.stderr)")
             }
             if !hostile.junk.isEmpty && !hostile.refuse && !hostile.note {
-                #expect(verify.status != 0, "\(hostile.name): verify calls the store clean")
+                #expect(verify.status != 0, "\(name): verify calls the store clean")
             }
+
+            // A watch on the store as the case left it reads it, watches its folders and
+            // ends with success on SIGINT, never adding a watch outside the store.
+            let watchLog = outside + "/watch-trace"
+            let watch = try CommandRunner.run(
+                ["watch", "--json", "--store", hostile.store],
+                prefix: [timeout, "--preserve-status", "-s", "INT", "-k", "5", "1.5"] + traced(watchLog))
+            let watching = "\(name): survey watch"
+            #expect(watch.status != 137, "\(watching) did not end on SIGINT: \(watch.stderr)")
+            #expect(
+                HostileStoreTests.documentedExits.contains(watch.status),
+                "\(watching) exited \(watch.status): \(watch.stderr)")
+            expectInside(trace: watchLog, canary: hostile.canary, what: watching)
 
             // First everything that leaves the heads heads (reads, sync, prune, import,
             // new); then what supersedes them (save, resolve, migrate, delete).
@@ -145,46 +177,157 @@ struct HostileStoreTests {
                 ["save", ids["A"]!, "--from", sample], ["resolve", ids["A"]!, "--accept"], ["migrate"],
                 ["delete", ids["B"]!],
             ]
+            var runs = 0
+            var saved = false
             for command in commands {
-                if command[0] == "save" { checkHeads() }
+                if command[0] == "save" { checkHeads(hostile, name: name) }
                 let log = outside + "/trace"
                 let result = try CommandRunner.run(
-                    command + ["--store", hostile.store],
-                    prefix: [
-                        timeout, "-k", "5", "60", strace, "-f", "-y", "-qq", "-s", "512", "-o", log, "-e",
-                        "trace=open,openat,openat2,creat,unlink,unlinkat,rename,renameat,renameat2,mkdir,mkdirat,link,linkat,symlink,symlinkat,truncate,rmdir",
-                    ])
+                    command + ["--store", hostile.store], prefix: [timeout, "-k", "5", "60"] + traced(log))
                 runs += 1
-                let what = "\(hostile.name): survey \(command.joined(separator: " "))"
+                if command[0] == "save" { saved = result.status == 0 }
+                let what = "\(name): survey \(command.joined(separator: " "))"
                 #expect(result.status != 124 && result.status != 137, "\(what) hung: \(result.stderr)")
                 #expect(
-                    Self.documentedExits.contains(result.status),
+                    HostileStoreTests.documentedExits.contains(result.status),
                     "\(what) exited \(result.status): \(result.stderr)")
-                let trace = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-                let touching = trace.split(separator: "\n").filter { $0.contains(hostile.canary) }
-                #expect(touching.isEmpty, "\(what) reached outside the store: \(touching.prefix(3))")
-                try? FileManager.default.removeItem(atPath: log)
+                expectInside(trace: log, canary: hostile.canary, what: what)
             }
-            #expect(Self.fingerprint(hostile.canary) == before, "\(hostile.name): the canary folder changed")
-            // A new head of A reads whole after everything.
-            if !hostile.refuse && !hostile.victims.contains(String(heads["A"]!.split(separator: "/")[1])) {
+            #expect(
+                HostileStoreTests.fingerprint(hostile.canary) == before, "\(name): the canary folder changed")
+            // A new head of A reads whole after everything. (Where cases are combined, one
+            // can keep every write out, another leave A a damaged winner: then once save
+            // wrote a new head.)
+            if !hostile.refuse && !hostile.victims.contains(String(heads["A"]!.split(separator: "/")[1]))
+                && (!hostile.combined || saved)
+            {
                 let show = try CommandRunner.run(["show", ids["A"]!, "--store", hostile.store])
-                #expect(show.status == 0, "\(hostile.name): A cannot be shown at the end: \(show.stderr)")
+                #expect(show.status == 0, "\(name): A cannot be shown at the end: \(show.stderr)")
             }
+            return runs
+        }
 
-            /// Until something supersedes them, every head keeps its content.
-            func checkHeads() {
-                for (title, head) in heads {
-                    let revision = String(head.split(separator: "/")[1])
-                    if hostile.victims.contains(revision) { continue }
-                    let path = "\(hostile.store)/Documents/\(head).survey/Survey.plist"
-                    #expect(
-                        FileManager.default.contents(atPath: path) == headContents[title],
-                        "\(hostile.name): the content of \(title)'s head \(revision) was lost")
-                }
+        /// strace, following children and naming descriptors' paths, writing to `log` the
+        /// calls that open, create, remove, rename or link a path or add an inotify watch.
+        func traced(_ log: String) -> [String] {
+            [
+                strace, "-f", "-y", "-qq", "-s", "512", "-o", log, "-e",
+                "trace=open,openat,openat2,creat,unlink,unlinkat,rename,renameat,renameat2,mkdir,mkdirat,link,linkat,symlink,symlinkat,truncate,rmdir,inotify_add_watch",
+            ]
+        }
+
+        /// No call in the trace at `log` names the canary folder; removes the trace.
+        func expectInside(trace log: String, canary: String, what: String) {
+            let trace = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            let touching = trace.split(separator: "\n").filter { $0.contains(canary) }
+            #expect(touching.isEmpty, "\(what) reached outside the store: \(touching.prefix(3))")
+            try? FileManager.default.removeItem(atPath: log)
+        }
+
+        /// Until something supersedes them, every head keeps its content.
+        func checkHeads(_ hostile: Case, name: String) {
+            for (title, head) in heads {
+                let revision = String(head.split(separator: "/")[1])
+                if hostile.victims.contains(revision) { continue }
+                let path = "\(hostile.store)/Documents/\(head).survey/Survey.plist"
+                #expect(
+                    FileManager.default.contents(atPath: path) == headContents[title],
+                    "\(name): the content of \(title)'s head \(revision) was lost")
             }
         }
+    }
+
+    @Test(
+        "Every command over every hostile store: a documented exit, no signal, no hang, nothing outside touched, no head lost, verify names the junk",
+        CommandRunner.needs("python3", "strace", "timeout"))
+    func everyCommandOverEveryCase() throws {
+        guard let python = CommandRunner.requireTool("python3"),
+            let strace = CommandRunner.requireTool("strace"),
+            let timeout = CommandRunner.requireTool("timeout")
+        else { return }
+        let harness = try Harness(python: python, strace: strace, timeout: timeout)
+        defer { try? FileManager.default.removeItem(at: harness.directory) }
+        let cases = try harness.cases()
+        #expect(cases.count >= 40)
+        var runs = 0
+        for hostile in cases { runs += try harness.exercise(hostile) }
         print("hostile stores: \(cases.count) cases, \(runs) command runs")
+    }
+
+    @Test(
+        "Every hostile case arriving in a watched store: the watch reports only what is complete, ends on SIGTERM with success, and reaches nothing outside",
+        CommandRunner.needs("python3", "strace", "timeout", "bash"))
+    func everyCaseArrivingUnderWatch() throws {
+        guard let python = CommandRunner.requireTool("python3"),
+            let strace = CommandRunner.requireTool("strace"),
+            let timeout = CommandRunner.requireTool("timeout"),
+            let bash = CommandRunner.requireTool("bash")
+        else { return }
+        let harness = try Harness(python: python, strace: strace, timeout: timeout)
+        defer { try? FileManager.default.removeItem(at: harness.directory) }
+        // The watch runs under strace for 1.5 s; the case is applied once it has read the store.
+        let script = #"""
+            set -u
+            timeout="$1" store="$2" python="$3" corpus="$4" base="$5" canary="$6" name="$7" out="$8" err="$9"
+            shift 9
+            "$timeout" --preserve-status -s TERM -k 5 1.5 "$@" watch --json --store "$store" >"$out" 2>"$err" &
+            watch=$!
+            for _ in $(seq 250); do grep -q watching "$err" && break; sleep 0.02; done
+            "$python" "$corpus" "$base" "$canary" - --apply "$name" "$store" || echo "not applied" >&2
+            wait "$watch"
+            """#
+        let corpus = HostileStoreTests.repository.appendingPathComponent("Scripts/hostile-store.py").path
+        var events = 0
+        let cases = try harness.cases()
+        for hostile in cases {
+            let live = harness.directory.appendingPathComponent("live-\(hostile.name)").path
+            try FileManager.default.createDirectory(atPath: live, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: harness.base, toPath: live + "/store")
+            try FileManager.default.copyItem(atPath: harness.canaryTemplate, toPath: live + "/canary")
+            let (out, err, trace) = (live + "/out", live + "/err", live + "/trace")
+            let result = try ChildProcess.run(
+                bash,
+                [
+                    "-c", script, "bash", timeout, live + "/store", python, corpus, harness.base,
+                    live + "/canary",
+                    hostile.name, out, err,
+                ] + harness.traced(trace) + [CommandRunner.binary.path],
+                timeLimit: 60)
+            let what = "\(hostile.name) arriving under survey watch"
+            let stderr = (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""
+            #expect(!result.timedOut && result.status != 137, "\(what) did not end: \(stderr)")
+            #expect(!result.stderr.contains("not applied"), "\(what): \(result.stderr)")
+            #expect(
+                HostileStoreTests.documentedExits.contains(result.status),
+                "\(what) exited \(result.status): \(stderr)")
+            let lines = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n")
+            for line in lines {
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                #expect(object?["event"] is String, "\(what) printed \(line)")
+            }
+            events += lines.count
+            harness.expectInside(trace: trace, canary: live + "/canary", what: what)
+        }
+        print("hostile stores under watch: \(cases.count) cases, \(events) events")
+    }
+
+    @Test(
+        "Every command over stores holding several hostile cases at once (seeded; SURVEYSTORE_SEED replays, SURVEYSTORE_LONG=1 runs 60 stores): a documented exit, no hang, nothing outside touched, no head lost",
+        CommandRunner.needs("python3", "strace", "timeout"))
+    func everyCommandOverCombinedCases() throws {
+        guard let python = CommandRunner.requireTool("python3"),
+            let strace = CommandRunner.requireTool("strace"),
+            let timeout = CommandRunner.requireTool("timeout")
+        else { return }
+        let seed = SeededRandom.seed(fallback: 5858)
+        let count = ProcessInfo.processInfo.environment["SURVEYSTORE_LONG"] == "1" ? 60 : 12
+        let harness = try Harness(python: python, strace: strace, timeout: timeout)
+        defer { try? FileManager.default.removeItem(at: harness.directory) }
+        let cases = try harness.cases(["--combine", "\(seed)", "\(count)"])
+        #expect(cases.count == count && cases.allSatisfy(\.combined))
+        var runs = 0
+        for hostile in cases { runs += try harness.exercise(hostile, context: "seed \(seed), ") }
+        print("hostile stores combined (seed \(seed)): \(cases.count) stores, \(runs) command runs")
     }
 }
 
