@@ -30,7 +30,9 @@ its cases joined by "+", its victims are theirs together, and its junk is empty:
 can remove or hide what another left (a case that replaces a document folder removes the
 junk another put in it), so what `verify` must name is not known case by case; the store
 is marked "combined". A case that cannot be applied over the ones before it (what it
-changes is no longer there) is left out of the name, and its victims kept.
+changes is no longer there) is left out of the name, and its victims kept. Each combined
+store has a peer, another copy of BASE_STORE holding one to three cases ("peer": its
+name, store, canary and victims): the replica it is synced with.
 
 With --apply CASE STORE, the one case is applied to STORE (a copy of BASE_STORE that is
 in use, a watched one) with CANARY as its canary, and nothing else is made (OUT_DIR is
@@ -578,28 +580,39 @@ def prepare(name):
     return store
 
 
+def combined(folder, chosen):
+    """A copy of the base store in OUT/folder with the cases `chosen` applied in turn:
+    (store, canary, the names of the cases applied, their victims)."""
+    store = prepare(folder)
+    applied, victims = [], set()
+    for name, body, _, case_victims, _, _ in chosen:
+        victims.update(all_victims(case_victims))
+        # A case writing where one before it left a FIFO would wait for a reader.
+        signal.alarm(5)
+        try:
+            body(store)
+            applied.append(name)
+        except OSError:
+            pass
+        finally:
+            signal.alarm(0)
+    return store, CURRENT["canary"], applied, victims
+
+
 manifest = []
 if len(sys.argv) == 7 and sys.argv[4] == "--combine":
     chooser = random.Random(int(sys.argv[5]))
     candidates = [c for c in CASES if not c[4]]
     for number in range(int(sys.argv[6])):
-        chosen = chooser.sample(candidates, chooser.randint(2, 4))
-        store = prepare("combined-%d" % number)
-        applied, victims = [], set()
-        for name, body, _, case_victims, _, _ in chosen:
-            victims.update(all_victims(case_victims))
-            # A case writing where one before it left a FIFO would wait for a reader.
-            signal.alarm(5)
-            try:
-                body(store)
-                applied.append(name)
-            except OSError:
-                pass
-            finally:
-                signal.alarm(0)
+        store, canary_folder, applied, victims = combined(
+            "combined-%d" % number, chooser.sample(candidates, chooser.randint(2, 4)))
+        peer, peer_canary, peer_applied, peer_victims = combined(
+            "combined-%d-peer" % number, chooser.sample(candidates, chooser.randint(1, 3)))
         manifest.append(
-            {"name": "+".join(applied), "store": store, "canary": CURRENT["canary"], "junk": [],
-             "victims": sorted(victims), "refuse": False, "note": False, "combined": True})
+            {"name": "+".join(applied), "store": store, "canary": canary_folder, "junk": [],
+             "victims": sorted(victims), "refuse": False, "note": False, "combined": True,
+             "peer": {"name": "+".join(peer_applied), "store": peer, "canary": peer_canary,
+                      "victims": sorted(peer_victims)}})
 elif len(sys.argv) == 7 and sys.argv[4] == "--apply":
     # One case applied to a store that is in use (a watched one), as an engine would.
     name, store, CURRENT["canary"] = sys.argv[5], sys.argv[6], CANARY

@@ -23,6 +23,16 @@ struct HostileStoreTests {
         var note: Bool
         /// Several cases at once (`--combine`): no junk is listed.
         var combined: Bool
+        /// For a combined case: the replica it is synced with, a copy of the base store
+        /// holding cases of its own.
+        var peer: Peer?
+
+        struct Peer: Decodable {
+            var name: String
+            var store: String
+            var canary: String
+            var victims: [String]
+        }
     }
 
     /// Every file, folder and link under `path`, with its kind, mode and bytes (or target).
@@ -130,13 +140,18 @@ struct HostileStoreTests {
         /// Runs `verify` and then every command over the case's store, each under strace;
         /// returns the number of command runs.
         func exercise(_ hostile: Case, context: String = "") throws -> Int {
-            let name = context + hostile.name
+            let name = context + hostile.name + (hostile.peer.map { ", synced with " + $0.name } ?? "")
             let before = HostileStoreTests.fingerprint(hostile.canary)
+            let peerBefore = hostile.peer.map { HostileStoreTests.fingerprint($0.canary) }
+            // Every canary commands must leave alone: the case's, and its peer's.
+            let canaries = [hostile.canary] + (hostile.peer.map { [$0.canary] } ?? [])
             // The folder the script made for the case (its name, or combined-N) is unique.
             let folder = URL(fileURLWithPath: hostile.store).deletingLastPathComponent().lastPathComponent
             let outside = directory.appendingPathComponent("outside-\(folder)").path
             try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(atPath: other, toPath: outside + "/other")
+            // The replica synced with: a clean store, or the combined case's peer.
+            let replica = hostile.peer?.store ?? outside + "/other"
+            if hostile.peer == nil { try FileManager.default.copyItem(atPath: other, toPath: replica) }
 
             // verify first, on the store as the case left it: it names every piece of junk.
             let verify = try CommandRunner.run(["verify", "--json", "--store", hostile.store])
@@ -173,7 +188,7 @@ struct HostileStoreTests {
                 ["versions", ids["A"]!, "--json"], ["export", ids["A"]!, "-o", outside + "/export.json"],
                 ["export", ids["C"]!, "--package", outside + "/exported.survey"], ["verify"],
                 ["check", hostile.store],
-                ["sync", outside + "/other"], ["prune"], ["import", importable], ["new", "--title", "New"],
+                ["sync", replica], ["prune"], ["import", importable], ["new", "--title", "New"],
                 ["save", ids["A"]!, "--from", sample], ["resolve", ids["A"]!, "--accept"], ["migrate"],
                 ["delete", ids["B"]!],
             ]
@@ -191,10 +206,22 @@ struct HostileStoreTests {
                 #expect(
                     HostileStoreTests.documentedExits.contains(result.status),
                     "\(what) exited \(result.status): \(result.stderr)")
-                expectInside(trace: log, canary: hostile.canary, what: what)
+                for canary in canaries { expectInside(trace: log, canary: canary, what: what) }
+                if command[0] == "sync", let peer = hostile.peer {
+                    // What the sync wrote into the peer keeps the peer's heads too.
+                    let both = Case(
+                        name: hostile.name, store: peer.store, canary: peer.canary, junk: [],
+                        victims: peer.victims + hostile.victims, refuse: false, note: false, combined: true)
+                    checkHeads(both, name: name + " (the peer)")
+                }
             }
             #expect(
                 HostileStoreTests.fingerprint(hostile.canary) == before, "\(name): the canary folder changed")
+            if let peer = hostile.peer {
+                #expect(
+                    HostileStoreTests.fingerprint(peer.canary) == peerBefore,
+                    "\(name): the peer's canary folder changed")
+            }
             // A new head of A reads whole after everything. (Where cases are combined, one
             // can keep every write out, another leave A a damaged winner: then once save
             // wrote a new head.)
