@@ -561,7 +561,8 @@ def on_alarm(signum, frame):
 
 
 signal.signal(signal.SIGALRM, on_alarm)
-# A process started from a thread that blocks signals (a test runner's) inherits the mask.
+# The alarm must reach the script however it was started: started by the test suite,
+# Python was seen to begin with most signals blocked, SIGALRM among them.
 signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGALRM])
 
 
