@@ -123,6 +123,16 @@ struct HostileStoreTests {
             sample = directory.appendingPathComponent("A.json").path
         }
 
+        /// The harness, or `nil` when python3, strace or timeout is missing (outside CI
+        /// the test is skipped; in CI `requireTool` fails it).
+        static func make() throws -> Harness? {
+            guard let python = CommandRunner.requireTool("python3"),
+                let strace = CommandRunner.requireTool("strace"),
+                let timeout = CommandRunner.requireTool("timeout")
+            else { return nil }
+            return try Harness(python: python, strace: strace, timeout: timeout)
+        }
+
         /// The cases `Scripts/hostile-store.py` builds, with `arguments` after its own.
         func cases(_ arguments: [String] = []) throws -> [Case] {
             let out = directory.appendingPathComponent("cases").path
@@ -268,11 +278,7 @@ struct HostileStoreTests {
         "Every command over every hostile store: a documented exit, no signal, no hang, nothing outside touched, no head lost, verify names the junk",
         CommandRunner.needs("python3", "strace", "timeout"))
     func everyCommandOverEveryCase() throws {
-        guard let python = CommandRunner.requireTool("python3"),
-            let strace = CommandRunner.requireTool("strace"),
-            let timeout = CommandRunner.requireTool("timeout")
-        else { return }
-        let harness = try Harness(python: python, strace: strace, timeout: timeout)
+        guard let harness = try Harness.make() else { return }
         defer { try? FileManager.default.removeItem(at: harness.directory) }
         let cases = try harness.cases()
         #expect(cases.count >= 40)
@@ -282,15 +288,11 @@ struct HostileStoreTests {
     }
 
     @Test(
-        "Every hostile case arriving in a watched store: the watch reports only what is complete, ends on SIGTERM with success, and reaches nothing outside",
+        "Every hostile case arriving in a watched store: the watch prints only JSON events, ends on SIGTERM with success, and reaches nothing outside",
         CommandRunner.needs("python3", "strace", "timeout", "bash"))
     func everyCaseArrivingUnderWatch() throws {
-        guard let python = CommandRunner.requireTool("python3"),
-            let strace = CommandRunner.requireTool("strace"),
-            let timeout = CommandRunner.requireTool("timeout"),
-            let bash = CommandRunner.requireTool("bash")
-        else { return }
-        let harness = try Harness(python: python, strace: strace, timeout: timeout)
+        guard let bash = CommandRunner.requireTool("bash"), let harness = try Harness.make() else { return }
+        let (python, timeout) = (harness.python, harness.timeout)
         defer { try? FileManager.default.removeItem(at: harness.directory) }
         // The watch runs under strace for 1.5 s; the case is applied once it has read the store.
         let script = #"""
@@ -342,13 +344,9 @@ struct HostileStoreTests {
         "Every command over stores holding several hostile cases at once (seeded; SURVEYSTORE_SEED replays, SURVEYSTORE_LONG=1 runs 60 stores): a documented exit, no hang, nothing outside touched, no head lost",
         CommandRunner.needs("python3", "strace", "timeout"))
     func everyCommandOverCombinedCases() throws {
-        guard let python = CommandRunner.requireTool("python3"),
-            let strace = CommandRunner.requireTool("strace"),
-            let timeout = CommandRunner.requireTool("timeout")
-        else { return }
+        guard let harness = try Harness.make() else { return }
         let seed = SeededRandom.seed(fallback: 5858)
         let count = ProcessInfo.processInfo.environment["SURVEYSTORE_LONG"] == "1" ? 60 : 12
-        let harness = try Harness(python: python, strace: strace, timeout: timeout)
         defer { try? FileManager.default.removeItem(at: harness.directory) }
         let cases = try harness.cases(["--combine", "\(seed)", "\(count)"])
         #expect(cases.count == count && cases.allSatisfy(\.combined))
