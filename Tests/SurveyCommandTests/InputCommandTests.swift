@@ -200,6 +200,11 @@ struct InputCommandTests {
         #expect(
             exported.stderr.hasPrefix("warning: ") && exported.stderr.contains("survey: the title is empty")
                 && exported.stderr.contains("[emptyTitle]"), "\(exported.stderr)")
+        let reported = try store.run(["export", document, "-o", exportedFile, "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(reported.stdout.utf8)) as? [String: Any]
+        let problem = object?["newContentProblem"] as? [String: Any]
+        #expect(
+            problem?["rule"] as? String == "emptyTitle" && problem?["item"] is NSNull, "\(reported.stdout)")
         let recreated = try store.run(["new", "--from", exportedFile])
         #expect(recreated.status == 65 && recreated.stderr.contains("[emptyTitle]"), "\(recreated.stderr)")
         let answered = try store.run(["edit", document, "--answer", "1=Ada"])
@@ -210,6 +215,8 @@ struct InputCommandTests {
         #expect(try store.run(["show", document]).stdout.hasPrefix("Named"))
         let clean = try store.run(["export", document, "-o", exportedFile])
         #expect(clean.status == 0 && clean.stderr.isEmpty, "\(clean.stderr)")
+        let cleanJSON = try store.run(["export", document, "-o", exportedFile, "--json"])
+        #expect(!cleanJSON.stdout.contains("newContentProblem"), "\(cleanJSON.stdout)")
         #expect(try store.run(["new", "--from", exportedFile]).status == 0)
     }
 }

@@ -308,8 +308,9 @@ struct ExportCommand: ParsableCommand {
             revision in a format newer than this build is exported as it is stored, with --format plist or \
             --package. With --json, the content is part of the one JSON document (as an object for json). \
             Content stored before a rule for new content was added (an empty title, two options with one \
-            label) is exported as it is, with a warning naming the item and rule: new --from and save --from \
-            refuse such a file until it is fixed (a package exported with --package imports as it is).
+            label) is exported as it is, with a warning naming the item and rule (with --json, also as \
+            "newContentProblem": {"rule", "item", "message"}): new --from and save --from refuse such a file \
+            until it is fixed (a package exported with --package imports as it is).
 
             \(SurveyTool.exitCodesReference)
             """)
@@ -375,6 +376,12 @@ struct ExportCommand: ParsableCommand {
                 var report: [String: Any] = [
                     "id": id.lowercased, "revision": exported.id.description, "format": format,
                 ]
+                if let problem = content.newContentProblem {
+                    report["newContentProblem"] = [
+                        "rule": problem.rule.rawValue, "item": problem.position.map { $0 as Any } ?? NSNull(),
+                        "message": problem.description,
+                    ]
+                }
                 if let output {
                     report["output"] = output
                 } else if format == "json" {
