@@ -6,6 +6,17 @@ import PackageDescription
 // --sanitize fuzzer --sanitize address` (and `-enable-testing`, so that the targets can
 // reach the internal calls they check). They live apart from the main package so that
 // their instrumented build never slows down the tests.
+
+/// The target `NAME-fuzzer`, using the main package's `products`. libFuzzer supplies
+/// main(); the target only defines LLVMFuzzerTestOneInput.
+func fuzzer(_ name: String, _ products: [String]) -> Target {
+    .executableTarget(
+        name: "\(name)-fuzzer",
+        dependencies: products.map { .product(name: $0, package: "SurveyStore") },
+        swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+    )
+}
+
 let package = Package(
     name: "SurveyStoreFuzz",
     platforms: [.macOS(.v13)],
@@ -13,30 +24,10 @@ let package = Package(
         .package(name: "SurveyStore", path: "..")
     ],
     targets: [
-        .executableTarget(
-            name: "reader-fuzzer",
-            dependencies: [.product(name: "PropertyList", package: "SurveyStore")],
-            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
-        ),
-        .executableTarget(
-            name: "survey-fuzzer",
-            dependencies: [
-                .product(name: "Surveys", package: "SurveyStore"),
-                .product(name: "PropertyList", package: "SurveyStore"),
-            ],
-            // libFuzzer supplies main(); the target only defines LLVMFuzzerTestOneInput.
-            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
-        ),
-        .executableTarget(
-            name: "metadata-fuzzer",
-            dependencies: [.product(name: "Versions", package: "SurveyStore")],
-            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
-        ),
-        .executableTarget(
-            name: "merge-fuzzer",
-            dependencies: [.product(name: "Surveys", package: "SurveyStore")],
-            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
-        ),
+        fuzzer("reader", ["PropertyList"]),
+        fuzzer("survey", ["Surveys", "PropertyList"]),
+        fuzzer("metadata", ["Versions"]),
+        fuzzer("merge", ["Surveys"]),
     ],
     swiftLanguageModes: [.v6]
 )

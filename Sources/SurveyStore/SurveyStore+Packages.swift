@@ -196,9 +196,7 @@ extension SurveyStore {
             // Content this build can read must be a valid survey; a newer format is kept
             // as it is, opaque, never rewritten.
             if let content, metadata.formatVersion <= Self.formatVersion {
-                _ = try FormatMigrator.survey(
-                    from: content, version: metadata.formatVersion, seed: metadata.id.description,
-                    file: contentPath)
+                _ = try Self.decode(content, of: metadata, file: contentPath)
             }
             var files = [PackageFile(name: StoreLayout.metadataFile, contents: metadataData)]
             if let content { files.append(PackageFile(name: StoreLayout.contentFile, contents: content)) }

@@ -87,10 +87,14 @@ public final class SurveyStore: Sendable {
     /// be checked here.
     static func canRead(_ content: Data, of revision: RevisionMetadata) -> Bool {
         guard revision.formatVersion <= formatVersion else { return true }
-        return
-            (try? FormatMigrator.survey(
-                from: content, version: revision.formatVersion, seed: revision.id.description, file: nil))
-            != nil
+        return (try? decode(content, of: revision, file: nil)) != nil
+    }
+
+    /// `content` read as a survey of `revision`'s format: older formats are migrated in
+    /// memory, item ids deriving from the revision id.
+    static func decode(_ content: Data, of revision: RevisionMetadata, file: String?) throws -> Survey {
+        try FormatMigrator.survey(
+            from: content, version: revision.formatVersion, seed: revision.id.description, file: file)
     }
 
     /// The system calls the store makes: the real ones, or a test's simulated disk.
@@ -406,9 +410,8 @@ public final class SurveyStore: Sendable {
             throw FormatError.newer(revision.formatVersion, supported: Self.formatVersion)
         }
         let data = try revisions.content(of: id, revision: revision)
-        // Older formats are migrated in memory; item ids derive from the revision id.
-        return try FormatMigrator.survey(
-            from: data, version: revision.formatVersion, seed: revision.id.description,
+        return try Self.decode(
+            data, of: revision,
             file: StoreLayout.folderName(of: id) + "/" + StoreLayout.packageName(revision.id) + "/"
                 + StoreLayout.contentFile)
     }

@@ -205,7 +205,9 @@ struct HostileStoreTests {
             var runs = 0
             var saved = false
             for command in commands {
-                if command[0] == "save" { checkHeads(hostile, name: name) }
+                if command[0] == "save" {
+                    checkHeads(in: hostile.store, victims: hostile.victims, name: name)
+                }
                 let log = outside + "/trace"
                 let result = try CommandRunner.run(
                     command + ["--store", hostile.store], prefix: [timeout, "-k", "5", "60"] + traced(log))
@@ -219,10 +221,8 @@ struct HostileStoreTests {
                 for canary in canaries { expectInside(trace: log, canary: canary, what: what) }
                 if command[0] == "sync", let peer = hostile.peer {
                     // What the sync wrote into the peer keeps the peer's heads too.
-                    let both = Case(
-                        name: hostile.name, store: peer.store, canary: peer.canary, junk: [],
-                        victims: peer.victims + hostile.victims, refuse: false, note: false, combined: true)
-                    checkHeads(both, name: name + " (the peer)")
+                    checkHeads(
+                        in: peer.store, victims: peer.victims + hostile.victims, name: name + " (the peer)")
                 }
             }
             #expect(
@@ -261,12 +261,13 @@ struct HostileStoreTests {
             try? FileManager.default.removeItem(atPath: log)
         }
 
-        /// Until something supersedes them, every head keeps its content.
-        func checkHeads(_ hostile: Case, name: String) {
+        /// Until something supersedes them, every head of the base store but `victims`
+        /// keeps its content in `store`.
+        func checkHeads(in store: String, victims: [String], name: String) {
             for (title, head) in heads {
                 let revision = String(head.split(separator: "/")[1])
-                if hostile.victims.contains(revision) { continue }
-                let path = "\(hostile.store)/Documents/\(head).survey/Survey.plist"
+                if victims.contains(revision) { continue }
+                let path = "\(store)/Documents/\(head).survey/Survey.plist"
                 #expect(
                     FileManager.default.contents(atPath: path) == headContents[title],
                     "\(name): the content of \(title)'s head \(revision) was lost")
