@@ -509,6 +509,51 @@ def _(s):
     write_bytes(os.path.join(s, a("notes.txt")), b"hello")
 
 
+# Hidden entries: what the system and sync engines leave (notes, never part of the store).
+LEFTOVERS = [
+    "Documents/.DS_Store", a(".DS_Store"), a("._" + A_HEAD["RevisionID"] + ".survey"),
+    a("._" + A_PRUNED + ".pruned"), a(A_HEAD["RevisionID"] + ".survey", ".DS_Store"),
+    a(A_HEAD["RevisionID"] + ".survey", "._Survey.plist"),
+    a(A_HEAD["RevisionID"] + ".survey", ".Survey.plist.Xy12Ab"),
+    a(A_HEAD["RevisionID"] + ".survey", ".syncthing.Survey.plist.tmp"),
+    a(A_HEAD["RevisionID"] + ".survey", ".unison.Survey.plist.2c0f.unison.tmp"),
+    a(A_HEAD["RevisionID"] + ".survey", ".rsync-partial"),
+]
+
+
+@case("finder-and-engine-leftovers", junk=LEFTOVERS, note=True)
+def _(s):
+    for path in LEFTOVERS[:-1]:
+        write_bytes(os.path.join(s, path), b"\x00\x05\x16\x07 left by the system or an engine")
+    os.mkdir(os.path.join(s, LEFTOVERS[-1]))
+    shutil.copyfile(os.path.join(s, a(A_HEAD["RevisionID"] + ".survey", "Survey.plist")),
+                    os.path.join(s, LEFTOVERS[-1], "Survey.plist"))
+
+
+@case("hidden-copy-of-a-package", junk=[a("." + a_child()["RevisionID"] + ".survey")], note=True)
+def _(s):
+    # A complete, verifying revision under a hidden name is not a revision: A's head
+    # stays the winner.
+    folder = add_package(s, A_ID, a_child(), content_from=A_HEAD["RevisionID"])
+    os.rename(folder, os.path.join(os.path.dirname(folder), "." + os.path.basename(folder)))
+
+
+HIDDEN_LINKS = ["Documents/.link", a(".link"), a(A_HEAD["RevisionID"] + ".survey", ".Survey.plist")]
+
+
+@case("hidden-links-to-canary", junk=HIDDEN_LINKS, note=True)
+def _(s):
+    os.symlink(canary("folder"), os.path.join(s, HIDDEN_LINKS[0]))
+    os.symlink(canary("folder"), os.path.join(s, HIDDEN_LINKS[1]))
+    shutil.copyfile(os.path.join(s, c(C_HEAD + ".survey", "Survey.plist")), canary("secret.plist"))
+    os.symlink(canary("secret.plist"), os.path.join(s, HIDDEN_LINKS[2]))
+
+
+@case("hidden-fifo-in-package", junk=[a(A_HEAD["RevisionID"] + ".survey", ".Survey.plist.tmp")], note=True)
+def _(s):
+    os.mkfifo(os.path.join(s, a(A_HEAD["RevisionID"] + ".survey", ".Survey.plist.tmp")))
+
+
 # The summary cache (local state, never trusted: ignored and rebuilt, never followed).
 @case("summary-cache-garbage")
 def _(s):

@@ -293,8 +293,10 @@ final class SummaryCache {
             guard let name = String(validating: listing[start..<end], as: UTF8.self) else { return nil }
             var stamps: [UInt8: cshim_stamp] = [:]
             let files: [UInt8] =
-                name.hasSuffix(StoreLayout.packageSuffix)
-                ? [1, 2] : name.hasSuffix(StoreLayout.tombstoneSuffix) ? [0] : []
+                StoreLayout.isHidden(name)
+                ? []
+                : name.hasSuffix(StoreLayout.packageSuffix)
+                    ? [1, 2] : name.hasSuffix(StoreLayout.tombstoneSuffix) ? [0] : []
             for which in files {
                 let suffix = Self.suffixes[Int(which)]
                 guard end - start + suffix.count < Self.pathCapacity else { return nil }
@@ -328,6 +330,9 @@ final class SummaryCache {
         var entries: [(name: String, stamps: [(which: UInt8, stamp: cshim_stamp)])] = []
         var packages = 0, tombstones = 0
         for entry in capture.entries {
+            // A hidden entry is no part of the document; the folder's own status vouches
+            // that none was added, removed or renamed since.
+            if StoreLayout.isHidden(entry.name) { continue }
             guard entry.name.utf8.count <= Int(UInt8.max) else { return }
             if entry.name.hasSuffix(StoreLayout.packageSuffix) {
                 guard entry.kind == UInt8(ascii: "d"),

@@ -113,13 +113,16 @@ public enum FormatCheck {
         let folders: [String]
         if reader.exists(path + "/" + StoreLayout.layoutFile) {
             let documents = path + "/" + StoreLayout.documentsFolder
-            folders = ((try? reader.names(atPath: documents)) ?? []).sorted().map { documents + "/" + $0 }
+            folders = ((try? reader.names(atPath: documents)) ?? []).sorted().filter {
+                !StoreLayout.isHidden($0)
+            }
+            .map { documents + "/" + $0 }
         } else {
             folders = [path]
         }
         let packages = folders.flatMap { folder in
             ((try? reader.names(atPath: folder)) ?? []).sorted().filter {
-                $0.hasSuffix(StoreLayout.packageSuffix)
+                $0.hasSuffix(StoreLayout.packageSuffix) && !StoreLayout.isHidden($0)
             }
             .map { folder + "/" + $0 }
         }

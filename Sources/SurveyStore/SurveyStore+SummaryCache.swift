@@ -19,7 +19,7 @@ extension SurveyStore {
     /// - Parameter usingCache: `false` reads every document from its revisions and
     ///   neither reads nor writes the cache (for tests comparing the two).
     func summariesReport(usingCache: Bool = true) throws -> SummariesReport {
-        var (ids, issues) = try revisions.documentFolders()
+        var (ids, issues, _) = try revisions.documentFolders()
         let cache =
             usingCache
             ? SummaryCache(

@@ -24,10 +24,12 @@ extension RevisionStore {
             issues.append(StoreIssue(path: path, message: message, isNote: note))
         }
         verifyFolders(report: report)
-        for issue in (try? documentFolderIssues()) ?? [] { report(issue.path, issue.message) }
         let documents: [UUID]
         do {
-            documents = try documentIDs()
+            let folders = try documentFolders()
+            for issue in folders.issues { report(issue.path, issue.message) }
+            for path in folders.hidden { report(path, Self.hiddenNote, note: true) }
+            documents = folders.ids
         } catch {
             report(root + "/" + StoreLayout.documentsFolder, "\(error)")
             documents = []
@@ -37,6 +39,10 @@ extension RevisionStore {
         }
         return issues.sorted { ($0.path, $0.message) < ($1.path, $1.message) }
     }
+
+    /// What `verify` says of a hidden entry (``StoreLayout/isHidden(_:)``).
+    static let hiddenNote =
+        "a hidden entry, left by the system or a file-sync engine: not part of the store (ignored, never copied)"
 
     /// The folders the store itself makes (each a real folder, or absent), and what is
     /// left in the temporary, pruning and locks folders.
@@ -86,6 +92,7 @@ extension RevisionStore {
             return
         }
         for issue in read.skipped { report(issue.path, issue.message, false) }
+        for path in read.hidden { report(path, Self.hiddenNote, true) }
         for id in read.incomplete {
             let package = folder + "/" + StoreLayout.packageName(id) + "/"
             let missing =
@@ -112,6 +119,10 @@ extension RevisionStore {
             let package = folder + "/" + StoreLayout.packageName(id)
             for entry in (try? reader.entries(atPath: package)) ?? []
             where entry.name != StoreLayout.metadataFile && entry.name != StoreLayout.contentFile {
+                if StoreLayout.isHidden(entry.name) {
+                    report(package + "/" + entry.name, Self.hiddenNote, true)
+                    continue
+                }
                 let what =
                     entry.kind == .symbolicLink ? "a symbolic link (never followed)" : "an unexpected file"
                 report(package + "/" + entry.name, "\(what) inside a revision package", false)

@@ -90,11 +90,13 @@ public final class RevisionStore: Sendable {
         try documentFolders().issues
     }
 
-    /// ``documentIDs()`` and ``documentFolderIssues()`` from one listing of `Documents/`.
-    public func documentFolders() throws -> (ids: [UUID], issues: [StoreIssue]) {
+    /// ``documentIDs()`` and ``documentFolderIssues()`` from one listing of `Documents/`,
+    /// and the paths of its hidden entries (``StoreLayout/isHidden(_:)``), which are
+    /// neither documents nor issues.
+    public func documentFolders() throws -> (ids: [UUID], issues: [StoreIssue], hidden: [String]) {
         guard let entries = try reader.entries(atPath: documentsFolder) else {
             switch try reader.status(atPath: documentsFolder)?.kind {
-            case nil: return ([], [])
+            case nil: return ([], [], [])
             case .symbolicLink?:
                 return (
                     [],
@@ -104,15 +106,19 @@ public final class RevisionStore: Sendable {
                             message:
                                 "a symbolic link where the documents' folder belongs (never followed): no document is read"
                         )
-                    ]
+                    ],
+                    []
                 )
             default:
-                return ([], [StoreIssue(path: documentsFolder, message: "not a folder: no document is read")])
+                return (
+                    [], [StoreIssue(path: documentsFolder, message: "not a folder: no document is read")], []
+                )
             }
         }
         var ids: [UUID] = []
         ids.reserveCapacity(entries.count)
         var issues: [StoreIssue] = []
+        var hidden: [String] = []
         for entry in entries {
             let isFolder = entry.kind == .directory || entry.kind == .unknown
             if isFolder, let id = StoreLayout.documentID(folderName: entry.name) {
@@ -121,7 +127,9 @@ public final class RevisionStore: Sendable {
             }
             // Issues are rare: only they are described and sorted.
             let path = documentsFolder + "/" + entry.name
-            if entry.kind == .symbolicLink {
+            if StoreLayout.isHidden(entry.name) {
+                hidden.append(path)
+            } else if entry.kind == .symbolicLink {
                 issues.append(StoreIssue(path: path, message: "a symbolic link (never followed; skipped)"))
             } else if !isFolder {
                 issues.append(StoreIssue(path: path, message: "not a document folder but a file (skipped)"))
@@ -145,7 +153,7 @@ public final class RevisionStore: Sendable {
                 withUnsafeBytes(of: b.uuid) { y in memcmp(x.baseAddress!, y.baseAddress!, 16) < 0 }
             }
         }
-        return (ids, issues.sorted { $0.path < $1.path })
+        return (ids, issues.sorted { $0.path < $1.path }, hidden.sorted())
     }
 
     /// A document's revision graph, with the ids of pruned revisions.
@@ -187,7 +195,9 @@ public final class RevisionStore: Sendable {
         for entry in entries {
             let name = entry.name
             let file = path + "/" + name
-            if name.hasSuffix(StoreLayout.tombstoneSuffix) {
+            if StoreLayout.isHidden(name) {
+                result.hidden.append(file)
+            } else if name.hasSuffix(StoreLayout.tombstoneSuffix) {
                 guard entry.kind == .regular || entry.kind == .unknown else {
                     let what =
                         entry.kind == .symbolicLink
@@ -817,6 +827,9 @@ public struct DocumentRead: Sendable {
     public var metadataBytes: [RevisionID: Data] = [:]
     /// What was skipped, and why.
     public var skipped: [StoreIssue] = []
+    /// The paths of the folder's hidden entries (``StoreLayout/isHidden(_:)``): left by
+    /// the system or a file-sync engine, never part of the document, never a warning.
+    public var hidden: [String] = []
 
     /// An empty read.
     public init() {}

@@ -576,7 +576,7 @@ extension RevisionStore {
     /// regular files, the same sizes on both sides, and no package has a tombstone.
     /// Revisions never change, so such a document has nothing to sync; in any other case
     /// (a deletion, a half-copied or torn package, a stray file, a link) this says `false`
-    /// and the revisions are read.
+    /// and the revisions are read. Hidden entries are left out of the comparison.
     ///
     /// Each side's document folder is opened once and listed; only when both list the
     /// same names (so a document one side lacks, or with a revision one side lacks, costs
@@ -584,11 +584,12 @@ extension RevisionStore {
     /// two files looked up by name.
     func holdsSameFiles(_ document: UUID, as other: RevisionStore) -> Bool {
         let same = try? reader.withFolder(atPath: root + "/" + folder(of: document)) { mine -> Bool in
-            let myEntries = try mine.entries()
+            // Hidden entries (`StoreLayout.isHidden(_:)`) are no part of the document.
+            let myEntries = try mine.entries().filter { !StoreLayout.isHidden($0.name) }
             guard !myEntries.isEmpty else { return false }
             let found = try other.reader.withFolder(atPath: other.root + "/" + other.folder(of: document)) {
                 theirs -> Bool in
-                let theirEntries = try theirs.entries()
+                let theirEntries = try theirs.entries().filter { !StoreLayout.isHidden($0.name) }
                 guard Set(myEntries.map(\.name)) == Set(theirEntries.map(\.name)),
                     let mySizes = try Self.contentSizes(mine, myEntries),
                     let theirSizes = try Self.contentSizes(theirs, theirEntries)
