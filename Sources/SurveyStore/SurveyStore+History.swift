@@ -31,10 +31,11 @@ extension SurveyStore {
     /// Every revision of a document, in winner order (heads first, the winner first),
     /// with where each stands.
     ///
-    /// - Throws: `StoreError/noSuchDocument(_:)`.
+    /// - Throws: `StoreError/noSuchDocument(_:)`, or `StoreError/noReadableRevision(_:skipped:)`
+    ///   when the folder holds nothing but items that were skipped.
     public func history(of id: UUID) throws -> [HistoryEntry] {
         let (graph, pruned) = try revisions.graph(of: id)
-        guard !graph.revisions.isEmpty else { throw StoreError.noSuchDocument(id) }
+        guard !graph.revisions.isEmpty else { throw noWinner(id) }
         let heads = Set(graph.heads.map(\.id))
         let winner = graph.winner?.id
         return graph.revisions.values.sorted(by: RevisionGraph.precedes).map { revision in

@@ -127,7 +127,7 @@ extension SurveyStore {
     /// The deletion revision of `id` when the document is deleted (its winner is a
     /// deletion), else `nil`.
     ///
-    /// - Throws: `StoreError/noSuchDocument(_:)`.
+    /// - Throws: As ``revision(_:_:)``.
     public func deletion(of id: UUID) throws -> RevisionMetadata? {
         let winner = try revision(id, nil)
         return winner.isDeleted ? winner : nil

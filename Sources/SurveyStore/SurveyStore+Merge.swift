@@ -224,7 +224,7 @@ extension SurveyStore {
         if let first {
             pairs = [(try revision(id, first, in: graph), try revision(id, second, in: graph))]
         } else {
-            guard let winner = graph.winner else { throw StoreError.noSuchDocument(id) }
+            guard let winner = graph.winner else { throw noWinner(id) }
             pairs = graph.conflicts.map { (winner, $0) }
         }
         return try pairs.map { from, to in

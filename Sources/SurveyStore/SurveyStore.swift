@@ -370,6 +370,14 @@ public final class SurveyStore: Sendable {
         isReadOnly ? try revisions.graph(of: id).graph : try revisions.cleanedGraph(of: id).graph
     }
 
+    /// The error for a document whose graph has no winner: `StoreError/noReadableRevision(_:skipped:)`
+    /// when its folder holds items that were skipped, else `StoreError/noSuchDocument(_:)`.
+    /// Only on that failure path does it read the folder again.
+    func noWinner(_ id: UUID) -> StoreError {
+        let skipped = (try? revisions.read(id).skipped.count) ?? 0
+        return skipped > 0 ? .noReadableRevision(id, skipped: skipped) : .noSuchDocument(id)
+    }
+
     /// What reading a document's folder skipped (links, special files, damaged or foreign
     /// packages and tombstones), for a warning: none of it counts as a revision.
     public func skippedItems(of id: UUID) throws -> [StoreIssue] {
@@ -387,7 +395,8 @@ public final class SurveyStore: Sendable {
     ///   - id: The document.
     ///   - revision: A revision of the document; `nil` for the winner.
     /// - Throws: `StoreError/noSuchDocument(_:)`, `StoreError/noSuchRevision(_:)` when
-    ///   the document has no revision `revision`.
+    ///   the document has no revision `revision`, `StoreError/noReadableRevision(_:skipped:)`
+    ///   when its folder holds nothing but items that were skipped.
     public func revision(_ id: UUID, _ revision: RevisionID? = nil) throws -> RevisionMetadata {
         try self.revision(id, revision, in: revisions.graph(of: id).graph)
     }
@@ -395,7 +404,7 @@ public final class SurveyStore: Sendable {
     /// A revision of a document in its `graph`, already read.
     func revision(_ id: UUID, _ revision: RevisionID?, in graph: RevisionGraph) throws -> RevisionMetadata {
         guard let revision else {
-            guard let winner = graph.winner else { throw StoreError.noSuchDocument(id) }
+            guard let winner = graph.winner else { throw noWinner(id) }
             return winner
         }
         guard let found = graph.revisions[revision] else {

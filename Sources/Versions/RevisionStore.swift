@@ -935,6 +935,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case notCurrent(base: RevisionID, heads: [RevisionID])
     /// A document's winner cannot be read, so its history is kept.
     case unreadableWinner(UUID, String)
+    /// The document's folder holds no revision that can be read: everything in it was
+    /// skipped (the count), each for a reason that ``RevisionStore/read(_:)`` gives.
+    case noReadableRevision(UUID, skipped: Int)
     /// The store was opened for reading only.
     case readOnly(String)
     /// `Store.plist` names a layout this build does not know.
@@ -952,6 +955,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "revision \(base) is no longer the only current revision (current: \(heads.map(\.description).joined(separator: ", ")))"
         case .unreadableWinner(let id, let why):
             "document \(id.uuidString.lowercased()) is not pruned: its current revision cannot be read (\(why)), and its history may be all that is left to read"
+        case .noReadableRevision(let id, let skipped):
+            "document \(id.uuidString.lowercased()) has no revision that can be read: \(skipped == 1 ? "1 item in its folder was" : "\(skipped) items in its folder were") skipped (`survey verify` names each, and why)"
         case .readOnly(let path): "the store at \(path) was opened for reading only"
         case .newerLayout(let file, let version, let supported):
             "\(file): store layout \(version) is newer than this build supports (\(supported)); it can be read but not changed"

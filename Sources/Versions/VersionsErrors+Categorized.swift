@@ -10,6 +10,7 @@ extension StoreError: CategorizedError {
         case .noContent: "noContent"
         case .notCurrent: "notCurrent"
         case .unreadableWinner: "unreadableWinner"
+        case .noReadableRevision: "noReadableRevision"
         case .readOnly: "readOnly"
         case .newerLayout: "newerLayout"
         case .damagedStore: "damagedStore"
@@ -21,7 +22,7 @@ extension StoreError: CategorizedError {
         switch self {
         case .noSuchStore, .noSuchDocument, .noSuchRevision: .notFound
         case .notCurrent: .refused
-        case .newerLayout, .damagedStore: .invalidData
+        case .newerLayout, .damagedStore, .noReadableRevision: .invalidData
         case .noContent, .unreadableWinner, .readOnly: .failure
         }
     }

@@ -38,7 +38,8 @@ struct SurveyTool: ParsableCommand {
           64  usage: an unknown option, a missing or malformed argument; sync with the
               store itself
           65  invalid data: a malformed property list (FILE:LINE:COLUMN: message),
-              an invalid survey (naming the item and the rule), an unsupported format
+              an invalid survey (naming the item and the rule), an unsupported format,
+              a document none of whose revisions can be read
           66  no such store, document, revision or file; a deleted document's content
           75  --if-current refused the save
           1   anything else (verify finding problems, a file that cannot be written)

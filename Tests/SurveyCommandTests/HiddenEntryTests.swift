@@ -131,3 +131,39 @@ struct HiddenEntryTests {
         #expect(FileManager.default.fileExists(atPath: folder + "/.DS_Store"))
     }
 }
+
+/// A document whose folder holds nothing readable is named as such, not as missing.
+@Suite("A document with nothing readable")
+struct NothingReadableTests {
+    @Test(
+        "Opening a document whose every package was skipped exits 65, says how many items were skipped, and names each in a warning"
+    )
+    func everyPackageSkipped() throws {
+        let store = try StoreCommandTests.Store()
+        defer { try? FileManager.default.removeItem(at: store.directory) }
+        let (id, revision) = try store.makeDocument()
+        let metadata = "\(store.path)/Documents/\(id)/\(revision).survey/DocumentMetadata.plist"
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: metadata))
+        for command in [
+            ["show", id], ["versions", id], ["export", id], ["edit", id, "--title", "New"], ["diff", id],
+        ] {
+            let result = try store.run(command)
+            #expect(result.status == 65, "\(command): \(result.status) \(result.stderr)")
+            #expect(
+                result.stderr.contains(
+                    "error: document \(id) has no revision that can be read: 1 item in its folder was skipped"
+                ),
+                "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("warning: \(store.path)/Documents/\(id)/\(revision).survey"))
+        }
+        let json = try store.run(["show", id, "--json"])
+        let error = (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?[
+            "error"]
+        #expect((error as? [String: Any])?["code"] as? String == "noReadableRevision", "\(json.stdout)")
+        // A folder with nothing in it is no document at all.
+        try FileManager.default.removeItem(atPath: "\(store.path)/Documents/\(id)/\(revision).survey")
+        let empty = try store.run(["show", id])
+        #expect(empty.status == 66, "\(empty.stderr)")
+        #expect(empty.stderr.contains("error: there is no document \(id)"), "\(empty.stderr)")
+    }
+}

@@ -3,7 +3,8 @@ import SurveyStore
 
 /// The documented exit codes of the `survey` command (see README, "Exit codes").
 enum ExitStatus {
-    /// Invalid data: a malformed property list, an invalid survey, an unsupported format.
+    /// Invalid data: a malformed property list, an invalid survey, an unsupported format, a
+    /// document none of whose revisions can be read.
     static let invalidData = ExitCode(65)
     /// No such store, document, revision or file.
     static let noInput = ExitCode(66)
