@@ -257,6 +257,9 @@ public final class RevisionStore: Sendable {
                     result.skipped.append(
                         StoreIssue(path: error.path, message: "cannot be read: \(error.reason) (skipped)"))
                 } catch  where Self.isAboutContents(error) {
+                    // Its metadata is a regular file that does not verify: damaged, and
+                    // repairable from another store's copy of the revision.
+                    result.unverified.insert(id)
                     result.skipped.append(
                         StoreIssue(path: file, message: Self.reason(error, file: file) + " (skipped)"))
                 }
@@ -827,6 +830,10 @@ public struct DocumentRead: Sendable {
     public var metadataBytes: [RevisionID: Data] = [:]
     /// What was skipped, and why.
     public var skipped: [StoreIssue] = []
+    /// Packages named after a revision id whose metadata is a regular file that does not
+    /// verify (damaged, or another revision's): skipped, and repairable from a store that
+    /// holds the revision (its metadata's bytes are the only ones that verify).
+    public var unverified: Set<RevisionID> = []
     /// The paths of the folder's hidden entries (``StoreLayout/isHidden(_:)``): left by
     /// the system or a file-sync engine, never part of the document, never a warning.
     public var hidden: [String] = []
@@ -956,7 +963,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unreadableWinner(let id, let why):
             "document \(id.uuidString.lowercased()) is not pruned: its current revision cannot be read (\(why)), and its history may be all that is left to read"
         case .noReadableRevision(let id, let skipped):
-            "document \(id.uuidString.lowercased()) has no revision that can be read: \(skipped == 1 ? "1 item in its folder was" : "\(skipped) items in its folder were") skipped (`survey verify` names each, and why)"
+            "document \(id.uuidString.lowercased()) has no revision that can be read: \(skipped == 1 ? "1 item in its folder was" : "\(skipped) items in its folder were") skipped (`survey verify` names each, and why; `survey verify --repair-from REPLICA` repairs what another store holds intact)"
         case .readOnly(let path): "the store at \(path) was opened for reading only"
         case .newerLayout(let file, let version, let supported):
             "\(file): store layout \(version) is newer than this build supports (\(supported)); it can be read but not changed"

@@ -55,7 +55,7 @@ public struct RevisionTransfer: Sendable {
         public var damaged: [StoreIssue] = []
         /// Revisions copied whose timestamp lies more than a day ahead of the receiver's clock.
         public var aheadOfClock: [StoreIssue] = []
-        /// Content files replaced by the other side's intact copy.
+        /// Content and metadata files replaced by the other side's intact copy.
         public var repaired: [StoreIssue] = []
 
         /// Nothing done.
@@ -235,7 +235,10 @@ public struct RevisionTransfer: Sendable {
         plan.remoteBefore = theirs?.graph.isInConflict ?? false
         plan.toRemote = try Self.delivery(document, from: local, mine, to: remote, theirs, &plan.outcome)
         plan.toLocal = try Self.delivery(document, from: remote, theirs, to: local, mine, &plan.outcome)
-        if let mine, let theirs { try repairDiffering(document, mine, theirs, &plan.outcome) }
+        if let mine, let theirs {
+            try repairUnverified(document, mine, theirs, &plan.outcome)
+            try repairDiffering(document, mine, theirs, &plan.outcome)
+        }
         // Written now, on this thread, under each receiver's temporary folder: the batch
         // only flushes and publishes them.
         plan.toRemote.staged = try remote.stage(plan.toRemote.packages, of: document)
@@ -270,8 +273,10 @@ public struct RevisionTransfer: Sendable {
         var delivery = Delivery()
         guard let sourceRead else { return delivery }
         let targetRead = targetRead ?? DocumentRead()
+        // A package whose metadata does not verify is repaired in place, not copied over.
         let targetHas = { (revision: RevisionID) in
             targetRead.live[revision] != nil || targetRead.tombstones[revision] != nil
+                || targetRead.unverified.contains(revision)
         }
         for revision in sourceRead.graph.revisions.values.sorted(by: { $0.id < $1.id })
         where !sourceRead.pruned.contains(revision.id) && !targetHas(revision.id) {
@@ -304,6 +309,46 @@ public struct RevisionTransfer: Sendable {
         delivery.tombstones = arriving.map { sourceRead.tombstones[$0]! }
         delivery.disowns = arriving.contains { targetRead.live[$0] != nil }
         return delivery
+    }
+
+    /// Packages one side holds under the name of a revision the other side holds whole,
+    /// whose metadata does not verify: each side's are replaced by the other's copy.
+    func repairUnverified(
+        _ document: UUID, _ mine: DocumentRead, _ theirs: DocumentRead, _ outcome: inout DocumentOutcome
+    ) throws {
+        for id in mine.unverified.sorted() {
+            if let revision = theirs.live[id] {
+                try repairMetadata(revision, of: document, in: local, from: remote, &outcome)
+            }
+        }
+        for id in theirs.unverified.sorted() {
+            if let revision = mine.live[id] {
+                try repairMetadata(revision, of: document, in: remote, from: local, &outcome)
+            }
+        }
+    }
+
+    /// Replaces `damaged`'s metadata file of `revision`, a regular file that does not
+    /// verify, by `intact`'s copy, the only bytes that do (checked again as they are
+    /// read); then repairs the content when it does not match its digest. A copy that
+    /// changed since it was read is left for the next run.
+    func repairMetadata(
+        _ revision: RevisionMetadata, of document: UUID, in damaged: RevisionStore,
+        from intact: RevisionStore,
+        _ outcome: inout DocumentOutcome
+    ) throws {
+        let file = StoreLayout.package(revision.id, of: document) + "/" + StoreLayout.metadataFile
+        let source = intact.root + "/" + file
+        guard let bytes = try? intact.reader.contents(atPath: source, limit: FileReader.smallFileLimit),
+            let copy = try? RevisionMetadata(plist: bytes, file: source), copy.id == revision.id,
+            copy.documentID == document, damaged.metadataDoesNotVerify(revision.id, of: document)
+        else { return }
+        try damaged.writer.replaceFile(bytes, at: file)
+        outcome.repaired.append(
+            StoreIssue(
+                path: damaged.root + "/" + file,
+                message: "the metadata did not verify; replaced by \(intact.root)'s copy"))
+        if !revision.isDeleted { try repair(revision, of: document, in: damaged, from: intact, &outcome) }
     }
 
     /// Revisions both sides hold whose content files differ in size: one of them is
@@ -400,7 +445,7 @@ public struct RevisionTransfer: Sendable {
         if plan.outcome.tombstonesSent > 0 || plan.remoteFailed { try remote.finishPrune(document) }
         if plan.outcome.tombstonesReceived > 0 { try local.finishPrune(document) }
         var after = plan.localBefore
-        if plan.outcome.received > 0 || plan.localFailed {
+        if plan.outcome.received > 0 || plan.localFailed || !plan.outcome.repaired.isEmpty {
             after = try local.cleanedGraph(of: document).graph.isInConflict
         }
         plan.settle(after: after)
@@ -449,9 +494,10 @@ public struct RevisionTransfer: Sendable {
 extension RevisionTransfer {
     /// What a repair from another store found.
     public struct RepairReport: Sendable, Equatable {
-        /// Content files replaced by the other store's intact copy.
+        /// Content and metadata files replaced by the other store's intact copy.
         public var repaired: [StoreIssue] = []
-        /// Damaged content that the other store has no intact copy of (left as it is).
+        /// Damaged content or metadata that the other store has no intact copy of (left as
+        /// it is).
         public var unrepaired: [StoreIssue] = []
 
         /// Nothing found.
@@ -460,8 +506,10 @@ extension RevisionTransfer {
 
     /// Checks the content of every revision of the local store against its digest, and
     /// replaces each that does not match by the remote store's copy of the same revision
-    /// when that one does. Nothing else is copied either way, and the remote store is
-    /// only read.
+    /// when that one does; replaces the metadata of each package whose metadata does not
+    /// verify (``DocumentRead/unverified``) by the remote store's copy of that revision's,
+    /// and then its content when needed. Nothing else is copied either way, and the
+    /// remote store is only read.
     ///
     /// - Throws: `FileSystemError` or ``StoreError`` when the local store cannot be
     ///   written; documents that cannot be read are left out.
@@ -473,9 +521,25 @@ extension RevisionTransfer {
                 !revision.isDeleted && !read.pruned.contains(revision.id)
                     && (try? local.contentMatches(revision, of: document)) == false
             }
-            guard !damaged.isEmpty else { continue }
+            guard !damaged.isEmpty || !read.unverified.isEmpty else { continue }
             let lock = try local.documentLock(document)
             defer { lock.unlock() }
+            let theirs = read.unverified.isEmpty ? nil : try? remote.read(document)
+            for id in read.unverified.sorted() {
+                var outcome = DocumentOutcome()
+                if let revision = theirs?.live[id] {
+                    try repairMetadata(revision, of: document, in: local, from: remote, &outcome)
+                } else {
+                    outcome.damaged.append(
+                        StoreIssue(
+                            path: local.root + "/" + StoreLayout.package(id, of: document) + "/"
+                                + StoreLayout.metadataFile,
+                            message: "the metadata does not verify, and the other store has no copy of \(id)")
+                    )
+                }
+                report.repaired += outcome.repaired
+                report.unrepaired += outcome.damaged
+            }
             for revision in damaged.sorted(by: { $0.id < $1.id }) {
                 var outcome = DocumentOutcome()
                 try repair(revision, of: document, in: local, from: remote, &outcome)
@@ -500,6 +564,17 @@ extension RevisionStore {
     ///   for damage or for absence.
     func contentMatches(_ revision: RevisionMetadata, of document: UUID) throws -> Bool? {
         try content(revision, of: document).map { RevisionID.sha256Hex($0) == revision.contentDigest }
+    }
+
+    /// Whether this store's metadata file of `revision` in `document` is a regular file
+    /// (within the size limit) whose bytes do not verify as that revision's.
+    func metadataDoesNotVerify(_ revision: RevisionID, of document: UUID) -> Bool {
+        let path = root + "/" + StoreLayout.package(revision, of: document) + "/" + StoreLayout.metadataFile
+        guard let bytes = try? reader.contents(atPath: path, limit: FileReader.smallFileLimit) else {
+            return false
+        }
+        guard let metadata = try? RevisionMetadata(plist: bytes, file: path) else { return true }
+        return metadata.id != revision || metadata.documentID != document
     }
 
     /// This store's copy of `revision`'s content when it matches its digest.

@@ -123,4 +123,66 @@ struct SelfHealingTests {
         // The other documents are intact on both sides.
         for id in ids.dropFirst() { #expect(try CommandRunner.run(["show", id, "--store", a]).status == 0) }
     }
+
+    @Test(
+        "Metadata that does not verify is repaired from the other replica by sync (both ways) and by verify --repair-from, with damaged content after it; never copied over nor counted as received"
+    )
+    func metadataRepaired() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (a, b, ids) = try Self.replicas(in: directory)
+        func metadata(_ store: String, _ id: String) throws -> String {
+            try Self.content(store, id).replacingOccurrences(
+                of: "Survey.plist", with: "DocumentMetadata.plist")
+        }
+        let garbledOnA = try metadata(a, ids[0]), otherOnB = try metadata(b, ids[1])
+        let intact = try [garbledOnA, otherOnB].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: garbledOnA))
+        // On b, another revision's metadata (valid, but not this package's), and the
+        // content torn as well.
+        try FileManager.default.removeItem(atPath: otherOnB)
+        try FileManager.default.copyItem(atPath: try metadata(b, ids[2]), toPath: otherOnB)
+        let tornOnB = try Self.content(b, ids[1])
+        let intactContent = try Data(contentsOf: URL(fileURLWithPath: tornOnB))
+        try Self.tear(tornOnB, keeping: 30)
+        let unreadable = try CommandRunner.run(["show", ids[0], "--store", a])
+        #expect(unreadable.status == 65, "\(unreadable.stderr)")
+
+        let sync = try CommandRunner.run(["sync", b, "--json", "--store", a])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(sync.stdout.utf8)) as? [String: Any])
+        #expect(Set(report["repaired"] as? [String] ?? []) == [garbledOnA, otherOnB, tornOnB], "\(report)")
+        #expect(report["sent"] as? Int == 0 && report["received"] as? Int == 0, "\(report)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: garbledOnA)) == intact[0])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: otherOnB)) == intact[1])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: tornOnB)) == intactContent)
+        for store in [a, b] {
+            #expect(try CommandRunner.run(["verify", "--store", store]).status == 0)
+            for id in ids { #expect(try CommandRunner.run(["show", id, "--store", store]).status == 0) }
+        }
+        let again = try CommandRunner.run(["sync", b, "--store", a])
+        #expect(again.stdout.hasPrefix("sent 0, received 0") && !again.stdout.contains("repaired"))
+
+        // verify --repair-from: one revision, its metadata and content both damaged.
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: garbledOnA))
+        let tornOnA = try Self.content(a, ids[0])
+        let contentA = try Data(contentsOf: URL(fileURLWithPath: tornOnA))
+        try Self.tear(tornOnA, keeping: 5)
+        let verify = try CommandRunner.run(["verify", "--repair-from", b, "--store", a])
+        #expect(verify.status == 0, "\(verify.stderr)")
+        #expect(verify.stdout.contains("repaired 1 revision(s)"), "\(verify.stdout)")
+        #expect(verify.stderr.contains("repaired: \(garbledOnA): the metadata did not verify"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: garbledOnA)) == intact[0])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: tornOnA)) == contentA)
+        // A copy the other store does not have is reported, and left as it is.
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: garbledOnA))
+        let empty = directory.appendingPathComponent("empty").path
+        #expect(try CommandRunner.run(["init", "--store", empty]).status == 0)
+        let none = try CommandRunner.run(["verify", "--repair-from", empty, "--store", a])
+        #expect(none.status == 1)
+        #expect(none.stdout.contains("repaired 0 revision(s)"), "\(none.stdout)")
+        #expect(none.stderr.contains("DocumentMetadata.plist:1:1: the document has no root element"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: garbledOnA)) == Data("garbage".utf8))
+    }
 }

@@ -171,6 +171,28 @@ struct WatchTests {
     }
 
     @Test(
+        "A package whose metadata did not verify, repaired in place by verify --repair-from: its revision is reported once",
+        arguments: FolderWatcher.Mechanism.allCases)
+    func repairedPackage(mechanism: FolderWatcher.Mechanism) throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let id = try scratch.run(["new", "--title", "First"])
+        let first = try scratch.revision(["show", id])
+        let second = try scratch.revision(["edit", id, "--title", "Second"])
+        let replica = scratch.directory.appendingPathComponent("replica").path
+        try scratch.run(["init", "--device", "replica"], store: replica)
+        try scratch.run(["sync", replica])
+        let metadata = scratch.store + "/Documents/\(id)/\(second).survey/DocumentMetadata.plist"
+        try Data("garbled".utf8).write(to: URL(fileURLWithPath: metadata))
+        #expect(try Self.heads(of: id, in: scratch) == [first])
+
+        let watchers = try Watchers(scratch.store, mechanism: mechanism)
+        try scratch.run(["verify", "--repair-from", replica])
+        watchers.expect([SeenChange(event: "revision-added", id: id, revision: second, heads: [second])])
+        watchers.stop()
+    }
+
+    @Test(
         "rsync copying revisions into the watched store: one change per revision, not per file",
         CommandRunner.needs("rsync"), arguments: FolderWatcher.Mechanism.allCases)
     func rsyncCopies(mechanism: FolderWatcher.Mechanism) throws {

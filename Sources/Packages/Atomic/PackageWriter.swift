@@ -189,9 +189,10 @@ public struct PackageWriter: Sendable {
 
     /// Replaces the file at `relativePath` (or creates it) atomically and durably.
     ///
-    /// Only for this replica's local state, which is never synced: files under
-    /// `Documents/` are never replaced. The new bytes are written and fsynced under a
-    /// temporary name, renamed over the old file, and the parent is fsynced.
+    /// For this replica's local state, which is never synced, and for a repair: a file
+    /// under `Documents/` is replaced only when its bytes are damaged, by the only bytes
+    /// that verify. The new bytes are written and fsynced under a temporary name, renamed
+    /// over the old file, and the parent is fsynced.
     ///
     /// - Throws: ``FileSystemError``; after a failure the old file is unchanged.
     public func replaceFile(_ contents: Data, at relativePath: String) throws {

@@ -41,7 +41,8 @@ final class ChangeFeed: @unchecked Sendable {
     private var documentsWatch: FolderWatcher.Watch?
     private var folderWatches: [UUID: FolderWatcher.Watch] = [:]
     private var documentOfFolder: [FolderWatcher.Watch: UUID] = [:]
-    /// Packages not complete yet, watched until they are.
+    /// Packages not complete yet, or whose metadata does not verify, watched until they
+    /// are revisions.
     private var packageWatches: [UUID: [RevisionID: FolderWatcher.Watch]] = [:]
     private var packageOfWatch: [FolderWatcher.Watch: (document: UUID, revision: RevisionID)] = [:]
     private var known: [UUID: Snapshot] = [:]
@@ -269,7 +270,8 @@ final class ChangeFeed: @unchecked Sendable {
     }
 
     /// Reads a document's folder, watching it first (and each package in it that is not
-    /// complete yet, reading again after adding one, so that none completes unseen);
+    /// complete yet or whose metadata does not verify, reading again after adding one, so
+    /// that none completes or is repaired unseen);
     /// `nil` when the folder is gone.
     private func refresh(_ id: UUID) throws -> Snapshot? {
         let folder = root + "/" + StoreLayout.folder(of: id)
@@ -295,7 +297,9 @@ final class ChangeFeed: @unchecked Sendable {
             }
             var watched = packageWatches[id] ?? [:]
             var added = false
-            let incomplete = Set(read.incomplete)
+            // Packages not complete yet, and those whose metadata does not verify (a
+            // repair replaces it in place, inside the package's own folder).
+            let incomplete = Set(read.incomplete).union(read.unverified)
             for (revision, watch) in watched where !incomplete.contains(revision) {
                 watched[revision] = nil
                 packageOfWatch[watch] = nil

@@ -26,7 +26,8 @@ struct SyncCommand: ParsableCommand {
         var conflictsAppeared, conflictsResolved: [String]
         /// Revisions not copied or repaired because no side has their content intact.
         var damaged: [String]
-        /// Content files, on either side, replaced by the other side's intact copy.
+        /// Content and metadata files, on either side, replaced by the other side's intact
+        /// copy.
         var repaired: [String]
         /// Revisions copied that are stamped more than a day ahead of this clock.
         var aheadOfClock: [String]
@@ -69,7 +70,9 @@ struct SyncCommand: ParsableCommand {
                 print(
                     "sent \(result.sent), received \(result.received) revision(s) and tombstone(s) over \(result.documents) document(s)"
                 )
-                if !result.repaired.isEmpty { print("repaired \(result.repaired.count) damaged revision(s)") }
+                if !report.repaired.isEmpty {
+                    print("repaired \(report.repaired.revisionCount) damaged revision(s)")
+                }
                 if !result.conflictsAppeared.isEmpty {
                     print("now in conflict: \(result.conflictsAppeared.joined(separator: ", "))")
                 }

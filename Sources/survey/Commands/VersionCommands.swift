@@ -384,14 +384,15 @@ struct VerifyCommand: ParsableCommand {
         commandName: "verify", abstract: "Check the store's integrity.",
         discussion: """
             Exits 0 only when the store is clean, 1 when it finds problems. With --repair-from, each \
-            revision whose content does not match its digest is first replaced by the other store's \
-            intact copy (nothing else is copied); the check then runs on the repaired store. \
+            revision whose content does not match its digest, or whose metadata does not verify, is \
+            first repaired from the other store's intact copy of that file (nothing else is copied); \
+            the check then runs on the repaired store. \
             \(SurveyTool.exitCodesReference)
             """)
     @OptionGroup var options: StoreOptions
     @Option(
         name: .customLong("repair-from"),
-        help: "Another store (a replica or a backup) to repair damaged content from.")
+        help: "Another store (a replica or a backup) to repair damaged revisions from.")
     var repairFrom: String?
 
     func run() throws {
@@ -410,7 +411,8 @@ struct VerifyCommand: ParsableCommand {
                 var clean: Bool
                 var problems: [Entry]
                 var notes: [Entry]
-                /// With `--repair-from`: the content files replaced by the other store's copy.
+                /// With `--repair-from`: the content and metadata files replaced by the other
+                /// store's copy.
                 var repaired: [Entry]?
             }
             if options.json {
@@ -425,7 +427,7 @@ struct VerifyCommand: ParsableCommand {
             }
             for entry in found { Console.error(entry.description) }
             if !options.json {
-                if let repair { print("repaired \(repair.repaired.count) revision(s)") }
+                if let repair { print("repaired \(repair.repaired.revisionCount) revision(s)") }
                 print(
                     problems.isEmpty
                         ? "clean" + (notes.isEmpty ? "" : " (\(notes.count) note(s))")

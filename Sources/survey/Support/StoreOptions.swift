@@ -218,3 +218,11 @@ extension UUID {
 func iso(_ timestamp: HybridTimestamp) -> String {
     ISO8601Date.string(from: timestamp.date, fractionDigits: 3)
 }
+
+extension [StoreIssue] {
+    /// How many revisions the files named (each inside a revision's package) belong to.
+    var revisionCount: Int {
+        Set(map { issue in issue.path.lastIndex(of: "/").map { issue.path[..<$0] } ?? Substring(issue.path) })
+            .count
+    }
+}
