@@ -509,6 +509,19 @@ def _(s):
     write_bytes(os.path.join(s, a("notes.txt")), b"hello")
 
 
+# Metadata damaged in place (a regular file that does not verify): skipped, and repaired
+# by sync from a replica that holds the revision whole.
+@case("metadata-garbled", junk=[c(C_HEAD + ".survey")])
+def _(s):
+    write_bytes(os.path.join(s, c(C_HEAD + ".survey", "DocumentMetadata.plist")), b"<?xml version=\"1.0\"?>\n<plist")
+
+
+@case("metadata-of-another-revision", junk=[c(C_HEAD + ".survey")])
+def _(s):
+    shutil.copyfile(os.path.join(package(s, B_ID, B_HEAD), "DocumentMetadata.plist"),
+                    os.path.join(s, c(C_HEAD + ".survey", "DocumentMetadata.plist")))
+
+
 # Hidden entries: what the system and sync engines leave (notes, never part of the store).
 LEFTOVERS = [
     "Documents/.DS_Store", a(".DS_Store"), a("._" + A_HEAD["RevisionID"] + ".survey"),
