@@ -292,11 +292,19 @@ public final class RevisionStore: Sendable {
         for (id, metadata) in live {
             if result.pruned.contains(id) { result.resurrected.insert(id) } else { graph.insert(metadata) }
         }
-        // A half-copied package of a pruned revision is a copy brought back too.
+        // A half-copied package of a pruned revision is a copy brought back too, and so is
+        // one whose metadata does not verify: a damaged copy of content that is gone.
         result.incomplete.removeAll { id in
             guard result.pruned.contains(id) else { return false }
             result.resurrected.insert(id)
             return true
+        }
+        let damagedCopies = result.unverified.intersection(result.pruned)
+        if !damagedCopies.isEmpty {
+            result.resurrected.formUnion(damagedCopies)
+            result.unverified.subtract(damagedCopies)
+            let packages = Set(damagedCopies.map { path + "/" + StoreLayout.packageName($0) })
+            result.skipped.removeAll { packages.contains($0.path) }
         }
         result.graph = graph
         result.live = live

@@ -64,4 +64,33 @@ struct PrunedCopyTests {
         #expect(!FileManager.default.fileExists(atPath: path + "/" + StoreLayout.package(head.id, of: id)))
         #expect(try store.open(id).survey.title == "Newer")
     }
+
+    @Test(
+        "A damaged copy of a pruned revision (metadata that does not verify) is a copy brought back: a note, no warning, removed by the next write"
+    )
+    func damagedCopyOfPrunedRevision() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pruned-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try SurveyStore.create(at: path, deviceName: "laptop")
+        let (id, first) = try store.create(try Survey(title: "First", items: []))
+        try store.save(try Survey(title: "Second", items: []), to: id, base: first.id)
+        let package = path + "/" + StoreLayout.package(first.id, of: id)
+        let content = try Data(contentsOf: URL(fileURLWithPath: package + "/" + StoreLayout.contentFile))
+        _ = try store.prune(id)
+        #expect(!FileManager.default.fileExists(atPath: package))
+        // A copy comes back with its metadata torn.
+        try FileManager.default.createDirectory(atPath: package, withIntermediateDirectories: false)
+        try Data("<?xml".utf8).write(to: URL(fileURLWithPath: package + "/" + StoreLayout.metadataFile))
+        try content.write(to: URL(fileURLWithPath: package + "/" + StoreLayout.contentFile))
+
+        let reader = try SurveyStore.openForReading(at: path)
+        #expect(try reader.skippedItems(of: id).isEmpty)
+        let issues = reader.verify()
+        #expect(issues.allSatisfy { $0.isNote }, "\(issues)")
+        #expect(issues.contains { $0.path == package && $0.message.hasPrefix("a copy of a pruned revision") })
+        // The next command that changes the document removes it.
+        try store.save(try Survey(title: "Third", items: []), to: id)
+        #expect(!FileManager.default.fileExists(atPath: package))
+        #expect(store.verify().isEmpty)
+    }
 }
