@@ -212,6 +212,13 @@ public final class RevisionStore: Sendable {
                         result.tombstones[metadata.id] = metadata
                     }
                 } catch  where Self.isAboutContents(error) {
+                    // A regular file named after a revision that does not verify: damaged,
+                    // and repairable from another store's copy of the tombstone.
+                    if let id = RevisionID(String(name.dropLast(StoreLayout.tombstoneSuffix.count))),
+                        !(error is FileSystemError)
+                    {
+                        result.unverifiedTombstones.insert(id)
+                    }
                     result.skipped.append(
                         StoreIssue(path: file, message: Self.reason(error, file: file) + " (skipped)"))
                 }
@@ -842,6 +849,9 @@ public struct DocumentRead: Sendable {
     /// verify (damaged, or another revision's): skipped, and repairable from a store that
     /// holds the revision (its metadata's bytes are the only ones that verify).
     public var unverified: Set<RevisionID> = []
+    /// Tombstones named after a revision id that are regular files that do not verify:
+    /// skipped, and repairable from a store that holds the tombstone.
+    public var unverifiedTombstones: Set<RevisionID> = []
     /// The paths of the folder's hidden entries (``StoreLayout/isHidden(_:)``): left by
     /// the system or a file-sync engine, never part of the document, never a warning.
     public var hidden: [String] = []

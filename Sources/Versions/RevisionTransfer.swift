@@ -8,8 +8,9 @@ import Synchronization
 /// other store's intact copy.
 ///
 /// How sync decides what to copy, for each document:
-/// - When both folders hold the same names, every package complete and its content the
-///   same size on both sides, nothing can differ and the document is skipped unread.
+/// - When both folders hold the same names, every package complete and its files, and
+///   every tombstone, the same size on both sides, nothing can differ and the document is
+///   skipped unread.
 /// - Otherwise both document locks are taken and both folders read once. Each side gets
 ///   the complete revisions it lacks (neither a package nor a tombstone of that id),
 ///   parents before children, each checked against its digest first: a revision whose
@@ -305,7 +306,10 @@ public struct RevisionTransfer: Sendable {
                     ))
             }
         }
-        let arriving = sourceRead.tombstones.keys.filter { targetRead.tombstones[$0] == nil }.sorted()
+        // A tombstone the target holds damaged is repaired in place, not written over.
+        let arriving = sourceRead.tombstones.keys.filter {
+            targetRead.tombstones[$0] == nil && !targetRead.unverifiedTombstones.contains($0)
+        }.sorted()
         delivery.tombstones = arriving.map { sourceRead.tombstones[$0]! }
         delivery.disowns = arriving.contains { targetRead.live[$0] != nil }
         return delivery
@@ -316,6 +320,12 @@ public struct RevisionTransfer: Sendable {
     func repairUnverified(
         _ document: UUID, _ mine: DocumentRead, _ theirs: DocumentRead, _ outcome: inout DocumentOutcome
     ) throws {
+        for id in mine.unverifiedTombstones.sorted() where theirs.tombstones[id] != nil {
+            try repairTombstone(id, of: document, in: local, from: remote, &outcome)
+        }
+        for id in theirs.unverifiedTombstones.sorted() where mine.tombstones[id] != nil {
+            try repairTombstone(id, of: document, in: remote, from: local, &outcome)
+        }
         for id in mine.unverified.sorted() {
             if let revision = theirs.live[id] {
                 try repairMetadata(revision, of: document, in: local, from: remote, &outcome)
@@ -341,7 +351,7 @@ public struct RevisionTransfer: Sendable {
         let source = intact.root + "/" + file
         guard let bytes = try? intact.reader.contents(atPath: source, limit: FileReader.smallFileLimit),
             let copy = try? RevisionMetadata(plist: bytes, file: source), copy.id == revision.id,
-            copy.documentID == document, damaged.metadataDoesNotVerify(revision.id, of: document)
+            copy.documentID == document, damaged.doesNotVerify(file, as: revision.id, of: document)
         else { return }
         try damaged.writer.replaceFile(bytes, at: file)
         outcome.repaired.append(
@@ -349,6 +359,26 @@ public struct RevisionTransfer: Sendable {
                 path: damaged.root + "/" + file,
                 message: "the metadata did not verify; replaced by \(intact.root)'s copy"))
         if !revision.isDeleted { try repair(revision, of: document, in: damaged, from: intact, &outcome) }
+    }
+
+    /// Replaces `damaged`'s tombstone of `revision`, a regular file that does not verify,
+    /// by `intact`'s copy (checked again as it is read). A copy that changed since it was
+    /// read is left for the next run.
+    func repairTombstone(
+        _ revision: RevisionID, of document: UUID, in damaged: RevisionStore, from intact: RevisionStore,
+        _ outcome: inout DocumentOutcome
+    ) throws {
+        let file = StoreLayout.tombstone(revision, of: document)
+        let source = intact.root + "/" + file
+        guard let bytes = try? intact.reader.contents(atPath: source, limit: FileReader.smallFileLimit),
+            let copy = try? RevisionMetadata(plist: bytes, file: source), copy.id == revision,
+            copy.documentID == document, damaged.doesNotVerify(file, as: revision, of: document)
+        else { return }
+        try damaged.writer.replaceFile(bytes, at: file)
+        outcome.repaired.append(
+            StoreIssue(
+                path: damaged.root + "/" + file,
+                message: "the tombstone did not verify; replaced by \(intact.root)'s copy"))
     }
 
     /// Revisions both sides hold whose content files differ in size: one of them is
@@ -521,10 +551,27 @@ extension RevisionTransfer {
                 !revision.isDeleted && !read.pruned.contains(revision.id)
                     && (try? local.contentMatches(revision, of: document)) == false
             }
-            guard !damaged.isEmpty || !read.unverified.isEmpty else { continue }
+            guard !damaged.isEmpty || !read.unverified.isEmpty || !read.unverifiedTombstones.isEmpty else {
+                continue
+            }
             let lock = try local.documentLock(document)
             defer { lock.unlock() }
-            let theirs = read.unverified.isEmpty ? nil : try? remote.read(document)
+            let theirs =
+                read.unverified.isEmpty && read.unverifiedTombstones.isEmpty
+                ? nil : try? remote.read(document)
+            for id in read.unverifiedTombstones.sorted() {
+                var outcome = DocumentOutcome()
+                if theirs?.tombstones[id] != nil {
+                    try repairTombstone(id, of: document, in: local, from: remote, &outcome)
+                } else {
+                    outcome.damaged.append(
+                        StoreIssue(
+                            path: local.root + "/" + StoreLayout.tombstone(id, of: document),
+                            message: "the tombstone does not verify, and the other store has no copy of it"))
+                }
+                report.repaired += outcome.repaired
+                report.unrepaired += outcome.damaged
+            }
             for id in read.unverified.sorted() {
                 var outcome = DocumentOutcome()
                 if let revision = theirs?.live[id] {
@@ -566,10 +613,11 @@ extension RevisionStore {
         try content(revision, of: document).map { RevisionID.sha256Hex($0) == revision.contentDigest }
     }
 
-    /// Whether this store's metadata file of `revision` in `document` is a regular file
-    /// (within the size limit) whose bytes do not verify as that revision's.
-    func metadataDoesNotVerify(_ revision: RevisionID, of document: UUID) -> Bool {
-        let path = root + "/" + StoreLayout.package(revision, of: document) + "/" + StoreLayout.metadataFile
+    /// Whether this store's file at `file` (relative to the root: a package's metadata or a
+    /// tombstone) is a regular file within the size limit whose bytes do not verify as the
+    /// metadata of `revision` in `document`.
+    func doesNotVerify(_ file: String, as revision: RevisionID, of document: UUID) -> Bool {
+        let path = root + "/" + file
         guard let bytes = try? reader.contents(atPath: path, limit: FileReader.smallFileLimit) else {
             return false
         }
@@ -648,7 +696,8 @@ extension RevisionStore {
     /// Whether `other` holds exactly the same tombstones and complete packages of
     /// `document`, with files of the same sizes, judged without reading: both folders
     /// list the same names, every package in them holds its metadata and its content as
-    /// regular files, the same sizes on both sides, and no package has a tombstone.
+    /// regular files and every tombstone is one, the same sizes on both sides, and no
+    /// package has a tombstone.
     /// Revisions never change, so such a document has nothing to sync; in any other case
     /// (a deletion, a half-copied or torn package, a stray file, a link) this says `false`
     /// and the revisions are read. Hidden entries are left out of the comparison.
@@ -677,7 +726,8 @@ extension RevisionStore {
     }
 
     /// Every entry of a document's folder (open as `folder`, listed as `entries`) by
-    /// name, with the sizes of a package's metadata and content (zero for a tombstone),
+    /// name, with the sizes of a package's metadata and content (a tombstone's own size,
+    /// and zero),
     /// when every package holds its metadata and its content as regular files, no package
     /// has a tombstone, and nothing else is there; otherwise `nil`.
     private static func contentSizes(_ folder: FileReader.Folder, _ entries: [SystemCalls.DirectoryEntry])
@@ -687,8 +737,10 @@ extension RevisionStore {
         sizes.reserveCapacity(entries.count)
         for entry in entries {
             if entry.name.hasSuffix(StoreLayout.tombstoneSuffix) {
-                guard entry.kind == .regular || entry.kind == .unknown else { return nil }
-                sizes[entry.name] = PackageSizes(metadata: 0, content: 0)
+                guard let tombstone = try folder.status(of: entry.name), tombstone.kind == .regular else {
+                    return nil
+                }
+                sizes[entry.name] = PackageSizes(metadata: tombstone.size, content: 0)
                 continue
             }
             guard entry.name.hasSuffix(StoreLayout.packageSuffix),

@@ -185,4 +185,39 @@ struct SelfHealingTests {
         #expect(none.stderr.contains("DocumentMetadata.plist:1:1: the document has no root element"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: garbledOnA)) == Data("garbage".utf8))
     }
+
+    @Test(
+        "A torn tombstone is repaired from the other replica by sync and by verify --repair-from (sync used to skip the document as unchanged)"
+    )
+    func tombstoneRepaired() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (a, b, ids) = try Self.replicas(in: directory)
+        #expect(try CommandRunner.run(["edit", ids[0], "--title", "Edited", "--store", a]).status == 0)
+        #expect(try CommandRunner.run(["prune", "--store", a]).status == 0)
+        #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
+        let folder = a + "/Documents/" + ids[0]
+        let name = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix(".pruned") })
+        let tombstone = folder + "/" + name
+        let intact = try Data(contentsOf: URL(fileURLWithPath: tombstone))
+        try Self.tear(tombstone, keeping: 100)
+        #expect(try CommandRunner.run(["verify", "--store", a]).status == 1)
+
+        let sync = try CommandRunner.run(["sync", b, "--json", "--store", a])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(sync.stdout.utf8)) as? [String: Any])
+        #expect(report["repaired"] as? [String] == [tombstone], "\(report)")
+        #expect(report["sent"] as? Int == 0 && report["received"] as? Int == 0, "\(report)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: tombstone)) == intact)
+        #expect(try CommandRunner.run(["verify", "--store", a]).status == 0)
+
+        try Self.tear(tombstone, keeping: 40)
+        let verify = try CommandRunner.run(["verify", "--repair-from", b, "--store", a])
+        #expect(verify.status == 0, "\(verify.stderr)")
+        #expect(verify.stdout.contains("repaired 1 revision(s)"), "\(verify.stdout)")
+        #expect(verify.stderr.contains("repaired: \(tombstone): the tombstone did not verify"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: tombstone)) == intact)
+    }
 }

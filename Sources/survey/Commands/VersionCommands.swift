@@ -384,9 +384,9 @@ struct VerifyCommand: ParsableCommand {
         commandName: "verify", abstract: "Check the store's integrity.",
         discussion: """
             Exits 0 only when the store is clean, 1 when it finds problems. With --repair-from, each \
-            revision whose content does not match its digest, or whose metadata does not verify, is \
-            first repaired from the other store's intact copy of that file (nothing else is copied); \
-            the check then runs on the repaired store. \
+            revision whose content does not match its digest, or whose metadata or tombstone does \
+            not verify, is first repaired from the other store's intact copy of that file (nothing \
+            else is copied); the check then runs on the repaired store. \
             \(SurveyTool.exitCodesReference)
             """)
     @OptionGroup var options: StoreOptions

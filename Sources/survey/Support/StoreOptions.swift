@@ -220,9 +220,15 @@ func iso(_ timestamp: HybridTimestamp) -> String {
 }
 
 extension [StoreIssue] {
-    /// How many revisions the files named (each inside a revision's package) belong to.
+    /// How many revisions the files named (each a tombstone, or inside a revision's
+    /// package) belong to.
     var revisionCount: Int {
-        Set(map { issue in issue.path.lastIndex(of: "/").map { issue.path[..<$0] } ?? Substring(issue.path) })
-            .count
+        Set(
+            map { issue in
+                issue.path.hasSuffix(StoreLayout.tombstoneSuffix)
+                    ? Substring(issue.path)
+                    : issue.path.lastIndex(of: "/").map { issue.path[..<$0] } ?? Substring(issue.path)
+            }
+        ).count
     }
 }
