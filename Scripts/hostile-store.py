@@ -509,11 +509,19 @@ def _(s):
     write_bytes(os.path.join(s, a("notes.txt")), b"hello")
 
 
-# Metadata damaged in place (a regular file that does not verify): skipped, and repaired
-# by sync from a replica that holds the revision whole.
+# Metadata and a tombstone damaged in place (regular files that do not verify): skipped,
+# and repaired by sync from a replica that holds the revision whole, or the tombstone.
 @case("metadata-garbled", junk=[c(C_HEAD + ".survey")])
 def _(s):
     write_bytes(os.path.join(s, c(C_HEAD + ".survey", "DocumentMetadata.plist")), b"<?xml version=\"1.0\"?>\n<plist")
+
+
+@case("tombstone-torn", junk=[a(A_PRUNED + ".pruned")])
+def _(s):
+    path = os.path.join(s, a(A_PRUNED + ".pruned"))
+    with open(path, "rb") as f:
+        data = f.read()
+    write_bytes(path, data[: len(data) // 2])
 
 
 @case("metadata-of-another-revision", junk=[c(C_HEAD + ".survey")])
