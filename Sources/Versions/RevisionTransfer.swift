@@ -339,46 +339,54 @@ public struct RevisionTransfer: Sendable {
     }
 
     /// Replaces `damaged`'s metadata file of `revision`, a regular file that does not
-    /// verify, by `intact`'s copy, the only bytes that do (checked again as they are
-    /// read); then repairs the content when it does not match its digest. A copy that
-    /// changed since it was read is left for the next run.
+    /// verify, by `intact`'s copy (``replaceUnverified(_:as:of:in:from:what:_:)``); then
+    /// repairs the content when it does not match its digest.
     func repairMetadata(
         _ revision: RevisionMetadata, of document: UUID, in damaged: RevisionStore,
         from intact: RevisionStore,
         _ outcome: inout DocumentOutcome
     ) throws {
         let file = StoreLayout.package(revision.id, of: document) + "/" + StoreLayout.metadataFile
-        let source = intact.root + "/" + file
-        guard let bytes = try? intact.reader.contents(atPath: source, limit: FileReader.smallFileLimit),
-            let copy = try? RevisionMetadata(plist: bytes, file: source), copy.id == revision.id,
-            copy.documentID == document, damaged.doesNotVerify(file, as: revision.id, of: document)
+        guard
+            try replaceUnverified(
+                file, as: revision.id, of: document, in: damaged, from: intact, what: "metadata", &outcome)
         else { return }
-        try damaged.writer.replaceFile(bytes, at: file)
-        outcome.repaired.append(
-            StoreIssue(
-                path: damaged.root + "/" + file,
-                message: "the metadata did not verify; replaced by \(intact.root)'s copy"))
         if !revision.isDeleted { try repair(revision, of: document, in: damaged, from: intact, &outcome) }
     }
 
     /// Replaces `damaged`'s tombstone of `revision`, a regular file that does not verify,
-    /// by `intact`'s copy (checked again as it is read). A copy that changed since it was
-    /// read is left for the next run.
+    /// by `intact`'s copy (``replaceUnverified(_:as:of:in:from:what:_:)``).
     func repairTombstone(
         _ revision: RevisionID, of document: UUID, in damaged: RevisionStore, from intact: RevisionStore,
         _ outcome: inout DocumentOutcome
     ) throws {
-        let file = StoreLayout.tombstone(revision, of: document)
+        try replaceUnverified(
+            StoreLayout.tombstone(revision, of: document), as: revision, of: document, in: damaged,
+            from: intact,
+            what: "tombstone", &outcome)
+    }
+
+    /// Replaces `damaged`'s `file` (relative to the root), a regular file that does not
+    /// verify as `revision`'s metadata, by `intact`'s copy, the only bytes that do
+    /// (checked again as they are read), atomically and durably, and reports it in
+    /// `outcome`. Returns whether it did: a copy that changed since it was read is left
+    /// for the next run.
+    @discardableResult
+    func replaceUnverified(
+        _ file: String, as revision: RevisionID, of document: UUID, in damaged: RevisionStore,
+        from intact: RevisionStore, what: String, _ outcome: inout DocumentOutcome
+    ) throws -> Bool {
         let source = intact.root + "/" + file
         guard let bytes = try? intact.reader.contents(atPath: source, limit: FileReader.smallFileLimit),
             let copy = try? RevisionMetadata(plist: bytes, file: source), copy.id == revision,
             copy.documentID == document, damaged.doesNotVerify(file, as: revision, of: document)
-        else { return }
+        else { return false }
         try damaged.writer.replaceFile(bytes, at: file)
         outcome.repaired.append(
             StoreIssue(
                 path: damaged.root + "/" + file,
-                message: "the tombstone did not verify; replaced by \(intact.root)'s copy"))
+                message: "the \(what) did not verify; replaced by \(intact.root)'s copy"))
+        return true
     }
 
     /// Revisions both sides hold whose content files differ in size: one of them is
