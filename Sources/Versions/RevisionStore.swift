@@ -960,7 +960,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case notCurrent(base: RevisionID, heads: [RevisionID])
     /// A document's winner cannot be read, so its history is kept.
     case unreadableWinner(UUID, String)
-    /// The document's folder holds no revision that can be read: everything in it was
+    /// The document's folder holds no revision that can be read, and items in it were
     /// skipped (the count), each for a reason that ``RevisionStore/read(_:)`` gives.
     case noReadableRevision(UUID, skipped: Int)
     /// The store was opened for reading only.
