@@ -107,9 +107,9 @@ struct ResolveCommand: ParsableCommand {
             --merge merges the heads item by item from their common ancestor: changes on one side are taken, \
             different changes to one field are contested and take the winner's value (or --prefer REV's). \
             --strict refuses with exit 75, writing nothing, when a field is contested. \
-            --all --merge resolves every document in conflict and lists those it could not (exit 75 when any is left). \
+            --all --merge resolves every document in conflict and lists those it could not (exit 75 when any is left); \
+            with nothing in conflict it says so. \
             The same resolution made on two replicas is the same revision.
-
 
             A document that is not in conflict is left as it is ("resolved": false with --json); a \
             revision named with --keep must exist all the same. A deleted document is restored by \
@@ -281,6 +281,9 @@ struct ResolveCommand: ParsableCommand {
         if options.json {
             try Console.printJSON(report)
         } else {
+            if report.resolved.isEmpty && report.unresolved.isEmpty {
+                print("no document is in conflict; nothing to resolve")
+            }
             for row in report.resolved {
                 print(
                     "\(row.id): \(dryRun ? "would resolve" : "resolved")\(row.revision.map { " as \($0)" } ?? "")\(row.contested > 0 ? " (\(row.contested) contested)" : "")"
