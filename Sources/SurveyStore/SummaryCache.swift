@@ -348,7 +348,7 @@ final class SummaryCache {
                 packages += 1
             } else if entry.name.hasSuffix(StoreLayout.tombstoneSuffix) {
                 guard entry.kind == UInt8(ascii: "r"),
-                    let revision = RevisionID(String(entry.name.dropLast(StoreLayout.tombstoneSuffix.count))),
+                    let revision = StoreLayout.revision(tombstoneName: entry.name),
                     read.tombstones[revision] != nil, let stamp = entry.stamps[0], recordable(stamp)
                 else { return }
                 entries.append((entry.name, [(0, stamp)]))

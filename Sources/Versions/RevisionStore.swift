@@ -214,7 +214,7 @@ public final class RevisionStore: Sendable {
                 } catch  where Self.isAboutContents(error) {
                     // A regular file named after a revision that does not verify: damaged,
                     // and repairable from another store's copy of the tombstone.
-                    if let id = RevisionID(String(name.dropLast(StoreLayout.tombstoneSuffix.count))),
+                    if let id = StoreLayout.revision(tombstoneName: name),
                         !(error is FileSystemError)
                     {
                         result.unverifiedTombstones.insert(id)

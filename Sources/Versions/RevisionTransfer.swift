@@ -56,7 +56,7 @@ public struct RevisionTransfer: Sendable {
         public var damaged: [StoreIssue] = []
         /// Revisions copied whose timestamp lies more than a day ahead of the receiver's clock.
         public var aheadOfClock: [StoreIssue] = []
-        /// Content and metadata files replaced by the other side's intact copy.
+        /// Content, metadata and tombstone files replaced by the other side's intact copy.
         public var repaired: [StoreIssue] = []
 
         /// Nothing done.
@@ -237,7 +237,10 @@ public struct RevisionTransfer: Sendable {
         plan.toRemote = try Self.delivery(document, from: local, mine, to: remote, theirs, &plan.outcome)
         plan.toLocal = try Self.delivery(document, from: remote, theirs, to: local, mine, &plan.outcome)
         if let mine, let theirs {
-            try repairUnverified(document, mine, theirs, &plan.outcome)
+            try repairUnverified(
+                document, in: local, mine, from: remote, theirs, reportingMissing: false, &plan.outcome)
+            try repairUnverified(
+                document, in: remote, theirs, from: local, mine, reportingMissing: false, &plan.outcome)
             try repairDiffering(document, mine, theirs, &plan.outcome)
         }
         // Written now, on this thread, under each receiver's temporary folder: the batch
@@ -315,25 +318,35 @@ public struct RevisionTransfer: Sendable {
         return delivery
     }
 
-    /// Packages one side holds under the name of a revision the other side holds whole,
-    /// whose metadata does not verify: each side's are replaced by the other's copy.
+    /// Repairs in `damaged` each tombstone and each package's metadata that its read
+    /// (`damagedRead`) found not verifying, from `intact`'s copy when `intactRead` holds
+    /// that tombstone or that revision whole. With `reportingMissing`, one that `intact`
+    /// has no copy of is reported in `outcome.damaged`.
     func repairUnverified(
-        _ document: UUID, _ mine: DocumentRead, _ theirs: DocumentRead, _ outcome: inout DocumentOutcome
+        _ document: UUID, in damaged: RevisionStore, _ damagedRead: DocumentRead, from intact: RevisionStore,
+        _ intactRead: DocumentRead?, reportingMissing: Bool, _ outcome: inout DocumentOutcome
     ) throws {
-        for id in mine.unverifiedTombstones.sorted() where theirs.tombstones[id] != nil {
-            try repairTombstone(id, of: document, in: local, from: remote, &outcome)
-        }
-        for id in theirs.unverifiedTombstones.sorted() where mine.tombstones[id] != nil {
-            try repairTombstone(id, of: document, in: remote, from: local, &outcome)
-        }
-        for id in mine.unverified.sorted() {
-            if let revision = theirs.live[id] {
-                try repairMetadata(revision, of: document, in: local, from: remote, &outcome)
+        for id in damagedRead.unverifiedTombstones.sorted() {
+            let file = StoreLayout.tombstone(id, of: document)
+            if intactRead?.tombstones[id] != nil {
+                try replaceUnverified(
+                    file, as: id, of: document, in: damaged, from: intact, what: "tombstone", &outcome)
+            } else if reportingMissing {
+                outcome.damaged.append(
+                    StoreIssue(
+                        path: damaged.root + "/" + file,
+                        message: "the tombstone does not verify, and the other store has no copy of it"))
             }
         }
-        for id in theirs.unverified.sorted() {
-            if let revision = mine.live[id] {
-                try repairMetadata(revision, of: document, in: remote, from: local, &outcome)
+        for id in damagedRead.unverified.sorted() {
+            if let revision = intactRead?.live[id] {
+                try repairMetadata(revision, of: document, in: damaged, from: intact, &outcome)
+            } else if reportingMissing {
+                outcome.damaged.append(
+                    StoreIssue(
+                        path: damaged.root + "/" + StoreLayout.package(id, of: document) + "/"
+                            + StoreLayout.metadataFile,
+                        message: "the metadata does not verify, and the other store has no copy of \(id)"))
             }
         }
     }
@@ -352,18 +365,6 @@ public struct RevisionTransfer: Sendable {
                 file, as: revision.id, of: document, in: damaged, from: intact, what: "metadata", &outcome)
         else { return }
         if !revision.isDeleted { try repair(revision, of: document, in: damaged, from: intact, &outcome) }
-    }
-
-    /// Replaces `damaged`'s tombstone of `revision`, a regular file that does not verify,
-    /// by `intact`'s copy (``replaceUnverified(_:as:of:in:from:what:_:)``).
-    func repairTombstone(
-        _ revision: RevisionID, of document: UUID, in damaged: RevisionStore, from intact: RevisionStore,
-        _ outcome: inout DocumentOutcome
-    ) throws {
-        try replaceUnverified(
-            StoreLayout.tombstone(revision, of: document), as: revision, of: document, in: damaged,
-            from: intact,
-            what: "tombstone", &outcome)
     }
 
     /// Replaces `damaged`'s `file` (relative to the root), a regular file that does not
@@ -532,10 +533,10 @@ public struct RevisionTransfer: Sendable {
 extension RevisionTransfer {
     /// What a repair from another store found.
     public struct RepairReport: Sendable, Equatable {
-        /// Content and metadata files replaced by the other store's intact copy.
+        /// Content, metadata and tombstone files replaced by the other store's intact copy.
         public var repaired: [StoreIssue] = []
-        /// Damaged content or metadata that the other store has no intact copy of (left as
-        /// it is).
+        /// Damaged content, metadata or tombstones that the other store has no intact copy
+        /// of (left as they are).
         public var unrepaired: [StoreIssue] = []
 
         /// Nothing found.
@@ -544,9 +545,9 @@ extension RevisionTransfer {
 
     /// Checks the content of every revision of the local store against its digest, and
     /// replaces each that does not match by the remote store's copy of the same revision
-    /// when that one does; replaces the metadata of each package whose metadata does not
-    /// verify (``DocumentRead/unverified``) by the remote store's copy of that revision's,
-    /// and then its content when needed. Nothing else is copied either way, and the
+    /// when that one does; replaces each tombstone and each package's metadata that does
+    /// not verify (``DocumentRead/unverifiedTombstones``, ``DocumentRead/unverified``) by
+    /// the remote store's copy, and then the package's content when needed. Nothing else is copied either way, and the
     /// remote store is only read.
     ///
     /// - Throws: `FileSystemError` or ``StoreError`` when the local store cannot be
@@ -567,34 +568,11 @@ extension RevisionTransfer {
             let theirs =
                 read.unverified.isEmpty && read.unverifiedTombstones.isEmpty
                 ? nil : try? remote.read(document)
-            for id in read.unverifiedTombstones.sorted() {
-                var outcome = DocumentOutcome()
-                if theirs?.tombstones[id] != nil {
-                    try repairTombstone(id, of: document, in: local, from: remote, &outcome)
-                } else {
-                    outcome.damaged.append(
-                        StoreIssue(
-                            path: local.root + "/" + StoreLayout.tombstone(id, of: document),
-                            message: "the tombstone does not verify, and the other store has no copy of it"))
-                }
-                report.repaired += outcome.repaired
-                report.unrepaired += outcome.damaged
-            }
-            for id in read.unverified.sorted() {
-                var outcome = DocumentOutcome()
-                if let revision = theirs?.live[id] {
-                    try repairMetadata(revision, of: document, in: local, from: remote, &outcome)
-                } else {
-                    outcome.damaged.append(
-                        StoreIssue(
-                            path: local.root + "/" + StoreLayout.package(id, of: document) + "/"
-                                + StoreLayout.metadataFile,
-                            message: "the metadata does not verify, and the other store has no copy of \(id)")
-                    )
-                }
-                report.repaired += outcome.repaired
-                report.unrepaired += outcome.damaged
-            }
+            var outcome = DocumentOutcome()
+            try repairUnverified(
+                document, in: local, read, from: remote, theirs, reportingMissing: true, &outcome)
+            report.repaired += outcome.repaired
+            report.unrepaired += outcome.damaged
             for revision in damaged.sorted(by: { $0.id < $1.id }) {
                 var outcome = DocumentOutcome()
                 try repair(revision, of: document, in: local, from: remote, &outcome)

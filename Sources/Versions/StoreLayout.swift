@@ -158,6 +158,12 @@ public enum StoreLayout {
         pruningFolder + "/" + folderName(of: document)
     }
 
+    /// The revision id a tombstone's name carries, or `nil` for any other name.
+    public static func revision(tombstoneName name: String) -> RevisionID? {
+        guard name.hasSuffix(tombstoneSuffix) else { return nil }
+        return RevisionID(String(name.dropLast(tombstoneSuffix.count)))
+    }
+
     /// The revision id a package's folder name carries, or `nil` for any other name.
     public static func revision(packageName name: String) -> RevisionID? {
         // By bytes, in place: Character-wise suffix checks cost far more, and listings and

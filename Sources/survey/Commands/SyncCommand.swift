@@ -26,8 +26,8 @@ struct SyncCommand: ParsableCommand {
         var conflictsAppeared, conflictsResolved: [String]
         /// Revisions not copied or repaired because no side has their content intact.
         var damaged: [String]
-        /// Content and metadata files, on either side, replaced by the other side's intact
-        /// copy.
+        /// Content, metadata and tombstone files, on either side, replaced by the other
+        /// side's intact copy.
         var repaired: [String]
         /// Revisions copied that are stamped more than a day ahead of this clock.
         var aheadOfClock: [String]

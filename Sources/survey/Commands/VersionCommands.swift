@@ -414,8 +414,8 @@ struct VerifyCommand: ParsableCommand {
                 var clean: Bool
                 var problems: [Entry]
                 var notes: [Entry]
-                /// With `--repair-from`: the content and metadata files replaced by the other
-                /// store's copy.
+                /// With `--repair-from`: the content, metadata and tombstone files replaced by
+                /// the other store's copy.
                 var repaired: [Entry]?
             }
             if options.json {
