@@ -78,19 +78,23 @@ extension SurveyStore {
 
     /// What ``repair(from:)`` did.
     public struct RepairReport: Sendable, Equatable {
-        /// Content files that did not match their digest, replaced by the other store's copy.
+        /// Damaged content, metadata and tombstone files, replaced by the other store's copy.
         public var repaired: [StoreIssue] = []
-        /// Content files that do not match their digest, of which the other store has no
-        /// intact copy: left as they are.
+        /// Damaged files left as they are: the other store has no intact copy, or a folder
+        /// that is not empty stands in the file's place.
         public var unrepaired: [StoreIssue] = []
     }
 
     /// Repairs this store from a copy: every revision whose content does not match its
-    /// digest is replaced by `other`'s copy of the same revision when that one matches.
-    /// Nothing else is copied, and `other` is only read.
+    /// digest is replaced by `other`'s copy of the same revision when that one matches, and
+    /// so is every damaged package's metadata and content and every damaged tombstone
+    /// (bytes that do not verify, or a link, a FIFO, socket or device, an empty folder or
+    /// too large a file in the file's place). Nothing else is copied, and `other` is only
+    /// read.
     ///
-    /// Each repair replaces the damaged content file atomically and durably (written under
-    /// the temporary folder, fsynced, renamed over it, its folder fsynced).
+    /// Each repair replaces the damaged file atomically and durably (written under the
+    /// temporary folder, fsynced, renamed over it, its folder fsynced); a link is replaced,
+    /// never followed.
     ///
     /// - Parameter other: A store holding the same revisions (a replica or a backup).
     /// - Returns: The files repaired and those no copy could repair.

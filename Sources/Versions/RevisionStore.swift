@@ -203,6 +203,10 @@ public final class RevisionStore: Sendable {
                         entry.kind == .symbolicLink
                         ? "a symbolic link (never followed)"
                         : entry.kind == .directory ? "a folder" : "a FIFO, socket or device"
+                    // Damaged, and repairable from another store's copy of the tombstone.
+                    if let id = StoreLayout.revision(tombstoneName: name) {
+                        result.damagedTombstones.insert(id)
+                    }
                     result.skipped.append(
                         StoreIssue(path: file, message: "\(what) where a tombstone belongs (skipped)"))
                     continue
@@ -212,12 +216,11 @@ public final class RevisionStore: Sendable {
                         result.tombstones[metadata.id] = metadata
                     }
                 } catch  where Self.isAboutContents(error) {
-                    // A regular file named after a revision that does not verify: damaged,
-                    // and repairable from another store's copy of the tombstone.
-                    if let id = StoreLayout.revision(tombstoneName: name),
-                        !(error is FileSystemError)
-                    {
-                        result.unverifiedTombstones.insert(id)
+                    // Named after a revision, and not a tombstone that verifies (its bytes,
+                    // a link, a special file, too large): damaged, and repairable from
+                    // another store's copy of the tombstone.
+                    if let id = StoreLayout.revision(tombstoneName: name) {
+                        result.damagedTombstones.insert(id)
                     }
                     result.skipped.append(
                         StoreIssue(path: file, message: Self.reason(error, file: file) + " (skipped)"))
@@ -261,12 +264,17 @@ public final class RevisionStore: Sendable {
                         result.incomplete.append(id)
                     }
                 } catch let error as FileSystemError where Self.isAboutContents(error) {
+                    // A link, a special file, a folder or too large a file where the
+                    // package's metadata or content belongs: damaged, and repairable from
+                    // another store's copy of the revision. (The package's folder itself
+                    // being a link is not: nothing of the revision is here.)
+                    if error.path.hasPrefix(file + "/") { result.damagedPackages.insert(id) }
                     result.skipped.append(
                         StoreIssue(path: error.path, message: "cannot be read: \(error.reason) (skipped)"))
                 } catch  where Self.isAboutContents(error) {
                     // Its metadata is a regular file that does not verify: damaged, and
                     // repairable from another store's copy of the revision.
-                    result.unverified.insert(id)
+                    result.damagedPackages.insert(id)
                     result.skipped.append(
                         StoreIssue(path: file, message: Self.reason(error, file: file) + " (skipped)"))
                 }
@@ -306,12 +314,14 @@ public final class RevisionStore: Sendable {
             result.resurrected.insert(id)
             return true
         }
-        let damagedCopies = result.unverified.intersection(result.pruned)
+        let damagedCopies = result.damagedPackages.intersection(result.pruned)
         if !damagedCopies.isEmpty {
             result.resurrected.formUnion(damagedCopies)
-            result.unverified.subtract(damagedCopies)
+            result.damagedPackages.subtract(damagedCopies)
             let packages = Set(damagedCopies.map { path + "/" + StoreLayout.packageName($0) })
-            result.skipped.removeAll { packages.contains($0.path) }
+            result.skipped.removeAll { issue in
+                packages.contains { issue.path == $0 || issue.path.hasPrefix($0 + "/") }
+            }
         }
         result.graph = graph
         result.live = live
@@ -845,13 +855,16 @@ public struct DocumentRead: Sendable {
     public var metadataBytes: [RevisionID: Data] = [:]
     /// What was skipped, and why.
     public var skipped: [StoreIssue] = []
-    /// Packages named after a revision id whose metadata is a regular file that does not
-    /// verify (damaged, or another revision's): skipped, and repairable from a store that
-    /// holds the revision (its metadata's bytes are the only ones that verify).
-    public var unverified: Set<RevisionID> = []
-    /// Tombstones named after a revision id that are regular files that do not verify:
-    /// skipped, and repairable from a store that holds the tombstone.
-    public var unverifiedTombstones: Set<RevisionID> = []
+    /// Packages named after a revision id that are damaged: their metadata does not
+    /// verify (garbled, or another revision's), or a link, a FIFO, socket or device, a
+    /// folder or too large a file stands where their metadata or content belongs.
+    /// Skipped, and repairable from a store that holds the revision (its metadata's bytes
+    /// are the only ones that verify, and its content's digest is in them).
+    public var damagedPackages: Set<RevisionID> = []
+    /// Entries named after a revision's tombstone that are not one that verifies (a
+    /// regular file whose bytes do not, a link, a special file, a folder): skipped, and
+    /// repairable from a store that holds the tombstone.
+    public var damagedTombstones: Set<RevisionID> = []
     /// The paths of the folder's hidden entries (``StoreLayout/isHidden(_:)``): left by
     /// the system or a file-sync engine, never part of the document, never a warning.
     public var hidden: [String] = []

@@ -237,9 +237,9 @@ public struct RevisionTransfer: Sendable {
         plan.toRemote = try Self.delivery(document, from: local, mine, to: remote, theirs, &plan.outcome)
         plan.toLocal = try Self.delivery(document, from: remote, theirs, to: local, mine, &plan.outcome)
         if let mine, let theirs {
-            try repairUnverified(
+            try repairDamaged(
                 document, in: local, mine, from: remote, theirs, reportingMissing: false, &plan.outcome)
-            try repairUnverified(
+            try repairDamaged(
                 document, in: remote, theirs, from: local, mine, reportingMissing: false, &plan.outcome)
             try repairDiffering(document, mine, theirs, &plan.outcome)
         }
@@ -277,10 +277,10 @@ public struct RevisionTransfer: Sendable {
         var delivery = Delivery()
         guard let sourceRead else { return delivery }
         let targetRead = targetRead ?? DocumentRead()
-        // A package whose metadata does not verify is repaired in place, not copied over.
+        // A damaged package is repaired in place, not copied over.
         let targetHas = { (revision: RevisionID) in
             targetRead.live[revision] != nil || targetRead.tombstones[revision] != nil
-                || targetRead.unverified.contains(revision)
+                || targetRead.damagedPackages.contains(revision)
         }
         for revision in sourceRead.graph.revisions.values.sorted(by: { $0.id < $1.id })
         where !sourceRead.pruned.contains(revision.id) && !targetHas(revision.id) {
@@ -311,82 +311,106 @@ public struct RevisionTransfer: Sendable {
         }
         // A tombstone the target holds damaged is repaired in place, not written over.
         let arriving = sourceRead.tombstones.keys.filter {
-            targetRead.tombstones[$0] == nil && !targetRead.unverifiedTombstones.contains($0)
+            targetRead.tombstones[$0] == nil && !targetRead.damagedTombstones.contains($0)
         }.sorted()
         delivery.tombstones = arriving.map { sourceRead.tombstones[$0]! }
         delivery.disowns = arriving.contains { targetRead.live[$0] != nil }
         return delivery
     }
 
-    /// Repairs in `damaged` each tombstone and each package's metadata that its read
-    /// (`damagedRead`) found not verifying, from `intact`'s copy when `intactRead` holds
-    /// that tombstone or that revision whole. With `reportingMissing`, one that `intact`
-    /// has no copy of is reported in `outcome.damaged`.
-    func repairUnverified(
+    /// Repairs in `damaged` each tombstone and each package that its read (`damagedRead`)
+    /// found damaged, from `intact`'s copy when `intactRead` holds that tombstone or that
+    /// revision whole. With `reportingMissing`, one that `intact` has no copy of is
+    /// reported in `outcome.damaged`.
+    func repairDamaged(
         _ document: UUID, in damaged: RevisionStore, _ damagedRead: DocumentRead, from intact: RevisionStore,
         _ intactRead: DocumentRead?, reportingMissing: Bool, _ outcome: inout DocumentOutcome
     ) throws {
-        for id in damagedRead.unverifiedTombstones.sorted() {
+        for id in damagedRead.damagedTombstones.sorted() {
             let file = StoreLayout.tombstone(id, of: document)
             if intactRead?.tombstones[id] != nil {
-                try replaceUnverified(
+                try replaceMetadata(
                     file, as: id, of: document, in: damaged, from: intact, what: "tombstone", &outcome)
             } else if reportingMissing {
                 outcome.damaged.append(
                     StoreIssue(
                         path: damaged.root + "/" + file,
-                        message: "the tombstone does not verify, and the other store has no copy of it"))
+                        message: "the tombstone is damaged, and the other store has no copy of it"))
             }
         }
-        for id in damagedRead.unverified.sorted() {
+        for id in damagedRead.damagedPackages.sorted() {
             if let revision = intactRead?.live[id] {
-                try repairMetadata(revision, of: document, in: damaged, from: intact, &outcome)
+                try repairPackage(revision, of: document, in: damaged, from: intact, &outcome)
             } else if reportingMissing {
                 outcome.damaged.append(
                     StoreIssue(
-                        path: damaged.root + "/" + StoreLayout.package(id, of: document) + "/"
-                            + StoreLayout.metadataFile,
-                        message: "the metadata does not verify, and the other store has no copy of \(id)"))
+                        path: damaged.root + "/" + StoreLayout.package(id, of: document),
+                        message: "the package is damaged, and the other store has no copy of \(id)"))
             }
         }
     }
 
-    /// Replaces `damaged`'s metadata file of `revision`, a regular file that does not
-    /// verify, by `intact`'s copy (``replaceUnverified(_:as:of:in:from:what:_:)``); then
-    /// repairs the content when it does not match its digest.
-    func repairMetadata(
+    /// Repairs `damaged`'s package of `revision` from `intact`'s copy: its metadata when
+    /// it is damaged (``replaceMetadata(_:as:of:in:from:what:_:)``), then its content
+    /// when that is (``repair(_:of:in:from:_:)``).
+    func repairPackage(
         _ revision: RevisionMetadata, of document: UUID, in damaged: RevisionStore,
         from intact: RevisionStore,
         _ outcome: inout DocumentOutcome
     ) throws {
         let file = StoreLayout.package(revision.id, of: document) + "/" + StoreLayout.metadataFile
-        guard
-            try replaceUnverified(
-                file, as: revision.id, of: document, in: damaged, from: intact, what: "metadata", &outcome)
-        else { return }
+        if try damaged.metadataDamage(file, as: revision.id, of: document) != nil {
+            guard
+                try replaceMetadata(
+                    file, as: revision.id, of: document, in: damaged, from: intact, what: "metadata", &outcome
+                )
+            else { return }
+        }
         if !revision.isDeleted { try repair(revision, of: document, in: damaged, from: intact, &outcome) }
     }
 
-    /// Replaces `damaged`'s `file` (relative to the root), a regular file that does not
-    /// verify as `revision`'s metadata, by `intact`'s copy, the only bytes that do
-    /// (checked again as they are read), atomically and durably, and reports it in
-    /// `outcome`. Returns whether it did: a copy that changed since it was read is left
-    /// for the next run.
+    /// Replaces `damaged`'s `file` (relative to the root: a package's metadata or a
+    /// tombstone), which is not `revision`'s metadata (``RevisionStore/metadataDamage(_:as:of:)``),
+    /// by `intact`'s copy, the only bytes that are (checked again as they are read),
+    /// atomically and durably (``replace(_:with:in:damage:what:from:_:)``). Returns whether
+    /// it did: a copy that changed since it was read is left for the next run.
     @discardableResult
-    func replaceUnverified(
+    func replaceMetadata(
         _ file: String, as revision: RevisionID, of document: UUID, in damaged: RevisionStore,
         from intact: RevisionStore, what: String, _ outcome: inout DocumentOutcome
     ) throws -> Bool {
         let source = intact.root + "/" + file
         guard let bytes = try? intact.reader.contents(atPath: source, limit: FileReader.smallFileLimit),
             let copy = try? RevisionMetadata(plist: bytes, file: source), copy.id == revision,
-            copy.documentID == document, damaged.doesNotVerify(file, as: revision, of: document)
+            copy.documentID == document,
+            let damage = try damaged.metadataDamage(file, as: revision, of: document)
         else { return false }
-        try damaged.writer.replaceFile(bytes, at: file)
+        return try replace(file, with: bytes, in: damaged, damage: damage, what: what, from: intact, &outcome)
+    }
+
+    /// Replaces `damaged`'s `file` (relative to the root), found `damage`d, by `bytes`,
+    /// `intact`'s copy, atomically and durably, and reports it in `outcome`. An empty
+    /// folder in its place is removed first; one that is not empty is reported and left
+    /// as it is (what it holds is not the store's to delete). Returns whether it did.
+    func replace(
+        _ file: String, with bytes: Data, in damaged: RevisionStore, damage: FileDamage, what: String,
+        from intact: RevisionStore, _ outcome: inout DocumentOutcome
+    ) throws -> Bool {
+        do {
+            try damaged.writer.replaceFile(bytes, at: file)
+        } catch let error as FileSystemError where error.errno == .notEmpty {
+            outcome.damaged.append(
+                StoreIssue(
+                    path: damaged.root + "/" + file,
+                    message:
+                        "a folder that is not empty stands where the \(what) belongs: left as it is"
+                        + " (move it away, then repair again)"))
+            return false
+        }
         outcome.repaired.append(
             StoreIssue(
                 path: damaged.root + "/" + file,
-                message: "the \(what) did not verify; replaced by \(intact.root)'s copy"))
+                message: "\(damage.description(of: what)); replaced by \(intact.root)'s copy"))
         return true
     }
 
@@ -412,29 +436,27 @@ public struct RevisionTransfer: Sendable {
     }
 
     /// Replaces the content of `revision` in `damaged` by `intact`'s copy when the one in
-    /// `damaged` does not match its digest. Reports it repaired, or damaged when `intact`
-    /// has no intact copy either. Returns whether `damaged`'s copy was damaged.
+    /// `damaged` is damaged (``RevisionStore/contentDamage(_:of:)``). Reports it repaired,
+    /// or damaged when `intact` has no intact copy either. Returns whether `damaged`'s
+    /// copy was damaged.
     @discardableResult
     func repair(
         _ revision: RevisionMetadata, of document: UUID, in damaged: RevisionStore,
         from intact: RevisionStore,
         _ outcome: inout DocumentOutcome
     ) throws -> Bool {
-        let path = damaged.contentPath(revision.id, of: document)
-        // Only a copy read whole and found wrong is replaced (never one that cannot be read).
-        guard try damaged.contentMatches(revision, of: document) == false else { return false }
+        // Only a copy found wrong is replaced (never one that cannot be read).
+        guard let damage = try damaged.contentDamage(revision, of: document) else { return false }
         guard let good = try intact.intactContent(revision, of: document) else {
             outcome.damaged.append(
                 StoreIssue(
-                    path: path, message: "the content does not match its digest, and no other copy is intact")
-            )
+                    path: damaged.contentPath(revision.id, of: document),
+                    message: "\(damage.description(of: "content", now: true)), and no other copy is intact"))
             return true
         }
-        try damaged.replaceContent(good, of: revision.id, in: document)
-        outcome.repaired.append(
-            StoreIssue(
-                path: path, message: "the content did not match its digest; replaced by \(intact.root)'s copy"
-            ))
+        _ = try replace(
+            StoreLayout.package(revision.id, of: document) + "/" + StoreLayout.contentFile, with: good,
+            in: damaged, damage: damage, what: "content", from: intact, &outcome)
         return true
     }
 
@@ -545,10 +567,10 @@ extension RevisionTransfer {
 
     /// Checks the content of every revision of the local store against its digest, and
     /// replaces each that does not match by the remote store's copy of the same revision
-    /// when that one does; replaces each tombstone and each package's metadata that does
-    /// not verify (``DocumentRead/unverifiedTombstones``, ``DocumentRead/unverified``) by
-    /// the remote store's copy, and then the package's content when needed. Nothing else is copied either way, and the
-    /// remote store is only read.
+    /// when that one does; replaces each damaged tombstone and package
+    /// (``DocumentRead/damagedTombstones``, ``DocumentRead/damagedPackages``) by the remote
+    /// store's copy: the metadata, then the content, each when it is damaged. Nothing else is
+    /// copied either way, and the remote store is only read.
     ///
     /// - Throws: `FileSystemError` or ``StoreError`` when the local store cannot be
     ///   written; documents that cannot be read are left out.
@@ -558,18 +580,18 @@ extension RevisionTransfer {
             guard let read = try? local.read(document) else { continue }
             let damaged = read.live.values.filter { revision in
                 !revision.isDeleted && !read.pruned.contains(revision.id)
-                    && (try? local.contentMatches(revision, of: document)) == false
+                    && (try? local.contentDamage(revision, of: document)) != nil
             }
-            guard !damaged.isEmpty || !read.unverified.isEmpty || !read.unverifiedTombstones.isEmpty else {
+            guard !damaged.isEmpty || !read.damagedPackages.isEmpty || !read.damagedTombstones.isEmpty else {
                 continue
             }
             let lock = try local.documentLock(document)
             defer { lock.unlock() }
             let theirs =
-                read.unverified.isEmpty && read.unverifiedTombstones.isEmpty
+                read.damagedPackages.isEmpty && read.damagedTombstones.isEmpty
                 ? nil : try? remote.read(document)
             var outcome = DocumentOutcome()
-            try repairUnverified(
+            try repairDamaged(
                 document, in: local, read, from: remote, theirs, reportingMissing: true, &outcome)
             report.repaired += outcome.repaired
             report.unrepaired += outcome.damaged
@@ -590,25 +612,39 @@ extension RevisionStore {
         root + "/" + StoreLayout.package(revision, of: document) + "/" + StoreLayout.contentFile
     }
 
-    /// Whether this store's copy of `revision`'s content matches its digest; `nil` when
-    /// there is no copy to judge (absent, a link, not a regular file, too large).
+    /// What is wrong with this store's copy of `revision`'s content: `nil` when it matches
+    /// its digest or is absent (a package not complete yet).
     ///
-    /// - Throws: `FileSystemError` when it cannot be read (an I/O error): never taken
-    ///   for damage or for absence.
-    func contentMatches(_ revision: RevisionMetadata, of document: UUID) throws -> Bool? {
-        try content(revision, of: document).map { RevisionID.sha256Hex($0) == revision.contentDigest }
+    /// - Throws: `FileSystemError` when it cannot be read (an I/O error, no permission):
+    ///   never taken for damage or for absence.
+    func contentDamage(_ revision: RevisionMetadata, of document: UUID) throws -> FileDamage? {
+        try damage(
+            of: StoreLayout.package(revision.id, of: document) + "/" + StoreLayout.contentFile,
+            limit: FileReader.contentLimit
+        ) { RevisionID.sha256Hex($0) == revision.contentDigest }
     }
 
-    /// Whether this store's file at `file` (relative to the root: a package's metadata or a
-    /// tombstone) is a regular file within the size limit whose bytes do not verify as the
-    /// metadata of `revision` in `document`.
-    func doesNotVerify(_ file: String, as revision: RevisionID, of document: UUID) -> Bool {
-        let path = root + "/" + file
-        guard let bytes = try? reader.contents(atPath: path, limit: FileReader.smallFileLimit) else {
-            return false
+    /// What is wrong with this store's `file` (relative to the root: a package's metadata
+    /// or a tombstone) as the metadata of `revision` in `document`: `nil` when it verifies
+    /// or is absent.
+    ///
+    /// - Throws: `FileSystemError` when it cannot be read (an I/O error, no permission).
+    func metadataDamage(_ file: String, as revision: RevisionID, of document: UUID) throws -> FileDamage? {
+        try damage(of: file, limit: FileReader.smallFileLimit) { bytes in
+            guard let metadata = try? RevisionMetadata(plist: bytes, file: file) else { return false }
+            return metadata.id == revision && metadata.documentID == document
         }
-        guard let metadata = try? RevisionMetadata(plist: bytes, file: path) else { return true }
-        return metadata.id != revision || metadata.documentID != document
+    }
+
+    /// What is wrong with this store's `file` (relative to the root), read whole up to
+    /// `limit` bytes and judged by `isIntact`: `nil` when it is intact or absent.
+    private func damage(of file: String, limit: Int, isIntact: (Data) -> Bool) throws -> FileDamage? {
+        do {
+            guard let bytes = try reader.contents(atPath: root + "/" + file, limit: limit) else { return nil }
+            return isIntact(bytes) ? nil : .bytes
+        } catch let error as FileSystemError where Self.isAboutContents(error) {
+            return .entry(error.code)
+        }
     }
 
     /// This store's copy of `revision`'s content when it matches its digest.
@@ -775,5 +811,33 @@ final class Pending<Value: Sendable>: Sendable {
     func wait() throws -> Value {
         delivered.wait()
         return try result.withLock { $0! }.get()
+    }
+}
+
+/// What is wrong with a file of a revision (its metadata, its content or its tombstone)
+/// that a repair replaces.
+enum FileDamage: Equatable {
+    /// A regular file whose bytes are wrong: metadata that does not verify, content that
+    /// does not match its digest.
+    case bytes
+    /// Something other than a regular file within the size limit in its place
+    /// (``RevisionStore/isAboutContents(_:)``): a link, a FIFO, socket or device, a
+    /// folder, too large a file.
+    case entry(FileSystemError.Code)
+
+    /// What was (or, with `now`, is) wrong with the `what` ("metadata", "content",
+    /// "tombstone").
+    func description(of what: String, now: Bool = false) -> String {
+        let was = now ? "is" : "was"
+        switch self {
+        case .bytes:
+            return what == "content"
+                ? "the content \(now ? "does" : "did") not match its digest"
+                : "the \(what) \(now ? "does" : "did") not verify"
+        case .entry(.symbolicLink): return "the \(what) \(was) a symbolic link"
+        case .entry(.isDirectory): return "the \(what) \(was) a folder"
+        case .entry(.tooLarge): return "the \(what) \(was) larger than any intact one"
+        case .entry: return "the \(what) \(was) a FIFO, socket or device"
+        }
     }
 }

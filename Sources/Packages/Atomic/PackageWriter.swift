@@ -192,14 +192,22 @@ public struct PackageWriter: Sendable {
     /// For this replica's local state, which is never synced, and for a repair: a file
     /// under `Documents/` is replaced only when its bytes are damaged, by the only bytes
     /// that verify. The new bytes are written and fsynced under a temporary name, renamed
-    /// over the old file, and the parent is fsynced.
+    /// over the old file, and the parent is fsynced. What stands in the file's place is
+    /// replaced itself, never followed: a link, a FIFO, socket or device; an empty folder
+    /// is removed first (a crash right after leaves the file absent, a package not complete
+    /// yet, which a sync completes).
     ///
-    /// - Throws: ``FileSystemError``; after a failure the old file is unchanged.
+    /// - Throws: ``FileSystemError``; after a failure the old file is unchanged. A folder
+    ///   in its place that is not empty stays, and the error's `errno` is `notEmpty`.
     public func replaceFile(_ contents: Data, at relativePath: String) throws {
         let destination = root + "/" + relativePath
         try withDurableTemporary(contents) { temporary in
-            try system.rename(temporary, to: destination, noReplace: false)
-                .mapError { FileSystemError(.rename, path: destination, errno: $0) }.get()
+            var renamed = try system.rename(temporary, to: destination, noReplace: false)
+            if case .failure(.isDirectory) = renamed {
+                try system.unlink(destination, isDirectory: true)
+                renamed = try system.rename(temporary, to: destination, noReplace: false)
+            }
+            try renamed.mapError { FileSystemError(.rename, path: destination, errno: $0) }.get()
             try system.fsyncDirectory(Self.parent(of: destination))
         }
     }

@@ -41,8 +41,7 @@ final class ChangeFeed: @unchecked Sendable {
     private var documentsWatch: FolderWatcher.Watch?
     private var folderWatches: [UUID: FolderWatcher.Watch] = [:]
     private var documentOfFolder: [FolderWatcher.Watch: UUID] = [:]
-    /// Packages not complete yet, or whose metadata does not verify, watched until they
-    /// are revisions.
+    /// Packages not complete yet, or damaged, watched until they are revisions.
     private var packageWatches: [UUID: [RevisionID: FolderWatcher.Watch]] = [:]
     private var packageOfWatch: [FolderWatcher.Watch: (document: UUID, revision: RevisionID)] = [:]
     private var known: [UUID: Snapshot] = [:]
@@ -270,9 +269,8 @@ final class ChangeFeed: @unchecked Sendable {
     }
 
     /// Reads a document's folder, watching it first (and each package in it that is not
-    /// complete yet or whose metadata does not verify, reading again after adding one, so
-    /// that none completes or is repaired unseen);
-    /// `nil` when the folder is gone.
+    /// complete yet or damaged, reading again after adding one, so that none completes or
+    /// is repaired unseen); `nil` when the folder is gone.
     private func refresh(_ id: UUID) throws -> Snapshot? {
         let folder = root + "/" + StoreLayout.folder(of: id)
         if folderWatches[id] == nil {
@@ -297,9 +295,9 @@ final class ChangeFeed: @unchecked Sendable {
             }
             var watched = packageWatches[id] ?? [:]
             var added = false
-            // Packages not complete yet, and those whose metadata does not verify (a
-            // repair replaces it in place, inside the package's own folder).
-            let incomplete = Set(read.incomplete).union(read.unverified)
+            // Packages not complete yet, and damaged ones (a repair replaces the file in
+            // place, inside the package's own folder).
+            let incomplete = Set(read.incomplete).union(read.damagedPackages)
             for (revision, watch) in watched where !incomplete.contains(revision) {
                 watched[revision] = nil
                 packageOfWatch[watch] = nil

@@ -389,7 +389,9 @@ struct VerifyCommand: ParsableCommand {
             Exits 0 only when the store is clean, 1 when it finds problems. With --repair-from, each \
             revision whose content does not match its digest, or whose metadata or tombstone does \
             not verify, is first repaired from the other store's intact copy of that file (nothing \
-            else is copied); the check then runs on the repaired store. \
+            else is copied), and so is each with a link, a FIFO, socket or device, an empty folder \
+            or too large a file where one of its files belongs; what cannot be repaired is named \
+            ("not repaired: ..."). The check then runs on the repaired store. \
             \(SurveyTool.exitCodesReference)
             """)
     @OptionGroup var options: StoreOptions
@@ -404,6 +406,7 @@ struct VerifyCommand: ParsableCommand {
             if let repairFrom {
                 repair = try options.open().repair(from: try SurveyStore.openForReading(at: repairFrom))
                 for entry in repair?.repaired ?? [] { Console.error("repaired: \(entry)") }
+                for entry in repair?.unrepaired ?? [] { Console.error("not repaired: \(entry)") }
             }
             // Read only: verify reports leftovers instead of removing them, and works on a
             // read-only store.
@@ -417,6 +420,9 @@ struct VerifyCommand: ParsableCommand {
                 /// With `--repair-from`: the content, metadata and tombstone files replaced by
                 /// the other store's copy.
                 var repaired: [Entry]?
+                /// With `--repair-from`: damaged files it could not repair (the other store
+                /// has no intact copy, or a folder that is not empty stands in the way).
+                var unrepaired: [Entry]?
             }
             if options.json {
                 try Console.printJSON(
@@ -426,6 +432,9 @@ struct VerifyCommand: ParsableCommand {
                         notes: notes.map { .init(path: $0.path, message: $0.message) },
                         repaired: repair.map { found in
                             found.repaired.map { .init(path: $0.path, message: $0.message) }
+                        },
+                        unrepaired: repair.map { found in
+                            found.unrepaired.map { .init(path: $0.path, message: $0.message) }
                         }))
             }
             for entry in found { Console.error(entry.description) }

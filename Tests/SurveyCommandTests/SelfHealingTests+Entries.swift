@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+
+/// What stands in place of a revision's file, rather than damaged bytes: a link, a FIFO, a
+/// folder, too large a file. The name says which revision's file belongs there, so it is
+/// repaired from a replica like torn bytes; a link is replaced, never followed.
+extension SelfHealingTests {
+    /// A document's only package on `store`.
+    static func package(_ store: String, _ id: String) throws -> String {
+        URL(fileURLWithPath: try content(store, id)).deletingLastPathComponent().path
+    }
+
+    static func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+
+    static func kind(_ path: String) throws -> FileAttributeType? {
+        try FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType
+    }
+
+    @Test(
+        "A link, FIFO, empty folder or oversized file where a revision's file belongs is repaired from the other replica by sync (it was skipped and 'received' on every run)"
+    )
+    func entriesRepairedBySync() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (a, b, created) = try Self.replicas(in: directory)
+        let fourth = try CommandRunner.run(["new", "--title", "Document 3", "--store", a])
+        let ids = created + [fourth.stdout.trimmingCharacters(in: .whitespacesAndNewlines)]
+        #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
+
+        // On a: document 0's content a link to a file outside the store holding the very
+        // bytes; document 1's metadata a FIFO; document 2's content an empty folder.
+        let linked = try Self.content(a, ids[0])
+        let outside = directory.appendingPathComponent("outside.plist").path
+        let intactContent = try Self.bytes(linked)
+        try intactContent.write(to: URL(fileURLWithPath: outside))
+        try FileManager.default.removeItem(atPath: linked)
+        try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: outside)
+        let fifo = try Self.package(a, ids[1]) + "/DocumentMetadata.plist"
+        let intactMetadata = try Self.bytes(fifo)
+        try FileManager.default.removeItem(atPath: fifo)
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let folder = try Self.content(a, ids[2])
+        let intactFolderContent = try Self.bytes(folder)
+        try FileManager.default.removeItem(atPath: folder)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        // On b: document 3's metadata a regular file over the 1 MiB limit.
+        let large = try Self.package(b, ids[3]) + "/DocumentMetadata.plist"
+        let intactLarge = try Self.bytes(large)
+        try Data(count: 2 << 20).write(to: URL(fileURLWithPath: large))
+        for store in [a, b] { #expect(try CommandRunner.run(["verify", "--store", store]).status == 1) }
+        #expect(try CommandRunner.run(["show", ids[0], "--store", a]).status == 65)
+
+        let sync = try CommandRunner.run(["sync", b, "--json", "--store", a])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(sync.stdout.utf8)) as? [String: Any])
+        #expect(Set(report["repaired"] as? [String] ?? []) == [linked, fifo, folder, large], "\(report)")
+        #expect(report["sent"] as? Int == 0 && report["received"] as? Int == 0, "\(report)")
+        #expect(
+            sync.stderr.contains("\(linked): the content was a symbolic link; replaced by"), "\(sync.stderr)")
+        #expect(sync.stderr.contains("\(fifo): the metadata was a FIFO, socket or device"), "\(sync.stderr)")
+        #expect(sync.stderr.contains("\(folder): the content was a folder"), "\(sync.stderr)")
+        #expect(
+            sync.stderr.contains("\(large): the metadata was larger than any intact one"), "\(sync.stderr)")
+        for (path, intact) in [
+            (linked, intactContent), (fifo, intactMetadata), (folder, intactFolderContent),
+            (large, intactLarge),
+        ] {
+            #expect(try Self.kind(path) == .typeRegular, "\(path)")
+            #expect(try Self.bytes(path) == intact, "\(path)")
+        }
+        // The link was replaced, never followed: the file it pointed to is as it was.
+        #expect(try Self.bytes(outside) == intactContent)
+        for store in [a, b] {
+            #expect(try CommandRunner.run(["verify", "--store", store]).status == 0)
+            for id in ids { #expect(try CommandRunner.run(["show", id, "--store", store]).status == 0) }
+        }
+        let again = try CommandRunner.run(["sync", b, "--store", a])
+        #expect(
+            again.stdout.hasPrefix("sent 0, received 0") && !again.stdout.contains("repaired"),
+            "\(again.stdout)")
+    }
+
+    @Test(
+        "A folder that is not empty where a revision's content belongs is named and left as it is; verify --repair-from replaces a linked tombstone and names what it cannot repair"
+    )
+    func entriesRepairedByVerify() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (a, b, ids) = try Self.replicas(in: directory)
+        let occupied = try Self.content(a, ids[0])
+        let intactContent = try Self.bytes(occupied)
+        try FileManager.default.removeItem(atPath: occupied)
+        try FileManager.default.createDirectory(atPath: occupied, withIntermediateDirectories: false)
+        let kept = occupied + "/kept.txt"
+        try Data("someone's file".utf8).write(to: URL(fileURLWithPath: kept))
+
+        let sync = try CommandRunner.run(["sync", b, "--json", "--store", a])
+        #expect(sync.status == 1, "\(sync.stderr)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(sync.stdout.utf8)) as? [String: Any])
+        #expect(report["damaged"] as? [String] == [occupied], "\(report)")
+        #expect(report["received"] as? Int == 0, "\(report)")
+        #expect(
+            sync.stderr.contains("a folder that is not empty stands where the content belongs"),
+            "\(sync.stderr)")
+        #expect(try Self.bytes(kept) == Data("someone's file".utf8))
+
+        let verify = try CommandRunner.run(["verify", "--repair-from", b, "--json", "--store", a])
+        #expect(verify.status == 1, "\(verify.stderr)")
+        let found = try #require(
+            try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any])
+        let unrepaired = try #require(found["unrepaired"] as? [[String: String]], "\(found)")
+        #expect(unrepaired.map { $0["path"] } == [occupied], "\(found)")
+        #expect(try Self.bytes(kept) == Data("someone's file".utf8))
+        let text = try CommandRunner.run(["verify", "--repair-from", b, "--store", a])
+        #expect(
+            text.stderr.contains("not repaired: \(occupied): a folder that is not empty"), "\(text.stderr)")
+
+        // Once the folder is moved away the package is only incomplete, and sync completes it.
+        try FileManager.default.moveItem(
+            atPath: occupied, toPath: directory.appendingPathComponent("moved").path)
+        #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
+        #expect(try Self.bytes(occupied) == intactContent)
+        #expect(try CommandRunner.run(["verify", "--store", a]).status == 0)
+
+        // A tombstone that is a link to a file elsewhere.
+        #expect(try CommandRunner.run(["edit", ids[1], "--title", "Edited", "--store", a]).status == 0)
+        #expect(try CommandRunner.run(["prune", "--store", a]).status == 0)
+        #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
+        let documentFolder = a + "/Documents/" + ids[1]
+        let name = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: documentFolder).first {
+                $0.hasSuffix(".pruned")
+            })
+        let tombstone = documentFolder + "/" + name
+        let intactTombstone = try Self.bytes(tombstone)
+        let outside = directory.appendingPathComponent("elsewhere").path
+        try Data("not the store's".utf8).write(to: URL(fileURLWithPath: outside))
+        try FileManager.default.removeItem(atPath: tombstone)
+        try FileManager.default.createSymbolicLink(atPath: tombstone, withDestinationPath: outside)
+        #expect(try CommandRunner.run(["verify", "--store", a]).status == 1)
+        let repaired = try CommandRunner.run(["verify", "--repair-from", b, "--store", a])
+        #expect(repaired.status == 0, "\(repaired.stderr)")
+        #expect(
+            repaired.stderr.contains("repaired: \(tombstone): the tombstone was a symbolic link"),
+            "\(repaired.stderr)")
+        #expect(try Self.kind(tombstone) == .typeRegular)
+        #expect(try Self.bytes(tombstone) == intactTombstone)
+        #expect(try Self.bytes(outside) == Data("not the store's".utf8))
+    }
+}
