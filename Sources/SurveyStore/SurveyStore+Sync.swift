@@ -16,14 +16,18 @@ extension SurveyStore {
         /// Documents looked at.
         public var documents = 0
         /// Revisions whose content does not match its digest on the side that has them,
-        /// and that no side has intact: not copied, not repaired (the other documents
-        /// sync as usual).
+        /// and that no side has intact: not copied, not repaired; and damage a sync leaves
+        /// (a folder that is not empty where a revision's file belongs, a regular file
+        /// where a document's folder or a revision's package belongs). The other documents
+        /// sync as usual.
         public var damaged: [StoreIssue] = []
         /// Revisions copied whose timestamp lies more than a day ahead of this device's
         /// clock: flagged, since they win conflicts until something supersedes them.
         public var aheadOfClock: [StoreIssue] = []
-        /// Content files, on either side, that did not match their digest and were
-        /// replaced by the other side's intact copy.
+        /// Damaged files, on either side, replaced by the other side's intact copy (content
+        /// that did not match its digest, metadata or a tombstone that did not verify, a
+        /// link or special file in a revision's file's place), and links or special files
+        /// removed where a document's folder or a revision's package belongs.
         public var repaired: [StoreIssue] = []
     }
 
@@ -52,13 +56,15 @@ extension SurveyStore {
         try checkWritable()
         try other.checkWritable()
         try checkDistinct(from: other)
-        let ids = Set(try revisions.documentIDs()).union(try other.revisions.documentIDs())
+        let mine = try revisions.documentListing(), theirs = try other.revisions.documentListing()
+        let ids = Set(mine.ids).union(theirs.ids)
             .map { ($0.uuidString, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
         var report = SyncReport()
         report.documents = ids.count
+        var transfer = RevisionTransfer(between: revisions, and: other.revisions)
+        transfer.blocked = (mine.blocked, theirs.blocked)
         let outcomes = try wrapping(.sync, nil) {
-            try RevisionTransfer(between: revisions, and: other.revisions)
-                .sync(ids, width: max(1, concurrency)) { done in progress?(done, ids.count) }
+            try transfer.sync(ids, width: max(1, concurrency)) { done in progress?(done, ids.count) }
         }
         for (id, outcome) in zip(ids, outcomes) {
             report.sent += outcome.sent

@@ -94,31 +94,48 @@ public final class RevisionStore: Sendable {
     /// and the paths of its hidden entries (``StoreLayout/isHidden(_:)``), which are
     /// neither documents nor issues.
     public func documentFolders() throws -> (ids: [UUID], issues: [StoreIssue], hidden: [String]) {
+        let listing = try documentListing()
+        return (listing.ids, listing.issues, listing.hidden)
+    }
+
+    /// What one listing of `Documents/` found (see ``documentFolders()``).
+    public struct DocumentListing: Sendable {
+        /// The document folders, in the order of their names' bytes.
+        public var ids: [UUID] = []
+        /// Entries that are not document folders, by path.
+        public var issues: [StoreIssue] = []
+        /// The paths of hidden entries.
+        public var hidden: [String] = []
+        /// Documents whose folder's name something other than a folder takes (a link, a
+        /// FIFO, socket or device, a regular file), with what it is (one of the issues).
+        public var blocked: [UUID: SystemCalls.FileKind] = [:]
+    }
+
+    /// ``documentFolders()``, and the documents whose folder's name is taken by something
+    /// else (``DocumentListing/blocked``).
+    public func documentListing() throws -> DocumentListing {
         guard let entries = try reader.entries(atPath: documentsFolder) else {
             switch try reader.status(atPath: documentsFolder)?.kind {
-            case nil: return ([], [], [])
+            case nil: return DocumentListing()
             case .symbolicLink?:
-                return (
-                    [],
-                    [
-                        StoreIssue(
-                            path: documentsFolder,
-                            message:
-                                "a symbolic link where the documents' folder belongs (never followed): no document is read"
-                        )
-                    ],
-                    []
-                )
+                return DocumentListing(issues: [
+                    StoreIssue(
+                        path: documentsFolder,
+                        message:
+                            "a symbolic link where the documents' folder belongs (never followed): no document is read"
+                    )
+                ])
             default:
-                return (
-                    [], [StoreIssue(path: documentsFolder, message: "not a folder: no document is read")], []
-                )
+                return DocumentListing(issues: [
+                    StoreIssue(path: documentsFolder, message: "not a folder: no document is read")
+                ])
             }
         }
         var ids: [UUID] = []
         ids.reserveCapacity(entries.count)
         var issues: [StoreIssue] = []
         var hidden: [String] = []
+        var blocked: [UUID: SystemCalls.FileKind] = [:]
         for entry in entries {
             let isFolder = entry.kind == .directory || entry.kind == .unknown
             if isFolder, let id = StoreLayout.documentID(folderName: entry.name) {
@@ -127,6 +144,9 @@ public final class RevisionStore: Sendable {
             }
             // Issues are rare: only they are described and sorted.
             let path = documentsFolder + "/" + entry.name
+            if !isFolder, let id = StoreLayout.documentID(folderName: entry.name) {
+                blocked[id] = entry.kind
+            }
             if StoreLayout.isHidden(entry.name) {
                 hidden.append(path)
             } else if entry.kind == .symbolicLink {
@@ -153,7 +173,8 @@ public final class RevisionStore: Sendable {
                 withUnsafeBytes(of: b.uuid) { y in memcmp(x.baseAddress!, y.baseAddress!, 16) < 0 }
             }
         }
-        return (ids, issues.sorted { $0.path < $1.path }, hidden.sorted())
+        return DocumentListing(
+            ids: ids, issues: issues.sorted { $0.path < $1.path }, hidden: hidden.sorted(), blocked: blocked)
     }
 
     /// A document's revision graph, with the ids of pruned revisions.
@@ -229,6 +250,9 @@ public final class RevisionStore: Sendable {
                 guard entry.kind == .directory || entry.kind == .unknown else {
                     let what =
                         entry.kind == .symbolicLink ? "a symbolic link (never followed)" : "not a folder"
+                    if let id = StoreLayout.revision(packageName: name) {
+                        result.blockedPackages[id] = entry.kind
+                    }
                     result.skipped.append(
                         StoreIssue(path: file, message: "\(what) where a revision package belongs (skipped)"))
                     continue
@@ -868,6 +892,11 @@ public struct DocumentRead: Sendable {
     /// The paths of the folder's hidden entries (``StoreLayout/isHidden(_:)``): left by
     /// the system or a file-sync engine, never part of the document, never a warning.
     public var hidden: [String] = []
+    /// Names of revisions' packages taken by something that is not a folder (a link, a
+    /// FIFO, socket or device, a regular file), with what it is: skipped. A sync that
+    /// brings the revision removes a link or special file first (nothing is lost with it:
+    /// a link is removed itself, never followed) and leaves a regular file, naming it.
+    public var blockedPackages: [RevisionID: SystemCalls.FileKind] = [:]
 
     /// An empty read.
     public init() {}

@@ -16,7 +16,8 @@ import Synchronization
 ///   parents before children, each checked against its digest first: a revision whose
 ///   content does not match is never sent, and is reported. A revision both sides have
 ///   whose content differs in size is read on both sides and the damaged copy replaced by
-///   the intact one.
+///   the intact one, and so is every package or tombstone a read found damaged. A link or
+///   special file where a side's document folder or package belongs is removed first.
 /// - Then each side gets the tombstones it lacks, once the revisions have arrived, so that
 ///   a tombstone whose superseding revision is on its way stays pending meanwhile.
 ///
@@ -31,6 +32,13 @@ public struct RevisionTransfer: Sendable {
     public let local: RevisionStore
     /// The other side.
     public let remote: RevisionStore
+
+    /// Documents whose folder's name something other than a folder takes on this side
+    /// and on the other (``RevisionStore/DocumentListing/blocked``), as the sync's listing
+    /// found them: what is copied to such a document goes through ``clear(folderOf:in:kind:_:)``.
+    public var blocked: (local: [UUID: SystemCalls.FileKind], remote: [UUID: SystemCalls.FileKind]) = (
+        [:], [:]
+    )
 
     /// A transfer between `local` and `remote`.
     public init(between local: RevisionStore, and remote: RevisionStore) {
@@ -52,11 +60,15 @@ public struct RevisionTransfer: Sendable {
         public var conflictAppeared = false
         /// Not in conflict on the local side after the sync, and in conflict on one side before.
         public var conflictResolved = false
-        /// Revisions not copied or not repaired because no side has their content intact.
+        /// Revisions not copied or not repaired: no side has them intact, or something
+        /// that is not the store's to remove stands in the way (a folder that is not empty,
+        /// a regular file).
         public var damaged: [StoreIssue] = []
         /// Revisions copied whose timestamp lies more than a day ahead of the receiver's clock.
         public var aheadOfClock: [StoreIssue] = []
-        /// Content, metadata and tombstone files replaced by the other side's intact copy.
+        /// Content, metadata and tombstone files replaced by the other side's intact copy,
+        /// and links or special files removed where a document's folder or a revision's
+        /// package belongs.
         public var repaired: [StoreIssue] = []
 
         /// Nothing done.
@@ -181,6 +193,9 @@ public struct RevisionTransfer: Sendable {
         var staged: [PackageWriter.StagedItem] = []
         /// Tombstones to write after the packages.
         var tombstones: [RevisionMetadata] = []
+
+        /// Whether there is nothing to copy.
+        var isEmpty: Bool { packages.isEmpty && tombstones.isEmpty }
         /// Whether arriving tombstones name packages the receiver has.
         var disowns = false
     }
@@ -236,6 +251,18 @@ public struct RevisionTransfer: Sendable {
         plan.remoteBefore = theirs?.graph.isInConflict ?? false
         plan.toRemote = try Self.delivery(document, from: local, mine, to: remote, theirs, &plan.outcome)
         plan.toLocal = try Self.delivery(document, from: remote, theirs, to: local, mine, &plan.outcome)
+        // A side without the document's folder, whose name something else takes: made way
+        // for, or nothing is copied to it.
+        if theirs == nil, let kind = blocked.remote[document], !plan.toRemote.isEmpty,
+            !(try Self.clear(folderOf: document, in: remote, kind: kind, &plan.outcome))
+        {
+            plan.toRemote = Delivery()
+        }
+        if mine == nil, let kind = blocked.local[document], !plan.toLocal.isEmpty,
+            !(try Self.clear(folderOf: document, in: local, kind: kind, &plan.outcome))
+        {
+            plan.toLocal = Delivery()
+        }
         if let mine, let theirs {
             try repairDamaged(
                 document, in: local, mine, from: remote, theirs, reportingMissing: false, &plan.outcome)
@@ -284,6 +311,11 @@ public struct RevisionTransfer: Sendable {
         }
         for revision in sourceRead.graph.revisions.values.sorted(by: { $0.id < $1.id })
         where !sourceRead.pruned.contains(revision.id) && !targetHas(revision.id) {
+            if let kind = targetRead.blockedPackages[revision.id],
+                !(try clear(revision.id, of: document, in: target, kind: kind, &outcome))
+            {
+                continue
+            }
             guard
                 let files = try source.packageFiles(
                     revision, of: document, metadata: sourceRead.metadataBytes[revision.id])
@@ -316,6 +348,60 @@ public struct RevisionTransfer: Sendable {
         delivery.tombstones = arriving.map { sourceRead.tombstones[$0]! }
         delivery.disowns = arriving.contains { targetRead.live[$0] != nil }
         return delivery
+    }
+
+    /// Makes way in `target` for the folder of `document`, whose name `kind` takes (see
+    /// ``RevisionStore/DocumentListing/blocked``), as ``clear(_:of:in:kind:_:)`` does for a
+    /// package. Returns whether the name is free.
+    static func clear(
+        folderOf document: UUID, in target: RevisionStore, kind: SystemCalls.FileKind,
+        _ outcome: inout DocumentOutcome
+    ) throws -> Bool {
+        let name = StoreLayout.folder(of: document)
+        guard kind == .symbolicLink || kind == .special else {
+            outcome.damaged.append(
+                StoreIssue(
+                    path: target.root + "/" + name,
+                    message:
+                        "a file stands where the document's folder belongs: nothing is copied to it"
+                        + " (move the file away, then sync again)"))
+            return false
+        }
+        try target.writer.removeEntry(name)
+        let what = kind == .symbolicLink ? "a symbolic link" : "a FIFO, socket or device"
+        outcome.repaired.append(
+            StoreIssue(
+                path: target.root + "/" + name,
+                message: "\(what) stood where the document's folder belongs: removed (never followed)"))
+        return true
+    }
+
+    /// Makes way in `target` for the package of `revision`, whose name `kind` takes (see
+    /// ``DocumentRead/blockedPackages``): removes a link or a FIFO, socket or device, and
+    /// reports it in `outcome.repaired`; reports a regular file in `outcome.damaged` and
+    /// leaves it. Returns whether the name is free.
+    static func clear(
+        _ revision: RevisionID, of document: UUID, in target: RevisionStore, kind: SystemCalls.FileKind,
+        _ outcome: inout DocumentOutcome
+    ) throws -> Bool {
+        let name = StoreLayout.package(revision, of: document)
+        guard kind == .symbolicLink || kind == .special else {
+            outcome.damaged.append(
+                StoreIssue(
+                    path: target.root + "/" + name,
+                    message:
+                        "a file stands where the package of \(revision) belongs: the revision is not copied"
+                        + " (move the file away, then sync again)"))
+            return false
+        }
+        try target.writer.removeEntry(name)
+        let what = kind == .symbolicLink ? "a symbolic link" : "a FIFO, socket or device"
+        outcome.repaired.append(
+            StoreIssue(
+                path: target.root + "/" + name,
+                message: "\(what) stood where the revision's package belongs: removed (never followed),"
+                    + " and the revision copied in its place"))
+        return true
     }
 
     /// Repairs in `damaged` each tombstone and each package that its read (`damagedRead`)

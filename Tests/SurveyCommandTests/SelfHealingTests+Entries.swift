@@ -149,4 +149,59 @@ extension SelfHealingTests {
         #expect(try Self.bytes(tombstone) == intactTombstone)
         #expect(try Self.bytes(outside) == Data("not the store's".utf8))
     }
+
+    @Test(
+        "sync removes a link or FIFO where a document's folder or a revision's package belongs (never following it) and copies the revision in its place, names a regular file there and leaves it, and syncs every other document (one such name stopped the whole sync)"
+    )
+    func namesTakenBySomethingElse() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (a, b, ids) = try Self.replicas(in: directory)
+        func create(_ title: String) throws -> String {
+            let created = try CommandRunner.run(["new", "--title", title, "--store", b])
+            return created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let linkedDocument = try create("Linked"), fileDocument = try create("File"),
+            other = try create("Other")
+        // Outside the store: a folder a link points to, and the real package moved away.
+        let elsewhere = directory.appendingPathComponent("elsewhere").path
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: false)
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: elsewhere + "/kept.txt"))
+        try FileManager.default.createSymbolicLink(
+            atPath: a + "/Documents/" + linkedDocument, withDestinationPath: elsewhere)
+        try Data("a note".utf8).write(to: URL(fileURLWithPath: a + "/Documents/" + fileDocument))
+        let linkedPackage = try Self.package(a, ids[0])
+        let movedPackage = directory.appendingPathComponent("moved.survey").path
+        try FileManager.default.moveItem(atPath: linkedPackage, toPath: movedPackage)
+        try FileManager.default.createSymbolicLink(atPath: linkedPackage, withDestinationPath: movedPackage)
+        let fifoPackage = try Self.package(a, ids[1])
+        try FileManager.default.removeItem(atPath: fifoPackage)
+        #expect(mkfifo(fifoPackage, 0o644) == 0)
+        let movedFiles = try FileManager.default.contentsOfDirectory(atPath: movedPackage).sorted()
+
+        let sync = try CommandRunner.run(["sync", b, "--json", "--store", a])
+        #expect(sync.status == 1, "\(sync.stderr)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(sync.stdout.utf8)) as? [String: Any])
+        #expect(
+            Set(report["repaired"] as? [String] ?? [])
+                == [a + "/Documents/" + linkedDocument, linkedPackage, fifoPackage], "\(report)")
+        #expect(report["damaged"] as? [String] == [a + "/Documents/" + fileDocument], "\(report)")
+        #expect(report["received"] as? Int == 4 && report["sent"] as? Int == 0, "\(report)")
+        #expect(sync.stderr.contains("a file stands where the document's folder belongs"), "\(sync.stderr)")
+        // Nothing outside was followed or changed.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere) == ["kept.txt"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: movedPackage).sorted() == movedFiles)
+        #expect(try Self.bytes(a + "/Documents/" + fileDocument) == Data("a note".utf8))
+        for id in ids + [linkedDocument, other] {
+            #expect(try CommandRunner.run(["show", id, "--store", a]).status == 0, "\(id)")
+        }
+        #expect(try CommandRunner.run(["verify", "--store", a]).status == 1)
+
+        try FileManager.default.removeItem(atPath: a + "/Documents/" + fileDocument)
+        let again = try CommandRunner.run(["sync", b, "--store", a])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.hasPrefix("sent 0, received 1 "), "\(again.stdout)")
+        #expect(try CommandRunner.run(["verify", "--store", a]).status == 0)
+    }
 }

@@ -249,6 +249,17 @@ public struct PackageWriter: Sendable {
         return true
     }
 
+    /// Removes the name `relativePath` when it is not a folder (a file, a link, a FIFO,
+    /// socket or device; a link is removed itself, never followed), and fsyncs its parent.
+    ///
+    /// - Throws: ``FileSystemError``; a folder there stays, and the error's `errno` is
+    ///   `isDirectory`.
+    public func removeEntry(_ relativePath: String) throws {
+        let path = root + "/" + relativePath
+        try system.unlink(path, isDirectory: false)
+        try system.fsyncDirectory(Self.parent(of: path))
+    }
+
     /// Removes the package (or file) at `relativePath`, if it is there, and fsyncs its
     /// parent. Files are removed before their folder, so a crash leaves at worst an
     /// incomplete package that the caller's tombstone already disowns.

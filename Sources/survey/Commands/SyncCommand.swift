@@ -71,7 +71,12 @@ struct SyncCommand: ParsableCommand {
                     "sent \(result.sent), received \(result.received) revision(s) and tombstone(s) over \(result.documents) document(s)"
                 )
                 if !report.repaired.isEmpty {
-                    print("repaired \(report.repaired.revisionCount) damaged revision(s)")
+                    let revisions = report.repaired.revisionCount, folders = report.repaired.folderCount
+                    let parts = [
+                        revisions > 0 ? "\(revisions) damaged revision(s)" : nil,
+                        folders > 0 ? "\(folders) document folder(s)" : nil,
+                    ]
+                    print("repaired " + parts.compactMap { $0 }.joined(separator: " and "))
                 }
                 if !result.conflictsAppeared.isEmpty {
                     print("now in conflict: \(result.conflictsAppeared.joined(separator: ", "))")

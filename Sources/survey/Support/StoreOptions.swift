@@ -220,15 +220,19 @@ func iso(_ timestamp: HybridTimestamp) -> String {
 }
 
 extension [StoreIssue] {
-    /// How many revisions the files named (each a tombstone, or inside a revision's
-    /// package) belong to.
-    var revisionCount: Int {
-        Set(
-            map { issue in
-                issue.path.hasSuffix(StoreLayout.tombstoneSuffix)
-                    ? Substring(issue.path)
-                    : issue.path.lastIndex(of: "/").map { issue.path[..<$0] } ?? Substring(issue.path)
-            }
-        ).count
+    /// The revision a path belongs to, as the path of its tombstone or package: a
+    /// tombstone, a revision's package, or a file inside one. A document's folder is none.
+    private static func revisionPath(_ path: String) -> Substring? {
+        if path.hasSuffix(StoreLayout.tombstoneSuffix) || path.hasSuffix(StoreLayout.packageSuffix) {
+            return Substring(path)
+        }
+        let parent = path.lastIndex(of: "/").map { path[..<$0] } ?? ""
+        return parent.hasSuffix(StoreLayout.packageSuffix) ? parent : nil
     }
+
+    /// How many revisions the paths named belong to.
+    var revisionCount: Int { Set(compactMap { Self.revisionPath($0.path) }).count }
+
+    /// How many of the paths named are no revision's (a document's folder).
+    var folderCount: Int { filter { Self.revisionPath($0.path) == nil }.count }
 }
