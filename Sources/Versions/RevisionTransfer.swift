@@ -35,7 +35,9 @@ public struct RevisionTransfer: Sendable {
 
     /// Documents whose folder's name something other than a folder takes on this side
     /// and on the other (``RevisionStore/DocumentListing/blocked``), as the sync's listing
-    /// found them: what is copied to such a document goes through ``clear(folderOf:in:kind:_:)``.
+    /// found them: before anything is copied to such a document, a link or special file
+    /// there is removed (never followed); a regular file is reported in
+    /// ``DocumentOutcome/damaged`` and nothing is copied to it.
     public var blocked: (local: [UUID: SystemCalls.FileKind], remote: [UUID: SystemCalls.FileKind]) = (
         [:], [:]
     )
