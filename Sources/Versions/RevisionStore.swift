@@ -332,7 +332,7 @@ public final class RevisionStore: Sendable {
             if result.pruned.contains(id) { result.resurrected.insert(id) } else { graph.insert(metadata) }
         }
         // A half-copied package of a pruned revision is a copy brought back too, and so is
-        // one whose metadata does not verify: a damaged copy of content that is gone.
+        // a damaged one: a damaged copy of content that is gone.
         result.incomplete.removeAll { id in
             guard result.pruned.contains(id) else { return false }
             result.resurrected.insert(id)

@@ -256,12 +256,16 @@ public struct RevisionTransfer: Sendable {
         // A side without the document's folder, whose name something else takes: made way
         // for, or nothing is copied to it.
         if theirs == nil, let kind = blocked.remote[document], !plan.toRemote.isEmpty,
-            !(try Self.clear(folderOf: document, in: remote, kind: kind, &plan.outcome))
+            !(try Self.makeWay(
+                for: StoreLayout.folder(of: document), what: "document's folder", in: remote, kind: kind,
+                &plan.outcome))
         {
             plan.toRemote = Delivery()
         }
         if mine == nil, let kind = blocked.local[document], !plan.toLocal.isEmpty,
-            !(try Self.clear(folderOf: document, in: local, kind: kind, &plan.outcome))
+            !(try Self.makeWay(
+                for: StoreLayout.folder(of: document), what: "document's folder", in: local, kind: kind,
+                &plan.outcome))
         {
             plan.toLocal = Delivery()
         }
@@ -314,7 +318,10 @@ public struct RevisionTransfer: Sendable {
         for revision in sourceRead.graph.revisions.values.sorted(by: { $0.id < $1.id })
         where !sourceRead.pruned.contains(revision.id) && !targetHas(revision.id) {
             if let kind = targetRead.blockedPackages[revision.id],
-                !(try clear(revision.id, of: document, in: target, kind: kind, &outcome))
+                !(try makeWay(
+                    for: StoreLayout.package(revision.id, of: document), what: "revision's package",
+                    in: target,
+                    kind: kind, &outcome))
             {
                 continue
             }
@@ -352,57 +359,31 @@ public struct RevisionTransfer: Sendable {
         return delivery
     }
 
-    /// Makes way in `target` for the folder of `document`, whose name `kind` takes (see
-    /// ``RevisionStore/DocumentListing/blocked``), as ``clear(_:of:in:kind:_:)`` does for a
-    /// package. Returns whether the name is free.
-    static func clear(
-        folderOf document: UUID, in target: RevisionStore, kind: SystemCalls.FileKind,
+    /// Makes way in `target` for `name` (relative to the root: a document's folder, `what`
+    /// "document's folder", or a revision's package, "revision's package"), which `kind`
+    /// takes (``RevisionStore/DocumentListing/blocked``, ``DocumentRead/blockedPackages``):
+    /// removes a link or a FIFO, socket or device, which holds nothing of the store's (the
+    /// link itself, never followed), and reports it in `outcome.repaired`; reports
+    /// anything else in `outcome.damaged` and leaves it. Returns whether the name is free.
+    static func makeWay(
+        for name: String, what: String, in target: RevisionStore, kind: SystemCalls.FileKind,
         _ outcome: inout DocumentOutcome
     ) throws -> Bool {
-        let name = StoreLayout.folder(of: document)
         guard kind == .symbolicLink || kind == .special else {
             outcome.damaged.append(
                 StoreIssue(
                     path: target.root + "/" + name,
                     message:
-                        "a file stands where the document's folder belongs: nothing is copied to it"
+                        "a file stands where the \(what) belongs: nothing is copied to it"
                         + " (move the file away, then sync again)"))
             return false
         }
         try target.writer.removeEntry(name)
-        let what = kind == .symbolicLink ? "a symbolic link" : "a FIFO, socket or device"
+        let found = kind == .symbolicLink ? "a symbolic link" : "a FIFO, socket or device"
         outcome.repaired.append(
             StoreIssue(
                 path: target.root + "/" + name,
-                message: "\(what) stood where the document's folder belongs: removed (never followed)"))
-        return true
-    }
-
-    /// Makes way in `target` for the package of `revision`, whose name `kind` takes (see
-    /// ``DocumentRead/blockedPackages``): removes a link or a FIFO, socket or device, and
-    /// reports it in `outcome.repaired`; reports a regular file in `outcome.damaged` and
-    /// leaves it. Returns whether the name is free.
-    static func clear(
-        _ revision: RevisionID, of document: UUID, in target: RevisionStore, kind: SystemCalls.FileKind,
-        _ outcome: inout DocumentOutcome
-    ) throws -> Bool {
-        let name = StoreLayout.package(revision, of: document)
-        guard kind == .symbolicLink || kind == .special else {
-            outcome.damaged.append(
-                StoreIssue(
-                    path: target.root + "/" + name,
-                    message:
-                        "a file stands where the package of \(revision) belongs: the revision is not copied"
-                        + " (move the file away, then sync again)"))
-            return false
-        }
-        try target.writer.removeEntry(name)
-        let what = kind == .symbolicLink ? "a symbolic link" : "a FIFO, socket or device"
-        outcome.repaired.append(
-            StoreIssue(
-                path: target.root + "/" + name,
-                message: "\(what) stood where the revision's package belongs: removed (never followed),"
-                    + " and the revision copied in its place"))
+                message: "\(found) stood where the \(what) belongs: removed (never followed)"))
         return true
     }
 
