@@ -171,7 +171,7 @@ struct WatchTests {
     }
 
     @Test(
-        "A package whose metadata did not verify, repaired in place by verify --repair-from: its revision is reported once",
+        "A package whose metadata did not verify, repaired in place by verify --repair-from, then whose content was a link, repaired by sync: its revision is reported once each time",
         arguments: FolderWatcher.Mechanism.allCases)
     func repairedPackage(mechanism: FolderWatcher.Mechanism) throws {
         let scratch = try Scratch()
@@ -190,6 +190,18 @@ struct WatchTests {
         try scratch.run(["verify", "--repair-from", replica])
         watchers.expect([SeenChange(event: "revision-added", id: id, revision: second, heads: [second])])
         watchers.stop()
+
+        // The content moved out of the store and a link left in its place.
+        let content = scratch.store + "/Documents/\(id)/\(second).survey/Survey.plist"
+        let outside = scratch.directory.appendingPathComponent("outside.plist").path
+        try FileManager.default.moveItem(atPath: content, toPath: outside)
+        try FileManager.default.createSymbolicLink(atPath: content, withDestinationPath: outside)
+        #expect(try Self.heads(of: id, in: scratch) == [first])
+        let again = try Watchers(scratch.store, mechanism: mechanism)
+        try scratch.run(["sync", replica])
+        again.expect([SeenChange(event: "revision-added", id: id, revision: second, heads: [second])])
+        again.stop()
+        #expect(FileManager.default.fileExists(atPath: outside))
     }
 
     @Test(
