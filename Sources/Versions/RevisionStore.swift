@@ -136,7 +136,12 @@ public final class RevisionStore: Sendable {
         var issues: [StoreIssue] = []
         var hidden: [String] = []
         var blocked: [UUID: SystemCalls.FileKind] = [:]
-        for entry in entries {
+        for var entry in entries {
+            if entry.kind == .unknown, StoreLayout.documentID(folderName: entry.name) != nil {
+                // A file system that does not say what an entry is (no `d_type`): looked
+                // at, so that a link or file in a document folder's place is known as one.
+                entry.kind = try reader.status(atPath: documentsFolder + "/" + entry.name)?.kind ?? .unknown
+            }
             let isFolder = entry.kind == .directory || entry.kind == .unknown
             if isFolder, let id = StoreLayout.documentID(folderName: entry.name) {
                 ids.append(id)
@@ -213,9 +218,13 @@ public final class RevisionStore: Sendable {
         }
         var result = DocumentRead()
         var live: [RevisionID: RevisionMetadata] = [:]
-        for entry in entries {
+        for var entry in entries {
             let name = entry.name
             let file = path + "/" + name
+            if entry.kind == .unknown, !StoreLayout.isHidden(name) {
+                // A file system that does not say what an entry is (no `d_type`): looked at.
+                entry.kind = try reader.status(atPath: file)?.kind ?? .unknown
+            }
             if StoreLayout.isHidden(name) {
                 result.hidden.append(file)
             } else if name.hasSuffix(StoreLayout.tombstoneSuffix) {
