@@ -498,6 +498,40 @@ def _(s):
     os.mkdir(path)
 
 
+@case("full-folder-where-content-belongs", junk=[c(C_HEAD + ".survey", "Survey.plist")], victims=[C_HEAD])
+def _(s):
+    path = os.path.join(s, c(C_HEAD + ".survey", "Survey.plist"))
+    os.remove(path)
+    os.mkdir(path)
+    write_bytes(os.path.join(path, "notes.txt"), b"someone's notes")
+
+
+# Something else where a document's folder or a revision's package belongs (a sync
+# removes a FIFO there and copies the revisions in; a regular file stays).
+@case("document-folder-is-fifo", junk=[c()], victims=[C_HEAD])
+def _(s):
+    shutil.rmtree(os.path.join(s, c()))
+    os.mkfifo(os.path.join(s, c()))
+
+
+@case("document-folder-is-file", junk=[c()], victims=[C_HEAD])
+def _(s):
+    shutil.rmtree(os.path.join(s, c()))
+    write_bytes(os.path.join(s, c()), b"a file where a folder belongs")
+
+
+@case("package-is-fifo", junk=[c(C_HEAD + ".survey")], victims=[C_HEAD])
+def _(s):
+    shutil.rmtree(os.path.join(s, c(C_HEAD + ".survey")))
+    os.mkfifo(os.path.join(s, c(C_HEAD + ".survey")))
+
+
+@case("package-is-file", junk=[c(C_HEAD + ".survey")], victims=[C_HEAD])
+def _(s):
+    shutil.rmtree(os.path.join(s, c(C_HEAD + ".survey")))
+    write_bytes(os.path.join(s, c(C_HEAD + ".survey")), b"a file where a package belongs")
+
+
 @case("documents-is-a-file", junk=["Documents"], victims=["*"])
 def _(s):
     shutil.move(os.path.join(s, "Documents"), os.path.join(os.path.dirname(s), "Documents-aside"))
