@@ -6,7 +6,19 @@ struct SyncCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Two-way sync with another store: both end with the same revisions and tombstones.",
-        discussion: SurveyTool.exitCodesReference)
+        discussion: """
+            Only what a side lacks is copied, each revision written atomically and durably; \
+            Local.nosync/ is never touched. A revision one side holds damaged (torn content, metadata \
+            or a tombstone that does not verify, a link, FIFO or folder where one of its files \
+            belongs) is repaired from the other side's intact copy, and a link or FIFO where a \
+            document's folder or a package belongs is removed (never followed) to make way: each is \
+            named on standard error ("repaired: ...") and in --json's repaired. What cannot be copied \
+            or repaired (no side has it intact, or a file or a folder holding files is in the way) \
+            is named ("error: ...", damaged), everything else is still synced, and the exit \
+            status is 1.
+
+            \(SurveyTool.exitCodesReference)
+            """)
     @OptionGroup var options: StoreOptions
     @Argument(help: "The other store's folder.") var otherStore: String
     @Option(help: "How many documents to sync at once (1 syncs them one after another).")
@@ -24,10 +36,11 @@ struct SyncCommand: ParsableCommand {
     struct Report: Encodable {
         var sent, received, documents: Int
         var conflictsAppeared, conflictsResolved: [String]
-        /// Revisions not copied or repaired because no side has their content intact.
+        /// Revisions not copied or repaired: no side has them intact, or something that is
+        /// not the store's to remove is in the way.
         var damaged: [String]
         /// Content, metadata and tombstone files, on either side, replaced by the other
-        /// side's intact copy.
+        /// side's intact copy, and links or special files removed to make way.
         var repaired: [String]
         /// Revisions copied that are stamped more than a day ahead of this clock.
         var aheadOfClock: [String]
