@@ -378,7 +378,17 @@ public struct RevisionTransfer: Sendable {
                         + " (move the file away, then sync again)"))
             return false
         }
-        try target.writer.removeEntry(name)
+        do {
+            try target.writer.removeEntry(name)
+        } catch let error as FileSystemError {
+            if error.code == .notFound { return true }  // gone already
+            // Changed since it was listed (a folder now, say), or not removable: this
+            // document or revision waits for the next run; the others go on.
+            outcome.damaged.append(
+                StoreIssue(
+                    path: target.root + "/" + name, message: "nothing is copied to it: \(error.reason)"))
+            return false
+        }
         let found = kind == .symbolicLink ? "a symbolic link" : "a FIFO, socket or device"
         outcome.repaired.append(
             StoreIssue(

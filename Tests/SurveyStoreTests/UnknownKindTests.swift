@@ -57,3 +57,39 @@ struct UnknownKindTests {
         #expect(try a.verify().filter { !$0.isNote }.isEmpty)
     }
 }
+
+/// A link in a document folder's place that cannot be removed holds back that document
+/// alone.
+@Suite("Names in the way that cannot be cleared")
+struct UnclearableNameTests {
+    @Test(
+        "A link where a document's folder belongs that cannot be removed is named in damaged; every other document syncs"
+    )
+    func linkThatStays() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("unclearable-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let b = try SurveyStore.create(at: directory.appendingPathComponent("b").path, deviceName: "b")
+        let (held, _) = try b.create(try Survey(title: "Held", items: []))
+        let (other, _) = try b.create(try Survey(title: "Other", items: []))
+        let name = StoreLayout.folderName(of: held)
+        // Removing that one name is refused, as a file system may refuse it.
+        var calls = SystemCalls.live
+        let unlink = calls.unlinkat
+        calls.unlinkat = { folder, path, isDirectory in
+            path == name ? .failure(.notPermitted) : unlink(folder, path, isDirectory)
+        }
+        let a = try SurveyStore.create(
+            at: directory.appendingPathComponent("a").path, deviceName: "a", calls: calls)
+        try FileManager.default.createDirectory(
+            atPath: a.root + "/" + StoreLayout.documentsFolder, withIntermediateDirectories: true)
+        let folder = a.root + "/" + StoreLayout.folder(of: held)
+        try FileManager.default.createSymbolicLink(atPath: folder, withDestinationPath: directory.path)
+
+        let report = try a.sync(with: b)
+        #expect(report.damaged.map(\.path) == [folder], "\(report.damaged)")
+        #expect(report.damaged.first?.message.hasPrefix("nothing is copied to it") == true)
+        #expect(report.repaired.isEmpty && report.received == 1)
+        #expect(try a.open(other).survey.title == "Other")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: folder) == directory.path)
+    }
+}
