@@ -93,13 +93,20 @@ public enum FormatCheck {
 
     /// Checks every revision package found at `path`: a store, a document folder, or a
     /// package itself.
+    ///
+    /// `path` may be reached through links (it is the caller's choice); beneath it no link
+    /// is ever followed, as in a store: a link where a folder or a file belongs is
+    /// reported, never read through.
     public static func check(
-        _ path: String, reader: FileReader = FileReader(), progress: ((Int, Int) -> Void)? = nil
+        _ path: String, calls: SystemCalls = .live, progress: ((Int, Int) -> Void)? = nil
     ) -> [Result] {
-        guard let status = (try? reader.status(atPath: path)) ?? nil else {
+        // The path itself as given, links followed; what is beneath it, from its descriptor.
+        let reader = FileReader(root: path, calls: calls)
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
             return [Result(path: path, status: .invalid, message: "no such file or folder")]
         }
-        guard status.isDirectory else {
+        guard isFolder.boolValue else {
             return [
                 Result(
                     path: path, status: .invalid,
@@ -136,8 +143,13 @@ public enum FormatCheck {
         return results
     }
 
-    /// Checks one revision package.
-    public static func checkPackage(_ path: String, reader: FileReader = FileReader()) -> Result {
+    /// Checks one revision package, never following a link beneath `path`.
+    public static func checkPackage(_ path: String, calls: SystemCalls = .live) -> Result {
+        checkPackage(path, reader: FileReader(root: path, calls: calls))
+    }
+
+    /// Checks one revision package through `reader`.
+    static func checkPackage(_ path: String, reader: FileReader) -> Result {
         let metadataPath = path + "/" + StoreLayout.metadataFile
         let contentPath = path + "/" + StoreLayout.contentFile
         var result = Result(path: path, status: .invalid)

@@ -65,6 +65,45 @@ struct FormatCommandTests {
     }
 
     @Test(
+        "check never follows a link beneath the path it is given (it read what a package's link pointed to), and takes a store reached through a link"
+    )
+    func checkFollowsNoLink() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store").path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        let id = try CommandRunner.run(["new", "--title", "Linked", "--store", store]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let folder = store + "/Documents/" + id
+        let package = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix(".survey") })
+        let content = folder + "/" + package + "/Survey.plist"
+        // A valid survey outside, and a link to it in the content's place.
+        let outside = directory.appendingPathComponent("outside.plist").path
+        try FileManager.default.moveItem(atPath: content, toPath: outside)
+        try FileManager.default.createSymbolicLink(atPath: content, withDestinationPath: outside)
+        let linkToStore = directory.appendingPathComponent("link-to-store").path
+        try FileManager.default.createSymbolicLink(atPath: linkToStore, withDestinationPath: store)
+
+        for path in [store, folder + "/" + package, linkToStore] {
+            let result = try CommandRunner.run(["check", path, "--json"])
+            #expect(result.status == 65, "\(path): \(result.stderr)")
+            let rows = try #require(
+                (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?[
+                    "revisions"]
+                    as? [[String: Any]])
+            #expect(rows.map { $0["status"] as? String } == ["invalid"], "\(path): \(rows)")
+            #expect(
+                (rows.first?["message"] as? String)?.contains("it is a symbolic link") == true,
+                "\(path): \(rows)")
+        }
+        try FileManager.default.removeItem(atPath: content)
+        try FileManager.default.moveItem(atPath: outside, toPath: content)
+        let healed = try CommandRunner.run(["check", linkToStore])
+        #expect(healed.status == 0 && healed.stdout.hasPrefix("current"), "\(healed.stdout)\(healed.stderr)")
+    }
+
+    @Test(
         "A format-1 winner opens migrated in memory; migrate on two replicas at once, then sync: no conflict")
     func migrateTwoReplicas() throws {
         let directory = try CommandRunner.temporaryDirectory()
