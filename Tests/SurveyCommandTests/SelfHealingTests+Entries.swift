@@ -204,4 +204,23 @@ extension SelfHealingTests {
         #expect(again.stdout.hasPrefix("sent 0, received 1 "), "\(again.stdout)")
         #expect(try CommandRunner.run(["verify", "--store", a]).status == 0)
     }
+
+    @Test(
+        "A regular file where Documents/ belongs: new and sync say a file exists there (they called it a FIFO, socket or device)"
+    )
+    func fileWhereDocumentsBelongs() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (a, b, _) = try Self.replicas(in: directory)
+        try FileManager.default.removeItem(atPath: a + "/Documents")
+        try Data("a file".utf8).write(to: URL(fileURLWithPath: a + "/Documents"))
+        for command in [["new", "--title", "More"], ["sync", b]] {
+            let result = try CommandRunner.run(command + ["--store", a])
+            #expect(result.status == 1, "\(command): \(result.stderr)")
+            #expect(
+                result.stderr.contains("cannot create the directory \(a)/Documents: File exists"),
+                "\(command): \(result.stderr)")
+            #expect(try Self.bytes(a + "/Documents") == Data("a file".utf8))
+        }
+    }
 }

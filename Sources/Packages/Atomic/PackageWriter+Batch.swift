@@ -216,6 +216,7 @@ extension PackageWriter {
             switch try system.status(path)?.kind {
             case .directory?: return false
             case .symbolicLink?: throw FileSystemError(.symbolicLink, operation: .mkdir, path: path)
+            case .regular?: throw FileSystemError(.mkdir, path: path, errno: .exists)
             default: throw FileSystemError(.notRegularFile, operation: .mkdir, path: path)
             }
         }

@@ -121,6 +121,7 @@ public struct PackageWriter: Sendable {
             switch kind {
             case .directory?: return
             case .symbolicLink?: throw FileSystemError(.symbolicLink, operation: .mkdir, path: path)
+            case .regular?: throw FileSystemError(.mkdir, path: path, errno: .exists)
             default: throw FileSystemError(.notRegularFile, operation: .mkdir, path: path)
             }
         }
