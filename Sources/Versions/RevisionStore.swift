@@ -137,21 +137,20 @@ public final class RevisionStore: Sendable {
         var hidden: [String] = []
         var blocked: [UUID: SystemCalls.FileKind] = [:]
         for var entry in entries {
-            if entry.kind == .unknown, StoreLayout.documentID(folderName: entry.name) != nil {
+            let id = StoreLayout.documentID(folderName: entry.name)
+            if entry.kind == .unknown, id != nil {
                 // A file system that does not say what an entry is (no `d_type`): looked
                 // at, so that a link or file in a document folder's place is known as one.
                 entry.kind = try reader.status(atPath: documentsFolder + "/" + entry.name)?.kind ?? .unknown
             }
             let isFolder = entry.kind == .directory || entry.kind == .unknown
-            if isFolder, let id = StoreLayout.documentID(folderName: entry.name) {
+            if isFolder, let id {
                 ids.append(id)
                 continue
             }
             // Issues are rare: only they are described and sorted.
             let path = documentsFolder + "/" + entry.name
-            if !isFolder, let id = StoreLayout.documentID(folderName: entry.name) {
-                blocked[id] = entry.kind
-            }
+            if let id { blocked[id] = entry.kind }
             if StoreLayout.isHidden(entry.name) {
                 hidden.append(path)
             } else if entry.kind == .symbolicLink {

@@ -255,19 +255,11 @@ public struct RevisionTransfer: Sendable {
         plan.toLocal = try Self.delivery(document, from: remote, theirs, to: local, mine, &plan.outcome)
         // A side without the document's folder, whose name something else takes: made way
         // for, or nothing is copied to it.
-        if theirs == nil, let kind = blocked.remote[document], !plan.toRemote.isEmpty,
-            !(try Self.makeWay(
-                for: StoreLayout.folder(of: document), what: "document's folder", in: remote, kind: kind,
-                &plan.outcome))
-        {
-            plan.toRemote = Delivery()
+        if theirs == nil, let kind = blocked.remote[document] {
+            try Self.clearFolder(of: document, &plan.toRemote, in: remote, taken: kind, &plan.outcome)
         }
-        if mine == nil, let kind = blocked.local[document], !plan.toLocal.isEmpty,
-            !(try Self.makeWay(
-                for: StoreLayout.folder(of: document), what: "document's folder", in: local, kind: kind,
-                &plan.outcome))
-        {
-            plan.toLocal = Delivery()
+        if mine == nil, let kind = blocked.local[document] {
+            try Self.clearFolder(of: document, &plan.toLocal, in: local, taken: kind, &plan.outcome)
         }
         if let mine, let theirs {
             try repairDamaged(
@@ -359,6 +351,22 @@ public struct RevisionTransfer: Sendable {
         return delivery
     }
 
+    /// Makes way in `target` for the folder of `document`, which `kind` takes, when
+    /// `delivery` has something to copy to it (``makeWay(for:what:in:kind:_:)``); empties
+    /// `delivery` when the name stays taken.
+    static func clearFolder(
+        of document: UUID, _ delivery: inout Delivery, in target: RevisionStore,
+        taken kind: SystemCalls.FileKind,
+        _ outcome: inout DocumentOutcome
+    ) throws {
+        guard !delivery.isEmpty,
+            !(try makeWay(
+                for: StoreLayout.folder(of: document), what: "document's folder", in: target, kind: kind,
+                &outcome))
+        else { return }
+        delivery = Delivery()
+    }
+
     /// Makes way in `target` for `name` (relative to the root: a document's folder, `what`
     /// "document's folder", or a revision's package, "revision's package"), which `kind`
     /// takes (``RevisionStore/DocumentListing/blocked``, ``DocumentRead/blockedPackages``):
@@ -379,7 +387,7 @@ public struct RevisionTransfer: Sendable {
             return false
         }
         do {
-            try target.writer.removeEntry(name)
+            try target.writer.removeNonFolder(name)
         } catch let error as FileSystemError {
             if error.code == .notFound { return true }  // gone already
             // Changed since it was listed (a folder now, say), or not removable: this
@@ -408,8 +416,12 @@ public struct RevisionTransfer: Sendable {
         for id in damagedRead.damagedTombstones.sorted() {
             let file = StoreLayout.tombstone(id, of: document)
             if intactRead?.tombstones[id] != nil {
-                try replaceMetadata(
-                    file, as: id, of: document, in: damaged, from: intact, what: "tombstone", &outcome)
+                // Judged again now: it may have been replaced since the read.
+                if let damage = try damaged.metadataDamage(file, as: id, of: document) {
+                    try replaceMetadata(
+                        file, damage, as: id, of: document, in: damaged, from: intact, what: "tombstone",
+                        &outcome)
+                }
             } else if reportingMissing {
                 outcome.damaged.append(
                     StoreIssue(
@@ -430,7 +442,7 @@ public struct RevisionTransfer: Sendable {
     }
 
     /// Repairs `damaged`'s package of `revision` from `intact`'s copy: its metadata when
-    /// it is damaged (``replaceMetadata(_:as:of:in:from:what:_:)``), then its content
+    /// it is damaged (``replaceMetadata(_:_:as:of:in:from:what:_:)``), then its content
     /// when that is (``repair(_:of:in:from:_:)``).
     func repairPackage(
         _ revision: RevisionMetadata, of document: UUID, in damaged: RevisionStore,
@@ -438,31 +450,31 @@ public struct RevisionTransfer: Sendable {
         _ outcome: inout DocumentOutcome
     ) throws {
         let file = StoreLayout.package(revision.id, of: document) + "/" + StoreLayout.metadataFile
-        if try damaged.metadataDamage(file, as: revision.id, of: document) != nil {
+        if let damage = try damaged.metadataDamage(file, as: revision.id, of: document) {
             guard
                 try replaceMetadata(
-                    file, as: revision.id, of: document, in: damaged, from: intact, what: "metadata", &outcome
-                )
+                    file, damage, as: revision.id, of: document, in: damaged, from: intact, what: "metadata",
+                    &outcome)
             else { return }
         }
         if !revision.isDeleted { try repair(revision, of: document, in: damaged, from: intact, &outcome) }
     }
 
     /// Replaces `damaged`'s `file` (relative to the root: a package's metadata or a
-    /// tombstone), which is not `revision`'s metadata (``RevisionStore/metadataDamage(_:as:of:)``),
-    /// by `intact`'s copy, the only bytes that are (checked again as they are read),
-    /// atomically and durably (``replace(_:with:in:damage:what:from:_:)``). Returns whether
-    /// it did: a copy that changed since it was read is left for the next run.
+    /// tombstone), found `damage`d as `revision`'s metadata
+    /// (``RevisionStore/metadataDamage(_:as:of:)``), by `intact`'s copy, the only bytes that
+    /// verify (checked again as they are read), atomically and durably
+    /// (``replace(_:with:in:damage:what:from:_:)``). Returns whether it did: a copy that
+    /// changed since it was read is left for the next run.
     @discardableResult
     func replaceMetadata(
-        _ file: String, as revision: RevisionID, of document: UUID, in damaged: RevisionStore,
-        from intact: RevisionStore, what: String, _ outcome: inout DocumentOutcome
+        _ file: String, _ damage: FileDamage, as revision: RevisionID, of document: UUID,
+        in damaged: RevisionStore, from intact: RevisionStore, what: String, _ outcome: inout DocumentOutcome
     ) throws -> Bool {
         let source = intact.root + "/" + file
         guard let bytes = try? intact.reader.contents(atPath: source, limit: FileReader.smallFileLimit),
             let copy = try? RevisionMetadata(plist: bytes, file: source), copy.id == revision,
-            copy.documentID == document,
-            let damage = try damaged.metadataDamage(file, as: revision, of: document)
+            copy.documentID == document
         else { return false }
         return try replace(file, with: bytes, in: damaged, damage: damage, what: what, from: intact, &outcome)
     }
@@ -778,15 +790,6 @@ extension RevisionStore {
             files.append(PackageFile(name: name, contents: contents))
         }
         return files
-    }
-
-    /// Replaces the damaged content file of a revision by `content`, which matches its
-    /// digest: written and fsynced under the temporary folder, renamed over the damaged
-    /// file, the package folder fsynced. At any crash the file holds the damaged bytes or
-    /// the intact ones; the revision (its name, its metadata) never changes.
-    func replaceContent(_ content: Data, of revision: RevisionID, in document: UUID) throws {
-        try writer.replaceFile(
-            content, at: StoreLayout.package(revision, of: document) + "/" + StoreLayout.contentFile)
     }
 
     /// Takes this store's lock of `document`.

@@ -213,12 +213,9 @@ extension PackageWriter {
             try system.mkdir(path)
             return true
         } catch let error as FileSystemError where error.code == .alreadyExists {
-            switch try system.status(path)?.kind {
-            case .directory?: return false
-            case .symbolicLink?: throw FileSystemError(.symbolicLink, operation: .mkdir, path: path)
-            case .regular?: throw FileSystemError(.mkdir, path: path, errno: .exists)
-            default: throw FileSystemError(.notRegularFile, operation: .mkdir, path: path)
-            }
+            let kind = try system.status(path)?.kind
+            guard kind == .directory else { throw Self.notAFolder(kind, at: path) }
+            return false
         }
     }
 

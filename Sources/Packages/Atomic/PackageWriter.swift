@@ -114,25 +114,34 @@ public struct PackageWriter: Sendable {
     ///
     /// The corresponding C functions are `fstatat`, `mkdirat` and `fsync`.
     /// - Throws: ``FileSystemError``, also when something other than a folder has the
-    ///   name (a link: code `symbolicLink`; a file or special file: `notRegularFile`).
+    ///   name (a link: code `symbolicLink`; a regular file: `alreadyExists`, "File exists";
+    ///   a FIFO, socket or device: `notRegularFile`).
     public func createDirectory(_ relativePath: String) throws {
         let path = root + "/" + relativePath
-        func refuseOrAccept(_ kind: SystemCalls.FileKind?) throws {
-            switch kind {
-            case .directory?: return
-            case .symbolicLink?: throw FileSystemError(.symbolicLink, operation: .mkdir, path: path)
-            case .regular?: throw FileSystemError(.mkdir, path: path, errno: .exists)
-            default: throw FileSystemError(.notRegularFile, operation: .mkdir, path: path)
-            }
+        if let kind = try system.status(path)?.kind {
+            guard kind == .directory else { throw Self.notAFolder(kind, at: path) }
+            return
         }
-        if let kind = try system.status(path)?.kind { return try refuseOrAccept(kind) }
         do {
             try system.mkdir(path)
         } catch let error as FileSystemError where error.code == .alreadyExists {
             // Made by another writer since the status was read.
-            return try refuseOrAccept(try system.status(path)?.kind)
+            let kind = try system.status(path)?.kind
+            guard kind == .directory else { throw Self.notAFolder(kind, at: path) }
+            return
         }
         try system.fsyncDirectory(Self.parent(of: path))
+    }
+
+    /// Why a folder cannot be made at `path`, where something of `kind` has the name: a
+    /// link (code `symbolicLink`), a regular file (`alreadyExists`, "File exists"), a
+    /// FIFO, socket or device (`notRegularFile`).
+    static func notAFolder(_ kind: SystemCalls.FileKind?, at path: String) -> FileSystemError {
+        switch kind {
+        case .symbolicLink?: FileSystemError(.symbolicLink, operation: .mkdir, path: path)
+        case .regular?: FileSystemError(.mkdir, path: path, errno: .exists)
+        default: FileSystemError(.notRegularFile, operation: .mkdir, path: path)
+        }
     }
 
     /// Writes a package of `files` at `relativePath` (a folder that must not exist yet;
@@ -255,8 +264,12 @@ public struct PackageWriter: Sendable {
     ///
     /// - Throws: ``FileSystemError``; a folder there stays, and the error's `errno` is
     ///   `isDirectory`.
-    public func removeEntry(_ relativePath: String) throws {
-        let path = root + "/" + relativePath
+    public func removeNonFolder(_ relativePath: String) throws {
+        try unlinkDurably(root + "/" + relativePath)
+    }
+
+    /// Removes the name `path` (never a folder, never following a link) and fsyncs its parent.
+    private func unlinkDurably(_ path: String) throws {
         try system.unlink(path, isDirectory: false)
         try system.fsyncDirectory(Self.parent(of: path))
     }
@@ -277,8 +290,7 @@ public struct PackageWriter: Sendable {
         } catch let error as FileSystemError where error.errno == .notDirectory || error.code == .symbolicLink
         {
             // A file, or a link: the name is removed, never what a link points to.
-            try system.unlink(path, isDirectory: false)
-            try system.fsyncDirectory(Self.parent(of: path))
+            try unlinkDurably(path)
             return
         }
         // Another process may be removing the same package at the same moment (two
