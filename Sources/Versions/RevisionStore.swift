@@ -444,8 +444,15 @@ public final class RevisionStore: Sendable {
     /// What `error` says, without the file's path when it starts with it, or with a
     /// path that ends `file`'s (the issue names the file already): `LINE:COLUMN: …` stays,
     /// so that the issue reads `PATH:LINE:COLUMN: …`. A file inside `file` (a package's
-    /// metadata) is named by its path within it.
+    /// metadata) is named by its path within it; a file-system error about the file
+    /// itself reads `cannot read: …`.
     static func reason(_ error: any Error, file: String) -> String {
+        if let error = error as? FileSystemError {
+            if error.path == file { return error.failure }
+            if error.path.hasPrefix(file + "/") {
+                return error.path.dropFirst(file.count + 1) + ": " + error.failure
+            }
+        }
         let text = "\(error)"
         if text.hasPrefix(file + ":") {
             return String(text.dropFirst(file.count + 1).drop { $0 == " " })

@@ -223,4 +223,26 @@ extension SelfHealingTests {
             #expect(try Self.bytes(a + "/Documents") == Data("a file".utf8))
         }
     }
+
+    @Test(
+        "What verify says of a file it cannot read names the file once: 'PATH: cannot read: …', not 'PATH: cannot read PATH: …'"
+    )
+    func unreadableFileNamedOnce() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (a, _, ids) = try Self.replicas(in: directory)
+        // A sparse file over the 256 MiB limit for content: refused from its size alone.
+        let content = try Self.content(a, ids[0])
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: content))
+        try handle.truncate(atOffset: 300 << 20)
+        try handle.close()
+        let verify = try CommandRunner.run(["verify", "--store", a])
+        #expect(verify.status == 1)
+        let lines = verify.stderr.split(separator: "\n").filter { $0.hasPrefix(content) }
+        #expect(lines.count == 1, "\(verify.stderr)")
+        #expect(
+            lines.first.map(String.init)
+                == "\(content): cannot read: it is larger than the limit of 268435456 bytes for such a file",
+            "\(verify.stderr)")
+    }
 }

@@ -139,7 +139,14 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     /// `cannot fsync /store/Documents/…: Input/output error`.
-    public var description: String {
+    public var description: String { "cannot \(verb) \(path): \(reason)" }
+
+    /// The description without the path, for a message that names the path already:
+    /// `cannot fsync: Input/output error`.
+    public var failure: String { "cannot \(verb): \(reason)" }
+
+    /// What could not be done, in words.
+    private var verb: String {
         let verb: String
         switch operation {
         case .open: verb = "open"
@@ -156,7 +163,7 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         case .lock: verb = "lock"
         case .stat: verb = "look up"
         }
-        return "cannot \(verb) \(path): \(reason)"
+        return verb
     }
 
     /// Why the operation failed, in words.
