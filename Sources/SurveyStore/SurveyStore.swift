@@ -537,17 +537,26 @@ public final class SurveyStore: Sendable {
         public var revision: RevisionMetadata
         /// Whether ``revision`` was written by this call.
         public var isNew: Bool
+        /// For a deletion: revisions of the document that the store names but cannot read
+        /// (damaged, or a link or special file in their package's place) and that no
+        /// readable revision names as a parent. The deletion cannot name them as its
+        /// parents, so it does not supersede them: if a repair brings one back, it is a
+        /// current revision again, and since an edit never loses to a deletion, the
+        /// document is no longer deleted. Empty when there are none.
+        public var unsuperseded: [RevisionID]
 
         /// Creates an outcome.
-        public init(revision: RevisionMetadata, isNew: Bool) {
+        public init(revision: RevisionMetadata, isNew: Bool, unsuperseded: [RevisionID] = []) {
             self.revision = revision
             self.isNew = isNew
+            self.unsuperseded = unsuperseded
         }
     }
 
     /// Deletes a document as `delete(_:base:)` does, and tells whether it wrote a
     /// deletion or found the document already deleted (decided under the document's
-    /// lock, from the same read).
+    /// lock, from the same read), and which revisions it could not read and so does
+    /// not supersede (``WriteOutcome/unsuperseded``).
     ///
     /// - Parameters:
     ///   - id: The document.
@@ -557,18 +566,24 @@ public final class SurveyStore: Sendable {
         try checkWritable()
         let lock = try documentLock(id)
         defer { lock.unlock() }
-        let graph = try revisions.cleanedGraph(of: id).graph
+        let read = try revisions.cleanedRead(id)
+        let graph = read.graph
+        // Named by the store, unreadable, and named as a parent by nothing readable: what
+        // a repair could bring back as a head the deletion does not descend from.
+        let named = Set(graph.revisions.values.lazy.flatMap(\.parents))
+        let unsuperseded = read.damagedPackages.union(read.blockedPackages.keys)
+            .subtracting(named).subtracting(graph.revisions.keys).sorted()
         if let existing = try base.map({ try revision(id, $0, in: graph) }) ?? graph.winner,
             existing.isDeleted
         {
-            return WriteOutcome(revision: existing, isNew: false)
+            return WriteOutcome(revision: existing, isNew: false, unsuperseded: unsuperseded)
         }
         let parents = try base.map { [try revision(id, $0, in: graph)] } ?? graph.heads
         let written = try wrapping(.delete, id) {
             try revisions.write(
                 document: id, parents: parents, content: nil, formatVersion: Self.formatVersion, known: graph)
         }
-        return WriteOutcome(revision: written, isNew: true)
+        return WriteOutcome(revision: written, isNew: true, unsuperseded: unsuperseded)
     }
 
     /// How to resolve a conflict.

@@ -245,4 +245,47 @@ extension SelfHealingTests {
                 == "\(content): cannot read: it is larger than the limit of 268435456 bytes for such a file",
             "\(verify.stderr)")
     }
+
+    @Test(
+        "delete names the revisions it cannot read and so does not supersede; a repair brings such a revision back as the winner, and a delete after the repair supersedes it"
+    )
+    func deletionAndUnreadableRevisions() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (a, b, ids) = try Self.replicas(in: directory)
+        let id = ids[0]
+        let edit = try CommandRunner.run(["edit", id, "--title", "Edited", "--store", a])
+        #expect(edit.status == 0, "\(edit.stderr)")
+        let edited = edit.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
+        // On a, the edit's metadata is garbled: a reads only the first revision.
+        let metadata = a + "/Documents/" + id + "/" + edited + ".survey/DocumentMetadata.plist"
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: metadata))
+
+        let plain = try CommandRunner.run(["delete", ids[1], "--store", a])
+        #expect(plain.status == 0 && !plain.stderr.contains("does not supersede"), "\(plain.stderr)")
+        let first = try CommandRunner.run(["delete", id, "--store", a])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(
+            first.stderr.contains(
+                "warning: the deletion does not supersede 1 revision(s) of this document that cannot be read (\(edited))"
+            ), "\(first.stderr)")
+
+        // The repair brings the edit back; it wins over the deletion, as the warning said.
+        #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
+        func winner(_ store: String) throws -> (revision: String, deleted: Bool) {
+            let list = try CommandRunner.run(["list", "--json", "--store", store])
+            let rows = try #require(
+                try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+            let row = try #require(rows.first { $0["id"] as? String == id })
+            return (row["revision"] as? String ?? "", row["deleted"] as? Bool ?? false)
+        }
+        #expect(try winner(a) == (edited, false))
+
+        // Deleting again, with everything readable, supersedes it, on both replicas.
+        let second = try CommandRunner.run(["delete", id, "--json", "--store", a])
+        #expect(second.status == 0 && !second.stderr.contains("does not supersede"), "\(second.stderr)")
+        #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
+        for store in [a, b] { #expect(try winner(store).deleted, "\(store)") }
+    }
 }

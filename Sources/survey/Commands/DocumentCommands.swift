@@ -281,6 +281,12 @@ struct DeleteCommand: ParsableCommand {
             Deleting a deleted document writes nothing ("changed": false with --json). A deleted document \
             is restored with `survey resolve DOC --keep REV` or `survey save DOC --from FILE --base DELETION`.
 
+            A deletion supersedes the revisions the store can read. A revision it holds but cannot read \
+            (damaged, or a link in its package's place) cannot be named as a parent: a warning names it, \
+            since if a repair brings it back it counts as an edit the deletion did not see, and an edit \
+            never loses to a deletion. Repair first (survey sync, survey verify --repair-from) to delete it \
+            too.
+
             \(SurveyTool.exitCodesReference)
             """)
     @OptionGroup var options: StoreOptions
@@ -294,6 +300,12 @@ struct DeleteCommand: ParsableCommand {
             let id = try store.document(document)
             let deletion = try store.deleteDocument(id, base: try store.revisionID(base, in: id))
             try options.report(id, deletion.revision, changed: deletion.isNew, unchanged: "already deleted")
+            if !deletion.unsuperseded.isEmpty {
+                let count = deletion.unsuperseded.count
+                Console.error(
+                    "warning: the deletion does not supersede \(count) revision(s) of this document that cannot be read (\(deletion.unsuperseded.map(\.description).joined(separator: ", "))): if a repair (survey sync, survey verify --repair-from) brings \(count == 1 ? "it" : "one") back, the document is no longer deleted, since an edit never loses to a deletion; repair first, then delete again to supersede \(count == 1 ? "it" : "them")"
+                )
+            }
         }
     }
 }
