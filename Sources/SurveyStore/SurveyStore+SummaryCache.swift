@@ -45,7 +45,18 @@ extension SurveyStore {
                 return nil
             }
             issues += read.skipped
-            guard let winner = read.graph.winner else { return nil }
+            guard let winner = read.graph.winner else {
+                // Not a row, but not passed over in silence either.
+                if !read.skipped.isEmpty {
+                    issues.append(
+                        StoreIssue(
+                            path: root + "/" + revisions.folder(of: id),
+                            message:
+                                "no revision of this document can be read, so it is not listed (survey verify says what is wrong; survey sync or survey verify --repair-from repairs it from a replica)"
+                        ))
+                }
+                return nil
+            }
             let survey = winner.isDeleted ? nil : try? survey(id, winner)
             let conflicts = read.graph.conflicts
             let summary = Summary(

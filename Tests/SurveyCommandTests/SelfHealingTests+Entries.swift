@@ -288,4 +288,28 @@ extension SelfHealingTests {
         #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
         for store in [a, b] { #expect(try winner(store).deleted, "\(store)") }
     }
+
+    @Test(
+        "list names a document none of whose revisions can be read, which it cannot list, and lists the rest")
+    func listNamesUnreadableDocument() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (a, _, ids) = try Self.replicas(in: directory)
+        let metadata = try Self.package(a, ids[0]) + "/DocumentMetadata.plist"
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: metadata))
+        for arguments in [["list"], ["list", "--json"]] {
+            let list = try CommandRunner.run(arguments + ["--store", a])
+            #expect(list.status == 0, "\(list.stderr)")
+            #expect(
+                !list.stdout.contains(ids[0]) && list.stdout.contains(ids[1]) && list.stdout.contains(ids[2]))
+            #expect(
+                list.stderr.contains(
+                    "warning: \(a)/Documents/\(ids[0]): no revision of this document can be read, so it is not listed"
+                ), "\(list.stderr)")
+        }
+        // A document that reads, with something skipped beside it, gets no such line.
+        try Data("stray".utf8).write(to: URL(fileURLWithPath: a + "/Documents/" + ids[1] + "/notes.txt"))
+        let list = try CommandRunner.run(["list", "--store", a])
+        #expect(!list.stderr.contains("\(ids[1]): no revision"), "\(list.stderr)")
+    }
 }
