@@ -87,7 +87,10 @@ extension SurveyStore {
         /// Damaged content, metadata and tombstone files, replaced by the other store's copy.
         public var repaired: [StoreIssue] = []
         /// Damaged files left as they are: the other store has no intact copy, or a folder
-        /// that is not empty stands in the file's place.
+        /// that is not empty stands in the file's place; and names where a document's
+        /// folder or a revision's package belongs that a link, a FIFO, socket or device or
+        /// a file takes, which a repair leaves (it copies no revision), each message saying
+        /// whether a sync with the other store would clear it.
         public var unrepaired: [StoreIssue] = []
     }
 

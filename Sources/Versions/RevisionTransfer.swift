@@ -649,7 +649,8 @@ extension RevisionTransfer {
         /// Content, metadata and tombstone files replaced by the other store's intact copy.
         public var repaired: [StoreIssue] = []
         /// Damaged content, metadata or tombstones that the other store has no intact copy
-        /// of (left as they are).
+        /// of, and names in the way of a document's folder or a revision's package (left as
+        /// they are).
         public var unrepaired: [StoreIssue] = []
 
         /// Nothing found.
@@ -667,20 +668,39 @@ extension RevisionTransfer {
     ///   written; documents that cannot be read are left out.
     public func repairFromRemote() throws -> RepairReport {
         var report = RepairReport()
-        for document in try local.documentIDs() {
+        let listing = try local.documentListing()
+        // A name in the way of a document's folder: a sync's to clear, since a repair
+        // copies no revision; named, so that the repair does not pass over it in silence.
+        if !listing.blocked.isEmpty {
+            let theirs = Set((try? remote.documentIDs()) ?? [])
+            for (document, kind) in listing.blocked.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
+                report.unrepaired.append(
+                    Self.inTheWay(
+                        local.root + "/" + local.folder(of: document), kind, what: "document's folder",
+                        copied: "document's revisions", remoteHasIt: theirs.contains(document)))
+            }
+        }
+        for document in listing.ids {
             guard let read = try? local.read(document) else { continue }
             let damaged = read.live.values.filter { revision in
                 !revision.isDeleted && !read.pruned.contains(revision.id)
                     && (try? local.contentDamage(revision, of: document)) != nil
+            }
+            let theirs =
+                read.damagedPackages.isEmpty && read.damagedTombstones.isEmpty && read.blockedPackages.isEmpty
+                ? nil : try? remote.read(document)
+            for (revision, kind) in read.blockedPackages.sorted(by: { $0.key < $1.key }) {
+                report.unrepaired.append(
+                    Self.inTheWay(
+                        local.root + "/" + StoreLayout.package(revision, of: document), kind,
+                        what: "revision's package", copied: "revision",
+                        remoteHasIt: theirs?.live[revision] != nil || theirs?.tombstones[revision] != nil))
             }
             guard !damaged.isEmpty || !read.damagedPackages.isEmpty || !read.damagedTombstones.isEmpty else {
                 continue
             }
             let lock = try local.documentLock(document)
             defer { lock.unlock() }
-            let theirs =
-                read.damagedPackages.isEmpty && read.damagedTombstones.isEmpty
-                ? nil : try? remote.read(document)
             var outcome = DocumentOutcome()
             try repairDamaged(
                 document, in: local, read, from: remote, theirs, reportingMissing: true, &outcome)
@@ -694,6 +714,29 @@ extension RevisionTransfer {
             }
         }
         return report
+    }
+}
+
+extension RevisionTransfer {
+    /// What a repair says of a name that something other than a folder takes (`kind`),
+    /// where `what` belongs: it copies no revision, so it leaves the name to a sync (which
+    /// removes a link or special file there and copies `copied`) or to a person (a file).
+    static func inTheWay(
+        _ path: String, _ kind: SystemCalls.FileKind, what: String, copied: String, remoteHasIt: Bool
+    ) -> StoreIssue {
+        let found =
+            switch kind {
+            case .symbolicLink: "a symbolic link (never followed)"
+            case .special: "a FIFO, socket or device"
+            default: "a file"
+            }
+        let remedy =
+            !remoteHasIt
+            ? "the other store does not have it either"
+            : kind == .symbolicLink || kind == .special
+                ? "a repair copies no revision; a sync with the other store removes it and copies the \(copied)"
+                : "move the file away, then sync with the other store to copy the \(copied)"
+        return StoreIssue(path: path, message: "\(found) stands where the \(what) belongs: \(remedy)")
     }
 }
 

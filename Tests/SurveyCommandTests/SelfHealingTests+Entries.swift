@@ -312,4 +312,60 @@ extension SelfHealingTests {
         let list = try CommandRunner.run(["list", "--store", a])
         #expect(!list.stderr.contains("\(ids[1]): no revision"), "\(list.stderr)")
     }
+
+    @Test(
+        "verify --repair-from names each name in the way of a document's folder or a revision's package, says whether a sync can clear it, and changes nothing"
+    )
+    func repairNamesNamesInTheWay() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (a, b, ids) = try Self.replicas(in: directory)
+        let only = try CommandRunner.run(["new", "--title", "Only on a", "--store", a])
+        let onlyOnA = only.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // A link where a revision's package belongs, for a revision b has and for one it
+        // has not; a regular file where a document's folder belongs.
+        var links: [String] = []
+        let elsewhere = directory.appendingPathComponent("elsewhere").path
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: false)
+        for id in [ids[0], onlyOnA] {
+            let package = try Self.package(a, id)
+            try FileManager.default.removeItem(atPath: package)
+            try FileManager.default.createSymbolicLink(atPath: package, withDestinationPath: elsewhere)
+            links.append(package)
+        }
+        let folder = a + "/Documents/" + ids[1]
+        try FileManager.default.removeItem(atPath: folder)
+        try Data("a file".utf8).write(to: URL(fileURLWithPath: folder))
+        let before = HostileStoreTests.fingerprint(a)
+
+        let repair = try CommandRunner.run(["verify", "--repair-from", b, "--json", "--store", a])
+        #expect(repair.status == 1, "\(repair.stderr)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(repair.stdout.utf8)) as? [String: Any])
+        let unrepaired = (report["unrepaired"] as? [[String: String]] ?? []).reduce(into: [String: String]())
+        {
+            $0[$1["path"] ?? ""] = $1["message"]
+        }
+        #expect(
+            unrepaired[links[0]]
+                == "a symbolic link (never followed) stands where the revision's package belongs: a repair copies no revision; a sync with the other store removes it and copies the revision",
+            "\(report)")
+        #expect(
+            unrepaired[links[1]]
+                == "a symbolic link (never followed) stands where the revision's package belongs: the other store does not have it either",
+            "\(report)")
+        #expect(
+            unrepaired[folder]
+                == "a file stands where the document's folder belongs: move the file away, then sync with the other store to copy the document's revisions",
+            "\(report)")
+        #expect(unrepaired.count == 3 && (report["repaired"] as? [Any])?.isEmpty == true, "\(report)")
+        #expect(HostileStoreTests.fingerprint(a) == before)
+        let text = try CommandRunner.run(["verify", "--repair-from", b, "--store", a])
+        #expect(text.stderr.contains("not repaired: \(links[0]): a symbolic link"), "\(text.stderr)")
+
+        // The sync the message names clears the link and copies the revision.
+        _ = try CommandRunner.run(["sync", b, "--store", a])
+        #expect(try Self.kind(links[0]) == .typeDirectory)
+        #expect(try CommandRunner.run(["show", ids[0], "--store", a]).status == 0)
+    }
 }

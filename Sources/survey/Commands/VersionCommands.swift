@@ -391,7 +391,9 @@ struct VerifyCommand: ParsableCommand {
             not verify, is first repaired from the other store's intact copy of that file (nothing \
             else is copied), and so is each with a link, a FIFO, socket or device, an empty folder \
             or too large a file where one of its files belongs; what cannot be repaired is named \
-            ("not repaired: ..."). The check then runs on the repaired store. \
+            ("not repaired: ..."), as is each name where a document's folder or a revision's package \
+            belongs that something else takes (a repair copies no revision: a sync clears a link or \
+            special file there and copies what belongs). The check then runs on the repaired store. \
             \(SurveyTool.exitCodesReference)
             """)
     @OptionGroup var options: StoreOptions
