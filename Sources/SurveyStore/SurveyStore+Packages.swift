@@ -158,8 +158,9 @@ extension SurveyStore {
     /// A package whose metadata verifies against its revision id is added exactly as it
     /// is, keeping its id (its parents need not be here: a later sync with a store that
     /// has them fills in the history), so importing the same package twice, or on two
-    /// replicas, gives one revision. Any other package with readable content is added as a
-    /// new revision without parents of the document its metadata names. A package whose
+    /// replicas, gives one revision. Any other package with readable content (one whose
+    /// content no longer matches the digest in its metadata, too) is added as a new
+    /// revision without parents of the document its metadata names. A package whose
     /// revision, or whose content, the document already has adds nothing
     /// (``ImportOutcome/alreadyPresent(_:_:)``).
     ///
@@ -202,7 +203,8 @@ extension SurveyStore {
             if let content { files.append(PackageFile(name: StoreLayout.contentFile, contents: content)) }
             return .verbatim(metadata.documentID, metadata, files)
         }
-        // Not a verifiable revision of this store's kind: take its content as new.
+        // Not a verifiable revision of this store's kind (its content edited since it was
+        // exported, say): take its content as new, which the outcome says.
         let document = try DocumentIdentity.read(metadataData, file: metadataPath)
         guard document.formatVersion <= Self.formatVersion else {
             throw FormatError.newer(document.formatVersion, supported: Self.formatVersion)

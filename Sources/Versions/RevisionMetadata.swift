@@ -265,15 +265,18 @@ public enum VersionsError: Error, Equatable, Sendable, CustomStringConvertible {
     case malformedMetadata(String?, String)
     /// A metadata file whose bytes do not give its revision's id.
     case digestMismatch(String?, RevisionID)
-    /// A revision whose content does not match the digest its metadata records.
-    case contentMismatch(RevisionID)
+    /// A revision whose content (the file, when known) does not match the digest its
+    /// metadata records.
+    case contentMismatch(String?, RevisionID)
 
     public var description: String {
         switch self {
         case .malformedMetadata(let file, let why): "\(file ?? "metadata"): \(why)"
         case .digestMismatch(let file, let id):
             "\(file ?? "metadata"): the metadata does not match its revision id \(id)"
-        case .contentMismatch(let id): "revision \(id): the content does not match its digest"
+        case .contentMismatch(let file?, let id):
+            "\(file): the content does not match the digest in the metadata of revision \(id)"
+        case .contentMismatch(nil, let id): "revision \(id): the content does not match its digest"
         }
     }
 }

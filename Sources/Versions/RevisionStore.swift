@@ -486,7 +486,7 @@ public final class RevisionStore: Sendable {
             throw StoreError.noContent(revision.id)
         }
         guard RevisionID.sha256Hex(data) == revision.contentDigest else {
-            throw VersionsError.contentMismatch(revision.id)
+            throw VersionsError.contentMismatch(file, revision.id)
         }
         return data
     }

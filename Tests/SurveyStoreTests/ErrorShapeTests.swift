@@ -58,7 +58,8 @@ struct ErrorShapeTests {
             (FormatError.unknown(0), "unsupportedFormat", .invalidData),
             (
                 VersionsError.contentMismatch(
-                    RevisionID(generation: 1, digest: String(repeating: "a", count: 64))), "invalidRevision",
+                    "/s/Survey.plist", RevisionID(generation: 1, digest: String(repeating: "a", count: 64))),
+                "invalidRevision",
                 .invalidData
             ),
             (ExportError.noSuchFolder("/x"), "noSuchFolder", .notFound),

@@ -8,7 +8,7 @@ struct SyncCommand: ParsableCommand {
         abstract: "Two-way sync with another store: both end with the same revisions and tombstones.",
         discussion: """
             Only what a side lacks is copied, each revision written atomically and durably; \
-            Local.nosync/ is never touched. A revision one side holds damaged (torn content, metadata \
+            nothing in Local.nosync/ (device state, locks, temporary files) is ever copied. A revision one side holds damaged (torn content, metadata \
             or a tombstone that does not verify, a link, FIFO or folder where one of its files \
             belongs) is repaired from the other side's intact copy, and a link or FIFO where a \
             document's folder or a package belongs is removed (never followed) to make way: each is \
