@@ -1,4 +1,5 @@
 import Foundation
+import PropertyList
 import Surveys
 import Versions
 
@@ -179,12 +180,24 @@ extension SurveyStore {
                 unmerged.append(summary.id)
             } catch StoreError.noContent {
                 unmerged.append(summary.id)
-            } catch is FormatError {
+            } catch  where Self.isAboutHeads(error) {
                 unmerged.append(summary.id)
             }
         }
         if differing { _ = try sync(with: other, concurrency: concurrency) }
         return MergingSyncReport(sync: report, merged: merged, unmerged: unmerged)
+    }
+
+    /// Whether `error`, thrown by a merge of a document's heads, is about those heads: one
+    /// in a format newer than this build's, content that does not match its digest, is no
+    /// property list or no valid survey. A merge of many documents leaves such a document
+    /// in conflict and goes on with the others; any other error (a file that cannot be
+    /// written) ends it.
+    public static func isAboutHeads(_ error: any Error) -> Bool {
+        switch error {
+        case is FormatError, is VersionsError, is SurveyError, is PropertyListError: true
+        default: false
+        }
     }
 
     /// The best common ancestors of a document's non-deleted heads: what prune keeps

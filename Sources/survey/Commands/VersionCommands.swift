@@ -69,6 +69,19 @@ struct ConflictsCommand: ParsableCommand {
         /// Heads stamped more than a day ahead of this device's clock: they win until a
         /// save or resolution supersedes them.
         var aheadOfClock: [String]
+
+        enum CodingKeys: CodingKey { case id, current, title, conflicts, contested, aheadOfClock }
+
+        /// Every key, `null` included (the synthesized form leaves a `nil` out).
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(current, forKey: .current)
+            try container.encode(title, forKey: .title)
+            try container.encode(conflicts, forKey: .conflicts)
+            try container.encode(contested, forKey: .contested)
+            try container.encode(aheadOfClock, forKey: .aheadOfClock)
+        }
     }
 
     func run() throws {
@@ -189,10 +202,13 @@ struct ResolveCommand: ParsableCommand {
             let preferred = try store.revisionID(prefer, in: id, headsOnly: true)
             let made = try store.resolveMerge(id, prefer: preferred, strict: strict, dryRun: dryRun)
             guard let made else {
+                struct Unresolved: Encodable {
+                    var id, revision: String
+                    var resolved = false
+                }
                 if options.json {
-                    try Console.printJSON([
-                        "id": id.lowercased, "revision": try store.revision(id, nil).id.description,
-                    ])
+                    try Console.printJSON(
+                        Unresolved(id: id.lowercased, revision: try store.revision(id, nil).id.description))
                 } else {
                     Console.error("\(id.lowercased) is not in conflict; nothing to resolve")
                 }
@@ -276,6 +292,11 @@ struct ResolveCommand: ParsableCommand {
                     Unresolved(
                         id: summary.id.lowercased, title: summary.title, contested: nil,
                         reason: error.description))
+            } catch  where SurveyStore.isAboutHeads(error) {
+                report.unresolved.append(
+                    Unresolved(
+                        id: summary.id.lowercased, title: summary.title, contested: nil,
+                        reason: "\(error)"))
             }
         }
         if options.json {
