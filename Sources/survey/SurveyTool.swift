@@ -41,7 +41,9 @@ struct SurveyTool: ParsableCommand {
               an invalid survey (naming the item and the rule), an unsupported format,
               a document none of whose revisions can be read
           66  no such store, document, revision or file; a deleted document's content
-          75  --if-current refused the save
+          75  refused: save --if-current when the base is no longer the only head, and
+              resolve --merge --strict when a field is contested (nothing written);
+              resolve --all --merge when a document is left in conflict
           1   anything else (verify finding problems, a file that cannot be written)
         """
 
