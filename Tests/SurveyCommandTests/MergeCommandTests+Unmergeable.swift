@@ -59,4 +59,61 @@ extension MergeCommandTests {
             try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
         #expect(said["resolved"] as? Bool == false, "\(said)")
     }
+
+    @Test(
+        "diff of a document with a head in a newer format compares the heads it can read and names the one it cannot; a winner in a newer format fails, named"
+    )
+    func diffLeavesOutNewerHeads() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("store").path
+        let store = try SurveyStore.create(at: path, deviceName: "laptop")
+        let (id, base) = try store.create(try Survey(title: "Mixed", items: []))
+        // A later app's head, stamped long ago so that it is not the winner.
+        let laterApp = RevisionStore(
+            root: path, device: Device(id: "later-app", name: "later app"), wallClock: { 1_560_000_000_000 })
+        let newer = try laterApp.write(
+            document: id, parents: [base], content: Data("opaque".utf8), formatVersion: 3)
+        var one = try store.survey(id, base)
+        one.title = "Mixed, here"
+        let here = try store.save(one, to: id, base: base.id)
+        one.title = "Mixed, there"
+        let there = try store.save(one, to: id, base: base.id)
+        let winner = try store.revision(id)
+        let other = winner.id == here.id ? there : here
+        let document = id.uuidString.lowercased()
+
+        let text = try CommandRunner.run(["diff", document, "--store", path])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("to \(other.id.description.prefix(14))…"), "\(text.stdout)")
+        #expect(
+            text.stderr.contains(
+                "warning: \(newer.id): not compared with the winner: format 3 is newer than this build supports"
+            ),
+            "\(text.stderr)")
+        let json = try CommandRunner.run(["diff", document, "--json", "--store", path])
+        let pairs = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(pairs.count == 1, "\(json.stdout)")
+
+        // A later app's head that wins: nothing can be compared with it.
+        let later = RevisionStore(root: path, device: Device(id: "later-app", name: "later app"))
+        let winning = try later.write(
+            document: id, parents: [try store.revision(id, other.id)], content: Data("opaque".utf8),
+            formatVersion: 3)
+        #expect(try store.revision(id).id == winning.id)
+        let failed = try CommandRunner.run(["diff", document, "--store", path])
+        #expect(failed.status == 65, "\(failed.stdout)")
+        #expect(
+            failed.stderr.contains(
+                "error: the winner \(winning.id): format 3 is newer than this build supports"),
+            "\(failed.stderr)")
+        // show names the revision and says how to copy it as it is.
+        let show = try CommandRunner.run(["show", document, "--store", path])
+        #expect(show.status == 65, "\(show.stdout)")
+        #expect(
+            show.stderr.contains(
+                "error: \(winning.id) is in format 3, newer than this build supports (2); export it as it is"),
+            "\(show.stderr)")
+    }
 }

@@ -8,8 +8,10 @@ struct DiffCommand: ParsableCommand {
         commandName: "diff",
         abstract: "Item-level differences between revisions of a document.",
         discussion: """
-            With no revision: the winner against each other head (--json: an array, one object per head). \
-            With REV_A: REV_A against the winner. With REV_A and REV_B: REV_A against REV_B (--json: one object).
+            With no revision: the winner against each other head (--json: an array, one object per head); \
+            a head this build cannot read (in a newer format, say) is named in a warning and left out, and \
+            the command fails only when no head could be compared. With REV_A: REV_A against the winner. \
+            With REV_A and REV_B: REV_A against REV_B (--json: one object).
             """)
     @OptionGroup var options: StoreOptions
     @Argument(help: "The document.") var document: String
@@ -23,7 +25,7 @@ struct DiffCommand: ParsableCommand {
             let id = try store.document(document)
             let from = try store.revisionID(revisionA, in: id)
             let to = try store.revisionID(revisionB, in: id)
-            let pairs = try store.diffs(id, from, to)
+            let pairs = revisionA == nil ? try headPairs(store, id) : try store.diffs(id, from, to)
             if options.json {
                 if revisionA == nil {
                     try Console.printJSON(pairs.map(DiffJSON.init))
@@ -40,5 +42,35 @@ struct DiffCommand: ParsableCommand {
                 for line in MergeText.lines(pair) { print(line) }
             }
         }
+    }
+
+    /// The winner against each other head that this build can read; each one it cannot
+    /// is named in a warning. Fails when the winner cannot be read, or no head can.
+    private func headPairs(_ store: SurveyStore, _ id: UUID) throws -> [SurveyStore.RevisionDiff] {
+        let graph = try store.graph(of: id)
+        if let winner = graph.winner, winner.formatVersion > SurveyStore.formatVersion,
+            !graph.conflicts.isEmpty
+        {
+            var failure = CommandFailure(
+                FormatError.newer(winner.formatVersion, supported: SurveyStore.formatVersion))
+            failure.message = "the winner \(winner.id): \(failure.message); no head can be compared with it"
+            throw failure
+        }
+        guard let winner = graph.winner, !winner.isDeleted, winner.formatVersion <= SurveyStore.formatVersion
+        else {
+            return try store.diffs(id)  // its error names what is wrong
+        }
+        var pairs: [SurveyStore.RevisionDiff] = []
+        var failure: (any Error)?
+        for head in graph.conflicts {
+            do {
+                pairs += try store.diffs(id, winner.id, head.id)
+            } catch  where SurveyStore.isAboutHeads(error) {
+                Console.error("warning: \(head.id): not compared with the winner: \(error)")
+                failure = failure ?? error
+            }
+        }
+        if pairs.isEmpty, let failure { throw failure }
+        return pairs
     }
 }

@@ -114,7 +114,19 @@ struct ShowCommand: ParsableCommand {
         try runReporting {
             let store = try options.openForReading()
             let id = try store.document(document)
-            let opened = try store.open(id, revision: try store.revisionID(revision, in: id))
+            let named = try store.revisionID(revision, in: id)
+            let opened: SurveyDocument
+            do {
+                opened = try store.open(id, revision: named)
+            } catch FormatError.newer(let version, let supported) {
+                let shown = try store.revision(id, named).id
+                throw CommandFailure(
+                    code: "newerFormat",
+                    message:
+                        "\(shown) is in format \(version), newer than this build supports (\(supported)); "
+                        + "export it as it is with survey export --format plist or --package DIR",
+                    exit: ExitStatus.invalidData.rawValue)
+            }
             let (survey, shown) = (opened.survey, opened.base)
             let conflicts = try store.conflicts(of: id, at: shown).map(\.description)
             if options.json {
