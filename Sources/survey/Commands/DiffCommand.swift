@@ -48,17 +48,14 @@ struct DiffCommand: ParsableCommand {
     /// is named in a warning. Fails when the winner cannot be read, or no head can.
     private func headPairs(_ store: SurveyStore, _ id: UUID) throws -> [SurveyStore.RevisionDiff] {
         let graph = try store.graph(of: id)
-        if let winner = graph.winner, winner.formatVersion > SurveyStore.formatVersion,
-            !graph.conflicts.isEmpty
-        {
+        guard let winner = graph.winner, !winner.isDeleted, !graph.conflicts.isEmpty else {
+            return try store.diffs(id)  // no pair, or its error says what is wrong
+        }
+        guard winner.formatVersion <= SurveyStore.formatVersion else {
             var failure = CommandFailure(
                 FormatError.newer(winner.formatVersion, supported: SurveyStore.formatVersion))
             failure.message = "the winner \(winner.id): \(failure.message); no head can be compared with it"
             throw failure
-        }
-        guard let winner = graph.winner, !winner.isDeleted, winner.formatVersion <= SurveyStore.formatVersion
-        else {
-            return try store.diffs(id)  // its error names what is wrong
         }
         var pairs: [SurveyStore.RevisionDiff] = []
         var failure: (any Error)?
