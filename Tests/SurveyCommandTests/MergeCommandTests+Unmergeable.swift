@@ -113,7 +113,7 @@ extension MergeCommandTests {
         #expect(show.status == 65, "\(show.stdout)")
         #expect(
             show.stderr.contains(
-                "error: \(winning.id) is in format 3, newer than this build supports (2); export it as it is"),
+                "error: \(winning.id): format 3 is newer than this build supports (2); export it as it is"),
             "\(show.stderr)")
     }
 }

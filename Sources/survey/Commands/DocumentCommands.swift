@@ -123,7 +123,7 @@ struct ShowCommand: ParsableCommand {
                 throw CommandFailure(
                     code: "newerFormat",
                     message:
-                        "\(shown) is in format \(version), newer than this build supports (\(supported)); "
+                        "\(shown): format \(version) is newer than this build supports (\(supported)); "
                         + "export it as it is with survey export --format plist or --package DIR",
                     exit: ExitStatus.invalidData.rawValue)
             }
