@@ -115,5 +115,16 @@ extension MergeCommandTests {
             show.stderr.contains(
                 "error: \(winning.id): format 3 is newer than this build supports (2); export it as it is"),
             "\(show.stderr)")
+        // So do edit, and diff of two named revisions, one of them the newer winner.
+        for arguments in [
+            ["edit", document, "--title", "Edited"], ["diff", document, other.id.description],
+        ] {
+            let result = try CommandRunner.run(arguments + ["--store", path])
+            #expect(result.status == 65, "\(arguments): \(result.stdout)")
+            #expect(
+                result.stderr.contains(
+                    "error: \(winning.id): format 3 is newer than this build supports (2)"),
+                "\(arguments): \(result.stderr)")
+        }
     }
 }

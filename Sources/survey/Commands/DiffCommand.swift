@@ -25,6 +25,9 @@ struct DiffCommand: ParsableCommand {
             let id = try store.document(document)
             let from = try store.revisionID(revisionA, in: id)
             let to = try store.revisionID(revisionB, in: id)
+            if revisionA != nil {
+                for named in [from, to] { try store.refuseNewer(try store.revision(id, named)) }
+            }
             let pairs = revisionA == nil ? try headPairs(store, id) : try store.diffs(id, from, to)
             if options.json {
                 if revisionA == nil {
@@ -51,12 +54,7 @@ struct DiffCommand: ParsableCommand {
         guard let winner = graph.winner, !winner.isDeleted, !graph.conflicts.isEmpty else {
             return try store.diffs(id)  // no pair, or its error says what is wrong
         }
-        guard winner.formatVersion <= SurveyStore.formatVersion else {
-            var failure = CommandFailure(
-                FormatError.newer(winner.formatVersion, supported: SurveyStore.formatVersion))
-            failure.message = "the winner \(winner.id): \(failure.message); no head can be compared with it"
-            throw failure
-        }
+        try store.refuseNewer(winner, what: "the winner ", then: "; no head can be compared with it")
         var pairs: [SurveyStore.RevisionDiff] = []
         var failure: (any Error)?
         for head in graph.conflicts {

@@ -114,19 +114,7 @@ struct ShowCommand: ParsableCommand {
         try runReporting {
             let store = try options.openForReading()
             let id = try store.document(document)
-            let named = try store.revisionID(revision, in: id)
-            let opened: SurveyDocument
-            do {
-                opened = try store.open(id, revision: named)
-            } catch FormatError.newer(let version, let supported) {
-                let shown = try store.revision(id, named).id
-                throw CommandFailure(
-                    code: "newerFormat",
-                    message:
-                        "\(shown): format \(version) is newer than this build supports (\(supported)); "
-                        + "export it as it is with survey export --format plist or --package DIR",
-                    exit: ExitStatus.invalidData.rawValue)
-            }
+            let opened = try store.openNamingNewer(id, revision: try store.revisionID(revision, in: id))
             let (survey, shown) = (opened.survey, opened.base)
             let conflicts = try store.conflicts(of: id, at: shown).map(\.description)
             if options.json {
@@ -194,7 +182,7 @@ struct EditCommand: ParsableCommand {
         try runReporting {
             let store = try options.open()
             let id = try store.document(document)
-            var document = try store.open(id, revision: try store.revisionID(base, in: id))
+            var document = try store.openNamingNewer(id, revision: try store.revisionID(base, in: id))
             if let title { document.survey.title = title }
             for assignment in answers {
                 guard let equals = assignment.firstIndex(of: "=") else {

@@ -236,3 +236,30 @@ extension [StoreIssue] {
     /// How many of the paths named are no revision's (a document's folder).
     var folderCount: Int { filter { Self.revisionPath($0.path) == nil }.count }
 }
+
+extension SurveyStore {
+    /// Fails, naming `revision`, when it is in a format newer than this build's:
+    /// `WHAT REV: format 3 is newer than this build supports (2)THEN` (exit 65).
+    func refuseNewer(_ revision: RevisionMetadata, what: String = "", then: String = "") throws {
+        guard revision.formatVersion > SurveyStore.formatVersion else { return }
+        var failure = CommandFailure(
+            FormatError.newer(revision.formatVersion, supported: SurveyStore.formatVersion))
+        failure.message = "\(what)\(revision.id): \(failure.message)\(then)"
+        throw failure
+    }
+
+    /// `open(_:revision:)`, failing with the revision named, and how to copy it as it is,
+    /// when it is in a format newer than this build's.
+    func openNamingNewer(_ id: UUID, revision: RevisionID?) throws -> SurveyDocument {
+        do {
+            return try open(id, revision: revision)
+        } catch let error as FormatError {
+            if case .newer = error {
+                try refuseNewer(
+                    try self.revision(id, revision),
+                    then: "; export it as it is with survey export --format plist or --package DIR")
+            }
+            throw error
+        }
+    }
+}
