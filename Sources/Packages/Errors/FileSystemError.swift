@@ -169,7 +169,7 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     /// Why the operation failed, in words.
     public var reason: String {
         switch code {
-        case .symbolicLink: return "it is a symbolic link, and links in a store are never followed"
+        case .symbolicLink: return "it is a symbolic link, and a link is never followed"
         case .notRegularFile: return "it is not a regular file (a FIFO, socket or device)"
         case .isDirectory: return "it is a folder"
         case .tooLarge:
