@@ -246,4 +246,34 @@ extension SurveyStore {
                 from: from, to: to, diff: SurveyDiff(from: try survey(id, from), to: try survey(id, to)))
         }
     }
+
+    /// The winner against each other head, as `diffs(_:_:_:)` with no revision gives them,
+    /// except that a head whose content cannot be read here (``isAboutHeads(_:)``: in a
+    /// newer format, say) is left out and returned with why, rather than failing the
+    /// whole call. One read of the document, the winner decoded once.
+    ///
+    /// - Returns: The diffs, and the heads left out with their errors, in head order.
+    /// - Throws: What `diffs(_:_:_:)` throws when the winner itself cannot be read
+    ///   (deleted, in a newer format, damaged), or the document has no winner.
+    public func headDiffs(_ id: UUID) throws -> (diffs: [RevisionDiff], leftOut: [(RevisionID, any Error)]) {
+        let graph = try revisions.graph(of: id).graph
+        guard let winner = graph.winner else { throw noWinner(id) }
+        let heads = graph.conflicts
+        guard !heads.isEmpty else { return ([], []) }
+        if winner.isDeleted { throw StoreError.noContent(winner.id) }
+        let base = try survey(id, winner)
+        var diffs: [RevisionDiff] = []
+        var leftOut: [(RevisionID, any Error)] = []
+        for head in heads {
+            do {
+                if head.isDeleted { throw StoreError.noContent(head.id) }
+                diffs.append(
+                    RevisionDiff(
+                        from: winner, to: head, diff: SurveyDiff(from: base, to: try survey(id, head))))
+            } catch  where Self.isAboutHeads(error) {
+                leftOut.append((head.id, error))
+            }
+        }
+        return (diffs, leftOut)
+    }
 }

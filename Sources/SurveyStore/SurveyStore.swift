@@ -570,9 +570,12 @@ public final class SurveyStore: Sendable {
         let graph = read.graph
         // Named by the store, unreadable, and named as a parent by nothing readable: what
         // a repair could bring back as a head the deletion does not descend from.
-        let named = Set(graph.revisions.values.lazy.flatMap(\.parents))
-        let unsuperseded = read.damagedPackages.union(read.blockedPackages.keys)
-            .subtracting(named).subtracting(graph.revisions.keys).sorted()
+        let unreadable = read.damagedPackages.union(read.blockedPackages.keys)
+        let unsuperseded =
+            unreadable.isEmpty
+            ? []
+            : unreadable.subtracting(graph.revisions.values.lazy.flatMap(\.parents))
+                .subtracting(graph.revisions.keys).sorted()
         if let existing = try base.map({ try revision(id, $0, in: graph) }) ?? graph.winner,
             existing.isDeleted
         {

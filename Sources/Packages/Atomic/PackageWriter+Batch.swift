@@ -213,8 +213,7 @@ extension PackageWriter {
             try system.mkdir(path)
             return true
         } catch let error as FileSystemError where error.code == .alreadyExists {
-            let kind = try system.status(path)?.kind
-            guard kind == .directory else { throw Self.notAFolder(kind, at: path) }
+            try Self.requireFolder(try system.status(path)?.kind, at: path)
             return false
         }
     }

@@ -118,29 +118,25 @@ public struct PackageWriter: Sendable {
     ///   a FIFO, socket or device: `notRegularFile`).
     public func createDirectory(_ relativePath: String) throws {
         let path = root + "/" + relativePath
-        if let kind = try system.status(path)?.kind {
-            guard kind == .directory else { throw Self.notAFolder(kind, at: path) }
-            return
-        }
+        if let kind = try system.status(path)?.kind { return try Self.requireFolder(kind, at: path) }
         do {
             try system.mkdir(path)
         } catch let error as FileSystemError where error.code == .alreadyExists {
             // Made by another writer since the status was read.
-            let kind = try system.status(path)?.kind
-            guard kind == .directory else { throw Self.notAFolder(kind, at: path) }
-            return
+            return try Self.requireFolder(try system.status(path)?.kind, at: path)
         }
         try system.fsyncDirectory(Self.parent(of: path))
     }
 
-    /// Why a folder cannot be made at `path`, where something of `kind` has the name: a
-    /// link (code `symbolicLink`), a regular file (`alreadyExists`, "File exists"), a
-    /// FIFO, socket or device (`notRegularFile`).
-    static func notAFolder(_ kind: SystemCalls.FileKind?, at path: String) -> FileSystemError {
+    /// Accepts a folder of `kind` at `path`, where a folder was to be made; throws why
+    /// not for anything else: a link (code `symbolicLink`), a regular file
+    /// (`alreadyExists`, "File exists"), a FIFO, socket or device (`notRegularFile`).
+    static func requireFolder(_ kind: SystemCalls.FileKind?, at path: String) throws {
         switch kind {
-        case .symbolicLink?: FileSystemError(.symbolicLink, operation: .mkdir, path: path)
-        case .regular?: FileSystemError(.mkdir, path: path, errno: .exists)
-        default: FileSystemError(.notRegularFile, operation: .mkdir, path: path)
+        case .directory?: return
+        case .symbolicLink?: throw FileSystemError(.symbolicLink, operation: .mkdir, path: path)
+        case .regular?: throw FileSystemError(.mkdir, path: path, errno: .exists)
+        default: throw FileSystemError(.notRegularFile, operation: .mkdir, path: path)
         }
     }
 

@@ -25,10 +25,10 @@ struct DiffCommand: ParsableCommand {
             let id = try store.document(document)
             let from = try store.revisionID(revisionA, in: id)
             let to = try store.revisionID(revisionB, in: id)
-            if revisionA != nil {
-                for named in [from, to] { try store.refuseNewer(try store.revision(id, named)) }
-            }
-            let pairs = revisionA == nil ? try headPairs(store, id) : try store.diffs(id, from, to)
+            let pairs =
+                revisionA == nil
+                ? try headPairs(store, id)
+                : try store.namingNewer(id, from, to) { try store.diffs(id, from, to) }
             if options.json {
                 if revisionA == nil {
                     try Console.printJSON(pairs.map(DiffJSON.init))
@@ -50,22 +50,15 @@ struct DiffCommand: ParsableCommand {
     /// The winner against each other head that this build can read; each one it cannot
     /// is named in a warning. Fails when the winner cannot be read, or no head can.
     private func headPairs(_ store: SurveyStore, _ id: UUID) throws -> [SurveyStore.RevisionDiff] {
-        let graph = try store.graph(of: id)
-        guard let winner = graph.winner, !winner.isDeleted, !graph.conflicts.isEmpty else {
-            return try store.diffs(id)  // no pair, or its error says what is wrong
+        let (pairs, leftOut) = try store.namingNewer(
+            id, nil, what: "the winner ", then: "; no head can be compared with it"
+        ) {
+            try store.headDiffs(id)
         }
-        try store.refuseNewer(winner, what: "the winner ", then: "; no head can be compared with it")
-        var pairs: [SurveyStore.RevisionDiff] = []
-        var failure: (any Error)?
-        for head in graph.conflicts {
-            do {
-                pairs += try store.diffs(id, winner.id, head.id)
-            } catch  where SurveyStore.isAboutHeads(error) {
-                Console.error("warning: \(head.id): not compared with the winner: \(error)")
-                failure = failure ?? error
-            }
+        for (head, error) in leftOut {
+            Console.error("warning: \(head): not compared with the winner: \(error)")
         }
-        if pairs.isEmpty, let failure { throw failure }
+        if pairs.isEmpty, let (_, error) = leftOut.first { throw error }
         return pairs
     }
 }

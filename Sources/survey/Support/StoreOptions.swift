@@ -248,18 +248,29 @@ extension SurveyStore {
         throw failure
     }
 
+    /// Runs `body`; when it fails on a revision in a newer format, fails naming whichever
+    /// of `revisions` (`nil`: the winner) is in one (``refuseNewer(_:what:then:)``). Only
+    /// that failure looks the revisions up.
+    func namingNewer<T>(
+        _ id: UUID, _ revisions: RevisionID?..., what: String = "", then: String = "", _ body: () throws -> T
+    ) throws -> T {
+        do {
+            return try body()
+        } catch let error as FormatError {
+            if case .newer = error {
+                for named in revisions { try refuseNewer(try revision(id, named), what: what, then: then) }
+            }
+            throw error
+        }
+    }
+
     /// `open(_:revision:)`, failing with the revision named, and how to copy it as it is,
     /// when it is in a format newer than this build's.
     func openNamingNewer(_ id: UUID, revision: RevisionID?) throws -> SurveyDocument {
-        do {
-            return try open(id, revision: revision)
-        } catch let error as FormatError {
-            if case .newer = error {
-                try refuseNewer(
-                    try self.revision(id, revision),
-                    then: "; export it as it is with survey export --format plist or --package DIR")
-            }
-            throw error
+        try namingNewer(
+            id, revision, then: "; export it as it is with survey export --format plist or --package DIR"
+        ) {
+            try open(id, revision: revision)
         }
     }
 }
