@@ -88,7 +88,7 @@ extension SurveyStore {
     /// `format`. Content in a format newer than this build is exported as plist exactly
     /// as it is stored (it cannot be read, so it cannot be converted).
     ///
-    /// - Throws: `StoreError/newerFormat(_:supported:)` for JSON of content in a newer
+    /// - Throws: `FormatError/newer(_:supported:)` for JSON of content in a newer
     ///   format; ``DocumentDeletedError`` for a deletion; `StoreError`.
     public func exportedContent(
         _ id: UUID, revision: RevisionID? = nil, as format: ExportFormat
@@ -164,8 +164,11 @@ extension SurveyStore {
     /// revision, or whose content, the document already has adds nothing
     /// (``ImportOutcome/alreadyPresent(_:_:)``).
     ///
-    /// - Throws: `StoreError`, `VersionsError`, `SurveyError` or a
-    ///   `PropertyListError` when the package cannot be read.
+    /// - Throws: `StoreError/noSuchPackage(_:)` when nothing is at `path`,
+    ///   `StoreError/unimportablePackage(_:_:)` when it is no folder holding a metadata
+    ///   file, or a link, FIFO, folder or oversized file stands where a file of it
+    ///   belongs, or its content is missing; `StoreError`, `VersionsError`, `SurveyError`
+    ///   or a `PropertyListError` when the package cannot be read.
     public func importPackage(at path: String) throws -> ImportOutcome {
         try importPackages(at: [path])[0].get()
     }
@@ -185,12 +188,20 @@ extension SurveyStore {
         let metadataPath = path + "/" + StoreLayout.metadataFile
         let contentPath = path + "/" + StoreLayout.contentFile
         // The package is read like a store: no link inside it is followed, only regular
-        // files within the size limits are read.
+        // files within the size limits are read, and anything else stands where a file
+        // belongs is refused as bad input, naming that file.
         let reader = FileReader(root: path, calls: calls)
-        guard let metadataData = try reader.contents(atPath: metadataPath) else {
-            throw StoreError.noSuchRevision(metadataPath)
+        let metadataData: Data
+        let content: Data?
+        do {
+            guard let bytes = try reader.contents(atPath: metadataPath) else {
+                throw try Self.notAPackage(path, reader: FileReader(calls: calls))
+            }
+            metadataData = bytes
+            content = try reader.contents(atPath: contentPath, limit: FileReader.contentLimit)
+        } catch let error as FileSystemError where error.isAboutTheEntry {
+            throw StoreError.unimportablePackage(error.path, error.reason)
         }
-        let content = try reader.contents(atPath: contentPath, limit: FileReader.contentLimit)
         if let metadata = try? RevisionMetadata(plist: metadataData, file: metadataPath),
             metadata.isDeleted || content.map(RevisionID.sha256Hex) == metadata.contentDigest
         {
@@ -209,12 +220,32 @@ extension SurveyStore {
         guard document.formatVersion <= Self.formatVersion else {
             throw FormatError.newer(document.formatVersion, supported: Self.formatVersion)
         }
-        guard let content else { throw StoreError.noSuchRevision(contentPath) }
+        guard let content else {
+            throw StoreError.unimportablePackage(
+                contentPath, "it is missing, and the package's \(StoreLayout.metadataFile) records content")
+        }
         // Older formats are migrated; their item ids derive from the package's content.
         let survey = try FormatMigrator.survey(
             from: content, version: document.formatVersion,
             seed: RevisionID.sha256Hex(metadataData + content), file: contentPath)
         return .content(document.id, try survey.plistData())
+    }
+
+    /// Why `path`, which holds no metadata file, is no package: nothing is there, a link
+    /// to nothing, no folder, or a folder without the file. `reader` has no root: `path` is the root
+    /// of the package's own reader.
+    private static func notAPackage(_ path: String, reader: FileReader) throws -> StoreError {
+        switch try reader.status(atPath: path)?.kind {
+        case nil: .noSuchPackage(path)
+        case .directory?:
+            .unimportablePackage(
+                path, "it holds no \(StoreLayout.metadataFile), so it is not a revision package")
+        case .symbolicLink?: .unimportablePackage(path, "it is a symbolic link to nothing")
+        default:
+            .unimportablePackage(
+                path, "it is not a folder; a revision package is a folder holding \(StoreLayout.metadataFile)"
+            )
+        }
     }
 
     /// A revision of `graph` (not a deletion) whose content has `digest`: importing the

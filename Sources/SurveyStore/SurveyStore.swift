@@ -253,9 +253,7 @@ public final class SurveyStore: Sendable {
                 throw StoreError.noSuchStore(path)
             }
             data = bytes
-        } catch let error as FileSystemError
-            where [.symbolicLink, .notRegularFile, .isDirectory, .tooLarge].contains(error.code)
-        {
+        } catch let error as FileSystemError where error.isAboutTheEntry {
             throw StoreError.damagedStore(file, error.reason)
         }
         let value: PropertyList

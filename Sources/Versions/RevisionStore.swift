@@ -473,8 +473,7 @@ public final class RevisionStore: Sendable {
     public static func isAboutContents(_ error: any Error) -> Bool {
         switch error {
         case is VersionsError, is PropertyListError: true
-        case let error as FileSystemError:
-            [.symbolicLink, .notRegularFile, .isDirectory, .tooLarge].contains(error.code)
+        case let error as FileSystemError: error.isAboutTheEntry
         default: false
         }
     }
@@ -1026,6 +1025,11 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case newerLayout(String, Int, supported: Int)
     /// `Store.plist` is not a store's layout file.
     case damagedStore(String, String)
+    /// Nothing is at the path given as a revision package to import.
+    case noSuchPackage(String)
+    /// What was given as a revision package to import (the path, or the file in it that
+    /// is at fault) is not one that can be read, and why.
+    case unimportablePackage(String, String)
 
     public var description: String {
         switch self {
@@ -1043,6 +1047,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .newerLayout(let file, let version, let supported):
             "\(file): store layout \(version) is newer than this build supports (\(supported)); it can be read but not changed"
         case .damagedStore(let file, let why): "\(file): not a store's layout file: \(why)"
+        case .noSuchPackage(let path): "there is no revision package at \(path)"
+        case .unimportablePackage(let path, let why): "\(path): cannot be imported: \(why)"
         }
     }
 }

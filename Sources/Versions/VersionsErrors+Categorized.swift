@@ -14,15 +14,17 @@ extension StoreError: CategorizedError {
         case .readOnly: "readOnly"
         case .newerLayout: "newerLayout"
         case .damagedStore: "damagedStore"
+        case .noSuchPackage: "noSuchPackage"
+        case .unimportablePackage: "unimportablePackage"
         }
     }
 
     /// What kind of failure the case is.
     public var category: ErrorCategory {
         switch self {
-        case .noSuchStore, .noSuchDocument, .noSuchRevision: .notFound
+        case .noSuchStore, .noSuchDocument, .noSuchRevision, .noSuchPackage: .notFound
         case .notCurrent: .refused
-        case .newerLayout, .damagedStore, .noReadableRevision: .invalidData
+        case .newerLayout, .damagedStore, .noReadableRevision, .unimportablePackage: .invalidData
         case .noContent, .unreadableWinner, .readOnly: .failure
         }
     }

@@ -51,6 +51,8 @@ struct ErrorShapeTests {
                 "notCurrent", .refused
             ),
             (StoreError.damagedStore("Store.plist", "x"), "damagedStore", .invalidData),
+            (StoreError.noSuchPackage("/p"), "noSuchPackage", .notFound),
+            (StoreError.unimportablePackage("/p/Survey.plist", "x"), "unimportablePackage", .invalidData),
             (StoreError.readOnly("/s"), "readOnly", .failure),
             (LookupError.ambiguousDocument("ab", []), "ambiguous", .usage),
             (LookupError.noSuchDocument("ab"), "noSuchDocument", .notFound),

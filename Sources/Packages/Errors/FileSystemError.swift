@@ -138,6 +138,14 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         self.sourceLine = sourceLine
     }
 
+    /// Whether the error says what stands at ``path`` (a symbolic link, a folder, a FIFO,
+    /// socket or device, a file over its size limit) rather than that a call failed on a
+    /// file that may be sound: a reader skips or refuses such an entry, and an I/O error
+    /// is never taken for one.
+    public var isAboutTheEntry: Bool {
+        [.symbolicLink, .notRegularFile, .isDirectory, .tooLarge].contains(code)
+    }
+
     /// `cannot fsync /store/Documents/…: Input/output error`.
     public var description: String { "cannot \(verb) \(path): \(reason)" }
 
