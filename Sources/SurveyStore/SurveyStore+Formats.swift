@@ -89,6 +89,18 @@ public enum FormatCheck {
         public var status: Status
         /// Why a revision is invalid or newer, in words.
         public var message: String?
+
+        /// Every key, with `null` for what is not known, so that each result has the same
+        /// shape.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(path, forKey: .path)
+            try container.encode(document, forKey: .document)
+            try container.encode(revision, forKey: .revision)
+            try container.encode(formatVersion, forKey: .formatVersion)
+            try container.encode(status, forKey: .status)
+            try container.encode(message, forKey: .message)
+        }
     }
 
     /// Checks every revision package found at `path`: a store, a document folder, or a

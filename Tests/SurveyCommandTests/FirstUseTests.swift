@@ -402,6 +402,53 @@ struct FirstUseTests {
         #expect(!result.stdout.contains(untouched))
     }
 
+    @Test(
+        "Every key a --json shape documents is there, null when there is nothing to say: prune's skipped, lint's line, column and message, check's message, a dry run's revision, a deleted document's title; an empty array is []"
+    )
+    func jsonNulls() throws {
+        let store = try Store()
+        let (id, _) = try store.makeDocument()
+        #expect(try store.run(["edit", id, "--answer", "1=0"]).status == 0)
+        // An empty array is printed on one line.
+        #expect(try store.run(["conflicts", "--json"]).stdout == "[]\n")
+        let deleted = try store.run(["new", "--title", "Gone"]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        #expect(try store.run(["delete", deleted]).status == 0)
+        let listed = try #require(try store.json(["list"]) as? [[String: Any]])
+        let gone = try #require(listed.first { $0["id"] as? String == deleted }, "\(listed)")
+        #expect(gone["title"] is NSNull && gone["deleted"] as? Bool == true, "\(gone)")
+        let pruned = try #require(try store.json(["prune", "--dry-run"]) as? [String: Any])
+        let row = try #require((pruned["documents"] as? [[String: Any]])?.first, "\(pruned)")
+        #expect(row["skipped"] is NSNull, "\(row)")
+
+        let valid = store.path + "/Store.plist"
+        let lint = try CommandRunner.run(["plist", "lint", valid, "--json"])
+        let file = try #require(
+            (Self.object(lint.stdout)?["files"] as? [[String: Any]])?.first, "\(lint.stdout)")
+        #expect(file["valid"] as? Bool == true)
+        for key in ["line", "column", "message"] { #expect(file[key] is NSNull, "\(key): \(file)") }
+
+        let check = try CommandRunner.run(["check", store.path, "--json"])
+        let results = try #require(
+            Self.object(check.stdout)?["revisions"] as? [[String: Any]], "\(check.stdout)")
+        #expect(!results.isEmpty)
+        for result in results {
+            #expect(result["status"] as? String == "current" && result["message"] is NSNull, "\(result)")
+        }
+
+        // A format-1 winner: a dry run names it, and no revision written.
+        let document = try #require(UUID(uuidString: id))
+        let old = try RevisionStore(root: store.path, device: Device(id: "old-app", name: "old app")).write(
+            document: document, parents: [try SurveyStore.open(at: store.path).revision(document, nil)],
+            content: try Data(
+                contentsOf: URL(
+                    fileURLWithPath: FormatCommandTests.fixtures + "/format1/unanswered.survey/Survey.plist")),
+            formatVersion: 1)
+        let migrated = try #require(try store.json(["migrate", "--dry-run"]) as? [String: Any])
+        let entry = try #require((migrated["migrated"] as? [[String: Any]])?.first, "\(migrated)")
+        #expect(entry["from"] as? String == old.id.description && entry["revision"] is NSNull, "\(entry)")
+    }
+
     @Test("The progress line fits a 40-column terminal", CommandRunner.needs("script"))
     func progressWidth() throws {
         let store = try Store()

@@ -234,6 +234,13 @@ struct FormatCommandTests {
             try CommandRunner.run(["list", "--json", "--store", b]).stdout.contains("\"formatVersion\" : 3"))
         let export = directory.appendingPathComponent("exported.survey").path
         #expect(try CommandRunner.run(["export", id, "--package", export, "--store", a]).status == 0)
+        // As JSON it cannot be exported: the message names the revision and the ways that can.
+        let json = try CommandRunner.run(["export", id, "--store", a])
+        #expect(json.status == 65)
+        #expect(
+            json.stderr.contains(
+                "error: \(newer.id): format 3 is newer than this build supports (2); export it as it is with --format plist"
+            ), "\(json.stderr)")
         try unchanged()
 
         // A concurrent format-2 edit, then keep the format-3 revision by id, then prune.

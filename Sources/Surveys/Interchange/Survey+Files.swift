@@ -80,13 +80,14 @@ extension Survey {
     }
 
     /// The survey as interchange JSON: sorted keys, dates as PropertyList's `ISO8601Date`
-    /// writes them.
+    /// writes them, an empty array as `[]`.
     ///
     /// - Returns: The JSON document.
     public func jsonData() throws -> Data {
-        var data = try JSONSerialization.data(
-            withJSONObject: JSONBridge.object(interchange),
-            options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        var data = CompactEmptyJSON.compacting(
+            try JSONSerialization.data(
+                withJSONObject: JSONBridge.object(interchange),
+                options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]))
         data.append(UInt8(ascii: "\n"))
         return data
     }

@@ -70,6 +70,23 @@ struct ListCommand: ParsableCommand {
         var title: String?
         var formatVersion, conflicts: Int
         var deleted: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case id, revision, modified, device, title, formatVersion, conflicts, deleted
+        }
+
+        /// `title` is `null` for a document whose winner has no readable title (a deletion).
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(revision, forKey: .revision)
+            try container.encode(modified, forKey: .modified)
+            try container.encode(device, forKey: .device)
+            try container.encode(title, forKey: .title)
+            try container.encode(formatVersion, forKey: .formatVersion)
+            try container.encode(conflicts, forKey: .conflicts)
+            try container.encode(deleted, forKey: .deleted)
+        }
     }
 
     func run() throws {
@@ -364,17 +381,12 @@ struct ExportCommand: ParsableCommand {
                 return
             }
             let format = self.format ?? "json"
-            let content: SurveyStore.ExportedContent
-            do {
-                let named = try store.revisionID(revision, in: id)
-                let form: SurveyStore.ExportFormat = format == "plist" ? .plist : .json
-                content = try store.exportedContent(id, revision: named, as: form)
-            } catch FormatError.newer(let version, let supported) {
-                throw CommandFailure(
-                    code: "newerFormat",
-                    message: "format \(version) is newer than this build supports (\(supported)); "
-                        + "export it as it is with --format plist or --package DIR",
-                    exit: ExitStatus.invalidData.rawValue)
+            let named = try store.revisionID(revision, in: id)
+            let form: SurveyStore.ExportFormat = format == "plist" ? .plist : .json
+            let content = try store.namingNewer(
+                id, named, then: "; export it as it is with --format plist or --package DIR"
+            ) {
+                try store.exportedContent(id, revision: named, as: form)
             }
             let (exported, data) = (content.revision, content.data)
             if let output { try store.writeExport(data, to: output) }

@@ -47,7 +47,9 @@ struct MigrateCommand: ParsableCommand {
         commandName: "migrate",
         abstract: "Rewrite winners in older formats as new revisions in the current format.",
         discussion: """
-            Winners in a format newer than this build are left as they are and listed ("newer" with --json).
+            Winners in a format newer than this build are left as they are and listed ("newer" with --json). \
+            --json: {"migrated": [{"id", "from", "fromFormat", "revision"}], "newer": [id]}, where "revision" is \
+            the new revision (null with --dry-run).
 
             \(SurveyTool.exitCodesReference)
             """)
@@ -58,6 +60,17 @@ struct MigrateCommand: ParsableCommand {
         var id, from: String
         var fromFormat: Int
         var revision: String?
+
+        enum CodingKeys: String, CodingKey { case id, from, fromFormat, revision }
+
+        /// `revision` is `null` in a dry run, where none is written.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(from, forKey: .from)
+            try container.encode(fromFormat, forKey: .fromFormat)
+            try container.encode(revision, forKey: .revision)
+        }
     }
 
     func run() throws {

@@ -344,6 +344,16 @@ struct PruneCommand: ParsableCommand {
         var id: String
         var pruned: [String]
         var skipped: String?
+
+        enum CodingKeys: String, CodingKey { case id, pruned, skipped }
+
+        /// `skipped` is `null` for a document that was not skipped.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(pruned, forKey: .pruned)
+            try container.encode(skipped, forKey: .skipped)
+        }
     }
 
     func run() throws {

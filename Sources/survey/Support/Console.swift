@@ -24,10 +24,12 @@ enum Console {
     }
 
     /// Writes `object` (made of `JSONSerialization`'s types) to standard output as one
-    /// pretty-printed JSON document with sorted keys.
+    /// pretty-printed JSON document with sorted keys (an empty array or object as `[]` or
+    /// `{}`).
     static func printJSONObject(_ object: [String: Any]) throws {
-        var data = try JSONSerialization.data(
-            withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        var data = CompactEmptyJSON.compacting(
+            try JSONSerialization.data(
+                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]))
         data.append(UInt8(ascii: "\n"))
         write(data)
     }
@@ -62,11 +64,12 @@ enum Console {
         }
     }
 
-    /// Writes `value` to standard output as one pretty-printed JSON document with sorted keys.
+    /// Writes `value` to standard output as one pretty-printed JSON document with sorted keys
+    /// (an empty array or object as `[]` or `{}`).
     static func printJSON<T: Encodable>(_ value: T) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        var data = try encoder.encode(value)
+        var data = CompactEmptyJSON.compacting(try encoder.encode(value))
         data.append(UInt8(ascii: "\n"))
         write(data)
     }

@@ -10,7 +10,8 @@ struct JSONPropertyList: Encodable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
-            var data = try encoder.encode(JSONPropertyList(value: value, path: ""))
+            var data = CompactEmptyJSON.compacting(
+                try encoder.encode(JSONPropertyList(value: value, path: "")))
             data.append(UInt8(ascii: "\n"))
             return data
         } catch let EncodingError.invalidValue(_, context) {
