@@ -196,6 +196,7 @@ extension SurveyStore {
     public static func isAboutHeads(_ error: any Error) -> Bool {
         switch error {
         case is FormatError, is VersionsError, is SurveyError, is PropertyListError: true
+        case StoreError.newerFormat: true
         default: false
         }
     }

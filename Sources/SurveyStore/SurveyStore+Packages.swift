@@ -88,7 +88,7 @@ extension SurveyStore {
     /// `format`. Content in a format newer than this build is exported as plist exactly
     /// as it is stored (it cannot be read, so it cannot be converted).
     ///
-    /// - Throws: `FormatError/newer(_:supported:)` for JSON of content in a newer
+    /// - Throws: `StoreError/newerFormat(_:_:supported:)` for JSON of content in a newer
     ///   format; ``DocumentDeletedError`` for a deletion; `StoreError`.
     public func exportedContent(
         _ id: UUID, revision: RevisionID? = nil, as format: ExportFormat
@@ -218,7 +218,10 @@ extension SurveyStore {
         // exported, say): take its content as new, which the outcome says.
         let document = try DocumentIdentity.read(metadataData, file: metadataPath)
         guard document.formatVersion <= Self.formatVersion else {
-            throw FormatError.newer(document.formatVersion, supported: Self.formatVersion)
+            throw StoreError.unimportablePackage(
+                path,
+                "it is no revision this build can verify, and its \(FormatError.newer(document.formatVersion, supported: Self.formatVersion)): it can be neither kept as it is nor read"
+            )
         }
         guard let content else {
             throw StoreError.unimportablePackage(

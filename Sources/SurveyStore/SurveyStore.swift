@@ -412,9 +412,12 @@ public final class SurveyStore: Sendable {
     }
 
     /// Reads the survey of `revision`.
+    ///
+    /// - Throws: `StoreError/newerFormat(_:_:supported:)`, naming the revision, when its
+    ///   format is newer than this build's; the errors of reading the content.
     public func survey(_ id: UUID, _ revision: RevisionMetadata) throws -> Survey {
         guard revision.formatVersion <= Self.formatVersion else {
-            throw FormatError.newer(revision.formatVersion, supported: Self.formatVersion)
+            throw StoreError.newerFormat(revision.id, revision.formatVersion, supported: Self.formatVersion)
         }
         let data = try revisions.content(of: id, revision: revision)
         return try Self.decode(
@@ -430,7 +433,8 @@ public final class SurveyStore: Sendable {
     /// state is then ``SurveyDocument/State/deleted(_:)``, and saving it restores it.
     ///
     /// - Throws: ``DocumentDeletedError`` when the document is deleted (or `revision` is
-    ///   a deletion), `StoreError`, or the errors of reading the content.
+    ///   a deletion), `StoreError` (`StoreError/newerFormat(_:_:supported:)` for a
+    ///   revision in a newer format), or the errors of reading the content.
     public func open(_ id: UUID, revision: RevisionID? = nil) throws -> SurveyDocument {
         let graph = try revisions.graph(of: id).graph
         let base = try self.revision(id, revision, in: graph)

@@ -1025,6 +1025,10 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case newerLayout(String, Int, supported: Int)
     /// `Store.plist` is not a store's layout file.
     case damagedStore(String, String)
+    /// The revision's content is in a format newer than this build supports (the version,
+    /// and the newest supported): it can be listed, synced, kept and exported as it is,
+    /// never read.
+    case newerFormat(RevisionID, Int, supported: Int)
     /// Nothing is at the path given as a revision package to import.
     case noSuchPackage(String)
     /// What was given as a revision package to import (the path, or the file in it that
@@ -1047,6 +1051,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .newerLayout(let file, let version, let supported):
             "\(file): store layout \(version) is newer than this build supports (\(supported)); it can be read but not changed"
         case .damagedStore(let file, let why): "\(file): not a store's layout file: \(why)"
+        case .newerFormat(let id, let version, let supported):
+            "\(id): format \(version) is newer than this build supports (\(supported))"
         case .noSuchPackage(let path): "there is no revision package at \(path)"
         case .unimportablePackage(let path, let why): "\(path): cannot be imported: \(why)"
         }

@@ -14,6 +14,7 @@ extension StoreError: CategorizedError {
         case .readOnly: "readOnly"
         case .newerLayout: "newerLayout"
         case .damagedStore: "damagedStore"
+        case .newerFormat: "newerFormat"
         case .noSuchPackage: "noSuchPackage"
         case .unimportablePackage: "unimportablePackage"
         }
@@ -24,7 +25,8 @@ extension StoreError: CategorizedError {
         switch self {
         case .noSuchStore, .noSuchDocument, .noSuchRevision, .noSuchPackage: .notFound
         case .notCurrent: .refused
-        case .newerLayout, .damagedStore, .noReadableRevision, .unimportablePackage: .invalidData
+        case .newerLayout, .newerFormat, .damagedStore, .noReadableRevision, .unimportablePackage:
+            .invalidData
         case .noContent, .unreadableWinner, .readOnly: .failure
         }
     }

@@ -151,6 +151,15 @@ struct ImportTests {
                 "\(item.name)")
             #expect(json.status == item.exit)
         }
+        // A package in a newer format that is no revision this build can verify (the
+        // fixture's metadata has no revision id): it can be neither kept nor read.
+        let newer = FormatCommandTests.fixtures + "/format3/newer.survey"
+        let refused = try CommandRunner.run(["import", newer, "--store", c])
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains(
+                "error: \(newer): cannot be imported: it is no revision this build can verify, and its format 3 is newer than this build supports (2)"
+            ), "\(refused.stderr)")
         #expect(try Self.tree(c) == before, "a refused import changes nothing in the store")
     }
 

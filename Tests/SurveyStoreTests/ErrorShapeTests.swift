@@ -52,6 +52,11 @@ struct ErrorShapeTests {
             ),
             (StoreError.damagedStore("Store.plist", "x"), "damagedStore", .invalidData),
             (StoreError.noSuchPackage("/p"), "noSuchPackage", .notFound),
+            (
+                StoreError.newerFormat(
+                    RevisionID(generation: 1, digest: String(repeating: "a", count: 64)), 3, supported: 2),
+                "newerFormat", .invalidData
+            ),
             (StoreError.unimportablePackage("/p/Survey.plist", "x"), "unimportablePackage", .invalidData),
             (StoreError.readOnly("/s"), "readOnly", .failure),
             (LookupError.ambiguousDocument("ab", []), "ambiguous", .usage),
@@ -72,6 +77,29 @@ struct ErrorShapeTests {
             #expect(error.category == category, "\(error)")
             #expect(error.message == error.description, "\(error)")
         }
+    }
+
+    @Test(
+        "A revision in a newer format: opening it, the winner or by id, fails naming that revision, as an error about the heads"
+    )
+    func newerFormatNamesTheRevision() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("newer-\(UUID().uuidString)")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try SurveyStore.create(at: path, deviceName: "laptop")
+        let (id, first) = try store.create(try Survey(title: "Old", items: []))
+        let newerApp = RevisionStore(root: path, device: Device(id: "new-app", name: "new app"))
+        let newer = try newerApp.write(
+            document: id, parents: [first], content: Data("<plist/>".utf8), formatVersion: 3)
+        let expected = StoreError.newerFormat(newer.id, 3, supported: SurveyStore.formatVersion)
+        for revision in [nil, newer.id] {
+            let error = #expect(throws: StoreError.self) { try store.open(id, revision: revision) }
+            #expect(error == expected)
+            #expect(error?.description == "\(newer.id): format 3 is newer than this build supports (2)")
+            #expect(error.map(SurveyStore.isAboutHeads) == true)
+        }
+        // The older revision still opens.
+        #expect(try store.open(id, revision: first.id).survey.title == "Old")
     }
 
     @Test("Errors about input carry the file, line and column; the message leaves them out")

@@ -28,7 +28,7 @@ struct DiffCommand: ParsableCommand {
             let pairs =
                 revisionA == nil
                 ? try headPairs(store, id)
-                : try store.namingNewer(id, from, to) { try store.diffs(id, from, to) }
+                : try store.namingNewer { try store.diffs(id, from, to) }
             if options.json {
                 if revisionA == nil {
                     try Console.printJSON(pairs.map(DiffJSON.init))
@@ -51,12 +51,19 @@ struct DiffCommand: ParsableCommand {
     /// is named in a warning. Fails when the winner cannot be read, or no head can.
     private func headPairs(_ store: SurveyStore, _ id: UUID) throws -> [SurveyStore.RevisionDiff] {
         let (pairs, leftOut) = try store.namingNewer(
-            id, nil, what: "the winner ", then: "; no head can be compared with it"
+            what: "the winner ", then: "; no head can be compared with it"
         ) {
             try store.headDiffs(id)
         }
         for (head, error) in leftOut {
-            Console.error("warning: \(head): not compared with the winner: \(error)")
+            // The head is named once: a newer format's error names it too.
+            let why =
+                if case StoreError.newerFormat(_, let version, let supported) = error {
+                    FormatError.newer(version, supported: supported).description
+                } else {
+                    "\(error)"
+                }
+            Console.error("warning: \(head): not compared with the winner: \(why)")
         }
         if pairs.isEmpty, let (_, error) = leftOut.first { throw error }
         return pairs

@@ -384,7 +384,7 @@ struct ExportCommand: ParsableCommand {
             let named = try store.revisionID(revision, in: id)
             let form: SurveyStore.ExportFormat = format == "plist" ? .plist : .json
             let content = try store.namingNewer(
-                id, named, then: "; export it as it is with --format plist or --package DIR"
+                then: "; export it as it is with --format plist or --package DIR"
             ) {
                 try store.exportedContent(id, revision: named, as: form)
             }

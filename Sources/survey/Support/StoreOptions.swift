@@ -238,38 +238,24 @@ extension [StoreIssue] {
 }
 
 extension SurveyStore {
-    /// Fails, naming `revision`, when it is in a format newer than this build's:
-    /// `WHAT REV: format 3 is newer than this build supports (2)THEN` (exit 65).
-    func refuseNewer(_ revision: RevisionMetadata, what: String = "", then: String = "") throws {
-        guard revision.formatVersion > SurveyStore.formatVersion else { return }
-        var failure = CommandFailure(
-            FormatError.newer(revision.formatVersion, supported: SurveyStore.formatVersion))
-        failure.message = "\(what)\(revision.id): \(failure.message)\(then)"
-        throw failure
-    }
-
-    /// Runs `body`; when it fails on a revision in a newer format, fails naming whichever
-    /// of `revisions` (`nil`: the winner) is in one (``refuseNewer(_:what:then:)``). Only
-    /// that failure looks the revisions up.
-    func namingNewer<T>(
-        _ id: UUID, _ revisions: RevisionID?..., what: String = "", then: String = "", _ body: () throws -> T
-    ) throws -> T {
+    /// Runs `body`; when it fails on a revision in a format newer than this build's, which
+    /// the error names, fails with `WHAT REV: format 3 is newer than this build supports
+    /// (2)THEN` (exit 65).
+    func namingNewer<T>(what: String = "", then: String = "", _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as FormatError {
-            if case .newer = error {
-                for named in revisions { try refuseNewer(try revision(id, named), what: what, then: then) }
-            }
-            throw error
+        } catch let error as StoreError {
+            guard case .newerFormat = error else { throw error }
+            var failure = CommandFailure(error)
+            failure.message = "\(what)\(failure.message)\(then)"
+            throw failure
         }
     }
 
     /// `open(_:revision:)`, failing with the revision named, and how to copy it as it is,
     /// when it is in a format newer than this build's.
     func openNamingNewer(_ id: UUID, revision: RevisionID?) throws -> SurveyDocument {
-        try namingNewer(
-            id, revision, then: "; export it as it is with survey export --format plist or --package DIR"
-        ) {
+        try namingNewer(then: "; export it as it is with survey export --format plist or --package DIR") {
             try open(id, revision: revision)
         }
     }
