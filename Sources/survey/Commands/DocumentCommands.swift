@@ -67,26 +67,10 @@ struct ListCommand: ParsableCommand {
 
     struct Row: Encodable {
         var id, revision, modified, device: String
-        var title: String?
+        /// `null` for a document whose winner has no readable title (a deletion).
+        @NullIfAbsent var title: String?
         var formatVersion, conflicts: Int
         var deleted: Bool
-
-        enum CodingKeys: String, CodingKey {
-            case id, revision, modified, device, title, formatVersion, conflicts, deleted
-        }
-
-        /// `title` is `null` for a document whose winner has no readable title (a deletion).
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(id, forKey: .id)
-            try container.encode(revision, forKey: .revision)
-            try container.encode(modified, forKey: .modified)
-            try container.encode(device, forKey: .device)
-            try container.encode(title, forKey: .title)
-            try container.encode(formatVersion, forKey: .formatVersion)
-            try container.encode(conflicts, forKey: .conflicts)
-            try container.encode(deleted, forKey: .deleted)
-        }
     }
 
     func run() throws {

@@ -59,18 +59,8 @@ struct MigrateCommand: ParsableCommand {
     struct Row: Encodable {
         var id, from: String
         var fromFormat: Int
-        var revision: String?
-
-        enum CodingKeys: String, CodingKey { case id, from, fromFormat, revision }
-
-        /// `revision` is `null` in a dry run, where none is written.
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(id, forKey: .id)
-            try container.encode(from, forKey: .from)
-            try container.encode(fromFormat, forKey: .fromFormat)
-            try container.encode(revision, forKey: .revision)
-        }
+        /// The new revision; `null` in a dry run, where none is written.
+        @NullIfAbsent var revision: String?
     }
 
     func run() throws {

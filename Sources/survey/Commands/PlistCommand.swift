@@ -34,21 +34,10 @@ extension PlistCommand {
         struct Result: Encodable {
             var path: String
             var valid: Bool
-            var line: Int?
-            var column: Int?
-            var message: String?
-
-            enum CodingKeys: String, CodingKey { case path, valid, line, column, message }
-
-            /// Every key, `null` where there is nothing to say (a valid file).
-            func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(path, forKey: .path)
-                try container.encode(valid, forKey: .valid)
-                try container.encode(line, forKey: .line)
-                try container.encode(column, forKey: .column)
-                try container.encode(message, forKey: .message)
-            }
+            /// Where and why a file is invalid; `null` for a valid one.
+            @NullIfAbsent var line: Int? = nil
+            @NullIfAbsent var column: Int? = nil
+            @NullIfAbsent var message: String? = nil
         }
 
         func run() throws {

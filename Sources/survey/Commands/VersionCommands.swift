@@ -61,27 +61,14 @@ struct ConflictsCommand: ParsableCommand {
 
     struct Row: Encodable {
         var id, current: String
-        var title: String?
+        @NullIfAbsent var title: String?
         var conflicts: [String]
-        /// Fields `resolve --merge` would contest; `nil` when the heads cannot be merged
+        /// Fields `resolve --merge` would contest; `null` when the heads cannot be merged
         /// (a head in a newer format or unreadable).
-        var contested: Int?
+        @NullIfAbsent var contested: Int?
         /// Heads stamped more than a day ahead of this device's clock: they win until a
         /// save or resolution supersedes them.
         var aheadOfClock: [String]
-
-        enum CodingKeys: CodingKey { case id, current, title, conflicts, contested, aheadOfClock }
-
-        /// Every key, `null` included (the synthesized form leaves a `nil` out).
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(id, forKey: .id)
-            try container.encode(current, forKey: .current)
-            try container.encode(title, forKey: .title)
-            try container.encode(conflicts, forKey: .conflicts)
-            try container.encode(contested, forKey: .contested)
-            try container.encode(aheadOfClock, forKey: .aheadOfClock)
-        }
     }
 
     func run() throws {
@@ -247,29 +234,14 @@ struct ResolveCommand: ParsableCommand {
     private func resolveAll(_ store: SurveyStore) throws {
         struct Resolved: Encodable {
             var id: String
-            var revision: String?
+            @NullIfAbsent var revision: String?  // null with --dry-run
             var contested: Int
-            enum CodingKeys: CodingKey { case id, revision, contested }
-            func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(id, forKey: .id)
-                try container.encode(revision, forKey: .revision)  // null with --dry-run
-                try container.encode(contested, forKey: .contested)
-            }
         }
         struct Unresolved: Encodable {
             var id: String
-            var title: String?
-            var contested: Int?
+            @NullIfAbsent var title: String?
+            @NullIfAbsent var contested: Int?  // null when it cannot be merged
             var reason: String
-            enum CodingKeys: CodingKey { case id, title, contested, reason }
-            func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(id, forKey: .id)
-                try container.encode(title, forKey: .title)
-                try container.encode(contested, forKey: .contested)  // null when it cannot be merged
-                try container.encode(reason, forKey: .reason)
-            }
         }
         struct Report: Encodable { var resolved: [Resolved]; var unresolved: [Unresolved]; var dryRun: Bool }
         var report = Report(resolved: [], unresolved: [], dryRun: dryRun)
@@ -343,17 +315,8 @@ struct PruneCommand: ParsableCommand {
     struct Row: Encodable {
         var id: String
         var pruned: [String]
-        var skipped: String?
-
-        enum CodingKeys: String, CodingKey { case id, pruned, skipped }
-
-        /// `skipped` is `null` for a document that was not skipped.
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(id, forKey: .id)
-            try container.encode(pruned, forKey: .pruned)
-            try container.encode(skipped, forKey: .skipped)
-        }
+        /// Why the document was skipped; `null` when it was not.
+        @NullIfAbsent var skipped: String? = nil
     }
 
     func run() throws {

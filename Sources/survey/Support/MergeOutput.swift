@@ -19,14 +19,9 @@ struct JSONFieldValue: Encodable {
 struct DiffJSON: Encodable {
     struct Change: Encodable { var from, to: JSONFieldValue }
     struct Position: Encodable {
-        var from, to: Int?
-        enum CodingKeys: CodingKey { case from, to }
         /// `null`, not a missing key, for the side an item is not on.
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(from, forKey: .from)
-            try container.encode(to, forKey: .to)
-        }
+        @NullIfAbsent var from: Int?
+        @NullIfAbsent var to: Int?
     }
     struct Field: Encodable {
         var field: String
@@ -69,56 +64,28 @@ struct MergeJSON: Encodable {
         var value: JSONFieldValue
     }
     struct Contest: Encodable {
-        var item: String?
+        /// `null` for the survey's title.
+        @NullIfAbsent var item: String?
         var title, field: String
         var chosen: JSONFieldValue
         var chosenRevision: String
         var values: [Value]
-        enum CodingKeys: CodingKey { case item, title, field, chosen, chosenRevision, values }
-        /// `item` is `null` (not missing) for the survey's title.
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(item, forKey: .item)
-            try container.encode(title, forKey: .title)
-            try container.encode(field, forKey: .field)
-            try container.encode(chosen, forKey: .chosen)
-            try container.encode(chosenRevision, forKey: .chosenRevision)
-            try container.encode(values, forKey: .values)
-        }
     }
     struct Note: Encodable {
         var item, title, note: String
         var revisions: [String]
     }
     var id: String
-    var revision: String?
-    var base: [String]?
+    // Absent values are `null`, not missing keys.
+    @NullIfAbsent var revision: String?
+    @NullIfAbsent var base: [String]?
     var twoWay: Bool
-    var twoWayReason: String?
+    @NullIfAbsent var twoWayReason: String?
     var heads: [String]
     var contested: [Contest]
     var notes: [Note]
     var dryRun: Bool
     var refused: Bool
-
-    enum CodingKeys: CodingKey {
-        case id, revision, base, twoWay, twoWayReason, heads, contested, notes, dryRun, refused
-    }
-
-    /// Absent values are `null`, not missing keys.
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(revision, forKey: .revision)
-        try container.encode(base, forKey: .base)
-        try container.encode(twoWay, forKey: .twoWay)
-        try container.encode(twoWayReason, forKey: .twoWayReason)
-        try container.encode(heads, forKey: .heads)
-        try container.encode(contested, forKey: .contested)
-        try container.encode(notes, forKey: .notes)
-        try container.encode(dryRun, forKey: .dryRun)
-        try container.encode(refused, forKey: .refused)
-    }
 
     init(_ plan: SurveyStore.MergePlan, revision: RevisionMetadata?, dryRun: Bool, refused: Bool) {
         id = plan.document.lowercased
