@@ -228,10 +228,7 @@ public final class RevisionStore: Sendable {
                 result.hidden.append(file)
             } else if name.hasSuffix(StoreLayout.tombstoneSuffix) {
                 guard entry.kind == .regular || entry.kind == .unknown else {
-                    let what =
-                        entry.kind == .symbolicLink
-                        ? "a symbolic link (never followed)"
-                        : entry.kind == .directory ? "a folder" : "a FIFO, socket or device"
+                    let what = entry.kind.inWords + (entry.kind == .symbolicLink ? " (never followed)" : "")
                     // Damaged, and repairable from another store's copy of the tombstone.
                     if let id = StoreLayout.revision(tombstoneName: name) {
                         result.damagedTombstones.insert(id)

@@ -397,11 +397,10 @@ public struct RevisionTransfer: Sendable {
                     path: target.root + "/" + name, message: "nothing is copied to it: \(error.reason)"))
             return false
         }
-        let found = kind == .symbolicLink ? "a symbolic link" : "a FIFO, socket or device"
         outcome.repaired.append(
             StoreIssue(
                 path: target.root + "/" + name,
-                message: "\(found) stood where the \(what) belongs: removed (never followed)"))
+                message: "\(kind.inWords) stood where the \(what) belongs: removed (never followed)"))
         return true
     }
 
@@ -725,11 +724,8 @@ extension RevisionTransfer {
         _ path: String, _ kind: SystemCalls.FileKind, what: String, copied: String, remoteHasIt: Bool
     ) -> StoreIssue {
         let found =
-            switch kind {
-            case .symbolicLink: "a symbolic link (never followed)"
-            case .special: "a FIFO, socket or device"
-            default: "a file"
-            }
+            kind == .symbolicLink
+            ? "a symbolic link (never followed)" : kind == .special ? kind.inWords : "a file"
         let remedy =
             !remoteHasIt
             ? "the other store does not have it either"

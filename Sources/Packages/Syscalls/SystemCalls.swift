@@ -78,6 +78,18 @@ public struct SystemCalls: Sendable {
         case special
         /// The file system did not say (a directory entry only; ask ``SystemCalls/stat``).
         case unknown
+
+        /// The kind as messages name what stands at a path: "a file", "a folder", "a
+        /// symbolic link", "a FIFO, socket or device".
+        public var inWords: String {
+            switch self {
+            case .regular: "a file"
+            case .directory: "a folder"
+            case .symbolicLink: "a symbolic link"
+            case .special: "a FIFO, socket or device"
+            case .unknown: "an entry of unknown kind"
+            }
+        }
     }
 
     /// A directory entry: its name and kind.
