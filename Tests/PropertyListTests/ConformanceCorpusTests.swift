@@ -77,9 +77,22 @@ struct ConformanceCorpusTests {
             throws: PropertyListError(
                 code: .malformedXML,
                 message:
-                    "binary property lists are not supported; convert it to XML first (plutil -convert xml1)",
+                    "binary property lists are not supported; convert it to XML first "
+                    + "(plutil -convert xml1 FILE on macOS, plistutil -i FILE -o OUT -f xml on Linux)",
                 file: "b.plist", line: 1, column: 1)
         ) { try PropertyList(xml: data, file: "b.plist") }
+    }
+
+    @Test(
+        "A JSON document is named as such, with its position",
+        arguments: ["{\"a\": 1}", "  \n[1, 2]", "\u{FEFF}{}"])
+    func jsonIsNamed(_ text: String) {
+        #expect(
+            throws: PropertyListError(
+                code: .malformedXML, message: "the document is JSON, not an XML property list",
+                file: "j.plist",
+                line: 1, column: 1)
+        ) { try PropertyList(xml: Data(text.utf8), file: "j.plist") }
     }
 
     @Test(

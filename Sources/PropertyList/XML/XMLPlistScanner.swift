@@ -195,11 +195,22 @@ struct XMLPlistScanner {
     }
 
     /// Why the document cannot be read at all, told by its first bytes: a binary
-    /// property list, or UTF-32 text (which libxml2 2.9 cannot decode; it would fail
+    /// property list, JSON, or UTF-32 text (which libxml2 2.9 cannot decode; it would fail
     /// without a position).
     private static func unsupportedForm(_ bytes: UnsafeRawBufferPointer) -> String? {
         if bytes.count >= 6, bytes.prefix(6).elementsEqual("bplist".utf8) {
-            return "binary property lists are not supported; convert it to XML first (plutil -convert xml1)"
+            return "binary property lists are not supported; convert it to XML first "
+                + "(plutil -convert xml1 FILE on macOS, plistutil -i FILE -o OUT -f xml on Linux)"
+        }
+        // JSON (an object or an array after white space, a UTF-8 byte order mark allowed),
+        // which libxml2 would call "no root element".
+        let text =
+            bytes.starts(with: [0xEF, 0xBB, 0xBF])
+            ? UnsafeRawBufferPointer(rebasing: bytes.dropFirst(3)) : bytes
+        if let first = text.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }),
+            first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+        {
+            return "the document is JSON, not an XML property list"
         }
         guard bytes.count >= 4 else { return nil }
         let (b0, b1, b2, b3) = (bytes[0], bytes[1], bytes[2], bytes[3])
