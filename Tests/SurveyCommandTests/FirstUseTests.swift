@@ -148,6 +148,27 @@ struct FirstUseTests {
 
     // MARK: Messages
 
+    @Test(
+        "No store at the path: the message says how to create one there, for --store and for a sync partner")
+    func noStoreHint() throws {
+        let store = try Store()
+        let missing = try store.run(["list"])
+        #expect(
+            missing.status == 66
+                && missing.stderr.contains(
+                    "there is no store at \(store.path) (create one with `survey init --store \(store.path)`)"
+                ),
+            "\(missing.stderr)")
+        #expect(try store.run(["init"]).status == 0)
+        let partner = store.directory.appendingPathComponent("partner").path
+        let sync = try store.run(["sync", partner])
+        #expect(
+            sync.status == 66
+                && sync.stderr.contains(
+                    "there is no store at \(partner) (create one with `survey init --store \(partner)`)"),
+            "\(sync.stderr)")
+    }
+
     @Test("An unknown document is called a document; an ambiguous prefix lists what it matches")
     func lookupMessages() throws {
         let store = try Store()

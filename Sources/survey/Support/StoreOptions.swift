@@ -108,7 +108,9 @@ struct CommandFailure: Error {
         }
         var message = error.inputLocation == nil ? error.description : error.message
         // The library does not know the command; the command adds how to go on.
-        if error.errorCode == "noSuchStore" { message += " (run `survey init` to create one)" }
+        if case StoreError.noSuchStore(let path) = error {
+            message += " (create one with `survey init --store \(path)`)"
+        }
         self.init(
             code: error.errorCode, message: message, exit: ExitStatus.code(for: error.category).rawValue,
             file: error.inputLocation?.file, line: error.inputLocation?.line,
