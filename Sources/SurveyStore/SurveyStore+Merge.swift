@@ -242,7 +242,7 @@ extension SurveyStore {
             pairs = graph.conflicts.map { (winner, $0) }
         }
         return try pairs.map { from, to in
-            for revision in [from, to] where revision.isDeleted { throw StoreError.noContent(revision.id) }
+            for revision in [from, to] where revision.isDeleted { throw StoreError.deletion(revision.id) }
             return RevisionDiff(
                 from: from, to: to, diff: SurveyDiff(from: try survey(id, from), to: try survey(id, to)))
         }
@@ -250,8 +250,9 @@ extension SurveyStore {
 
     /// The winner against each other head, as `diffs(_:_:_:)` with no revision gives them,
     /// except that a head whose content cannot be read here (``isAboutHeads(_:)``: in a
-    /// newer format, say) is left out and returned with why, rather than failing the
-    /// whole call. One read of the document, the winner decoded once.
+    /// newer format, say) or that has none (a deletion, `StoreError/deletion(_:)`) is
+    /// left out and returned with why, rather than failing the whole call. One read of
+    /// the document, the winner decoded once.
     ///
     /// - Returns: The diffs, and the heads left out with their errors, in head order.
     /// - Throws: What `diffs(_:_:_:)` throws when the winner itself cannot be read
@@ -261,13 +262,16 @@ extension SurveyStore {
         guard let winner = graph.winner else { throw noWinner(id) }
         let heads = graph.conflicts
         guard !heads.isEmpty else { return ([], []) }
-        if winner.isDeleted { throw StoreError.noContent(winner.id) }
+        if winner.isDeleted { throw StoreError.deletion(winner.id) }
         let base = try survey(id, winner)
         var diffs: [RevisionDiff] = []
         var leftOut: [(RevisionID, any Error)] = []
         for head in heads {
+            if head.isDeleted {
+                leftOut.append((head.id, StoreError.deletion(head.id)))
+                continue
+            }
             do {
-                if head.isDeleted { throw StoreError.noContent(head.id) }
                 diffs.append(
                     RevisionDiff(
                         from: winner, to: head, diff: SurveyDiff(from: base, to: try survey(id, head))))

@@ -188,8 +188,8 @@ extension SurveyStore {
         let metadataPath = path + "/" + StoreLayout.metadataFile
         let contentPath = path + "/" + StoreLayout.contentFile
         // The package is read like a store: no link inside it is followed, only regular
-        // files within the size limits are read, and anything else stands where a file
-        // belongs is refused as bad input, naming that file.
+        // files within the size limits are read, and anything else that stands where a
+        // file belongs is refused as bad input, naming that file.
         let reader = FileReader(root: path, calls: calls)
         let metadataData: Data
         let content: Data?
@@ -235,8 +235,8 @@ extension SurveyStore {
     }
 
     /// Why `path`, which holds no metadata file, is no package: nothing is there, a link
-    /// to nothing, no folder, or a folder without the file. `reader` has no root: `path` is the root
-    /// of the package's own reader.
+    /// to nothing, no folder, or a folder without the file. `reader` has no root: `path`
+    /// is the root of the package's own reader.
     private static func notAPackage(_ path: String, reader: FileReader) throws -> StoreError {
         switch try reader.status(atPath: path)?.kind {
         case nil: .noSuchPackage(path)

@@ -1009,6 +1009,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case noSuchRevision(String)
     /// The revision was pruned: its place in the history remains, its content does not.
     case noContent(RevisionID)
+    /// The revision records the document's deletion: it has no content.
+    case deletion(RevisionID)
     /// The base of a save is no longer the document's only head.
     case notCurrent(base: RevisionID, heads: [RevisionID])
     /// A document's winner cannot be read, so its history is kept.
@@ -1038,6 +1040,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noSuchDocument(let id): "there is no document \(id.uuidString.lowercased())"
         case .noSuchRevision(let text): "there is no revision \(text)"
         case .noContent(let id): "revision \(id) has been pruned; only its place in the history remains"
+        case .deletion(let id): "revision \(id) records a deletion: it has no content"
         case .notCurrent(let base, let heads):
             "revision \(base) is no longer the only current revision (current: \(heads.map(\.description).joined(separator: ", ")))"
         case .unreadableWinner(let id, let why):

@@ -8,6 +8,7 @@ extension StoreError: CategorizedError {
         case .noSuchDocument: "noSuchDocument"
         case .noSuchRevision: "noSuchRevision"
         case .noContent: "noContent"
+        case .deletion: "deletion"
         case .notCurrent: "notCurrent"
         case .unreadableWinner: "unreadableWinner"
         case .noReadableRevision: "noReadableRevision"
@@ -23,11 +24,11 @@ extension StoreError: CategorizedError {
     /// What kind of failure the case is.
     public var category: ErrorCategory {
         switch self {
-        case .noSuchStore, .noSuchDocument, .noSuchRevision, .noSuchPackage: .notFound
+        case .noSuchStore, .noSuchDocument, .noSuchRevision, .noSuchPackage, .noContent, .deletion: .notFound
         case .notCurrent: .refused
         case .newerLayout, .newerFormat, .damagedStore, .noReadableRevision, .unimportablePackage:
             .invalidData
-        case .noContent, .unreadableWinner, .readOnly: .failure
+        case .unreadableWinner, .readOnly: .failure
         }
     }
 }

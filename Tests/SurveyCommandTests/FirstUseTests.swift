@@ -169,6 +169,37 @@ struct FirstUseTests {
             "\(sync.stderr)")
     }
 
+    @Test(
+        "Content that is not there exits 66 and says why: a deletion named in diff records a deletion (it said 'pruned'), a pruned revision has been pruned"
+    )
+    func absentContent() throws {
+        let store = try Store()
+        let (id, first) = try store.makeDocument()
+        #expect(try store.run(["edit", id, "--title", "Second"]).status == 0)
+        let deletion = try store.run(["delete", id]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let diff = try store.run(["diff", id, first, deletion])
+        #expect(diff.status == 66, "\(diff.stderr)")
+        #expect(
+            diff.stderr.contains("revision \(deletion) records a deletion: it has no content"),
+            "\(diff.stderr)")
+        #expect(!diff.stderr.contains("pruned"))
+        let json = Self.object(try store.run(["diff", id, first, deletion, "--json"]).stdout)
+        #expect(
+            (json?["error"] as? [String: Any])?["code"] as? String == "deletion",
+            "\(String(describing: json))")
+
+        let (other, _) =
+            try (store.json(["new", "--title", "Other"]) as? [String: Any]).map {
+                ($0["id"] as! String, $0["revision"] as! String)
+            } ?? ("", "")
+        let older = try #require(
+            Self.object(try store.run(["show", other, "--json"]).stdout)?["revision"] as? String)
+        #expect(try store.run(["edit", other, "--title", "Other, again"]).status == 0)
+        #expect(try store.run(["prune"]).status == 0)
+        let pruned = try store.run(["show", other, "--revision", older])
+        #expect(pruned.status == 66 && pruned.stderr.contains("has been pruned"), "\(pruned.stderr)")
+    }
+
     @Test("An unknown document is called a document; an ambiguous prefix lists what it matches")
     func lookupMessages() throws {
         let store = try Store()

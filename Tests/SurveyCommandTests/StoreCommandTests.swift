@@ -168,8 +168,9 @@ struct StoreCommandTests {
         let after = try store.versions(id)
         #expect(after.count == 4, "ids and parents stay")
         #expect(after.filter { $0["pruned"] as? Bool == true }.count == 3)
-        #expect(
-            try store.run(["show", id, "--revision", base]).status == 1, "pruned content cannot be shown")
+        // Pruned content cannot be shown: it is not there (exit 66, as a deleted document's).
+        let shown = try store.run(["show", id, "--revision", base])
+        #expect(shown.status == 66 && shown.stderr.contains("has been pruned"), "\(shown.stderr)")
         #expect(try store.run(["verify"]).status == 0)
     }
 

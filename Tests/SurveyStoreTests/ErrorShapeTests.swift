@@ -53,6 +53,14 @@ struct ErrorShapeTests {
             (StoreError.damagedStore("Store.plist", "x"), "damagedStore", .invalidData),
             (StoreError.noSuchPackage("/p"), "noSuchPackage", .notFound),
             (
+                StoreError.noContent(RevisionID(generation: 1, digest: String(repeating: "b", count: 64))),
+                "noContent", .notFound
+            ),
+            (
+                StoreError.deletion(RevisionID(generation: 2, digest: String(repeating: "c", count: 64))),
+                "deletion", .notFound
+            ),
+            (
                 StoreError.newerFormat(
                     RevisionID(generation: 1, digest: String(repeating: "a", count: 64)), 3, supported: 2),
                 "newerFormat", .invalidData

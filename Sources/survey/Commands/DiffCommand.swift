@@ -58,10 +58,11 @@ struct DiffCommand: ParsableCommand {
         for (head, error) in leftOut {
             // The head is named once: a newer format's error names it too.
             let why =
-                if case StoreError.newerFormat(_, let version, let supported) = error {
+                switch error {
+                case StoreError.newerFormat(_, let version, let supported):
                     FormatError.newer(version, supported: supported).description
-                } else {
-                    "\(error)"
+                case StoreError.deletion: "it records a deletion, which has no content"
+                default: "\(error)"
                 }
             Console.error("warning: \(head): not compared with the winner: \(why)")
         }
