@@ -188,12 +188,9 @@ struct FirstUseTests {
             (json?["error"] as? [String: Any])?["code"] as? String == "deletion",
             "\(String(describing: json))")
 
-        let (other, _) =
-            try (store.json(["new", "--title", "Other"]) as? [String: Any]).map {
-                ($0["id"] as! String, $0["revision"] as! String)
-            } ?? ("", "")
-        let older = try #require(
-            Self.object(try store.run(["show", other, "--json"]).stdout)?["revision"] as? String)
+        let created = try #require(try store.json(["new", "--title", "Other"]) as? [String: Any])
+        let other = try #require(created["id"] as? String)
+        let older = try #require(created["revision"] as? String)
         #expect(try store.run(["edit", other, "--title", "Other, again"]).status == 0)
         #expect(try store.run(["prune"]).status == 0)
         let pruned = try store.run(["show", other, "--revision", older])
