@@ -2,6 +2,14 @@ import Foundation
 import Packages
 
 extension RevisionStore {
+    /// What Syncthing puts in the name of its copy of a file two devices changed at once
+    /// (`Survey.sync-conflict-20261125-100000-ABCDEFG.plist`).
+    static let syncthingConflictMark = ".sync-conflict-"
+
+    /// What verify says of such a copy inside a revision package.
+    static let syncthingConflictCopy =
+        "Syncthing's copy of a conflicting change inside a revision package: a revision's files never change, so once the revision verifies the copy holds nothing it needs and can be removed"
+
     /// Checks everything in the store this layer owns, and changes nothing: the store's
     /// own folders, stray temporary files, interrupted prunes, lock files, the entries of
     /// `Documents/`, and in each document folder every package and tombstone (metadata
@@ -121,6 +129,10 @@ extension RevisionStore {
             where entry.name != StoreLayout.metadataFile && entry.name != StoreLayout.contentFile {
                 if StoreLayout.isHidden(entry.name) {
                     report(package + "/" + entry.name, Self.hiddenNote, true)
+                    continue
+                }
+                if entry.kind == .regular, entry.name.contains(Self.syncthingConflictMark) {
+                    report(package + "/" + entry.name, Self.syncthingConflictCopy, false)
                     continue
                 }
                 let what =

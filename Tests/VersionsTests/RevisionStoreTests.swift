@@ -300,6 +300,10 @@ struct RevisionStoreTests {
         try Data("damaged".utf8).write(to: URL(fileURLWithPath: damaged))
         let stray = folder + "/" + StoreLayout.packageName(revisions[2].id) + "/notes.txt"
         try Data("notes".utf8).write(to: URL(fileURLWithPath: stray))
+        let conflictCopy =
+            folder + "/" + StoreLayout.packageName(revisions[0].id)
+            + "/Survey.sync-conflict-20261125-100000-ABCDEFG.plist"
+        try Data("copy".utf8).write(to: URL(fileURLWithPath: conflictCopy))
         let leftover = path(store, StoreLayout.temporaryFolder) + "/interrupted"
         try Data().write(to: URL(fileURLWithPath: leftover))
         // A tombstone for the head: nothing here supersedes it yet.
@@ -317,9 +321,13 @@ struct RevisionStoreTests {
         #expect(problems[damaged] == "the content does not match the digest in its metadata", "\(issues)")
         #expect(problems[stray] == "an unexpected file inside a revision package", "\(issues)")
         #expect(
+            problems[conflictCopy]?.hasPrefix(
+                "Syncthing's copy of a conflicting change inside a revision package")
+                == true, "\(issues)")
+        #expect(
             problems[leftover]?.hasPrefix("a temporary file left by an interrupted write") == true,
             "\(issues)")
-        #expect(problems.count == 3, "\(issues)")
+        #expect(problems.count == 4, "\(issues)")
         let notes = issues.filter(\.isNote)
         #expect(notes.map(\.path) == [pendingPath], "\(issues)")
         #expect(
