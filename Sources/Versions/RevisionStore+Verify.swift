@@ -136,7 +136,7 @@ extension RevisionStore {
                     continue
                 }
                 let what =
-                    entry.kind == .symbolicLink ? "a symbolic link (never followed)" : "an unexpected file"
+                    entry.kind == .symbolicLink ? entry.kind.asFound : "an unexpected file"
                 report(package + "/" + entry.name, "\(what) inside a revision package", false)
             }
         }

@@ -228,7 +228,7 @@ public final class RevisionStore: Sendable {
                 result.hidden.append(file)
             } else if name.hasSuffix(StoreLayout.tombstoneSuffix) {
                 guard entry.kind == .regular || entry.kind == .unknown else {
-                    let what = entry.kind.inWords + (entry.kind == .symbolicLink ? " (never followed)" : "")
+                    let what = entry.kind.asFound
                     // Damaged, and repairable from another store's copy of the tombstone.
                     if let id = StoreLayout.revision(tombstoneName: name) {
                         result.damagedTombstones.insert(id)
@@ -254,7 +254,7 @@ public final class RevisionStore: Sendable {
             } else if name.hasSuffix(StoreLayout.packageSuffix) {
                 guard entry.kind == .directory || entry.kind == .unknown else {
                     let what =
-                        entry.kind == .symbolicLink ? "a symbolic link (never followed)" : "not a folder"
+                        entry.kind == .symbolicLink ? entry.kind.asFound : "not a folder"
                     if let id = StoreLayout.revision(packageName: name) {
                         result.blockedPackages[id] = entry.kind
                     }
@@ -309,7 +309,7 @@ public final class RevisionStore: Sendable {
                 }
             } else {
                 let what =
-                    entry.kind == .symbolicLink ? "a symbolic link (never followed)" : "an unexpected file"
+                    entry.kind == .symbolicLink ? entry.kind.asFound : "an unexpected file"
                 result.skipped.append(
                     StoreIssue(path: file, message: "\(what) in a document folder (skipped)"))
             }

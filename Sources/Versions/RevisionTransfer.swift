@@ -723,9 +723,7 @@ extension RevisionTransfer {
     static func inTheWay(
         _ path: String, _ kind: SystemCalls.FileKind, what: String, copied: String, remoteHasIt: Bool
     ) -> StoreIssue {
-        let found =
-            kind == .symbolicLink
-            ? "a symbolic link (never followed)" : kind == .special ? kind.inWords : "a file"
+        let found = kind == .symbolicLink || kind == .special ? kind.asFound : "a file"
         let remedy =
             !remoteHasIt
             ? "the other store does not have it either"

@@ -90,6 +90,10 @@ public struct SystemCalls: Sendable {
             case .unknown: "an entry of unknown kind"
             }
         }
+
+        /// ``inWords``, with "(never followed)" after a link: what a reader says of an entry
+        /// it found in a place it does not read through.
+        public var asFound: String { self == .symbolicLink ? inWords + " (never followed)" : inWords }
     }
 
     /// A directory entry: its name and kind.

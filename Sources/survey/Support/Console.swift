@@ -64,13 +64,18 @@ enum Console {
         }
     }
 
-    /// Writes `value` to standard output as one pretty-printed JSON document with sorted keys
-    /// (an empty array or object as `[]` or `{}`).
+    /// Writes `value` to standard output as one JSON document (``jsonData(_:)``).
     static func printJSON<T: Encodable>(_ value: T) throws {
+        write(try jsonData(value))
+    }
+
+    /// `value` as the command prints JSON: pretty-printed with sorted keys, an empty array
+    /// or object as `[]` or `{}`, and a final newline.
+    static func jsonData<T: Encodable>(_ value: T) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         var data = CompactEmptyJSON.compacting(try encoder.encode(value))
         data.append(UInt8(ascii: "\n"))
-        write(data)
+        return data
     }
 }

@@ -7,13 +7,8 @@ struct JSONPropertyList: Encodable {
     var path: String
 
     static func encode(_ value: PropertyList) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
-            var data = CompactEmptyJSON.compacting(
-                try encoder.encode(JSONPropertyList(value: value, path: "")))
-            data.append(UInt8(ascii: "\n"))
-            return data
+            return try Console.jsonData(JSONPropertyList(value: value, path: ""))
         } catch let EncodingError.invalidValue(_, context) {
             throw PropertyListError(code: .unrepresentableValue, message: context.debugDescription)
         }
