@@ -386,6 +386,23 @@ struct FirstUseTests {
         )
     }
 
+    @Test("list on a store with no documents prints the header and says how to create one")
+    func listEmpty() throws {
+        let store = try Store()
+        #expect(try store.run(["init"]).status == 0)
+        let empty = try store.run(["list"])
+        #expect(empty.status == 0)
+        #expect(empty.stdout.split(separator: "\n").count == 1, "\(empty.stdout)")
+        #expect(
+            empty.stderr.contains(
+                "the store at \(store.path) has no documents yet (create one with `survey new --store \(store.path) --title TITLE`)"
+            ), "\(empty.stderr)")
+        let json = try store.run(["list", "--json"])
+        #expect(json.stdout == "[]\n" && json.stderr.isEmpty, "\(json.stdout) \(json.stderr)")
+        _ = try store.makeDocument()
+        #expect(try store.run(["list"]).stderr.isEmpty)
+    }
+
     @Test("show text has the format version, and a binary answer as its label")
     func showText() throws {
         let store = try Store()

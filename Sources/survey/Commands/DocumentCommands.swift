@@ -59,7 +59,8 @@ struct ListCommand: ParsableCommand {
         commandName: "list", abstract: "One row per document.",
         discussion: """
             Columns: ID, TITLE, REVISION (the winner), MODIFIED, DEVICE (that saved the winner), FORMAT (its format \
-            version), CONFLICTS (how many unresolved conflict versions), DELETED.
+            version), CONFLICTS (how many unresolved conflict versions), DELETED. A store with no documents prints \
+            the header alone, and says on standard error how to create one.
 
             \(SurveyTool.exitCodesReference)
             """)
@@ -75,7 +76,8 @@ struct ListCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let rows = try options.listDocuments().map { summary in
+            let (documents, skippedAny) = try options.listDocuments()
+            let rows = documents.map { summary in
                 Row(
                     id: summary.id.lowercased, revision: summary.revision.id.description,
                     modified: iso(summary.revision.timestamp),
@@ -94,6 +96,11 @@ struct ListCommand: ParsableCommand {
                     ]
                 }
             Console.printTable(table)
+            if rows.isEmpty && !skippedAny {
+                Console.error(
+                    "the store at \(options.path) has no documents yet "
+                        + "(create one with `survey new --store \(options.path) --title TITLE`)")
+            }
         }
     }
 }

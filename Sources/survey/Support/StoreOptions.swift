@@ -35,10 +35,12 @@ struct StoreOptions: ParsableArguments {
 
     /// The documents of the store, read only (but for the summary cache, see
     /// ``openForListing()``); what was skipped on the way is named on standard error.
-    func listDocuments() throws -> [SurveyStore.Summary] {
+    ///
+    /// - Returns: The documents, and whether anything was skipped.
+    func listDocuments() throws -> (documents: [SurveyStore.Summary], skippedAny: Bool) {
         let (documents, issues) = try openForListing().documentsReport()
         for issue in issues { Console.error("warning: \(issue)") }
-        return documents
+        return (documents, !issues.isEmpty)
     }
 
     /// Reports a revision a command wrote: `{"id", "revision", "changed"}` with `--json`,
