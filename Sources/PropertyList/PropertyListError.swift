@@ -1,6 +1,6 @@
 /// An error reading, writing, encoding or decoding a property list.
 ///
-/// Errors about XML input carry the file (when known), the line and the column, and
+/// Errors about XML or JSON input carry the file (when known), the line and the column, and
 /// describe themselves as `FILE:LINE:COLUMN: message`, the form compilers use.
 public struct PropertyListError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of failure; extensible without breaking callers.
@@ -19,6 +19,9 @@ public struct PropertyListError: Error, Sendable, Equatable, CustomStringConvert
         /// A scalar's text is not valid for its type (an integer out of range, a bad
         /// real, date or base64).
         public static let invalidValue = Code("invalidValue")
+        /// The input is not well-formed JSON, or holds what a property list cannot
+        /// (`null`, a repeated key).
+        public static let malformedJSON = Code("malformedJSON")
         /// The document declares entities or other DTD content, which is never read.
         public static let forbiddenDeclaration = Code("forbiddenDeclaration")
         /// Containers are nested deeper than the reader's or writer's limit.
@@ -38,9 +41,9 @@ public struct PropertyListError: Error, Sendable, Equatable, CustomStringConvert
     public var message: String
     /// The file being read, when known.
     public var file: String?
-    /// The 1-based line in the XML input, when the error is about XML input.
+    /// The 1-based line in the XML or JSON input, when the error is about input.
     public var line: Int?
-    /// The 1-based column in the XML input, when the error is about XML input.
+    /// The 1-based column in the XML or JSON input, when the error is about input.
     public var column: Int?
 
     /// Creates an error.

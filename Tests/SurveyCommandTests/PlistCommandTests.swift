@@ -106,6 +106,50 @@ struct PlistCommandTests {
         #expect(refused.stdout.isEmpty)
     }
 
+    @Test(
+        "convert reads JSON too: --to xml writes what PropertyListSerialization writes, errors have a position"
+    )
+    func convertFromJSON() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let json = try write(
+            "{\"title\": \"T\", \"n\": [1, 2.5, true], \"nested\": {\"k\": \"v\"}}\n", "in.json",
+            in: directory)
+        let result = try CommandRunner.run(["plist", "convert", json, "--to", "xml"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let expected = try PropertyListSerialization.data(
+            fromPropertyList: ["title": "T", "n": [1, 2.5, true] as [Any], "nested": ["k": "v"]]
+                as [String: Any],
+            format: .xml, options: 0)
+        #expect(result.stdout == String(decoding: expected, as: UTF8.self))
+
+        // XML to JSON and back gives the same XML, for values JSON can carry.
+        let plain = try write(
+            PlistCommandTests.valid.replacingOccurrences(
+                of: "<date>1969-07-20T20:17:40Z</date>", with: "<string/>"
+            )
+            .replacingOccurrences(of: "<data>AAEC</data>", with: "<integer>-3</integer>"),
+            "plain.plist", in: directory)
+        let asJSON = directory.appendingPathComponent("plain.json").path
+        #expect(try CommandRunner.run(["plist", "convert", plain, "--to", "json", "-o", asJSON]).status == 0)
+        let back = try CommandRunner.run(["plist", "convert", asJSON, "--to", "xml"])
+        #expect(back.status == 0)
+        #expect(back.stdout == (try CommandRunner.run(["plist", "convert", plain, "--to", "xml"])).stdout)
+
+        let bad = try write("{\n  \"a\": null\n}\n", "bad.json", in: directory)
+        let refused = try CommandRunner.run(["plist", "convert", bad, "--to", "xml"])
+        #expect(refused.status == 65)
+        #expect(refused.stdout.isEmpty)
+        #expect(refused.stderr.contains("\(bad):2:8: null is not allowed"), "\(refused.stderr)")
+        let refusedJSON = try CommandRunner.run(["plist", "convert", bad, "--to", "xml", "--json"])
+        let error = try JSONSerialization.jsonObject(with: Data(refusedJSON.stdout.utf8)) as? [String: Any]
+        let body = try #require(error?["error"] as? [String: Any])
+        #expect(body["line"] as? Int == 2 && body["column"] as? Int == 8 && body["exit"] as? Int == 65)
+
+        // lint stays a check of XML property lists.
+        let lint = try CommandRunner.run(["plist", "lint", json])
+        #expect(lint.status == 65 && lint.stderr.contains("the document is JSON"))
+    }
+
     @Test("Unknown options and formats are usage errors (exit 64)")
     func usage() throws {
         #expect(try CommandRunner.run(["plist", "convert", "x.plist", "--to", "yaml"]).status == 64)

@@ -204,12 +204,7 @@ struct XMLPlistScanner {
         }
         // JSON (an object or an array after white space, a UTF-8 byte order mark allowed),
         // which libxml2 would call "no root element".
-        let text =
-            bytes.starts(with: [0xEF, 0xBB, 0xBF])
-            ? UnsafeRawBufferPointer(rebasing: bytes.dropFirst(3)) : bytes
-        if let first = text.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }),
-            first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
-        {
+        if PropertyList.looksLikeJSON(bytes) {
             return "the document is JSON, not an XML property list"
         }
         guard bytes.count >= 4 else { return nil }

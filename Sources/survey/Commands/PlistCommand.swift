@@ -6,7 +6,7 @@ import SurveyStore
 struct PlistCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plist",
-        abstract: "Check and convert XML property lists with SurveyStore's codec.",
+        abstract: "Check XML property lists, and convert XML or JSON ones, with SurveyStore's codec.",
         discussion: SurveyTool.exitCodesReference,
         subcommands: [Lint.self, Convert.self]
     )
@@ -75,12 +75,21 @@ extension PlistCommand {
     /// `survey plist convert FILE --to json|xml`
     struct Convert: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Convert an XML property list to JSON, or rewrite it in canonical XML.",
+            abstract: "Convert a property list, XML or JSON, to JSON or to canonical XML.",
             discussion: """
+                The input is read as JSON when its first character (after white space) is { or [, \
+                and as an XML property list otherwise.
+
                 JSON output maps dictionaries to objects, arrays to arrays, strings, integers, \
                 reals and booleans to themselves, dates to ISO 8601 strings and data to base64 \
                 strings. Reals that are NaN or infinite cannot be written as JSON and are refused. \
                 XML output is byte-identical to CoreFoundation's.
+
+                JSON input maps the other way: objects to dictionaries, numbers without a fraction \
+                or an exponent to integers and other numbers to reals. JSON has no dates and no \
+                data, so an ISO 8601 or base64 string stays a string: a date or data value does \
+                not survive a round trip through JSON. null and a key repeated in one object are \
+                refused with the line and column.
 
                 \(SurveyTool.exitCodesReference)
                 """
@@ -90,7 +99,7 @@ extension PlistCommand {
             case json, xml
         }
 
-        @Argument(help: "The XML property list to convert.")
+        @Argument(help: "The property list to convert: XML, or JSON.")
         var file: String
 
         @Option(help: "The output format: json or xml.")
@@ -116,7 +125,9 @@ extension PlistCommand {
             }
             let value: PropertyList
             do {
-                value = try PropertyList(xml: data, file: file)
+                value =
+                    PropertyList.looksLikeJSON(data)
+                    ? try PropertyList(json: data, file: file) : try PropertyList(xml: data, file: file)
             } catch let error as PropertyListError {
                 throw CommandFailure(error)
             }

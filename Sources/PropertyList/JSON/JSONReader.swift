@@ -1,5 +1,4 @@
 import Foundation
-import PropertyList
 
 #if canImport(Glibc)
     import Glibc
@@ -15,11 +14,15 @@ import PropertyList
 /// that fit −2^63…2^64−1 become integers, every other number a real. The array under the
 /// top-level key `items` may hold at most `itemLimit` elements: the reader stops at the
 /// first one too many instead of building them all.
-struct JSONReader {
-    struct Failure: Error {
-        var message: String
-        var line: Int
-        var column: Int
+///
+/// ``PropertyList/init(json:file:)`` is its public face; the survey reader uses it
+/// directly for the item limit.
+package struct JSONReader {
+    /// Why a document was refused, and where.
+    package struct Failure: Error {
+        package var message: String
+        package var line: Int
+        package var column: Int
     }
 
     private let bytes: UnsafeBufferPointer<UInt8>
@@ -29,7 +32,7 @@ struct JSONReader {
     /// Reads one JSON document.
     ///
     /// - Throws: ``Failure`` with the position of the first problem.
-    static func read(_ data: Data, itemLimit: Int) throws(Failure) -> PropertyList {
+    package static func read(_ data: Data, itemLimit: Int) throws(Failure) -> PropertyList {
         var result: Result<PropertyList, Failure>!
         data.withUnsafeBytes { raw in
             var reader = JSONReader(bytes: raw.bindMemory(to: UInt8.self), itemLimit: itemLimit)
