@@ -27,7 +27,8 @@ extension SurveyStore {
     /// its files fsynced one by one), each revision atomic.
     ///
     /// - Parameters:
-    ///   - dryRun: Only say what would be migrated.
+    ///   - dryRun: Only say what would be migrated: nothing is locked or written, so it
+    ///     works on a store opened for reading.
     ///   - progress: Called after each batch with the number of documents done and the total.
     public func migrate(dryRun: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws -> [Migration] {
         var done: [Migration] = []
@@ -42,7 +43,7 @@ extension SurveyStore {
             var migrations: [(document: UUID, parent: RevisionMetadata, content: Data, formatVersion: Int)] =
                 []
             for summary in batch {
-                locks.append(try documentLock(summary.id))
+                if !dryRun { locks.append(try documentLock(summary.id)) }
                 let survey = try self.survey(summary.id, summary.revision)
                 migrations.append((summary.id, summary.revision, try survey.plistData(), Self.formatVersion))
             }

@@ -120,7 +120,8 @@ extension SurveyStore {
     ///   - id: The document.
     ///   - prefer: A head whose values win contests instead of the winner's.
     ///   - strict: Refuse, writing nothing, when any field is contested.
-    ///   - dryRun: Compute the merge and write nothing.
+    ///   - dryRun: Compute the merge, and lock and write nothing (it works on a store
+    ///     opened for reading).
     /// - Returns: The merge and the revision written (`nil` for a dry run); `nil` when the
     ///   document has a single head.
     /// - Throws: ``MergeRefusal`` when `strict` and a field is contested; `StoreError`.
@@ -128,8 +129,8 @@ extension SurveyStore {
     public func resolveMerge(
         _ id: UUID, prefer: RevisionID? = nil, strict: Bool = false, dryRun: Bool = false
     ) throws -> (plan: MergePlan, revision: RevisionMetadata?)? {
-        let lock = try documentLock(id)
-        defer { lock.unlock() }
+        let lock = dryRun ? nil : try documentLock(id)
+        defer { lock?.unlock() }
         let graph = try revisions.graph(of: id).graph
         guard let plan = try mergePlan(id, prefer: prefer, in: graph) else { return nil }
         if strict && !plan.isClean { throw MergeRefusal(plan: plan) }

@@ -678,13 +678,13 @@ public final class SurveyStore: Sendable {
     /// - Parameters:
     ///   - id: The document.
     ///   - keepHistory: How many ancestors of the winner keep their content.
-    ///   - dryRun: Only say what would be pruned.
+    ///   - dryRun: Only say what would be pruned: nothing is locked, cleaned or written,
+    ///     so it works on a store opened for reading.
     /// - Returns: The revisions pruned (or that would be).
     public func prune(_ id: UUID, keepHistory: Int = 0, dryRun: Bool = false) throws -> [RevisionID] {
-        try checkWritable()
-        let lock = try documentLock(id)
-        defer { lock.unlock() }
-        let graph = try revisions.cleanedGraph(of: id).graph
+        let lock = dryRun ? nil : try documentLock(id)
+        defer { lock?.unlock() }
+        let graph = dryRun ? try revisions.graph(of: id).graph : try revisions.cleanedGraph(of: id).graph
         // Its history is all that is left to read while the winner cannot be read.
         if let winner = graph.winner, !winner.isDeleted, winner.formatVersion <= Self.formatVersion {
             do {
@@ -721,7 +721,7 @@ public final class SurveyStore: Sendable {
     ///
     /// - Parameters:
     ///   - keepHistory: How many ancestors of each winner keep their content.
-    ///   - dryRun: Only say what would be pruned.
+    ///   - dryRun: Only say what would be pruned, locking and writing nothing.
     ///   - each: Called after each document with its position (from 1), the number of
     ///     documents, the document and what was done.
     public func pruneEveryDocument(

@@ -30,7 +30,52 @@ struct ReplicaSafetyTests {
             ["show", documents[0], "--json"],
             ["versions", documents[0], "--json"], ["export", documents[0], "-o", outside + "/a.json"],
             ["export", documents[0], "--package", outside + "/a.survey"], ["verify"], ["check", store],
+            // Dry runs read only: they lock, clean and write nothing.
+            ["prune", "--dry-run"], ["prune", documents[0], "--dry-run", "--json"], ["migrate", "--dry-run"],
+            ["resolve", "--all", "--merge", "--dry-run"], ["resolve", documents[0], "--merge", "--dry-run"],
         ]
+    }
+
+    @Test("Dry runs on a store that came without Local.nosync/ (rsync's exclude, a checkout) create nothing")
+    func dryRunsCreateNothing() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store").path
+        let documents = try Self.makeStore(store, in: directory)
+        // A conflict to merge, and an older-format winner to migrate.
+        let other = directory.appendingPathComponent("other").path
+        #expect(try CommandRunner.run(["init", "--store", other]).status == 0)
+        #expect(try CommandRunner.run(["sync", store, "--store", other]).status == 0)
+        #expect(try CommandRunner.run(["edit", documents[1], "--title", "B1", "--store", store]).status == 0)
+        #expect(try CommandRunner.run(["edit", documents[1], "--title", "B2", "--store", other]).status == 0)
+        #expect(try CommandRunner.run(["sync", other, "--store", store]).status == 0)
+        try FileManager.default.removeItem(atPath: store + "/Local.nosync")
+        let format1 = FormatCommandTests.fixtures + "/stores/format1-store"
+        let old = directory.appendingPathComponent("old").path
+        try FileManager.default.copyItem(atPath: format1, toPath: old)
+        let before = (HostileStoreTests.fingerprint(store), HostileStoreTests.fingerprint(old))
+
+        let prune = try CommandRunner.run(["prune", "--dry-run", "--json", "--store", store])
+        #expect(prune.status == 0, "\(prune.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(prune.stdout.utf8)) as? [String: Any]
+        let rows = report?["documents"] as? [[String: Any]] ?? []
+        // A's second revision, kept by the prune with --keep-history 1, would go now.
+        #expect(
+            rows.count == 1 && (rows.first?["pruned"] as? [String])?.first?.hasPrefix("2-") == true,
+            "\(prune.stdout)")
+        let merge = try CommandRunner.run([
+            "resolve", "--all", "--merge", "--dry-run", "--json", "--store", store,
+        ])
+        #expect(merge.status == 0 && merge.stdout.contains(documents[1]), "\(merge.stdout) \(merge.stderr)")
+        let one = try CommandRunner.run(["resolve", documents[1], "--merge", "--dry-run", "--store", store])
+        #expect(one.status == 0, "\(one.stderr)")
+        let migrate = try CommandRunner.run(["migrate", "--dry-run", "--json", "--store", old])
+        #expect(migrate.status == 0 && migrate.stdout.contains("\"fromFormat\" : 1"), "\(migrate.stdout)")
+
+        #expect(HostileStoreTests.fingerprint(store) == before.0, "a dry run changed the store")
+        #expect(HostileStoreTests.fingerprint(old) == before.1, "migrate --dry-run changed the store")
+        #expect(!FileManager.default.fileExists(atPath: store + "/Local.nosync"))
+        #expect(!FileManager.default.fileExists(atPath: old + "/Local.nosync"))
     }
 
     @Test(

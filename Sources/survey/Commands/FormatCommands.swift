@@ -54,7 +54,7 @@ struct MigrateCommand: ParsableCommand {
             \(SurveyTool.exitCodesReference)
             """)
     @OptionGroup var options: StoreOptions
-    @Flag(help: "Say what would be migrated, and change nothing.") var dryRun = false
+    @Flag(help: "Say what would be migrated, and change nothing (the store is only read; no lock, no Local.nosync/).") var dryRun = false
 
     struct Row: Encodable {
         var id, from: String
@@ -66,7 +66,7 @@ struct MigrateCommand: ParsableCommand {
     func run() throws {
         try runReporting {
             let progress = ProgressBar(label: "documents", json: options.json)
-            let store = try options.open()
+            let store = try dryRun ? options.openForReading() : options.open()
             let rows = try store.migrate(dryRun: dryRun) { done, total in progress.update(done, of: total) }
                 .map {
                     Row(

@@ -127,7 +127,7 @@ struct ResolveCommand: ParsableCommand {
     var prefer: String?
     @Flag(help: "With --merge: refuse (exit 75, nothing written) when any field is contested.") var strict =
         false
-    @Flag(help: "With --merge: show the merge and write nothing.") var dryRun = false
+    @Flag(help: "With --merge: show the merge and write nothing (the store is only read; no lock, no Local.nosync/).") var dryRun = false
     @Flag(help: "With --merge: every document in conflict.") var all = false
 
     func validate() throws {
@@ -148,7 +148,8 @@ struct ResolveCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let store = try options.open()
+            // A dry run opens the store for reading: it locks, cleans and writes nothing.
+            let store = try dryRun ? options.openForReading() : options.open()
             if merge && all { return try resolveAll(store) }
             let id = try store.document(document!)
             if merge { return try resolveMerge(store, id) }
@@ -310,7 +311,7 @@ struct PruneCommand: ParsableCommand {
     func validate() throws {
         if keepHistory < 0 { throw ValidationError("--keep-history is a count of revisions, 0 or more") }
     }
-    @Flag(help: "Say what would be pruned, and change nothing.") var dryRun = false
+    @Flag(help: "Say what would be pruned, and change nothing (the store is only read; no lock, no Local.nosync/).") var dryRun = false
 
     struct Row: Encodable {
         var id: String
@@ -321,7 +322,7 @@ struct PruneCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let store = try options.open()
+            let store = try dryRun ? options.openForReading() : options.open()
             let progress = ProgressBar(label: "documents", json: options.json)
             var rows: [Row] = []
             var pruned = 0
