@@ -107,6 +107,9 @@ public enum FormatCheck {
     /// Checks every revision package found at `path`: a store, a document folder, or a
     /// package itself.
     ///
+    /// A store with no documents gives no result; any other folder holding no package
+    /// gives one `invalid` result saying so.
+    ///
     /// `path` may be reached through links (it is the caller's choice); beneath it no link
     /// is ever followed, as in a store: a link where a folder or a file belongs is
     /// reported, never read through.
@@ -131,7 +134,8 @@ public enum FormatCheck {
         }
         var results: [Result] = []
         let folders: [String]
-        if reader.exists(path + "/" + StoreLayout.layoutFile) {
+        let isStore = reader.exists(path + "/" + StoreLayout.layoutFile)
+        if isStore {
             let documents = path + "/" + StoreLayout.documentsFolder
             folders = ((try? reader.names(atPath: documents)) ?? []).sorted().filter {
                 !StoreLayout.isHidden($0)
@@ -150,7 +154,9 @@ public enum FormatCheck {
             results.append(checkPackage(package, reader: reader))
             progress?(done + 1, packages.count)
         }
-        if results.isEmpty {
+        // A store with no documents is a valid store; any other folder without a package
+        // is not what was meant.
+        if results.isEmpty && !isStore {
             results.append(Result(path: path, status: .invalid, message: "no revision packages found"))
         }
         return results

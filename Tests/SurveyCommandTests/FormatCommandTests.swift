@@ -62,6 +62,22 @@ struct FormatCommandTests {
         let newer = try CommandRunner.run(["check", Self.fixtures + "/format3/newer.survey"])
         #expect(newer.status == 65)
         #expect(newer.stderr.contains("format 3 is newer than this build supports (2)"))
+
+        // A new store has nothing to check and passes (a CI check of a fresh store); an
+        // empty folder that is no store is not what was meant.
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store").path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        let empty = try CommandRunner.run(["check", store, "--json"])
+        #expect(empty.status == 0 && empty.stdout == "{\n  \"revisions\" : []\n}\n", "\(empty.stdout)")
+        #expect(empty.stderr.contains("no documents"))
+        let folder = directory.appendingPathComponent("folder").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let none = try CommandRunner.run(["check", folder])
+        #expect(
+            none.status == 65 && none.stderr.contains("\(folder): no revision packages found"),
+            "\(none.stderr)")
     }
 
     @Test(

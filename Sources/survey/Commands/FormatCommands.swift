@@ -9,7 +9,8 @@ struct CheckCommand: ParsableCommand {
         discussion: """
             For each revision: its status (current, migratable, newer, invalid), format version and path; \
             --json: {"revisions": [{"path", "document", "revision", "formatVersion", "status", "message"}]}. \
-            Exits 0 only if every revision is current or migratable; 66 when a PATH does not exist, else 65.
+            Exits 0 only if every revision is current or migratable (a store with no documents has none to \
+            check: it passes, and a note on standard error says so); 66 when a PATH does not exist, else 65.
 
             \(SurveyTool.exitCodesReference)
             """)
@@ -18,8 +19,12 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws {
         let progress = ProgressBar(label: "revisions", json: json)
-        let results = paths.flatMap {
-            FormatCheck.check($0) { done, total in progress.update(done, of: total) }
+        let results = paths.flatMap { path in
+            let found = FormatCheck.check(path) { done, total in progress.update(done, of: total) }
+            if found.isEmpty {
+                Console.error("note: \(path): the store has no documents, so no revision to check")
+            }
+            return found
         }
         if json {
             try Console.printJSON(["revisions": results])
@@ -54,7 +59,10 @@ struct MigrateCommand: ParsableCommand {
             \(SurveyTool.exitCodesReference)
             """)
     @OptionGroup var options: StoreOptions
-    @Flag(help: "Say what would be migrated, and change nothing (the store is only read; no lock, no Local.nosync/).") var dryRun = false
+    @Flag(
+        help:
+            "Say what would be migrated, and change nothing (the store is only read; no lock, no Local.nosync/)."
+    ) var dryRun = false
 
     struct Row: Encodable {
         var id, from: String
