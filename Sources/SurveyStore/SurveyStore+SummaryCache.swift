@@ -57,7 +57,21 @@ extension SurveyStore {
                 }
                 return nil
             }
-            let survey = winner.isDeleted ? nil : try? survey(id, winner)
+            var survey: Survey?
+            if !winner.isDeleted {
+                do {
+                    survey = try self.survey(id, winner)
+                } catch StoreError.newerFormat {
+                    // Listed without a title: its format column says why.
+                } catch {
+                    issues.append(
+                        StoreIssue(
+                            path: root + "/" + revisions.folder(of: id),
+                            message:
+                                "its current revision cannot be read, so it is listed without a title: \(error) (survey verify --repair-from OTHER_STORE repairs it from a replica that has it intact)"
+                        ))
+                }
+            }
             let conflicts = read.graph.conflicts
             let summary = Summary(
                 id: id, title: survey?.title, revision: winner, conflicts: conflicts.map(\.id),

@@ -335,8 +335,11 @@ public final class SurveyStore: Sendable {
 
     /// One row per document, by id, and what was skipped on the way: entries of
     /// `Documents/` that are no document folders, items inside document folders that are
-    /// no revisions, and documents that could not be read at all. One bad item never
-    /// keeps the other documents from being listed.
+    /// no revisions, and documents that could not be read at all. A document whose
+    /// current revision's content cannot be read (damaged, or no survey) is listed
+    /// without a title, and named among the issues; one in a newer format is listed
+    /// without a title and no issue, its format saying why. One bad item never keeps
+    /// the other documents from being listed.
     ///
     /// A document whose folder is provably unchanged since a clean read is taken from the
     /// summary cache in `Local.nosync/` (see `docs/FORMAT.md`), which this rewrites when

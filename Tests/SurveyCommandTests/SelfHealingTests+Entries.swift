@@ -311,6 +311,22 @@ extension SelfHealingTests {
         try Data("stray".utf8).write(to: URL(fileURLWithPath: a + "/Documents/" + ids[1] + "/notes.txt"))
         let list = try CommandRunner.run(["list", "--store", a])
         #expect(!list.stderr.contains("\(ids[1]): no revision"), "\(list.stderr)")
+
+        // A document whose current content is damaged without a change of size is listed
+        // without a title, and named, on every listing (its row is never cached).
+        let content = try Self.package(a, ids[2]) + "/Survey.plist"
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: content))
+        let at = try #require(bytes.lastIndex(of: UInt8(ascii: "<")))
+        bytes[at - 1] = bytes[at - 1] == UInt8(ascii: "\n") ? UInt8(ascii: " ") : UInt8(ascii: "\n")
+        try bytes.write(to: URL(fileURLWithPath: content))
+        for arguments in [["list"], ["list", "--json"], ["list"]] {
+            let damaged = try CommandRunner.run(arguments + ["--store", a])
+            #expect(damaged.status == 0 && damaged.stdout.contains(ids[2]), "\(damaged.stderr)")
+            #expect(
+                damaged.stderr.contains(
+                    "warning: \(a)/Documents/\(ids[2]): its current revision cannot be read, so it is listed without a title: "
+                ) && damaged.stderr.contains("does not match the digest"), "\(damaged.stderr)")
+        }
     }
 
     @Test(

@@ -8,14 +8,16 @@ struct SyncCommand: ParsableCommand {
         abstract: "Two-way sync with another store: both end with the same revisions and tombstones.",
         discussion: """
             Only what a side lacks is copied, each revision written atomically and durably; \
-            nothing in Local.nosync/ (device state, locks, temporary files) is ever copied. A revision one side holds damaged (torn content, metadata \
-            or a tombstone that does not verify, a link, FIFO or folder where one of its files \
+            nothing in Local.nosync/ (device state, locks, temporary files) is ever copied. A revision one side holds damaged (torn content, of another \
+            size than the other side's copy; metadata or a tombstone that does not verify; a link, FIFO or folder where one of its files \
             belongs) is repaired from the other side's intact copy, and a link or FIFO where a \
             document's folder or a package belongs is removed (never followed) to make way: each is \
             named on standard error ("repaired: ...") and in --json's repaired. What cannot be copied \
             or repaired (no side has it intact, or a file or a folder holding files is in the way) \
             is named ("error: ...", damaged), everything else is still synced, and the exit \
-            status is 1.
+            status is 1. Content damaged without a change of size is not looked for, since that would \
+            read every file on both sides: `survey verify` finds it, and `survey verify --repair-from \
+            OTHER_STORE` repairs it.
 
             \(SurveyTool.exitCodesReference)
             """)
