@@ -93,9 +93,13 @@ extension SurveyStore {
         }
         if baseSurvey == nil {
             plan.twoWayReason =
-                plan.mergeBases.isEmpty
-                ? "the heads have no common ancestor"
-                : "the content of the merge base \(plan.mergeBases[0].id) has been pruned or cannot be read"
+                if let unreadable = plan.mergeBases.first(where: { !$0.isDeleted }) {
+                    "the content of the merge base \(unreadable.id) has been pruned or cannot be read"
+                } else if let deletion = plan.mergeBases.first {
+                    "the merge base \(deletion.id) is a deletion, which has no content: the heads were each saved after it"
+                } else {
+                    "the heads have no common ancestor"
+                }
         }
         var surveys = try live.map { try survey(id, $0) }
         let reference = baseSurvey ?? surveys[0]
@@ -230,16 +234,22 @@ extension SurveyStore {
     ///     (from the winner to the head).
     ///   - second: A revision, or `nil`: `first` against the winner (from `first` to the winner).
     /// - Returns: One diff per pair (none when `first` is `nil` and there is no conflict).
-    /// - Throws: `StoreError` when a revision is unknown, pruned, deleted or in a newer format.
+    /// - Throws: `StoreError` when a revision is unknown, pruned, a deletion or in a newer
+    ///   format; ``DocumentDeletedError`` when the document is deleted and the winner is
+    ///   compared without being named.
     public func diffs(
         _ id: UUID, _ first: RevisionID? = nil, _ second: RevisionID? = nil
     ) throws -> [RevisionDiff] {
         let graph = try revisions.graph(of: id).graph
         let pairs: [(RevisionMetadata, RevisionMetadata)]
         if let first {
-            pairs = [(try revision(id, first, in: graph), try revision(id, second, in: graph))]
+            let from = try revision(id, first, in: graph)
+            // The winner stood for by default is a deletion: the document is deleted.
+            if second == nil, let winner = graph.winner, winner.isDeleted { throw deletedError(id, winner) }
+            pairs = [(from, try revision(id, second, in: graph))]
         } else {
             guard let winner = graph.winner else { throw noWinner(id) }
+            if winner.isDeleted { throw deletedError(id, winner) }
             pairs = graph.conflicts.map { (winner, $0) }
         }
         return try pairs.map { from, to in
@@ -257,13 +267,14 @@ extension SurveyStore {
     ///
     /// - Returns: The diffs, and the heads left out with their errors, in head order.
     /// - Throws: What `diffs(_:_:_:)` throws when the winner itself cannot be read
-    ///   (deleted, in a newer format, damaged), or the document has no winner.
+    ///   (deleted, in conflict or not: ``DocumentDeletedError``; in a newer format;
+    ///   damaged), or the document has no winner.
     public func headDiffs(_ id: UUID) throws -> (diffs: [RevisionDiff], leftOut: [(RevisionID, any Error)]) {
         let graph = try revisions.graph(of: id).graph
         guard let winner = graph.winner else { throw noWinner(id) }
+        if winner.isDeleted { throw deletedError(id, winner) }
         let heads = graph.conflicts
         guard !heads.isEmpty else { return ([], []) }
-        if winner.isDeleted { throw StoreError.deletion(winner.id) }
         let base = try survey(id, winner)
         var diffs: [RevisionDiff] = []
         var leftOut: [(RevisionID, any Error)] = []

@@ -680,7 +680,7 @@ public final class SurveyStore: Sendable {
     ///
     /// - Parameters:
     ///   - id: The document.
-    ///   - keepHistory: How many ancestors of the winner keep their content.
+    ///   - keepHistory: How many generations of the winner's ancestors keep their content (its parents, both after a merge, are the first).
     ///   - dryRun: Only say what would be pruned: nothing is locked, cleaned or written,
     ///     so it works on a store opened for reading.
     /// - Returns: The revisions pruned (or that would be).
@@ -723,7 +723,7 @@ public final class SurveyStore: Sendable {
     /// what was pruned before it stays pruned.
     ///
     /// - Parameters:
-    ///   - keepHistory: How many ancestors of each winner keep their content.
+    ///   - keepHistory: How many generations of each winner's ancestors keep their content.
     ///   - dryRun: Only say what would be pruned, locking and writing nothing.
     ///   - each: Called after each document with its position (from 1), the number of
     ///     documents, the document and what was done.

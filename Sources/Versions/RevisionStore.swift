@@ -738,7 +738,8 @@ public final class RevisionStore: Sendable {
     public static let resolutionDevice = Device(id: "resolution", name: "resolution")
 
     /// Replaces the content of revisions that are not heads by tombstones, keeping the
-    /// last `keepHistory` ancestors of the winner and the revisions in `alsoKeep`.
+    /// ancestors of the winner `keepHistory` generations back (its parents are the first)
+    /// and the revisions in `alsoKeep`.
     /// Heads are never pruned.
     ///
     /// - Returns: The revisions pruned now.

@@ -183,6 +183,14 @@ struct FirstUseTests {
             diff.stderr.contains("revision \(deletion) records a deletion: it has no content"),
             "\(diff.stderr)")
         #expect(!diff.stderr.contains("pruned"))
+        // The winner compared without being named: the document is deleted, as show says.
+        for arguments in [["diff", id], ["diff", id, first]] {
+            let deleted = try store.run(arguments)
+            #expect(
+                deleted.status == 66 && deleted.stdout.isEmpty
+                    && deleted.stderr.contains("document \(id) was deleted at")
+                    && deleted.stderr.contains("--keep"), "\(arguments): \(deleted.stderr)")
+        }
         let json = Self.object(try store.run(["diff", id, first, deletion, "--json"]).stdout)
         #expect(
             (json?["error"] as? [String: Any])?["code"] as? String == "deletion",
@@ -195,6 +203,37 @@ struct FirstUseTests {
         #expect(try store.run(["prune"]).status == 0)
         let pruned = try store.run(["show", other, "--revision", older])
         #expect(pruned.status == 66 && pruned.stderr.contains("has been pruned"), "\(pruned.stderr)")
+    }
+
+    @Test("Two saves based on a deletion merge two-way, and the reason names the deletion (it said 'pruned')")
+    func mergeBaseIsADeletion() throws {
+        let store = try Store()
+        let (id, _) = try store.makeDocument()
+        let deletion = try store.run(["delete", id]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        for title in ["A", "B"] {
+            let file = try store.write("{\"title\": \"\(title)\", \"items\": []}", "\(title).json")
+            #expect(try store.run(["save", id, "--from", file, "--base", deletion]).status == 0)
+        }
+        let plan = try #require(
+            try store.json(["resolve", id, "--merge", "--dry-run", "--json"]) as? [String: Any])
+        #expect(plan["twoWay"] as? Bool == true)
+        #expect(
+            plan["twoWayReason"] as? String
+                == "the merge base \(deletion) is a deletion, which has no content: the heads were each saved after it",
+            "\(plan)")
+    }
+
+    @Test("-o - is standard output, for export and plist convert (it wrote a file named '-')")
+    func dashIsStandardOutput() throws {
+        let store = try Store()
+        let (id, _) = try store.makeDocument()
+        let plain = try store.run(["export", id])
+        let dash = try store.run(["export", id, "-o", "-"])
+        #expect(dash.status == 0 && !dash.stdout.isEmpty && dash.stdout == plain.stdout, "\(dash.stderr)")
+        let file = try store.write("<plist><array><integer>1</integer></array></plist>", "a.plist")
+        let converted = try CommandRunner.run(["plist", "convert", file, "--to", "json", "--output", "-"])
+        #expect(converted.status == 0 && converted.stdout == "[\n  1\n]\n", "\(converted.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: FileManager.default.currentDirectoryPath + "/-"))
     }
 
     @Test("An unknown document is called a document; an ambiguous prefix lists what it matches")

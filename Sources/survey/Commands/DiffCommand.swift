@@ -11,7 +11,10 @@ struct DiffCommand: ParsableCommand {
             With no revision: the winner against each other head (--json: an array, one object per head); \
             a head this build cannot read (in a newer format, say) is named in a warning and left out, and \
             the command fails only when no head could be compared. With REV_A: REV_A against the winner. \
-            With REV_A and REV_B: REV_A against REV_B (--json: one object).
+            With REV_A and REV_B: REV_A against REV_B (--json: one object). A deleted document, compared \
+            through its winner, exits 66 and says when it was deleted and how to restore it, as show does.
+
+            \(SurveyTool.exitCodesReference)
             """)
     @OptionGroup var options: StoreOptions
     @Argument(help: "The document.") var document: String

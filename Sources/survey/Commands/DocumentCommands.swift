@@ -338,16 +338,23 @@ struct ExportCommand: ParsableCommand {
     @Argument(help: "The document.") var document: String
     @Option(help: "A revision instead of the winner.") var revision: String?
     @Option(help: "json or plist (default: json).") var format: String?
-    @Option(name: [.short, .customLong("output")], help: "Write to this file (in an existing folder).")
-    var output: String?
+    @Option(
+        name: [.short, .customLong("output")],
+        help: ArgumentHelp(
+            "Write to this file (in an existing folder); - is standard output, as with no -o.",
+            valueName: "output"))
+    var outputOption: String?
     @Option(help: "Copy the whole revision package to this new folder instead.") var package: String?
+
+    /// The file to write, or `nil` for standard output (`-o -` included).
+    var output: String? { outputOption == "-" ? nil : outputOption }
 
     func validate() throws {
         if let format, format != "json", format != "plist" {
             throw ValidationError("--format is json or plist, not '\(format)'")
         }
-        if package == "" || output == "" { throw ValidationError("--package and --output need a name") }
-        if package != nil, output != nil {
+        if package == "" || outputOption == "" { throw ValidationError("--package and --output need a name") }
+        if package != nil, outputOption != nil {
             throw ValidationError("--package writes a folder of its own; it does not take -o/--output")
         }
         if package != nil, format != nil {

@@ -106,8 +106,13 @@ extension PlistCommand {
         var to: Format
 
         @Option(
-            name: [.short, .customLong("output")], help: "Write to this file instead of standard output.")
-        var output: String?
+            name: [.short, .customLong("output")],
+            help: ArgumentHelp(
+                "Write to this file instead of standard output (- is standard output).", valueName: "output"))
+        var outputOption: String?
+
+        /// The file to write, or `nil` for standard output (`-o -` included).
+        var output: String? { outputOption == "-" ? nil : outputOption }
 
         @Flag(
             help: "Print one JSON document: the file, the format, and the output file or the converted text.")

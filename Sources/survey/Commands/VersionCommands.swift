@@ -127,7 +127,10 @@ struct ResolveCommand: ParsableCommand {
     var prefer: String?
     @Flag(help: "With --merge: refuse (exit 75, nothing written) when any field is contested.") var strict =
         false
-    @Flag(help: "With --merge: show the merge and write nothing (the store is only read; no lock, no Local.nosync/).") var dryRun = false
+    @Flag(
+        help:
+            "With --merge: show the merge and write nothing (the store is only read; no lock, no Local.nosync/)."
+    ) var dryRun = false
     @Flag(help: "With --merge: every document in conflict.") var all = false
 
     func validate() throws {
@@ -306,12 +309,19 @@ struct PruneCommand: ParsableCommand {
             """)
     @OptionGroup var options: StoreOptions
     @Argument(help: "The document (default: every document).") var document: String?
-    @Option(help: "Keep this many ancestors of the winner.") var keepHistory = 0
+    @Option(
+        help:
+            "Keep the content of this many generations of the winner's ancestors: its parents (both, after a merge), then theirs."
+    )
+    var keepHistory = 0
 
     func validate() throws {
-        if keepHistory < 0 { throw ValidationError("--keep-history is a count of revisions, 0 or more") }
+        if keepHistory < 0 { throw ValidationError("--keep-history is a count of generations, 0 or more") }
     }
-    @Flag(help: "Say what would be pruned, and change nothing (the store is only read; no lock, no Local.nosync/).") var dryRun = false
+    @Flag(
+        help:
+            "Say what would be pruned, and change nothing (the store is only read; no lock, no Local.nosync/)."
+    ) var dryRun = false
 
     struct Row: Encodable {
         var id: String
