@@ -1,3 +1,5 @@
+import PropertyList
+
 extension Item {
     /// Checks the item's settings and answer against the rules of its kind.
     ///
@@ -6,6 +8,27 @@ extension Item {
     ///   - strict: Whether to apply the rules added after content was first stored
     ///     (distinct option labels); stored content is read without them.
     /// - Throws: ``SurveyError`` naming the item and the rule.
+    /// Throws ``SurveyError/Rule/unwritableText`` for the first of the item's texts that
+    /// an XML property list cannot carry, naming it.
+    func checkTexts(position: Int) throws {
+        var texts: [(String, String)] = [("title", title)]
+        switch kind {
+        case .binary(let options), .picker(let options), .multiTF(let options):
+            texts += options.enumerated().map { ("option \($0.offset + 1)", $0.element) }
+        case .textOnly(let text?): texts.append(("text", text))
+        case .textField(let subtitle?): texts.append(("hint", subtitle))
+        default: break
+        }
+        if case .text(let answer) = answer { texts.append(("answer", answer)) }
+        for (field, text) in texts {
+            if let reason = XMLPlistWriter.unwritableReason(text) {
+                throw SurveyError(
+                    position: position, title: title, rule: .unwritableText,
+                    message: "its \(field) cannot be saved: \(reason)")
+            }
+        }
+    }
+
     func validate(position: Int, strict: Bool = true) throws {
         func fail(_ rule: SurveyError.Rule, _ message: String) -> SurveyError {
             SurveyError(position: position, title: title, rule: rule, message: message)

@@ -1,4 +1,5 @@
 import Foundation
+import PropertyList
 
 /// A survey: a title and an ordered list of items.
 ///
@@ -74,9 +75,15 @@ public struct Survey: Sendable, Equatable {
                 message: "the title is empty; a survey has a title")
         }
         try Self.checkItemCount(items.count)
+        if strict, let reason = XMLPlistWriter.unwritableReason(title) {
+            throw SurveyError(
+                position: nil, title: nil, rule: .unwritableText,
+                message: "the title cannot be saved: \(reason)")
+        }
         var seen = [UUID: Int](minimumCapacity: items.count)
         for (offset, item) in items.enumerated() {
             let position = offset + 1
+            if strict { try item.checkTexts(position: position) }
             try item.validate(position: position, strict: strict)
             if let first = seen[item.id] {
                 throw SurveyError(

@@ -52,6 +52,10 @@ public struct SurveyError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let tooManyItems = Rule("tooManyItems")
         /// A file saved to a document whose `id` names another document.
         public static let otherDocument = Rule("otherDocument")
+        /// A text (the title, an item's title, text, hint, option or answer) holds a
+        /// character that an XML property list cannot carry: a control character other
+        /// than tab and line feed, a carriage return, U+FFFE or U+FFFF.
+        public static let unwritableText = Rule("unwritableText")
     }
 
     /// The 1-based position of the item, or `nil` when the problem is the survey's own.

@@ -109,21 +109,35 @@ struct InterchangeWriterTests {
             title: "Survey", items: [Item(title: "Question", kind: .binary(options: options))])
         survey.title = bad
         cases.append(("the survey's title", survey))
+        // New content with such a text is refused (`unwritableText`); the stored form is
+        // read without that rule, so a survey read from it can still hold one.
+        let placeholder = "PLACEHOLDER"
+        func replacing(_ value: PropertyList) -> PropertyList {
+            switch value {
+            case .string(placeholder): .string(bad)
+            case .array(let elements): .array(elements.map(replacing))
+            case .dictionary(let entries): .dictionary(entries.mapValues(replacing))
+            default: value
+            }
+        }
         let items: [(String, Item)] = [
-            ("an item's title", Item(title: bad, kind: .datePicker)),
-            ("an option", Item(title: "Q", kind: .picker(options: ["fine", bad]))),
-            ("a subtitle", Item(title: "Q", kind: .textField(subtitle: bad))),
-            ("a text", Item(title: "Q", kind: .textOnly(text: bad))),
-            ("an answer", Item(title: "Q", kind: .textField(subtitle: nil), answer: .text(bad))),
+            ("an item's title", Item(title: placeholder, kind: .datePicker)),
+            ("an option", Item(title: "Q", kind: .picker(options: ["fine", placeholder]))),
+            ("a subtitle", Item(title: "Q", kind: .textField(subtitle: placeholder))),
+            ("a text", Item(title: "Q", kind: .textOnly(text: placeholder))),
+            ("an answer", Item(title: "Q", kind: .textField(subtitle: nil), answer: .text(placeholder))),
         ]
         for (what, item) in items {
-            guard
-                let survey = try? Survey(
-                    title: "Survey", items: [Item(title: "First", kind: .datePicker), item])
-            else { continue }
+            let valid = try Survey(title: "Survey", items: [Item(title: "First", kind: .datePicker), item])
+            #expect(throws: SurveyError.self, "\(what)") {
+                try Survey(
+                    json: Data(try valid.jsonData()).replacing(
+                        Data(placeholder.utf8), with: Data("bell \\u0007 here".utf8)))
+            }
+            guard let survey = try? Survey(interchange: replacing(valid.interchange)) else { continue }
             cases.append((what, survey))
         }
-        #expect(cases.count == 6, "every bad text reaches the writer: the model does not refuse it")
+        #expect(cases.count == 6, "every bad text reaches the writer through the stored form")
         for (what, survey) in cases {
             var direct: PropertyListError?
             var tree: PropertyListError?

@@ -154,6 +154,22 @@ struct ValidationTests {
             name: "title of the wrong type", json: #"{"title": 5, "items": []}"#, position: nil,
             rule: .wrongType,
             message: "'title' is a string, not an integer"),
+        Case(
+            name: "a control character in the title", json: #"{"title": "a\u0001b", "items": []}"#,
+            position: nil, rule: .unwritableText,
+            message: "the title cannot be saved: the string contains the control character U+0001"),
+        Case(
+            name: "a carriage return in a text answer",
+            json: survey(#"{"title": "Q", "kind": "textField", "answer": "x\ry"}"#), position: 2,
+            rule: .unwritableText,
+            message: "its answer cannot be saved: the string contains a carriage return"),
+        Case(
+            name: "U+FFFF in a picker option",
+            json: survey(#"{"title": "Q", "kind": "picker", "options": ["a", "b\uffff"]}"#), position: 2,
+            rule: .unwritableText, message: "its option 2 cannot be saved: the string contains U+FFFF"),
+        Case(
+            name: "a NUL in an item's title", json: survey(#"{"title": "Q\u0000", "kind": "textOnly"}"#),
+            position: 2, rule: .unwritableText, message: "its title cannot be saved"),
     ]
 
     @Test("Each broken rule is refused, naming the item (position and title) and the rule", arguments: cases)
