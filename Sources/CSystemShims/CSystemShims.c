@@ -129,6 +129,7 @@ static void fill(const struct stat *st, struct cshim_status *status) {
     status->size = (long long)st->st_size;
     status->device = (unsigned long long)st->st_dev;
     status->inode = (unsigned long long)st->st_ino;
+    status->links = (unsigned long long)st->st_nlink;
 #if defined(__APPLE__)
     status->modified_seconds = (long long)st->st_mtimespec.tv_sec;
     status->modified_nanoseconds = (long long)st->st_mtimespec.tv_nsec;

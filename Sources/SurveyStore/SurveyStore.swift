@@ -676,18 +676,30 @@ public final class SurveyStore: Sendable {
     /// For a document in conflict, the content of every head and of the heads' merge
     /// bases stays, so that the conflict can still be merged item by item. Content
     /// superseded otherwise goes (unless `keepHistory` keeps it): a head that arrives
-    /// later, based on a pruned revision, merges two-way.
+    /// later, based on a pruned revision, merges two-way. A document whose folder holds
+    /// a package this store cannot read yet (half-copied, damaged, a link or file in its
+    /// place) is not pruned: that package may be a head, whose merge base the prune would
+    /// otherwise remove here and, through sync, on every replica.
     ///
     /// - Parameters:
     ///   - id: The document.
-    ///   - keepHistory: How many generations of the winner's ancestors keep their content (its parents, both after a merge, are the first).
+    ///   - keepHistory: How many generations of the winner's ancestors keep their content
+    ///     (its parents, both after a merge, are the first).
     ///   - dryRun: Only say what would be pruned: nothing is locked, cleaned or written,
     ///     so it works on a store opened for reading.
     /// - Returns: The revisions pruned (or that would be).
+    /// - Throws: `StoreError/unseenRevisions(_:_:)` for a package that cannot be read
+    ///   yet; `StoreError/unreadableWinner(_:_:)` when the winner cannot be read.
     public func prune(_ id: UUID, keepHistory: Int = 0, dryRun: Bool = false) throws -> [RevisionID] {
         let lock = dryRun ? nil : try documentLock(id)
         defer { lock?.unlock() }
-        let graph = dryRun ? try revisions.graph(of: id).graph : try revisions.cleanedGraph(of: id).graph
+        let read = dryRun ? try revisions.read(id) : try revisions.cleanedRead(id)
+        let graph = read.graph
+        // A package this read cannot count (half-copied, damaged, something else in its
+        // place) may be a head: the history it needs is not this read's to remove.
+        let unseen = Set(read.incomplete).union(read.damagedPackages).union(read.blockedPackages.keys)
+            .subtracting(read.tombstones.keys)
+        if !unseen.isEmpty { throw StoreError.unseenRevisions(id, unseen.sorted()) }
         // Its history is all that is left to read while the winner cannot be read.
         if let winner = graph.winner, !winner.isDeleted, winner.formatVersion <= Self.formatVersion {
             do {
@@ -712,13 +724,18 @@ public final class SurveyStore: Sendable {
         /// Left alone because its current revision cannot be read (the reason given):
         /// its history is all there is left to read.
         case skippedUnreadableWinner(String)
+        /// Left alone because its folder holds packages of these revisions that cannot
+        /// be read yet (half-copied, damaged, something else in their place): they may
+        /// be heads whose history a prune would remove.
+        case skippedUnseenRevisions([RevisionID])
     }
 
     /// Prunes every document, one at a time, each under its own lock, and reports each
     /// as it is done.
     ///
-    /// A document whose current revision cannot be read is skipped rather than stopping
-    /// the others; one whose folder is gone by its turn (deleted meanwhile by another
+    /// A document whose current revision cannot be read, or whose folder holds a package
+    /// it cannot read yet (half-copied, damaged), is skipped rather than stopping the
+    /// others; one whose folder is gone by its turn (deleted meanwhile by another
     /// process) is passed over. Any other error (an I/O error, a read-only store) stops the run:
     /// what was pruned before it stays pruned.
     ///
@@ -739,6 +756,8 @@ public final class SurveyStore: Sendable {
                 outcome = .pruned(try prune(id, keepHistory: keepHistory, dryRun: dryRun))
             } catch StoreError.unreadableWinner(_, let reason) {
                 outcome = .skippedUnreadableWinner(reason)
+            } catch StoreError.unseenRevisions(_, let revisions) {
+                outcome = .skippedUnseenRevisions(revisions)
             } catch StoreError.noSuchDocument {
                 continue
             }

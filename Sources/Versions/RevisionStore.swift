@@ -1016,6 +1016,10 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case notCurrent(base: RevisionID, heads: [RevisionID])
     /// A document's winner cannot be read, so its history is kept.
     case unreadableWinner(UUID, String)
+    /// A document's folder holds packages of revisions it cannot read yet (half-copied,
+    /// damaged, or a link or file in their place): they may be heads whose history a
+    /// prune would remove, so the document is not pruned.
+    case unseenRevisions(UUID, [RevisionID])
     /// The document's folder holds no revision that can be read, and items in it were
     /// skipped (the count), each for a reason that ``RevisionStore/read(_:)`` gives.
     case noReadableRevision(UUID, skipped: Int)
@@ -1046,6 +1050,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "revision \(base) is no longer the only current revision (current: \(heads.map(\.description).joined(separator: ", ")))"
         case .unreadableWinner(let id, let why):
             "document \(id.uuidString.lowercased()) is not pruned: its current revision cannot be read (\(why)), and its history may be all that is left to read"
+        case .unseenRevisions(let id, let revisions):
+            "document \(id.uuidString.lowercased()) is not pruned: its folder holds \(revisions.count == 1 ? "a revision" : "\(revisions.count) revisions") it cannot read yet (\(revisions.map(\.description).joined(separator: ", ")): half-copied, damaged, or something else in its place), which may need the history a prune would remove; let the copy finish, or repair them (`survey verify --repair-from REPLICA`), then prune"
         case .noReadableRevision(let id, let skipped):
             "document \(id.uuidString.lowercased()) has no revision that can be read: \(skipped == 1 ? "1 item in its folder was" : "\(skipped) items in its folder were") skipped (`survey verify` names each, and why; `survey verify --repair-from REPLICA` repairs what another store holds intact)"
         case .readOnly(let path): "the store at \(path) was opened for reading only"

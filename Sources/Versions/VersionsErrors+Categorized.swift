@@ -11,6 +11,7 @@ extension StoreError: CategorizedError {
         case .deletion: "deletion"
         case .notCurrent: "notCurrent"
         case .unreadableWinner: "unreadableWinner"
+        case .unseenRevisions: "unseenRevisions"
         case .noReadableRevision: "noReadableRevision"
         case .readOnly: "readOnly"
         case .newerLayout: "newerLayout"
@@ -28,7 +29,7 @@ extension StoreError: CategorizedError {
         case .notCurrent: .refused
         case .newerLayout, .newerFormat, .damagedStore, .noReadableRevision, .unimportablePackage:
             .invalidData
-        case .unreadableWinner, .readOnly: .failure
+        case .unreadableWinner, .unseenRevisions, .readOnly: .failure
         }
     }
 }

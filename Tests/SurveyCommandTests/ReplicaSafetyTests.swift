@@ -36,6 +36,85 @@ struct ReplicaSafetyTests {
         ]
     }
 
+    @Test(
+        "A head still arriving (its content not there yet) keeps prune from removing the merge base, here and on the replica it syncs with"
+    )
+    func pruneWaitsForAHeadArriving() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let a = directory.appendingPathComponent("a").path, b = directory.appendingPathComponent("b").path
+        func run(_ arguments: [String], _ store: String) throws -> CommandRunner.Result {
+            try CommandRunner.run(arguments + ["--store", store])
+        }
+        func output(_ arguments: [String], _ store: String) throws -> String {
+            let result = try run(arguments, store)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        func contested(_ store: String) throws -> Int? {
+            let rows = try JSONSerialization.jsonObject(
+                with: Data(try run(["conflicts", "--json"], store).stdout.utf8))
+            return ((rows as? [[String: Any]])?.first?["contested"]) as? Int
+        }
+        _ = try output(["init"], a)
+        _ = try output(["init"], b)
+        let example = FormatCommandTests.fixtures + "/../examples/visitor-feedback.json"
+        let id = try output(["new", "--from", example], a)
+        _ = try output(["sync", b], a)
+        _ = try output(["edit", id, "--answer", "5=9"], a)
+        let head = try output(["edit", id, "--answer", "3=Eve"], b)
+        _ = try output(["sync", b], a)
+        #expect(try contested(b) == 0, "the two edits merge cleanly")
+        // The head from b is still arriving on a: its metadata is there, its content not.
+        try FileManager.default.removeItem(atPath: a + "/Documents/\(id)/\(head).survey/Survey.plist")
+
+        let all = try run(["prune", "--json"], a)
+        #expect(all.status == 0, "\(all.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(all.stdout.utf8)) as? [String: Any]
+        let row = (report?["documents"] as? [[String: Any]])?.first
+        #expect(
+            (row?["pruned"] as? [String]) == [] && (row?["skipped"] as? String)?.contains(head) == true,
+            "\(all.stdout)")
+        let one = try run(["prune", id], a)
+        #expect(
+            one.status == 1 && one.stderr.contains("is not pruned") && one.stderr.contains(head),
+            "\(one.stderr)")
+
+        _ = try output(["sync", b], a)
+        #expect(try contested(b) == 0, "b's merge base is still there")
+        #expect(try contested(a) == 0, "a's too, its head completed by the sync")
+        // Once complete, the document prunes, keeping what the conflict's merge needs.
+        _ = try output(["prune"], a)
+        _ = try output(["sync", b], a)
+        #expect(try contested(b) == 0 && contested(a) == 0)
+    }
+
+    @Test(
+        "A copy made with cp -al shares lock files: commands refuse them, naming one, where they waited for ever"
+    )
+    func hardLinkedLocks() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let a = directory.appendingPathComponent("a").path, b = directory.appendingPathComponent("b").path
+        #expect(try CommandRunner.run(["init", "--store", a]).status == 0)
+        let id = try CommandRunner.run(["new", "--title", "T", "--store", a]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let copy = try CommandRunner.run(["-al", a, b], executable: URL(fileURLWithPath: "/bin/cp"))
+        #expect(copy.status == 0, "\(copy.stderr)")
+        for arguments in [["edit", id, "--title", "X", "--store", a], ["sync", b, "--store", a]] {
+            let refused = try CommandRunner.run(arguments, timeLimit: 60)
+            #expect(refused.status == 1, "\(arguments): \(refused.status) \(refused.stderr)")
+            #expect(
+                refused.stderr.contains("/Local.nosync/locks/")
+                    && refused.stderr.contains("it has more than one name (hard links"), "\(refused.stderr)")
+        }
+        // Removed as the message says, they are made again, one per store.
+        try FileManager.default.removeItem(atPath: b + "/Local.nosync/locks")
+        #expect(try CommandRunner.run(["edit", id, "--title", "X", "--store", a], timeLimit: 60).status == 0)
+        #expect(try CommandRunner.run(["edit", id, "--title", "Y", "--store", b], timeLimit: 60).status == 0)
+        #expect(try CommandRunner.run(["sync", b, "--store", a], timeLimit: 60).status == 0)
+    }
+
     @Test("Dry runs on a store that came without Local.nosync/ (rsync's exclude, a checkout) create nothing")
     func dryRunsCreateNothing() throws {
         let directory = try CommandRunner.temporaryDirectory()

@@ -42,6 +42,7 @@ struct cshim_status {
     long long size;
     unsigned long long device;
     unsigned long long inode;
+    unsigned long long links;
     long long modified_seconds;
     long long modified_nanoseconds;
     long long changed_seconds;

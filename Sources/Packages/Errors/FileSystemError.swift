@@ -42,6 +42,9 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         public static let notRegularFile = Code("notRegularFile")
         /// The file is larger than the limit for its kind.
         public static let tooLarge = Code("tooLarge")
+        /// A lock file has more than one name (hard links): a lock on it would lock the
+        /// others too, and a command holding two of them would wait for itself.
+        public static let hardLinked = Code("hardLinked")
 
         /// `tooLarge`, with the limit that was exceeded.
         public static func tooLarge(_ limit: Int) -> Code { Code("tooLarge", limit: limit) }
@@ -180,6 +183,9 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         case .symbolicLink: return "it is a symbolic link, and a link is never followed"
         case .notRegularFile: return "it is not a regular file (a FIFO, socket or device)"
         case .isDirectory: return "it is a folder"
+        case .hardLinked:
+            return
+                "it has more than one name (hard links, as a copy made with `cp -al` leaves between a store and its copy), so a lock on it would lock the others too; remove it while no survey command runs (lock files are made again as needed)"
         case .tooLarge:
             return
                 "it is larger than the limit of \(code.limit.map(String.init) ?? "?") bytes for such a file"

@@ -54,6 +54,14 @@ public final class FileLock {
         self.system = system
         let calls = system.calls
         let descriptor = try system.open(path, flags: O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o644)
+        // A lock file with another name (a hard link, as `cp -al` leaves between a store
+        // and its copy) is one lock under two names: a command holding both would wait
+        // for itself. It is refused before it is waited on.
+        if case .success(let status) = calls.fstat(descriptor), status.kind != .regular || status.links > 1 {
+            _ = calls.close(descriptor)
+            throw FileSystemError(
+                status.kind != .regular ? .notRegularFile : .hardLinked, operation: .lock, path: path)
+        }
         var result: Result<Void, Errno>
         repeat {
             result = calls.lock(descriptor, mode.rawValue, wait)

@@ -165,13 +165,17 @@ public struct SystemCalls: Sendable {
         /// The status change time, in nanoseconds since 1970 (`st_ctim`): unlike the
         /// modification time, no one can set it back.
         public var changed: Int64
+        /// How many names the file has (`st_nlink`): more than one for a file hard-linked
+        /// elsewhere.
+        public var links: Int
 
         /// Whether it is a directory (never true of a link to one).
         public var isDirectory: Bool { kind == .directory }
 
         /// Creates a status.
         public init(
-            kind: FileKind, size: Int, device: UInt64, inode: UInt64, modified: Int64 = 0, changed: Int64 = 0
+            kind: FileKind, size: Int, device: UInt64, inode: UInt64, modified: Int64 = 0, changed: Int64 = 0,
+            links: Int = 1
         ) {
             self.kind = kind
             self.size = size
@@ -179,6 +183,7 @@ public struct SystemCalls: Sendable {
             self.inode = inode
             self.modified = modified
             self.changed = changed
+            self.links = links
         }
 
         /// Creates the status of a folder or a regular file.
@@ -303,7 +308,8 @@ extension SystemCalls.FileStatus {
             device: UInt64(status.device),
             inode: UInt64(status.inode),
             modified: Int64(status.modified_seconds) &* 1_000_000_000 &+ Int64(status.modified_nanoseconds),
-            changed: Int64(status.changed_seconds) &* 1_000_000_000 &+ Int64(status.changed_nanoseconds))
+            changed: Int64(status.changed_seconds) &* 1_000_000_000 &+ Int64(status.changed_nanoseconds),
+            links: Int(clamping: status.links))
     }
 }
 

@@ -344,6 +344,12 @@ struct PruneCommand: ParsableCommand {
                     row = Row(id: id.lowercased, pruned: revisions.map(\.description))
                 case .skippedUnreadableWinner:
                     row = Row(id: id.lowercased, pruned: [], skipped: "its current revision cannot be read")
+                case .skippedUnseenRevisions(let revisions):
+                    row = Row(
+                        id: id.lowercased, pruned: [],
+                        skipped:
+                            "its folder holds revisions it cannot read yet (\(revisions.map(\.description).joined(separator: ", "))), half-copied or damaged, which may need the history a prune would remove"
+                    )
                 }
                 total = count
                 pruned += row.pruned.count
