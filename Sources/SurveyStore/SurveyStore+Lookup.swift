@@ -98,8 +98,9 @@ extension SurveyStore {
         return DocumentMatch(id: id, skipped: (try? skippedItems(of: id)) ?? [])
     }
 
-    /// The revision of document `document` whose id is `text` or starts with it: the
-    /// look-up a tool makes for a name typed by a person. An app holds `RevisionID`s.
+    /// The revision of document `document` whose id is `text` or starts with it, in any
+    /// letter case (ids are written in lower case): the look-up a tool makes for a name
+    /// typed by a person. An app holds `RevisionID`s.
     ///
     /// - Parameters:
     ///   - text: A revision id or a prefix of one.
@@ -113,8 +114,9 @@ extension SurveyStore {
     ) throws -> RevisionID {
         let graph = try revisions.graph(of: document).graph
         let candidates = headsOnly ? graph.heads : Array(graph.revisions.values)
-        if let exact = candidates.first(where: { $0.id.description == text }) { return exact.id }
-        let matches = text.isEmpty ? [] : candidates.filter { $0.id.description.hasPrefix(text) }
+        let key = text.lowercased()
+        if let exact = candidates.first(where: { $0.id.description == key }) { return exact.id }
+        let matches = key.isEmpty ? [] : candidates.filter { $0.id.description.hasPrefix(key) }
         switch matches.count {
         case 1: return matches[0].id
         case 0: throw StoreError.noSuchRevision(headsOnly ? "\(text) among the heads" : text)

@@ -223,6 +223,23 @@ struct FirstUseTests {
             "\(plan)")
     }
 
+    @Test("A file name with control characters reaches the terminal written out, never as an escape sequence")
+    func controlCharactersInNames() throws {
+        let store = try Store()
+        _ = try store.makeDocument()
+        let name = "\u{1B}]0;pwned\u{7}\u{1B}[2J"
+        try FileManager.default.createDirectory(
+            atPath: store.path + "/Documents/" + name, withIntermediateDirectories: false)
+        for arguments in [["list"], ["verify"]] {
+            let result = try store.run(arguments)
+            #expect(
+                !result.stderr.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 },
+                "\(arguments)")
+            #expect(
+                result.stderr.contains("\\u{1B}]0;pwned\\u{7}\\u{1B}[2J"), "\(arguments): \(result.stderr)")
+        }
+    }
+
     @Test("-o - is standard output, for export and plist convert (it wrote a file named '-')")
     func dashIsStandardOutput() throws {
         let store = try Store()

@@ -108,6 +108,7 @@ struct AppAPITests {
         let (id, first, a, b) = try Self.twoEdits(store)
         #expect(try store.revisionID(matching: first.id.description, in: id) == first.id)
         #expect(try store.revisionID(matching: String(a.description.prefix(20)), in: id) == a)
+        #expect(try store.revisionID(matching: String(a.description.prefix(20)).uppercased(), in: id) == a)
         #expect(try store.revisionID(matching: "1-", in: id) == first.id)
         #expect(
             throws: LookupError.ambiguousRevision("2-", [a, b].sorted { $0.description < $1.description })

@@ -7,7 +7,11 @@ struct InitCommand: ParsableCommand {
         commandName: "init", abstract: "Create the store (idempotent).",
         discussion: SurveyTool.exitCodesReference)
     @OptionGroup var options: StoreOptions
-    @Option(help: "This device's name (default: the host name).") var device: String?
+    @Option(
+        help:
+            "This device's name (default: the host name). On an existing store it renames this device; its id, and the revisions it saved, stay."
+    )
+    var device: String?
 
     func validate() throws {
         if let device {

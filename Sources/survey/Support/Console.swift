@@ -3,9 +3,31 @@ import SurveyStore
 
 /// Output of the command: one JSON document or human text on stdout, messages on stderr.
 enum Console {
-    /// Writes `text` and a newline to standard error.
+    /// Writes `text` and a newline to standard error, its control characters shown
+    /// (``shown(_:)``).
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        FileHandle.standardError.write(Data((shown(text) + "\n").utf8))
+    }
+
+    /// `text` with every control character but line feed and tab written out as
+    /// `\u{1B}`: a file name in a store (made by anyone) reaches the terminal as text,
+    /// never as an escape sequence that sets its title, moves its cursor or clears it.
+    static func shown(_ text: String) -> String {
+        func isControl(_ scalar: Unicode.Scalar) -> Bool {
+            let value = scalar.value
+            return (value < 0x20 && value != 0x0A && value != 0x09) || (0x7F...0x9F).contains(value)
+        }
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) {
+                result.append(
+                    contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                result.append(scalar)
+            }
+        }
+        return String(result)
     }
 
     /// Writes `text` to standard error without a newline, for progress on a terminal.
