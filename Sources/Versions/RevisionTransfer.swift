@@ -317,10 +317,22 @@ public struct RevisionTransfer: Sendable {
             {
                 continue
             }
-            guard
-                let files = try source.packageFiles(
-                    revision, of: document, metadata: sourceRead.metadataBytes[revision.id])
-            else { continue }
+            let files: [PackageFile]
+            do {
+                guard
+                    let found = try source.packageFiles(
+                        revision, of: document, metadata: sourceRead.metadataBytes[revision.id])
+                else { continue }
+                files = found
+            } catch let error as FileSystemError where error.isAboutTheEntry {
+                // Too large a file, or something else where one of its files belongs:
+                // this revision is not copied, every other one is.
+                outcome.damaged.append(
+                    StoreIssue(
+                        path: error.path,
+                        message: "\(error.failure), and the other store has no copy (not copied)"))
+                continue
+            }
             if !revision.isDeleted, RevisionID.sha256Hex(files[1].contents) != revision.contentDigest {
                 outcome.damaged.append(
                     StoreIssue(

@@ -413,9 +413,9 @@ struct ReplicaSafetyTests {
     }
 
     @Test(
-        "A revision with a bad digest is skipped and reported by sync; every other document still syncs, both ways"
-    )
-    func syncSkipsDamage() throws {
+        "A revision with a bad digest, or content over the size limit, is skipped and reported by sync; every other document still syncs, both ways",
+        arguments: ["a bit flipped", "too large"])
+    func syncSkipsDamage(damage: String) throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let a = directory.appendingPathComponent("a").path, b = directory.appendingPathComponent("b").path
@@ -432,9 +432,16 @@ struct ReplicaSafetyTests {
         let package =
             folder + "/"
             + (try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix(".survey") }!)
-        var content = try Data(contentsOf: URL(fileURLWithPath: package + "/Survey.plist"))
-        content[content.count / 2] ^= 0x01
-        try content.write(to: URL(fileURLWithPath: package + "/Survey.plist"))
+        if damage == "too large" {
+            // Sparse: over the 256 MiB limit without taking the space.
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: package + "/Survey.plist"))
+            try handle.truncate(atOffset: 300 << 20)
+            try handle.close()
+        } else {
+            var content = try Data(contentsOf: URL(fileURLWithPath: package + "/Survey.plist"))
+            content[content.count / 2] ^= 0x01
+            try content.write(to: URL(fileURLWithPath: package + "/Survey.plist"))
+        }
 
         let sync = try CommandRunner.run(["sync", b, "--jobs", "1", "--json", "--store", a])
         #expect(sync.status == 1, "\(sync.stderr)")
