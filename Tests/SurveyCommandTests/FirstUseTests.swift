@@ -240,6 +240,23 @@ struct FirstUseTests {
         }
     }
 
+    @Test("A rule broken by a file's content names the file, with the item and the rule")
+    func surveyErrorsNameTheFile() throws {
+        let store = try Store()
+        #expect(try store.run(["init"]).status == 0)
+        let file = try store.write(
+            #"{"title": "T", "items": [{"title": "Q", "kind": "rating"}]}"#, "bad.json")
+        let text = try store.run(["new", "--from", file])
+        #expect(text.status == 65)
+        #expect(text.stderr.hasPrefix("\(file): item 1 (\"Q\"): unknown kind 'rating'"), "\(text.stderr)")
+        #expect(text.stderr.hasSuffix("[unknownKind]\n"), "\(text.stderr)")
+        let json = Self.object(try store.run(["new", "--from", file, "--json"]).stdout)
+        let error = json?["error"] as? [String: Any]
+        #expect(
+            error?["file"] as? String == file && error?["code"] as? String == "invalidSurvey",
+            "\(String(describing: json))")
+    }
+
     @Test("-o - is standard output, for export and plist convert (it wrote a file named '-')")
     func dashIsStandardOutput() throws {
         let store = try Store()

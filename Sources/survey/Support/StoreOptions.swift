@@ -162,7 +162,15 @@ func readSurvey(from path: String, document: UUID? = nil) throws -> Survey {
     let name = path == "-" ? "<stdin>" : path
     // Survey(data:) refuses more than the limit; reading stops one byte past it.
     let data = try readInput(path, limit: Survey.maximumFileSize)
-    return try Survey(data: data, file: name, document: document)
+    do {
+        return try Survey(data: data, file: name, document: document)
+    } catch let error as SurveyError {
+        // A rule broken by the file's content: the file is named with the item and rule.
+        throw CommandFailure(
+            code: error.errorCode, message: error.description,
+            exit: ExitStatus.code(for: error.category).rawValue,
+            file: name)
+    }
 }
 
 /// The bytes of `path` (`-`: standard input), read from the file descriptor to the end,
