@@ -378,19 +378,15 @@ package struct XMLPlistWriter {
         output.append(UnsafeBufferPointer(start: base + runStart, count: count - runStart))
     }
 
-    /// Why `text` cannot be written as an XML string (the message the writer would
-    /// refuse it with), or `nil` when it can: for checking text before it is written.
+    /// Why `text` cannot be written as an XML string (the message the writer refuses it
+    /// with), or `nil` when it can: for checking text before it is written. It is the
+    /// writer's own escaping, into a scratch buffer.
     package static func unwritableReason(_ text: String) -> String? {
-        var scalars = text.unicodeScalars.makeIterator()
-        while let scalar = scalars.next() {
-            let value = scalar.value
-            if value < 0x20 && value != 0x09 && value != 0x0A {
-                return controlCharacterMessage(UInt8(value))
-            }
-            if value == 0xFFFE || value == 0xFFFF {
-                return
-                    "the string contains U+\(String(value, radix: 16, uppercase: true)), which XML 1.0 cannot carry"
-            }
+        var scratch = XMLPlistWriter(capacity: text.utf8.count + 16)
+        do throws(Failure) {
+            try scratch.appendEscaped(text)
+        } catch {
+            return error.message
         }
         return nil
     }

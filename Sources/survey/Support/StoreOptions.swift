@@ -166,10 +166,9 @@ func readSurvey(from path: String, document: UUID? = nil) throws -> Survey {
         return try Survey(data: data, file: name, document: document)
     } catch let error as SurveyError {
         // A rule broken by the file's content: the file is named with the item and rule.
-        throw CommandFailure(
-            code: error.errorCode, message: error.description,
-            exit: ExitStatus.code(for: error.category).rawValue,
-            file: name)
+        var failure = CommandFailure(error)
+        failure.file = name
+        throw failure
     }
 }
 
