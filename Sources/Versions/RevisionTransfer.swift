@@ -238,7 +238,19 @@ public struct RevisionTransfer: Sendable {
         // nothing to copy or repair, and no conflict can change.
         if local.holdsSameFiles(document, as: remote) { return plan }
         plan.skipped = false
-        let locks = try lockBoth(document)
+        let locks: (FileLock, FileLock)
+        do {
+            locks = try lockBoth(document)
+        } catch let error as FileSystemError
+            where error.operation == .lock && (error.isAboutTheEntry || error.code == .hardLinked)
+        {
+            // Something other than a lock file in a lock file's place (a folder, a link, a
+            // hard link): this document is not synced, and every other one is.
+            let name = document.uuidString.lowercased()
+            plan.outcome.damaged.append(
+                StoreIssue(path: error.path, message: "\(error.failure) (document \(name) not synced)"))
+            return plan
+        }
         defer {
             locks.0.unlock()
             locks.1.unlock()

@@ -413,8 +413,8 @@ struct ReplicaSafetyTests {
     }
 
     @Test(
-        "A revision with a bad digest, or content over the size limit, is skipped and reported by sync; every other document still syncs, both ways",
-        arguments: ["a bit flipped", "too large"])
+        "A revision with a bad digest, content over the size limit, or a folder where its document's lock file belongs, is skipped and reported by sync; every other document still syncs, both ways",
+        arguments: ["a bit flipped", "too large", "lock is a folder"])
     func syncSkipsDamage(damage: String) throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -432,7 +432,13 @@ struct ReplicaSafetyTests {
         let package =
             folder + "/"
             + (try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix(".survey") }!)
-        if damage == "too large" {
+        var named = package + "/Survey.plist"
+        if damage == "lock is a folder" {
+            named = a + "/Local.nosync/locks/" + ids[0] + ".lock"
+            try? FileManager.default.removeItem(atPath: named)
+            try FileManager.default.createDirectory(
+                atPath: named + "/inside", withIntermediateDirectories: true)
+        } else if damage == "too large" {
             // Sparse: over the 256 MiB limit without taking the space.
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: package + "/Survey.plist"))
             try handle.truncate(atOffset: 300 << 20)
@@ -445,7 +451,7 @@ struct ReplicaSafetyTests {
 
         let sync = try CommandRunner.run(["sync", b, "--jobs", "1", "--json", "--store", a])
         #expect(sync.status == 1, "\(sync.stderr)")
-        #expect(sync.stderr.contains(package + "/Survey.plist"))
+        #expect(sync.stderr.contains(named), "\(sync.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(sync.stdout.utf8)) as! [String: Any]
         #expect(report["sent"] as? Int == 2 && report["received"] as? Int == 3, "\(report)")
         #expect((report["damaged"] as? [String])?.count == 1)

@@ -179,10 +179,15 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
 
     /// Why the operation failed, in words.
     public var reason: String {
+        // A lock file holds nothing: whatever stands in its place can go.
+        let lockAdvice =
+            operation == .lock
+            ? "; lock files hold nothing: remove it while no survey command runs (lock files are made again as needed)"
+            : ""
         switch code {
-        case .symbolicLink: return "it is a symbolic link, and a link is never followed"
-        case .notRegularFile: return "it is not a regular file (a FIFO, socket or device)"
-        case .isDirectory: return "it is a folder"
+        case .symbolicLink: return "it is a symbolic link, and a link is never followed" + lockAdvice
+        case .notRegularFile: return "it is not a regular file (a FIFO, socket or device)" + lockAdvice
+        case .isDirectory: return "it is a folder" + lockAdvice
         case .hardLinked:
             return
                 "it has more than one name (hard links, as a copy made with `cp -al` leaves between a store and its copy), so a lock on it would lock the others too; remove it while no survey command runs (lock files are made again as needed)"

@@ -53,7 +53,13 @@ public final class FileLock {
         self.path = path
         self.system = system
         let calls = system.calls
-        let descriptor = try system.open(path, flags: O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o644)
+        let descriptor: Int32
+        do {
+            descriptor = try system.open(path, flags: O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o644)
+        } catch let error as FileSystemError where error.isAboutTheEntry {
+            // A link or a folder where the lock file belongs: never a lock, and named as one.
+            throw FileSystemError(error.code, operation: .lock, path: path)
+        }
         // A lock file with another name (a hard link, as `cp -al` leaves between a store
         // and its copy) is one lock under two names: a command holding both would wait
         // for itself. It is refused before it is waited on.
