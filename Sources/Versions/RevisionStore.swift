@@ -111,25 +111,22 @@ public final class RevisionStore: Sendable {
         public var blocked: [UUID: SystemCalls.FileKind] = [:]
     }
 
+    /// Throws ``StoreError/documentsFolderBlocked(_:_:)`` when something other than a
+    /// folder stands where the documents' folder belongs; nothing there is no error (a
+    /// store without documents yet).
+    func checkDocumentsFolder() throws {
+        switch try reader.status(atPath: documentsFolder)?.kind {
+        case nil, .directory?: return
+        case let kind?: throw StoreError.documentsFolderBlocked(documentsFolder, kind.inWords)
+        }
+    }
+
     /// ``documentFolders()``, and the documents whose folder's name is taken by something
     /// else (``DocumentListing/blocked``).
     public func documentListing() throws -> DocumentListing {
         guard let entries = try reader.entries(atPath: documentsFolder) else {
-            switch try reader.status(atPath: documentsFolder)?.kind {
-            case nil: return DocumentListing()
-            case .symbolicLink?:
-                return DocumentListing(issues: [
-                    StoreIssue(
-                        path: documentsFolder,
-                        message:
-                            "a symbolic link where the documents' folder belongs (never followed): no document is read"
-                    )
-                ])
-            default:
-                return DocumentListing(issues: [
-                    StoreIssue(path: documentsFolder, message: "not a folder: no document is read")
-                ])
-            }
+            try checkDocumentsFolder()
+            return DocumentListing()
         }
         var ids: [UUID] = []
         ids.reserveCapacity(entries.count)
@@ -213,6 +210,7 @@ public final class RevisionStore: Sendable {
     public func read(_ document: UUID, keepingMetadata: Bool) throws -> DocumentRead {
         let path = root + "/" + folder(of: document)
         guard let entries = try reader.entries(atPath: path) else {
+            try checkDocumentsFolder()
             throw StoreError.noSuchDocument(document)
         }
         var result = DocumentRead()
@@ -1002,6 +1000,15 @@ private final class MetadataCache: Sendable {
 
 /// Errors about the store's documents and revisions.
 public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What ``documentsFolderBlocked(_:_:)`` says after the path, given what stands there.
+    public static func blockedDocuments(_ what: String) -> String {
+        what == "a symbolic link"
+            ? "a symbolic link where the documents' folder belongs: a link in a store is never followed, so"
+                + " no document can be read or written (to keep documents elsewhere, move or link the whole"
+                + " store folder, which is followed)"
+            : "\(what) where the documents' folder belongs: no document can be read or written (move it aside)"
+    }
+
     /// The folder holds no store.
     case noSuchStore(String)
     /// The store has no such document.
@@ -1038,6 +1045,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What was given as a revision package to import (the path, or the file in it that
     /// is at fault) is not one that can be read, and why.
     case unimportablePackage(String, String)
+    /// Something other than a folder (the path, and what it is, in words) stands where
+    /// the store's documents' folder belongs: no document can be read or written.
+    case documentsFolderBlocked(String, String)
 
     public var description: String {
         switch self {
@@ -1062,6 +1072,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(id): format \(version) is newer than this build supports (\(supported))"
         case .noSuchPackage(let path): "there is no revision package at \(path)"
         case .unimportablePackage(let path, let why): "\(path): cannot be imported: \(why)"
+        case .documentsFolderBlocked(let path, let what): "\(path): \(Self.blockedDocuments(what))"
         }
     }
 }

@@ -19,6 +19,7 @@ extension StoreError: CategorizedError {
         case .newerFormat: "newerFormat"
         case .noSuchPackage: "noSuchPackage"
         case .unimportablePackage: "unimportablePackage"
+        case .documentsFolderBlocked: "documentsFolderBlocked"
         }
     }
 
@@ -27,7 +28,8 @@ extension StoreError: CategorizedError {
         switch self {
         case .noSuchStore, .noSuchDocument, .noSuchRevision, .noSuchPackage, .noContent, .deletion: .notFound
         case .notCurrent: .refused
-        case .newerLayout, .newerFormat, .damagedStore, .noReadableRevision, .unimportablePackage:
+        case .newerLayout, .newerFormat, .damagedStore, .noReadableRevision, .unimportablePackage,
+            .documentsFolderBlocked:
             .invalidData
         case .unreadableWinner, .unseenRevisions, .readOnly: .failure
         }

@@ -465,6 +465,46 @@ struct ReplicaSafetyTests {
     }
 
     @Test(
+        "A link or a file where Documents/ belongs: every command that reads or writes documents refuses with 65 and says why, verify names it, and nothing on either side changes",
+        arguments: ["link", "file"])
+    func documentsFolderBlocked(kind: String) throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let a = directory.appendingPathComponent("a").path, b = directory.appendingPathComponent("b").path
+        let documents = try Self.makeStore(a, in: directory)
+        #expect(try CommandRunner.run(["init", "--store", b]).status == 0)
+        #expect(try CommandRunner.run(["new", "--title", "On b", "--store", b]).status == 0)
+        let aside = directory.appendingPathComponent("elsewhere").path
+        try FileManager.default.moveItem(atPath: a + "/Documents", toPath: aside)
+        if kind == "link" {
+            try FileManager.default.createSymbolicLink(atPath: a + "/Documents", withDestinationPath: aside)
+        } else {
+            try Data("not a folder".utf8).write(to: URL(fileURLWithPath: a + "/Documents"))
+        }
+        let before = (HostileStoreTests.fingerprint(aside), HostileStoreTests.fingerprint(b))
+        let commands: [[String]] = [
+            ["list"], ["conflicts"], ["show", documents[0]], ["show", String(documents[0].prefix(6))],
+            ["edit", documents[0], "--title", "X"], ["delete", documents[1]], ["prune"], ["migrate"],
+            ["resolve", "--all", "--merge"], ["sync", b], ["versions", documents[0]],
+        ]
+        for command in commands {
+            let result = try CommandRunner.run(command + ["--store", a])
+            #expect(result.status == 65, "\(command): \(result.status) \(result.stderr)")
+            let what = kind == "link" ? "symbolic link" : "file"
+            #expect(
+                result.stderr.contains(a + "/Documents: a \(what) where"), "\(command): \(result.stderr)")
+        }
+        let fromB = try CommandRunner.run(["sync", a, "--store", b])
+        #expect(fromB.status == 65, "\(fromB.stderr)")
+        let verify = try CommandRunner.run(["verify", "--store", a])
+        #expect(
+            verify.status == 1 && (verify.stdout + verify.stderr).contains(a + "/Documents: "),
+            "\(verify.stdout)\(verify.stderr)")
+        #expect(HostileStoreTests.fingerprint(aside) == before.0)
+        #expect(HostileStoreTests.fingerprint(b) == before.1)
+    }
+
+    @Test(
         "A package whose metadata a sync engine moved onto its tombstone, before the revision superseding it arrived, stays readable"
     )
     func metadataMovedOntoTombstone() throws {

@@ -379,6 +379,47 @@ struct WatchTests {
         watchers.stop()
     }
 
+    @Test(
+        "Documents/ moved aside, replaced by a link, then put back: each step is a reread, the watch goes on and reports the next save",
+        arguments: FolderWatcher.Mechanism.allCases)
+    func documentsMovedAside(mechanism: FolderWatcher.Mechanism) throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let id = try scratch.run(["new", "--title", "Kept"])
+        let watchers = try Watchers(scratch.store, mechanism: mechanism)
+        let documents = scratch.store + "/Documents", aside = scratch.store + "/Documents.aside"
+        let manager = FileManager.default
+        func rereads(_ count: Int) {
+            for (name, collected) in [
+                ("store.changes()", watchers.library.collected),
+                ("survey watch --json", watchers.command.collected),
+            ] {
+                let seen = collected.wait { $0.filter { $0.event == "reread" }.count >= count }
+                #expect(seen.filter { $0.event == "reread" }.count >= count, "\(name): \(seen)")
+                #expect(collected.failure == nil, "\(name): \(collected.failure ?? "")")
+            }
+        }
+        try manager.moveItem(atPath: documents, toPath: aside)
+        rereads(1)
+        try manager.createSymbolicLink(atPath: documents, withDestinationPath: "Documents.aside")
+        #expect(try CommandRunner.run(["list", "--store", scratch.store]).status == 65)
+        try manager.removeItem(atPath: documents)
+        try manager.moveItem(atPath: aside, toPath: documents)
+        rereads(2)
+        let edit = try scratch.revision(["edit", id, "--title", "Back"])
+        for (name, collected) in [
+            ("store.changes()", watchers.library.collected),
+            ("survey watch --json", watchers.command.collected),
+        ] {
+            let seen = collected.wait { $0.contains { $0.revision == edit } }
+            #expect(
+                seen.filter { $0.event != "reread" } == [
+                    SeenChange(event: "revision-added", id: id, revision: edit, heads: [edit])
+                ], "\(name): \(seen)")
+        }
+        watchers.stop()
+    }
+
     /// This process's inotify descriptors (`anon_inode:inotify` in `/proc/self/fd`).
     static func inotifyDescriptors() -> Int {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []

@@ -67,6 +67,10 @@ struct ErrorShapeTests {
             ),
             (StoreError.unimportablePackage("/p/Survey.plist", "x"), "unimportablePackage", .invalidData),
             (StoreError.readOnly("/s"), "readOnly", .failure),
+            (
+                StoreError.documentsFolderBlocked("/s/Documents", "a file"), "documentsFolderBlocked",
+                .invalidData
+            ),
             (LookupError.ambiguousDocument("ab", []), "ambiguous", .usage),
             (LookupError.noSuchDocument("ab"), "noSuchDocument", .notFound),
             (FormatError.newer(9, supported: 2), "newerFormat", .invalidData),

@@ -39,6 +39,9 @@ final class ChangeFeed: @unchecked Sendable {
     private let revisions: RevisionStore
     private let watcher: FolderWatcher
     private var documentsWatch: FolderWatcher.Watch?
+    /// The store's folder, watched only while `Documents/` is missing or something else
+    /// stands in its place (moved aside, not copied yet): its coming back is a re-read.
+    private var rootWatch: FolderWatcher.Watch?
     private var folderWatches: [UUID: FolderWatcher.Watch] = [:]
     private var documentOfFolder: [FolderWatcher.Watch: UUID] = [:]
     /// Packages not complete yet, or damaged, watched until they are revisions.
@@ -139,7 +142,9 @@ final class ChangeFeed: @unchecked Sendable {
                     mark(id)
                 }
             case .appeared(let watch, let name):
-                if watch == documentsWatch {
+                if watch == rootWatch {
+                    if name == StoreLayout.documentsFolder { reread = true }
+                } else if watch == documentsWatch {
                     documentAppeared(name, mark: { mark($0) })
                 } else if let id = documentOfFolder[watch] {
                     if known[id] != nil, let revision = StoreLayout.revision(packageName: name) {
@@ -151,7 +156,9 @@ final class ChangeFeed: @unchecked Sendable {
                     mark(id, appeared: revision)
                 }
             case .changed(let watch, let name):
-                if watch == documentsWatch {
+                if watch == rootWatch {
+                    if name == nil || name == StoreLayout.documentsFolder { reread = true }
+                } else if watch == documentsWatch {
                     if let name {
                         documentAppeared(name, mark: { mark($0) })
                     } else {
@@ -239,14 +246,53 @@ final class ChangeFeed: @unchecked Sendable {
 
     /// Watches `Documents/` and every document folder in it, and reads each, reporting
     /// nothing: the state that later changes are measured against.
-    private func synchronize() throws {
+    private func synchronize(again: Bool = true) throws {
         let documents = root + "/" + StoreLayout.documentsFolder
-        documentsWatch = try watcher.add(documents, interest: .newEntries)
-        let present = Set(try documentIDs())
+        let present: Set<UUID>
+        do {
+            documentsWatch = try watcher.add(documents, interest: .newEntries)
+            present = Set(try documentIDs())
+        } catch let error as FileSystemError
+            where error.code == .notFound || error.code == .symbolicLink || error.errno == .notDirectory
+        {
+            try watchForDocumentsFolder(again: again)
+            return
+        } catch StoreError.documentsFolderBlocked {
+            try watchForDocumentsFolder(again: again)
+            return
+        }
+        if let watch = rootWatch {
+            watcher.remove(watch)
+            rootWatch = nil
+        }
         for id in known.keys where !present.contains(id) { forget(id) }
         known = [:]
         for id in present {
             known[id] = try refresh(id)
+        }
+    }
+
+    /// No documents' folder to watch (moved aside, or something else in its place): no
+    /// document is known until one is back, which the store's folder's watch reports.
+    private func watchForDocumentsFolder(again: Bool) throws {
+        if let watch = documentsWatch {
+            watcher.remove(watch)
+            documentsWatch = nil
+        }
+        for id in known.keys { forget(id) }
+        known = [:]
+        // Entries replaced in place too: polling sees a link swapped for a folder under the
+        // same name only as a change of that entry.
+        if rootWatch == nil {
+            rootWatch = try watcher.add(root, interest: [.created, .movedIn, .closedAfterWriting])
+        }
+        // It may have come back before the store's folder was watched: tried once more.
+        let documents = root + "/" + StoreLayout.documentsFolder
+        if again,
+            (try? FileManager.default.attributesOfItem(atPath: documents))?[.type] as? FileAttributeType
+                == .typeDirectory
+        {
+            try synchronize(again: false)
         }
     }
 
