@@ -68,7 +68,10 @@ extension Item {
             default: throw answerType("a date")
             }
         case .slider(let minimum, let maximum, let roundToInteger):
-            guard minimum.isFinite, maximum.isFinite, minimum < maximum else {
+            for (name, bound) in [("minimum", minimum), ("maximum", maximum)] where !bound.isFinite {
+                throw fail(.sliderBounds, "a slider's \(name) (\(bound)) must be a finite number")
+            }
+            guard minimum < maximum else {
                 throw fail(
                     .sliderBounds, "a slider's minimum (\(minimum)) must be below its maximum (\(maximum))")
             }

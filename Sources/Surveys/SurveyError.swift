@@ -15,7 +15,7 @@ public struct SurveyError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let binaryOptions = Rule("binaryOptions")
         /// A picker or multi-field item without options.
         public static let emptyOptions = Rule("emptyOptions")
-        /// A slider whose minimum is not below its maximum, or whose bounds are not numbers.
+        /// A slider whose minimum is not below its maximum, or whose bounds are not finite numbers.
         public static let sliderBounds = Rule("sliderBounds")
         /// An answer on an item that takes none.
         public static let answerNotAllowed = Rule("answerNotAllowed")

@@ -77,6 +77,29 @@ struct InputCommandTests {
         #expect(shownOther.stdout.contains("R (slider): -1e+300"), "\(shownOther.stdout)")
     }
 
+    @Test(
+        "A slider bound of inf, -inf or nan in a plist is refused as not finite, naming the file, item and rule",
+        arguments: [
+            ("0", "inf", "maximum (inf)"), ("-inf", "10", "minimum (-inf)"), ("nan", "10", "minimum (nan)"),
+        ])
+    func nonFiniteSliderBounds(minimum: String, maximum: String, named: String) throws {
+        let store = try Store()
+        #expect(try store.run(["init"]).status == 0)
+        let file = try store.write(
+            """
+            <plist version="1.0"><dict><key>title</key><string>T</string><key>items</key><array><dict>\
+            <key>title</key><string>Rate us</string><key>kind</key><string>slider</string>\
+            <key>minimum</key><real>\(minimum)</real><key>maximum</key><real>\(maximum)</real>\
+            </dict></array></dict></plist>
+            """, "bounds.plist")
+        let created = try store.run(["new", "--from", file])
+        #expect(created.status == 65)
+        #expect(
+            created.stderr
+                == "\(file): item 1 (\"Rate us\"): a slider's \(named) must be a finite number [sliderBounds]\n",
+            "\(created.stderr)")
+    }
+
     @Test("--from reads standard input: '-', a pipe and /dev/stdin")
     func standardInput() throws {
         let store = try Store()

@@ -193,6 +193,47 @@ struct ValidationTests {
         #expect(error?.description.contains("my secret") == false)
     }
 
+    @Test(
+        "A slider bound that is infinite or NaN is called not finite, naming the bound (it said the minimum must be below the maximum)",
+        arguments: [
+            (0, Double.infinity, "maximum (inf)"), (-Double.infinity, 10, "minimum (-inf)"),
+            (Double.nan, 10, "minimum (nan)"), (0, Double.nan, "maximum (nan)"),
+            (Double.infinity, Double.infinity, "minimum (inf)"),
+        ])
+    func nonFiniteSliderBounds(minimum: Double, maximum: Double, named: String) {
+        let item = Item(
+            title: "Rate us", kind: .slider(minimum: minimum, maximum: maximum, roundToInteger: false))
+        let error = #expect(throws: SurveyError.self) { try Survey(title: "T", items: [item]) }
+        #expect(error?.rule == .sliderBounds)
+        #expect(
+            error?.description
+                == "item 1 (\"Rate us\"): a slider's \(named) must be a finite number [sliderBounds]",
+            "\(error?.description ?? "no error")")
+    }
+
+    @Test("A format-1 Slider bound of inf is called not finite; one of text, not a number")
+    func nonFiniteFormatOneBounds() throws {
+        func migrating(_ minimum: String) throws -> SurveyError? {
+            let content = PropertyList.dictionary([
+                "title": "Old",
+                "items": [
+                    [
+                        "title": "Rate us", "type": "Slider", "value1": .string(minimum), "value2": "10",
+                    ]
+                ],
+            ])
+            return #expect(throws: SurveyError.self) {
+                try FormatMigrator.survey(from: content.xmlData(), version: 1, seed: "x")
+            }
+        }
+        let infinite = try migrating("inf")
+        #expect(infinite?.rule == .sliderBounds)
+        #expect(
+            infinite?.message == "the Slider's minimum (value1) 'inf' is not a finite number",
+            "\(infinite?.message ?? "")")
+        #expect(try migrating("low")?.message == "the Slider's minimum (value1) 'low' is not a number")
+    }
+
     static let designExample = Survey.exampleJSON
 
     @Test("The design's example reads, gets ids, and survives JSON and plist round trips")

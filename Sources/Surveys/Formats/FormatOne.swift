@@ -68,8 +68,11 @@ enum FormatOne {
         }
         func number(_ text: String?, _ name: String) throws -> Double {
             guard let text else { throw fail(.missingKey, "a Slider needs \(name)") }
-            guard let number = Double(text.trimmingCharacters(in: .whitespaces)), number.isFinite else {
+            guard let number = Double(text.trimmingCharacters(in: .whitespaces)) else {
                 throw fail(.sliderBounds, "the Slider's \(name) '\(text)' is not a number")
+            }
+            guard number.isFinite else {
+                throw fail(.sliderBounds, "the Slider's \(name) '\(text)' is not a finite number")
             }
             return number
         }
