@@ -35,8 +35,8 @@ struct SurveyTool: ParsableCommand {
     static let exitCodes = """
         EXIT CODES (every command):
           0   success
-          64  usage: an unknown option, a missing or malformed argument; sync with the
-              store itself
+          64  usage: an unknown subcommand or option, a missing or malformed argument;
+              sync with the store itself
           65  invalid data: a malformed property list (FILE:LINE:COLUMN: message),
               an invalid survey (naming the item and the rule), an unsupported format,
               a document none of whose revisions can be read, a package to import
@@ -64,6 +64,9 @@ struct SurveyTool: ParsableCommand {
         do {
             command = try parseAsRoot(arguments)
         } catch {
+            if exitCode(for: error) != .success, let unknown = unknownSubcommand(in: arguments) {
+                fail(unknownSubcommand: unknown.word, of: unknown.parent, named: unknown.path, json: json)
+            }
             fail(usage: error, json: json, command: nil)
         }
         do {
@@ -82,6 +85,49 @@ struct SurveyTool: ParsableCommand {
         } catch {
             fail(usage: error, json: json, command: type(of: command))
         }
+    }
+
+    /// The first word of `arguments` that stands where a subcommand belongs but names none,
+    /// with the command it would belong to and that command's name as typed (`survey
+    /// plist`). swift-argument-parser has no such error: it calls the word an unexpected
+    /// argument, or names an option after it instead (`survey bogus --json`: "Unknown
+    /// option '--json'").
+    private static func unknownSubcommand(in arguments: [String]) -> (
+        word: String, parent: any ParsableCommand.Type, path: String
+    )? {
+        // `survey help COMMAND` is the parser's own.
+        if arguments.first == "help" { return nil }
+        var parent: any ParsableCommand.Type = SurveyTool.self
+        var path = "survey"
+        for word in arguments {
+            let subcommands = parent.configuration.subcommands
+            guard !subcommands.isEmpty, !word.hasPrefix("-") else { return nil }
+            guard
+                let next = subcommands.first(where: {
+                    $0._commandName == word || $0.configuration.aliases.contains(word)
+                })
+            else { return (word, parent, path) }
+            parent = next
+            path += " " + word
+        }
+        return nil
+    }
+
+    /// Reports `word`, where a subcommand of `parent` belongs, as an unknown subcommand:
+    /// a usage error, as the parser's own are reported.
+    private static func fail(
+        unknownSubcommand word: String, of parent: any ParsableCommand.Type, named path: String, json: Bool
+    ) -> Never {
+        let failure = CommandFailure(
+            code: "usage", message: "unknown subcommand '\(word)'", exit: ExitCode.validationFailure.rawValue)
+        if json {
+            failure.report(json: true)
+        } else {
+            Console.error(
+                "\(failure.text)\nUsage: \(usageString(for: parent))\n  See '\(path) --help' for more information."
+            )
+        }
+        Foundation.exit(failure.exit)
     }
 
     /// Reports an argument-parser error (a usage error, or help and version requests).

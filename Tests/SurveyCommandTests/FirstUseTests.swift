@@ -318,6 +318,37 @@ struct FirstUseTests {
             "\(unknown.stderr)")
     }
 
+    @Test(
+        "An unknown subcommand is reported as one (exit 64), whatever options follow it (it said 'Unknown option --json')",
+        arguments: [
+            ["bogus"], ["bogus", "--json"], ["bogus", "--store", "x"], ["bogus", "list"],
+            ["plist", "bogus", "--json"],
+        ])
+    func unknownSubcommand(_ arguments: [String]) throws {
+        let usage = arguments[0] == "plist" ? "survey plist" : "survey"
+        let result = try CommandRunner.run(arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("error: unknown subcommand 'bogus'\n"), "\(result.stderr)")
+        guard arguments.contains("--json") else {
+            #expect(
+                result.stderr.contains("Usage: \(usage) <subcommand>")
+                    && result.stderr.contains("See '\(usage) --help'"), "\(result.stderr)")
+            return
+        }
+        let error = Self.object(result.stdout)?["error"] as? [String: Any]
+        #expect(
+            error?["code"] as? String == "usage" && error?["exit"] as? Int == 64
+                && error?["message"] as? String == "unknown subcommand 'bogus'", "\(result.stdout)")
+    }
+
+    @Test("An unknown option of a known subcommand is still reported as an unknown option")
+    func unknownOptionOfKnownSubcommand() throws {
+        let result = try CommandRunner.run(["list", "--bogus", "--json"])
+        #expect(result.status == 64)
+        let error = Self.object(result.stdout)?["error"] as? [String: Any]
+        #expect(error?["message"] as? String == "Unknown option '--bogus'", "\(result.stdout)")
+    }
+
     @Test("export refuses an existing package folder and missing parent folders plainly, creating nothing")
     func exportDestinations() throws {
         let store = try Store()
