@@ -516,6 +516,35 @@ struct FirstUseTests {
         #expect(text.contains("Would you come again? (binary): Yes"), "\(text)")
     }
 
+    @Test(
+        "Item ids are printed in one letter case (upper, as Survey.plist holds them) by show, export, diff and resolve --merge; edit takes either case"
+    )
+    func itemIDCase() throws {
+        let store = try Store()
+        let (id, first) = try store.makeDocument()
+        for rating in [3, 7] {
+            #expect(try store.run(["edit", id, "--base", first, "--answer", "3=\(rating)"]).status == 0)
+        }
+        let shown = try store.json(["show", id]) as! [String: Any]
+        let ids = (shown["items"] as! [[String: Any]]).map { $0["id"] as! String }
+        #expect(ids.allSatisfy { $0 == $0.uppercased() }, "\(ids)")
+        let exported = try store.json(["export", id]) as! [String: Any]
+        let exportedIDs = ((exported["content"] as? [String: Any])?["items"] as? [[String: Any]])?.map {
+            $0["id"] as? String
+        }
+        #expect(exportedIDs == ids)
+        let diffs = try store.json(["diff", id]) as! [[String: Any]]
+        let changed = (diffs.first?["items"] as? [[String: Any]])?.map { $0["id"] as? String }
+        #expect(changed == [ids[2]], "\(diffs)")
+        let merge = try store.json(["resolve", id, "--merge", "--dry-run"]) as! [String: Any]
+        let contested = (merge["contested"] as? [[String: Any]])?.map { $0["item"] as? String }
+        #expect(contested == [ids[2]], "\(merge)")
+        for (item, name) in [(ids[1].lowercased(), "Grace"), (ids[1], "Hopper")] {
+            let edited = try store.json(["edit", id, "--answer", "\(item)=\(name)"]) as! [String: Any]
+            #expect(edited["changed"] as? Bool == true, "\(item)")
+        }
+    }
+
     @Test("check --json names both the document and the revision, for every format")
     func checkIDs() throws {
         let format1 = FormatCommandTests.fixtures + "/format1/unanswered.survey"

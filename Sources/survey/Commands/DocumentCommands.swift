@@ -169,7 +169,7 @@ struct EditCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit", abstract: "Edit a document's title or answers.",
         discussion: """
-            ITEM is an item id or a 1-based position. VALUE depends on the item's kind:
+            ITEM is an item id (in either letter case) or a 1-based position. VALUE depends on the item's kind:
               binary      0 or 1, or one of its two labels
               textField   any text
               datePicker  an ISO 8601 date, such as 2026-11-20T10:00:00Z

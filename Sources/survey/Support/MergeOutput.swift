@@ -45,7 +45,7 @@ struct DiffJSON: Encodable {
         }
         items = pair.diff.items.map { item in
             ItemEntry(
-                id: item.id.lowercased, title: item.title, change: item.change.rawValue,
+                id: item.id.itemID, title: item.title, change: item.change.rawValue,
                 position: Position(from: item.from, to: item.to),
                 moved: item.change == .modified && item.moved ? true : nil,
                 fields: item.fields.map {
@@ -96,7 +96,7 @@ struct MergeJSON: Encodable {
         heads = plan.heads.map(\.id.description)
         contested = (plan.result?.contested ?? []).map { contest in
             Contest(
-                item: contest.item?.lowercased, title: contest.itemTitle, field: contest.field,
+                item: contest.item?.itemID, title: contest.itemTitle, field: contest.field,
                 chosen: JSONFieldValue(value: contest.chosenValue),
                 chosenRevision: contest.chosen,
                 values: contest.values.map {
@@ -104,7 +104,7 @@ struct MergeJSON: Encodable {
                 })
         }
         notes = (plan.result?.notes ?? []).map {
-            Note(item: $0.item.lowercased, title: $0.itemTitle, note: $0.kind.rawValue, revisions: $0.heads)
+            Note(item: $0.item.itemID, title: $0.itemTitle, note: $0.kind.rawValue, revisions: $0.heads)
         }
         self.dryRun = dryRun
         self.refused = refused

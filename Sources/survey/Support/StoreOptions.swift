@@ -222,7 +222,14 @@ extension SurveyStore {
 }
 
 extension UUID {
+    /// A document id as the tool prints it: lower case, as the store names the document's
+    /// folder.
     var lowercased: String { uuidString.lowercased() }
+
+    /// An item id as the tool prints it everywhere (`show --json`, `export`, `diff --json`,
+    /// `resolve --merge --json`): upper case, as `Survey.plist` holds it. Input (`--answer
+    /// ITEM=…`, an `id` in a file) takes either case.
+    var itemID: String { uuidString }
 }
 
 /// ISO 8601 text of a revision's time, to the millisecond (proleptic Gregorian, UTC).
