@@ -4,7 +4,7 @@ public enum ErrorCategory: String, Sendable, Hashable, CaseIterable {
     /// The input or a file read is not valid: a malformed property list, an invalid
     /// survey, an unsupported format, a damaged store file.
     case invalidData
-    /// What was named does not exist: a store, document, revision, file or folder.
+    /// What was named does not exist: a store, document, revision, item, file or folder.
     case notFound
     /// The operation was refused to protect data, and nothing was written: a save whose
     /// base is no longer current, a merge that contests fields.

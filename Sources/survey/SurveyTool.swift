@@ -41,8 +41,9 @@ struct SurveyTool: ParsableCommand {
               an invalid survey (naming the item and the rule), an unsupported format,
               a document none of whose revisions can be read, a package to import
               with a link, FIFO or folder where a file belongs
-          66  no such store, document, revision or file; content that is not there
-              (a deleted document's, a pruned revision's, a deletion's)
+          66  no such store, document, revision, item (edit --answer ITEM=VALUE) or
+              file; content that is not there (a deleted document's, a pruned
+              revision's, a deletion's)
           75  refused: save --if-current when the base is no longer the only head, and
               resolve --merge --strict when a field is contested (nothing written);
               resolve --all --merge when a document is left in conflict

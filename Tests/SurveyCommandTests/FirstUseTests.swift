@@ -106,7 +106,8 @@ struct FirstUseTests {
     static let failures: [(arguments: [String], exit: Int32, code: String)] = [
         (["show", "nope"], 66, "noSuchDocument"),
         (["show"], 64, "usage"),
-        (["edit", "{DOC}", "--answer", "9=1"], 64, "usage"),
+        (["edit", "{DOC}", "--answer", "9=1"], 66, "noSuchItem"),
+        (["edit", "{DOC}", "--answer", "nine"], 64, "usage"),
         (["new", "--from", "{BAD}"], 65, "invalidPropertyList"),
         (["new", "--from", "{MISSING}"], 66, "noSuchFile"),
         (["export", "{DOC}", "-o", "{MISSING}/x.json"], 66, "noSuchFolder"),
@@ -347,6 +348,30 @@ struct FirstUseTests {
         #expect(result.status == 64)
         let error = Self.object(result.stdout)?["error"] as? [String: Any]
         #expect(error?["message"] as? String == "Unknown option '--bogus'", "\(result.stdout)")
+    }
+
+    @Test(
+        "An item that does not exist is not found (66, noSuchItem), as an unknown document is (it was a usage error)",
+        arguments: ["9", "0", "00000000-0000-4000-8000-000000000009", "nine"])
+    func unknownItem(_ item: String) throws {
+        let store = try Store()
+        let (id, _) = try store.makeDocument()
+        let text = try store.run(["edit", id, "--answer", "\(item)=1"])
+        #expect(text.status == 66)
+        #expect(
+            text.stderr == "error: there is no item '\(item)' (give a position from 1 to 3 or an item id)\n",
+            "\(text.stderr)")
+        let json = try store.run(["edit", id, "--answer", "\(item)=1", "--json"])
+        let error = Self.object(json.stdout)?["error"] as? [String: Any]
+        #expect(
+            json.status == 66 && error?["code"] as? String == "noSuchItem" && error?["exit"] as? Int == 66,
+            "\(json.stdout)")
+        #expect(try store.versions(id).count == 1)
+        let empty = try store.json(["new", "--title", "Empty"]) as! [String: Any]
+        let none = try store.run(["edit", empty["id"] as! String, "--answer", "\(item)=1"])
+        #expect(
+            none.status == 66 && none.stderr.contains("there is no item '\(item)': the survey has no items"),
+            "\(none.stderr)")
     }
 
     @Test("export refuses an existing package folder and missing parent folders plainly, creating nothing")

@@ -210,12 +210,8 @@ struct EditCommand: ParsableCommand {
                     $0.id.uuidString.lowercased() == itemText.lowercased()
                 }) {
                     index = found
-                } else if survey.items.isEmpty {
-                    throw ValidationError("there is no item '\(itemText)': the survey has no items")
                 } else {
-                    throw ValidationError(
-                        "there is no item '\(itemText)' (give a position from 1 to \(survey.items.count) or an item id)"
-                    )
+                    throw NoSuchItemError(item: itemText, count: survey.items.count)
                 }
                 let item = survey.items[index]
                 let answer = try parseAnswer(valueText, for: item, position: index + 1)
@@ -224,6 +220,22 @@ struct EditCommand: ParsableCommand {
             let saved = try store.save(document)
             try options.report(id, saved.base, changed: saved.base.id != document.base.id)
         }
+    }
+}
+
+/// An `--answer ITEM=VALUE` whose ITEM names no item of the survey: not found (exit 66),
+/// as an unknown document is.
+struct NoSuchItemError: CategorizedError {
+    /// ITEM as typed.
+    var item: String
+    /// How many items the survey has.
+    var count: Int
+    var errorCode: String { "noSuchItem" }
+    var category: ErrorCategory { .notFound }
+    var description: String {
+        count == 0
+            ? "there is no item '\(item)': the survey has no items"
+            : "there is no item '\(item)' (give a position from 1 to \(count) or an item id)"
     }
 }
 

@@ -6,7 +6,7 @@ enum ExitStatus {
     /// Invalid data: a malformed property list, an invalid survey, an unsupported format, a
     /// document none of whose revisions can be read.
     static let invalidData = ExitCode(65)
-    /// No such store, document, revision or file.
+    /// No such store, document, revision, item or file.
     static let noInput = ExitCode(66)
     /// A refusal: `--if-current` refused the save, or `resolve --merge --strict` found a
     /// contested field (nothing written).
