@@ -75,13 +75,16 @@ extension SurveyStore {
         public var revision: RevisionMetadata
         /// Its content in the form asked for.
         public var data: Data
-        /// The first rule for new content that the content breaks, or `nil`. Stored
-        /// content keeps only the rules for stored content (a document written before a
-        /// rule was added still opens), while `Survey(json:)`, `Survey(plist:)` and so
-        /// `survey new --from` and `save --from` take only content that keeps every rule:
-        /// they refuse the exported file until it is fixed. Always `nil` for content in a
-        /// newer format.
-        public var newContentProblem: SurveyError?
+        /// Every rule for new content that the content breaks, in order (`Survey.problems()`);
+        /// empty when none. Stored content keeps only the rules for stored content (a
+        /// document written before a rule was added still opens), while `Survey(json:)`,
+        /// `Survey(plist:)` and so `survey new --from` and `save --from` take only content
+        /// that keeps every rule: they refuse the exported file until each is fixed.
+        /// Always empty for content in a newer format.
+        public var newContentProblems: [SurveyError] = []
+
+        /// The first of ``newContentProblems``, or `nil`.
+        public var newContentProblem: SurveyError? { newContentProblems.first }
     }
 
     /// The content of a document's winner (or `revision`) in the interchange form
@@ -99,9 +102,7 @@ extension SurveyStore {
         }
         let survey = try open(id, revision: exported.id).survey
         let data = format == .json ? try survey.jsonData() : try survey.plistData()
-        var problem: SurveyError?
-        do { try survey.validate() } catch let error as SurveyError { problem = error }
-        return ExportedContent(revision: exported, data: data, newContentProblem: problem)
+        return ExportedContent(revision: exported, data: data, newContentProblems: survey.problems())
     }
 
     /// Writes exported bytes to `path`, outside the store: a new or regular file is

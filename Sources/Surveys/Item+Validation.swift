@@ -1,16 +1,9 @@
 import PropertyList
 
 extension Item {
-    /// Checks the item's settings and answer against the rules of its kind.
-    ///
-    /// - Parameters:
-    ///   - position: The item's 1-based position, for the error.
-    ///   - strict: Whether to apply the rules added after content was first stored
-    ///     (distinct option labels); stored content is read without them.
-    /// - Throws: ``SurveyError`` naming the item and the rule.
-    /// Throws ``SurveyError/Rule/unwritableText`` for the first of the item's texts that
-    /// an XML property list cannot carry, naming it.
-    func checkTexts(position: Int) throws {
+    /// A ``SurveyError/Rule/unwritableText`` error for each of the item's texts that an
+    /// XML property list cannot carry, naming it.
+    func textProblems(position: Int) -> [SurveyError] {
         var texts: [(String, String)] = [("title", title)]
         switch kind {
         case .binary(let options), .picker(let options), .multiTF(let options):
@@ -20,16 +13,23 @@ extension Item {
         default: break
         }
         if case .text(let answer) = answer { texts.append(("answer", answer)) }
-        for (field, text) in texts {
-            if let reason = XMLPlistWriter.unwritableReason(text) {
-                throw SurveyError(
+        return texts.compactMap { field, text in
+            XMLPlistWriter.unwritableReason(text).map { reason in
+                SurveyError(
                     position: position, title: title, rule: .unwritableText,
                     message: "its \(field) cannot be saved: \(reason)")
             }
         }
     }
 
-    func validate(position: Int, strict: Bool = true) throws {
+    /// Checks the item's settings and answer against the rules of its kind.
+    ///
+    /// - Parameters:
+    ///   - position: The item's 1-based position, for the error.
+    ///   - strict: Whether to apply the rules added after content was first stored
+    ///     (distinct option labels); stored content is read without them.
+    /// - Throws: ``SurveyError`` naming the item and the first rule it breaks.
+    func validate(position: Int, strict: Bool = true) throws(SurveyError) {
         func fail(_ rule: SurveyError.Rule, _ message: String) -> SurveyError {
             SurveyError(position: position, title: title, rule: rule, message: message)
         }

@@ -68,29 +68,57 @@ public struct Survey: Sendable, Equatable {
         try validate(strict: true)
     }
 
+    /// Every rule of the model that the survey breaks, in the order ``validate()`` checks
+    /// them, which throws the first: the survey's own (its title), then item by item each
+    /// text an XML property list cannot carry, the first other rule the item breaks, and
+    /// an id used before. Empty when the survey is valid.
+    ///
+    /// Content read in the stored form (``init(interchange:)``) keeps the rules for
+    /// stored content, so for it these are the rules for new content it breaks: what to
+    /// fix before a file of it is taken as new content.
+    public func problems() -> [SurveyError] {
+        var found: [SurveyError] = []
+        check(strict: true) { found.append($0) }
+        return found
+    }
+
     func validate(strict: Bool) throws {
+        try check(strict: strict) { problem throws(SurveyError) in throw problem }
+    }
+
+    /// Checks the rules (without those for new content unless `strict`), handing each
+    /// problem to `report`, which throws to stop at the first.
+    private func check<Failure: Error>(
+        strict: Bool, _ report: (SurveyError) throws(Failure) -> Void
+    ) throws(Failure) {
         if strict, title.allSatisfy(\.isWhitespace) {
-            throw SurveyError(
-                position: nil, title: nil, rule: .emptyTitle,
-                message: "the title is empty; a survey has a title")
+            try report(
+                SurveyError(
+                    position: nil, title: nil, rule: .emptyTitle,
+                    message: "the title is empty; a survey has a title"))
         }
-        try Self.checkItemCount(items.count)
+        do { try Self.checkItemCount(items.count) } catch { try report(error) }
         if strict, let reason = XMLPlistWriter.unwritableReason(title) {
-            throw SurveyError(
-                position: nil, title: nil, rule: .unwritableText,
-                message: "the title cannot be saved: \(reason)")
+            try report(
+                SurveyError(
+                    position: nil, title: nil, rule: .unwritableText,
+                    message: "the title cannot be saved: \(reason)"))
         }
         var seen = [UUID: Int](minimumCapacity: items.count)
         for (offset, item) in items.enumerated() {
             let position = offset + 1
-            if strict { try item.checkTexts(position: position) }
-            try item.validate(position: position, strict: strict)
-            if let first = seen[item.id] {
-                throw SurveyError(
-                    position: position, title: item.title, rule: .duplicateID,
-                    message: "its id \(item.id.uuidString) is already used by item \(first)")
+            if strict {
+                for problem in item.textProblems(position: position) { try report(problem) }
             }
-            seen[item.id] = position
+            do { try item.validate(position: position, strict: strict) } catch { try report(error) }
+            if let first = seen[item.id] {
+                try report(
+                    SurveyError(
+                        position: position, title: item.title, rule: .duplicateID,
+                        message: "its id \(item.id.uuidString) is already used by item \(first)"))
+            } else {
+                seen[item.id] = position
+            }
         }
     }
 }

@@ -242,4 +242,59 @@ struct InputCommandTests {
         #expect(!cleanJSON.stdout.contains("newContentProblem"), "\(cleanJSON.stdout)")
         #expect(try store.run(["new", "--from", exportedFile]).status == 0)
     }
+
+    @Test("export of content stored before the newer rules warns about every problem, not only the first")
+    func legacyContentEveryProblem() throws {
+        let store = try Store()
+        #expect(try store.run(["init"]).status == 0)
+        let package = store.directory.appendingPathComponent("old.survey")
+        try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
+        let document = UUID().uuidString.lowercased()
+        try Data(
+            """
+            <plist version="1.0"><dict><key>DocumentUUID</key><string>\(document)</string>\
+            <key>FormatVersion</key><integer>2</integer></dict></plist>
+            """.utf8
+        ).write(to: package.appendingPathComponent("DocumentMetadata.plist"))
+        func item(_ title: String, _ kind: String, _ options: [String]) -> String {
+            """
+            <dict><key>id</key><string>\(UUID().uuidString)</string><key>title</key><string>\(title)</string>\
+            <key>kind</key><string>\(kind)</string><key>options</key><array>\
+            \(options.map { "<string>\($0)</string>" }.joined())</array></dict>
+            """
+        }
+        try Data(
+            """
+            <plist version="1.0"><dict><key>title</key><string> </string><key>items</key><array>\
+            \(item("Fine", "picker", ["A", "B"]))\(item("Come again?", "binary", ["Yes", "Yes"]))\
+            \(item("Dish", "picker", ["Soup", "Fish", "Soup"]))</array></dict></plist>
+            """.utf8
+        ).write(to: package.appendingPathComponent("Survey.plist"))
+        let imported = try store.run(["import", package.path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+
+        let exported = try store.run([
+            "export", document, "-o", store.directory.appendingPathComponent("old.json").path,
+        ])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let warnings = exported.stderr.split(separator: "\n")
+        #expect(
+            warnings.count == 3 && warnings.allSatisfy { $0.hasPrefix("warning: ") }, "\(exported.stderr)")
+        for expected in [
+            "survey: the title is empty", #"item 2 ("Come again?"): a binary item's two options"#,
+            #"item 3 ("Dish"): option 3 has the same label as option 1"#,
+        ] {
+            #expect(exported.stderr.contains(expected), "\(expected): \(exported.stderr)")
+        }
+
+        let reported = try store.run(["export", document, "--json"])
+        #expect(reported.status == 0, "\(reported.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(reported.stdout.utf8)) as? [String: Any]
+        let problems = object?["newContentProblems"] as? [[String: Any]] ?? []
+        #expect(
+            problems.map { $0["rule"] as? String } == ["emptyTitle", "duplicateOptions", "duplicateOptions"])
+        #expect(problems.map { $0["item"] as? Int } == [nil, 2, 3], "\(reported.stdout)")
+        // The first, as before, under its own key.
+        #expect((object?["newContentProblem"] as? [String: Any])?["rule"] as? String == "emptyTitle")
+    }
 }

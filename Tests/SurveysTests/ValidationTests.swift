@@ -234,6 +234,34 @@ struct ValidationTests {
         #expect(try migrating("low")?.message == "the Slider's minimum (value1) 'low' is not a number")
     }
 
+    @Test(
+        "problems() lists every rule for new content that stored content breaks, in order; validate() throws the first"
+    )
+    func everyProblem() throws {
+        func item(_ title: String, _ kind: String, _ options: [PropertyList]) -> PropertyList {
+            [
+                "id": .string(UUID().uuidString), "title": .string(title), "kind": .string(kind),
+                "options": .array(options),
+            ]
+        }
+        let stored = try Survey(
+            interchange: [
+                "title": " ",
+                "items": [
+                    item("Fine", "picker", ["A", "B"]), item("Come again?", "binary", ["Yes", "Yes"]),
+                    item("Dish\u{1}", "picker", ["Soup", "Fish", "Soup"]),
+                ],
+            ])
+        let problems = stored.problems()
+        #expect(
+            problems.map(\.rule) == [.emptyTitle, .duplicateOptions, .unwritableText, .duplicateOptions],
+            "\(problems)")
+        #expect(problems.map(\.position) == [nil, 2, 3, 3])
+        let first = #expect(throws: SurveyError.self) { try stored.validate() }
+        #expect(first == problems.first)
+        #expect(try Survey(json: Data(Self.designExample.utf8)).problems().isEmpty)
+    }
+
     static let designExample = Survey.exampleJSON
 
     @Test("The design's example reads, gets ids, and survives JSON and plist round trips")

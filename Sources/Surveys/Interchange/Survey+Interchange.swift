@@ -254,7 +254,7 @@ extension Survey {
     }
 
     /// Refuses more than ``maximumItemCount`` items.
-    static func checkItemCount(_ count: Int) throws {
+    static func checkItemCount(_ count: Int) throws(SurveyError) {
         guard count <= maximumItemCount else {
             throw SurveyError(
                 position: nil, title: nil, rule: .tooManyItems,

@@ -344,9 +344,10 @@ struct ExportCommand: ParsableCommand {
             revision in a format newer than this build is exported as it is stored, with --format plist or \
             --package. With --json, the content is part of the one JSON document (as an object for json). \
             Content stored before a rule for new content was added (an empty title, two options with one \
-            label) is exported as it is, with a warning naming the item and rule (with --json, also as \
-            "newContentProblem": {"rule", "item", "message"}): new --from and save --from refuse such a file \
-            until it is fixed (a package exported with --package imports as it is).
+            label) is exported as it is, with a warning naming the item and rule for each problem (with \
+            --json, also as "newContentProblems": [{"rule", "item", "message"}], and the first as \
+            "newContentProblem"): new --from and save --from refuse such a file until each is fixed (a \
+            package exported with --package imports as it is).
 
             \(SurveyTool.exitCodesReference)
             """)
@@ -404,7 +405,7 @@ struct ExportCommand: ParsableCommand {
             }
             let (exported, data) = (content.revision, content.data)
             if let output { try store.writeExport(data, to: output) }
-            if let problem = content.newContentProblem {
+            for problem in content.newContentProblems {
                 Console.error(
                     "warning: the exported content breaks a rule for new content, so new --from and save --from "
                         + "refuse it until it is fixed: \(problem)")
@@ -414,11 +415,15 @@ struct ExportCommand: ParsableCommand {
                 var report: [String: Any] = [
                     "id": id.lowercased, "revision": exported.id.description, "format": format,
                 ]
-                if let problem = content.newContentProblem {
-                    report["newContentProblem"] = [
+                let problems: [[String: Any]] = content.newContentProblems.map { problem in
+                    [
                         "rule": problem.rule.rawValue, "item": problem.position.map { $0 as Any } ?? NSNull(),
                         "message": problem.description,
                     ]
+                }
+                if let first = problems.first {
+                    report["newContentProblems"] = problems
+                    report["newContentProblem"] = first
                 }
                 if let output {
                     report["output"] = output
