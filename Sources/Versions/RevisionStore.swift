@@ -286,6 +286,11 @@ public final class RevisionStore: Sendable {
                             try reader.status(atPath: file + "/" + Self.contentFile)?.kind == .regular
                         {
                             live[id] = metadata
+                        } else if try reader.status(atPath: file)?.kind == .directory {
+                            // The package's folder is still here without its content (a
+                            // copy of the pruned revision half made, or emptied): incomplete,
+                            // and below a copy brought back once the tombstone is in effect.
+                            result.incomplete.append(id)
                         }
                     } else {
                         result.incomplete.append(id)
@@ -643,7 +648,12 @@ public final class RevisionStore: Sendable {
     /// Writes a revision's package atomically and durably, or completes it when a copy
     /// left it half there (the files it lacks are added; nothing there is replaced).
     public func publish(_ files: [PackageFile], of revision: RevisionID, in document: UUID) throws {
-        try writer.createDirectory(StoreLayout.documentsFolder)
+        do {
+            try writer.createDirectory(StoreLayout.documentsFolder)
+        } catch {
+            try checkDocumentsFolder()
+            throw error
+        }
         try writer.createDirectory(folder(of: document))
         let path = StoreLayout.package(revision, of: document)
         if try writer.writePackage(files, at: path) == .alreadyExists {

@@ -93,4 +93,32 @@ struct PrunedCopyTests {
         #expect(!FileManager.default.fileExists(atPath: package))
         #expect(store.verify().isEmpty)
     }
+
+    @Test(
+        "A half-made copy of a pruned revision (its metadata alone, as rsync leaves it, or an empty folder) is a copy brought back: a note, removed by the next write",
+        arguments: ["metadata only", "empty folder"])
+    func halfMadeCopyOfPrunedRevision(shape: String) throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pruned-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try SurveyStore.create(at: path, deviceName: "laptop")
+        let (id, first) = try store.create(try Survey(title: "First", items: []))
+        try store.save(try Survey(title: "Second", items: []), to: id, base: first.id)
+        let package = path + "/" + StoreLayout.package(first.id, of: id)
+        let metadata = try Data(contentsOf: URL(fileURLWithPath: package + "/" + StoreLayout.metadataFile))
+        _ = try store.prune(id)
+        try FileManager.default.createDirectory(atPath: package, withIntermediateDirectories: false)
+        if shape == "metadata only" {
+            try metadata.write(to: URL(fileURLWithPath: package + "/" + StoreLayout.metadataFile))
+        }
+
+        let reader = try SurveyStore.openForReading(at: path)
+        let issues = reader.verify()
+        #expect(issues.allSatisfy { $0.isNote }, "\(issues)")
+        #expect(
+            issues.contains { $0.path == package && $0.message.hasPrefix("a copy of a pruned revision") },
+            "\(issues)")
+        try store.save(try Survey(title: "Third", items: []), to: id)
+        #expect(!FileManager.default.fileExists(atPath: package))
+        #expect(store.verify().isEmpty)
+    }
 }
