@@ -59,7 +59,8 @@ extension RevisionStore {
     /// left in the temporary, pruning and locks folders.
     private func verifyFolders(report: (String, String, Bool) -> Void) {
         // The documents' folder is reported with what is in it, by `documentFolderIssues`.
-        for folder in StoreLayout.folders where folder != StoreLayout.documentsFolder {
+        for folder in StoreLayout.folders + [StoreLayout.stateFolder]
+        where folder != StoreLayout.documentsFolder {
             let path = root + "/" + folder
             switch (try? reader.status(atPath: path))??.kind {
             case nil, .directory?: break
@@ -82,9 +83,32 @@ extension RevisionStore {
             )
         }
         let locks = root + "/" + StoreLayout.locksFolder
-        for entry in (try? reader.entries(atPath: locks)) ?? []
-        where entry.kind != .regular && entry.kind != .unknown {
-            report(locks + "/" + entry.name, "not a regular lock file (never opened)", false)
+        for entry in ((try? reader.entries(atPath: locks)) ?? []).sorted(by: { $0.name < $1.name }) {
+            let path = locks + "/" + entry.name
+            if entry.kind != .regular && entry.kind != .unknown {
+                report(
+                    path, "not a regular lock file (never opened; lock files hold nothing: remove it)", false)
+            } else if let status = (try? reader.status(atPath: path)) ?? nil, status.links > 1 {
+                report(
+                    path,
+                    "a lock file with more than one name (a hard link, as `cp -al` leaves): refused as a lock;"
+                        + " remove it while no survey command runs", false)
+            }
+        }
+        // This device's identity: a file, or nothing yet.
+        let device = root + "/" + StoreLayout.deviceFile
+        if let kind = (try? reader.status(atPath: device))??.kind, kind != .regular {
+            if kind == .directory, ((try? reader.names(atPath: device)) ?? []).isEmpty == false {
+                report(
+                    device,
+                    "a folder that is not empty where this device's identity file belongs: every write fails"
+                        + " until it is moved aside", false)
+            } else {
+                report(
+                    device,
+                    "\(kind.asFound) where this device's identity file belongs: the next command that writes"
+                        + " replaces it with a new device identity", false)
+            }
         }
     }
 

@@ -108,11 +108,54 @@ struct ReplicaSafetyTests {
                 refused.stderr.contains("/Local.nosync/locks/")
                     && refused.stderr.contains("it has more than one name (hard links"), "\(refused.stderr)")
         }
+        let verify = try CommandRunner.run(["verify", "--store", a])
+        #expect(
+            verify.status == 1
+                && (verify.stdout + verify.stderr).contains("a lock file with more than one name"),
+            "\(verify.stderr)")
         // Removed as the message says, they are made again, one per store.
         try FileManager.default.removeItem(atPath: b + "/Local.nosync/locks")
         #expect(try CommandRunner.run(["edit", id, "--title", "X", "--store", a], timeLimit: 60).status == 0)
         #expect(try CommandRunner.run(["edit", id, "--title", "Y", "--store", b], timeLimit: 60).status == 0)
         #expect(try CommandRunner.run(["sync", b, "--store", a], timeLimit: 60).status == 0)
+    }
+
+    @Test(
+        "verify names what stands in local state's places: a link for the state folder, a folder for Device.plist (empty: replaced by the next write; not empty: every write fails)"
+    )
+    func localStateJunk() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let a = directory.appendingPathComponent("a").path
+        let documents = try Self.makeStore(a, in: directory)
+        let manager = FileManager.default
+        let state = a + "/Local.nosync/state", device = a + "/Local.nosync/Device.plist"
+        try? manager.removeItem(atPath: state)
+        try manager.createSymbolicLink(atPath: state, withDestinationPath: directory.path)
+        try manager.removeItem(atPath: device)
+        try manager.createDirectory(atPath: device + "/inside", withIntermediateDirectories: true)
+        var verify = try CommandRunner.run(["verify", "--store", a])
+        #expect(verify.status == 1, "\(verify.stderr)")
+        #expect(
+            (verify.stdout + verify.stderr).contains(
+                state + ": a symbolic link where the store's folder belongs"),
+            "\(verify.stderr)")
+        #expect(
+            (verify.stdout + verify.stderr).contains(
+                device + ": a folder that is not empty where this device's identity file belongs"),
+            "\(verify.stderr)")
+        #expect(try CommandRunner.run(["edit", documents[1], "--title", "X", "--store", a]).status == 1)
+        try manager.removeItem(atPath: device + "/inside")
+        verify = try CommandRunner.run(["verify", "--store", a])
+        #expect(
+            (verify.stdout + verify.stderr).contains(
+                device
+                    + ": a folder where this device's identity file belongs: the next command that writes replaces it"
+            ), "\(verify.stderr)")
+        try manager.removeItem(atPath: state)
+        #expect(try CommandRunner.run(["edit", documents[1], "--title", "X", "--store", a]).status == 0)
+        verify = try CommandRunner.run(["verify", "--store", a])
+        #expect(verify.status == 0, "\(verify.stderr)")
     }
 
     @Test("Dry runs on a store that came without Local.nosync/ (rsync's exclude, a checkout) create nothing")
@@ -462,6 +505,11 @@ struct ReplicaSafetyTests {
             }
         }
         #expect(try CommandRunner.run(["show", ids[0], "--store", b]).status == 66)
+        if damage != "lock is a folder" {
+            // Unreadable content is invalid data, whatever is wrong with it.
+            let show = try CommandRunner.run(["show", ids[0], "--store", a])
+            #expect(show.status == 65, "\(show.stderr)")
+        }
     }
 
     @Test(
