@@ -48,14 +48,19 @@ public enum StoreLayout {
     /// The suffix of a pruned revision's tombstone.
     public static let tombstoneSuffix = ".pruned"
 
-    /// Whether `name` is a hidden entry: one that begins with a dot. The store never
-    /// makes one under `Documents/`; the system and file-sync engines do (Finder's
-    /// `.DS_Store`, AppleDouble `._` files, rsync's `.NAME.XXXXXX` and Syncthing's
-    /// `.syncthing.NAME.tmp` while they copy, Unison's `.unison.` files). No hidden entry
-    /// is ever a document, revision, tombstone or part of one: readers pass over it
+    /// Whether `name` is a hidden entry: one that begins with a dot, or a temporary of
+    /// Syncthing's Windows form (`~syncthing~NAME.tmp`, its `.syncthing.NAME.tmp`
+    /// elsewhere). The store never makes one under `Documents/`; the system and file-sync
+    /// engines do (Finder's `.DS_Store`, AppleDouble `._` files, rsync's `.NAME.XXXXXX`
+    /// and Syncthing's temporaries while they copy, Unison's `.unison.` files). No hidden
+    /// entry is ever a document, revision, tombstone or part of one: readers pass over it
     /// without a warning, sync never copies it, and `verify` names it in a note.
     public static func isHidden(_ name: String) -> Bool {
-        name.utf8.first == UInt8(ascii: ".")
+        switch name.utf8.first {
+        case UInt8(ascii: "."): true
+        case UInt8(ascii: "~"): name.hasPrefix("~syncthing~")
+        default: false
+        }
     }
 
     /// Every folder the store itself makes, in the order they are made.

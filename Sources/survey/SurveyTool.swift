@@ -39,8 +39,9 @@ struct SurveyTool: ParsableCommand {
               sync with the store itself
           65  invalid data: a malformed property list (FILE:LINE:COLUMN: message),
               an invalid survey (naming the item and the rule), an unsupported format,
-              a document none of whose revisions can be read, a package to import
-              with a link, FIFO or folder where a file belongs
+              a document none of whose revisions can be read, a file over its size
+              limit, a package to import with a link, FIFO or folder where a file
+              belongs, a store whose Documents is a link or a file
           66  no such store, document, revision, item (edit --answer ITEM=VALUE) or
               file; content that is not there (a deleted document's, a pruned
               revision's, a deletion's)

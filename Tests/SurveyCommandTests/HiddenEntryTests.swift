@@ -34,6 +34,7 @@ struct HiddenEntryTests {
                 folder + "/" + firstPackage + "/.DS_Store", folder + "/" + headPackage + "/._Survey.plist",
                 folder + "/" + headPackage + "/.Survey.plist.Xy12Ab",
                 folder + "/" + headPackage + "/.syncthing.Survey.plist.tmp",
+                folder + "/~syncthing~" + firstPackage + ".tmp",
                 folder + "/" + headPackage + "/.rsync-partial",
             ]
             for path in hidden.dropLast() {
