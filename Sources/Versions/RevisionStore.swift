@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import Packages
 import PropertyList
@@ -937,6 +938,8 @@ public struct StoreIssue: Sendable, Equatable, CustomStringConvertible {
     /// `PATH: message`, or `PATH:LINE:COLUMN: message` when the message starts with a
     /// position in the file; `PATH: note: message` for a note.
     public var description: String {
+        // A name in a store can hold a line feed: shown escaped, it cannot split the line.
+        let path = ShownText.escaping(path)
         if isNote { return "\(path): note: \(message)" }
         return message.first?.isNumber == true
             && message.prefix(while: { $0.isNumber || $0 == ":" }).contains(":")

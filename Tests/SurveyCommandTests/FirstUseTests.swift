@@ -239,6 +239,12 @@ struct FirstUseTests {
             #expect(
                 result.stderr.contains("\\u{1B}]0;pwned\\u{7}\\u{1B}[2J"), "\(arguments): \(result.stderr)")
         }
+        // A line feed in a name does not split the line that names it.
+        try FileManager.default.createDirectory(
+            atPath: store.path + "/Documents/two\nlines", withIntermediateDirectories: false)
+        let verify = try store.run(["verify"])
+        let line = verify.stderr.split(separator: "\n").first { $0.contains("two\\u{A}lines") }
+        #expect(line?.hasPrefix(store.path + "/Documents/two\\u{A}lines: ") == true, "\(verify.stderr)")
     }
 
     @Test("A rule broken by a file's content names the file, with the item and the rule")

@@ -1,3 +1,5 @@
+import Diagnostics
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -150,7 +152,7 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     /// `cannot fsync /store/Documents/…: Input/output error`.
-    public var description: String { "cannot \(verb) \(path): \(reason)" }
+    public var description: String { "cannot \(verb) \(ShownText.escaping(path)): \(reason)" }
 
     /// The description without the path, for a message that names the path already:
     /// `cannot fsync: Input/output error`.

@@ -13,21 +13,7 @@ enum Console {
     /// `\u{1B}`: a file name in a store (made by anyone) reaches the terminal as text,
     /// never as an escape sequence that sets its title, moves its cursor or clears it.
     static func shown(_ text: String) -> String {
-        func isControl(_ scalar: Unicode.Scalar) -> Bool {
-            let value = scalar.value
-            return (value < 0x20 && value != 0x0A && value != 0x09) || (0x7F...0x9F).contains(value)
-        }
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var result = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            if isControl(scalar) {
-                result.append(
-                    contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
-            } else {
-                result.append(scalar)
-            }
-        }
-        return String(result)
+        ShownText.escaping(text, keepingLineBreaks: true)
     }
 
     /// Writes `text` to standard error without a newline, for progress on a terminal.

@@ -1,0 +1,31 @@
+/// Text that came from outside the program (a file name, a path, a message quoting one)
+/// as a message shows it: a name in a store can hold any byte but `/` and NUL, and must
+/// neither drive the terminal that prints it nor split the line that names it.
+public enum ShownText {
+    /// `text` with each control character (C0, DEL and C1) written as `\u{…}`, its
+    /// scalar value in hexadecimal: `"a\u{1B}[2Jb"` shows as `a\u{1B}[2Jb`.
+    ///
+    /// - Parameters:
+    ///   - text: The text to show.
+    ///   - keepingLineBreaks: Whether line feeds and tabs stay as they are (a whole
+    ///     message, whose own lines are meant); a name keeps none.
+    /// - Returns: `text` itself when it holds no such character.
+    public static func escaping(_ text: String, keepingLineBreaks: Bool = false) -> String {
+        func isEscaped(_ scalar: Unicode.Scalar) -> Bool {
+            let value = scalar.value
+            if keepingLineBreaks && (value == 0x0A || value == 0x09) { return false }
+            return value < 0x20 || (0x7F...0x9F).contains(value)
+        }
+        guard text.unicodeScalars.contains(where: isEscaped) else { return text }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isEscaped(scalar) {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                result.append(contentsOf: "\\u{\(hex)}".unicodeScalars)
+            } else {
+                result.append(scalar)
+            }
+        }
+        return String(result)
+    }
+}
