@@ -456,9 +456,22 @@ public struct RevisionTransfer: Sendable {
             if let revision = intactRead?.live[id] {
                 try repairPackage(revision, of: document, in: damaged, from: intact, &outcome)
             } else if reportingMissing {
+                let package = StoreLayout.package(id, of: document)
+                if let owner = damaged.otherOwner(of: package, as: id, of: document) {
+                    // Whole, but in another document's folder (moved by hand): nothing to
+                    // repair here, and no copy of this document's would be one.
+                    let name = owner.uuidString.lowercased()
+                    outcome.damaged.append(
+                        StoreIssue(
+                            path: damaged.root + "/" + package,
+                            message:
+                                "the package is a revision of document \(name), not of this one: move it back"
+                                + " to \(StoreLayout.folder(of: owner))/ (or remove it)"))
+                    continue
+                }
                 outcome.damaged.append(
                     StoreIssue(
-                        path: damaged.root + "/" + StoreLayout.package(id, of: document),
+                        path: damaged.root + "/" + package,
                         message: "the package is damaged, and the other store has no copy of \(id)"))
             }
         }
@@ -781,6 +794,19 @@ extension RevisionStore {
     /// or is absent.
     ///
     /// - Throws: `FileSystemError` when it cannot be read (an I/O error, no permission).
+    /// The document whose revision `revision` the package at `package` (relative to the
+    /// root) holds when its metadata verifies as that revision but names a document other
+    /// than `document`: a package moved into the wrong folder. `nil` otherwise.
+    func otherOwner(of package: String, as revision: RevisionID, of document: UUID) -> UUID? {
+        let file = package + "/" + StoreLayout.metadataFile
+        guard
+            let bytes = try? reader.contents(atPath: root + "/" + file, limit: FileReader.smallFileLimit),
+            let metadata = try? RevisionMetadata(plist: bytes, file: file),
+            metadata.id == revision, metadata.documentID != document
+        else { return nil }
+        return metadata.documentID
+    }
+
     func metadataDamage(_ file: String, as revision: RevisionID, of document: UUID) throws -> FileDamage? {
         try damage(of: file, limit: FileReader.smallFileLimit) { bytes in
             guard let metadata = try? RevisionMetadata(plist: bytes, file: file) else { return false }

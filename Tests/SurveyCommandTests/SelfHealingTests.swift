@@ -95,6 +95,27 @@ struct SelfHealingTests {
         #expect(text.status == 0 && text.stdout.contains("repaired 0 revision(s)"), "\(text.stdout)")
     }
 
+    @Test(
+        "A whole package moved into another document's folder: verify --repair-from names the document it belongs to and where it goes, not a missing copy"
+    )
+    func misplacedPackage() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (a, b, ids) = try Self.replicas(in: directory)
+        let package = URL(fileURLWithPath: try Self.content(a, ids[0])).deletingLastPathComponent()
+        let moved = a + "/Documents/" + ids[1] + "/" + package.lastPathComponent
+        try FileManager.default.moveItem(atPath: package.path, toPath: moved)
+        let repair = try CommandRunner.run(["verify", "--repair-from", b, "--store", a])
+        #expect(repair.status == 1)
+        #expect(
+            repair.stderr.contains(
+                "not repaired: \(moved): the package is a revision of document \(ids[0]), not of this one:"
+                    + " move it back to Documents/\(ids[0])/"), "\(repair.stderr)")
+        #expect(!repair.stderr.contains("has no copy"), "\(repair.stderr)")
+        try FileManager.default.moveItem(atPath: moved, toPath: package.path)
+        #expect(try CommandRunner.run(["verify", "--store", a]).status == 0)
+    }
+
     @Test("when both copies are torn, sync and verify --repair-from report the revision and change nothing")
     func bothTorn() throws {
         let directory = try CommandRunner.temporaryDirectory()
