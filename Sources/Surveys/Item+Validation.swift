@@ -78,6 +78,9 @@ extension Item {
             switch answer {
             case nil: break
             case .number(let value):
+                guard value.isFinite else {
+                    throw fail(.answerOutOfRange, "the answer must be a finite number")
+                }
                 guard value >= minimum && value <= maximum else {
                     throw fail(.answerOutOfRange, "the answer must lie between \(minimum) and \(maximum)")
                 }

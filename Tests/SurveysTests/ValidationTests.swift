@@ -211,6 +211,21 @@ struct ValidationTests {
             "\(error?.description ?? "no error")")
     }
 
+    @Test(
+        "A slider answer that is infinite or NaN is called not finite (it said the answer must lie between the bounds)",
+        arguments: [Double.nan, Double.infinity, -Double.infinity])
+    func nonFiniteSliderAnswer(answer: Double) {
+        let item = Item(
+            title: "Rate us", kind: .slider(minimum: 0, maximum: 10, roundToInteger: false),
+            answer: .number(answer))
+        let error = #expect(throws: SurveyError.self) { try Survey(title: "T", items: [item]) }
+        #expect(error?.rule == .answerOutOfRange)
+        #expect(
+            error?.description
+                == "item 1 (\"Rate us\"): the answer must be a finite number [answerOutOfRange]",
+            "\(error?.description ?? "no error")")
+    }
+
     @Test("A format-1 Slider bound of inf is called not finite; one of text, not a number")
     func nonFiniteFormatOneBounds() throws {
         func migrating(_ minimum: String) throws -> SurveyError? {
