@@ -247,6 +247,26 @@ struct FirstUseTests {
         #expect(line?.hasPrefix(store.path + "/Documents/two\\u{A}lines: ") == true, "\(verify.stderr)")
     }
 
+    @Test(
+        "delete --base of a revision an edit has superseded warns that the document is not deleted (it said nothing)"
+    )
+    func deletionThatLosesWarns() throws {
+        let store = try Store()
+        let (id, first) = try store.makeDocument()
+        let edit = try store.run(["edit", id, "--title", "Edited", "--base", first, "--json"])
+        let edited = try #require(Self.object(edit.stdout)?["revision"] as? String, "\(edit.stderr)")
+        let delete = try store.run(["delete", id, "--base", first])
+        #expect(delete.status == 0, "\(delete.stderr)")
+        #expect(
+            delete.stderr.contains("warning: \(id) is not deleted: revision \(edited) was saved after"),
+            "\(delete.stderr)")
+        #expect(try store.run(["show", id]).status == 0)
+        // Without --base it deletes, and says nothing more.
+        let again = try store.run(["delete", id])
+        #expect(again.status == 0 && !again.stderr.contains("warning"), "\(again.stderr)")
+        #expect(try store.run(["show", id]).status == 66)
+    }
+
     @Test("A rule broken by a file's content names the file, with the item and the rule")
     func surveyErrorsNameTheFile() throws {
         let store = try Store()

@@ -305,6 +305,9 @@ struct DeleteCommand: ParsableCommand {
             Deleting a deleted document writes nothing ("changed": false with --json). A deleted document \
             is restored with `survey resolve DOC --keep REV` or `survey save DOC --from FILE --base DELETION`.
 
+            With --base, the deletion supersedes only that revision and its ancestors: an edit saved since \
+            stays current (an edit never loses to a deletion it raced), and a warning says so.
+
             A deletion supersedes the revisions the store can read. A revision it holds but cannot read \
             (damaged, or a link in its package's place) cannot be named as a parent: a warning names it, \
             since if a repair brings it back it counts as an edit the deletion did not see, and an edit \
@@ -328,6 +331,14 @@ struct DeleteCommand: ParsableCommand {
                 let count = deletion.unsuperseded.count
                 Console.error(
                     "warning: the deletion does not supersede \(count) revision(s) of this document that cannot be read (\(deletion.unsuperseded.map(\.description).joined(separator: ", "))): if a repair (survey sync, survey verify --repair-from) brings \(count == 1 ? "it" : "one") back, the document is no longer deleted, since an edit never loses to a deletion; repair first, then delete again to supersede \(count == 1 ? "it" : "them")"
+                )
+            }
+            // A deletion based on an older revision races the edits made since: they win.
+            if base != nil, deletion.isNew, let winner = try store.graph(of: id).heads.first,
+                !winner.isDeleted
+            {
+                Console.error(
+                    "warning: \(id.lowercased) is not deleted: revision \(winner.id) was saved after the base of the deletion and is still current, since an edit never loses to a deletion it raced; delete again without --base (or with --base \(winner.id)) to delete it"
                 )
             }
         }
