@@ -386,6 +386,31 @@ struct PackageWriterTests {
         #expect(try Self.cleans(writer))
         #expect(temporaries(root).isEmpty)
     }
+
+    @Test(
+        "A leftover tree 3,000 folders deep (deeper than a path can name), a file at each level, is removed (every write failed on it)"
+    )
+    func deepLeftoverTree() throws {
+        let root = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let writer = PackageWriter(root: root, temporaryFolder: Self.temporary, locksFolder: Self.locks)
+        // Made level by level through descriptors, as no path could name the deepest.
+        var folder = open(root + "/Local.nosync/tmp", O_RDONLY | O_DIRECTORY)
+        #expect(folder >= 0)
+        for _ in 0..<3000 {
+            #expect(mkdirat(folder, "d", 0o755) == 0)
+            let file = openat(folder, "f", O_CREAT | O_WRONLY, 0o644)
+            #expect(file >= 0)
+            close(file)
+            let next = openat(folder, "d", O_RDONLY | O_DIRECTORY)
+            close(folder)
+            folder = next
+            #expect(folder >= 0)
+        }
+        close(folder)
+        #expect(try Self.cleans(writer))
+        #expect(temporaries(root).isEmpty)
+    }
 }
 
 @Suite("Cross-process locks")

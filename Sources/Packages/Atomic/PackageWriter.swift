@@ -342,11 +342,41 @@ public struct PackageWriter: Sendable {
     /// Removes a folder and everything in it; links and special files in it are removed
     /// themselves, never followed.
     func removeTree(_ path: String) throws {
+        // Parts of a tree nested too deep are moved up and removed after it, one after
+        // another: neither the recursion nor a path grows with the tree's depth.
+        var movedUp = [path]
+        while let next = movedUp.popLast() {
+            try removeTree(next, depth: 0, movingUp: &movedUp)
+        }
+    }
+
+    private func removeTree(_ path: String, depth: Int, movingUp movedUp: inout [String]) throws {
         for entry in try system.list(path) {
-            try removeEntry(path + "/" + entry.name, entry.kind)
+            let child = path + "/" + entry.name
+            var kind = entry.kind
+            if kind == .unknown { kind = try system.status(child)?.kind ?? .regular }
+            guard kind == .directory else {
+                try system.unlink(child, isDirectory: false)
+                continue
+            }
+            if depth >= Self.deepestRemoval || child.utf8.count > Self.deepestRemovalPath {
+                // Moved up into the temporary folder, where its own path is short (a path
+                // may not exceed `PATH_MAX`), and removed from there.
+                let shallow = temporaryFolder + "/" + Self.temporaryName()
+                if case .success = try system.rename(child, to: shallow, noReplace: true) {
+                    movedUp.append(shallow)
+                    continue
+                }
+            }
+            try removeTree(child, depth: depth + 1, movingUp: &movedUp)
         }
         try system.unlink(path, isDirectory: true)
     }
+
+    /// How many folders deep, and how long a path, ``removeTree(_:)`` goes before it moves
+    /// the rest of a tree up.
+    static let deepestRemoval = 64
+    static let deepestRemovalPath = 2048
 
     func removeEntry(_ path: String, _ kind: SystemCalls.FileKind) throws {
         var kind = kind
