@@ -137,6 +137,13 @@ public enum FormatCheck {
         let isStore = reader.exists(path + "/" + StoreLayout.layoutFile)
         if isStore {
             let documents = path + "/" + StoreLayout.documentsFolder
+            // Something else where the documents' folder belongs: no document can be read.
+            if let kind = (try? reader.status(atPath: documents))??.kind, kind != .directory {
+                return [
+                    Result(
+                        path: documents, status: .invalid, message: StoreError.blockedDocuments(kind.inWords))
+                ]
+            }
             folders = ((try? reader.names(atPath: documents)) ?? []).sorted().filter {
                 !StoreLayout.isHidden($0)
             }
@@ -144,14 +151,27 @@ public enum FormatCheck {
         } else {
             folders = [path]
         }
+        var tombstoned = Set<String>()
         let packages = folders.flatMap { folder in
-            ((try? reader.names(atPath: folder)) ?? []).sorted().filter {
-                $0.hasSuffix(StoreLayout.packageSuffix) && !StoreLayout.isHidden($0)
+            let names = ((try? reader.names(atPath: folder)) ?? []).sorted()
+            for name in names where name.hasSuffix(StoreLayout.tombstoneSuffix) {
+                tombstoned.insert(folder + "/" + name.dropLast(StoreLayout.tombstoneSuffix.count))
             }
-            .map { folder + "/" + $0 }
+            return names.filter { $0.hasSuffix(StoreLayout.packageSuffix) && !StoreLayout.isHidden($0) }
+                .map { folder + "/" + $0 }
         }
         for (done, package) in packages.enumerated() {
-            results.append(checkPackage(package, reader: reader))
+            let result = checkPackage(package, reader: reader)
+            // A copy of a pruned revision that is not whole (half-copied, or emptied) is no
+            // revision: the store removes it, and `verify` calls it a note.
+            let revision = String(package.dropLast(StoreLayout.packageSuffix.count))
+            if result.status == .invalid, tombstoned.contains(revision),
+                result.message?.hasSuffix(": missing") == true
+            {
+                progress?(done + 1, packages.count)
+                continue
+            }
+            results.append(result)
             progress?(done + 1, packages.count)
         }
         // A store with no documents is a valid store; any other folder without a package
@@ -203,7 +223,8 @@ public enum FormatCheck {
                 result.status = .current
                 return result
             }
-            guard let content = try reader.contents(atPath: contentPath) else {
+            guard let content = try reader.contents(atPath: contentPath, limit: FileReader.contentLimit)
+            else {
                 result.message = "\(contentPath): missing"
                 return result
             }

@@ -129,7 +129,13 @@ public final class SurveyStore: Sendable {
         if try writer.writeFile(try layout.xmlData(), at: layoutFile) == .alreadyExists {
             try checkLayout(at: path, calls: calls, forWriting: true)
         }
-        try writer.createDirectory(StoreLayout.documentsFolder)
+        do {
+            try writer.createDirectory(StoreLayout.documentsFolder)
+        } catch {
+            try RevisionStore(root: path, device: Device(id: "init", name: "init"), calls: calls)
+                .checkDocumentsFolder()
+            throw error
+        }
         let existing = try? DeviceIdentity.read(store: path, writer: writer)
         var device =
             existing

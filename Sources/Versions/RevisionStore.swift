@@ -115,7 +115,7 @@ public final class RevisionStore: Sendable {
     /// Throws ``StoreError/documentsFolderBlocked(_:_:)`` when something other than a
     /// folder stands where the documents' folder belongs; nothing there is no error (a
     /// store without documents yet).
-    func checkDocumentsFolder() throws {
+    public func checkDocumentsFolder() throws {
         switch try reader.status(atPath: documentsFolder)?.kind {
         case nil, .directory?: return
         case let kind?: throw StoreError.documentsFolderBlocked(documentsFolder, kind.inWords)
@@ -680,7 +680,13 @@ public final class RevisionStore: Sendable {
         let items = batch.map {
             PackageWriter.BatchItem.package($0.files, at: StoreLayout.package($0.revision, of: $0.document))
         }
-        let outcomes = try writer.writeBatch(items, creatingFolders: Self.folders(of: batch.map(\.document)))
+        let outcomes: [PackageWriter.Outcome]
+        do {
+            outcomes = try writer.writeBatch(items, creatingFolders: Self.folders(of: batch.map(\.document)))
+        } catch {
+            try checkDocumentsFolder()
+            throw error
+        }
         try complete(
             zip(batch, items).map { ($0.document, $0.revision, $1) }, outcomes,
             lockingCompletions: lockingCompletions)
@@ -702,8 +708,14 @@ public final class RevisionStore: Sendable {
         staged: [(document: UUID, revision: RevisionID, item: PackageWriter.StagedItem)],
         lockingCompletions: Bool
     ) throws {
-        let outcomes = try writer.publish(
-            staged.map(\.item), creatingFolders: Self.folders(of: staged.map(\.document)))
+        let outcomes: [PackageWriter.Outcome]
+        do {
+            outcomes = try writer.publish(
+                staged.map(\.item), creatingFolders: Self.folders(of: staged.map(\.document)))
+        } catch {
+            try checkDocumentsFolder()
+            throw error
+        }
         try complete(
             staged.map { ($0.document, $0.revision, $0.item.item) }, outcomes,
             lockingCompletions: lockingCompletions)

@@ -705,6 +705,9 @@ extension RevisionTransfer {
     public func repairFromRemote() throws -> RepairReport {
         var report = RepairReport()
         let listing = try local.documentListing()
+        // A copy whose documents cannot be read is no copy: said so, never taken for one
+        // that holds nothing.
+        try remote.checkDocumentsFolder()
         // A name in the way of a document's folder: a sync's to clear, since a repair
         // copies no revision; named, so that the repair does not pass over it in silence.
         if !listing.blocked.isEmpty {

@@ -80,6 +80,22 @@ struct FormatCommandTests {
             "\(none.stderr)")
     }
 
+    @Test("check takes content up to the store's limit for Survey.plist (it refused any over 1 MiB)")
+    func checkLargeContent() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store").path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        let answer = String(repeating: "x", count: 2_000_000)
+        let file = directory.appendingPathComponent("big.json")
+        try Data(
+            #"{"title": "Big", "items": [{"kind": "textField", "title": "t", "answer": "\#(answer)"}]}"#.utf8
+        ).write(to: file)
+        #expect(try CommandRunner.run(["new", "--from", file.path, "--store", store]).status == 0)
+        let result = try CommandRunner.run(["check", store])
+        #expect(result.status == 0 && result.stdout.hasPrefix("current"), "\(result.stdout)\(result.stderr)")
+    }
+
     @Test(
         "check never follows a link beneath the path it is given (it read what a package's link pointed to), and takes a store reached through a link"
     )

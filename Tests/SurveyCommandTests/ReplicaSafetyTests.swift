@@ -521,7 +521,10 @@ struct ReplicaSafetyTests {
         let a = directory.appendingPathComponent("a").path, b = directory.appendingPathComponent("b").path
         let documents = try Self.makeStore(a, in: directory)
         #expect(try CommandRunner.run(["init", "--store", b]).status == 0)
-        #expect(try CommandRunner.run(["new", "--title", "On b", "--store", b]).status == 0)
+        let onB = try CommandRunner.run(["new", "--title", "On b", "--store", b]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let package = directory.appendingPathComponent("package").path
+        #expect(try CommandRunner.run(["export", onB, "--package", package, "--store", b]).status == 0)
         let aside = directory.appendingPathComponent("elsewhere").path
         try FileManager.default.moveItem(atPath: a + "/Documents", toPath: aside)
         if kind == "link" {
@@ -533,7 +536,8 @@ struct ReplicaSafetyTests {
         let commands: [[String]] = [
             ["list"], ["conflicts"], ["show", documents[0]], ["show", String(documents[0].prefix(6))],
             ["edit", documents[0], "--title", "X"], ["delete", documents[1]], ["prune"], ["migrate"],
-            ["resolve", "--all", "--merge"], ["sync", b], ["versions", documents[0]],
+            ["resolve", "--all", "--merge"], ["sync", b], ["versions", documents[0]], ["import", package],
+            ["init"],
         ]
         for command in commands {
             let result = try CommandRunner.run(command + ["--store", a])
@@ -542,8 +546,14 @@ struct ReplicaSafetyTests {
             #expect(
                 result.stderr.contains(a + "/Documents: a \(what) where"), "\(command): \(result.stderr)")
         }
-        let fromB = try CommandRunner.run(["sync", a, "--store", b])
-        #expect(fromB.status == 65, "\(fromB.stderr)")
+        // From the other side, and as the copy a repair reads from.
+        for command in [["sync", a], ["verify", "--repair-from", a]] {
+            let result = try CommandRunner.run(command + ["--store", b])
+            #expect(result.status == 65, "\(command): \(result.stderr)")
+        }
+        // check of the store names it, where it passed over no document.
+        let check = try CommandRunner.run(["check", a])
+        #expect(check.status == 65 && check.stdout.contains(a + "/Documents"), "\(check.stdout)")
         let verify = try CommandRunner.run(["verify", "--store", a])
         #expect(
             verify.status == 1 && (verify.stdout + verify.stderr).contains(a + "/Documents: "),

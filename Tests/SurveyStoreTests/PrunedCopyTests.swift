@@ -117,6 +117,9 @@ struct PrunedCopyTests {
         #expect(
             issues.contains { $0.path == package && $0.message.hasPrefix("a copy of a pruned revision") },
             "\(issues)")
+        // check, as a CI step runs it on a store copied in, passes over it as verify does.
+        let checked = FormatCheck.check(path)
+        #expect(checked.allSatisfy { $0.status == .current } && !checked.isEmpty, "\(checked)")
         try store.save(try Survey(title: "Third", items: []), to: id)
         #expect(!FileManager.default.fileExists(atPath: package))
         #expect(store.verify().isEmpty)
