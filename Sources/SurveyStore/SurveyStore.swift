@@ -734,14 +734,17 @@ public final class SurveyStore: Sendable {
         /// be read yet (half-copied, damaged, something else in their place): they may
         /// be heads whose history a prune would remove.
         case skippedUnseenRevisions([RevisionID])
+        /// Left alone because its lock file is something else (a folder, a link, a FIFO,
+        /// a file with a second name): the reason, which says the entry can be removed.
+        case skippedUnusableLock(String)
     }
 
     /// Prunes every document, one at a time, each under its own lock, and reports each
     /// as it is done.
     ///
-    /// A document whose current revision cannot be read, or whose folder holds a package
-    /// it cannot read yet (half-copied, damaged), is skipped rather than stopping the
-    /// others; one whose folder is gone by its turn (deleted meanwhile by another
+    /// A document whose current revision cannot be read, whose folder holds a package
+    /// it cannot read yet (half-copied, damaged), or whose lock file is something else
+    /// (a folder, a link), is skipped rather than stopping the others; one whose folder is gone by its turn (deleted meanwhile by another
     /// process) is passed over. Any other error (an I/O error, a read-only store) stops the run:
     /// what was pruned before it stays pruned.
     ///
@@ -766,6 +769,10 @@ public final class SurveyStore: Sendable {
                 outcome = .skippedUnseenRevisions(revisions)
             } catch StoreError.noSuchDocument {
                 continue
+            } catch let error as FileSystemError
+                where error.operation == .lock && (error.isAboutTheEntry || error.code == .hardLinked)
+            {
+                outcome = .skippedUnusableLock(error.description)
             }
             try each(index + 1, ids.count, id, outcome)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Packages
 
 extension RevisionStore {
     /// Whether a document has no content left: its winner is a deletion and every
@@ -16,7 +17,17 @@ extension RevisionStore {
     /// - Throws: `FileSystemError` when the file is there and cannot be removed.
     func removeStateIfNoContent(_ document: UUID, graph: RevisionGraph, pruned: Set<RevisionID>) throws {
         guard Self.hasNoContent(graph, pruned: pruned) else { return }
-        try writer.remove(StoreLayout.stateFile(of: document))
+        do {
+            try writer.remove(StoreLayout.stateFile(of: document))
+        } catch let error as FileSystemError where error.code == .symbolicLink || error.errno == .notDirectory
+        {
+            // The state folder is a link or a file (`verify` names it): the store never
+            // wrote through it, so no state of this document is there to remove.
+            guard try reader.status(atPath: root + "/" + StoreLayout.stateFolder)?.kind == .directory else {
+                return
+            }
+            throw error
+        }
     }
 }
 

@@ -158,6 +158,64 @@ struct ReplicaSafetyTests {
         #expect(verify.status == 0, "\(verify.stderr)")
     }
 
+    @Test(
+        "A lock file that is a folder: resolve --all --merge and prune leave that document, name it and do every other (they stopped at it); a state folder that is a link does not stop prune"
+    )
+    func unusableLockSkipped() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let a = directory.appendingPathComponent("a").path, b = directory.appendingPathComponent("b").path
+        func run(_ arguments: [String], _ store: String) throws -> CommandRunner.Result {
+            try CommandRunner.run(arguments + ["--store", store])
+        }
+        #expect(try run(["init"], a).status == 0)
+        #expect(try run(["init"], b).status == 0)
+        let ids = try (0..<3).map {
+            try run(["new", "--title", "D\($0)"], a).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }.sorted()
+        #expect(try run(["sync", b], a).status == 0)
+        for id in ids {
+            #expect(try run(["edit", id, "--title", "A"], a).status == 0)
+            #expect(try run(["edit", id, "--title", "B"], b).status == 0)
+        }
+        #expect(try run(["sync", b], a).status == 0)
+        // The middle document's lock file is a folder.
+        let lock = a + "/Local.nosync/locks/" + ids[1] + ".lock"
+        try? FileManager.default.removeItem(atPath: lock)
+        try FileManager.default.createDirectory(atPath: lock, withIntermediateDirectories: false)
+        let resolve = try run(["resolve", "--all", "--merge", "--json"], a)
+        #expect(resolve.status == 75, "\(resolve.stdout)\(resolve.stderr)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(resolve.stdout.utf8)) as? [String: Any])
+        let resolved = (report["resolved"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+        let unresolved = (report["unresolved"] as? [[String: Any]]) ?? []
+        #expect(resolved == [ids[0], ids[2]], "\(report)")
+        #expect(unresolved.first?["id"] as? String == ids[1], "\(report)")
+        #expect(
+            (unresolved.first?["reason"] as? String)?.contains("lock files hold nothing") == true, "\(report)"
+        )
+        // The state folder a link: prune does not stop at it.
+        let state = a + "/Local.nosync/state"
+        try? FileManager.default.removeItem(atPath: state)
+        try FileManager.default.createSymbolicLink(atPath: state, withDestinationPath: directory.path)
+        #expect(try run(["delete", ids[0]], a).status == 0)
+        let prune = try run(["prune", "--json"], a)
+        #expect(prune.status == 0, "\(prune.stderr)")
+        let pruned = try #require(
+            try JSONSerialization.jsonObject(with: Data(prune.stdout.utf8)) as? [String: Any])
+        let rows = (pruned["documents"] as? [[String: Any]]) ?? []
+        #expect(
+            rows.first { $0["id"] as? String == ids[1] }?["skipped"] as? String
+                == "cannot lock \(lock): it is a folder"
+                + "; lock files hold nothing: remove it while no survey command runs (lock files are made again as needed)",
+            "\(rows)")
+        for id in [ids[0], ids[2]] {
+            #expect(
+                (rows.first { $0["id"] as? String == id }?["pruned"] as? [String])?.isEmpty == false,
+                "\(rows)")
+        }
+    }
+
     @Test("Dry runs on a store that came without Local.nosync/ (rsync's exclude, a checkout) create nothing")
     func dryRunsCreateNothing() throws {
         let directory = try CommandRunner.temporaryDirectory()

@@ -273,6 +273,14 @@ struct ResolveCommand: ParsableCommand {
                     Unresolved(
                         id: summary.id.lowercased, title: summary.title, contested: nil,
                         reason: "\(error)"))
+            } catch let error as FileSystemError
+                where error.operation == .lock && (error.isAboutTheEntry || error.code == .hardLinked)
+            {
+                // Its lock file is something else: this document is left, every other one merged.
+                report.unresolved.append(
+                    Unresolved(
+                        id: summary.id.lowercased, title: summary.title, contested: nil,
+                        reason: error.description))
             }
         }
         if options.json {
@@ -301,7 +309,9 @@ struct PruneCommand: ParsableCommand {
         commandName: "prune", abstract: "Remove the content of losing and superseded revisions.",
         discussion: """
             Prints a line for each document as soon as something in it is pruned (or it is skipped: its \
-            current revision cannot be read, so its history is all there is left to read), then a summary. \
+            current revision cannot be read, so its history is all there is left to read; its folder holds \
+            revisions it cannot read yet; its lock file is something else, which can be removed), then a \
+            summary. \
             A document in conflict keeps the content of its heads and their merge bases. --json: \
             {"documents": [{"id", "pruned", "skipped"}], "revisions", "skipped"} (the counts), listing only the documents something was pruned from or skipped.
 
@@ -350,6 +360,8 @@ struct PruneCommand: ParsableCommand {
                         skipped:
                             "its folder holds revisions it cannot read yet (\(revisions.map(\.description).joined(separator: ", "))), half-copied or damaged, which may need the history a prune would remove"
                     )
+                case .skippedUnusableLock(let reason):
+                    row = Row(id: id.lowercased, pruned: [], skipped: reason)
                 }
                 total = count
                 pruned += row.pruned.count
