@@ -71,6 +71,18 @@ struct PlistCommandTests {
         #expect(result.stderr.contains("/nonexistent/file.plist"))
         let convert = try CommandRunner.run(["plist", "convert", "/nonexistent/file.plist", "--to", "json"])
         #expect(convert.status == 66)
+        // An empty path, and -o into a folder that does not exist: said in words, never as
+        // Foundation's error domain and number.
+        let empty = try CommandRunner.run(["plist", "lint", ""])
+        #expect(empty.status == 66 && !empty.stderr.contains("error 256"), "\(empty.stderr)")
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try write(Self.valid, "a.plist", in: directory)
+        let nowhere = try CommandRunner.run([
+            "plist", "convert", file, "--to", "xml", "-o", "/nonexistent/x.plist",
+        ])
+        #expect(nowhere.status == 66, "\(nowhere.stderr)")
+        #expect(nowhere.stderr.contains("/nonexistent: no such folder"), "\(nowhere.stderr)")
     }
 
     @Test("convert --to xml rewrites a file in CoreFoundation's canonical form")

@@ -65,6 +65,9 @@ enum Console {
     static func writeFile(_ data: Data, to path: String) throws {
         do {
             try SurveyStore.writeOutput(data, to: path)
+        } catch let error as CategorizedError {
+            // No such folder (66), a folder in the file's place: said as export says it.
+            throw CommandFailure(error)
         } catch {
             throw CommandFailure(
                 code: "cannotWrite", message: "cannot write the file: \(FileProblem.describe(error))",

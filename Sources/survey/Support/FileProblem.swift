@@ -12,6 +12,8 @@ enum FileProblem {
         switch nsError.code {
         case NSFileReadNoSuchFileError: return "no such file"
         case NSFileReadNoPermissionError: return "permission denied"
+        // Foundation's words for what it could not say better (an empty path, say).
+        case NSFileReadUnknownError: return "no file could be read there"
         default: return nsError.localizedDescription
         }
     }
