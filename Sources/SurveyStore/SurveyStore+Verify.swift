@@ -15,12 +15,18 @@ extension SurveyStore {
     ///
     /// - Returns: The problems and notes found, by path; the store is clean when every
     ///   entry is a note.
+    /// Why a device identity file reads as none, without its path.
+    static func deviceProblem(_ error: any Error, file: String) -> String {
+        if case StoreError.noSuchStore = error { return "it lacks DeviceID or DeviceName" }
+        return RevisionStore.reason(error, file: file)
+    }
+
     public func verify() -> [Problem] {
-        var layoutProblem: Problem?
+        var layoutProblems: [Problem] = []
         do {
             try Self.checkLayout(at: root, calls: calls, forWriting: false)
         } catch {
-            layoutProblem = Problem(path: root + "/" + Self.layoutFile, message: "\(error)")
+            layoutProblems.append(Problem(path: root + "/" + Self.layoutFile, message: "\(error)"))
         }
         var problems = revisions.verify { document, revision in
             // Content this build can read is read as a survey too; a newer format is opaque.
@@ -30,13 +36,27 @@ extension SurveyStore {
                 _ = try revisions.content(of: document, revision: revision)
             }
         }
-        // The revisions' findings come sorted by path and message; the layout file's
-        // problem takes its place among them.
-        if let layoutProblem {
-            let place = problems.firstIndex {
-                ($0.path, $0.message) > (layoutProblem.path, layoutProblem.message)
+        // A device identity file that reads as none (the layer below names anything but a
+        // file in its place).
+        let reader = FileReader(root: root, calls: calls)
+        let devicePath = DeviceIdentity.path(root)
+        if (try? reader.status(atPath: devicePath))??.kind == .regular {
+            do {
+                _ = try DeviceIdentity.peek(store: root, reader: reader)
+            } catch {
+                layoutProblems.append(
+                    Problem(
+                        path: devicePath,
+                        message:
+                            "not this device's identity (\(Self.deviceProblem(error, file: devicePath))): the next"
+                            + " command that writes replaces it with a new device id, named after this host"))
             }
-            problems.insert(layoutProblem, at: place ?? problems.endIndex)
+        }
+        // The revisions' findings come sorted by path and message; these take their place
+        // among them.
+        for problem in layoutProblems {
+            let place = problems.firstIndex { ($0.path, $0.message) > (problem.path, problem.message) }
+            problems.insert(problem, at: place ?? problems.endIndex)
         }
         return problems
     }

@@ -185,13 +185,17 @@ public final class SurveyStore: Sendable {
         let writer = RevisionStore.writer(root: path, calls: calls)
         try writer.prepare()
         try writer.removeLeftovers()
-        let device =
-            try (try? DeviceIdentity.read(store: path, writer: writer))
-            ?? {
-                let device = Device(id: DeviceIdentity.newID(), name: ProcessInfo.processInfo.hostName)
-                try DeviceIdentity.write(device, writer: writer)
-                return device
-            }()
+        let device: Device
+        do {
+            device = try DeviceIdentity.read(store: path, writer: writer)
+        } catch let error as FileSystemError where !error.isAboutTheEntry && error.code != .notFound {
+            // An I/O error is never taken for a missing identity: that would renew it.
+            throw error
+        } catch {
+            // None, or something else in its place (`verify` names it): a new identity.
+            device = Device(id: DeviceIdentity.newID(), name: ProcessInfo.processInfo.hostName)
+            try DeviceIdentity.write(device, writer: writer)
+        }
         let store = SurveyStore(root: path, device: device, calls: calls, wallClock: wallClock)
         try store.finishInterruptedPrunes()
         return store

@@ -447,7 +447,7 @@ public final class RevisionStore: Sendable {
     /// so that the issue reads `PATH:LINE:COLUMN: …`. A file inside `file` (a package's
     /// metadata) is named by its path within it; a file-system error about the file
     /// itself reads `cannot read: …`.
-    static func reason(_ error: any Error, file: String) -> String {
+    public static func reason(_ error: any Error, file: String) -> String {
         if let error = error as? FileSystemError {
             if error.path == file { return error.failure }
             if error.path.hasPrefix(file + "/") {

@@ -156,6 +156,15 @@ struct ReplicaSafetyTests {
         #expect(try CommandRunner.run(["edit", documents[1], "--title", "X", "--store", a]).status == 0)
         verify = try CommandRunner.run(["verify", "--store", a])
         #expect(verify.status == 0, "\(verify.stderr)")
+        // A file that reads as no identity: named, and replaced by the next write.
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: device))
+        verify = try CommandRunner.run(["verify", "--store", a])
+        #expect(
+            verify.status == 1
+                && (verify.stdout + verify.stderr).contains(device + ": not this device's identity"),
+            "\(verify.stderr)")
+        #expect(try CommandRunner.run(["edit", documents[1], "--title", "Y", "--store", a]).status == 0)
+        #expect(try CommandRunner.run(["verify", "--store", a]).status == 0)
     }
 
     @Test(
