@@ -261,10 +261,14 @@ struct FirstUseTests {
             delete.stderr.contains("warning: \(id) is not deleted: revision \(edited) was saved after"),
             "\(delete.stderr)")
         #expect(try store.run(["show", id]).status == 0)
+        let json = Self.object(try store.run(["delete", id, "--base", first, "--json"]).stdout)
+        #expect(json?["deleted"] as? Bool == false, "\(String(describing: json))")
         // Without --base it deletes, and says nothing more.
         let again = try store.run(["delete", id])
         #expect(again.status == 0 && !again.stderr.contains("warning"), "\(again.stderr)")
         #expect(try store.run(["show", id]).status == 66)
+        let deleted = Self.object(try store.run(["delete", id, "--json"]).stdout)
+        #expect(deleted?["deleted"] as? Bool == true, "\(String(describing: deleted))")
     }
 
     @Test("A rule broken by a file's content names the file, with the item and the rule")

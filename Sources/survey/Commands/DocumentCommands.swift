@@ -306,7 +306,8 @@ struct DeleteCommand: ParsableCommand {
             is restored with `survey resolve DOC --keep REV` or `survey save DOC --from FILE --base DELETION`.
 
             With --base, the deletion supersedes only that revision and its ancestors: an edit saved since \
-            stays current (an edit never loses to a deletion it raced), and a warning says so.
+            stays current (an edit never loses to a deletion it raced), and a warning says so. --json: \
+            {"id", "revision", "changed", "deleted"}, where deleted says whether the document is deleted now.
 
             A deletion supersedes the revisions the store can read. A revision it holds but cannot read \
             (damaged, or a link in its package's place) cannot be named as a parent: a warning names it, \
@@ -326,7 +327,10 @@ struct DeleteCommand: ParsableCommand {
             let store = try options.open()
             let id = try store.document(document)
             let deletion = try store.deleteDocument(id, base: try store.revisionID(base, in: id))
-            try options.report(id, deletion.revision, changed: deletion.isNew, unchanged: "already deleted")
+            let winner = try store.graph(of: id).heads.first
+            try options.report(
+                id, deletion.revision, changed: deletion.isNew, unchanged: "already deleted",
+                deleted: winner?.isDeleted ?? true)
             if !deletion.unsuperseded.isEmpty {
                 let count = deletion.unsuperseded.count
                 Console.error(
@@ -334,9 +338,7 @@ struct DeleteCommand: ParsableCommand {
                 )
             }
             // A deletion based on an older revision races the edits made since: they win.
-            if base != nil, deletion.isNew, let winner = try store.graph(of: id).heads.first,
-                !winner.isDeleted
-            {
+            if base != nil, deletion.isNew, let winner, !winner.isDeleted {
                 Console.error(
                     "warning: \(id.lowercased) is not deleted: revision \(winner.id) was saved after the base of the deletion and is still current, since an edit never loses to a deletion it raced; delete again without --base (or with --base \(winner.id)) to delete it"
                 )

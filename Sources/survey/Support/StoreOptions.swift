@@ -47,15 +47,19 @@ struct StoreOptions: ParsableArguments {
     /// else its id. When nothing was written (`changed` false), `revision` is the one that
     /// stays current and standard error says so (`unchanged`, or the reason given).
     func report(
-        _ id: UUID, _ revision: RevisionMetadata, changed: Bool = true, unchanged: String = "unchanged"
+        _ id: UUID, _ revision: RevisionMetadata, changed: Bool = true, unchanged: String = "unchanged",
+        deleted: Bool? = nil
     ) throws {
         struct Written: Encodable {
             var id, revision: String
             var changed: Bool
+            /// `delete` only: whether the document is deleted now.
+            var deleted: Bool?
         }
         if json {
             try Console.printJSON(
-                Written(id: id.lowercased, revision: revision.id.description, changed: changed))
+                Written(
+                    id: id.lowercased, revision: revision.id.description, changed: changed, deleted: deleted))
         } else {
             print(revision.id.description)
         }
