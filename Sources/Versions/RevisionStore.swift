@@ -1076,7 +1076,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .noSuchStore(let path): "there is no store at \(path)"
+        case .noSuchStore(let path): "there is no store at \(ShownText.escaping(path))"
         case .noSuchDocument(let id): "there is no document \(id.uuidString.lowercased())"
         case .noSuchRevision(let text): "there is no revision \(text)"
         case .noContent(let id): "revision \(id) has been pruned; only its place in the history remains"
@@ -1097,7 +1097,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(id): format \(version) is newer than this build supports (\(supported))"
         case .noSuchPackage(let path): "there is no revision package at \(path)"
         case .unimportablePackage(let path, let why): "\(path): cannot be imported: \(why)"
-        case .documentsFolderBlocked(let path, let what): "\(path): \(Self.blockedDocuments(what))"
+        case .documentsFolderBlocked(let path, let what):
+            "\(ShownText.escaping(path)): \(Self.blockedDocuments(what))"
         }
     }
 }

@@ -245,6 +245,15 @@ struct FirstUseTests {
         let verify = try store.run(["verify"])
         let line = verify.stderr.split(separator: "\n").first { $0.contains("two\\u{A}lines") }
         #expect(line?.hasPrefix(store.path + "/Documents/two\\u{A}lines: ") == true, "\(verify.stderr)")
+        // So does a path given on the command line, on either output.
+        let missing = try CommandRunner.run(["list", "--store", store.path + "/no\nstore"])
+        #expect(
+            missing.status == 66 && missing.stderr.split(separator: "\n").count == 1
+                && missing.stderr.contains("no\\u{A}store"), "\(missing.stderr)")
+        let made = try CommandRunner.run(["init", "--store", store.path + "/S\u{1B}[31m"])
+        #expect(
+            made.status == 0 && !made.stdout.unicodeScalars.contains { $0.value == 0x1B }
+                && made.stdout.contains("S\\u{1B}[31m"), "\(made.stdout)")
     }
 
     @Test(

@@ -27,7 +27,9 @@ struct InitCommand: ParsableCommand {
                     "store": store.root, "deviceID": store.device.id, "deviceName": store.device.name,
                 ])
             } else {
-                print("store \(store.root) ready (device \(store.device.name))")
+                print(
+                    "store \(ShownText.escaping(store.root)) ready (device \(ShownText.escaping(store.device.name)))"
+                )
             }
         }
     }

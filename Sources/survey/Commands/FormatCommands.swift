@@ -32,7 +32,7 @@ struct CheckCommand: ParsableCommand {
             for result in results {
                 let version = result.formatVersion.map { "format \($0)" } ?? "format ?"
                 print(
-                    "\(result.status.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(version)  \(result.path)"
+                    "\(result.status.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(version)  \(ShownText.escaping(result.path))"
                 )
             }
         }

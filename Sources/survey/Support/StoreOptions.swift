@@ -115,7 +115,7 @@ struct CommandFailure: Error {
         var message = error.inputLocation == nil ? error.description : error.message
         // The library does not know the command; the command adds how to go on.
         if case StoreError.noSuchStore(let path) = error {
-            message += " (create one with `survey init --store \(path)`)"
+            message += " (create one with `survey init --store \(ShownText.escaping(path))`)"
         }
         self.init(
             code: error.errorCode, message: message, exit: ExitStatus.code(for: error.category).rawValue,
