@@ -232,8 +232,6 @@ extension SurveyStore {
         let survey = try FormatMigrator.survey(
             from: content, version: document.formatVersion,
             seed: RevisionID.sha256Hex(metadataData + content), file: contentPath)
-        // New content keeps the rules for new content, as `save --from` does.
-        try survey.validate()
         return .content(document.id, try survey.plistData())
     }
 

@@ -51,24 +51,6 @@ struct ImportTests {
             (try JSONSerialization.jsonObject(with: Data(third.stdout.utf8)) as! [String: Any])["outcome"]
                 as? String == "already present")
 
-        // Content edited to break a rule for new content (an empty title: the root's
-        // title, its last key) is new content:
-        // refused as save --from refuses it (it was added, and became the winner).
-        let emptied = directory.appendingPathComponent("emptied.survey").path
-        try FileManager.default.copyItem(atPath: package, toPath: emptied)
-        let contentPath = emptied + "/Survey.plist"
-        let content = try String(contentsOfFile: contentPath, encoding: .utf8)
-        let title = try #require(content.range(of: "<key>title</key>", options: .backwards))
-        let value = try #require(
-            content.range(
-                of: #"<string>[^<]*</string>"#, options: .regularExpression,
-                range: title.upperBound..<content.endIndex))
-        try FileManager.default.removeItem(atPath: contentPath)
-        try Data(content.replacingCharacters(in: value, with: "<string></string>").utf8).write(
-            to: URL(fileURLWithPath: contentPath))
-        let refused = try CommandRunner.run(["import", emptied, "--store", c])
-        #expect(refused.status == 65 && refused.stderr.contains("[emptyTitle]"), "\(refused.stderr)")
-
         // Syncing with the store it came from fills in the history: no conflict.
         let sync = try CommandRunner.run(["sync", a, "--store", c])
         #expect(sync.status == 0, "\(sync.stderr)")
