@@ -149,13 +149,16 @@ public final class SurveyStore: Sendable {
         return store
     }
 
-    /// Checks that `name` can be a device's name: not empty, and only characters an XML
-    /// property list carries (no control characters other than tab and line feed, no
-    /// carriage return).
+    /// Checks that `name` can be a device's name: not empty nor only white space, and only
+    /// characters an XML property list carries (no control characters other than tab and
+    /// line feed, no carriage return).
     ///
     /// - Throws: ``DeviceNameError``.
     public static func checkDeviceName(_ name: String) throws {
         guard !name.isEmpty else { throw DeviceNameError(name: name, reason: "it is empty") }
+        guard !name.allSatisfy(\.isWhitespace) else {
+            throw DeviceNameError(name: name, reason: "it is only white space")
+        }
         do {
             _ = try DeviceIdentity.plistData(Device(id: "0", name: name), folder: "")
         } catch let error as PropertyListError {

@@ -280,6 +280,15 @@ struct FirstUseTests {
         #expect(deleted?["deleted"] as? Bool == true, "\(String(describing: deleted))")
     }
 
+    @Test("A device name of white space alone is refused, as an empty one is (it was taken)")
+    func blankDeviceName() throws {
+        let store = try Store()
+        let empty = try store.run(["init", "--device", ""])
+        let blank = try store.run(["init", "--device", "   "])
+        #expect(empty.status != 0 && blank.status == empty.status, "\(blank.status) \(blank.stderr)")
+        #expect(blank.stderr.contains("only white space"), "\(blank.stderr)")
+    }
+
     @Test("A rule broken by a file's content names the file, with the item and the rule")
     func surveyErrorsNameTheFile() throws {
         let store = try Store()
