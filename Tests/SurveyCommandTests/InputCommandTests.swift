@@ -191,12 +191,9 @@ struct InputCommandTests {
         #expect(titled.status == 65)
     }
 
-    @Test(
-        "A document stored before the newer rules opens, exports with a warning, and is fixed by the next edit"
-    )
-    func legacyContentStillOpens() throws {
-        let store = try Store()
-        #expect(try store.run(["init"]).status == 0)
+    /// A package as an older app wrote it: metadata naming a new document in format 2,
+    /// with no revision id (so its content is taken as stored, under the rules of then).
+    static func legacyPackage(in store: Store) throws -> (package: URL, document: String) {
         let package = store.directory.appendingPathComponent("old.survey")
         try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
         let document = UUID().uuidString.lowercased()
@@ -206,6 +203,16 @@ struct InputCommandTests {
             <key>FormatVersion</key><integer>2</integer></dict></plist>
             """.utf8
         ).write(to: package.appendingPathComponent("DocumentMetadata.plist"))
+        return (package, document)
+    }
+
+    @Test(
+        "A document stored before the newer rules opens, exports with a warning, and is fixed by the next edit"
+    )
+    func legacyContentStillOpens() throws {
+        let store = try Store()
+        #expect(try store.run(["init"]).status == 0)
+        let (package, document) = try Self.legacyPackage(in: store)
         try Data(
             """
             <plist version="1.0"><dict><key>title</key><string></string><key>items</key><array><dict>\
@@ -247,15 +254,7 @@ struct InputCommandTests {
     func legacyContentEveryProblem() throws {
         let store = try Store()
         #expect(try store.run(["init"]).status == 0)
-        let package = store.directory.appendingPathComponent("old.survey")
-        try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
-        let document = UUID().uuidString.lowercased()
-        try Data(
-            """
-            <plist version="1.0"><dict><key>DocumentUUID</key><string>\(document)</string>\
-            <key>FormatVersion</key><integer>2</integer></dict></plist>
-            """.utf8
-        ).write(to: package.appendingPathComponent("DocumentMetadata.plist"))
+        let (package, document) = try Self.legacyPackage(in: store)
         func item(_ title: String, _ kind: String, _ options: [String]) -> String {
             """
             <dict><key>id</key><string>\(UUID().uuidString)</string><key>title</key><string>\(title)</string>\

@@ -65,18 +65,28 @@ struct PrunedCopyTests {
         #expect(try store.open(id).survey.title == "Newer")
     }
 
-    @Test(
-        "A damaged copy of a pruned revision (metadata that does not verify) is a copy brought back: a note, no warning, removed by the next write"
-    )
-    func damagedCopyOfPrunedRevision() throws {
+    /// A store whose one document has two revisions, the first pruned; returns the first
+    /// revision's package path (gone) and the bytes its files held.
+    static func storeWithPrunedFirstRevision() throws -> (
+        store: SurveyStore, id: UUID, path: String, package: String, metadata: Data, content: Data
+    ) {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("pruned-\(UUID())").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
         let store = try SurveyStore.create(at: path, deviceName: "laptop")
         let (id, first) = try store.create(try Survey(title: "First", items: []))
         try store.save(try Survey(title: "Second", items: []), to: id, base: first.id)
         let package = path + "/" + StoreLayout.package(first.id, of: id)
+        let metadata = try Data(contentsOf: URL(fileURLWithPath: package + "/" + StoreLayout.metadataFile))
         let content = try Data(contentsOf: URL(fileURLWithPath: package + "/" + StoreLayout.contentFile))
         _ = try store.prune(id)
+        return (store, id, path, package, metadata, content)
+    }
+
+    @Test(
+        "A damaged copy of a pruned revision (metadata that does not verify) is a copy brought back: a note, no warning, removed by the next write"
+    )
+    func damagedCopyOfPrunedRevision() throws {
+        let (store, id, path, package, _, content) = try Self.storeWithPrunedFirstRevision()
+        defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(!FileManager.default.fileExists(atPath: package))
         // A copy comes back with its metadata torn.
         try FileManager.default.createDirectory(atPath: package, withIntermediateDirectories: false)
@@ -98,14 +108,8 @@ struct PrunedCopyTests {
         "A half-made copy of a pruned revision (its metadata alone, as rsync leaves it, or an empty folder) is a copy brought back: a note, removed by the next write",
         arguments: ["metadata only", "empty folder"])
     func halfMadeCopyOfPrunedRevision(shape: String) throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pruned-\(UUID())").path
+        let (store, id, path, package, metadata, _) = try Self.storeWithPrunedFirstRevision()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = try SurveyStore.create(at: path, deviceName: "laptop")
-        let (id, first) = try store.create(try Survey(title: "First", items: []))
-        try store.save(try Survey(title: "Second", items: []), to: id, base: first.id)
-        let package = path + "/" + StoreLayout.package(first.id, of: id)
-        let metadata = try Data(contentsOf: URL(fileURLWithPath: package + "/" + StoreLayout.metadataFile))
-        _ = try store.prune(id)
         try FileManager.default.createDirectory(atPath: package, withIntermediateDirectories: false)
         if shape == "metadata only" {
             try metadata.write(to: URL(fileURLWithPath: package + "/" + StoreLayout.metadataFile))
