@@ -7,20 +7,20 @@ extension SurveyStore {
     /// (`StoreIssue.isNote`).
     public typealias Problem = StoreIssue
 
-    /// Checks the whole store: its layout file and folders, every revision's metadata
-    /// against its id and its content against its digest, every parent known, links,
-    /// special files and anything else that does not belong, stray temporary files,
-    /// interrupted prunes, unreadable property lists. Changes nothing, follows no link,
-    /// and needs no write access.
-    ///
-    /// - Returns: The problems and notes found, by path; the store is clean when every
-    ///   entry is a note.
     /// Why a device identity file reads as none, without its path.
     static func deviceProblem(_ error: any Error, file: String) -> String {
         if case StoreError.noSuchStore = error { return "it lacks DeviceID or DeviceName" }
         return RevisionStore.reason(error, file: file)
     }
 
+    /// Checks the whole store: its layout file and folders, every revision's metadata
+    /// against its id and its content against its digest, every parent known, links,
+    /// special files and anything else that does not belong, stray temporary files,
+    /// interrupted prunes, unreadable property lists, this device's identity file.
+    /// Changes nothing, follows no link, and needs no write access.
+    ///
+    /// - Returns: The problems and notes found, by path; the store is clean when every
+    ///   entry is a note.
     public func verify() -> [Problem] {
         var layoutProblems: [Problem] = []
         do {
