@@ -138,12 +138,11 @@ public enum FormatCheck {
         if isStore {
             let documents = path + "/" + StoreLayout.documentsFolder
             // Something else where the documents' folder belongs: no document can be read.
-            if let kind = (try? reader.status(atPath: documents))??.kind, kind != .directory {
-                return [
-                    Result(
-                        path: documents, status: .invalid, message: StoreError.blockedDocuments(kind.inWords))
-                ]
-            }
+            do {
+                try RevisionStore.checkDocumentsFolder(ofStoreAt: path, reader: reader)
+            } catch StoreError.documentsFolderBlocked(_, let kind) {
+                return [Result(path: documents, status: .invalid, message: StoreError.blockedDocuments(kind))]
+            } catch {}
             folders = ((try? reader.names(atPath: documents)) ?? []).sorted().filter {
                 !StoreLayout.isHidden($0)
             }
@@ -161,18 +160,18 @@ public enum FormatCheck {
                 .map { folder + "/" + $0 }
         }
         for (done, package) in packages.enumerated() {
+            defer { progress?(done + 1, packages.count) }
             let result = checkPackage(package, reader: reader)
             // A copy of a pruned revision that is not whole (half-copied, or emptied) is no
             // revision: the store removes it, and `verify` calls it a note.
-            let revision = String(package.dropLast(StoreLayout.packageSuffix.count))
-            if result.status == .invalid, tombstoned.contains(revision),
-                result.message?.hasSuffix(": missing") == true
+            if result.status == .invalid,
+                tombstoned.contains(String(package.dropLast(StoreLayout.packageSuffix.count))),
+                !reader.exists(package + "/" + StoreLayout.metadataFile)
+                    || !reader.exists(package + "/" + StoreLayout.contentFile)
             {
-                progress?(done + 1, packages.count)
                 continue
             }
             results.append(result)
-            progress?(done + 1, packages.count)
         }
         // A store with no documents is a valid store; any other folder without a package
         // is not what was meant.

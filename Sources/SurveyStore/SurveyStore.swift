@@ -132,8 +132,8 @@ public final class SurveyStore: Sendable {
         do {
             try writer.createDirectory(StoreLayout.documentsFolder)
         } catch {
-            try RevisionStore(root: path, device: Device(id: "init", name: "init"), calls: calls)
-                .checkDocumentsFolder()
+            try RevisionStore.checkDocumentsFolder(
+                ofStoreAt: path, reader: FileReader(root: path, calls: calls))
             throw error
         }
         let existing = try? DeviceIdentity.read(store: path, writer: writer)
@@ -724,8 +724,9 @@ public final class SurveyStore: Sendable {
         // Keeping more generations than there are revisions keeps them all.
         return try wrapping(.prune, id) {
             try revisions.prune(
-                id, keepHistory: min(max(keepHistory, 0), graph.revisions.count), dryRun: dryRun,
-                alsoKeep: mergeBaseIDs(in: graph))
+                id, graph: graph, pruned: read.pruned,
+                keepHistory: min(max(keepHistory, 0), graph.revisions.count),
+                dryRun: dryRun, alsoKeep: mergeBaseIDs(in: graph))
         }
     }
 
@@ -776,9 +777,7 @@ public final class SurveyStore: Sendable {
                 outcome = .skippedUnseenRevisions(revisions)
             } catch StoreError.noSuchDocument {
                 continue
-            } catch let error as FileSystemError
-                where error.operation == .lock && (error.isAboutTheEntry || error.code == .hardLinked)
-            {
+            } catch let error as FileSystemError where error.isUnusableLock {
                 outcome = .skippedUnusableLock(error.description)
             }
             try each(index + 1, ids.count, id, outcome)

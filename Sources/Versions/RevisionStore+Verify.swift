@@ -38,8 +38,8 @@ extension RevisionStore {
             for issue in folders.issues { report(issue.path, issue.message) }
             for path in folders.hidden { report(path, Self.hiddenNote, note: true) }
             documents = folders.ids
-        } catch StoreError.documentsFolderBlocked(let path, let what) {
-            report(path, StoreError.blockedDocuments(what))
+        } catch StoreError.documentsFolderBlocked(let path, let kind) {
+            report(path, StoreError.blockedDocuments(kind))
             documents = []
         } catch {
             report(root + "/" + StoreLayout.documentsFolder, "\(error)")

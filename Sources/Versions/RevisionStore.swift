@@ -116,9 +116,26 @@ public final class RevisionStore: Sendable {
     /// folder stands where the documents' folder belongs; nothing there is no error (a
     /// store without documents yet).
     public func checkDocumentsFolder() throws {
-        switch try reader.status(atPath: documentsFolder)?.kind {
+        try Self.checkDocumentsFolder(ofStoreAt: root, reader: reader)
+    }
+
+    /// ``checkDocumentsFolder()`` for the store at `root`, looked at through `reader`.
+    public static func checkDocumentsFolder(ofStoreAt root: String, reader: FileReader) throws {
+        let documents = root + "/" + StoreLayout.documentsFolder
+        switch try reader.status(atPath: documents)?.kind {
         case nil, .directory?: return
-        case let kind?: throw StoreError.documentsFolderBlocked(documentsFolder, kind.inWords)
+        case let kind?: throw StoreError.documentsFolderBlocked(documents, kind)
+        }
+    }
+
+    /// Runs `write`, which creates the documents' folder when it is missing; when it
+    /// fails, a link or a file standing in that folder's place is the error reported.
+    private func creatingDocumentsFolder<T>(_ write: () throws -> T) throws -> T {
+        do {
+            return try write()
+        } catch {
+            try checkDocumentsFolder()
+            throw error
         }
     }
 
@@ -649,12 +666,7 @@ public final class RevisionStore: Sendable {
     /// Writes a revision's package atomically and durably, or completes it when a copy
     /// left it half there (the files it lacks are added; nothing there is replaced).
     public func publish(_ files: [PackageFile], of revision: RevisionID, in document: UUID) throws {
-        do {
-            try writer.createDirectory(StoreLayout.documentsFolder)
-        } catch {
-            try checkDocumentsFolder()
-            throw error
-        }
+        try creatingDocumentsFolder { try writer.createDirectory(StoreLayout.documentsFolder) }
         try writer.createDirectory(folder(of: document))
         let path = StoreLayout.package(revision, of: document)
         if try writer.writePackage(files, at: path) == .alreadyExists {
@@ -680,12 +692,8 @@ public final class RevisionStore: Sendable {
         let items = batch.map {
             PackageWriter.BatchItem.package($0.files, at: StoreLayout.package($0.revision, of: $0.document))
         }
-        let outcomes: [PackageWriter.Outcome]
-        do {
-            outcomes = try writer.writeBatch(items, creatingFolders: Self.folders(of: batch.map(\.document)))
-        } catch {
-            try checkDocumentsFolder()
-            throw error
+        let outcomes = try creatingDocumentsFolder {
+            try writer.writeBatch(items, creatingFolders: Self.folders(of: batch.map(\.document)))
         }
         try complete(
             zip(batch, items).map { ($0.document, $0.revision, $1) }, outcomes,
@@ -708,13 +716,8 @@ public final class RevisionStore: Sendable {
         staged: [(document: UUID, revision: RevisionID, item: PackageWriter.StagedItem)],
         lockingCompletions: Bool
     ) throws {
-        let outcomes: [PackageWriter.Outcome]
-        do {
-            outcomes = try writer.publish(
-                staged.map(\.item), creatingFolders: Self.folders(of: staged.map(\.document)))
-        } catch {
-            try checkDocumentsFolder()
-            throw error
+        let outcomes = try creatingDocumentsFolder {
+            try writer.publish(staged.map(\.item), creatingFolders: Self.folders(of: staged.map(\.document)))
         }
         try complete(
             staged.map { ($0.document, $0.revision, $0.item.item) }, outcomes,
@@ -768,6 +771,18 @@ public final class RevisionStore: Sendable {
         _ document: UUID, keepHistory: Int = 0, dryRun: Bool = false, alsoKeep: Set<RevisionID> = []
     ) throws -> [RevisionID] {
         let (graph, pruned) = try graph(of: document)
+        return try prune(
+            document, graph: graph, pruned: pruned, keepHistory: keepHistory, dryRun: dryRun,
+            alsoKeep: alsoKeep)
+    }
+
+    /// ``prune(_:keepHistory:dryRun:alsoKeep:)`` given the document's graph and its pruned
+    /// revisions as a read made under the document's lock gave them, for a caller that
+    /// has just read them: the folder is not read again.
+    public func prune(
+        _ document: UUID, graph: RevisionGraph, pruned: Set<RevisionID>, keepHistory: Int = 0,
+        dryRun: Bool = false, alsoKeep: Set<RevisionID> = []
+    ) throws -> [RevisionID] {
         let heads = Set(graph.heads.map(\.id))
         var keep = heads.union(alsoKeep)
         if let winner = graph.winner, keepHistory > 0 {
@@ -1026,12 +1041,13 @@ private final class MetadataCache: Sendable {
 /// Errors about the store's documents and revisions.
 public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What ``documentsFolderBlocked(_:_:)`` says after the path, given what stands there.
-    public static func blockedDocuments(_ what: String) -> String {
-        what == "a symbolic link"
+    public static func blockedDocuments(_ kind: SystemCalls.FileKind) -> String {
+        kind == .symbolicLink
             ? "a symbolic link where the documents' folder belongs: a link in a store is never followed, so"
                 + " no document can be read or written (to keep documents elsewhere, move or link the whole"
                 + " store folder, which is followed)"
-            : "\(what) where the documents' folder belongs: no document can be read or written (move it aside)"
+            : "\(kind.inWords) where the documents' folder belongs: no document can be read or written (move it"
+                + " aside)"
     }
 
     /// The folder holds no store.
@@ -1070,9 +1086,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What was given as a revision package to import (the path, or the file in it that
     /// is at fault) is not one that can be read, and why.
     case unimportablePackage(String, String)
-    /// Something other than a folder (the path, and what it is, in words) stands where
-    /// the store's documents' folder belongs: no document can be read or written.
-    case documentsFolderBlocked(String, String)
+    /// Something other than a folder (the path, and what it is) stands where the store's
+    /// documents' folder belongs: no document can be read or written.
+    case documentsFolderBlocked(String, SystemCalls.FileKind)
 
     public var description: String {
         switch self {
@@ -1097,8 +1113,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(id): format \(version) is newer than this build supports (\(supported))"
         case .noSuchPackage(let path): "there is no revision package at \(path)"
         case .unimportablePackage(let path, let why): "\(path): cannot be imported: \(why)"
-        case .documentsFolderBlocked(let path, let what):
-            "\(ShownText.escaping(path)): \(Self.blockedDocuments(what))"
+        case .documentsFolderBlocked(let path, let kind):
+            "\(ShownText.escaping(path)): \(Self.blockedDocuments(kind))"
         }
     }
 }

@@ -241,9 +241,7 @@ public struct RevisionTransfer: Sendable {
         let locks: (FileLock, FileLock)
         do {
             locks = try lockBoth(document)
-        } catch let error as FileSystemError
-            where error.operation == .lock && (error.isAboutTheEntry || error.code == .hardLinked)
-        {
+        } catch let error as FileSystemError where error.isUnusableLock {
             // Something other than a lock file in a lock file's place (a folder, a link, a
             // hard link): this document is not synced, and every other one is.
             let name = document.uuidString.lowercased()
@@ -792,11 +790,6 @@ extension RevisionStore {
         ) { RevisionID.sha256Hex($0) == revision.contentDigest }
     }
 
-    /// What is wrong with this store's `file` (relative to the root: a package's metadata
-    /// or a tombstone) as the metadata of `revision` in `document`: `nil` when it verifies
-    /// or is absent.
-    ///
-    /// - Throws: `FileSystemError` when it cannot be read (an I/O error, no permission).
     /// The document whose revision `revision` the package at `package` (relative to the
     /// root) holds when its metadata verifies as that revision but names a document other
     /// than `document`: a package moved into the wrong folder. `nil` otherwise.
@@ -810,6 +803,11 @@ extension RevisionStore {
         return metadata.documentID
     }
 
+    /// What is wrong with this store's `file` (relative to the root: a package's metadata
+    /// or a tombstone) as the metadata of `revision` in `document`: `nil` when it verifies
+    /// or is absent.
+    ///
+    /// - Throws: `FileSystemError` when it cannot be read (an I/O error, no permission).
     func metadataDamage(_ file: String, as revision: RevisionID, of document: UUID) throws -> FileDamage? {
         try damage(of: file, limit: FileReader.smallFileLimit) { bytes in
             guard let metadata = try? RevisionMetadata(plist: bytes, file: file) else { return false }

@@ -68,7 +68,7 @@ struct ErrorShapeTests {
             (StoreError.unimportablePackage("/p/Survey.plist", "x"), "unimportablePackage", .invalidData),
             (StoreError.readOnly("/s"), "readOnly", .failure),
             (
-                StoreError.documentsFolderBlocked("/s/Documents", "a file"), "documentsFolderBlocked",
+                StoreError.documentsFolderBlocked("/s/Documents", .regular), "documentsFolderBlocked",
                 .invalidData
             ),
             (LookupError.ambiguousDocument("ab", []), "ambiguous", .usage),

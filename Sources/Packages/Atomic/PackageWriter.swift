@@ -353,9 +353,7 @@ public struct PackageWriter: Sendable {
     private func removeTree(_ path: String, depth: Int, movingUp movedUp: inout [String]) throws {
         for entry in try system.list(path) {
             let child = path + "/" + entry.name
-            var kind = entry.kind
-            if kind == .unknown { kind = try system.status(child)?.kind ?? .regular }
-            guard kind == .directory else {
+            guard try resolvedKind(child, entry.kind) == .directory else {
                 try system.unlink(child, isDirectory: false)
                 continue
             }
@@ -379,9 +377,16 @@ public struct PackageWriter: Sendable {
     static let deepestRemovalPath = 2048
 
     func removeEntry(_ path: String, _ kind: SystemCalls.FileKind) throws {
-        var kind = kind
-        if kind == .unknown { kind = try system.status(path)?.kind ?? .regular }
-        if kind == .directory { try removeTree(path) } else { try system.unlink(path, isDirectory: false) }
+        if try resolvedKind(path, kind) == .directory {
+            try removeTree(path)
+        } else {
+            try system.unlink(path, isDirectory: false)
+        }
+    }
+
+    /// `kind` as a listing gave it, looked up when the file system did not say.
+    private func resolvedKind(_ path: String, _ kind: SystemCalls.FileKind) throws -> SystemCalls.FileKind {
+        kind == .unknown ? try system.status(path)?.kind ?? .regular : kind
     }
 
     static func parent(of path: String) -> String { System.parent(of: path) }

@@ -151,6 +151,11 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         [.symbolicLink, .notRegularFile, .isDirectory, .tooLarge].contains(code)
     }
 
+    /// Whether a lock could not be taken because something other than a lock file stands
+    /// in its place (a folder, a link, a FIFO, a file with a second name): an entry that
+    /// can be removed, unlike a lock held elsewhere or an I/O error.
+    public var isUnusableLock: Bool { operation == .lock && (isAboutTheEntry || code == .hardLinked) }
+
     /// `cannot fsync /store/Documents/…: Input/output error`.
     public var description: String { "cannot \(verb) \(ShownText.escaping(path)): \(reason)" }
 
@@ -182,17 +187,16 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     /// Why the operation failed, in words.
     public var reason: String {
         // A lock file holds nothing: whatever stands in its place can go.
-        let lockAdvice =
-            operation == .lock
-            ? "; lock files hold nothing: remove it while no survey command runs (lock files are made again as needed)"
-            : ""
+        let removal = "remove it while no survey command runs (lock files are made again as needed)"
+        let lockAdvice = operation == .lock ? "; lock files hold nothing: " + removal : ""
         switch code {
         case .symbolicLink: return "it is a symbolic link, and a link is never followed" + lockAdvice
         case .notRegularFile: return "it is not a regular file (a FIFO, socket or device)" + lockAdvice
         case .isDirectory: return "it is a folder" + lockAdvice
         case .hardLinked:
             return
-                "it has more than one name (hard links, as a copy made with `cp -al` leaves between a store and its copy), so a lock on it would lock the others too; remove it while no survey command runs (lock files are made again as needed)"
+                "it has more than one name (hard links, as a copy made with `cp -al` leaves between a store and its copy), so a lock on it would lock the others too; "
+                + removal
         case .tooLarge:
             return
                 "it is larger than the limit of \(code.limit.map(String.init) ?? "?") bytes for such a file"

@@ -252,12 +252,7 @@ final class ChangeFeed: @unchecked Sendable {
         do {
             documentsWatch = try watcher.add(documents, interest: .newEntries)
             present = Set(try documentIDs())
-        } catch let error as FileSystemError
-            where error.code == .notFound || error.code == .symbolicLink || error.errno == .notDirectory
-        {
-            try watchForDocumentsFolder(again: again)
-            return
-        } catch StoreError.documentsFolderBlocked {
+        } catch  where Self.isDocumentsFolderMissing(error) {
             try watchForDocumentsFolder(again: again)
             return
         }
@@ -287,13 +282,15 @@ final class ChangeFeed: @unchecked Sendable {
             rootWatch = try watcher.add(root, interest: [.created, .movedIn, .closedAfterWriting])
         }
         // It may have come back before the store's folder was watched: tried once more.
-        let documents = root + "/" + StoreLayout.documentsFolder
-        if again,
-            (try? FileManager.default.attributesOfItem(atPath: documents))?[.type] as? FileAttributeType
-                == .typeDirectory
-        {
-            try synchronize(again: false)
-        }
+        if again { try synchronize(again: false) }
+    }
+
+    /// Whether `error` says that `Documents/` is not there as a folder (missing, or a link
+    /// or a file in its place), rather than that it could not be watched or read.
+    private static func isDocumentsFolderMissing(_ error: any Error) -> Bool {
+        if case StoreError.documentsFolderBlocked = error { return true }
+        guard let error = error as? FileSystemError else { return false }
+        return error.code == .notFound || error.code == .symbolicLink || error.errno == .notDirectory
     }
 
     /// The documents this feed watches that have a folder.

@@ -273,9 +273,7 @@ struct ResolveCommand: ParsableCommand {
                     Unresolved(
                         id: summary.id.lowercased, title: summary.title, contested: nil,
                         reason: "\(error)"))
-            } catch let error as FileSystemError
-                where error.operation == .lock && (error.isAboutTheEntry || error.code == .hardLinked)
-            {
+            } catch let error as FileSystemError where error.isUnusableLock {
                 // Its lock file is something else: this document is left, every other one merged.
                 report.unresolved.append(
                     Unresolved(
