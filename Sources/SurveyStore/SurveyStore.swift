@@ -743,7 +743,8 @@ public final class SurveyStore: Sendable {
         /// be heads whose history a prune would remove.
         case skippedUnseenRevisions([RevisionID])
         /// Left alone because its lock file is something else (a folder, a link, a FIFO,
-        /// a file with a second name): the reason, which says the entry can be removed.
+        /// or a file with a second name whose name could not be removed): the reason,
+        /// which says the entry can be removed.
         case skippedUnusableLock(String)
     }
 

@@ -91,8 +91,8 @@ extension RevisionStore {
             } else if let status = (try? reader.status(atPath: path)) ?? nil, status.links > 1 {
                 report(
                     path,
-                    "a lock file with more than one name (a hard link, as `cp -al` leaves): refused as a lock;"
-                        + " remove it while no survey command runs", false)
+                    "a lock file with more than one name (a hard link, as `cp -al` leaves): the next command"
+                        + " that takes this lock gives this store a lock file of its own", true)
             }
         }
         // This device's identity: a file, or nothing yet.

@@ -1,5 +1,6 @@
 import Foundation
 import Packages
+import Synchronization
 import Testing
 
 /// A `SystemCalls` table that counts calls and can fail a chosen one.
@@ -482,5 +483,156 @@ struct FileLockTests {
         #expect(error?.code == .locked)
         first.unlock()
         _ = try FileLock(path: path, mode: .exclusive, wait: false)
+    }
+
+    /// The inode and link count of the file at `path`.
+    private func identity(_ path: String) throws -> (inode: UInt64, links: Int) {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { throw CocoaError(.fileNoSuchFile) }
+        return (UInt64(status.st_ino), Int(status.st_nlink))
+    }
+
+    @Test(
+        "A lock file with a second name (cp -al) is given a file of its own, once the process holding it under the other name lets go"
+    )
+    func secondNameReplaced() throws {
+        guard let python = Self.python else {
+            if ProcessInfo.processInfo.environment["CI"] == "true" {
+                Issue.record("python3 is missing in CI")
+            } else {
+                print("note: skipping the second-name lock check: python3 is not installed")
+            }
+            return
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "locks-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for store in ["a", "b"] {
+            try FileManager.default.createDirectory(
+                at: directory.appendingPathComponent(store), withIntermediateDirectories: true)
+        }
+        let ours = directory.path + "/a/doc.lock", theirs = directory.path + "/b/doc.lock"
+        #expect(FileManager.default.createFile(atPath: ours, contents: nil))
+        #expect(link(ours, theirs) == 0)
+        let shared = try identity(theirs)
+        #expect(shared.links == 2)
+
+        // Another process holds the file under its other name until its input closes.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: python)
+        holder.arguments = [
+            "-c",
+            """
+            import fcntl, os, struct, sys
+            fd = os.open(sys.argv[1], os.O_RDWR)
+            fcntl.fcntl(fd, fcntl.F_OFD_SETLKW, struct.pack("hhqqi", fcntl.F_WRLCK, 0, 0, 0, 0))
+            print("locked", flush=True)
+            sys.stdin.read()
+            """,
+            theirs,
+        ]
+        let input = Pipe(), output = Pipe()
+        holder.standardInput = input
+        holder.standardOutput = output
+        try holder.run()
+        defer { if holder.isRunning { holder.terminate() } }
+        #expect(output.fileHandleForReading.availableData.starts(with: Array("locked".utf8)))
+
+        // Held elsewhere under the other name: not taken, and the name is left alone.
+        let busy = #expect(throws: FileSystemError.self) {
+            try FileLock(path: ours, mode: .shared, wait: false)
+        }
+        #expect(busy?.code == .locked)
+        #expect(try identity(ours).inode == shared.inode)
+
+        // Waited for, then given a file of its own.
+        let taken = Atomic<Bool>(false), release = Atomic<Bool>(false)
+        let waiter = Thread {
+            let lock = try? FileLock(path: ours, mode: .exclusive)
+            taken.store(lock != nil, ordering: .sequentiallyConsistent)
+            while !release.load(ordering: .sequentiallyConsistent) { usleep(1_000) }
+            lock?.unlock()
+        }
+        defer { release.store(true, ordering: .sequentiallyConsistent) }
+        waiter.start()
+        usleep(300_000)
+        let takenEarly = taken.load(ordering: .sequentiallyConsistent)
+        #expect(!takenEarly, "taken while the other process held the file")
+        try input.fileHandleForWriting.close()
+        holder.waitUntilExit()
+        let deadline = Date().addingTimeInterval(10)
+        while !taken.load(ordering: .sequentiallyConsistent) && Date() < deadline { usleep(10_000) }
+        let takenLate = taken.load(ordering: .sequentiallyConsistent)
+        #expect(takenLate)
+        let now = try identity(ours)
+        #expect(now.inode != shared.inode && now.links == 1)
+        #expect(try identity(theirs) == (shared.inode, 1), "the other name keeps its file")
+        // The two names are two locks now: the other one is free while this one is held.
+        #expect(try otherProcessCanLock(theirs, exclusive: true))
+        #expect(try otherProcessCanLock(ours, exclusive: false) == false)
+    }
+
+    @Test(
+        "While a lock file keeps being given second names and replaced, no two holders of its name ever hold it at once"
+    )
+    func replacementKeepsExclusion() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "locks-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.path + "/doc.lock"
+        struct Tally {
+            var inside = 0
+            var most = 0
+            var entries = 0
+            var failures: [String] = []
+        }
+        let tally = Mutex(Tally())
+        let stop = Atomic<Bool>(false)
+        let linked = Atomic<Int>(0)
+        // Gives the lock file a second name, again and again, as repeated `cp -al`s would.
+        let linker = Thread {
+            var copy = 0
+            while !stop.load(ordering: .relaxed) {
+                copy += 1
+                if link(path, directory.path + "/copy-\(copy).lock") == 0 {
+                    linked.add(1, ordering: .relaxed)
+                }
+                usleep(200)
+            }
+        }
+        let workers = (0..<4).map { worker in
+            Thread {
+                for round in 0..<150 {
+                    do {
+                        let lock = try FileLock(path: path, mode: round % 3 == 0 ? .shared : .exclusive)
+                        let exclusive = round % 3 != 0
+                        tally.withLock {
+                            $0.inside += exclusive ? 1000 : 1
+                            $0.most = max($0.most, $0.inside)
+                            $0.entries += 1
+                        }
+                        usleep(50)
+                        tally.withLock { $0.inside -= exclusive ? 1000 : 1 }
+                        lock.unlock()
+                    } catch {
+                        tally.withLock { $0.failures.append("worker \(worker): \(error)") }
+                    }
+                }
+            }
+        }
+        linker.start()
+        for worker in workers { worker.start() }
+        let deadline = Date().addingTimeInterval(120)
+        while workers.contains(where: { !$0.isFinished }) && Date() < deadline { usleep(10_000) }
+        stop.store(true, ordering: .relaxed)
+        while !linker.isFinished { usleep(1_000) }
+        let result = tally.withLock { $0 }
+        #expect(result.failures.isEmpty, "\(result.failures.prefix(3))")
+        #expect(result.entries == 4 * 150)
+        let secondNames = linked.load(ordering: .relaxed)
+        #expect(secondNames > 10, "the lock file was given a second name only \(secondNames) times")
+        // An exclusive holder alone counts 1000; with anyone else the count goes above it.
+        #expect(result.most <= 1000, "two holders at once: \(result.most)")
     }
 }

@@ -195,7 +195,7 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         case .isDirectory: return "it is a folder" + lockAdvice
         case .hardLinked:
             return
-                "it has more than one name (hard links, as a copy made with `cp -al` leaves between a store and its copy), so a lock on it would lock the others too; "
+                "it has more than one name (hard links, as a copy made with `cp -al` leaves between a store and its copy), so a lock on it would lock the others too, and this name could not be removed to give the store a lock file of its own; "
                 + removal
         case .tooLarge:
             return

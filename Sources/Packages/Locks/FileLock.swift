@@ -8,7 +8,19 @@
 ///
 /// It is an open-file-description lock (`fcntl(F_OFD_SETLK)`), so it excludes other
 /// processes and other `FileLock`s in the same process alike, and the kernel releases it
-/// when the process dies. Lock files are created once and never renamed or deleted.
+/// when the process dies. Lock files hold nothing; a lock file is created when first
+/// needed and never renamed.
+///
+/// A lock file with a second name (a hard link, as `cp -al` leaves between a store and
+/// its copy) would be one lock under two names, so that a command holding both (a
+/// `sync` between the two) waited for itself. It is replaced instead: its name is
+/// removed while its lock is held exclusively, and a file of its own is created under
+/// that name. So that no holder of the old file's lock and holder of the new file's
+/// lock ever run at once, every lock is taken in two steps: the file is opened and
+/// locked, then the name is checked to still be that file; when it is not (replaced
+/// meanwhile), the lock is let go and the file under the name now is locked instead.
+/// The holder that removed the old name held it exclusively, so no one held the old
+/// file then, and no one can take it for the name's file after.
 ///
 /// `FileLock` owns a file descriptor and is deliberately not `Sendable`: the lock belongs
 /// to one owner, who releases it by letting go of the value (or calling ``unlock()``).
@@ -52,6 +64,30 @@ public final class FileLock {
     init(path: String, mode: Mode, wait: Bool, system: System) throws {
         self.path = path
         self.system = system
+        // Each pass ends holding the lock of the file under the name, or with that file
+        // replaced or gone, which only a second name's removal or another process's
+        // removal of the store does: a handful of passes at most, bounded all the same.
+        for _ in 0..<Self.maximumPasses {
+            switch try take(mode: mode, wait: wait) {
+            case .held(let descriptor):
+                self.descriptor = descriptor
+                return
+            case .tryAgain: continue
+            }
+        }
+        throw FileSystemError(.lock, path: path, errno: .wouldBlock)
+    }
+
+    private static var maximumPasses: Int { 64 }
+
+    private enum Pass {
+        case held(Int32)
+        case tryAgain
+    }
+
+    /// Opens the file under the name and locks it; held when the name is still that file
+    /// afterwards. A file with a second name is taken exclusively and its name removed.
+    private func take(mode: Mode, wait: Bool) throws -> Pass {
         let calls = system.calls
         let descriptor: Int32
         do {
@@ -60,23 +96,43 @@ public final class FileLock {
             // A link or a folder where the lock file belongs: never a lock, and named as one.
             throw FileSystemError(error.code, operation: .lock, path: path)
         }
-        // A lock file with another name (a hard link, as `cp -al` leaves between a store
-        // and its copy) is one lock under two names: a command holding both would wait
-        // for itself. It is refused before it is waited on.
-        if case .success(let status) = calls.fstat(descriptor), status.kind != .regular || status.links > 1 {
-            _ = calls.close(descriptor)
-            throw FileSystemError(
-                status.kind != .regular ? .notRegularFile : .hardLinked, operation: .lock, path: path)
+        var holding = false
+        defer {
+            if !holding { _ = calls.close(descriptor) }
         }
+        let opened = try system.retrying { calls.fstat(descriptor) }
+            .mapError { FileSystemError(.stat, path: path, errno: $0) }.get()
+        guard opened.kind == .regular else {
+            throw FileSystemError(.notRegularFile, operation: .lock, path: path)
+        }
+        let hasSecondName = opened.links > 1
         var result: Result<Void, Errno>
         repeat {
-            result = calls.lock(descriptor, mode.rawValue, wait)
+            result = calls.lock(descriptor, hasSecondName ? Mode.exclusive.rawValue : mode.rawValue, wait)
         } while result == .failure(.interrupted)
         if case .failure(let errno) = result {
-            _ = calls.close(descriptor)
             throw FileSystemError(.lock, path: path, errno: errno == .accessDenied ? .wouldBlock : errno)
         }
-        self.descriptor = descriptor
+        // The name may have been given to another file while this one was waited for.
+        guard let named = try system.status(path), named.device == opened.device, named.inode == opened.inode
+        else { return .tryAgain }
+        if hasSecondName {
+            let now = try system.retrying { calls.fstat(descriptor) }
+                .mapError { FileSystemError(.stat, path: path, errno: $0) }.get()
+            if now.links > 1 {
+                // Held exclusively: no one holds this file's lock, and once its name is
+                // gone no one takes it for the name's file.
+                do {
+                    try system.unlink(path, isDirectory: false)
+                } catch let error as FileSystemError where error.code != .notFound {
+                    throw FileSystemError(.hardLinked, operation: .lock, path: path)
+                }
+            }
+            // Taken exclusively for the removal; the lock asked for is taken afresh.
+            return .tryAgain
+        }
+        holding = true
+        return .held(descriptor)
     }
 
     /// Releases the lock now.
