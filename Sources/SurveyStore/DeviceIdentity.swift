@@ -57,6 +57,16 @@ enum DeviceIdentity {
         ]).xmlData()
     }
 
+    /// Records `device` as the store's device, atomically and durably, unless a device is
+    /// recorded already (another process made the store's local state first): that one
+    /// stays.
+    static func create(_ device: Device, writer: PackageWriter) throws {
+        let data = try plistData(
+            device,
+            folder: folderIdentity(writer.root, reader: FileReader(root: writer.root, calls: writer.calls)))
+        _ = try writer.writeFile(data, at: StoreLayout.deviceFile)
+    }
+
     /// Local state may be rewritten: it is replaced atomically and durably (written
     /// aside, fsynced, renamed over).
     static func write(_ device: Device, writer: PackageWriter) throws {

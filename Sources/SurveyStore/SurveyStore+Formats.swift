@@ -33,7 +33,7 @@ extension SurveyStore {
     public func migrate(dryRun: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws -> [Migration] {
         var done: [Migration] = []
         let older = try documents().filter { !$0.isDeleted && $0.revision.formatVersion < Self.formatVersion }
-        // In batches: each batch's documents are locked (in order), read, and their
+        // In batches: each batch's documents are read, locked (in order), and their
         // migrations written together with one flush to disk.
         var start = 0
         while start < older.count {
@@ -42,10 +42,14 @@ extension SurveyStore {
             defer { for lock in locks { lock.unlock() } }
             var migrations: [(document: UUID, parent: RevisionMetadata, content: Data, formatVersion: Int)] =
                 []
+            // Read before anything is locked (revisions never change): a winner that cannot
+            // be read fails the migration with nothing locked.
             for summary in batch {
-                if !dryRun { locks.append(try documentLock(summary.id)) }
                 let survey = try self.survey(summary.id, summary.revision)
                 migrations.append((summary.id, summary.revision, try survey.plistData(), Self.formatVersion))
+            }
+            if !dryRun {
+                for summary in batch { locks.append(try documentLock(summary.id)) }
             }
             let written: [RevisionMetadata?] =
                 dryRun

@@ -24,11 +24,16 @@ extension SurveyStore {
     ///
     /// - Parameter paths: The packages, in the order their outcomes are returned.
     /// - Returns: Each package's outcome, or the error that kept it out, in the order of `paths`.
-    /// - Throws: `StoreError/readOnly(_:)` for a store opened for reading only, and
-    ///   ``OperationError`` when a batch cannot be written (the packages of earlier
-    ///   batches stay; each package of the failed batch is absent or complete).
+    /// - Throws: `StoreError/readOnly(_:)` for a store opened for reading only,
+    ///   `StoreError/documentsFolderBlocked(_:_:)` when a link or a file stands where the
+    ///   documents' folder belongs (before anything is locked), and ``OperationError``
+    ///   when a batch cannot be written (the packages of earlier batches stay; each
+    ///   package of the failed batch is absent or complete).
     public func importPackages(at paths: [String]) throws -> [Result<ImportOutcome, any Error>] {
         try checkWritable()
+        // A link or a file where the documents' folder belongs refuses every package
+        // before anything is locked.
+        try revisions.checkDocumentsFolder()
         var results: [Result<ImportOutcome, any Error>] = []
         results.reserveCapacity(paths.count)
         var start = 0
@@ -58,10 +63,27 @@ extension SurveyStore {
                 results.append(.failure(error))
             }
         }
+        let documents = Set(read.compactMap { $0?.document }).sorted { $0.uuidString < $1.uuidString }
+        if !hasLocalState {
+            // A store without local state yet (see `hasLocalState`) first decides without
+            // the locks: when nothing is to be added, nothing is locked or made.
+            var decided = results
+            for document in documents {
+                let members = read.indices.filter { read[$0]?.document == document }
+                do {
+                    let (outcomes, added) = try decide(
+                        members.map { read[$0]! }, of: document, cleaning: false)
+                    guard added.isEmpty else { break }
+                    for (index, outcome) in zip(members, outcomes) { decided[index] = .success(outcome) }
+                } catch {
+                    for index in members { decided[index] = .failure(error) }
+                }
+            }
+            if !decided.contains(where: { $0 == nil }) { return decided.map { $0! } }
+        }
         var locks: [FileLock] = []
         defer { for lock in locks.reversed() { lock.unlock() } }
         var writes: [(document: UUID, revision: RevisionID, files: [PackageFile])] = []
-        let documents = Set(read.compactMap { $0?.document }).sorted { $0.uuidString < $1.uuidString }
         for document in documents {
             let members = read.indices.filter { read[$0]?.document == document }
             do {
@@ -81,13 +103,16 @@ extension SurveyStore {
 
     /// The outcomes of `packages`, all of `document`, decided against the revisions it has
     /// and those added before them in this call; and the packages to write. The caller
-    /// holds the document's lock until they are written.
-    private func decide(_ packages: [ImportedPackage], of document: UUID) throws
+    /// holds the document's lock until they are written; `cleaning`: the copies of pruned
+    /// revisions that the read finds are removed (a read without the lock removes nothing).
+    private func decide(_ packages: [ImportedPackage], of document: UUID, cleaning: Bool = true) throws
         -> (outcomes: [ImportOutcome], writes: [(document: UUID, revision: RevisionID, files: [PackageFile])])
     {
         // The store's revisions and those this batch adds, so that a package given twice
         // is added once, and each new revision's clock is past every one seen.
-        var known = (try? revisions.cleanedGraph(of: document).graph) ?? RevisionGraph()
+        var known =
+            (try? cleaning ? revisions.cleanedGraph(of: document).graph : revisions.graph(of: document).graph)
+            ?? RevisionGraph()
         var outcomes: [ImportOutcome] = []
         var writes: [(document: UUID, revision: RevisionID, files: [PackageFile])] = []
         for package in packages {

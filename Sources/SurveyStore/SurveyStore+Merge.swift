@@ -133,6 +133,13 @@ extension SurveyStore {
     public func resolveMerge(
         _ id: UUID, prefer: RevisionID? = nil, strict: Bool = false, dryRun: Bool = false
     ) throws -> (plan: MergePlan, revision: RevisionMetadata?)? {
+        // A store without local state yet (see `hasLocalState`) refuses, or finds nothing
+        // to merge, on a read made without the lock: nothing to lock, nothing made.
+        if !dryRun && !hasLocalState,
+            try resolveMerge(id, prefer: prefer, strict: strict, dryRun: true) == nil
+        {
+            return nil
+        }
         let lock = dryRun ? nil : try documentLock(id)
         defer { lock?.unlock() }
         let graph = try revisions.graph(of: id).graph

@@ -60,27 +60,54 @@ public final class SurveyStore: Sendable {
     /// store writes nothing but what it set out to write.
     public let writesSummaryCache: Bool
     let revisions: RevisionStore
+    /// Whether this replica's local state (`Local.nosync/`) is there; see
+    /// ``hasLocalState``.
+    private let localStateFlag: LocalStateFlag
 
     init(
         root: String, device: Device, calls: SystemCalls, wallClock: (@Sendable () -> Int64)? = nil,
-        readOnly: Bool = false, writesSummaryCache: Bool = false
+        readOnly: Bool = false, writesSummaryCache: Bool = false, hasLocalState: Bool = true
     ) {
         self.root = root
         self.device = device
         isReadOnly = readOnly
         self.writesSummaryCache = writesSummaryCache
+        let flag = LocalStateFlag(hasLocalState)
+        localStateFlag = flag
         // A copy of a pruned revision goes only once a successor can be read in its place.
         let isReadable: @Sendable (Data, RevisionMetadata) -> Bool = { content, revision in
             Self.canRead(content, of: revision)
         }
+        // The first write of a store without local state makes it: its folders, and the
+        // identity of the device its revisions name. A store opened for reading makes none.
+        var makeLocalState: (@Sendable () throws -> Void)?
+        if !readOnly {
+            makeLocalState = { @Sendable in
+                let writer = RevisionStore.writer(root: root, calls: calls)
+                try writer.prepare()
+                try DeviceIdentity.create(device, writer: writer)
+                flag.isMade = true
+            }
+        }
         revisions =
             if let wallClock {
                 RevisionStore(
-                    root: root, device: device, calls: calls, wallClock: wallClock, isReadable: isReadable)
+                    root: root, device: device, calls: calls, wallClock: wallClock, isReadable: isReadable,
+                    makeLocalState: makeLocalState)
             } else {
-                RevisionStore(root: root, device: device, calls: calls, isReadable: isReadable)
+                RevisionStore(
+                    root: root, device: device, calls: calls, isReadable: isReadable,
+                    makeLocalState: makeLocalState)
             }
     }
+
+    /// Whether this replica's local state (`Local.nosync/`: device identity, temporaries,
+    /// locks) is there. A store opened without it (copied with `*.nosync` excluded, as
+    /// sync engines are told to, or checked out) has it made by its first write, which
+    /// also records ``device``; until then, a write that may refuse or find nothing to do
+    /// decides that on a read made without the document's lock, so that it leaves such a
+    /// store exactly as it was.
+    var hasLocalState: Bool { localStateFlag.isMade }
 
     /// Whether `content` (already checked against its digest) reads as a survey of
     /// `revision`'s format: content in a format newer than this build counts, as it cannot
@@ -168,6 +195,11 @@ public final class SurveyStore: Sendable {
 
     /// Opens an existing store, removing temporaries left by interrupted writes.
     ///
+    /// A store that came without its local state (`Local.nosync/`, which sync engines are
+    /// told to exclude) is opened as it is: its first write that goes ahead makes it
+    /// (device identity, temporary and lock folders), and a call that fails, refuses or
+    /// finds nothing to write leaves the store exactly as it was.
+    ///
     /// - Parameter path: The store folder.
     /// - Throws: `StoreError/noSuchStore(_:)` when `path` holds no store.
     public static func open(at path: String) throws -> SurveyStore {
@@ -185,6 +217,16 @@ public final class SurveyStore: Sendable {
         at path: String, calls: SystemCalls, wallClock: (@Sendable () -> Int64)? = nil
     ) throws -> SurveyStore {
         try checkLayout(at: path, calls: calls, forWriting: true)
+        // A store that came without its local state (rsync or another engine told to
+        // exclude `*.nosync`, a checkout) has nothing to clean up, and gets its local state
+        // from its first write: opening it makes nothing, so a command that writes nothing
+        // (or fails) leaves it as it was.
+        let local = path + "/" + StoreLayout.localFolder
+        guard try FileReader(root: path, calls: calls).status(atPath: local) != nil else {
+            let device = Device(id: DeviceIdentity.newID(), name: ProcessInfo.processInfo.hostName)
+            return SurveyStore(
+                root: path, device: device, calls: calls, wallClock: wallClock, hasLocalState: false)
+        }
         let writer = RevisionStore.writer(root: path, calls: calls)
         try writer.prepare()
         try writer.removeLeftovers()
@@ -510,19 +552,30 @@ public final class SurveyStore: Sendable {
         _ survey: Survey, to id: UUID, base: RevisionID?, ifCurrent: Bool
     ) throws -> (revision: RevisionMetadata, graph: RevisionGraph) {
         try checkWritable()
+        // The content is checked before anything is locked: a refusal locks nothing.
+        try survey.validate()
+        let content = try survey.plistData()
+        let digest = RevisionID.sha256Hex(content)
+        /// The base in `graph`, and whether it holds this content already (nothing to write).
+        func decide(_ graph: RevisionGraph) throws -> (base: RevisionMetadata, unchanged: Bool) {
+            let baseRevision = try revision(id, base, in: graph)
+            let heads = graph.heads
+            if ifCurrent && heads.map(\.id) != [baseRevision.id] {
+                throw StoreError.notCurrent(base: baseRevision.id, heads: heads.map(\.id))
+            }
+            return (baseRevision, !baseRevision.isDeleted && baseRevision.contentDigest == digest)
+        }
+        if !hasLocalState {
+            let graph = try revisions.graph(of: id).graph
+            let decided = try decide(graph)
+            if decided.unchanged { return (decided.base, graph) }
+        }
         let lock = try documentLock(id)
         defer { lock.unlock() }
         // One read of the graph serves the base, the heads and the new revision's clock.
         var graph = try revisions.cleanedGraph(of: id).graph
-        let baseRevision = try revision(id, base, in: graph)
-        let heads = graph.heads
-        if ifCurrent && heads.map(\.id) != [baseRevision.id] {
-            throw StoreError.notCurrent(base: baseRevision.id, heads: heads.map(\.id))
-        }
-        try survey.validate()
-        let content = try survey.plistData()
-        let digest = RevisionID.sha256Hex(content)
-        if !baseRevision.isDeleted, baseRevision.contentDigest == digest { return (baseRevision, graph) }
+        let (baseRevision, unchanged) = try decide(graph)
+        if unchanged { return (baseRevision, graph) }
         let written = try wrapping(.save, id) {
             try revisions.write(
                 document: id, parents: [baseRevision], content: content, formatVersion: Self.formatVersion,
@@ -582,29 +635,37 @@ public final class SurveyStore: Sendable {
     /// - Returns: The deletion revision, and whether it is new.
     public func deleteDocument(_ id: UUID, base: RevisionID? = nil) throws -> WriteOutcome {
         try checkWritable()
+        /// The deletion already there, as `read` finds it: the winner (or `base`) when it is one.
+        func existing(in read: DocumentRead) throws -> WriteOutcome? {
+            let graph = read.graph
+            guard let existing = try base.map({ try revision(id, $0, in: graph) }) ?? graph.winner,
+                existing.isDeleted
+            else { return nil }
+            return WriteOutcome(revision: existing, isNew: false, unsuperseded: Self.unsuperseded(in: read))
+        }
+        if !hasLocalState, let deleted = try existing(in: revisions.read(id)) { return deleted }
         let lock = try documentLock(id)
         defer { lock.unlock() }
         let read = try revisions.cleanedRead(id)
+        if let deleted = try existing(in: read) { return deleted }
         let graph = read.graph
-        // Named by the store, unreadable, and named as a parent by nothing readable: what
-        // a repair could bring back as a head the deletion does not descend from.
-        let unreadable = read.damagedPackages.union(read.blockedPackages.keys)
-        let unsuperseded =
-            unreadable.isEmpty
-            ? []
-            : unreadable.subtracting(graph.revisions.values.lazy.flatMap(\.parents))
-                .subtracting(graph.revisions.keys).sorted()
-        if let existing = try base.map({ try revision(id, $0, in: graph) }) ?? graph.winner,
-            existing.isDeleted
-        {
-            return WriteOutcome(revision: existing, isNew: false, unsuperseded: unsuperseded)
-        }
         let parents = try base.map { [try revision(id, $0, in: graph)] } ?? graph.heads
         let written = try wrapping(.delete, id) {
             try revisions.write(
                 document: id, parents: parents, content: nil, formatVersion: Self.formatVersion, known: graph)
         }
-        return WriteOutcome(revision: written, isNew: true, unsuperseded: unsuperseded)
+        return WriteOutcome(revision: written, isNew: true, unsuperseded: Self.unsuperseded(in: read))
+    }
+
+    /// The revisions `read` names but cannot read and that nothing readable names as a
+    /// parent: what a repair could bring back as a head a deletion does not descend from
+    /// (see ``WriteOutcome/unsuperseded``).
+    private static func unsuperseded(in read: DocumentRead) -> [RevisionID] {
+        let unreadable = read.damagedPackages.union(read.blockedPackages.keys)
+        guard !unreadable.isEmpty else { return [] }
+        let graph = read.graph
+        return unreadable.subtracting(graph.revisions.values.lazy.flatMap(\.parents))
+            .subtracting(graph.revisions.keys).sorted()
     }
 
     /// How to resolve a conflict.
@@ -640,17 +701,16 @@ public final class SurveyStore: Sendable {
     public func resolve(_ id: UUID, _ resolution: Resolution) throws -> RevisionMetadata? {
         try checkWritable()
         if case .merge(let prefer) = resolution { return try resolveMerge(id, prefer: prefer)?.revision }
+        // Content is checked before anything is locked: a refusal locks nothing.
+        if case .content(let survey) = resolution { try survey.validate() }
+        if !hasLocalState, try !needsResolution(id, resolution, in: revisions.graph(of: id).graph) {
+            return nil
+        }
         let lock = try documentLock(id)
         defer { lock.unlock() }
         let graph = try revisions.cleanedGraph(of: id).graph
         let heads = graph.heads
-        if case .keep(let kept) = resolution { _ = try revision(id, kept, in: graph) }
-        let restoring: Bool
-        switch resolution {
-        case .acceptWinner, .merge: restoring = false
-        case .keep, .content: restoring = graph.isDeleted
-        }
-        guard heads.count > 1 || restoring, let winner = graph.winner else { return nil }
+        guard try needsResolution(id, resolution, in: graph), let winner = graph.winner else { return nil }
         let content: Data?
         var formatVersion = Self.formatVersion
         switch resolution {
@@ -663,13 +723,28 @@ public final class SurveyStore: Sendable {
             content = kept.isDeleted ? nil : try revisions.content(of: id, revision: kept)
             formatVersion = kept.formatVersion
         case .content(let survey):
-            try survey.validate()
             content = try survey.plistData()
         }
         return try wrapping(.resolve, id) {
             try revisions.writeResolution(
                 document: id, parents: heads, content: content, formatVersion: formatVersion)
         }
+    }
+
+    /// Whether `resolution` has something to resolve in `graph`: more than one head, or a
+    /// deleted document that keeping a revision or new content restores.
+    ///
+    /// - Throws: `StoreError/noSuchRevision(_:)` for a revision to keep that `graph` lacks.
+    private func needsResolution(_ id: UUID, _ resolution: Resolution, in graph: RevisionGraph) throws
+        -> Bool
+    {
+        if case .keep(let kept) = resolution { _ = try revision(id, kept, in: graph) }
+        let restoring: Bool
+        switch resolution {
+        case .acceptWinner, .merge: restoring = false
+        case .keep, .content: restoring = graph.isDeleted
+        }
+        return graph.heads.count > 1 || restoring
     }
 
     /// Resolves a document's conflict (see `resolve(_:_:)`) and opens it again.
@@ -704,9 +779,24 @@ public final class SurveyStore: Sendable {
     /// - Throws: `StoreError/unseenRevisions(_:_:)` for a package that cannot be read
     ///   yet; `StoreError/unreadableWinner(_:_:)` when the winner cannot be read.
     public func prune(_ id: UUID, keepHistory: Int = 0, dryRun: Bool = false) throws -> [RevisionID] {
+        if !dryRun && !hasLocalState {
+            // Nothing to prune, and no copy of a pruned revision to remove: nothing to lock.
+            let read = try revisions.read(id)
+            if try prune(id, read, keepHistory: keepHistory, dryRun: true).isEmpty && read.resurrected.isEmpty
+            {
+                return []
+            }
+        }
         let lock = dryRun ? nil : try documentLock(id)
         defer { lock?.unlock() }
         let read = dryRun ? try revisions.read(id) : try revisions.cleanedRead(id)
+        return try prune(id, read, keepHistory: keepHistory, dryRun: dryRun)
+    }
+
+    /// ``prune(_:keepHistory:dryRun:)`` of the document as `read` found it.
+    private func prune(_ id: UUID, _ read: DocumentRead, keepHistory: Int, dryRun: Bool) throws
+        -> [RevisionID]
+    {
         let graph = read.graph
         // A package this read cannot count (half-copied, damaged, something else in its
         // place) may be a head: the history it needs is not this read's to remove.

@@ -55,7 +55,8 @@ extension RevisionStore {
             try writer.remove(relativePath)
             return
         }
-        try writer.prepare()
+        // In a store that came without local state, the state comes with the rest of it.
+        try writer.prepareIfMissing()
         try writer.createDirectory(StoreLayout.stateFolder)
         try writer.replaceFile(data, at: relativePath)
     }

@@ -25,7 +25,7 @@ public final class RevisionStore: Sendable {
     private let known = MetadataCache()
     private let wallClock: @Sendable () -> Int64
     /// Whether a revision's content, already checked against its digest, can be read as
-    /// what it claims to be (see ``init(root:device:calls:wallClock:isReadable:)``).
+    /// what it claims to be (see ``init(root:device:calls:wallClock:isReadable:makeLocalState:)``).
     private let isReadable: @Sendable (_ content: Data, _ revision: RevisionMetadata) -> Bool
 
     /// The name of a package's metadata file (``StoreLayout/metadataFile``).
@@ -34,10 +34,19 @@ public final class RevisionStore: Sendable {
     public static let contentFile = StoreLayout.contentFile
 
     /// A writer for the store at `root`, with the store's temporary and lock folders.
-    public static func writer(root: String, calls: SystemCalls) -> PackageWriter {
+    ///
+    /// - Parameters:
+    ///   - root: The store's folder.
+    ///   - calls: The system calls to use.
+    ///   - makeLocalState: What makes the store's local folders (and whatever comes with
+    ///     them) when the writer's first lock finds them missing (see `PackageWriter`);
+    ///     `nil`: they must have been made already.
+    public static func writer(
+        root: String, calls: SystemCalls, makeLocalState: (@Sendable () throws -> Void)? = nil
+    ) -> PackageWriter {
         PackageWriter(
             root: root, temporaryFolder: StoreLayout.temporaryFolder, locksFolder: StoreLayout.locksFolder,
-            calls: calls)
+            calls: calls, makeFolders: makeLocalState)
     }
 
     /// Opens the revisions of the store at `root`; new revisions name `device`, and their timestamps come from `wallClock` (milliseconds since 1970).
@@ -46,6 +55,9 @@ public final class RevisionStore: Sendable {
     /// above decodes it): a copy of a pruned revision is removed only when a revision that
     /// supersedes it has such content (see ``cleanedRead(_:keepingMetadata:)``). By
     /// default any content that matches its digest counts.
+    ///
+    /// `makeLocalState` makes the store's local folders when the first write finds them
+    /// missing (see ``writer(root:calls:makeLocalState:)``); by default they must be there.
     public init(
         root: String, device: Device, calls: SystemCalls = .live,
         wallClock: @escaping @Sendable () -> Int64 = {
@@ -53,12 +65,13 @@ public final class RevisionStore: Sendable {
         },
         isReadable: @escaping @Sendable (_ content: Data, _ revision: RevisionMetadata) -> Bool = { _, _ in
             true
-        }
+        },
+        makeLocalState: (@Sendable () throws -> Void)? = nil
     ) {
         self.root = root
         self.device = device
         self.isReadable = isReadable
-        writer = Self.writer(root: root, calls: calls)
+        writer = Self.writer(root: root, calls: calls, makeLocalState: makeLocalState)
         reader = FileReader(root: root, calls: calls)
         self.wallClock = wallClock
     }

@@ -93,6 +93,28 @@ struct LocalStateTests {
         #expect(try store.localState(of: kept) == Self.state)
     }
 
+    @Test(
+        "A store opened without Local.nosync/ makes nothing until it writes; per-device state then comes with the device identity"
+    )
+    func stateOfACopyWithoutLocalState() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("store").path
+        let (id, _) = try SurveyStore.create(at: path, deviceName: "here").create(
+            Survey(title: "T", items: []))
+        let local = path + "/" + StoreLayout.localFolder
+        try FileManager.default.removeItem(atPath: local)
+        let store = try SurveyStore.open(at: path)
+        #expect(try store.localState(of: id) == nil)
+        #expect(!FileManager.default.fileExists(atPath: local))
+        try store.setLocalState(Self.state, of: id)
+        #expect(try store.localState(of: id) == Self.state)
+        let device = try PropertyList(
+            xml: Data(contentsOf: URL(fileURLWithPath: path + "/" + StoreLayout.deviceFile)), file: nil)
+        #expect(device["DeviceID"] == .string(store.device.id), "\(device)")
+        #expect(try SurveyStore.open(at: path).device == store.device)
+    }
+
     @Test("survey sync and rsync with the documented excludes never copy it", CommandRunner.needs("rsync"))
     func neverSynced() throws {
         let directory = try CommandRunner.temporaryDirectory()

@@ -284,6 +284,101 @@ struct ReplicaSafetyTests {
     }
 
     @Test(
+        "A write command that fails, refuses or writes nothing on a store that came without Local.nosync/ leaves it as it was; the first write makes it"
+    )
+    func failedWritesCreateNothing() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store").path
+        let documents = try Self.makeStore(store, in: directory)
+        let (a, b) = (documents[0], documents[1])
+        func run(_ arguments: [String], in path: String = store) throws -> CommandRunner.Result {
+            try CommandRunner.run(arguments + ["--store", path])
+        }
+        func revision(_ arguments: [String]) throws -> String {
+            let result = try run(arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        // B in conflict (its title on both heads), C deleted, A's content and package kept aside.
+        let shown = try JSONSerialization.jsonObject(with: Data(try revision(["show", b, "--json"]).utf8))
+        let firstB = try #require((shown as? [String: Any])?["revision"] as? String)
+        _ = try revision(["edit", b, "--title", "B1"])
+        _ = try revision(["edit", b, "--base", firstB, "--title", "B2"])
+        let c = try revision(["new", "--title", "C"])
+        _ = try revision(["delete", c])
+        let content = directory.appendingPathComponent("a.json").path
+        let package = directory.appendingPathComponent("a.survey").path
+        _ = try revision(["export", a, "-o", content])
+        _ = try revision(["export", a, "--package", package])
+        let invalid = directory.appendingPathComponent("invalid.json").path
+        try Data(#"{"title": "", "items": []}"#.utf8).write(to: URL(fileURLWithPath: invalid))
+        // A copy whose Documents is a file.
+        let blocked = directory.appendingPathComponent("blocked").path
+        try FileManager.default.copyItem(atPath: store, toPath: blocked)
+        try FileManager.default.removeItem(atPath: blocked + "/Documents")
+        try Data().write(to: URL(fileURLWithPath: blocked + "/Documents"))
+        for path in [store, blocked] { try FileManager.default.removeItem(atPath: path + "/Local.nosync") }
+        let before = (HostileStoreTests.fingerprint(store), HostileStoreTests.fingerprint(blocked))
+
+        let attempts: [(arguments: [String], status: Int32)] = [
+            // Bad input and missing documents, revisions, items and files.
+            (["edit", "00000000", "--title", "X"], 66), (["edit", a, "--answer", "99=1"], 66),
+            (["edit", a, "--title", ""], 65), (["edit", a, "--base", "9-0", "--title", "X"], 66),
+            (["save", a, "--from", directory.path + "/missing.json"], 66),
+            (["save", a, "--from", invalid], 65),
+            (["delete", "00000000"], 66), (["resolve", b, "--keep", "9-0"], 66),
+            (["resolve", b, "--from", invalid], 65), (["prune", "00000000"], 66),
+            (["import", directory.path + "/missing.survey"], 66),
+            // Refusals.
+            (["save", b, "--from", content, "--base", firstB, "--if-current"], 75),
+            (["resolve", b, "--merge", "--strict"], 75), (["resolve", "--all", "--merge", "--strict"], 75),
+            // Nothing to write.
+            (["edit", a, "--answer", "3=6"], 0), (["save", a, "--from", content], 0), (["delete", c], 0),
+            (["resolve", a, "--accept"], 0), (["resolve", a, "--merge"], 0),
+            (["prune", a, "--keep-history", "1"], 0),
+            (["import", package], 0), (["migrate"], 0),
+        ]
+        for (arguments, status) in attempts {
+            let result = try run(arguments)
+            #expect(result.status == status, "\(arguments): \(result.status) \(result.stderr)")
+            #expect(HostileStoreTests.fingerprint(store) == before.0, "\(arguments) changed the store")
+        }
+        for arguments in [
+            ["new", "--title", "X"], ["edit", a, "--title", "X"], ["save", a, "--from", content],
+            ["delete", a],
+            ["resolve", b, "--accept"], ["prune"], ["import", package], ["migrate"],
+        ] {
+            let result = try run(arguments, in: blocked)
+            #expect(
+                result.status == 65 && result.stderr.contains("a file where the documents' folder belongs"),
+                "\(arguments): \(result.status) \(result.stderr)")
+            #expect(
+                HostileStoreTests.fingerprint(blocked) == before.1, "\(arguments) changed the blocked store")
+        }
+        for arguments in Self.readCommands(store, documents, directory.path) {
+            _ = try run(arguments)
+            #expect(!FileManager.default.fileExists(atPath: store + "/Local.nosync"), "\(arguments)")
+        }
+
+        // The first write makes it: its device is the one the new revision names.
+        let written = try revision(["edit", a, "--title", "A2"])
+        let local = store + "/Local.nosync"
+        for path in ["tmp", "locks", "Device.plist"] {
+            #expect(FileManager.default.fileExists(atPath: local + "/" + path), "\(path)")
+        }
+        func plist(_ path: String) throws -> [String: Any] {
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            return try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+                ?? [:]
+        }
+        let device = try plist(local + "/Device.plist")["DeviceID"] as? String
+        let metadata = try plist(store + "/Documents/\(a)/\(written).survey/DocumentMetadata.plist")
+        #expect(device != nil && metadata["DeviceID"] as? String == device, "\(String(describing: device))")
+        #expect(try run(["verify"]).status == 0)
+    }
+
+    @Test(
         "Every read command works on a read-only mount, and a write fails cleanly changing nothing",
         CommandRunner.needs("unshare", "mount"))
     func readOnlyMount() throws {

@@ -48,6 +48,9 @@ public struct PackageWriter: Sendable {
     let system: System
     private let temporaryPath: String
     private let locksPath: String
+    /// Makes the temporary and lock folders when a lock finds them missing (see
+    /// ``lock(at:mode:wait:)``); `nil`: such a lock fails.
+    private let makeFolders: (@Sendable () throws -> Void)?
 
     /// The system calls this writer makes.
     public var calls: SystemCalls { system.calls }
@@ -63,11 +66,19 @@ public struct PackageWriter: Sendable {
     ///     file-sync engine never copies.
     ///   - locksFolder: The folder for lock files, relative to `root`.
     ///   - calls: The system calls to use.
-    public init(root: String, temporaryFolder: String, locksFolder: String, calls: SystemCalls = .live) {
+    ///   - makeFolders: What makes the temporary and lock folders, and whatever must come
+    ///     with them, when a lock finds them missing: a store that came without them has
+    ///     them made by its first write, never before. `nil`: the writer expects them made
+    ///     by ``prepare()``, and a lock that finds them missing fails.
+    public init(
+        root: String, temporaryFolder: String, locksFolder: String, calls: SystemCalls = .live,
+        makeFolders: (@Sendable () throws -> Void)? = nil
+    ) {
         self.root = root
         temporaryPath = temporaryFolder
         locksPath = locksFolder
         system = System(calls: calls, root: root)
+        self.makeFolders = makeFolders
     }
 
     /// Creates the temporary and lock folders (and the folders that hold them) if they
@@ -83,6 +94,20 @@ public struct PackageWriter: Sendable {
                 try createDirectory(path)
             }
         }
+    }
+
+    /// Makes the temporary and lock folders when either is missing, as a lock that finds
+    /// them missing does: through `makeFolders` when the writer was given it (with what
+    /// comes with them), else with ``prepare()``. For a write that needs them before it
+    /// takes a lock.
+    ///
+    /// - Throws: ``FileSystemError``, also when one of them is a link or a file.
+    public func prepareIfMissing() throws {
+        let present = try [temporaryFolder, locksFolder].allSatisfy {
+            try system.status($0)?.kind == .directory
+        }
+        guard !present else { return }
+        if let makeFolders { try makeFolders() } else { try prepare() }
     }
 
     /// Creates the root folder and any missing parents, fsyncing each parent whose
@@ -318,8 +343,20 @@ public struct PackageWriter: Sendable {
     /// Takes the lock of the file at `relativePath` (beneath the root, created if
     /// missing, never through a link), opened through the descriptor of the root this
     /// writer holds rather than the root opened anew.
+    ///
+    /// Every write takes a lock first (the writers' lock, a document's), so this is where
+    /// a writer given `makeFolders` makes its folders when they are missing: the lock is
+    /// taken again once they are made.
     public func lock(at relativePath: String, mode: FileLock.Mode, wait: Bool = true) throws -> FileLock {
-        try FileLock(path: root + "/" + relativePath, mode: mode, wait: wait, system: system)
+        let path = root + "/" + relativePath
+        do {
+            return try FileLock(path: path, mode: mode, wait: wait, system: system)
+        } catch let error as FileSystemError where error.code == .notFound {
+            // The lock file is created when missing, so what is missing is its folder.
+            guard let makeFolders else { throw error }
+            try makeFolders()
+            return try FileLock(path: path, mode: mode, wait: wait, system: system)
+        }
     }
 
     /// Renames `temporary` to `destination` without replacing anything, then fsyncs the
