@@ -49,14 +49,15 @@ extension SurveyStore {
     /// - Parameters:
     ///   - id: The document.
     ///   - prefer: A head whose values win contests instead of the winner's.
-    /// - Returns: The merge, or `nil` when the document has a single head.
+    /// - Returns: The merge, or `nil` when the document is not in conflict: it has a single
+    ///   head, or its other heads are deletions (which never win over an edit).
     /// - Throws: `StoreError` when `prefer` is no head or a head cannot be read.
     public func mergePlan(_ id: UUID, prefer: RevisionID? = nil) throws -> MergePlan? {
         try mergePlan(id, prefer: prefer, in: revisions.graph(of: id).graph)
     }
 
     /// How many fields `resolveMerge(_:prefer:strict:dryRun:)` would contest: 0 when the
-    /// heads merge cleanly or the document has a single head; `nil` when its heads cannot
+    /// heads merge cleanly or the document is not in conflict; `nil` when its heads cannot
     /// be merged (a head unreadable, or in a format newer than this build).
     ///
     /// - Parameter id: The document.
@@ -70,7 +71,7 @@ extension SurveyStore {
 
     func mergePlan(_ id: UUID, prefer: RevisionID?, in graph: RevisionGraph) throws -> MergePlan? {
         let heads = graph.heads
-        guard heads.count > 1 else { return nil }
+        guard RevisionGraph.isInConflict(heads: heads) else { return nil }
         var preferred: RevisionMetadata?
         if let prefer {
             guard let head = heads.first(where: { $0.id == prefer }) else {
@@ -127,7 +128,7 @@ extension SurveyStore {
     ///   - dryRun: Compute the merge, and lock and write nothing (it works on a store
     ///     opened for reading).
     /// - Returns: The merge and the revision written (`nil` for a dry run); `nil` when the
-    ///   document has a single head.
+    ///   document is not in conflict (see `mergePlan(_:prefer:)`).
     /// - Throws: ``MergeRefusal`` when `strict` and a field is contested; `StoreError`.
     @discardableResult
     public func resolveMerge(

@@ -692,8 +692,14 @@ public final class SurveyStore: Sendable {
     /// A deleted document (its one head a deletion) is restored by keeping an earlier
     /// revision or by new content: the deletion becomes the new revision's parent.
     ///
+    /// Only a document in conflict (more than one head that is not a deletion) is resolved,
+    /// or a deleted one restored: a deletion that raced an edit is no conflict (the edit
+    /// wins, and stays current), so a document whose other heads are such deletions has
+    /// nothing to resolve, as one with a single head has.
+    ///
     /// - Returns: The resolution, or `nil` when there is nothing to resolve: the document
-    ///   has a single head (or, for ``Resolution/acceptWinner``, its winner is a deletion).
+    ///   is not in conflict (and, for ``Resolution/keep(_:)`` and ``Resolution/content(_:)``,
+    ///   not deleted either).
     /// - Throws: `StoreError`, also `StoreError/noSuchRevision(_:)` for a revision to
     ///   keep that does not exist, even when there is nothing to resolve;
     ///   `FileSystemError` when the revision cannot be written.
@@ -731,8 +737,9 @@ public final class SurveyStore: Sendable {
         }
     }
 
-    /// Whether `resolution` has something to resolve in `graph`: more than one head, or a
-    /// deleted document that keeping a revision or new content restores.
+    /// Whether `resolution` has something to resolve in `graph`: a conflict (more than one
+    /// head that is not a deletion), or a deleted document that keeping a revision or new
+    /// content restores.
     ///
     /// - Throws: `StoreError/noSuchRevision(_:)` for a revision to keep that `graph` lacks.
     private func needsResolution(_ id: UUID, _ resolution: Resolution, in graph: RevisionGraph) throws
@@ -744,7 +751,7 @@ public final class SurveyStore: Sendable {
         case .acceptWinner, .merge: restoring = false
         case .keep, .content: restoring = graph.isDeleted
         }
-        return graph.heads.count > 1 || restoring
+        return graph.isInConflict || restoring
     }
 
     /// Resolves a document's conflict (see `resolve(_:_:)`) and opens it again.

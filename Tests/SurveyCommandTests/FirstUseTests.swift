@@ -547,6 +547,49 @@ struct FirstUseTests {
         #expect(try store.versions(id).count == 1)
     }
 
+    @Test(
+        "A deletion that raced an edit is no conflict: conflicts does not list it and resolve writes nothing for it, nor for two deletions, whose document --keep restores"
+    )
+    func resolveEditAndDeletion() throws {
+        let store = try Store()
+        let (id, first) = try store.makeDocument()
+        let edit = try store.json(["edit", id, "--title", "Edited"]) as! [String: Any]
+        let deleted = try store.json(["delete", id, "--base", first]) as! [String: Any]
+        #expect(deleted["deleted"] as? Bool == false)
+        #expect((try store.json(["conflicts"]) as? [Any])?.isEmpty == true)
+        let row = (try store.json(["list"]) as? [[String: Any]])?.first
+        #expect(row?["conflicts"] as? Int == 0 && row?["revision"] as? String == edit["revision"] as? String)
+        let file = store.directory.appendingPathComponent("content.json").path
+        #expect(try store.run(["export", id, "-o", file]).status == 0)
+        let before = HostileStoreTests.fingerprint(store.path)
+        for resolution in [
+            ["--accept"], ["--merge"], ["--merge", "--strict"], ["--keep", first], ["--from", file],
+        ] {
+            let text = try store.run(["resolve", id] + resolution)
+            #expect(
+                text.status == 0 && text.stdout.isEmpty
+                    && text.stderr.contains("\(id) is not in conflict; nothing to resolve"),
+                "\(resolution): \(text.status) \(text.stdout) \(text.stderr)")
+            let json = try store.json(["resolve", id] + resolution) as! [String: Any]
+            #expect(json["resolved"] as? Bool == false, "\(resolution): \(json)")
+            #expect(json["revision"] as? String == edit["revision"] as? String, "\(resolution): \(json)")
+            #expect(HostileStoreTests.fingerprint(store.path) == before, "\(resolution) wrote to the store")
+        }
+        // The edit deleted too: two deletions, a deleted document and no conflict.
+        #expect(try store.run(["delete", id, "--base", edit["revision"] as! String]).status == 0)
+        let twice = HostileStoreTests.fingerprint(store.path)
+        for resolution in [["--accept"], ["--merge"]] {
+            let json = try store.json(["resolve", id] + resolution) as! [String: Any]
+            #expect(json["resolved"] as? Bool == false, "\(resolution): \(json)")
+            #expect(HostileStoreTests.fingerprint(store.path) == twice, "\(resolution) wrote to the store")
+        }
+        let restored = try store.json(["resolve", id, "--keep", first]) as! [String: Any]
+        #expect(restored["resolved"] as? Bool == true, "\(restored)")
+        #expect(
+            (try store.json(["show", id]) as? [String: Any])?["revision"] as? String == restored["revision"]
+                as? String)
+    }
+
     // MARK: Output as README describes it
 
     @Test("list text has a header and the revision and format columns")

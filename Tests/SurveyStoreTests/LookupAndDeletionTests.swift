@@ -47,6 +47,28 @@ struct LookupAndDeletionTests {
     }
 
     @Test(
+        "A deletion that raced an edit leaves the document normal, not in conflict: resolve and merge return nil and write nothing"
+    )
+    func editAndDeletionIsNoConflict() throws {
+        let (store, _) = try Self.store()
+        let (id, first) = try store.create(Self.survey)
+        let edit = try store.save(try Survey(title: "Edited", items: []), to: id, base: first.id)
+        _ = try store.delete(id, base: first.id)
+        let graph = try store.graph(of: id)
+        #expect(graph.heads.count == 2 && !graph.isInConflict && graph.winner == edit)
+        #expect(try store.open(id).state == .normal)
+        #expect(try store.mergePlan(id) == nil)
+        for resolution: SurveyStore.Resolution in [
+            .acceptWinner, .merge(prefer: nil), .keep(first.id),
+            .content(try Survey(title: "Other", items: [])),
+        ] {
+            #expect(try store.resolve(id, resolution) == nil, "\(resolution)")
+        }
+        #expect(try store.resolveMerge(id) == nil)
+        #expect(try store.graph(of: id).revisions.count == 3)
+    }
+
+    @Test(
         "Deleting twice writes one deletion; opening says who deleted it and what can be kept; keep restores it"
     )
     func deleteAndRestore() throws {

@@ -111,8 +111,10 @@ struct ResolveCommand: ParsableCommand {
             with nothing in conflict it says so. \
             The same resolution made on two replicas is the same revision.
 
-            A document that is not in conflict is left as it is ("resolved": false with --json); a \
-            revision named with --keep must exist all the same. A deleted document is restored by \
+            A document that is not in conflict is left as it is ("resolved": false with --json, exit 0); a \
+            revision named with --keep must exist all the same. A document is in conflict while more than \
+            one of its heads is not a deletion: a deletion that raced an edit is no conflict (the edit stays \
+            current, and survey conflicts does not list it). A deleted document is restored by \
             --keep REV (an earlier revision) or --from FILE.
 
             \(SurveyTool.exitCodesReference)
