@@ -399,6 +399,29 @@ struct FirstUseTests {
     }
 
     @Test(
+        "sync --jobs takes a positive integer and says so for anything else, -1 included (it said 'Missing value')",
+        arguments: [
+            ["--jobs", "-1"], ["--jobs=-1"], ["--jobs", "0"], ["--jobs", "abc"], ["--jobs", "1.5"],
+        ])
+    func syncJobs(_ jobs: [String]) throws {
+        let (directory, store, other, _) = try CommandRunner.twoStores()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let value = jobs.count == 2 ? jobs[1] : "-1"
+        let text = try CommandRunner.run(["sync", other] + jobs + ["--store", store])
+        #expect(text.status == 64)
+        #expect(
+            text.stderr.hasPrefix("error: --jobs must be a positive integer, not '\(value)'\n")
+                && text.stderr.contains("Usage: survey sync"), "\(text.stderr)")
+        let json = try CommandRunner.run(["sync", other] + jobs + ["--json", "--store", store])
+        let error = Self.object(json.stdout)?["error"] as? [String: Any]
+        #expect(
+            json.status == 64 && error?["code"] as? String == "usage" && error?["exit"] as? Int == 64
+                && error?["message"] as? String == "--jobs must be a positive integer, not '\(value)'",
+            "\(json.stdout)")
+        #expect(try CommandRunner.run(["sync", other, "--jobs", "1", "--store", store]).status == 0)
+    }
+
+    @Test(
         "An item that does not exist is not found (66, noSuchItem), as an unknown document is (it was a usage error)",
         arguments: ["9", "0", "00000000-0000-4000-8000-000000000009", "nine"])
     func unknownItem(_ item: String) throws {

@@ -24,8 +24,15 @@ struct SyncCommand: ParsableCommand {
             """)
     @OptionGroup var options: StoreOptions
     @Argument(help: "The other store's folder.") var otherStore: String
-    @Option(help: "How many documents to sync at once (1 syncs them one after another).")
-    var jobs = SurveyStore.syncConcurrency
+    /// As typed: the next word is taken whatever it is, so that `--jobs -1` is refused as
+    /// a count, not taken for an option with the count missing (see ``validate()``).
+    @Option(
+        name: .customLong("jobs"), parsing: .unconditional,
+        help: "How many documents to sync at once, a positive integer (1 syncs them one after another).")
+    var jobsText = String(SurveyStore.syncConcurrency)
+
+    /// `--jobs`, once ``validate()`` has accepted it.
+    var jobs: Int { Int(jobsText) ?? SurveyStore.syncConcurrency }
     @Flag(
         help:
             "Afterwards resolve, on both sides, every conflict that merges cleanly (resolve --merge --strict)."
@@ -33,7 +40,9 @@ struct SyncCommand: ParsableCommand {
     var merge = false
 
     func validate() throws {
-        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        guard let jobs = Int(jobsText), jobs >= 1 else {
+            throw ValidationError("--jobs must be a positive integer, not '\(jobsText)'")
+        }
     }
 
     struct Report: Encodable {
