@@ -62,6 +62,11 @@ struct SurveyTool: ParsableCommand {
         // `--json` before a `--` terminator asks for JSON, even when the rest of the line
         // does not parse.
         let json = arguments.prefix { $0 != "--" }.contains("--json")
+        // The parser's `help` shows some help whatever words follow it: a word that names no
+        // subcommand is reported as `survey WORD` reports it.
+        if arguments.first == "help", let unknown = unknownSubcommand(in: arguments) {
+            fail(unknownSubcommand: unknown.word, of: unknown.parent, named: unknown.path, json: json)
+        }
         var command: any ParsableCommand
         do {
             command = try parseAsRoot(arguments)
@@ -94,16 +99,21 @@ struct SurveyTool: ParsableCommand {
     /// plist`). swift-argument-parser has no such error: it calls the word an unexpected
     /// argument, or names an option after it instead (`survey bogus --json`: "Unknown
     /// option '--json'").
+    ///
+    /// After `help`, every word up to the first option names a subcommand (`survey help
+    /// plist lint`), where the parser shows the help of the last one it knows: a word past
+    /// a command without subcommands (`survey help list bogus`) names none either.
     private static func unknownSubcommand(in arguments: [String]) -> (
         word: String, parent: any ParsableCommand.Type, path: String
     )? {
-        // `survey help COMMAND` is the parser's own.
-        if arguments.first == "help" { return nil }
+        let help = arguments.first == "help"
+        // `survey help help` is the parser's own help command.
+        if help && arguments.dropFirst().first == "help" { return nil }
         var parent: any ParsableCommand.Type = SurveyTool.self
         var path = "survey"
-        for word in arguments {
+        for word in help ? Array(arguments.dropFirst()) : arguments {
             let subcommands = parent.configuration.subcommands
-            guard !subcommands.isEmpty, !word.hasPrefix("-") else { return nil }
+            guard !subcommands.isEmpty || help, !word.hasPrefix("-") else { return nil }
             guard
                 let next = subcommands.first(where: {
                     $0._commandName == word || $0.configuration.aliases.contains(word)

@@ -371,10 +371,11 @@ struct FirstUseTests {
         "An unknown subcommand is reported as one (exit 64), whatever options follow it (it said 'Unknown option --json')",
         arguments: [
             ["bogus"], ["bogus", "--json"], ["bogus", "--store", "x"], ["bogus", "list"],
-            ["plist", "bogus", "--json"],
+            ["plist", "bogus", "--json"], ["help", "bogus"], ["help", "bogus", "--json"],
+            ["help", "plist", "bogus"],
         ])
     func unknownSubcommand(_ arguments: [String]) throws {
-        let usage = arguments[0] == "plist" ? "survey plist" : "survey"
+        let usage = arguments.contains("plist") ? "survey plist" : "survey"
         let result = try CommandRunner.run(arguments)
         #expect(result.status == 64)
         #expect(result.stderr.hasPrefix("error: unknown subcommand 'bogus'\n"), "\(result.stderr)")
@@ -388,6 +389,24 @@ struct FirstUseTests {
         #expect(
             error?["code"] as? String == "usage" && error?["exit"] as? Int == 64
                 && error?["message"] as? String == "unknown subcommand 'bogus'", "\(result.stdout)")
+    }
+
+    @Test(
+        "help of a known subcommand shows it (exit 0); a word past one without subcommands is unknown (it showed help, exit 0)"
+    )
+    func helpOfSubcommands() throws {
+        for arguments in [
+            ["help"], ["help", "sync"], ["help", "plist"], ["help", "plist", "lint"], ["help", "help"],
+        ] {
+            let result = try CommandRunner.run(arguments)
+            #expect(
+                result.status == 0 && result.stdout.hasPrefix("OVERVIEW: "), "\(arguments): \(result.stderr)")
+        }
+        let past = try CommandRunner.run(["help", "list", "bogus"])
+        #expect(
+            past.status == 64 && past.stdout.isEmpty
+                && past.stderr.hasPrefix("error: unknown subcommand 'bogus'\nUsage: survey list "),
+            "\(past.stderr)")
     }
 
     @Test("An unknown option of a known subcommand is still reported as an unknown option")
