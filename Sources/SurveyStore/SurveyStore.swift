@@ -633,6 +633,8 @@ public final class SurveyStore: Sendable {
     ///   - id: The document.
     ///   - base: The revision the deletion is based on; every head when `nil`.
     /// - Returns: The deletion revision, and whether it is new.
+    /// - Throws: `StoreError/noSuchDocument(_:)` for a document without a folder, or whose
+    ///   folder holds nothing (no revision, tombstone or package of any kind).
     public func deleteDocument(_ id: UUID, base: RevisionID? = nil) throws -> WriteOutcome {
         try checkWritable()
         /// The deletion already there, as `read` finds it: the winner (or `base`) when it is one.
@@ -643,10 +645,25 @@ public final class SurveyStore: Sendable {
             else { return nil }
             return WriteOutcome(revision: existing, isNew: false, unsuperseded: Self.unsuperseded(in: read))
         }
-        if !hasLocalState, let deleted = try existing(in: revisions.read(id)) { return deleted }
+        /// A folder with nothing in it (left by a write that failed before its package was
+        /// made, or made by hand) holds no document: there is nothing to delete, and a
+        /// deletion written there would make a document out of nothing.
+        func requireDocument(in read: DocumentRead) throws {
+            if read.graph.revisions.isEmpty && read.skipped.isEmpty && read.incomplete.isEmpty
+                && read.damagedPackages.isEmpty && read.blockedPackages.isEmpty && read.tombstones.isEmpty
+            {
+                throw StoreError.noSuchDocument(id)
+            }
+        }
+        if !hasLocalState {
+            let read = try revisions.read(id)
+            try requireDocument(in: read)
+            if let deleted = try existing(in: read) { return deleted }
+        }
         let lock = try documentLock(id)
         defer { lock.unlock() }
         let read = try revisions.cleanedRead(id)
+        try requireDocument(in: read)
         if let deleted = try existing(in: read) { return deleted }
         let graph = read.graph
         let parents = try base.map { [try revision(id, $0, in: graph)] } ?? graph.heads

@@ -679,12 +679,20 @@ public final class RevisionStore: Sendable {
     /// Writes a revision's package atomically and durably, or completes it when a copy
     /// left it half there (the files it lacks are added; nothing there is replaced).
     public func publish(_ files: [PackageFile], of revision: RevisionID, in document: UUID) throws {
-        try creatingDocumentsFolder { try writer.createDirectory(StoreLayout.documentsFolder) }
-        try writer.createDirectory(folder(of: document))
+        _ = try creatingDocumentsFolder { try writer.createDirectory(StoreLayout.documentsFolder) }
+        let documentFolder = folder(of: document)
+        let made = try writer.createDirectory(documentFolder)
         let path = StoreLayout.package(revision, of: document)
-        if try writer.writePackage(files, at: path) == .alreadyExists {
-            // The same revision is there already, or half of it from an interrupted copy.
-            try writer.completePackage(files, at: path)
+        do {
+            if try writer.writePackage(files, at: path) == .alreadyExists {
+                // The same revision is there already, or half of it from an interrupted copy.
+                try writer.completePackage(files, at: path)
+            }
+        } catch {
+            // A document folder made for this write is not left behind empty when the write
+            // fails (a full disk): it would name a document that has no revision.
+            if made { writer.removeIfEmpty(documentFolder) }
+            throw error
         }
     }
 

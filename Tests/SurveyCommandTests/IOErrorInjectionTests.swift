@@ -155,6 +155,15 @@ struct IOErrorInjectionTests {
                     Issue.record("\(point): the failure was not injected")
                 }
                 for (store, known) in zip(run.stores, before) {
+                    // No document folder is left empty (a document with no revision,
+                    // which a deletion would then make out of nothing).
+                    let documents = store + "/Documents"
+                    for name in (try? FileManager.default.contentsOfDirectory(atPath: documents)) ?? []
+                    where (try? FileManager.default.contentsOfDirectory(atPath: documents + "/" + name))?
+                        .isEmpty == true
+                    {
+                        Issue.record("\(point): an empty document folder is left: \(name)")
+                    }
                     // Straight after the failure, verify may find only what the next
                     // command removes: packages a published tombstone disowns, and the
                     // note of that interrupted prune.

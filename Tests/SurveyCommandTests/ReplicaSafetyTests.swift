@@ -137,6 +137,26 @@ struct ReplicaSafetyTests {
     }
 
     @Test(
+        "An empty document folder (left by a write that failed, or made by hand) holds no document: delete refuses it with 66 and writes nothing"
+    )
+    func emptyDocumentFolder() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let a = directory.appendingPathComponent("a").path
+        _ = try Self.makeStore(a, in: directory)
+        let id = UUID().uuidString.lowercased()
+        let folder = a + "/Documents/" + id
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        for arguments in [["delete", id], ["delete", id, "--json"], ["show", id]] {
+            let result = try CommandRunner.run(arguments + ["--store", a])
+            #expect(result.status == 66, "\(arguments): \(result.status) \(result.stdout) \(result.stderr)")
+            #expect(result.stderr.contains("there is no document \(id)"), "\(result.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+        #expect(!(try CommandRunner.run(["list", "--store", a]).stdout.contains(id)))
+    }
+
+    @Test(
         "verify names what stands in local state's places: a link for the state folder, a folder for Device.plist (empty: replaced by the next write; not empty: every write fails)"
     )
     func localStateJunk() throws {

@@ -136,10 +136,16 @@ extension PackageWriter {
     public func publish(_ staged: [StagedItem], creatingFolders folders: [String] = []) throws -> [Outcome] {
         guard !staged.isEmpty else { return [] }
         var unpublished = staged.map { Optional($0.temporary) }
+        var created: [String] = []
+        var finished = false
         defer {
             for case let temporary? in unpublished { try? removeTemporary(temporary) }
+            // A folder made for a batch that failed is not left behind while it is empty
+            // (a document folder with no revision in it), innermost first.
+            if !finished {
+                for folder in created.reversed() { try? system.unlink(folder, isDirectory: true) }
+            }
         }
-        var created: [String] = []
         for folder in folders where try makeFolder(root + "/" + folder) {
             created.append(root + "/" + folder)
         }
@@ -197,6 +203,7 @@ extension PackageWriter {
         if !parents.isEmpty, try !flushed || !system.syncFileSystem(temporaryFolder) {
             for parent in parents.sorted() { try system.fsyncDirectory(parent) }
         }
+        finished = true
         return outcomes
     }
 

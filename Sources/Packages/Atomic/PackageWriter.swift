@@ -141,16 +141,38 @@ public struct PackageWriter: Sendable {
     /// - Throws: ``FileSystemError``, also when something other than a folder has the
     ///   name (a link: code `symbolicLink`; a regular file: `alreadyExists`, "File exists";
     ///   a FIFO, socket or device: `notRegularFile`).
-    public func createDirectory(_ relativePath: String) throws {
+    /// - Returns: Whether this call made the folder.
+    @discardableResult
+    public func createDirectory(_ relativePath: String) throws -> Bool {
         let path = root + "/" + relativePath
-        if let kind = try system.status(path)?.kind { return try Self.requireFolder(kind, at: path) }
+        if let kind = try system.status(path)?.kind {
+            try Self.requireFolder(kind, at: path)
+            return false
+        }
         do {
             try system.mkdir(path)
         } catch let error as FileSystemError where error.code == .alreadyExists {
             // Made by another writer since the status was read.
-            return try Self.requireFolder(try system.status(path)?.kind, at: path)
+            try Self.requireFolder(try system.status(path)?.kind, at: path)
+            return false
         }
-        try system.fsyncDirectory(Self.parent(of: path))
+        do {
+            try system.fsyncDirectory(Self.parent(of: path))
+        } catch {
+            // Not made durable: not left behind either, while it is still empty.
+            removeIfEmpty(relativePath)
+            throw error
+        }
+        return true
+    }
+
+    /// Removes the folder at `relativePath` if it is empty, and does nothing otherwise (a
+    /// folder with anything in it, a missing one, or a failure to remove it).
+    ///
+    /// The corresponding C function is `unlinkat` with `AT_REMOVEDIR`, which removes only
+    /// an empty folder.
+    public func removeIfEmpty(_ relativePath: String) {
+        try? system.unlink(root + "/" + relativePath, isDirectory: true)
     }
 
     /// Accepts a folder of `kind` at `path`, where a folder was to be made; throws why
