@@ -528,6 +528,81 @@ struct WatchTests {
             ["watch", "--json", "--store", scratch.directory.appendingPathComponent("none").path],
             timeLimit: 30)
         #expect(missing.status == 66, "\(missing.stderr)")
-        #expect(missing.stdout.contains("\"error\""))
+        // The stream's one failure line, parsed as a line-by-line reader would.
+        let lines = missing.stdout.split(separator: "\n")
+        #expect(lines.count == 1, "\(missing.stdout)")
+        let object = lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) }
+        #expect(((object as? [String: Any])?["error"] as? [String: Any])?["exit"] as? Int == 66)
+    }
+
+    @Test(
+        "survey watch --json that fails after writing lines (its store moved away, then removed) ends with one more line, {\"error\": …}"
+    )
+    func failureAfterLines() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let watch = try CommandWatch(store: scratch.store)
+        _ = try scratch.run(["new", "--title", "First"])
+        let collected = watch.collected
+        collected.wait { _ in collected.rawLines.count >= 1 }
+        let moved = scratch.directory.appendingPathComponent("moved").path
+        try FileManager.default.moveItem(atPath: scratch.store, toPath: moved)
+        usleep(300_000)
+        try FileManager.default.removeItem(atPath: moved)
+        let deadline = Date().addingTimeInterval(20)
+        while watch.process.isRunning, Date() < deadline { usleep(10_000) }
+        #expect(!watch.process.isRunning)
+        #expect(watch.process.terminationStatus == 1)
+        usleep(200_000)
+        let last = collected.rawLines.last ?? ""
+        let object = try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
+        #expect(
+            (object?["error"] as? [String: Any])?["exit"] as? Int == 1, "the last line: \(collected.rawLines)"
+        )
+    }
+
+    @Test("SIGTERM while survey watch first reads a large store ends it with 0, as after start-up")
+    func signalDuringStartup() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        // 3,000 document folders (copies of one, each read at start-up as misplaced).
+        let id = try scratch.run(["new", "--title", "One"])
+        let documents = scratch.store + "/Documents"
+        for _ in 0..<3000 {
+            try FileManager.default.copyItem(
+                atPath: documents + "/" + id, toPath: documents + "/" + UUID().uuidString.lowercased())
+        }
+        let process = Process()
+        process.executableURL = CommandRunner.binary
+        process.arguments = ["watch", "--json", "--store", scratch.store]
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        // Once SIGTERM is caught (ignored, then handled through a dispatch source), the
+        // signal is sent.
+        func catchesTerm() -> Bool {
+            guard
+                let status = try? String(
+                    contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
+            else { return false }
+            let masks = status.split(separator: "\n").filter {
+                $0.hasPrefix("SigIgn:") || $0.hasPrefix("SigCgt:")
+            }
+            .compactMap {
+                UInt64($0.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+            }
+            return masks.contains { $0 & (1 << (UInt64(SIGTERM) - 1)) != 0 }
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while !catchesTerm(), process.isRunning, Date() < deadline { usleep(1_000) }
+        // Caught from the start: the store is still being read ("watching" not said yet).
+        var said = pollfd(fd: errors.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        let saidAlready = poll(&said, 1, 0) > 0
+        #expect(!saidAlready, "SIGTERM was caught only once the store had been read")
+        kill(process.processIdentifier, SIGTERM)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        #expect(!process.isRunning)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
     }
 }

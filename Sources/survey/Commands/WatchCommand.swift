@@ -23,19 +23,22 @@ struct WatchCommand: ParsableCommand {
             where there is no inotify) every watched folder is listed once a second instead: changes \
             are printed up to a second late, and each second costs a listing of every document folder.
 
-            Runs until SIGINT (Ctrl-C) or SIGTERM, then exits 0.
+            Runs until SIGINT (Ctrl-C) or SIGTERM, then exits 0 (a signal while the store is \
+            first read ends it as soon as the read is done).
 
             \(SurveyTool.exitCodesReference)
             """)
     @OptionGroup var options: WatchOptions
 
     func run() throws {
+        // A failure, even after lines were written, is one more line: `{"error": …}`.
+        Console.streamsLines = true
         try runReporting {
-            let store = try SurveyStore.openForReading(at: StoreOptions.path(options.store))
-            let changes = try store.changes()
             let json = options.json
             let finished = Finished()
             // SIGINT and SIGTERM end the watch with success: every line was written whole.
+            // Caught from the start, so that a signal while the store is first read (a
+            // large store takes a while) ends the watch as one afterwards does.
             var sources: [any DispatchSourceSignal] = []
             for signalNumber in [SIGINT, SIGTERM] {
                 signal(signalNumber, SIG_IGN)
@@ -44,6 +47,10 @@ struct WatchCommand: ParsableCommand {
                 source.resume()
                 sources.append(source)
             }
+            defer { for source in sources { source.cancel() } }
+            let store = try SurveyStore.openForReading(at: StoreOptions.path(options.store))
+            let changes = try store.changes()
+            if finished.isFinished { return }
             Console.error("watching \(store.root)")
             let task = Task {
                 do {
@@ -58,7 +65,6 @@ struct WatchCommand: ParsableCommand {
             }
             let error = finished.wait()
             task.cancel()
-            for source in sources { source.cancel() }
             if let error { throw error }
         }
     }
@@ -86,7 +92,7 @@ struct WatchOptions: ParsableArguments {
     @Flag(
         help: """
             Print a stream on standard output: one JSON object per change, one per line, each \
-            line flushed (on failure, one {"error": …} object).
+            line flushed (on failure, at start-up or later, one more line: {"error": …}).
             """)
     var json = false
 }
@@ -106,6 +112,9 @@ private final class Finished: @unchecked Sendable {
         }
         if first { semaphore.signal() }
     }
+
+    /// Whether the watch has ended already (a signal during start-up).
+    var isFinished: Bool { lock.withLock { done } }
 
     func wait() -> (any Error)? {
         semaphore.wait()

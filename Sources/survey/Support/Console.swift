@@ -25,6 +25,10 @@ enum Console {
     /// command that already printed its JSON report prints no second document.
     nonisolated(unsafe) static var wroteOutput = false
 
+    /// Set by the one command whose `--json` is a stream of lines (`watch`): its failure
+    /// is reported as one more line, `{"error": …}`, after whatever lines it wrote.
+    nonisolated(unsafe) static var streamsLines = false
+
     /// Writes `data` to standard output.
     static func write(_ data: Data) {
         wroteOutput = true

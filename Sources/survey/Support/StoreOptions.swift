@@ -133,19 +133,29 @@ struct CommandFailure: Error {
 
     /// Prints the failure: ``text`` on standard error and, with `--json` (unless the
     /// command already printed its one JSON document), `{"error": {"code", "message",
-    /// "exit", …}}` on standard output.
+    /// "exit", …}}` on standard output: pretty-printed, or for a command whose output is a
+    /// stream of lines (``Console/streamsLines``), as one more line, whatever it wrote.
     func report(json: Bool) {
         Console.error(text)
-        guard json, !Console.wroteOutput else { return }
+        guard json, Console.streamsLines || !Console.wroteOutput else { return }
         struct Body: Encodable {
             var code, message: String
             var exit: Int32
             var file: String?
             var line, column: Int?
         }
-        try? Console.printJSON([
+        let report = [
             "error": Body(code: code, message: message, exit: exit, file: file, line: line, column: column)
-        ])
+        ]
+        if Console.streamsLines {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            guard var line = try? encoder.encode(report) else { return }
+            line.append(UInt8(ascii: "\n"))
+            Console.write(line)
+        } else {
+            try? Console.printJSON(report)
+        }
     }
 }
 
