@@ -105,6 +105,39 @@ struct FormatMigrationTests {
         #expect(error?.position == 1)
     }
 
+    /// Format-1 content of one Slider with these bounds and result.
+    static func slider(_ minimum: String, _ maximum: String, result: String? = nil) throws -> Data {
+        var item: [String: PropertyList] = [
+            "title": "Rate us", "type": "Slider", "value1": .string(minimum), "value2": .string(maximum),
+        ]
+        if let result { item["result"] = ["text": .string(result)] }
+        return try PropertyList.dictionary(["title": "S", "items": [.dictionary(item)]]).xmlData()
+    }
+
+    @Test(
+        "Format-1 Slider bounds and results are decimal strings: hexadecimal, inf and nan are refused, spaces around a number are not",
+        arguments: [
+            ("0x10", "20", nil, SurveyError.Rule?.some(.sliderBounds)),
+            ("0", "0x1p4", nil, .sliderBounds),
+            ("0", "inf", nil, .sliderBounds),
+            ("nan", "1", nil, .sliderBounds),
+            ("0", "10", "0x5", .answerType),
+            (" 1", "1e1 ", " 2.5", nil),
+            ("-1.5", "+10", "3", nil),
+        ])
+    func sliderDecimals(minimum: String, maximum: String, result: String?, rule: SurveyError.Rule?) throws {
+        let data = try Self.slider(minimum, maximum, result: result)
+        if let rule {
+            let error = #expect(throws: SurveyError.self) {
+                try FormatMigrator.survey(from: data, version: 1, seed: "x")
+            }
+            #expect(error?.rule == rule)
+        } else {
+            let survey = try FormatMigrator.survey(from: data, version: 1, seed: "x")
+            #expect(survey.items.count == 1)
+        }
+    }
+
     @Test("A newer format is refused with the design's message")
     func newer() {
         let error = #expect(throws: FormatError.self) {
