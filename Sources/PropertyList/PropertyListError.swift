@@ -1,3 +1,5 @@
+import Diagnostics
+
 /// An error reading, writing, encoding or decoding a property list.
 ///
 /// Errors about XML or JSON input carry the file (when known), the line and the column, and
@@ -58,8 +60,11 @@ public struct PropertyListError: Error, Sendable, Equatable, CustomStringConvert
     /// `FILE:LINE:COLUMN: message`, leaving out the parts that are unknown; input that
     /// did not come from a file is called `<input>`.
     public var description: String {
-        guard let line else { return file.map { "\($0): \(message)" } ?? message }
+        // A file's name is written with its control characters escaped (a line feed too),
+        // so that it never splits the line that names it.
+        let shownFile = file.map { ShownText.escaping($0) }
+        guard let line else { return shownFile.map { "\($0): \(message)" } ?? message }
         let position = column.map { "\(line):\($0)" } ?? "\(line)"
-        return "\(file ?? "<input>"):\(position): \(message)"
+        return "\(shownFile ?? "<input>"):\(position): \(message)"
     }
 }

@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import Packages
 import PropertyList
@@ -15,7 +16,8 @@ public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .noSuchFolder(let path): "\(path): no such folder (an export creates no folders on the way)"
+        case .noSuchFolder(let path):
+            "\(ShownText.escaping(path)): no such folder (an export creates no folders on the way)"
         case .exists(let path): "\(path) already exists; give the name of a new folder"
         case .isFolder(let path): "\(path) is a folder; give the name of a file"
         }

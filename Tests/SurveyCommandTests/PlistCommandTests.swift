@@ -48,6 +48,27 @@ struct PlistCommandTests {
         #expect(lines.last?.contains("invalid character") == true)
     }
 
+    @Test(
+        "A line feed or an escape in a file's name is written out in FILE:LINE:COLUMN and read errors, so the name never splits the message"
+    )
+    func controlCharactersInNames() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bad = try write(
+            "<plist>\n<dict>\n  <key>a</key>\n</dict>\n</plist>\n", "bad\nname\u{1B}.plist", in: directory)
+        let shown = directory.path + "/bad\\u{A}name\\u{1B}.plist"
+        let lint = try CommandRunner.run(["plist", "lint", bad])
+        #expect(lint.status == 65)
+        #expect(lint.stderr.split(separator: "\n").count == 1, "\(lint.stderr)")
+        #expect(lint.stderr.hasPrefix(shown + ":3:"), "\(lint.stderr)")
+        #expect(try CommandRunner.run(["init", "--store", directory.path + "/store"]).status == 0)
+        let fromFile = try CommandRunner.run([
+            "new", "--from", directory.path + "/missing\nfile.json", "--store", directory.path + "/store",
+        ])
+        #expect(fromFile.stderr.split(separator: "\n").count == 1, "\(fromFile.stderr)")
+        #expect(fromFile.stderr.contains("missing\\u{A}file.json"), "\(fromFile.stderr)")
+    }
+
     @Test("lint --json prints one document with a result per file")
     func lintJSON() throws {
         let directory = try CommandRunner.temporaryDirectory()

@@ -406,7 +406,7 @@ struct ExportCommand: ParsableCommand {
                         "id": id.lowercased, "revision": exported.id.description, "package": package,
                     ])
                 } else {
-                    print(package)
+                    print(ShownText.escaping(package))
                 }
                 return
             }

@@ -128,7 +128,8 @@ struct CommandFailure: Error {
     var text: String {
         guard file != nil || line != nil else { return "error: \(message)" }
         let position = [line.map(String.init), line == nil ? nil : column.map(String.init)].compactMap { $0 }
-        return ([file ?? "<input>"] + position).joined(separator: ":") + ": " + message
+        return ([file.map { ShownText.escaping($0) } ?? "<input>"] + position).joined(separator: ":") + ": "
+            + message
     }
 
     /// Prints the failure: ``text`` on standard error and, with `--json` (unless the
@@ -162,7 +163,7 @@ struct CommandFailure: Error {
 struct InputFileError: CategorizedError {
     var path: String
     var reason: String
-    var description: String { "\(path): \(reason)" }
+    var description: String { "\(ShownText.escaping(path)): \(reason)" }
     var errorCode: String { "noSuchFile" }
     var category: ErrorCategory { .notFound }
     var message: String { reason }
