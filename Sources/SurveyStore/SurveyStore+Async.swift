@@ -137,7 +137,7 @@ extension SurveyStore {
     /// Migrates winners in older formats, off the caller's executor: see
     /// ``migrate(dryRun:progress:)``.
     @discardableResult
-    public func migrate(dryRun: Bool = false) async throws -> [Migration] {
+    public func migrate(dryRun: Bool = false) async throws -> MigrationReport {
         try await BlockingQueue.run { try self.migrate(dryRun: dryRun) }
     }
 

@@ -18,20 +18,51 @@ extension SurveyStore {
         public var to: RevisionMetadata?
     }
 
+    /// A document whose winner `migrate` could not migrate (its content is malformed or
+    /// damaged, or does not migrate to a valid survey): left as it is, and reported.
+    public struct MigrationFailure: Sendable {
+        /// The document.
+        public var document: UUID
+        /// The winner in the older format, left as it is.
+        public var from: RevisionMetadata
+        /// Why it could not be migrated, an error of category `invalidData`: for an invalid
+        /// survey, a `SurveyError` naming the item and the rule.
+        public var error: any CategorizedError
+    }
+
+    /// What `migrate` did (or, in a dry run, would do).
+    public struct MigrationReport: Sendable {
+        /// The documents whose winners were migrated (would be, in a dry run), in the order of
+        /// their ids.
+        public var migrated: [Migration]
+        /// The documents whose winners could not be migrated, in the order of their ids.
+        public var notMigrated: [MigrationFailure]
+    }
+
     /// Rewrites winners in older formats as new revisions in the current format, each
     /// with the old revision as its parent. Migrations are deterministic, so two replicas
     /// migrating at once write the same revisions, which collapse into one after sync.
     ///
     /// Migrations are written in batches (128 documents each, their locks
     /// held until written), each batch made durable at once (a batch of one revision:
-    /// its files fsynced one by one), each revision atomic.
+    /// its files fsynced one by one), each revision atomic. A winner that cannot be
+    /// migrated (its content malformed or damaged, or not a valid survey once migrated)
+    /// keeps no other document from being migrated: it is left as it is and reported in
+    /// ``MigrationReport/notMigrated``, and a dry run reports the same.
     ///
     /// - Parameters:
     ///   - dryRun: Only say what would be migrated: nothing is locked or written, so it
     ///     works on a store opened for reading.
     ///   - progress: Called after each batch with the number of documents done and the total.
-    public func migrate(dryRun: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws -> [Migration] {
-        var done: [Migration] = []
+    /// - Returns: The documents migrated and those that could not be.
+    /// - Throws: `StoreError` when the store's documents cannot be listed, an error other
+    ///   than invalid data (an input/output error) reading a winner, and
+    ///   ``OperationError`` when a batch cannot be locked or written (the migrations of
+    ///   earlier batches stay; each revision of the failed batch is absent or complete).
+    public func migrate(dryRun: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws
+        -> MigrationReport
+    {
+        var report = MigrationReport(migrated: [], notMigrated: [])
         let older = try documents().filter { !$0.isDeleted && $0.revision.formatVersion < Self.formatVersion }
         // In batches: each batch's documents are read, locked (in order), and their
         // migrations written together with one flush to disk.
@@ -40,28 +71,35 @@ extension SurveyStore {
             let batch = older[start..<min(start + Self.migrationBatch, older.count)]
             var locks: [FileLock] = []
             defer { for lock in locks { lock.unlock() } }
+            var migrating: [Summary] = []
             var migrations: [(document: UUID, parent: RevisionMetadata, content: Data, formatVersion: Int)] =
                 []
             // Read before anything is locked (revisions never change): a winner that cannot
-            // be read fails the migration with nothing locked.
+            // be read or migrated is reported, and its document neither locked nor written.
             for summary in batch {
-                let survey = try self.survey(summary.id, summary.revision)
-                migrations.append((summary.id, summary.revision, try survey.plistData(), Self.formatVersion))
+                do {
+                    let content = try self.survey(summary.id, summary.revision).plistData()
+                    migrating.append(summary)
+                    migrations.append((summary.id, summary.revision, content, Self.formatVersion))
+                } catch let error as any CategorizedError where error.category == .invalidData {
+                    report.notMigrated.append(
+                        MigrationFailure(document: summary.id, from: summary.revision, error: error))
+                }
             }
             if !dryRun {
-                for summary in batch { locks.append(try documentLock(summary.id)) }
+                for summary in migrating { locks.append(try documentLock(summary.id)) }
             }
             let written: [RevisionMetadata?] =
-                dryRun
-                ? batch.map { _ in nil }
+                dryRun || migrations.isEmpty
+                ? migrating.map { _ in nil }
                 : try wrapping(.migrate, nil) { try revisions.writeMigrations(migrations) }
-            for (summary, revision) in zip(batch, written) {
-                done.append(Migration(document: summary.id, from: summary.revision, to: revision))
+            for (summary, revision) in zip(migrating, written) {
+                report.migrated.append(Migration(document: summary.id, from: summary.revision, to: revision))
             }
             start += batch.count
             progress?(start, older.count)
         }
-        return done
+        return report
     }
 }
 

@@ -41,7 +41,8 @@ struct SurveyTool: ParsableCommand {
               an invalid survey (naming the item and the rule), an unsupported format,
               a document none of whose revisions can be read, a file over its size
               limit, a package to import with a link, FIFO or folder where a file
-              belongs, a store whose Documents is a link or a file
+              belongs, a store whose Documents is a link or a file, a winner that
+              migrate cannot migrate (reported once the others are migrated)
           66  no such store, document, revision, item (edit --answer ITEM=VALUE) or
               file; content that is not there (a deleted document's, a pruned
               revision's, a deletion's)

@@ -1,4 +1,5 @@
 import Foundation
+import PropertyList
 import SurveyStore
 import Testing
 import Versions
@@ -191,6 +192,108 @@ struct FormatCommandTests {
                 with: Data(try CommandRunner.run(["migrate", "--json", "--store", a]).stdout.utf8))
             as! [String: Any]
         #expect((again["migrated"] as? [Any])?.isEmpty == true, "a second migrate has nothing to do")
+    }
+
+    @Test(
+        "migrate (and --dry-run) migrates every document it can and lists each whose winner cannot be migrated, with its revision and the item and rule, exiting 65 after the others (it stopped at the first, after writing earlier batches, and reported none)"
+    )
+    func migrateSkipsInvalidWinners() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store").path
+        _ = try SurveyStore.create(at: store, deviceName: "old app")
+        let revisions = RevisionStore(
+            root: store, device: Device(id: "old-app-1", name: "old app"), wallClock: { 1_560_000_000_000 })
+        func formatOne(_ title: String, _ item: [String: PropertyList]) throws -> Data {
+            try PropertyList.dictionary(["title": .string(title), "items": .array([.dictionary(item)])])
+                .xmlData()
+        }
+        let good = try formatOne(
+            "Old",
+            [
+                "title": .string("Name"), "type": .string("TextField"),
+                "result": .dictionary(["text": .string("Ada")]),
+            ])
+        // check calls it invalid: a binary answer is 0 or 1.
+        let bad = try formatOne(
+            "Old bad",
+            [
+                "title": .string("b"), "type": .string("Binary"), "value1": .string("n"),
+                "value2": .string("y"),
+                "result": .dictionary(["text": .string("2")]),
+            ])
+        // One invalid winner in the first batch of 128, one in the second, among 130 valid ones.
+        let invalid = ["00000000-0000-4000-8000-000000000000", "ffffffff-0000-4000-8000-000000000000"]
+        var invalidRevisions: [String: String] = [:]
+        for id in invalid {
+            let written = try revisions.write(
+                document: UUID(uuidString: id)!, parents: [], content: bad, formatVersion: 1)
+            invalidRevisions[id] = written.id.description
+        }
+        var valid: Set<String> = []
+        for index in 1...130 {
+            let id = String(format: "%08x-0000-4000-8000-000000000000", index)
+            _ = try revisions.write(
+                document: UUID(uuidString: id)!, parents: [], content: good, formatVersion: 1)
+            valid.insert(id)
+        }
+        func formats() throws -> [String: Int] {
+            let list =
+                try JSONSerialization.jsonObject(
+                    with: Data(try CommandRunner.run(["list", "--json", "--store", store]).stdout.utf8))
+                as! [[String: Any]]
+            return Dictionary(
+                uniqueKeysWithValues: list.map { ($0["id"] as! String, $0["formatVersion"] as! Int) })
+        }
+        func expectReport(_ result: CommandRunner.Result, dryRun: Bool, migrated: Set<String>) throws {
+            #expect(result.status == 65, "\(result.stderr)")
+            let report = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
+                "\(result.stdout)")
+            let rows = try #require(report["migrated"] as? [[String: Any]])
+            #expect(Set(rows.map { $0["id"] as! String }) == migrated && rows.count == migrated.count)
+            #expect(rows.allSatisfy { ($0["revision"] is NSNull) == dryRun })
+            #expect(report["newer"] as? [String] == [])
+            let failed = try #require(report["notMigrated"] as? [[String: Any]], "\(report)")
+            #expect(failed.map { $0["id"] as! String } == invalid)
+            for row in failed {
+                let id = row["id"] as! String
+                #expect(row["revision"] as? String == invalidRevisions[id])
+                #expect(row["fromFormat"] as? Int == 1)
+                let error = try #require(row["error"] as? [String: Any])
+                #expect(error["code"] as? String == "invalidSurvey" && error["exit"] as? Int == 65)
+                let message = error["message"] as? String ?? ""
+                #expect(
+                    message.contains("item 1 (\"b\")") && message.contains("[answerOutOfRange]"), "\(message)"
+                )
+            }
+            #expect(result.stderr.contains("2 documents not migrated"), "\(result.stderr)")
+        }
+
+        let before = try formats()
+        #expect(before.count == 132 && before.values.allSatisfy { $0 == 1 })
+        try expectReport(
+            try CommandRunner.run(["migrate", "--dry-run", "--json", "--store", store]), dryRun: true,
+            migrated: valid)
+        #expect(try formats() == before, "a dry run writes nothing")
+        let text = try CommandRunner.run(["migrate", "--dry-run", "--store", store])
+        #expect(text.status == 65)
+        for id in invalid {
+            #expect(
+                text.stdout.contains(
+                    "\(id): format 1 (\(invalidRevisions[id]!)) not migrated: item 1 (\"b\"): a binary answer is 0 or 1, not 2 [answerOutOfRange]"
+                ), "\(text.stdout)")
+        }
+        #expect(text.stdout.split(separator: "\n").filter { $0.contains("(dry run)") }.count == 130)
+
+        try expectReport(
+            try CommandRunner.run(["migrate", "--json", "--store", store]), dryRun: false, migrated: valid)
+        let after = try formats()
+        #expect(after.filter { $0.value == 2 }.keys.sorted() == valid.sorted())
+        #expect(invalid.allSatisfy { after[$0] == 1 }, "an invalid winner is left as it is")
+        // Once the others are migrated, only the invalid ones are left to report.
+        try expectReport(
+            try CommandRunner.run(["migrate", "--json", "--store", store]), dryRun: false, migrated: [])
     }
 
     @Test(

@@ -341,7 +341,7 @@ struct PowerLossTests {
         try Self.expectSurvives(
             Scenario(
                 name: "migrate", disk: disk,
-                operation: { disk in .migrated(try Self.open(disk).migrate()) },
+                operation: { disk in .migrated(try Self.open(disk).migrate().migrated) },
                 acknowledged: { disk, outcome in
                     guard case .migrated(let migrations) = outcome else { return [] }
                     let winner = try Self.open(disk).revisions.graph(of: Self.document).graph.winner

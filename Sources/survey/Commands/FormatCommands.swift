@@ -53,8 +53,12 @@ struct MigrateCommand: ParsableCommand {
         abstract: "Rewrite winners in older formats as new revisions in the current format.",
         discussion: """
             Winners in a format newer than this build are left as they are and listed ("newer" with --json). \
-            --json: {"migrated": [{"id", "from", "fromFormat", "revision"}], "newer": [id]}, where "revision" is \
-            the new revision (null with --dry-run).
+            A winner that cannot be migrated (malformed or damaged content, or not a valid survey once \
+            migrated) is left as it is and listed with its revision and why ("notMigrated" with --json); \
+            every other document is migrated, and the command then exits 65. \
+            --json: {"migrated": [{"id", "from", "fromFormat", "revision"}], "newer": [id], "notMigrated": \
+            [{"id", "revision", "fromFormat", "error": {"code", "message", "exit"}}]}, where "revision" in \
+            "migrated" is the new revision (null with --dry-run).
 
             \(SurveyTool.exitCodesReference)
             """)
@@ -71,16 +75,30 @@ struct MigrateCommand: ParsableCommand {
         @NullIfAbsent var revision: String?
     }
 
+    /// A document whose winner could not be migrated, and why.
+    struct NotMigrated: Encodable {
+        struct Failure: Encodable {
+            var code, message: String
+            var exit: Int32
+            var file: String?
+            var line, column: Int?
+        }
+        var id, revision: String
+        var fromFormat: Int
+        var error: Failure
+    }
+
     func run() throws {
         try runReporting {
             let progress = ProgressBar(label: "documents", json: options.json)
             let store = try dryRun ? options.openForReading() : options.open()
-            let rows = try store.migrate(dryRun: dryRun) { done, total in progress.update(done, of: total) }
-                .map {
-                    Row(
-                        id: $0.document.lowercased, from: $0.from.id.description,
-                        fromFormat: $0.from.formatVersion, revision: $0.to?.id.description)
-                }
+            let report = try store.migrate(dryRun: dryRun) { done, total in progress.update(done, of: total) }
+            let rows = report.migrated.map {
+                Row(
+                    id: $0.document.lowercased, from: $0.from.id.description,
+                    fromFormat: $0.from.formatVersion, revision: $0.to?.id.description)
+            }
+            let failures = report.notMigrated.map { (failed: $0, failure: CommandFailure($0.error)) }
             let newer = try store.documents().filter {
                 !$0.isDeleted && $0.revision.formatVersion > SurveyStore.formatVersion
             }
@@ -88,25 +106,48 @@ struct MigrateCommand: ParsableCommand {
                 struct Report: Encodable {
                     var migrated: [Row]
                     var newer: [String]
+                    var notMigrated: [NotMigrated]
                 }
-                try Console.printJSON(Report(migrated: rows, newer: newer.map(\.id.lowercased)))
-                return
+                try Console.printJSON(
+                    Report(
+                        migrated: rows, newer: newer.map(\.id.lowercased),
+                        notMigrated: failures.map { failed, failure in
+                            NotMigrated(
+                                id: failed.document.lowercased, revision: failed.from.id.description,
+                                fromFormat: failed.from.formatVersion,
+                                error: NotMigrated.Failure(
+                                    code: failure.code, message: failure.message, exit: failure.exit,
+                                    file: failure.file, line: failure.line, column: failure.column))
+                        }))
+            } else {
+                for row in rows {
+                    print(
+                        "\(row.id): format \(row.fromFormat) → \(SurveyStore.formatVersion)\(row.revision.map { " as \($0)" } ?? " (dry run)")"
+                    )
+                }
+                for summary in newer {
+                    print(
+                        "\(summary.id.lowercased): format \(summary.revision.formatVersion) is newer than this build supports (\(SurveyStore.formatVersion)); left as it is"
+                    )
+                }
+                // One line each, whatever the message holds (an item's title, say).
+                for (failed, failure) in failures {
+                    let reason = failure.file == nil && failure.line == nil ? failure.message : failure.text
+                    print(
+                        "\(failed.document.lowercased): format \(failed.from.formatVersion) (\(failed.from.id)) not migrated: \(ShownText.escaping(reason))"
+                    )
+                }
+                if rows.isEmpty && newer.isEmpty && failures.isEmpty {
+                    print("every winner is in the current format")
+                } else if rows.isEmpty {
+                    print("nothing to migrate")
+                }
             }
-            for row in rows {
-                print(
-                    "\(row.id): format \(row.fromFormat) → \(SurveyStore.formatVersion)\(row.revision.map { " as \($0)" } ?? " (dry run)")"
-                )
-            }
-            for summary in newer {
-                print(
-                    "\(summary.id.lowercased): format \(summary.revision.formatVersion) is newer than this build supports (\(SurveyStore.formatVersion)); left as it is"
-                )
-            }
-            if rows.isEmpty && newer.isEmpty {
-                print("every winner is in the current format")
-            } else if rows.isEmpty {
-                print("nothing to migrate")
-            }
+            guard let first = failures.first else { return }
+            let count = failures.count == 1 ? "1 document" : "\(failures.count) documents"
+            Console.error(
+                "error: \(count) not migrated, left as \(failures.count == 1 ? "it is" : "they are")")
+            throw ExitCode(first.failure.exit)
         }
     }
 }
