@@ -1,6 +1,8 @@
-/// Text that came from outside the program (a file name, a path, a message quoting one)
-/// as a message shows it: a name in a store can hold any byte but `/` and NUL, and must
-/// neither drive the terminal that prints it nor split the line that names it.
+/// Text that came from outside the program (a file name, a path, a message quoting one, a
+/// document's title, item texts and answers in a row of output) as a message or a row
+/// shows it: a name in a store can hold any byte but `/` and NUL, and a survey's text any
+/// character, and neither may drive the terminal that prints it nor split the line that
+/// names it.
 public enum ShownText {
     /// `text` with each control character (C0, DEL and C1) written as `\u{…}`, its
     /// scalar value in hexadecimal: `"a\u{1B}[2Jb"` shows as `a\u{1B}[2Jb`.

@@ -224,6 +224,72 @@ struct FirstUseTests {
             "\(plan)")
     }
 
+    @Test(
+        "Titles, item texts and answers with control characters are written out in list, show, conflicts and diff rows (they reached the terminal as they are, and a line feed split a list row); JSON keeps them exact"
+    )
+    func controlCharactersInContent() throws {
+        let store = try Store()
+        #expect(try store.run(["init", "--device", "test"]).status == 0)
+        let title = "Real\n00000000-0000-0000-0000-000000000000  FORGED\u{9B}2J"
+        let question = "q\u{9B}2J\u{7F}"
+        let file = try store.write(
+            #"{"title": "Real\n00000000-0000-0000-0000-000000000000  FORGED\u009b2J", "items": ["#
+                + #"{"title": "q\u009b2J\u007f", "kind": "textField", "answer": "one\ntwo\u0085"},"#
+                + #"{"title": "b", "kind": "binary", "options": ["n\u009b", "y"], "answer": 0}]}"#, "s.json")
+        let created = try #require(try store.json(["new", "--from", file]) as? [String: Any])
+        let id = try #require(created["id"] as? String)
+        let first = try #require(created["revision"] as? String)
+        // Two edits of the first revision: a conflict, whose diff shows both answers.
+        #expect(try store.run(["edit", id, "--base", first, "--answer", "1=three\u{9B}\nfour"]).status == 0)
+        #expect(try store.run(["edit", id, "--base", first, "--answer", "2=1"]).status == 0)
+
+        /// Control characters left in `text`, line feeds aside.
+        func controls(_ text: String) -> [UInt32] {
+            text.unicodeScalars.map(\.value).filter {
+                ($0 < 0x20 && $0 != 0x0A) || (0x7F...0x9F).contains($0)
+            }
+        }
+        let list = try store.run(["list"])
+        #expect(list.status == 0 && controls(list.stdout).isEmpty, "\(list.stdout.debugDescription)")
+        let rows = list.stdout.split(separator: "\n")
+        #expect(rows.count == 2, "one row per document: \(list.stdout)")
+        #expect(
+            rows.last?.hasPrefix(id) == true
+                && (rows.last?.contains("\\u{A}00000000-0000-0000-0000-000000000000  FORGED\\u{9B}2J") == true),
+            "\(list.stdout)")
+
+        let show = try store.run(["show", id, "--revision", first])
+        #expect(show.status == 0 && controls(show.stdout).isEmpty, "\(show.stdout.debugDescription)")
+        let shown = show.stdout.split(separator: "\n")
+        let starts = ["Real", "  document  ", "  revision  ", "  in conflict with: ", "  1. ", "  2. "]
+        #expect(
+            shown.allSatisfy { line in starts.contains { line.hasPrefix($0) } } && shown.count >= 5,
+            "title, document, revision, two items: \(show.stdout)")
+        #expect(shown.first == "Real\\u{A}00000000-0000-0000-0000-000000000000  FORGED\\u{9B}2J")
+        #expect(shown.contains("  1. q\\u{9B}2J\\u{7F} (textField): one\\u{A}two\\u{85}"), "\(show.stdout)")
+        #expect(shown.contains("  2. b (binary): n\\u{9B}"), "\(show.stdout)")
+
+        let conflicts = try store.run(["conflicts"])
+        #expect(conflicts.status == 0 && controls(conflicts.stdout).isEmpty, "\(conflicts.stdout)")
+        #expect(conflicts.stdout.split(separator: "\n").count == 1, "\(conflicts.stdout)")
+        let diff = try store.run(["diff", id])
+        #expect(diff.status == 0 && controls(diff.stdout).isEmpty, "\(diff.stdout.debugDescription)")
+        #expect(diff.stdout.contains("three\\u{9B}"), "\(diff.stdout)")
+        #expect(!diff.stdout.contains("\nfour"), "a value keeps to its line: \(diff.stdout)")
+        let versions = try store.run(["versions", id])
+        #expect(versions.status == 0 && versions.stdout.split(separator: "\n").count == 3)
+
+        // JSON carries the text exactly.
+        let listed = try #require(try store.json(["list"]) as? [[String: Any]])
+        #expect(listed.first?["title"] as? String == title)
+        let opened = try #require(try store.json(["show", id, "--revision", first]) as? [String: Any])
+        #expect(opened["title"] as? String == title)
+        let items = try #require(opened["items"] as? [[String: Any]])
+        #expect(
+            items.first?["title"] as? String == question
+                && items.first?["answer"] as? String == "one\ntwo\u{85}")
+    }
+
     @Test("A file name with control characters reaches the terminal written out, never as an escape sequence")
     func controlCharactersInNames() throws {
         let store = try Store()

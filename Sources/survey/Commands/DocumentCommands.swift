@@ -140,12 +140,12 @@ struct ShowCommand: ParsableCommand {
                 try Console.printJSONObject(object)
                 return
             }
-            print(survey.title)
+            Console.printRow(survey.title)
             print("  document  \(id.lowercased)")
             print("  revision  \(shown.id) (format \(shown.formatVersion))")
             if !conflicts.isEmpty { print("  in conflict with: \(conflicts.joined(separator: ", "))") }
             for (index, item) in survey.items.enumerated() {
-                print(
+                Console.printRow(
                     "  \(index + 1). \(item.title) (\(item.kind.name))\(item.answer.map { ": " + describe($0, of: item) } ?? "")"
                 )
             }

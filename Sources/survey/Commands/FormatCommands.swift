@@ -130,11 +130,10 @@ struct MigrateCommand: ParsableCommand {
                         "\(summary.id.lowercased): format \(summary.revision.formatVersion) is newer than this build supports (\(SurveyStore.formatVersion)); left as it is"
                     )
                 }
-                // One line each, whatever the message holds (an item's title, say).
                 for (failed, failure) in failures {
                     let reason = failure.file == nil && failure.line == nil ? failure.message : failure.text
-                    print(
-                        "\(failed.document.lowercased): format \(failed.from.formatVersion) (\(failed.from.id)) not migrated: \(ShownText.escaping(reason))"
+                    Console.printRow(
+                        "\(failed.document.lowercased): format \(failed.from.formatVersion) (\(failed.from.id)) not migrated: \(reason)"
                     )
                 }
                 if rows.isEmpty && newer.isEmpty && failures.isEmpty {

@@ -32,7 +32,7 @@ struct VersionsCommand: ParsableCommand {
             let rows = try versionRows(store, id)
             if options.json { try Console.printJSON(rows); return }
             for row in rows {
-                print(
+                Console.printRow(
                     "\(row.revision)  \(row.modified)\(row.futureTimestamp ? " (ahead of this clock!)" : "")  \(row.device)  \(row.state)\(row.pruned ? " (pruned)" : "")"
                 )
             }
@@ -92,7 +92,7 @@ struct ConflictsCommand: ParsableCommand {
                 let ahead =
                     row.aheadOfClock.isEmpty
                     ? "" : "  (stamped ahead of this clock: \(row.aheadOfClock.joined(separator: ", ")))"
-                print(
+                Console.printRow(
                     "\(row.id)  \(row.title ?? "—")  winner \(row.current)  conflicts \(row.conflicts.joined(separator: ", "))  \(merge)\(ahead)"
                 )
             }
@@ -295,7 +295,7 @@ struct ResolveCommand: ParsableCommand {
                 )
             }
             for row in report.unresolved {
-                print(
+                Console.printRow(
                     "\(row.id): left in conflict (\(row.contested.map { "\($0) contested field(s)" } ?? row.reason))"
                 )
             }
@@ -370,7 +370,7 @@ struct PruneCommand: ParsableCommand {
                     if !options.json {
                         progress.clear()
                         if let skipped = row.skipped {
-                            print("\(row.id): skipped (\(skipped))")
+                            Console.printRow("\(row.id): skipped (\(skipped))")
                         } else {
                             print(
                                 "\(row.id): \(dryRun ? "would prune" : "pruned") \(row.pruned.count) revision(s)"

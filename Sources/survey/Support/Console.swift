@@ -46,9 +46,24 @@ enum Console {
         write(data)
     }
 
+    /// Prints one row of human-readable output (``row(_:)``).
+    static func printRow(_ text: String) {
+        print(row(text))
+    }
+
+    /// `text` as a row of human-readable output shows it: every control character (a
+    /// line feed and a tab too) written out as `\u{1B}`, so that what a store holds (a
+    /// title, an item's text, an answer, a device name) neither drives the terminal nor
+    /// splits the row, whoever wrote it. JSON output carries such text as it is.
+    static func row(_ text: String) -> String {
+        ShownText.escaping(text)
+    }
+
     /// Prints `rows` as columns separated by two spaces, each as wide as its widest cell
-    /// (the last one unpadded); the first row is the header.
+    /// (the last one unpadded); the first row is the header. Each cell is written out as
+    /// ``row(_:)`` writes it, so that a row is one line.
     static func printTable(_ rows: [[String]]) {
+        let rows = rows.map { $0.map(row) }
         guard let columns = rows.map(\.count).max() else { return }
         let widths = (0..<columns).map { column in
             rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0

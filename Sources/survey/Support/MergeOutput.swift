@@ -111,7 +111,8 @@ struct MergeJSON: Encodable {
     }
 }
 
-/// Text a person reads at a glance.
+/// Text a person reads at a glance: each line written out as `Console.row(_:)` writes
+/// it (a value keeps to its line, whatever it holds).
 enum MergeText {
     /// A field value: strings quoted, numbers plain, `—` when absent.
     static func value(_ value: PropertyList?) -> String {
@@ -163,7 +164,7 @@ enum MergeText {
                 }
             }
         }
-        return lines
+        return lines.map(Console.row)
     }
 
     /// What a merge decided, for standard error or a dry run.
@@ -179,7 +180,8 @@ enum MergeText {
             )
         }
         guard let result = plan.result else {
-            return lines + ["every head is a deletion: the resolution deletes the document"]
+            return (lines + ["every head is a deletion: the resolution deletes the document"]).map(
+                Console.row)
         }
         let positions = Dictionary(
             result.survey.items.enumerated().map { ($1.id, $0 + 1) }, uniquingKeysWith: { a, _ in a })
@@ -213,7 +215,7 @@ enum MergeText {
                 )
             }
         }
-        return lines
+        return lines.map(Console.row)
     }
 }
 
