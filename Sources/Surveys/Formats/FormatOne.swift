@@ -81,6 +81,10 @@ enum FormatOne {
         func number(_ text: String?, _ name: String) throws -> Double {
             guard let text else { throw fail(.missingKey, "a Slider needs \(name)") }
             guard let number = Self.decimal(text) else {
+                // `inf` and `nan` are named as what they are.
+                if let other = Double(text.trimmingCharacters(in: .whitespaces)), !other.isFinite {
+                    throw fail(.sliderBounds, "the Slider's \(name) '\(text)' is not a finite number")
+                }
                 throw fail(.sliderBounds, "the Slider's \(name) '\(text)' is not a number")
             }
             guard number.isFinite else {
