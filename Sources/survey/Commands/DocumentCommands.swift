@@ -498,15 +498,9 @@ struct ImportCommand: ParsableCommand {
                 return
             }
             struct Entry: Encodable {
-                struct Failure: Encodable {
-                    var code, message: String
-                    var exit: Int32
-                    var file: String?
-                    var line, column: Int?
-                }
                 var path: String
                 var id, revision, outcome: String?
-                var error: Failure?
+                var error: CommandFailure.Body?
             }
             var entries: [Entry] = []
             var firstFailure: CommandFailure?
@@ -526,10 +520,7 @@ struct ImportCommand: ParsableCommand {
                     entries.append(
                         Entry(
                             path: path,
-                            error: Entry.Failure(
-                                code: failure.code, message: failure.message, exit: failure.exit,
-                                file: failure.file,
-                                line: failure.line, column: failure.column)))
+                            error: failure.body))
                 }
             }
             if options.json { try Console.printJSON(entries) }

@@ -77,15 +77,9 @@ struct MigrateCommand: ParsableCommand {
 
     /// A document whose winner could not be migrated, and why.
     struct NotMigrated: Encodable {
-        struct Failure: Encodable {
-            var code, message: String
-            var exit: Int32
-            var file: String?
-            var line, column: Int?
-        }
         var id, revision: String
         var fromFormat: Int
-        var error: Failure
+        var error: CommandFailure.Body
     }
 
     func run() throws {
@@ -115,9 +109,7 @@ struct MigrateCommand: ParsableCommand {
                             NotMigrated(
                                 id: failed.document.lowercased, revision: failed.from.id.description,
                                 fromFormat: failed.from.formatVersion,
-                                error: NotMigrated.Failure(
-                                    code: failure.code, message: failure.message, exit: failure.exit,
-                                    file: failure.file, line: failure.line, column: failure.column))
+                                error: failure.body)
                         }))
             } else {
                 for row in rows {

@@ -132,6 +132,18 @@ struct CommandFailure: Error {
             + message
     }
 
+    /// The failure as `--json` reports it: `{"code", "message", "exit"}`, with `file`,
+    /// `line` and `column` when the input was a file.
+    struct Body: Encodable {
+        var code, message: String
+        var exit: Int32
+        var file: String?
+        var line, column: Int?
+    }
+
+    /// This failure as `--json` reports it.
+    var body: Body { Body(code: code, message: message, exit: exit, file: file, line: line, column: column) }
+
     /// Prints the failure: ``text`` on standard error and, with `--json` (unless the
     /// command already printed its one JSON document), `{"error": {"code", "message",
     /// "exit", …}}` on standard output: pretty-printed, or for a command whose output is a
@@ -139,15 +151,7 @@ struct CommandFailure: Error {
     func report(json: Bool) {
         Console.error(text)
         guard json, Console.streamsLines || !Console.wroteOutput else { return }
-        struct Body: Encodable {
-            var code, message: String
-            var exit: Int32
-            var file: String?
-            var line, column: Int?
-        }
-        let report = [
-            "error": Body(code: code, message: message, exit: exit, file: file, line: line, column: column)
-        ]
+        let report = ["error": body]
         if Console.streamsLines {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
