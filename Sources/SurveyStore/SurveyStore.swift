@@ -156,13 +156,7 @@ public final class SurveyStore: Sendable {
         if try writer.writeFile(try layout.xmlData(), at: layoutFile) == .alreadyExists {
             try checkLayout(at: path, calls: calls, forWriting: true)
         }
-        do {
-            try writer.createDirectory(StoreLayout.documentsFolder)
-        } catch {
-            try RevisionStore.checkDocumentsFolder(
-                ofStoreAt: path, reader: FileReader(root: path, calls: calls))
-            throw error
-        }
+        try RevisionStore.createDocumentsFolder(with: writer, reader: FileReader(root: path, calls: calls))
         let existing = try? DeviceIdentity.read(store: path, writer: writer)
         var device =
             existing

@@ -141,6 +141,18 @@ public final class RevisionStore: Sendable {
         }
     }
 
+    /// Creates the documents' folder of the store `writer` writes, when it is missing;
+    /// when that fails, a link or a file standing in the folder's place (looked at
+    /// through `reader`) is the error reported.
+    public static func createDocumentsFolder(with writer: PackageWriter, reader: FileReader) throws {
+        do {
+            try writer.createDirectory(StoreLayout.documentsFolder)
+        } catch {
+            try checkDocumentsFolder(ofStoreAt: writer.root, reader: reader)
+            throw error
+        }
+    }
+
     /// Runs `write`, which creates the documents' folder when it is missing; when it
     /// fails, a link or a file standing in that folder's place is the error reported.
     private func creatingDocumentsFolder<T>(_ write: () throws -> T) throws -> T {
@@ -679,7 +691,7 @@ public final class RevisionStore: Sendable {
     /// Writes a revision's package atomically and durably, or completes it when a copy
     /// left it half there (the files it lacks are added; nothing there is replaced).
     public func publish(_ files: [PackageFile], of revision: RevisionID, in document: UUID) throws {
-        _ = try creatingDocumentsFolder { try writer.createDirectory(StoreLayout.documentsFolder) }
+        try Self.createDocumentsFolder(with: writer, reader: reader)
         let documentFolder = folder(of: document)
         let made = try writer.createDirectory(documentFolder)
         let path = StoreLayout.package(revision, of: document)

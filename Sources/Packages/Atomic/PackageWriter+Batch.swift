@@ -143,11 +143,11 @@ extension PackageWriter {
             // A folder made for a batch that failed is not left behind while it is empty
             // (a document folder with no revision in it), innermost first.
             if !finished {
-                for folder in created.reversed() { try? system.unlink(folder, isDirectory: true) }
+                for folder in created.reversed() { removeIfEmpty(folder) }
             }
         }
         for folder in folders where try makeFolder(root + "/" + folder) {
-            created.append(root + "/" + folder)
+            created.append(folder)
         }
         // A small batch, or a file system without syncfs: each item fsynced on its own.
         let flushed =
@@ -162,7 +162,7 @@ extension PackageWriter {
                 }
                 try system.fsyncPath(entry.temporary, isDirectory: entry.item.isPackage)
             }
-            for parent in Set(created.map(Self.parent(of:))).sorted() {
+            for parent in Set(created.map { Self.parent(of: root + "/" + $0) }).sorted() {
                 try system.fsyncDirectory(parent)
             }
         }

@@ -100,11 +100,15 @@ enum Console {
     }
 
     /// `value` as the command prints JSON: pretty-printed with sorted keys, an empty array
-    /// or object as `[]` or `{}`, and a final newline.
-    static func jsonData<T: Encodable>(_ value: T) throws -> Data {
+    /// or object as `[]` or `{}`, and a final newline; or, as `oneLine`, on one line with
+    /// sorted keys (a line of a stream).
+    static func jsonData<T: Encodable>(_ value: T, oneLine: Bool = false) throws -> Data {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        var data = CompactEmptyJSON.compacting(try encoder.encode(value))
+        encoder.outputFormatting =
+            oneLine
+            ? [.sortedKeys, .withoutEscapingSlashes] : [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var data =
+            oneLine ? try encoder.encode(value) : CompactEmptyJSON.compacting(try encoder.encode(value))
         data.append(UInt8(ascii: "\n"))
         return data
     }

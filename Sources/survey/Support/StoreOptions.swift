@@ -152,15 +152,8 @@ struct CommandFailure: Error {
         Console.error(text)
         guard json, Console.streamsLines || !Console.wroteOutput else { return }
         let report = ["error": body]
-        if Console.streamsLines {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            guard var line = try? encoder.encode(report) else { return }
-            line.append(UInt8(ascii: "\n"))
-            Console.write(line)
-        } else {
-            try? Console.printJSON(report)
-        }
+        guard let data = try? Console.jsonData(report, oneLine: Console.streamsLines) else { return }
+        Console.write(data)
     }
 }
 
