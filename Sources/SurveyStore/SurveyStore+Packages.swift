@@ -161,7 +161,10 @@ extension SurveyStore {
     /// A package whose metadata verifies against its revision id is added exactly as it
     /// is, keeping its id (its parents need not be here: a later sync with a store that
     /// has them fills in the history), so importing the same package twice, or on two
-    /// replicas, gives one revision. Any other package with readable content (one whose
+    /// replicas, gives one revision. So is one whose content was only re-encoded (line
+    /// ends, a byte-order mark, UTF-16): when that content, written again as the store
+    /// writes content, has the digest its metadata records, the revision is added with
+    /// those bytes. Any other package with readable content (one whose
     /// content no longer matches the digest in its metadata, too) is added as a new
     /// revision without parents of the document its metadata names. A package whose
     /// revision, or whose content, the document already has adds nothing
@@ -178,8 +181,9 @@ extension SurveyStore {
 
     /// What a package to import holds, read and checked, before the store is looked at.
     enum ImportedPackage {
-        /// A revision whose metadata verifies (and whose content matches its digest):
-        /// kept as it is.
+        /// A revision whose metadata verifies (and whose content matches its digest, as
+        /// it is or written again as the store writes content): kept as it is, with that
+        /// content.
         case verbatim(UUID, RevisionMetadata, [PackageFile])
         /// Content in the current format, to become a new revision without parents.
         case content(UUID, Data)
@@ -205,9 +209,8 @@ extension SurveyStore {
         } catch let error as FileSystemError where error.isAboutTheEntry {
             throw StoreError.unimportablePackage(error.path, error.reason)
         }
-        if let metadata = try? RevisionMetadata(plist: metadataData, file: metadataPath),
-            metadata.isDeleted || content.map(RevisionID.sha256Hex) == metadata.contentDigest
-        {
+        let metadata = try? RevisionMetadata(plist: metadataData, file: metadataPath)
+        if let metadata, metadata.isDeleted || content.map(RevisionID.sha256Hex) == metadata.contentDigest {
             // Content this build can read must be a valid survey; a newer format is kept
             // as it is, opaque, never rewritten.
             if let content, metadata.formatVersion <= Self.formatVersion {
@@ -216,6 +219,21 @@ extension SurveyStore {
             var files = [PackageFile(name: StoreLayout.metadataFile, contents: metadataData)]
             if let content { files.append(PackageFile(name: StoreLayout.contentFile, contents: content)) }
             return .verbatim(metadata.documentID, metadata, files)
+        }
+        // Content re-encoded since it was exported (its line ends, a byte-order mark, its
+        // encoding) but saying the same: written again as the store writes content, it has
+        // the digest the metadata records, so it is that revision, kept with those bytes.
+        if let metadata, let content, !metadata.isDeleted, metadata.formatVersion == Self.formatVersion,
+            let survey = try? Self.decode(content, of: metadata, file: contentPath),
+            let rewritten = try? survey.plistData(),
+            RevisionID.sha256Hex(rewritten) == metadata.contentDigest
+        {
+            return .verbatim(
+                metadata.documentID, metadata,
+                [
+                    PackageFile(name: StoreLayout.metadataFile, contents: metadataData),
+                    PackageFile(name: StoreLayout.contentFile, contents: rewritten),
+                ])
         }
         // Not a verifiable revision of this store's kind (its content edited since it was
         // exported, say): take its content as new, which the outcome says.

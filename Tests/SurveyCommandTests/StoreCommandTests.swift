@@ -312,6 +312,47 @@ extension StoreCommandTests {
         #expect(try other.versions(id).count == 2)
         #expect((try other.json(["list"]) as! [[String: Any]])[0]["conflicts"] as? Int == 1)
     }
+
+    @Test(
+        "import of a package whose content was only re-encoded (CRLF, a byte-order mark, UTF-16) keeps its revision, so replicas agree"
+    )
+    func importReencoded() throws {
+        let store = try Store()
+        let (id, revision) = try store.makeDocument()
+        let original = store.directory.appendingPathComponent("original.survey").path
+        #expect(try store.run(["export", id, "--package", original]).status == 0)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: original + "/Survey.plist"))
+        let text = try #require(String(data: bytes, encoding: .utf8))
+        let utf16 = text.replacingOccurrences(of: "encoding=\"UTF-8\"", with: "encoding=\"UTF-16\"")
+        let variants: [(String, Data)] = [
+            ("crlf", Data(text.replacingOccurrences(of: "\n", with: "\r\n").utf8)),
+            ("bom", Data([0xEF, 0xBB, 0xBF]) + bytes),
+            ("utf16", try #require(utf16.data(using: .utf16))),
+        ]
+        for (name, content) in variants {
+            let copy = store.directory.appendingPathComponent("\(name).survey").path
+            try FileManager.default.copyItem(atPath: original, toPath: copy)
+            try content.write(to: URL(fileURLWithPath: copy + "/Survey.plist"))
+
+            // Into a store without the original: the same revision, with the original bytes.
+            let other = try Store()
+            #expect(try other.run(["init"]).status == 0)
+            let imported = try other.json(["import", copy]) as! [String: Any]
+            #expect(imported["outcome"] as? String == "added", "\(name): \(imported)")
+            #expect(imported["revision"] as? String == revision, "\(name)")
+            let stored = URL(fileURLWithPath: other.path + "/Documents/\(id)/\(revision).survey/Survey.plist")
+            #expect(try Data(contentsOf: stored) == bytes, "\(name)")
+            #expect(try other.run(["verify"]).status == 0, "\(name)")
+            // Into the store that has it: nothing added.
+            let again = try store.json(["import", copy]) as! [String: Any]
+            #expect(again["outcome"] as? String == "already present", "\(name): \(again)")
+            // And a sync of the two stores finds nothing to copy and no conflict.
+            let synced = try store.run(["sync", other.path, "--json"])
+            #expect(synced.status == 0, "\(name): \(synced.stderr)")
+            #expect(try other.versions(id).count == 1, "\(name)")
+            #expect(try store.versions(id).count == 1, "\(name)")
+        }
+    }
 }
 
 extension StoreCommandTests {
