@@ -273,8 +273,6 @@ public enum FormatCheck {
                 from: content, version: version, seed: result.revision ?? result.document ?? path,
                 file: contentPath)
             result.status = version == FormatMigrator.current ? .current : .migratable
-        } catch let error as SurveyError {
-            result.message = "\(contentPath): \(error)"
         } catch {
             result.message = "\(error)"
         }

@@ -1,3 +1,5 @@
+import Diagnostics
+
 /// A survey that breaks a rule of the model: which item (position and title), which rule,
 /// and why. Answers are named only by their kind, never quoted, so that error messages
 /// can be logged without leaking what a person answered.
@@ -66,6 +68,10 @@ public struct SurveyError: Error, Sendable, Equatable, CustomStringConvertible {
     public var rule: Rule
     /// What is wrong, in words.
     public var message: String
+    /// The file the survey was read from, when known: an input file, or a stored
+    /// revision's content (`DOCUMENT/REVISION.survey/Survey.plist`), so that a message
+    /// about one of two revisions (`diff`, `resolve --merge`) says which.
+    public var file: String?
 
     /// Creates an error about the item at `position` (1-based), or the survey's own when `nil`.
     public init(position: Int?, title: String?, rule: Rule, message: String) {
@@ -75,7 +81,8 @@ public struct SurveyError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
-    /// `item 3 ("Rate us"): message [rule]`, or `survey: message [rule]`.
+    /// `item 3 ("Rate us"): message [rule]`, or `survey: message [rule]`; after
+    /// `FILE: ` when the file is known.
     public var description: String {
         let subject: String
         if let position {
@@ -83,6 +90,22 @@ public struct SurveyError: Error, Sendable, Equatable, CustomStringConvertible {
         } else {
             subject = "survey"
         }
-        return "\(subject): \(message) [\(rule)]"
+        let place = file.map { ShownText.escaping($0) + ": " } ?? ""
+        return "\(place)\(subject): \(message) [\(rule)]"
+    }
+
+    /// This error without its file, for a message that names the file (or the revision)
+    /// already.
+    public var leavingOutFile: SurveyError {
+        var copy = self
+        copy.file = nil
+        return copy
+    }
+
+    /// This error, naming `file` as where the survey came from unless it names one already.
+    public func read(from file: String?) -> SurveyError {
+        var located = self
+        if located.file == nil { located.file = file }
+        return located
     }
 }

@@ -114,6 +114,44 @@ struct ErrorShapeTests {
         #expect(try store.open(id, revision: first.id).survey.title == "Old")
     }
 
+    @Test(
+        "A stored revision that breaks a rule of the model: the error names its content's file, so the revision, as well as the item and rule"
+    )
+    func brokenRevisionNamesItsFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "broken-\(UUID().uuidString)"
+        )
+        .path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try SurveyStore.create(at: path, deviceName: "laptop")
+        let item = Item(title: "Name", kind: .textField(subtitle: nil))
+        let second = Item(title: "Name", kind: .textField(subtitle: nil))
+        let (id, first) = try store.create(try Survey(title: "T", items: [item]))
+        // Another program wrote two items with one id (the store's own saves refuse that).
+        let text = try #require(
+            String(data: try Survey(title: "T", items: [item, second]).plistData(), encoding: .utf8))
+        let twice = Data(
+            text.replacingOccurrences(of: second.id.uuidString, with: item.id.uuidString)
+                .replacingOccurrences(
+                    of: second.id.uuidString.lowercased(), with: item.id.uuidString.lowercased()
+                ).utf8)
+        let other = RevisionStore(root: path, device: Device(id: "other", name: "other app"))
+        let broken = try other.write(
+            document: id, parents: [first], content: twice, formatVersion: SurveyStore.formatVersion)
+        let file = "\(id.uuidString.lowercased())/\(broken.id).survey/Survey.plist"
+        let error = #expect(throws: SurveyError.self) { try store.open(id, revision: broken.id) }
+        #expect(error?.rule == .duplicateID)
+        #expect(error?.file == file)
+        #expect(
+            error?.description.hasPrefix("\(file): item 2 (\"Name\"): ") == true,
+            "\(error.map(String.init(describing:)) ?? "")")
+        // verify names the whole path once, not the file twice.
+        let problems = store.verify().filter { !$0.isNote }
+        #expect(problems.count == 1)
+        #expect(problems.first?.path.hasSuffix(file) == true)
+        #expect(problems.first?.message.hasPrefix("item 2 (\"Name\"): ") == true, "\(problems)")
+    }
+
     @Test("Errors about input carry the file, line and column; the message leaves them out")
     func inputLocation() throws {
         let error = try #require(throws: PropertyListError.self) {

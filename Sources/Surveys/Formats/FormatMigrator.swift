@@ -47,7 +47,11 @@ public enum FormatMigrator {
         for step in steps where step.from >= version && step.from < current {
             value = try step.migrate(value, seed)
         }
-        return try Survey(interchange: value)
+        do {
+            return try Survey(interchange: value)
+        } catch let error as SurveyError {
+            throw error.read(from: file)
+        }
     }
 
     /// A UUID derived from `seed` and `position`: the first 16 bytes of their SHA-256,

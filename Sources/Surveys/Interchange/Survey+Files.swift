@@ -63,7 +63,11 @@ extension Survey {
         } catch {
             throw SurveyFileError(file: file, message: error.message, line: error.line, column: error.column)
         }
-        try self.init(interchange: value, document: document)
+        do {
+            try self.init(interchange: value, document: document)
+        } catch let error as SurveyError {
+            throw error.read(from: file)
+        }
     }
 
     /// Reads a survey from an interchange XML property list.
@@ -76,7 +80,12 @@ extension Survey {
     /// - Throws: `PropertyListError` (with line and column) for malformed XML,
     ///   ``SurveyError`` for a survey that breaks a rule.
     public init(plist: Data, file: String? = nil, document: UUID? = nil) throws {
-        try self.init(interchange: try PropertyList(xml: plist, file: file), document: document)
+        let value = try PropertyList(xml: plist, file: file)
+        do {
+            try self.init(interchange: value, document: document)
+        } catch let error as SurveyError {
+            throw error.read(from: file)
+        }
     }
 
     /// The survey as interchange JSON: sorted keys, dates as PropertyList's `ISO8601Date`

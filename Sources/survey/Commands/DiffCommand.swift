@@ -65,6 +65,8 @@ struct DiffCommand: ParsableCommand {
                 case StoreError.newerFormat(_, let version, let supported):
                     FormatError.newer(version, supported: supported).description
                 case StoreError.deletion: "it records a deletion, which has no content"
+                // Not named again by its content's file.
+                case let error as SurveyError: error.leavingOutFile.description
                 default: "\(error)"
                 }
             Console.error("warning: \(head): not compared with the winner: \(why)")

@@ -92,7 +92,13 @@ struct MigrateCommand: ParsableCommand {
                     id: $0.document.lowercased, from: $0.from.id.description,
                     fromFormat: $0.from.formatVersion, revision: $0.to?.id.description)
             }
-            let failures = report.notMigrated.map { (failed: $0, failure: CommandFailure($0.error)) }
+            // Each is named by its document and revision: a broken rule needs no file too.
+            let failures = report.notMigrated.map { failed in
+                (
+                    failed: failed,
+                    failure: CommandFailure((failed.error as? SurveyError)?.leavingOutFile ?? failed.error)
+                )
+            }
             let newer = try store.documents().filter {
                 !$0.isDeleted && $0.revision.formatVersion > SurveyStore.formatVersion
             }

@@ -178,7 +178,7 @@ func readSurvey(from path: String, document: UUID? = nil) throws -> Survey {
         return try Survey(data: data, file: name, document: document)
     } catch let error as SurveyError {
         // A rule broken by the file's content: the file is named with the item and rule.
-        var failure = CommandFailure(error)
+        var failure = CommandFailure(error.leavingOutFile)
         failure.file = name
         throw failure
     }
