@@ -507,6 +507,26 @@ struct FirstUseTests {
     }
 
     @Test(
+        "prune --keep-history -1 is refused as a count below 0 (it said 'Missing value'), and prunes nothing",
+        arguments: [["--keep-history", "-1"], ["--keep-history=-1"]])
+    func pruneKeepHistoryNegative(_ keep: [String]) throws {
+        let (directory, store, _, _) = try CommandRunner.twoStores()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let text = try CommandRunner.run(["prune"] + keep + ["--store", store])
+        #expect(text.status == 64)
+        #expect(
+            text.stderr.hasPrefix("error: --keep-history is a count of generations, 0 or more\n")
+                && text.stderr.contains("Usage: survey prune"), "\(text.stderr)")
+        let json = try CommandRunner.run(["prune"] + keep + ["--json", "--store", store])
+        let error = Self.object(json.stdout)?["error"] as? [String: Any]
+        #expect(
+            json.status == 64 && error?["code"] as? String == "usage"
+                && error?["message"] as? String == "--keep-history is a count of generations, 0 or more",
+            "\(json.stdout)")
+        #expect(try CommandRunner.run(["prune", "--keep-history", "1", "--store", store]).status == 0)
+    }
+
+    @Test(
         "An item that does not exist is not found (66, noSuchItem), as an unknown document is (it was a usage error)",
         arguments: ["9", "0", "00000000-0000-4000-8000-000000000009", "nine"])
     func unknownItem(_ item: String) throws {

@@ -319,7 +319,10 @@ struct PruneCommand: ParsableCommand {
             """)
     @OptionGroup var options: StoreOptions
     @Argument(help: "The document (default: every document).") var document: String?
+    /// The next word is taken whatever it is, so that `--keep-history -1` is refused as a
+    /// count (see ``validate()``), not taken for an option with the count missing.
     @Option(
+        parsing: .unconditional,
         help:
             "Keep the content of this many generations of the winner's ancestors: its parents (both, after a merge), then theirs."
     )
