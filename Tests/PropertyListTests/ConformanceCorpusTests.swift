@@ -70,6 +70,38 @@ struct ConformanceCorpusTests {
         }
     }
 
+    @Test(
+        "UTF-16 text that is not markup (JSON, say) is named as such, where libxml2 said 'no root element'; UTF-16 XML is read"
+    )
+    func utf16NonMarkupIsNamed() throws {
+        let json = "\n {\"title\": \"T\"}\n"
+        let cases: [(String, Data)] = [
+            (
+                "little endian with a byte order mark",
+                Data([0xFF, 0xFE]) + json.data(using: .utf16LittleEndian)!
+            ),
+            ("big endian with a byte order mark", Data([0xFE, 0xFF]) + json.data(using: .utf16BigEndian)!),
+            ("little endian", json.data(using: .utf16LittleEndian)!),
+            ("big endian", json.data(using: .utf16BigEndian)!),
+        ]
+        for (what, data) in cases {
+            #expect(
+                throws: PropertyListError(
+                    code: .malformedXML,
+                    message: "the document is UTF-16 text but not an XML property list (JSON must be UTF-8)",
+                    file: "j.json", line: 1, column: 1), "\(what)"
+            ) { try PropertyList(xml: data, file: "j.json") }
+        }
+        let xml =
+            "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<plist version=\"1.0\"><string>a</string></plist>\n"
+        for data in [
+            Data([0xFF, 0xFE]) + xml.data(using: .utf16LittleEndian)!,
+            Data([0xFE, 0xFF]) + xml.data(using: .utf16BigEndian)!,
+        ] {
+            #expect(try PropertyList(xml: data) == .string("a"))
+        }
+    }
+
     @Test("A binary property list is named as such")
     func binaryPlistIsNamed() {
         let data = Data("bplist00\u{08}\u{09}\u{00}\u{00}".utf8)

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @Suite("survey plist lint and convert")
 struct PlistCommandTests {
     static let valid = """
@@ -104,6 +108,59 @@ struct PlistCommandTests {
         ])
         #expect(nowhere.status == 66, "\(nowhere.stderr)")
         #expect(nowhere.stderr.contains("/nonexistent: no such folder"), "\(nowhere.stderr)")
+    }
+
+    @Test(
+        "lint and convert read a FIFO, standard input (-) and a device to their end, as survey files are read (a FIFO said 'permission denied'); a folder is named as one; UTF-16 JSON is named as such"
+    )
+    func specialFiles() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A FIFO, written by a second process while the command reads it.
+        let fifo = directory.appendingPathComponent("fifo.plist").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = [
+            "-c", "printf '<plist version=\"1.0\"><integer>12x</integer></plist>' > \"$0\"", fifo,
+        ]
+        try writer.run()
+        let fromFIFO = try CommandRunner.run(["plist", "lint", fifo], timeLimit: 60)
+        writer.waitUntilExit()
+        #expect(fromFIFO.status == 65, "\(fromFIFO.stderr)")
+        #expect(fromFIFO.stderr.hasPrefix("\(fifo):1:"), "\(fromFIFO.stderr)")
+        #expect(fromFIFO.stderr.contains("invalid character"), "\(fromFIFO.stderr)")
+
+        let fromStdin = try CommandRunner.run(
+            ["plist", "convert", "-", "--to", "json"],
+            input: Data("<plist version=\"1.0\"><true/></plist>".utf8))
+        #expect(
+            fromStdin.status == 0 && fromStdin.stdout == "true\n", "\(fromStdin.stdout) \(fromStdin.stderr)")
+        let badStdin = try CommandRunner.run(
+            ["plist", "lint", "-"], input: Data("<plist><true>x</true></plist>".utf8))
+        #expect(badStdin.status == 65 && badStdin.stderr.hasPrefix("<stdin>:1:"), "\(badStdin.stderr)")
+
+        let device = try CommandRunner.run(["plist", "convert", "/dev/null", "--to", "json"])
+        #expect(device.status == 65, "\(device.stderr)")
+        #expect(!device.stderr.contains("permission denied"), "\(device.stderr)")
+
+        let folder = try CommandRunner.run(["plist", "lint", "--json", directory.path])
+        #expect(folder.status == 66)
+        #expect(folder.stderr == "\(directory.path): is a folder, not a file\n", "\(folder.stderr)")
+        let files = (try JSONSerialization.jsonObject(with: Data(folder.stdout.utf8)) as? [String: Any])?[
+            "files"]
+        #expect((files as? [[String: Any]])?.first?["message"] as? String == "is a folder, not a file")
+
+        let json = directory.appendingPathComponent("u16.json")
+        try (Data([0xFF, 0xFE]) + "{\"a\": 1}".data(using: .utf16LittleEndian)!).write(to: json)
+        for arguments in [["plist", "lint", json.path], ["plist", "convert", json.path, "--to", "xml"]] {
+            let result = try CommandRunner.run(arguments)
+            #expect(result.status == 65)
+            #expect(
+                result.stderr
+                    == "\(json.path):1:1: the document is UTF-16 text but not an XML property list (JSON must be UTF-8)\n",
+                "\(result.stderr)")
+        }
     }
 
     @Test("convert --to xml rewrites a file in CoreFoundation's canonical form")

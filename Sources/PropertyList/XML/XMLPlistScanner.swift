@@ -214,6 +214,23 @@ struct XMLPlistScanner {
         if bigEndian || littleEndian {
             return "the document is UTF-32 text, which is not supported; convert it to UTF-8 or UTF-16"
         }
+        // UTF-16 text (a byte order mark, or a zero byte in its first code unit) that does
+        // not begin with markup: JSON, say, which libxml2 would call "no root element".
+        let utf16BigEndian = b0 == 0xFE && b1 == 0xFF || b0 == 0 && b1 != 0
+        let utf16LittleEndian = b0 == 0xFF && b1 == 0xFE || b1 == 0 && b0 != 0
+        if utf16BigEndian || utf16LittleEndian {
+            var index = b0 == 0xFE || b0 == 0xFF ? 2 : 0
+            while index + 1 < bytes.count {
+                let unit =
+                    utf16BigEndian
+                    ? UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1])
+                    : UInt16(bytes[index + 1]) << 8 | UInt16(bytes[index])
+                index += 2
+                if [0x20, 0x09, 0x0A, 0x0D].contains(unit) { continue }
+                if unit == UInt16(UInt8(ascii: "<")) { return nil }
+                return "the document is UTF-16 text but not an XML property list (JSON must be UTF-8)"
+            }
+        }
         return nil
     }
 

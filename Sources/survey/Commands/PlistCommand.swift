@@ -10,6 +10,30 @@ struct PlistCommand: ParsableCommand {
         discussion: SurveyTool.exitCodesReference,
         subcommands: [Lint.self, Convert.self]
     )
+
+    /// The most of one file the commands read (256 MiB): as much as a store reads of a
+    /// revision's `Survey.plist`.
+    static let fileLimit = 256 << 20
+
+    /// The bytes of `path` (`-`: standard input), read as a survey file is read: to the
+    /// end of whatever it is, so that a FIFO, `/dev/stdin` or a device works.
+    /// - Throws: ``CommandFailure``: the file cannot be read (66), or is larger than
+    ///   ``fileLimit`` (65).
+    static func read(_ path: String) throws -> Data {
+        let data: Data
+        do {
+            data = try readInput(path, limit: fileLimit)
+        } catch {
+            throw CommandFailure(error)
+        }
+        guard data.count <= fileLimit else {
+            throw CommandFailure(
+                code: "invalidPropertyList",
+                message: "the file is larger than \(fileLimit >> 20) MiB, the most `survey plist` reads",
+                exit: ExitStatus.invalidData.rawValue, file: path == "-" ? "<stdin>" : path)
+        }
+        return data
+    }
 }
 
 extension PlistCommand {
@@ -25,7 +49,7 @@ extension PlistCommand {
                 """
         )
 
-        @Argument(help: "The property-list files to check.")
+        @Argument(help: "The property-list files to check (- is standard input).")
         var files: [String]
 
         @Flag(help: "Print one JSON document with a result per file.")
@@ -46,15 +70,15 @@ extension PlistCommand {
             for path in files {
                 let data: Data
                 do {
-                    data = try Data(contentsOf: URL(fileURLWithPath: path))
-                } catch {
-                    Console.error("\(path): cannot read the file: \(FileProblem.describe(error))")
-                    results.append(Result(path: path, valid: false, message: "cannot read the file"))
-                    worst = ExitStatus.noInput
+                    data = try PlistCommand.read(path)
+                } catch let failure as CommandFailure {
+                    Console.error(failure.text)
+                    results.append(Result(path: path, valid: false, message: failure.message))
+                    if worst != ExitStatus.noInput { worst = ExitCode(failure.exit) }
                     continue
                 }
                 do {
-                    _ = try PropertyList(xml: data, file: path)
+                    _ = try PropertyList(xml: data, file: path == "-" ? "<stdin>" : path)
                     results.append(Result(path: path, valid: true))
                 } catch let error as PropertyListError {
                     Console.error(error.description)
@@ -99,7 +123,7 @@ extension PlistCommand {
             case json, xml
         }
 
-        @Argument(help: "The property list to convert: XML, or JSON.")
+        @Argument(help: "The property list to convert: XML, or JSON (- is standard input).")
         var file: String
 
         @Option(help: "The output format: json or xml.")
@@ -119,20 +143,13 @@ extension PlistCommand {
         var json = false
 
         func run() throws {
-            let data: Data
-            do {
-                data = try Data(contentsOf: URL(fileURLWithPath: file))
-            } catch {
-                throw CommandFailure(
-                    code: "noSuchFile", message: "cannot read the file: \(FileProblem.describe(error))",
-                    exit: ExitStatus.noInput.rawValue,
-                    file: file)
-            }
+            let data = try PlistCommand.read(file)
+            let name = file == "-" ? "<stdin>" : file
             let value: PropertyList
             do {
                 value =
                     PropertyList.looksLikeJSON(data)
-                    ? try PropertyList(json: data, file: file) : try PropertyList(xml: data, file: file)
+                    ? try PropertyList(json: data, file: name) : try PropertyList(xml: data, file: name)
             } catch let error as PropertyListError {
                 throw CommandFailure(error)
             }
@@ -147,7 +164,7 @@ extension PlistCommand {
             } catch let error as PropertyListError {
                 throw CommandFailure(
                     code: "invalidPropertyList", message: error.message,
-                    exit: ExitStatus.invalidData.rawValue, file: file)
+                    exit: ExitStatus.invalidData.rawValue, file: name)
             }
             if let output { try Console.writeFile(converted, to: output) }
             if json {
