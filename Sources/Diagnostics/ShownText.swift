@@ -4,8 +4,11 @@
 /// character, and neither may drive the terminal that prints it nor split the line that
 /// names it.
 public enum ShownText {
-    /// `text` with each control character (C0, DEL and C1) written as `\u{…}`, its
-    /// scalar value in hexadecimal: `"a\u{1B}[2Jb"` shows as `a\u{1B}[2Jb`.
+    /// `text` with each control character (C0, DEL and C1), the line and paragraph
+    /// separators (U+2028, U+2029) and the bidirectional controls (U+061C, U+200E,
+    /// U+200F, U+202A–U+202E, U+2066–U+2069, which can show a row's text in another
+    /// order than it has) written as `\u{…}`, its scalar value in hexadecimal:
+    /// `"a\u{1B}[2Jb"` shows as `a\u{1B}[2Jb`.
     ///
     /// - Parameters:
     ///   - text: The text to show.
@@ -16,7 +19,10 @@ public enum ShownText {
         func isEscaped(_ scalar: Unicode.Scalar) -> Bool {
             let value = scalar.value
             if keepingLineBreaks && (value == 0x0A || value == 0x09) { return false }
-            return value < 0x20 || (0x7F...0x9F).contains(value)
+            if value < 0x20 || (0x7F...0x9F).contains(value) { return true }
+            guard value >= 0x61C else { return false }
+            return value == 0x61C || value == 0x200E || value == 0x200F || value == 0x2028 || value == 0x2029
+                || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
         }
         guard text.unicodeScalars.contains(where: isEscaped) else { return text }
         var result = String.UnicodeScalarView()

@@ -290,6 +290,32 @@ struct FirstUseTests {
                 && items.first?["answer"] as? String == "one\ntwo\u{85}")
     }
 
+    @Test(
+        "Line and paragraph separators and bidirectional controls in a title or a file name are written out in rows and messages (a right-to-left override reordered a row as shown); JSON keeps them exact"
+    )
+    func separatorsAndBidiControls() throws {
+        let store = try Store()
+        #expect(try store.run(["init", "--device", "test"]).status == 0)
+        let title = "a\u{2028}b\u{2029}c\u{202E}d\u{2066}e\u{200F}f"
+        let file = try store.write(
+            #"{"title": "a\u2028b\u2029c\u202Ed\u2066e\u200Ff", "items": []}"#, "s.json")
+        let created = try #require(try store.json(["new", "--from", file]) as? [String: Any])
+        let id = try #require(created["id"] as? String)
+        let list = try store.run(["list"])
+        #expect(list.status == 0)
+        #expect(list.stdout.contains("a\\u{2028}b\\u{2029}c\\u{202E}d\\u{2066}e\\u{200F}f"), "\(list.stdout)")
+        #expect(
+            !list.stdout.unicodeScalars.contains { (0x2028...0x2069).contains($0.value) }, "\(list.stdout)")
+        #expect((try store.json(["list"]) as? [[String: Any]])?.first?["title"] as? String == title)
+        let show = try store.run(["show", id])
+        #expect(show.stdout.hasPrefix("a\\u{2028}b"), "\(show.stdout)")
+        // A file name: the message names it written out.
+        let missing = store.directory.appendingPathComponent("x\u{202E}gnp.json").path
+        let result = try store.run(["new", "--from", missing])
+        #expect(result.status == 66)
+        #expect(result.stderr.contains("x\\u{202E}gnp.json"), "\(result.stderr)")
+    }
+
     @Test("A file name with control characters reaches the terminal written out, never as an escape sequence")
     func controlCharactersInNames() throws {
         let store = try Store()
