@@ -294,6 +294,14 @@ struct FormatCommandTests {
         // Once the others are migrated, only the invalid ones are left to report.
         try expectReport(
             try CommandRunner.run(["migrate", "--json", "--store", store]), dryRun: false, migrated: [])
+        // In words: the two listed, then that nothing was migrated (not "nothing to migrate").
+        let rest = try CommandRunner.run(["migrate", "--store", store])
+        #expect(rest.status == 65)
+        let lines = rest.stdout.split(separator: "\n")
+        #expect(
+            lines.count == 3 && lines.prefix(2).allSatisfy { $0.contains(" not migrated: ") },
+            "\(rest.stdout)")
+        #expect(lines.last == "nothing migrated", "\(rest.stdout)")
     }
 
     @Test(

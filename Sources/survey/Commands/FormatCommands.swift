@@ -137,7 +137,8 @@ struct MigrateCommand: ParsableCommand {
                 if rows.isEmpty && newer.isEmpty && failures.isEmpty {
                     print("every winner is in the current format")
                 } else if rows.isEmpty {
-                    print("nothing to migrate")
+                    // Winners in newer formats, or ones that could not be migrated (listed above).
+                    print(failures.isEmpty ? "nothing to migrate" : "nothing migrated")
                 }
             }
             guard let first = failures.first else { return }
