@@ -39,6 +39,13 @@ struct WatchCommand: ParsableCommand {
             // SIGINT and SIGTERM end the watch with success: every line was written whole.
             // Caught from the start, so that a signal while the store is first read (a
             // large store takes a while) ends the watch as one afterwards does.
+            // Blocked on this thread before any other is made (each inherits the mask), so
+            // that the kernel leaves them pending for the dispatch sources to read, rather
+            // than handing them to a thread that does not block them.
+            var blocked = sigset_t()
+            sigemptyset(&blocked)
+            for signalNumber in [SIGINT, SIGTERM] { sigaddset(&blocked, signalNumber) }
+            pthread_sigmask(SIG_BLOCK, &blocked, nil)
             var sources: [any DispatchSourceSignal] = []
             for signalNumber in [SIGINT, SIGTERM] {
                 signal(signalNumber, SIG_IGN)
