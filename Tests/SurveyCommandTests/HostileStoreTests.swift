@@ -303,16 +303,27 @@ struct HostileStoreTests {
         guard let bash = CommandRunner.requireTool("bash"), let harness = try Harness.make() else { return }
         let (python, timeout) = (harness.python, harness.timeout)
         defer { try? FileManager.default.removeItem(at: harness.directory) }
-        // The watch runs under strace for 1.5 s; the case is applied once it has read the store.
+        // The watch runs under strace; the case is applied once it has read the store, and a
+        // second later the watch itself (strace's child) is sent SIGTERM, as a user's `kill`
+        // sends it: a signal sent to strace is passed on only if strace does not detach
+        // first. It then has 5 s to end, or it is killed (137).
         let script = #"""
             set -u
             timeout="$1" store="$2" python="$3" corpus="$4" base="$5" canary="$6" name="$7" out="$8" err="$9"
             shift 9
-            "$timeout" --preserve-status -s TERM -k 5 1.5 "$@" watch --json --store "$store" >"$out" 2>"$err" &
-            watch=$!
+            "$@" watch --json --store "$store" >"$out" 2>"$err" &
+            runner=$!
             for _ in $(seq 250); do grep -q watching "$err" && break; sleep 0.02; done
             "$python" "$corpus" "$base" "$canary" - --apply "$name" "$store" || echo "not applied" >&2
-            wait "$watch"
+            sleep 1
+            watch=$(pgrep -P "$runner" | head -n 1)
+            kill -TERM "${watch:-$runner}"
+            if ! "$timeout" 5 tail --pid="$runner" -s 0.1 -f /dev/null; then
+                kill -KILL "${watch:-$runner}" "$runner" 2>/dev/null
+                wait "$runner"
+                exit 137
+            fi
+            wait "$runner"
             """#
         let corpus = HostileStoreTests.repository.appendingPathComponent("Scripts/hostile-store.py").path
         var events = 0
