@@ -60,11 +60,19 @@ enum DeviceIdentity {
     /// Records `device` as the store's device, atomically and durably, unless a device is
     /// recorded already (another process made the store's local state first): that one
     /// stays.
-    static func create(_ device: Device, writer: PackageWriter) throws {
-        let data = try plistData(
-            device,
-            folder: folderIdentity(writer.root, reader: FileReader(root: writer.root, calls: writer.calls)))
-        _ = try writer.writeFile(data, at: StoreLayout.deviceFile)
+    ///
+    /// Something in its place that is no identity is replaced, as opening the store
+    /// replaces it.
+    ///
+    /// - Returns: The device recorded now: `device`, or the one another process recorded
+    ///   first, which this process's revisions must name too.
+    static func create(_ device: Device, writer: PackageWriter) throws -> Device {
+        let reader = FileReader(root: writer.root, calls: writer.calls)
+        let data = try plistData(device, folder: folderIdentity(writer.root, reader: reader))
+        guard try writer.writeFile(data, at: StoreLayout.deviceFile) == .alreadyExists else { return device }
+        if let recorded = try? read(store: writer.root, writer: writer) { return recorded }
+        try write(device, writer: writer)
+        return device
     }
 
     /// Local state may be rewritten: it is replaced atomically and durably (written

@@ -48,8 +48,10 @@ public final class SurveyStore: Sendable {
 
     /// The store folder.
     public let root: String
-    /// This device: the identity new revisions are stamped with.
-    public let device: Device
+    /// This device: the identity new revisions are stamped with. For a store opened
+    /// without local state, the identity its first write records, or finds recorded by
+    /// another process that wrote first (which it then takes).
+    public var device: Device { revisions.device }
     /// Whether the store was opened for reading only: nothing is created, cleaned up or
     /// locked, and every call that would write throws `StoreError/readOnly(_:)`.
     public let isReadOnly: Bool
@@ -69,7 +71,6 @@ public final class SurveyStore: Sendable {
         readOnly: Bool = false, writesSummaryCache: Bool = false, hasLocalState: Bool = true
     ) {
         self.root = root
-        self.device = device
         isReadOnly = readOnly
         self.writesSummaryCache = writesSummaryCache
         let flag = LocalStateFlag(hasLocalState)
@@ -80,13 +81,16 @@ public final class SurveyStore: Sendable {
         }
         // The first write of a store without local state makes it: its folders, and the
         // identity of the device its revisions name. A store opened for reading makes none.
-        var makeLocalState: (@Sendable () throws -> Void)?
+        var makeLocalState: (@Sendable () throws -> Device?)?
         if !readOnly {
             makeLocalState = { @Sendable in
                 let writer = RevisionStore.writer(root: root, calls: calls)
                 try writer.prepare()
-                try DeviceIdentity.create(device, writer: writer)
+                // Another process that made the local state first recorded its own device:
+                // this store's revisions name that one too.
+                let recorded = try DeviceIdentity.create(device, writer: writer)
                 flag.isMade = true
+                return recorded
             }
         }
         revisions =
@@ -231,9 +235,10 @@ public final class SurveyStore: Sendable {
             // An I/O error is never taken for a missing identity: that would renew it.
             throw error
         } catch {
-            // None, or something else in its place (`verify` names it): a new identity.
-            device = Device(id: DeviceIdentity.newID(), name: ProcessInfo.processInfo.hostName)
-            try DeviceIdentity.write(device, writer: writer)
+            // None, or something else in its place (`verify` names it): a new identity,
+            // unless another process opening the store records one first.
+            device = try DeviceIdentity.create(
+                Device(id: DeviceIdentity.newID(), name: ProcessInfo.processInfo.hostName), writer: writer)
         }
         let store = SurveyStore(root: path, device: device, calls: calls, wallClock: wallClock)
         try store.finishInterruptedPrunes()
@@ -407,6 +412,14 @@ public final class SurveyStore: Sendable {
         try checkWritable()
         try survey.validate()
         let content = try survey.plistData()
+        // The revision names the device: a store without local state makes it first, once
+        // the documents' folder is found usable (a blocked one fails, making nothing).
+        if !hasLocalState {
+            try wrapping(.create, id) {
+                try revisions.prepareDocumentsFolder()
+                try prepareLocalState()
+            }
+        }
         let metadata = try wrapping(.create, id) {
             try revisions.write(
                 document: id, parents: [], content: content, formatVersion: Self.formatVersion)
@@ -895,7 +908,16 @@ public final class SurveyStore: Sendable {
 
     func documentLock(_ id: UUID, wait: Bool = true) throws -> FileLock {
         try checkWritable()
+        try prepareLocalState()
         return try revisions.documentLock(id, wait: wait)
+    }
+
+    /// For a store opened without local state, makes it before the first write that makes
+    /// a revision (or takes a document's lock), even when another process made its folders
+    /// meanwhile: the revision then names the device recorded in it, whichever process
+    /// recorded it first, so that one replica saves under one id.
+    func prepareLocalState() throws {
+        if !hasLocalState { try revisions.prepareLocalState() }
     }
 }
 

@@ -42,6 +42,28 @@ extension RevisionStore {
         try reader.contents(atPath: root + "/" + relativePath)
     }
 
+    /// Makes `Documents/` when it is missing, as the first write of a package does (see
+    /// ``createDocumentsFolder(with:reader:)``).
+    ///
+    /// - Throws: ``StoreError/documentsFolderBlocked(_:_:)`` when something else stands in
+    ///   its place; `FileSystemError`.
+    public func prepareDocumentsFolder() throws {
+        try Self.createDocumentsFolder(with: writer, reader: reader)
+    }
+
+    /// Makes the store's local state through the `makeLocalState` this store was opened
+    /// with (see ``init(root:device:calls:wallClock:isReadable:makeLocalState:)``), whether
+    /// or not its folders are there (another process may have made them, and not yet
+    /// recorded its device), so that ``device`` is then the one recorded; without
+    /// `makeLocalState`, makes the folders when they are missing. For the first write of
+    /// a store opened without local state, before it makes a revision, which names
+    /// ``device``.
+    ///
+    /// - Throws: `FileSystemError`.
+    public func prepareLocalState() throws {
+        if let makeLocalState { try makeLocalState() } else { try writer.prepareIfMissing() }
+    }
+
     /// Replaces a file of this device's local state atomically and durably, creating the
     /// state folder when needed; `nil` removes it.
     ///

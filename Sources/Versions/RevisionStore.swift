@@ -14,8 +14,14 @@ import Synchronization
 public final class RevisionStore: Sendable {
     /// The store's folder.
     public let root: String
-    /// The device this store's new revisions name.
-    public let device: Device
+    /// The device this store's new revisions name: the one it was opened with, or, when
+    /// its first write made the store's local state and found a device another process
+    /// had recorded meanwhile, that one (see ``init(root:device:calls:wallClock:isReadable:makeLocalState:)``).
+    public var device: Device { deviceSlot.device }
+    private let deviceSlot: DeviceSlot
+    /// Makes the store's local state (and takes the device recorded in it); see
+    /// ``prepareLocalState()``.
+    let makeLocalState: (@Sendable () throws -> Void)?
     let writer: PackageWriter
     /// Reads the store's files through the same system calls as ``writer``.
     let reader: FileReader
@@ -58,6 +64,8 @@ public final class RevisionStore: Sendable {
     ///
     /// `makeLocalState` makes the store's local folders when the first write finds them
     /// missing (see ``writer(root:calls:makeLocalState:)``); by default they must be there.
+    /// It returns the device that another process recorded meanwhile, if one did: new
+    /// revisions name that one from then on, so that one replica saves under one id.
     public init(
         root: String, device: Device, calls: SystemCalls = .live,
         wallClock: @escaping @Sendable () -> Int64 = {
@@ -66,12 +74,19 @@ public final class RevisionStore: Sendable {
         isReadable: @escaping @Sendable (_ content: Data, _ revision: RevisionMetadata) -> Bool = { _, _ in
             true
         },
-        makeLocalState: (@Sendable () throws -> Void)? = nil
+        makeLocalState: (@Sendable () throws -> Device?)? = nil
     ) {
         self.root = root
-        self.device = device
+        let slot = DeviceSlot(device)
+        deviceSlot = slot
         self.isReadable = isReadable
-        writer = Self.writer(root: root, calls: calls, makeLocalState: makeLocalState)
+        let making: (@Sendable () throws -> Void)? = makeLocalState.map { make in
+            { @Sendable in
+                if let recorded = try make() { slot.take(recorded) }
+            }
+        }
+        self.makeLocalState = making
+        writer = Self.writer(root: root, calls: calls, makeLocalState: making)
         reader = FileReader(root: root, calls: calls)
         self.wallClock = wallClock
     }
@@ -1150,4 +1165,17 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(ShownText.escaping(path)): \(Self.blockedDocuments(kind))"
         }
     }
+}
+
+/// The device a store's new revisions name (``RevisionStore/device``): set when the store
+/// is opened, and taken over once from another process's record (see
+/// ``RevisionStore/init(root:device:calls:wallClock:isReadable:makeLocalState:)``).
+private final class DeviceSlot: Sendable {
+    private let current: Mutex<Device>
+
+    init(_ device: Device) { current = Mutex(device) }
+
+    var device: Device { current.withLock { $0 } }
+
+    func take(_ device: Device) { current.withLock { $0 = device } }
 }

@@ -399,6 +399,61 @@ struct ReplicaSafetyTests {
     }
 
     @Test(
+        "First writes racing on a store that came without Local.nosync/: every revision names the one device recorded (a process that lost the race named a device of its own)"
+    )
+    func racingFirstWritesNameOneDevice() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store").path
+        let (writers, rounds) = (4, 6)
+        func plist(_ path: String) throws -> [String: Any] {
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            return try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+                ?? [:]
+        }
+        for round in 1...rounds {
+            try? FileManager.default.removeItem(atPath: store)
+            #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+            try FileManager.default.removeItem(atPath: store + "/Local.nosync")
+            // Each writer a process of its own, all started at once: new documents, and
+            // edits of one made before (a save takes the document's lock first).
+            let made = try CommandRunner.run(["new", "--title", "Base", "--json", "--store", store])
+            let created = try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any]
+            let base = try #require(created?["id"] as? String)
+            let baseRevision = try #require(created?["revision"] as? String)
+            try FileManager.default.removeItem(atPath: store + "/Local.nosync")
+            let processes = try (0..<writers).map { index in
+                let process = Process()
+                process.executableURL = CommandRunner.binary
+                process.arguments =
+                    index % 2 == 0
+                    ? ["new", "--title", "W\(index)", "--store", store]
+                    : ["edit", base, "--title", "E\(index)", "--store", store]
+                process.standardOutput = FileHandle.nullDevice
+                try process.run()
+                return process
+            }
+            for process in processes {
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0, "round \(round)")
+            }
+            let device = try plist(store + "/Local.nosync/Device.plist")["DeviceID"] as? String
+            let documents = store + "/Documents"
+            var named: [String] = []
+            for folder in try FileManager.default.contentsOfDirectory(atPath: documents) {
+                for package in try FileManager.default.contentsOfDirectory(atPath: documents + "/" + folder) {
+                    // The base was written before Local.nosync/ was removed the second time.
+                    if package == baseRevision + ".survey" { continue }
+                    let metadata = try plist(documents + "/\(folder)/\(package)/DocumentMetadata.plist")
+                    named.append(metadata["DeviceID"] as? String ?? "?")
+                }
+            }
+            #expect(named.count >= writers / 2, "round \(round): \(named)")
+            #expect(named.allSatisfy { $0 == device }, "round \(round): \(named) against \(device ?? "none")")
+        }
+    }
+
+    @Test(
         "Every read command works on a read-only mount, and a write fails cleanly changing nothing",
         CommandRunner.needs("unshare", "mount"))
     func readOnlyMount() throws {
