@@ -54,14 +54,17 @@ extension SurveyStore {
     ///   - dryRun: Only say what would be migrated: nothing is locked or written, so it
     ///     works on a store opened for reading.
     ///   - progress: Called after each batch with the number of documents done and the total.
+    ///   - written: Called after each batch is written (and in a dry run, after each is
+    ///     decided) with its migrations: what stays migrated when a later batch fails.
     /// - Returns: The documents migrated and those that could not be.
     /// - Throws: `StoreError` when the store's documents cannot be listed, an error other
     ///   than invalid data (an input/output error) reading a winner, and
     ///   ``OperationError`` when a batch cannot be locked or written (the migrations of
-    ///   earlier batches stay; each revision of the failed batch is absent or complete).
-    public func migrate(dryRun: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws
-        -> MigrationReport
-    {
+    ///   earlier batches stay, as `written` was told; each revision of the failed batch is
+    ///   absent or complete).
+    public func migrate(
+        dryRun: Bool = false, progress: ((Int, Int) -> Void)? = nil, written: (([Migration]) -> Void)? = nil
+    ) throws -> MigrationReport {
         var report = MigrationReport(migrated: [], notMigrated: [])
         let older = try documents().filter { !$0.isDeleted && $0.revision.formatVersion < Self.formatVersion }
         // In batches: each batch's documents are read, locked (in order), and their
@@ -89,13 +92,15 @@ extension SurveyStore {
             if !dryRun {
                 for summary in migrating { locks.append(try documentLock(summary.id)) }
             }
-            let written: [RevisionMetadata?] =
+            let revisionsWritten: [RevisionMetadata?] =
                 dryRun || migrations.isEmpty
                 ? migrating.map { _ in nil }
                 : try wrapping(.migrate, nil) { try revisions.writeMigrations(migrations) }
-            for (summary, revision) in zip(migrating, written) {
-                report.migrated.append(Migration(document: summary.id, from: summary.revision, to: revision))
+            let done = zip(migrating, revisionsWritten).map {
+                Migration(document: $0.id, from: $0.revision, to: $1)
             }
+            report.migrated += done
+            if !done.isEmpty { written?(done) }
             start += batch.count
             progress?(start, older.count)
         }

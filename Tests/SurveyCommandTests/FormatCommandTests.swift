@@ -195,6 +195,67 @@ struct FormatCommandTests {
     }
 
     @Test(
+        "migrate failing at its second batch (EIO injected into its third syncfs) says what the first batch migrated, which stays migrated (it said only the error)",
+        CommandRunner.needs("strace"))
+    func migrateFailureSaysWhatWasMigrated() throws {
+        guard let strace = CommandRunner.requireTool("strace") else { return }
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let prepared = directory.appendingPathComponent("prepared").path
+        _ = try SurveyStore.create(at: prepared, deviceName: "old app")
+        let revisions = RevisionStore(
+            root: prepared, device: Device(id: "old-app-1", name: "old app"), wallClock: { 1_560_000_000_000 }
+        )
+        let content = try PropertyList.dictionary([
+            "title": .string("Old"),
+            "items": .array([.dictionary(["title": .string("Name"), "type": .string("TextField")])]),
+        ]).xmlData()
+        // 130 documents: a batch of 128 (made durable by two syncfs calls), then one of 2.
+        for index in 1...130 {
+            let id = String(format: "%08x-0000-4000-8000-000000000000", index)
+            _ = try revisions.write(
+                document: UUID(uuidString: id)!, parents: [], content: content, formatVersion: 1)
+        }
+        func migrated(_ store: String) throws -> Int {
+            let list =
+                try JSONSerialization.jsonObject(
+                    with: Data(try CommandRunner.run(["list", "--json", "--store", store]).stdout.utf8))
+                as! [[String: Any]]
+            return list.filter { $0["formatVersion"] as? Int == 2 }.count
+        }
+        for json in [false, true] {
+            let store = directory.appendingPathComponent(json ? "json" : "text").path
+            try FileManager.default.copyItem(atPath: prepared, toPath: store)
+            let result = try CommandRunner.run(
+                ["migrate", "--store", store] + (json ? ["--json"] : []),
+                prefix: [
+                    strace, "-f", "-qq", "-o", "/dev/null", "-e", "trace=syncfs", "-e",
+                    "inject=syncfs:error=EIO:when=3",
+                ])
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(
+                result.stderr.contains(
+                    "128 documents migrated before the failure; the others are left as they were"),
+                "\(result.stderr)")
+            #expect(result.stderr.contains("Input/output error"), "\(result.stderr)")
+            #expect(try migrated(store) == 128)
+            let lines = result.stdout.split(separator: "\n")
+            if json {
+                let object =
+                    try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+                #expect(object?["error"] != nil && object?.count == 1, "\(result.stdout)")
+            } else {
+                #expect(
+                    lines.count == 128 && lines.allSatisfy { $0.contains(": format 1 → 2 as 2-") },
+                    "\(result.stdout)")
+            }
+            // The next migrate does the rest.
+            #expect(try CommandRunner.run(["migrate", "--store", store]).status == 0)
+            #expect(try migrated(store) == 130)
+        }
+    }
+
+    @Test(
         "migrate (and --dry-run) migrates every document it can and lists each whose winner cannot be migrated, with its revision and the item and rule, exiting 65 after the others (it stopped at the first, after writing earlier batches, and reported none)"
     )
     func migrateSkipsInvalidWinners() throws {

@@ -73,6 +73,13 @@ struct MigrateCommand: ParsableCommand {
         var fromFormat: Int
         /// The new revision; `null` in a dry run, where none is written.
         @NullIfAbsent var revision: String?
+
+        init(_ migration: SurveyStore.Migration) {
+            id = migration.document.lowercased
+            from = migration.from.id.description
+            fromFormat = migration.from.formatVersion
+            revision = migration.to?.id.description
+        }
     }
 
     /// A document whose winner could not be migrated, and why.
@@ -82,16 +89,32 @@ struct MigrateCommand: ParsableCommand {
         var error: CommandFailure.Body
     }
 
+    /// `ID: format 1 → 2 as REV`, or `… (dry run)`.
+    static func line(_ row: Row) -> String {
+        "\(row.id): format \(row.fromFormat) → \(SurveyStore.formatVersion)\(row.revision.map { " as \($0)" } ?? " (dry run)")"
+    }
+
     func run() throws {
         try runReporting {
             let progress = ProgressBar(label: "documents", json: options.json)
             let store = try dryRun ? options.openForReading() : options.open()
-            let report = try store.migrate(dryRun: dryRun) { done, total in progress.update(done, of: total) }
-            let rows = report.migrated.map {
-                Row(
-                    id: $0.document.lowercased, from: $0.from.id.description,
-                    fromFormat: $0.from.formatVersion, revision: $0.to?.id.description)
+            var writtenBefore: [SurveyStore.Migration] = []
+            let report: SurveyStore.MigrationReport
+            do {
+                report = try store.migrate(
+                    dryRun: dryRun, progress: { done, total in progress.update(done, of: total) },
+                    written: { writtenBefore += $0 })
+            } catch {
+                // The batches written before the failure stay migrated: they are said, as
+                // rows (but with --json, whose one document is the error) and in a count.
+                if !writtenBefore.isEmpty {
+                    if !options.json { for migration in writtenBefore { print(Self.line(Row(migration))) } }
+                    let count = writtenBefore.count == 1 ? "1 document" : "\(writtenBefore.count) documents"
+                    Console.error("\(count) migrated before the failure; the others are left as they were")
+                }
+                throw error
             }
+            let rows = report.migrated.map(Row.init)
             // Each is named by its document and revision: a broken rule needs no file too.
             let failures = report.notMigrated.map { failed in
                 (
@@ -118,11 +141,7 @@ struct MigrateCommand: ParsableCommand {
                                 error: failure.body)
                         }))
             } else {
-                for row in rows {
-                    print(
-                        "\(row.id): format \(row.fromFormat) → \(SurveyStore.formatVersion)\(row.revision.map { " as \($0)" } ?? " (dry run)")"
-                    )
-                }
+                for row in rows { print(Self.line(row)) }
                 for summary in newer {
                     print(
                         "\(summary.id.lowercased): format \(summary.revision.formatVersion) is newer than this build supports (\(SurveyStore.formatVersion)); left as it is"
