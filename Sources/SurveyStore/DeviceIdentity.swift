@@ -70,9 +70,15 @@ enum DeviceIdentity {
         let reader = FileReader(root: writer.root, calls: writer.calls)
         let data = try plistData(device, folder: folderIdentity(writer.root, reader: reader))
         guard try writer.writeFile(data, at: StoreLayout.deviceFile) == .alreadyExists else { return device }
-        if let recorded = try? read(store: writer.root, writer: writer) { return recorded }
-        try write(device, writer: writer)
-        return device
+        do {
+            return try read(store: writer.root, writer: writer)
+        } catch let error as FileSystemError where !error.isAboutTheEntry && error.code != .notFound {
+            // An I/O error is never taken for a missing identity: that would renew it.
+            throw error
+        } catch {
+            try write(device, writer: writer)
+            return device
+        }
     }
 
     /// Local state may be rewritten: it is replaced atomically and durably (written

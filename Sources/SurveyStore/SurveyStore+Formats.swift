@@ -54,8 +54,8 @@ extension SurveyStore {
     ///   - dryRun: Only say what would be migrated: nothing is locked or written, so it
     ///     works on a store opened for reading.
     ///   - progress: Called after each batch with the number of documents done and the total.
-    ///   - written: Called after each batch is written (and in a dry run, after each is
-    ///     decided) with its migrations: what stays migrated when a later batch fails.
+    ///   - written: Called after each batch is written (never in a dry run) with its
+    ///     migrations: what stays migrated when a later batch fails.
     /// - Returns: The documents migrated and those that could not be.
     /// - Throws: `StoreError` when the store's documents cannot be listed, an error other
     ///   than invalid data (an input/output error) reading a winner, and
@@ -100,7 +100,7 @@ extension SurveyStore {
                 Migration(document: $0.id, from: $0.revision, to: $1)
             }
             report.migrated += done
-            if !done.isEmpty { written?(done) }
+            if !dryRun && !done.isEmpty { written?(done) }
             start += batch.count
             progress?(start, older.count)
         }
