@@ -135,7 +135,7 @@ extension SurveyStore {
     }
 
     /// Migrates winners in older formats, off the caller's executor: see
-    /// ``migrate(dryRun:progress:)``.
+    /// ``migrate(dryRun:progress:written:)``.
     @discardableResult
     public func migrate(dryRun: Bool = false) async throws -> MigrationReport {
         try await BlockingQueue.run { try self.migrate(dryRun: dryRun) }
