@@ -580,9 +580,12 @@ public final class SurveyStore: Sendable {
         let lock = try documentLock(id)
         defer { lock.unlock() }
         // One read of the graph serves the base, the heads and the new revision's clock.
-        var graph = try revisions.cleanedGraph(of: id).graph
-        let (baseRevision, unchanged) = try decide(graph)
-        if unchanged { return (baseRevision, graph) }
+        // It is cleaned only once the save goes ahead: a refusal or no change removes nothing.
+        var read = try revisions.read(id)
+        let (baseRevision, unchanged) = try decide(read.graph)
+        if unchanged { return (baseRevision, read.graph) }
+        try revisions.clean(&read, of: id)
+        var graph = read.graph
         let written = try wrapping(.save, id) {
             try revisions.write(
                 document: id, parents: [baseRevision], content: content, formatVersion: Self.formatVersion,
@@ -669,9 +672,11 @@ public final class SurveyStore: Sendable {
         }
         let lock = try documentLock(id)
         defer { lock.unlock() }
-        let read = try revisions.cleanedRead(id)
+        // Cleaned only once the deletion goes ahead.
+        var read = try revisions.read(id)
         try requireDocument(in: read)
         if let deleted = try existing(in: read) { return deleted }
+        try revisions.clean(&read, of: id)
         let graph = read.graph
         let parents = try base.map { [try revision(id, $0, in: graph)] } ?? graph.heads
         let written = try wrapping(.delete, id) {
@@ -738,9 +743,15 @@ public final class SurveyStore: Sendable {
         }
         let lock = try documentLock(id)
         defer { lock.unlock() }
-        let graph = try revisions.cleanedGraph(of: id).graph
+        // Cleaned only once there is something to resolve.
+        var read = try revisions.read(id)
+        guard try needsResolution(id, resolution, in: read.graph), read.graph.winner != nil else {
+            return nil
+        }
+        try revisions.clean(&read, of: id)
+        let graph = read.graph
         let heads = graph.heads
-        guard try needsResolution(id, resolution, in: graph), let winner = graph.winner else { return nil }
+        guard let winner = graph.winner else { return nil }
         let content: Data?
         var formatVersion = Self.formatVersion
         switch resolution {

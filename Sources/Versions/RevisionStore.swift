@@ -912,6 +912,17 @@ public final class RevisionStore: Sendable {
     /// (``read(_:keepingMetadata:)``).
     public func cleanedRead(_ document: UUID, keepingMetadata: Bool = false) throws -> DocumentRead {
         var read = try read(document, keepingMetadata: keepingMetadata)
+        try clean(&read, of: document)
+        return read
+    }
+
+    /// Removes from the store, and from `read` (a read of `document` made under its lock),
+    /// what ``cleanedRead(_:keepingMetadata:)`` removes: the copies of pruned revisions that
+    /// a revision present supersedes intact, and the document's per-device state once its
+    /// content is gone. `read.graph` stays as it is (those copies were never in it), so a
+    /// write may decide on the read first and clean only when it goes on to write: one
+    /// that refuses or finds nothing to do then removes nothing.
+    public func clean(_ read: inout DocumentRead, of document: UUID) throws {
         for id in read.resurrected.sorted() where try hasIntactSuccessor(of: id, in: read, document: document)
         {
             try removePackage(StoreLayout.package(id, of: document))
@@ -919,7 +930,6 @@ public final class RevisionStore: Sendable {
             read.live[id] = nil
         }
         try removeStateIfNoContent(document, graph: read.graph, pruned: read.pruned)
-        return read
     }
 
     /// Whether a complete revision here that descends from `id` has content matching its

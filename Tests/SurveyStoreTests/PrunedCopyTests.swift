@@ -65,6 +65,32 @@ struct PrunedCopyTests {
         #expect(try store.open(id).survey.title == "Newer")
     }
 
+    @Test(
+        "A write that refuses or finds nothing to do leaves a removable copy of a pruned revision where it is; the next write that goes ahead removes it (a refused save removed it first)"
+    )
+    func refusalsRemoveNothing() throws {
+        let readable = try Survey(title: "Newer", items: []).plistData()
+        let (store, id, head, path) = try Self.storeWithTombstonedHead(childContent: readable)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let copy = path + "/" + StoreLayout.package(head.id, of: id)
+        let child = try #require(try store.revisions.graph(of: id).graph.heads.first)
+        // A save refused as not current, a save of the content already there, a resolution
+        // of a document not in conflict, a deletion based on nothing to delete.
+        #expect(throws: StoreError.self) {
+            try store.save(try Survey(title: "Stale", items: []), to: id, base: head.id, ifCurrent: true)
+        }
+        #expect(FileManager.default.fileExists(atPath: copy), "a refused save removed the copy")
+        #expect(try store.save(try Survey(title: "Newer", items: []), to: id, base: child.id) == child)
+        #expect(FileManager.default.fileExists(atPath: copy), "a save that wrote nothing removed the copy")
+        #expect(try store.resolve(id, .acceptWinner) == nil)
+        #expect(
+            FileManager.default.fileExists(atPath: copy), "a resolution with nothing to resolve removed it")
+        // A save that goes ahead cleans the document first.
+        _ = try store.save(try Survey(title: "Newest", items: []), to: id, base: child.id)
+        #expect(!FileManager.default.fileExists(atPath: copy))
+        #expect(try store.open(id).survey.title == "Newest")
+    }
+
     /// A store whose one document has two revisions, the first pruned; returns the first
     /// revision's package path (gone) and the bytes its files held.
     static func storeWithPrunedFirstRevision() throws -> (
