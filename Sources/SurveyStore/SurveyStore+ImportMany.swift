@@ -71,8 +71,7 @@ extension SurveyStore {
             for document in documents {
                 let members = read.indices.filter { read[$0]?.document == document }
                 do {
-                    let (outcomes, added) = try decide(
-                        members.map { read[$0]! }, of: document, cleaning: false)
+                    let (outcomes, added) = try decide(members.map { read[$0]! }, of: document)
                     guard added.isEmpty else { break }
                     for (index, outcome) in zip(members, outcomes) { decided[index] = .success(outcome) }
                 } catch {
@@ -89,6 +88,13 @@ extension SurveyStore {
             do {
                 locks.append(try documentLock(document))
                 let (outcomes, added) = try decide(members.map { read[$0]! }, of: document)
+                // Cleaned only when something is added (adding nothing removes nothing), and
+                // only a document already here.
+                if !added.isEmpty {
+                    do {
+                        _ = try revisions.cleanedRead(document)
+                    } catch let error as StoreError where error == .noSuchDocument(document) {}
+                }
                 for (index, outcome) in zip(members, outcomes) { results[index] = .success(outcome) }
                 writes += added
             } catch {
@@ -103,16 +109,14 @@ extension SurveyStore {
 
     /// The outcomes of `packages`, all of `document`, decided against the revisions it has
     /// and those added before them in this call; and the packages to write. The caller
-    /// holds the document's lock until they are written; `cleaning`: the copies of pruned
-    /// revisions that the read finds are removed (a read without the lock removes nothing).
-    private func decide(_ packages: [ImportedPackage], of document: UUID, cleaning: Bool = true) throws
+    /// holds the document's lock until they are written (or decides without it, to learn
+    /// whether anything is to be written); the read removes nothing.
+    private func decide(_ packages: [ImportedPackage], of document: UUID) throws
         -> (outcomes: [ImportOutcome], writes: [(document: UUID, revision: RevisionID, files: [PackageFile])])
     {
         // The store's revisions and those this batch adds, so that a package given twice
         // is added once, and each new revision's clock is past every one seen.
-        var known =
-            (try? cleaning ? revisions.cleanedGraph(of: document).graph : revisions.graph(of: document).graph)
-            ?? RevisionGraph()
+        var known = (try? revisions.graph(of: document).graph) ?? RevisionGraph()
         var outcomes: [ImportOutcome] = []
         var writes: [(document: UUID, revision: RevisionID, files: [PackageFile])] = []
         for package in packages {

@@ -85,6 +85,12 @@ struct PrunedCopyTests {
         #expect(try store.resolve(id, .acceptWinner) == nil)
         #expect(
             FileManager.default.fileExists(atPath: copy), "a resolution with nothing to resolve removed it")
+        // An import of a revision the document has.
+        let exported = path + "-exported.survey"
+        defer { try? FileManager.default.removeItem(atPath: exported) }
+        _ = try store.exportPackage(id, revision: child.id, to: exported)
+        #expect(try store.importPackage(at: exported) == .alreadyPresent(id, child))
+        #expect(FileManager.default.fileExists(atPath: copy), "an import that added nothing removed it")
         // A save that goes ahead cleans the document first.
         _ = try store.save(try Survey(title: "Newest", items: []), to: id, base: child.id)
         #expect(!FileManager.default.fileExists(atPath: copy))
