@@ -71,7 +71,7 @@ extension SurveyStore {
             for document in documents {
                 let members = read.indices.filter { read[$0]?.document == document }
                 do {
-                    let (outcomes, added) = try decide(members.map { read[$0]! }, of: document)
+                    let (outcomes, added, _) = try decide(members.map { read[$0]! }, of: document)
                     guard added.isEmpty else { break }
                     for (index, outcome) in zip(members, outcomes) { decided[index] = .success(outcome) }
                 } catch {
@@ -87,14 +87,10 @@ extension SurveyStore {
             let members = read.indices.filter { read[$0]?.document == document }
             do {
                 locks.append(try documentLock(document))
-                let (outcomes, added) = try decide(members.map { read[$0]! }, of: document)
-                // Cleaned only when something is added (adding nothing removes nothing), and
-                // only a document already here.
-                if !added.isEmpty {
-                    do {
-                        _ = try revisions.cleanedRead(document)
-                    } catch let error as StoreError where error == .noSuchDocument(document) {}
-                }
+                let (outcomes, added, documentRead) = try decide(members.map { read[$0]! }, of: document)
+                // Cleaned, on the read it decided on, only when something is added (adding
+                // nothing removes nothing), and only a document already here.
+                if !added.isEmpty, var documentRead { try revisions.clean(&documentRead, of: document) }
                 for (index, outcome) in zip(members, outcomes) { results[index] = .success(outcome) }
                 writes += added
             } catch {
@@ -110,13 +106,18 @@ extension SurveyStore {
     /// The outcomes of `packages`, all of `document`, decided against the revisions it has
     /// and those added before them in this call; and the packages to write. The caller
     /// holds the document's lock until they are written (or decides without it, to learn
-    /// whether anything is to be written); the read removes nothing.
+    /// whether anything is to be written); the read removes nothing, and is returned for
+    /// the caller to clean (`nil` when the document has no folder here).
     private func decide(_ packages: [ImportedPackage], of document: UUID) throws
-        -> (outcomes: [ImportOutcome], writes: [(document: UUID, revision: RevisionID, files: [PackageFile])])
+        -> (
+            outcomes: [ImportOutcome], writes: [(document: UUID, revision: RevisionID, files: [PackageFile])],
+            read: DocumentRead?
+        )
     {
         // The store's revisions and those this batch adds, so that a package given twice
         // is added once, and each new revision's clock is past every one seen.
-        var known = (try? revisions.graph(of: document).graph) ?? RevisionGraph()
+        let read = try? revisions.read(document)
+        var known = read?.graph ?? RevisionGraph()
         var outcomes: [ImportOutcome] = []
         var writes: [(document: UUID, revision: RevisionID, files: [PackageFile])] = []
         for package in packages {
@@ -145,7 +146,7 @@ extension SurveyStore {
                 }
             }
         }
-        return (outcomes, writes)
+        return (outcomes, writes, read)
     }
 }
 

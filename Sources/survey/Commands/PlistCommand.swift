@@ -30,7 +30,7 @@ struct PlistCommand: ParsableCommand {
             throw CommandFailure(
                 code: "invalidPropertyList",
                 message: "the file is larger than \(fileLimit >> 20) MiB, the most `survey plist` reads",
-                exit: ExitStatus.invalidData.rawValue, file: path == "-" ? "<stdin>" : path)
+                exit: ExitStatus.invalidData.rawValue, file: inputName(path))
         }
         return data
     }
@@ -78,7 +78,7 @@ extension PlistCommand {
                     continue
                 }
                 do {
-                    _ = try PropertyList(xml: data, file: path == "-" ? "<stdin>" : path)
+                    _ = try PropertyList(xml: data, file: inputName(path))
                     results.append(Result(path: path, valid: true))
                 } catch let error as PropertyListError {
                     Console.error(error.description)
@@ -144,7 +144,7 @@ extension PlistCommand {
 
         func run() throws {
             let data = try PlistCommand.read(file)
-            let name = file == "-" ? "<stdin>" : file
+            let name = inputName(file)
             let value: PropertyList
             do {
                 value =

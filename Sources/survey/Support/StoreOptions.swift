@@ -171,7 +171,7 @@ struct InputFileError: CategorizedError {
 /// by content); `-` is standard input. `document` is the document it is saved to, if any:
 /// a file whose `id` names another document is refused.
 func readSurvey(from path: String, document: UUID? = nil) throws -> Survey {
-    let name = path == "-" ? "<stdin>" : path
+    let name = inputName(path)
     // Survey(data:) refuses more than the limit; reading stops one byte past it.
     let data = try readInput(path, limit: Survey.maximumFileSize)
     do {
@@ -183,6 +183,9 @@ func readSurvey(from path: String, document: UUID? = nil) throws -> Survey {
         throw failure
     }
 }
+
+/// How messages name the input `path`: `<stdin>` for `-`, else the path itself.
+func inputName(_ path: String) -> String { path == "-" ? "<stdin>" : path }
 
 /// The bytes of `path` (`-`: standard input), read from the file descriptor to the end,
 /// so that pipes, `/dev/stdin` and other special files work; stops one byte past `limit`.
@@ -211,7 +214,7 @@ func readInput(_ path: String, limit: Int) throws -> Data {
         }
     } catch {
         throw InputFileError(
-            path: path == "-" ? "<stdin>" : path,
+            path: inputName(path),
             reason: "cannot read the file: \(FileProblem.describe(error))")
     }
     return data
