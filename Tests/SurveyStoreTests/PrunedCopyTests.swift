@@ -75,7 +75,7 @@ struct PrunedCopyTests {
         let copy = path + "/" + StoreLayout.package(head.id, of: id)
         let child = try #require(try store.revisions.graph(of: id).graph.heads.first)
         // A save refused as not current, a save of the content already there, a resolution
-        // of a document not in conflict, a deletion based on nothing to delete.
+        // of a document not in conflict.
         #expect(throws: StoreError.self) {
             try store.save(try Survey(title: "Stale", items: []), to: id, base: head.id, ifCurrent: true)
         }
@@ -92,9 +92,22 @@ struct PrunedCopyTests {
         #expect(try store.importPackage(at: exported) == .alreadyPresent(id, child))
         #expect(FileManager.default.fileExists(atPath: copy), "an import that added nothing removed it")
         // A save that goes ahead cleans the document first.
+        let kept = path + "-copy"
+        defer { try? FileManager.default.removeItem(atPath: kept) }
+        try FileManager.default.copyItem(atPath: copy, toPath: kept)
         _ = try store.save(try Survey(title: "Newest", items: []), to: id, base: child.id)
         #expect(!FileManager.default.fileExists(atPath: copy))
         #expect(try store.open(id).survey.title == "Newest")
+        // The copy brought back again: a deletion that goes ahead removes it, a deletion of
+        // the deleted document does not.
+        try FileManager.default.copyItem(atPath: kept, toPath: copy)
+        let deletion = try store.deleteDocument(id)
+        #expect(deletion.isNew)
+        #expect(!FileManager.default.fileExists(atPath: copy), "a deletion that went ahead kept the copy")
+        try FileManager.default.copyItem(atPath: kept, toPath: copy)
+        let again = try store.deleteDocument(id)
+        #expect(!again.isNew && again.revision == deletion.revision)
+        #expect(FileManager.default.fileExists(atPath: copy), "a deletion of the deleted document removed it")
     }
 
     /// A store whose one document has two revisions, the first pruned; returns the first
