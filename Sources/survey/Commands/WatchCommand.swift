@@ -42,12 +42,13 @@ struct WatchCommand: ParsableCommand {
             // Blocked on this thread before any other is made (each inherits the mask), so
             // that the kernel leaves them pending for the dispatch sources to read, rather
             // than handing them to a thread that does not block them.
+            let ending = [SIGINT, SIGTERM]
             var blocked = sigset_t()
             sigemptyset(&blocked)
-            for signalNumber in [SIGINT, SIGTERM] { sigaddset(&blocked, signalNumber) }
+            for signalNumber in ending { sigaddset(&blocked, signalNumber) }
             pthread_sigmask(SIG_BLOCK, &blocked, nil)
             var sources: [any DispatchSourceSignal] = []
-            for signalNumber in [SIGINT, SIGTERM] {
+            for signalNumber in ending {
                 signal(signalNumber, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
                 source.setEventHandler { finished.finish(nil) }
