@@ -8,6 +8,11 @@ extension SurveyStore {
     /// How many documents a migration writes in one batch.
     static let migrationBatch = 128
 
+    /// A migration about to be written: what `RevisionStore.writeMigrations(_:)` takes.
+    private typealias PendingMigration = (
+        document: UUID, parent: RevisionMetadata, content: Data, formatVersion: Int
+    )
+
     /// One document whose winner `migrate` rewrote (or would rewrite).
     public struct Migration: Sendable, Equatable {
         /// The document.
@@ -45,7 +50,10 @@ extension SurveyStore {
     ///
     /// Migrations are written in batches (128 documents each, their locks
     /// held until written), each batch made durable at once (a batch of one revision:
-    /// its files fsynced one by one), each revision atomic. A winner that cannot be
+    /// its files fsynced one by one), each revision atomic. Each winner is read again once
+    /// its document's lock is held: a revision saved, or brought by a sync, since the
+    /// first read is never migrated over (which would make a conflict); in an older
+    /// format, it is the one migrated. A winner that cannot be
     /// migrated (its content malformed or damaged, or not a valid survey once migrated)
     /// keeps no other document from being migrated: it is left as it is and reported in
     /// ``MigrationReport/notMigrated``, and a dry run reports the same.
@@ -75,10 +83,10 @@ extension SurveyStore {
             var locks: [FileLock] = []
             defer { for lock in locks { lock.unlock() } }
             var migrating: [Summary] = []
-            var migrations: [(document: UUID, parent: RevisionMetadata, content: Data, formatVersion: Int)] =
-                []
-            // Read before anything is locked (revisions never change): a winner that cannot
-            // be read or migrated is reported, and its document neither locked nor written.
+            var migrations: [PendingMigration] = []
+            // Read before anything is locked: a winner that cannot be read or migrated is
+            // reported, and its document neither locked nor written. The others are
+            // decided again once locked (a winner may have changed meanwhile).
             for summary in batch {
                 do {
                     let content = try self.survey(summary.id, summary.revision).plistData()
@@ -91,6 +99,7 @@ extension SurveyStore {
             }
             if !dryRun {
                 for summary in migrating { locks.append(try documentLock(summary.id)) }
+                (migrating, migrations) = try decideAgain(migrating, migrations, report: &report)
             }
             let revisionsWritten: [RevisionMetadata?] =
                 dryRun || migrations.isEmpty
@@ -104,7 +113,47 @@ extension SurveyStore {
             start += batch.count
             progress?(start, older.count)
         }
+        // Failures found under the locks were added after their batch's others.
+        let position = Dictionary(uniqueKeysWithValues: older.enumerated().map { ($1.id, $0) })
+        report.notMigrated.sort { position[$0.document, default: 0] < position[$1.document, default: 0] }
         return report
+    }
+
+    /// The migrations of one batch decided again under its documents' locks, from a read
+    /// made there: another process may have saved, or a sync brought a revision, since
+    /// the winners were read. A document whose winner is now in the current format (or a
+    /// deletion) has nothing left to migrate and is left out; one whose winner is another
+    /// revision in an older format has that revision migrated (or, when it cannot be,
+    /// is reported in `report`). Each document kept is cleaned (see
+    /// `RevisionStore.clean(_:of:)`), as every write that goes ahead cleans it.
+    private func decideAgain(
+        _ migrating: [Summary],
+        _ migrations: [PendingMigration], report: inout MigrationReport
+    ) throws -> ([Summary], [PendingMigration]) {
+        var kept: [Summary] = []
+        var keptMigrations: [PendingMigration] = []
+        for (summary, migration) in zip(migrating, migrations) {
+            var read = try revisions.read(summary.id)
+            guard let winner = read.graph.winner, !winner.isDeleted, winner.formatVersion < Self.formatVersion
+            else { continue }
+            var summary = summary
+            var migration = migration
+            if winner.id != summary.revision.id {
+                do {
+                    migration.content = try self.survey(summary.id, winner).plistData()
+                } catch let error as any CategorizedError where error.category == .invalidData {
+                    report.notMigrated.append(
+                        MigrationFailure(document: summary.id, from: winner, error: error))
+                    continue
+                }
+                summary.revision = winner
+                migration.parent = winner
+            }
+            try revisions.clean(&read, of: summary.id)
+            kept.append(summary)
+            keptMigrations.append(migration)
+        }
+        return (kept, keptMigrations)
     }
 }
 

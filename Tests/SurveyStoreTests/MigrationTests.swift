@@ -1,9 +1,12 @@
 import Foundation
+import Packages
 import PropertyList
+import Surveys
+import Synchronization
 import Testing
 import Versions
 
-@testable import SurveyStore
+@_spi(Testing) @testable import SurveyStore
 
 @Suite("Migrating winners in older formats")
 struct MigrationTests {
@@ -48,5 +51,68 @@ struct MigrationTests {
         #expect(try store.documents().map(\.revision.formatVersion) == [2, 1, 2])
         let again = try store.migrate()
         #expect(again.migrated.isEmpty && again.notMigrated.map(\.document) == [ids[1]])
+    }
+
+    @Test(
+        "migrate decides again under each document's lock: a revision saved after the winners were read is not migrated over (that made a conflict), and a winner in an older format that arrived meanwhile is the one migrated"
+    )
+    func winnerChangedBeforeTheLock() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "migration-\(UUID().uuidString)"
+        ).path
+        defer { try? SurveyStore.removeFolder(path) }
+        let store = try SurveyStore.create(at: path, deviceName: "laptop")
+        let old = try Self.formatOne([
+            "title": .string("Name"), "type": .string("TextField"),
+            "result": .dictionary(["text": .string("Ada")]),
+        ])
+        let saved = UUID(uuidString: "00000001-0000-4000-8000-000000000000")!
+        let synced = UUID(uuidString: "00000002-0000-4000-8000-000000000000")!
+        let firstOfSaved = try store.revisions.write(
+            document: saved, parents: [], content: old, formatVersion: 1)
+        let firstOfSynced = try store.revisions.write(
+            document: synced, parents: [], content: old, formatVersion: 1)
+        // Between reading the winners and taking each document's lock (as another process
+        // would): a save in the current format to one, a revision in the older format to
+        // the other.
+        let other = try SurveyStore.open(at: path)
+        let fired = Mutex<Set<UUID>>([])
+        var calls = SystemCalls.live
+        calls.openat = { directory, name, flags, mode in
+            for id in [saved, synced]
+            where name.hasSuffix(StoreLayout.folderName(of: id) + ".lock")
+                && fired.withLock({ $0.insert(id).inserted })
+            {
+                if id == saved {
+                    _ = try? other.save(try Survey(title: "Edited", items: []), to: id, base: firstOfSaved.id)
+                } else {
+                    let edited = try? Self.formatOne([
+                        "title": .string("Name"), "type": .string("TextField"),
+                        "result": .dictionary(["text": .string("Grace")]),
+                    ])
+                    _ = try? other.revisions.write(
+                        document: id, parents: [firstOfSynced], content: edited!, formatVersion: 1)
+                }
+            }
+            return SystemCalls.live.openat(directory, name, flags, mode)
+        }
+        let hooked = try SurveyStore.open(at: path, calls: calls)
+        let report = try hooked.migrate()
+        #expect(fired.withLock { $0 } == [saved, synced], "the hook did not run")
+        // The save stands alone: nothing was migrated over it.
+        let edited = try store.revisions.graph(of: saved).graph
+        #expect(edited.heads.count == 1, "\(edited.heads.map(\.id))")
+        #expect(try store.open(saved).survey.title == "Edited")
+        // The older revision that arrived is the one migrated.
+        let migrated = try store.revisions.graph(of: synced).graph
+        #expect(migrated.heads.count == 1, "\(migrated.heads.map(\.id))")
+        let winner = try #require(migrated.winner)
+        #expect(winner.formatVersion == SurveyStore.formatVersion)
+        #expect(winner.parents.count == 1 && winner.parents[0] != firstOfSynced.id)
+        #expect(try store.open(synced).survey.items.first?.answer == .text("Grace"))
+        #expect(report.migrated.map(\.document) == [synced])
+        #expect(report.migrated.first?.from.id == winner.parents.first)
+        #expect(report.notMigrated.isEmpty)
+        #expect(store.verify().isEmpty)
     }
 }
