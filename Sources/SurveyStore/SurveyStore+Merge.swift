@@ -143,11 +143,13 @@ extension SurveyStore {
         }
         let lock = dryRun ? nil : try documentLock(id)
         defer { lock?.unlock() }
-        let graph = try revisions.graph(of: id).graph
-        guard let plan = try mergePlan(id, prefer: prefer, in: graph) else { return nil }
+        var read = try revisions.read(id)
+        guard let plan = try mergePlan(id, prefer: prefer, in: read.graph) else { return nil }
         if strict && !plan.isClean { throw MergeRefusal(plan: plan) }
         if dryRun { return (plan, nil) }
         let content = try plan.result.map { try $0.survey.plistData() }
+        // Cleaned only once the merge is written, as every write that goes ahead is.
+        try revisions.clean(&read, of: id)
         let written = try wrapping(.merge, id) {
             try revisions.writeResolution(
                 document: id, parents: plan.heads, content: content, formatVersion: Self.formatVersion)

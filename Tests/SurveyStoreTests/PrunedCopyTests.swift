@@ -110,6 +110,36 @@ struct PrunedCopyTests {
         #expect(FileManager.default.fileExists(atPath: copy), "a deletion of the deleted document removed it")
     }
 
+    @Test(
+        "A merge that writes its resolution removes a removable copy of a pruned revision, as every write that goes ahead does; a dry run and a document not in conflict leave it"
+    )
+    func mergeCleansWhenItWrites() throws {
+        let readable = try Survey(title: "Newer", items: []).plistData()
+        let (store, id, head, path) = try Self.storeWithTombstonedHead(childContent: readable)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let copy = path + "/" + StoreLayout.package(head.id, of: id)
+        let kept = path + "-copy"
+        defer { try? FileManager.default.removeItem(atPath: kept) }
+        try FileManager.default.copyItem(atPath: copy, toPath: kept)
+        let child = try #require(try store.revisions.graph(of: id).graph.heads.first)
+        #expect(try store.resolveMerge(id) == nil)
+        #expect(
+            FileManager.default.fileExists(atPath: copy), "a merge with nothing to merge removed the copy")
+        // Two saves on the same base make a conflict (the first removes the copy; it is
+        // brought back).
+        try store.save(try Survey(title: "A", items: []), to: id, base: child.id)
+        try store.save(try Survey(title: "B", items: []), to: id, base: child.id)
+        try FileManager.default.copyItem(atPath: kept, toPath: copy)
+        #expect(try store.resolveMerge(id, dryRun: true)?.revision == nil)
+        #expect(FileManager.default.fileExists(atPath: copy), "a dry run removed the copy")
+        let merged = try #require(try store.resolveMerge(id))
+        #expect(merged.revision != nil)
+        #expect(
+            !FileManager.default.fileExists(atPath: copy), "the merge wrote a revision and kept the copy")
+        #expect(try store.revisions.graph(of: id).graph.heads.count == 1)
+        #expect(store.verify().isEmpty)
+    }
+
     /// A store whose one document has two revisions, the first pruned; returns the first
     /// revision's package path (gone) and the bytes its files held.
     static func storeWithPrunedFirstRevision() throws -> (
