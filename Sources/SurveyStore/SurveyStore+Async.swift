@@ -37,7 +37,7 @@ extension SurveyStore {
 
     /// Creates a document, off the caller's executor: see `create(_:id:)`.
     @discardableResult
-    public func create(_ survey: Survey, id: UUID = UUID()) async throws -> (
+    public func create(_ survey: Survey, id: UUID? = nil) async throws -> (
         id: UUID, revision: RevisionMetadata
     ) {
         try await BlockingQueue.run { try self.create(survey, id: id) }

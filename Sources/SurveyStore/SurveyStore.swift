@@ -405,13 +405,22 @@ public final class SurveyStore: Sendable {
 
     /// Creates a document; returns its id and first revision.
     ///
+    /// - Parameters:
+    ///   - survey: The document's first content.
+    ///   - id: The document's id: a new random one when `nil`. An id the store already
+    ///     holds a document for is refused (a second first revision would put the
+    ///     document in conflict with itself, or bring a deleted one back), decided under
+    ///     the document's lock so that two processes creating it at once make one.
     /// - Throws: `SurveyError` when `survey` breaks a rule of the model (every rule is
-    ///   applied to new content, including an emptied title).
+    ///   applied to new content, including an emptied title); `StoreError/documentExists(_:)`
+    ///   for an `id` in use, writing nothing.
     @discardableResult
-    public func create(_ survey: Survey, id: UUID = UUID()) throws -> (id: UUID, revision: RevisionMetadata) {
+    public func create(_ survey: Survey, id: UUID? = nil) throws -> (id: UUID, revision: RevisionMetadata) {
         try checkWritable()
         try survey.validate()
         let content = try survey.plistData()
+        let chosen = id
+        let id = id ?? UUID()
         // The revision names the device: a store without local state makes it first, once
         // the documents' folder is found usable (a blocked one fails, making nothing).
         if !hasLocalState {
@@ -419,6 +428,13 @@ public final class SurveyStore: Sendable {
                 try revisions.prepareDocumentsFolder()
                 try prepareLocalState()
             }
+        }
+        let lock = try chosen.map { try documentLock($0) }
+        defer { lock?.unlock() }
+        if chosen != nil {
+            do {
+                if try !revisions.read(id).foundNothing { throw StoreError.documentExists(id) }
+            } catch StoreError.noSuchDocument(id) {}
         }
         let metadata = try wrapping(.create, id) {
             try revisions.write(
@@ -659,11 +675,7 @@ public final class SurveyStore: Sendable {
         /// made, or made by hand) holds no document: there is nothing to delete, and a
         /// deletion written there would make a document out of nothing.
         func requireDocument(in read: DocumentRead) throws {
-            if read.graph.revisions.isEmpty && read.skipped.isEmpty && read.incomplete.isEmpty
-                && read.damagedPackages.isEmpty && read.blockedPackages.isEmpty && read.tombstones.isEmpty
-            {
-                throw StoreError.noSuchDocument(id)
-            }
+            if read.foundNothing { throw StoreError.noSuchDocument(id) }
         }
         if !hasLocalState {
             let read = try revisions.read(id)
@@ -947,5 +959,15 @@ extension SurveyStore {
     /// The revisions of `id` whose content was pruned.
     @_spi(Testing) public func prunedRevisions(of id: UUID) throws -> Set<RevisionID> {
         try revisions.graph(of: id).pruned
+    }
+}
+
+extension DocumentRead {
+    /// Whether the read found nothing at all in the document's folder: no revision,
+    /// tombstone, or package of any kind (a folder left by a write that failed before its
+    /// package was made, or made by hand). Such a folder holds no document.
+    var foundNothing: Bool {
+        graph.revisions.isEmpty && skipped.isEmpty && incomplete.isEmpty && damagedPackages.isEmpty
+            && blockedPackages.isEmpty && tombstones.isEmpty
     }
 }

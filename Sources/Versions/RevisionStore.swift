@@ -1147,11 +1147,16 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Something other than a folder (the path, and what it is) stands where the store's
     /// documents' folder belongs: no document can be read or written.
     case documentsFolderBlocked(String, SystemCalls.FileKind)
+    /// A document was to be created under an id the store already holds a document for
+    /// (its revisions, or anything a read of its folder finds): nothing was written.
+    case documentExists(UUID)
 
     public var description: String {
         switch self {
         case .noSuchStore(let path): "there is no store at \(ShownText.escaping(path))"
         case .noSuchDocument(let id): "there is no document \(id.uuidString.lowercased())"
+        case .documentExists(let id):
+            "there is a document \(id.uuidString.lowercased()) already: a new one needs an id of its own"
         case .noSuchRevision(let text): "there is no revision \(text)"
         case .noContent(let id): "revision \(id) has been pruned; only its place in the history remains"
         case .deletion(let id): "revision \(id) records a deletion: it has no content"

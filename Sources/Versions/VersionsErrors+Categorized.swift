@@ -20,6 +20,7 @@ extension StoreError: CategorizedError {
         case .noSuchPackage: "noSuchPackage"
         case .unimportablePackage: "unimportablePackage"
         case .documentsFolderBlocked: "documentsFolderBlocked"
+        case .documentExists: "documentExists"
         }
     }
 
@@ -27,7 +28,7 @@ extension StoreError: CategorizedError {
     public var category: ErrorCategory {
         switch self {
         case .noSuchStore, .noSuchDocument, .noSuchRevision, .noSuchPackage, .noContent, .deletion: .notFound
-        case .notCurrent: .refused
+        case .notCurrent, .documentExists: .refused
         case .newerLayout, .newerFormat, .damagedStore, .noReadableRevision, .unimportablePackage,
             .documentsFolderBlocked:
             .invalidData

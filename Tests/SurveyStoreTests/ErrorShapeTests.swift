@@ -50,6 +50,7 @@ struct ErrorShapeTests {
                     base: RevisionID(generation: 1, digest: String(repeating: "a", count: 64)), heads: []),
                 "notCurrent", .refused
             ),
+            (StoreError.documentExists(UUID()), "documentExists", .refused),
             (StoreError.damagedStore("Store.plist", "x"), "damagedStore", .invalidData),
             (StoreError.noSuchPackage("/p"), "noSuchPackage", .notFound),
             (

@@ -47,6 +47,41 @@ struct LookupAndDeletionTests {
     }
 
     @Test(
+        "create with an id the store holds a document for (live or deleted) is refused and writes nothing; an id whose folder holds nothing, or a new one, is taken"
+    )
+    func createRefusesAnIdInUse() throws {
+        let (store, path) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let live = UUID(uuidString: "DDDD0000-0000-4000-8000-000000000001")!
+        let deleted = UUID(uuidString: "DDDD0000-0000-4000-8000-000000000002")!
+        let empty = UUID(uuidString: "DDDD0000-0000-4000-8000-000000000003")!
+        let first = try store.create(Self.survey, id: live).revision
+        try store.create(Self.survey, id: deleted)
+        let deletion = try store.delete(deleted)
+        for id in [live, deleted] {
+            let folder = path + "/" + StoreLayout.folder(of: id)
+            let before = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+            #expect(throws: StoreError.documentExists(id)) {
+                try store.create(try Survey(title: "Another", items: []), id: id)
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == before)
+        }
+        #expect(try store.graph(of: live).heads == [first])
+        #expect(try store.graph(of: deleted).winner == deletion)
+        let error = StoreError.documentExists(live)
+        #expect(
+            error.description
+                == "there is a document \(live.uuidString.lowercased()) already: a new one needs an id of its own"
+        )
+        // A folder left empty (a write that failed before its package was made) holds no document.
+        try FileManager.default.createDirectory(
+            atPath: path + "/" + StoreLayout.folder(of: empty), withIntermediateDirectories: false)
+        #expect(try store.create(Self.survey, id: empty).id == empty)
+        #expect(try store.open(empty).survey.title == "T")
+        #expect(try store.create(Self.survey).id != empty)
+    }
+
+    @Test(
         "A deletion that raced an edit leaves the document normal, not in conflict: resolve and merge return nil and write nothing"
     )
     func editAndDeletionIsNoConflict() throws {
