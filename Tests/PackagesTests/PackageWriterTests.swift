@@ -1,7 +1,8 @@
 import Foundation
-import Packages
 import Synchronization
 import Testing
+
+@testable import Packages
 
 /// A `SystemCalls` table that counts calls and can fail a chosen one.
 final class FaultInjector: @unchecked Sendable {
@@ -570,6 +571,41 @@ struct FileLockTests {
         // The two names are two locks now: the other one is free while this one is held.
         #expect(try otherProcessCanLock(theirs, exclusive: true))
         #expect(try otherProcessCanLock(ours, exclusive: false) == false)
+    }
+
+    @Test(
+        "A lock file found replaced every time it is taken is given up after a bounded number of tries, with an error that says so (it said 'Resource temporarily unavailable')"
+    )
+    func lockFileThatKeepsChanging() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "locks-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.path + "/doc.lock"
+        // Every look at the name finds another file there than the one just locked.
+        let looks = Atomic<Int>(0)
+        var calls = SystemCalls.live
+        calls.stat = { folder, name in
+            looks.add(1, ordering: .relaxed)
+            return SystemCalls.live.stat(folder, name).map {
+                var status = $0
+                status.inode &+= 1
+                return status
+            }
+        }
+        let error = #expect(throws: FileSystemError.self) {
+            _ = try FileLock(path: path, mode: .exclusive, calls: calls)
+        }
+        #expect(error?.code == .keepsChanging)
+        #expect(error?.operation == .lock && error?.path == path)
+        #expect(
+            error?.description
+                == "cannot lock \(path): it was replaced or given another name each time it was taken (something keeps copying or replacing it, such as repeated `cp -al`); try again once that stops"
+        )
+        #expect(looks.load(ordering: .relaxed) == FileLock.maximumPasses)
+        // The lock was let go each time: another holder takes it at once.
+        let other = try FileLock(path: path, mode: .exclusive, wait: false)
+        other.unlock()
     }
 
     @Test(

@@ -47,6 +47,9 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         /// A lock file has more than one name (hard links): a lock on it would lock the
         /// others too, and a command holding two of them would wait for itself.
         public static let hardLinked = Code("hardLinked")
+        /// A lock file was found replaced, or given another name, every time it was taken,
+        /// as many times as a lock is tried (something keeps copying or replacing it).
+        public static let keepsChanging = Code("keepsChanging")
 
         /// `tooLarge`, with the limit that was exceeded.
         public static func tooLarge(_ limit: Int) -> Code { Code("tooLarge", limit: limit) }
@@ -197,6 +200,9 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
             return
                 "it has more than one name (hard links, as a copy made with `cp -al` leaves between a store and its copy), so a lock on it would lock the others too, and this name could not be removed to give the store a lock file of its own; "
                 + removal
+        case .keepsChanging:
+            return
+                "it was replaced or given another name each time it was taken (something keeps copying or replacing it, such as repeated `cp -al`); try again once that stops"
         case .tooLarge:
             return
                 "it is larger than the limit of \(code.limit.map(String.init) ?? "?") bytes for such a file"

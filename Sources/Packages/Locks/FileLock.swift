@@ -66,7 +66,8 @@ public final class FileLock {
         self.system = system
         // Each pass ends holding the lock of the file under the name, or with that file
         // replaced or gone, which only a second name's removal or another process's
-        // removal of the store does: a handful of passes at most, bounded all the same.
+        // removal of the store does: a handful of passes at most, bounded all the same
+        // (generously: a pass that waited for the lock may find the name changed again).
         for _ in 0..<Self.maximumPasses {
             switch try take(mode: mode, wait: wait) {
             case .held(let descriptor):
@@ -75,10 +76,11 @@ public final class FileLock {
             case .tryAgain: continue
             }
         }
-        throw FileSystemError(.lock, path: path, errno: .wouldBlock)
+        throw FileSystemError(.keepsChanging, operation: .lock, path: path)
     }
 
-    private static var maximumPasses: Int { 64 }
+    /// How many times a lock is tried before a lock file that keeps changing is given up.
+    static var maximumPasses: Int { 1024 }
 
     private enum Pass {
         case held(Int32)
