@@ -425,6 +425,14 @@ struct FileLockTests {
         return nil
     }
 
+    /// A new folder for a test's lock files (the caller removes it).
+    static func lockFolder() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "locks-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
     /// Asks a second, real process to take an OFD lock on `path` without waiting.
     func otherProcessCanLock(_ path: String, exclusive: Bool) throws -> Bool {
         let script = """
@@ -577,10 +585,8 @@ struct FileLockTests {
         "A lock file found replaced every time it is taken is given up after a bounded number of tries, with an error that says so (it said 'Resource temporarily unavailable')"
     )
     func lockFileThatKeepsChanging() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "locks-\(UUID().uuidString)")
+        let directory = try Self.lockFolder()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.path + "/doc.lock"
         // Every look at the name finds another file there than the one just locked.
         let looks = Atomic<Int>(0)
@@ -612,10 +618,8 @@ struct FileLockTests {
         "While a lock file keeps being given second names and replaced, no two holders of its name ever hold it at once"
     )
     func replacementKeepsExclusion() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "locks-\(UUID().uuidString)")
+        let directory = try Self.lockFolder()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.path + "/doc.lock"
         struct Tally {
             var inside = 0

@@ -15,19 +15,29 @@ struct MigrationTests {
         try PropertyList.dictionary(["title": .string("Old"), "items": .array([.dictionary(item)])]).xmlData()
     }
 
+    /// Format-1 content whose one text field is answered `answer`.
+    static func named(_ answer: String) throws -> Data {
+        try formatOne([
+            "title": .string("Name"), "type": .string("TextField"),
+            "result": .dictionary(["text": .string(answer)]),
+        ])
+    }
+
+    /// A new store in a folder of its own, and that folder.
+    static func store() throws -> (SurveyStore, String) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "migration-\(UUID().uuidString)"
+        ).path
+        return (try SurveyStore.create(at: path, deviceName: "laptop"), path)
+    }
+
     @Test(
         "migrate reports a winner that does not migrate to a valid survey, with its error, and migrates every other document (it threw at the first)"
     )
     func invalidWinnerIsReported() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "migration-\(UUID().uuidString)"
-        ).path
+        let (store, path) = try Self.store()
         defer { try? SurveyStore.removeFolder(path) }
-        let store = try SurveyStore.create(at: path, deviceName: "laptop")
-        let good = try Self.formatOne([
-            "title": .string("Name"), "type": .string("TextField"),
-            "result": .dictionary(["text": .string("Ada")]),
-        ])
+        let good = try Self.named("Ada")
         let bad = try Self.formatOne([
             "title": .string("b"), "type": .string("Binary"), "value1": .string("n"), "value2": .string("y"),
             "result": .dictionary(["text": .string("2")]),
@@ -57,15 +67,9 @@ struct MigrationTests {
         "migrate decides again under each document's lock: a revision saved after the winners were read is not migrated over (that made a conflict), and a winner in an older format that arrived meanwhile is the one migrated"
     )
     func winnerChangedBeforeTheLock() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "migration-\(UUID().uuidString)"
-        ).path
+        let (store, path) = try Self.store()
         defer { try? SurveyStore.removeFolder(path) }
-        let store = try SurveyStore.create(at: path, deviceName: "laptop")
-        let old = try Self.formatOne([
-            "title": .string("Name"), "type": .string("TextField"),
-            "result": .dictionary(["text": .string("Ada")]),
-        ])
+        let old = try Self.named("Ada")
         let saved = UUID(uuidString: "00000001-0000-4000-8000-000000000000")!
         let synced = UUID(uuidString: "00000002-0000-4000-8000-000000000000")!
         let firstOfSaved = try store.revisions.write(
@@ -86,12 +90,9 @@ struct MigrationTests {
                 if id == saved {
                     _ = try? other.save(try Survey(title: "Edited", items: []), to: id, base: firstOfSaved.id)
                 } else {
-                    let edited = try? Self.formatOne([
-                        "title": .string("Name"), "type": .string("TextField"),
-                        "result": .dictionary(["text": .string("Grace")]),
-                    ])
                     _ = try? other.revisions.write(
-                        document: id, parents: [firstOfSynced], content: edited!, formatVersion: 1)
+                        document: id, parents: [firstOfSynced], content: Self.named("Grace"), formatVersion: 1
+                    )
                 }
             }
             return SystemCalls.live.openat(directory, name, flags, mode)

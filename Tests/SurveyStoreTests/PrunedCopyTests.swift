@@ -65,19 +65,29 @@ struct PrunedCopyTests {
         #expect(try store.open(id).survey.title == "Newer")
     }
 
+    /// ``storeWithTombstonedHead(childContent:)`` with a successor that reads as a survey:
+    /// the head's package is a copy the next write that goes ahead removes (`copy`), and
+    /// `child` the one current revision.
+    static func storeWithRemovableCopy() throws -> (
+        store: SurveyStore, id: UUID, path: String, copy: String, child: RevisionMetadata
+    ) {
+        let readable = try Survey(title: "Newer", items: []).plistData()
+        let (store, id, head, path) = try storeWithTombstonedHead(childContent: readable)
+        let child = try #require(try store.revisions.graph(of: id).graph.heads.first)
+        return (store, id, path, path + "/" + StoreLayout.package(head.id, of: id), child)
+    }
+
     @Test(
         "A write that refuses or finds nothing to do leaves a removable copy of a pruned revision where it is; the next write that goes ahead removes it (a refused save removed it first)"
     )
     func refusalsRemoveNothing() throws {
-        let readable = try Survey(title: "Newer", items: []).plistData()
-        let (store, id, head, path) = try Self.storeWithTombstonedHead(childContent: readable)
+        let (store, id, path, copy, child) = try Self.storeWithRemovableCopy()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let copy = path + "/" + StoreLayout.package(head.id, of: id)
-        let child = try #require(try store.revisions.graph(of: id).graph.heads.first)
         // A save refused as not current, a save of the content already there, a resolution
         // of a document not in conflict.
         #expect(throws: StoreError.self) {
-            try store.save(try Survey(title: "Stale", items: []), to: id, base: head.id, ifCurrent: true)
+            try store.save(
+                try Survey(title: "Stale", items: []), to: id, base: child.parents[0], ifCurrent: true)
         }
         #expect(FileManager.default.fileExists(atPath: copy), "a refused save removed the copy")
         #expect(try store.save(try Survey(title: "Newer", items: []), to: id, base: child.id) == child)
@@ -114,14 +124,11 @@ struct PrunedCopyTests {
         "A merge that writes its resolution removes a removable copy of a pruned revision, as every write that goes ahead does; a dry run and a document not in conflict leave it"
     )
     func mergeCleansWhenItWrites() throws {
-        let readable = try Survey(title: "Newer", items: []).plistData()
-        let (store, id, head, path) = try Self.storeWithTombstonedHead(childContent: readable)
+        let (store, id, path, copy, child) = try Self.storeWithRemovableCopy()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let copy = path + "/" + StoreLayout.package(head.id, of: id)
         let kept = path + "-copy"
         defer { try? FileManager.default.removeItem(atPath: kept) }
         try FileManager.default.copyItem(atPath: copy, toPath: kept)
-        let child = try #require(try store.revisions.graph(of: id).graph.heads.first)
         #expect(try store.resolveMerge(id) == nil)
         #expect(
             FileManager.default.fileExists(atPath: copy), "a merge with nothing to merge removed the copy")
