@@ -32,6 +32,19 @@ enum DeviceIdentity {
         return device
     }
 
+    /// ``read(store:writer:)``, or `nil` when no identity is recorded: none, or something
+    /// in its place that is no identity (`verify` names it). An input/output error is
+    /// thrown, never taken for a missing identity, which would renew it.
+    static func readIfRecorded(store: String, writer: PackageWriter) throws -> Device? {
+        do {
+            return try read(store: store, writer: writer)
+        } catch let error as FileSystemError where !error.isAboutTheEntry && error.code != .notFound {
+            throw error
+        } catch {
+            return nil
+        }
+    }
+
     /// The device recorded in the store, as it is, without renewing anything.
     static func peek(store: String, reader: FileReader) throws -> Device {
         try recorded(store: store, reader: reader).device
@@ -67,26 +80,24 @@ enum DeviceIdentity {
     /// - Returns: The device recorded now: `device`, or the one another process recorded
     ///   first, which this process's revisions must name too.
     static func create(_ device: Device, writer: PackageWriter) throws -> Device {
-        let reader = FileReader(root: writer.root, calls: writer.calls)
-        let data = try plistData(device, folder: folderIdentity(writer.root, reader: reader))
-        guard try writer.writeFile(data, at: StoreLayout.deviceFile) == .alreadyExists else { return device }
-        do {
-            return try read(store: writer.root, writer: writer)
-        } catch let error as FileSystemError where !error.isAboutTheEntry && error.code != .notFound {
-            // An I/O error is never taken for a missing identity: that would renew it.
-            throw error
-        } catch {
-            try write(device, writer: writer)
-            return device
-        }
+        let made = try writer.writeFile(record(device, writer: writer), at: StoreLayout.deviceFile)
+        guard made == .alreadyExists else { return device }
+        if let recorded = try readIfRecorded(store: writer.root, writer: writer) { return recorded }
+        try write(device, writer: writer)
+        return device
     }
 
     /// Local state may be rewritten: it is replaced atomically and durably (written
     /// aside, fsynced, renamed over).
     static func write(_ device: Device, writer: PackageWriter) throws {
-        let data = try plistData(
+        try writer.replaceFile(record(device, writer: writer), at: StoreLayout.deviceFile)
+    }
+
+    /// What records `device` for the store `writer` writes: ``plistData(_:folder:)`` with
+    /// the store folder's identity.
+    private static func record(_ device: Device, writer: PackageWriter) throws -> Data {
+        try plistData(
             device,
             folder: folderIdentity(writer.root, reader: FileReader(root: writer.root, calls: writer.calls)))
-        try writer.replaceFile(data, at: StoreLayout.deviceFile)
     }
 }

@@ -82,31 +82,22 @@ extension SurveyStore {
             let batch = older[start..<min(start + Self.migrationBatch, older.count)]
             var locks: [FileLock] = []
             defer { for lock in locks { lock.unlock() } }
-            var migrating: [Summary] = []
-            var migrations: [PendingMigration] = []
             // Read before anything is locked: a winner that cannot be read or migrated is
             // reported, and its document neither locked nor written. The others are
             // decided again once locked (a winner may have changed meanwhile).
-            for summary in batch {
-                do {
-                    let content = try self.survey(summary.id, summary.revision).plistData()
-                    migrating.append(summary)
-                    migrations.append((summary.id, summary.revision, content, Self.formatVersion))
-                } catch let error as any CategorizedError where error.category == .invalidData {
-                    report.notMigrated.append(
-                        MigrationFailure(document: summary.id, from: summary.revision, error: error))
-                }
+            var migrations = try batch.compactMap {
+                try pendingMigration(of: $0.id, from: $0.revision, report: &report)
             }
             if !dryRun {
-                for summary in migrating { locks.append(try documentLock(summary.id)) }
-                (migrating, migrations) = try decideAgain(migrating, migrations, report: &report)
+                for migration in migrations { locks.append(try documentLock(migration.document)) }
+                migrations = try decideAgain(migrations, report: &report)
             }
             let revisionsWritten: [RevisionMetadata?] =
                 dryRun || migrations.isEmpty
-                ? migrating.map { _ in nil }
+                ? migrations.map { _ in nil }
                 : try wrapping(.migrate, nil) { try revisions.writeMigrations(migrations) }
-            let done = zip(migrating, revisionsWritten).map {
-                Migration(document: $0.id, from: $0.revision, to: $1)
+            let done = zip(migrations, revisionsWritten).map {
+                Migration(document: $0.document, from: $0.parent, to: $1)
             }
             report.migrated += done
             if !dryRun && !done.isEmpty { written?(done) }
@@ -119,6 +110,22 @@ extension SurveyStore {
         return report
     }
 
+    /// The migration of `winner`, document `id`'s winner in an older format: its content
+    /// read and migrated; `nil`, with the failure added to `report`, when that content
+    /// cannot be read or does not migrate to a valid survey.
+    ///
+    /// - Throws: An error other than invalid data (an input/output error).
+    private func pendingMigration(of id: UUID, from winner: RevisionMetadata, report: inout MigrationReport)
+        throws -> PendingMigration?
+    {
+        do {
+            return (id, winner, try self.survey(id, winner).plistData(), Self.formatVersion)
+        } catch let error as any CategorizedError where error.category == .invalidData {
+            report.notMigrated.append(MigrationFailure(document: id, from: winner, error: error))
+            return nil
+        }
+    }
+
     /// The migrations of one batch decided again under its documents' locks, from a read
     /// made there: another process may have saved, or a sync brought a revision, since
     /// the winners were read. A document whose winner is now in the current format (or a
@@ -126,34 +133,23 @@ extension SurveyStore {
     /// revision in an older format has that revision migrated (or, when it cannot be,
     /// is reported in `report`). Each document kept is cleaned (see
     /// `RevisionStore.clean(_:of:)`), as every write that goes ahead cleans it.
-    private func decideAgain(
-        _ migrating: [Summary],
-        _ migrations: [PendingMigration], report: inout MigrationReport
-    ) throws -> ([Summary], [PendingMigration]) {
-        var kept: [Summary] = []
-        var keptMigrations: [PendingMigration] = []
-        for (summary, migration) in zip(migrating, migrations) {
-            var read = try revisions.read(summary.id)
+    private func decideAgain(_ migrations: [PendingMigration], report: inout MigrationReport) throws
+        -> [PendingMigration]
+    {
+        var kept: [PendingMigration] = []
+        for migration in migrations {
+            var read = try revisions.read(migration.document)
             guard let winner = read.graph.winner, !winner.isDeleted, winner.formatVersion < Self.formatVersion
             else { continue }
-            var summary = summary
-            var migration = migration
-            if winner.id != summary.revision.id {
-                do {
-                    migration.content = try self.survey(summary.id, winner).plistData()
-                } catch let error as any CategorizedError where error.category == .invalidData {
-                    report.notMigrated.append(
-                        MigrationFailure(document: summary.id, from: winner, error: error))
-                    continue
-                }
-                summary.revision = winner
-                migration.parent = winner
-            }
-            try revisions.clean(&read, of: summary.id)
-            kept.append(summary)
-            keptMigrations.append(migration)
+            guard
+                let decided =
+                    winner.id == migration.parent.id
+                    ? migration : try pendingMigration(of: migration.document, from: winner, report: &report)
+            else { continue }
+            try revisions.clean(&read, of: migration.document)
+            kept.append(decided)
         }
-        return (kept, keptMigrations)
+        return kept
     }
 }
 

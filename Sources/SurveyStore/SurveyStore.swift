@@ -228,18 +228,12 @@ public final class SurveyStore: Sendable {
         let writer = RevisionStore.writer(root: path, calls: calls)
         try writer.prepare()
         try writer.removeLeftovers()
-        let device: Device
-        do {
-            device = try DeviceIdentity.read(store: path, writer: writer)
-        } catch let error as FileSystemError where !error.isAboutTheEntry && error.code != .notFound {
-            // An I/O error is never taken for a missing identity: that would renew it.
-            throw error
-        } catch {
-            // None, or something else in its place (`verify` names it): a new identity,
-            // unless another process opening the store records one first.
-            device = try DeviceIdentity.create(
+        // None recorded, or something else in its place: a new identity, unless another
+        // process opening the store records one first. An I/O error renews nothing.
+        let device =
+            try DeviceIdentity.readIfRecorded(store: path, writer: writer)
+            ?? DeviceIdentity.create(
                 Device(id: DeviceIdentity.newID(), name: ProcessInfo.processInfo.hostName), writer: writer)
-        }
         let store = SurveyStore(root: path, device: device, calls: calls, wallClock: wallClock)
         try store.finishInterruptedPrunes()
         return store

@@ -108,4 +108,13 @@ public struct SurveyError: Error, Sendable, Equatable, CustomStringConvertible {
         if located.file == nil { located.file = file }
         return located
     }
+
+    /// What `body` returns; a ``SurveyError`` it throws names `file` (see ``read(from:)``).
+    static func reading<T>(from file: String?, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SurveyError {
+            throw error.read(from: file)
+        }
+    }
 }

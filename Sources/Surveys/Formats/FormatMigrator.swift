@@ -47,11 +47,7 @@ public enum FormatMigrator {
         for step in steps where step.from >= version && step.from < current {
             value = try step.migrate(value, seed)
         }
-        do {
-            return try Survey(interchange: value)
-        } catch let error as SurveyError {
-            throw error.read(from: file)
-        }
+        return try SurveyError.reading(from: file) { try Survey(interchange: value) }
     }
 
     /// A UUID derived from `seed` and `position`: the first 16 bytes of their SHA-256,

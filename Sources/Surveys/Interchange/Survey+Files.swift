@@ -63,11 +63,7 @@ extension Survey {
         } catch {
             throw SurveyFileError(file: file, message: error.message, line: error.line, column: error.column)
         }
-        do {
-            try self.init(interchange: value, document: document)
-        } catch let error as SurveyError {
-            throw error.read(from: file)
-        }
+        self = try SurveyError.reading(from: file) { try Survey(interchange: value, document: document) }
     }
 
     /// Reads a survey from an interchange XML property list.
@@ -81,11 +77,7 @@ extension Survey {
     ///   ``SurveyError`` for a survey that breaks a rule.
     public init(plist: Data, file: String? = nil, document: UUID? = nil) throws {
         let value = try PropertyList(xml: plist, file: file)
-        do {
-            try self.init(interchange: value, document: document)
-        } catch let error as SurveyError {
-            throw error.read(from: file)
-        }
+        self = try SurveyError.reading(from: file) { try Survey(interchange: value, document: document) }
     }
 
     /// The survey as interchange JSON: sorted keys, dates as PropertyList's `ISO8601Date`
