@@ -27,7 +27,8 @@ extension Item {
     /// - Parameters:
     ///   - position: The item's 1-based position, for the error.
     ///   - strict: Whether to apply the rules added after content was first stored
-    ///     (distinct option labels); stored content is read without them.
+    ///     (distinct option labels, a date answer within ``Survey/answerDates``); stored
+    ///     content is read without them.
     /// - Throws: ``SurveyError`` naming the item and the first rule it breaks.
     func validate(position: Int, strict: Bool = true) throws(SurveyError) {
         func fail(_ rule: SurveyError.Rule, _ message: String) -> SurveyError {
@@ -64,7 +65,14 @@ extension Item {
             }
         case .datePicker:
             switch answer {
-            case nil, .date: break
+            case nil: break
+            case .date(let date):
+                if strict, !Survey.answerDates.contains(date) {
+                    throw fail(
+                        .invalidDate,
+                        "the answer \(ISO8601Date.string(from: date)) lies outside the years 1 to 9999, "
+                            + "which every property-list reader can read (Python's plistlib reads no others)")
+                }
             default: throw answerType("a date")
             }
         case .slider(let minimum, let maximum, let roundToInteger):

@@ -6,12 +6,19 @@ import PropertyList
 /// A `Survey` built by ``init(title:items:)`` or read from a file is valid: every rule of
 /// the model is checked (see ``SurveyError``). Stored content is read by
 /// ``init(interchange:)`` without the rules added later (a non-empty title, distinct
-/// option labels), so that a document written before them still opens and can be
+/// option labels, texts XML can carry, date answers within ``answerDates``), so that a document written before them still opens and can be
 /// fixed; ``validate()`` applies every rule, and the store applies it before every write.
 public struct Survey: Sendable, Equatable {
     /// The most items a survey may have (100,000): readers refuse a longer survey before
     /// building its items.
     public static let maximumItemCount = 100_000
+
+    /// The date answers new content may hold: 0001-01-01T00:00:00Z to
+    /// 9999-12-31T23:59:59Z, the years every property-list reader can read (Python's
+    /// `plistlib` refuses year 0, years before it and years of five digits, which the
+    /// format and this codec allow). Stored content outside them still reads.
+    public static let answerDates: ClosedRange<Date> =
+        Date(timeIntervalSince1970: -62_135_596_800)...Date(timeIntervalSince1970: 253_402_300_799.999)
 
     /// The survey's title, never empty or only whitespace.
     public var title: String
@@ -29,7 +36,8 @@ public struct Survey: Sendable, Equatable {
     }
 
     /// Creates a survey after checking every item; `strict: false` leaves out the rules
-    /// added after content was first stored (a non-empty title, distinct option labels).
+    /// added after content was first stored (a non-empty title, distinct option labels,
+    /// texts XML can carry, date answers within ``answerDates``).
     init(title: String, items: [Item], strict: Bool) throws {
         self.title = title
         self.items = items

@@ -48,6 +48,39 @@ struct InputCommandTests {
         #expect(shown.stdout.contains("Date of visit (datePicker): 2024-02-29T10:00:00Z"), "\(shown.stdout)")
     }
 
+    @Test(
+        "A date answer outside the years 1 to 9999 is refused with exit 65 (the file it made could not be read by plistlib); the edges are saved and plistlib reads them",
+        CommandRunner.needs("python3"))
+    func answerYears() throws {
+        guard let python = CommandRunner.requireTool("python3") else { return }
+        let store = try Store()
+        let id = try makeDocument(store)
+        for date in ["0000-12-31T23:59:59Z", "10000-01-01T00:00:00Z", "-001-01-01T00:00:00Z"] {
+            let edited = try store.run(["edit", id, "--answer", "4=\(date)"])
+            #expect(edited.status == 65, "\(date): \(edited.stderr)")
+            #expect(
+                edited.stderr.contains(
+                    #"item 4 ("Date of visit"): the answer \#(date) lies outside the years 1 to 9999"#)
+                    && edited.stderr.contains("[invalidDate]"),
+                "\(edited.stderr)")
+        }
+        for date in ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z"] {
+            let edited = try store.run(["edit", id, "--answer", "4=\(date)"])
+            #expect(edited.status == 0, "\(date): \(edited.stderr)")
+            let revision = edited.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let file = "\(store.path)/Documents/\(id)/\(revision).survey/Survey.plist"
+            let read = try CommandRunner.run(
+                [
+                    "-c",
+                    "import plistlib, sys; d = plistlib.load(open(sys.argv[1], 'rb'))['items'][3]['answer']; "
+                        + "print(d.isoformat() + 'Z')",
+                    file,
+                ], executable: URL(fileURLWithPath: python))
+            #expect(read.status == 0, "plistlib: \(read.stderr)")
+            #expect(read.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == date)
+        }
+    }
+
     @Test("plist convert --to json prints dates before 1582 in the proleptic Gregorian calendar")
     func oldDatesInJSON() throws {
         let store = try Store()

@@ -60,6 +60,20 @@ struct ValidationTests {
             json: survey(#"{"title": "Q", "kind": "datePicker", "answer": "2026-01-01T24:00:00Z"}"#),
             position: 2, rule: .invalidDate, message: "has a time of day out of range"),
         Case(
+            name: "datePicker answered in year 0",
+            json: survey(#"{"title": "Q", "kind": "datePicker", "answer": "0000-12-31T23:59:59Z"}"#),
+            position: 2, rule: .invalidDate,
+            message: "the answer 0000-12-31T23:59:59Z lies outside the years 1 to 9999"),
+        Case(
+            name: "datePicker answered in year 10000",
+            json: survey(#"{"title": "Q", "kind": "datePicker", "answer": "10000-01-01T00:00:00Z"}"#),
+            position: 2, rule: .invalidDate,
+            message: "the answer 10000-01-01T00:00:00Z lies outside the years 1 to 9999"),
+        Case(
+            name: "datePicker answered before year 0",
+            json: survey(#"{"title": "Q", "kind": "datePicker", "answer": "-044-03-15T12:00:00Z"}"#),
+            position: 2, rule: .invalidDate, message: "the answer -044-03-15T12:00:00Z lies outside"),
+        Case(
             name: "binary with two equal options",
             json: survey(#"{"title": "Q", "kind": "binary", "options": ["Yes", "Yes"]}"#),
             position: 2, rule: .duplicateOptions, message: "two options are different labels"),
@@ -275,6 +289,35 @@ struct ValidationTests {
         let first = #expect(throws: SurveyError.self) { try stored.validate() }
         #expect(first == problems.first)
         #expect(try Survey(json: Data(Self.designExample.utf8)).problems().isEmpty)
+    }
+
+    @Test(
+        "A date answer is new content's only within the years 1 to 9999 (Python's plistlib reads no others); stored content beyond them still reads, and problems() names it"
+    )
+    func answerDateRange() throws {
+        func survey(_ answer: String) -> Data {
+            Data(Self.survey(#"{"title": "Q", "kind": "datePicker", "answer": ""# + answer + #""}"#).utf8)
+        }
+        for edge in ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "9999-12-31T23:59:59.999Z"] {
+            let read = try Survey(json: survey(edge))
+            #expect(read.items[1].answer?.text == edge.replacingOccurrences(of: ".999", with: ""))
+        }
+        let stored = try Survey(
+            interchange: [
+                "title": "T",
+                "items": [
+                    [
+                        "id": .string(UUID().uuidString), "title": "When", "kind": "datePicker",
+                        "answer": .date(try ISO8601Date.date(from: "0000-06-01T00:00:00Z")),
+                    ]
+                ],
+            ])
+        #expect(stored.problems().map(\.rule) == [.invalidDate])
+        #expect(stored.problems().first?.position == 1)
+        #expect(throws: SurveyError.self) { try stored.validate() }
+        #expect(Survey.answerDates.lowerBound == (try ISO8601Date.date(from: "0001-01-01T00:00:00Z")))
+        #expect(Survey.answerDates.contains(try ISO8601Date.date(from: "9999-12-31T23:59:59Z")))
+        #expect(!Survey.answerDates.contains(try ISO8601Date.date(from: "10000-01-01T00:00:00Z")))
     }
 
     static let designExample = Survey.exampleJSON
