@@ -42,7 +42,8 @@ extension SurveyStore {
     ///   - id: The document, which must have a folder.
     /// - Throws: `StoreError/noSuchDocument(_:)` when `id` has no folder,
     ///   `StoreError/readOnly(_:)`, `PropertyListError` for a value XML cannot carry,
-    ///   `FileSystemError`; after a failure the old state is unchanged.
+    ///   `FileSystemError` (code `tooLarge` for state whose property list is over 1 MiB,
+    ///   the most ``localState(of:)`` reads); after a failure the old state is unchanged.
     public func setLocalState(_ state: [String: PropertyList]?, of id: UUID) throws {
         try checkWritable()
         guard try revisions.isFolder(StoreLayout.folder(of: id)) else {
@@ -63,7 +64,8 @@ extension SurveyStore {
     /// Replaces this device's state for the store, atomically and durably; `nil` removes
     /// it. See ``setLocalState(_:of:)``.
     ///
-    /// - Throws: `StoreError/readOnly(_:)`, `PropertyListError`, `FileSystemError`.
+    /// - Throws: `StoreError/readOnly(_:)`, `PropertyListError`, `FileSystemError` (code
+    ///   `tooLarge` over 1 MiB, as for a document's state).
     public func setLocalState(_ state: [String: PropertyList]?) throws {
         try checkWritable()
         try writeState(state, at: StoreLayout.storeStateFile)

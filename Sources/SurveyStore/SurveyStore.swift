@@ -174,13 +174,27 @@ public final class SurveyStore: Sendable {
         return store
     }
 
-    /// Checks that `name` can be a device's name: not empty nor only white space, and only
-    /// characters an XML property list carries (no control characters other than tab and
-    /// line feed, no carriage return).
+    /// The longest device name, in bytes of UTF-8 (255, a file name's limit).
+    ///
+    /// Every revision's metadata names its device, and a metadata file is read only up to
+    /// 1 MiB (a revision whose metadata would be larger is refused): the bound keeps a name,
+    /// even one of `&` written as `&amp;`, far inside it.
+    public static let maximumDeviceNameBytes = 255
+
+    /// Checks that `name` can be a device's name: not empty nor only white space, at most
+    /// ``maximumDeviceNameBytes`` bytes of UTF-8, and only characters an XML property list
+    /// carries (no control characters other than tab and line feed, no carriage return).
     ///
     /// - Throws: ``DeviceNameError``.
     public static func checkDeviceName(_ name: String) throws {
         guard !name.isEmpty else { throw DeviceNameError(name: name, reason: "it is empty") }
+        guard name.utf8.count <= maximumDeviceNameBytes else {
+            throw DeviceNameError(
+                name: String(name.prefix(40)) + "…",
+                reason:
+                    "it is \(name.utf8.count) bytes of UTF-8; a device name has at most \(maximumDeviceNameBytes)"
+            )
+        }
         guard !name.allSatisfy(\.isWhitespace) else {
             throw DeviceNameError(name: name, reason: "it is only white space")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Packages
 import PropertyList
 
 /// A device that saves revisions: a stable id and a name people recognise.
@@ -167,10 +168,19 @@ public struct RevisionMetadata: Hashable, Sendable {
     }
 
     /// The bytes of the metadata file.
+    ///
+    /// - Throws: ``StoreError/revisionTooLarge(_:_:limit:)`` when the file would be larger
+    ///   than its readers take (`FileReader.smallFileLimit`, 1 MiB: a device name or a list
+    ///   of parents that long), so that no revision is written that cannot be read.
     public func plistData() throws -> Data {
         var entries = identityEntries
         entries[Key.revisionID] = .string(id.description)
-        return try PropertyList.dictionary(entries).xmlData()
+        let data = try PropertyList.dictionary(entries).xmlData()
+        guard data.count <= FileReader.smallFileLimit else {
+            throw StoreError.revisionTooLarge(
+                StoreLayout.metadataFile, data.count, limit: FileReader.smallFileLimit)
+        }
+        return data
     }
 
     /// Reads a metadata file.

@@ -71,11 +71,18 @@ extension RevisionStore {
     ///   - data: The new bytes, or `nil`.
     ///   - relativePath: The file, relative to the store's folder, in
     ///     ``StoreLayout/stateFolder``.
-    /// - Throws: `FileSystemError`; after a failure the old file is unchanged.
+    /// - Throws: `FileSystemError` (code `tooLarge` when `data` is over
+    ///   `FileReader.smallFileLimit`, the most ``localFile(_:)`` reads); after a failure
+    ///   the old file is unchanged.
     public func replaceLocalFile(_ data: Data?, at relativePath: String) throws {
         guard let data else {
             try writer.remove(relativePath)
             return
+        }
+        // A file its reader would refuse is not written.
+        guard data.count <= FileReader.smallFileLimit else {
+            throw FileSystemError(
+                .tooLarge(FileReader.smallFileLimit), operation: .write, path: root + "/" + relativePath)
         }
         // In a store that came without local state, the state comes with the rest of it.
         try writer.prepareIfMissing()

@@ -597,6 +597,9 @@ public final class RevisionStore: Sendable {
             documentID: document, parents: parents, content: content, formatVersion: formatVersion,
             device: device,
             clock: &clock, contentDigest: contentDigest)
+        if let content, content.count > FileReader.contentLimit {
+            throw StoreError.revisionTooLarge(Self.contentFile, content.count, limit: FileReader.contentLimit)
+        }
         var files = [PackageFile(name: Self.metadataFile, contents: try metadata.plistData())]
         if let content { files.append(PackageFile(name: Self.contentFile, contents: content)) }
         return (metadata, files)
@@ -1150,6 +1153,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A document was to be created under an id the store already holds a document for
     /// (its revisions, or anything a read of its folder finds): nothing was written.
     case documentExists(UUID)
+    /// A revision's file (its name, its size) would be larger than its readers take (the
+    /// limit): nothing was written, since the revision could not then be read.
+    case revisionTooLarge(String, Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -1158,6 +1164,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .documentExists(let id):
             "there is a document \(id.uuidString.lowercased()) already: a new one needs an id of its own"
         case .noSuchRevision(let text): "there is no revision \(text)"
+        case .revisionTooLarge(let name, let size, let limit):
+            "the revision's \(name) would be \(size) bytes, more than the \(limit) its readers take; nothing was written"
         case .noContent(let id): "revision \(id) has been pruned; only its place in the history remains"
         case .deletion(let id): "revision \(id) records a deletion: it has no content"
         case .notCurrent(let base, let heads):

@@ -21,6 +21,7 @@ extension StoreError: CategorizedError {
         case .unimportablePackage: "unimportablePackage"
         case .documentsFolderBlocked: "documentsFolderBlocked"
         case .documentExists: "documentExists"
+        case .revisionTooLarge: "revisionTooLarge"
         }
     }
 
@@ -30,7 +31,7 @@ extension StoreError: CategorizedError {
         case .noSuchStore, .noSuchDocument, .noSuchRevision, .noSuchPackage, .noContent, .deletion: .notFound
         case .notCurrent, .documentExists: .refused
         case .newerLayout, .newerFormat, .damagedStore, .noReadableRevision, .unimportablePackage,
-            .documentsFolderBlocked:
+            .documentsFolderBlocked, .revisionTooLarge:
             .invalidData
         case .unreadableWinner, .unseenRevisions, .readOnly: .failure
         }

@@ -73,6 +73,28 @@ struct LocalStateTests {
         #expect(try Self.documents(path) == before)
     }
 
+    @Test(
+        "State over the 1 MiB its reader takes is refused and the old state stays (it was written, then could not be read)"
+    )
+    func oversizedStateRefused() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("store").path
+        let store = try SurveyStore.create(at: path, deviceName: "here")
+        let (id, _) = try store.create(Survey(title: "Stateful", items: []))
+        try store.setLocalState(Self.state, of: id)
+        let large: [String: PropertyList] = ["Blob": .data(Data(count: 800_000))]  // over 1 MiB in base64
+        for set in [{ try store.setLocalState(large, of: id) }, { try store.setLocalState(large) }] {
+            let error = #expect(throws: FileSystemError.self) { try set() }
+            #expect(error?.code == .tooLarge && error?.operation == .write, "\(String(describing: error))")
+        }
+        #expect(try store.localState(of: id) == Self.state)
+        #expect(try store.localState() == nil)
+        let fits: [String: PropertyList] = ["Blob": .data(Data(count: 700_000))]
+        try store.setLocalState(fits, of: id)
+        #expect(try store.localState(of: id) == fits)
+    }
+
     @Test("It is removed once the document's content is gone (deleted, then pruned), not before")
     func removedWithContent() throws {
         let directory = try CommandRunner.temporaryDirectory()

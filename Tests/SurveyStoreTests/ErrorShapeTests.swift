@@ -51,6 +51,10 @@ struct ErrorShapeTests {
                 "notCurrent", .refused
             ),
             (StoreError.documentExists(UUID()), "documentExists", .refused),
+            (
+                StoreError.revisionTooLarge("Survey.plist", 1 << 29, limit: 1 << 28), "revisionTooLarge",
+                .invalidData
+            ),
             (StoreError.damagedStore("Store.plist", "x"), "damagedStore", .invalidData),
             (StoreError.noSuchPackage("/p"), "noSuchPackage", .notFound),
             (

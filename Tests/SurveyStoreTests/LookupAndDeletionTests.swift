@@ -146,6 +146,36 @@ struct LookupAndDeletionTests {
         try SurveyStore.checkDeviceName("Ada's phone\twith a tab")
     }
 
+    @Test(
+        "A device name over 255 bytes of UTF-8 is refused before a store is created (a name of many '&' made every revision the device saved unreadable: its metadata passed the 1 MiB read limit)"
+    )
+    func longDeviceNames() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "device-\(UUID().uuidString)"
+        ).path
+        defer { try? SurveyStore.removeFolder(path) }
+        for name in [String(repeating: "a", count: 256), String(repeating: "é", count: 128)] {
+            let error = #expect(throws: DeviceNameError.self) {
+                try SurveyStore.create(at: path, deviceName: name)
+            }
+            #expect(
+                error?.reason == "it is 256 bytes of UTF-8; a device name has at most 255",
+                "\(String(describing: error))")
+            #expect(error?.name.count == 41, "the name is shown cut short")
+        }
+        #expect(throws: DeviceNameError.self) {
+            try SurveyStore.create(at: path, deviceName: String(repeating: "&", count: 300_000))
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+        // The longest name, escaped five times over, still saves revisions that read back.
+        let longest = String(repeating: "&", count: 255)
+        let store = try SurveyStore.create(at: path, deviceName: longest)
+        let (id, first) = try store.create(Self.survey)
+        #expect(first.device.name == longest)
+        #expect(try SurveyStore.open(at: path).open(id).survey == Self.survey)
+        #expect(store.verify().isEmpty)
+    }
+
     @Test("Export destinations, checked once, by the writer: the folder must exist; nothing is replaced")
     func exportDestinations() throws {
         let (store, path) = try Self.store()

@@ -98,6 +98,62 @@ struct RevisionStoreTests {
         }
     }
 
+    @Test(
+        "A revision whose metadata would pass the 1 MiB its readers take is refused and nothing is written (it was written, acknowledged and then unreadable)"
+    )
+    func oversizedMetadataRefused() throws {
+        let (store, revisions) = try Self.chain(1)
+        let long = RevisionStore(
+            root: store.root, device: Device(id: "laptop-2", name: String(repeating: "&", count: 300_000)))
+        let before = try FileManager.default.contentsOfDirectory(
+            atPath: path(store, StoreLayout.folder(of: Self.document)))
+        let error = #expect(throws: StoreError.self) {
+            try long.write(
+                document: Self.document, parents: revisions, content: Data("next".utf8), formatVersion: 2)
+        }
+        #expect(
+            error?.description.hasPrefix("the revision's DocumentMetadata.plist would be ") == true
+                && error?.description.hasSuffix(
+                    " bytes, more than the 1048576 its readers take; nothing was written")
+                    == true,
+            "\(String(describing: error))")
+        #expect(
+            try FileManager.default.contentsOfDirectory(
+                atPath: path(store, StoreLayout.folder(of: Self.document)))
+                == before)
+        #expect(try store.read(Self.document).graph.heads.map(\.id) == [revisions[0].id])
+        // Under the limit, a long name is written and reads back.
+        let fits = RevisionStore(
+            root: store.root, device: Device(id: "laptop-2", name: String(repeating: "&", count: 200_000)))
+        let written = try fits.write(
+            document: Self.document, parents: revisions, content: Data("next".utf8), formatVersion: 2)
+        #expect(try store.read(Self.document).graph.heads.map(\.id) == [written.id])
+    }
+
+    @Test(
+        "A revision whose content would pass the 256 MiB its readers take is refused and nothing is written; one at the limit is written and reads back"
+    )
+    func oversizedContentRefused() throws {
+        let (store, revisions) = try Self.chain(1)
+        let folder = path(store, StoreLayout.folder(of: Self.document))
+        let before = try FileManager.default.contentsOfDirectory(atPath: folder)
+        let error = #expect(throws: StoreError.self) {
+            try store.write(
+                document: Self.document, parents: revisions,
+                content: Data(count: FileReader.contentLimit + 1),
+                formatVersion: 2)
+        }
+        #expect(
+            error
+                == .revisionTooLarge(
+                    "Survey.plist", FileReader.contentLimit + 1, limit: FileReader.contentLimit))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == before)
+        let atLimit = try store.write(
+            document: Self.document, parents: revisions, content: Data(count: FileReader.contentLimit),
+            formatVersion: 2)
+        #expect(try store.content(of: Self.document, revision: atLimit).count == FileReader.contentLimit)
+    }
+
     @Test("A store held open reads an unchanged package's metadata once, however often it reads the folder")
     func heldStoreRemembersUnchangedMetadata() throws {
         let (writer, revisions) = try Self.chain(2)

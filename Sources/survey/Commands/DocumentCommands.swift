@@ -9,7 +9,7 @@ struct InitCommand: ParsableCommand {
     @OptionGroup var options: StoreOptions
     @Option(
         help:
-            "This device's name (default: the host name). On an existing store it renames this device; its id, and the revisions it saved, stay."
+            "This device's name (default: the host name; at most 255 bytes of UTF-8). On an existing store it renames this device; its id, and the revisions it saved, stay."
     )
     var device: String?
 
