@@ -64,7 +64,7 @@ func checkRoundTrip(_ survey: Survey) {
         let data = try survey.jsonData()
         let back = try readBack(
             { try Survey(json: data) },
-            stored: { try Survey(interchange: try JSONReader.read(data, itemLimit: Survey.maximumItemCount)) }
+            stored: { try Survey(interchange: try PropertyList(json: data)) }
         )
         precondition(back == survey, "a survey changed through JSON")
     } catch {
