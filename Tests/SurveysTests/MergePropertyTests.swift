@@ -186,6 +186,17 @@ struct MergePropertyTests {
         }
     }
 
+    /// Whether moving the item at `from` to just after the anchor at `to` reads as that
+    /// move alone: it jumps over two items or more, none of them (but the anchor) taken by
+    /// another operation (`free`). A jump over one item is the same sequence as that item
+    /// jumping the other way, and the merge cannot tell which of the two a head made.
+    static func isUnambiguousMove(from: Int, after to: Int, in base: Survey, free: [UUID]) -> Bool {
+        let over = from < to ? (from + 1)..<(to + 1) : (to + 1)..<max(to + 1, from)
+        guard over.count >= 2 else { return false }
+        let available = Set(free)
+        return over.allSatisfy { $0 == to || available.contains(base.items[$0].id) }
+    }
+
     @Test(
         "Disjoint edits (fields, kinds, removals, inserts, moves) merge with nothing contested and equal applying all edits"
     )
@@ -209,10 +220,19 @@ struct MergePropertyTests {
                     scripts[head].append(
                         .insert((0..<generator.int(1...2)).map { _ in generator.item() }, after: anchor))
                 } else if let moved = free.firstIndex(where: {
-                    abs(position[$0]! - position[anchor]!) >= 2 && !reserved.contains($0)
+                    Self.isUnambiguousMove(
+                        from: position[$0]!, after: position[anchor]!, in: base, free: free)
+                        && !reserved.contains($0)
                 }) {
                     let id = free.remove(at: moved)
                     reserved.insert(id)
+                    // The items it jumps over stay where they are on every head: were one
+                    // removed or moved, the jump could read as theirs.
+                    let (from, to) = (position[id]!, position[anchor]!)
+                    let over = Set(
+                        base.items[(min(from, to) + 1)..<(max(from, to) + (from < to ? 1 : 0))].map(\.id))
+                    free.removeAll { over.contains($0) }
+                    reserved.formUnion(over)
                     scripts[head].append(.move(id, after: anchor))
                 }
             }

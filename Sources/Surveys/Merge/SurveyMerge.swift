@@ -397,28 +397,37 @@ private struct MergeState {
 
         // Break cycles of anchors (possible when heads move items around each other):
         // the member with the smallest id goes after its nearest unmoved predecessor.
-        var changedAnchor = true
-        while changedAnchor {
-            changedAnchor = false
-            for start in placedOrder {
-                var path: [UUID] = []
-                var onPath = Set<UUID>()
-                var cursor: UUID? = start
-                while let current = cursor, placer[current] != nil, !skeletonSet.contains(current) {
-                    if onPath.contains(current) {
-                        let cycle = path[path.firstIndex(of: current)!...]
-                        let victim = cycle.min { $0.uuidString < $1.uuidString }!
-                        anchor[victim] = .some(
-                            predecessor(of: victim, in: placer[victim]!, skeletonOnly: true))
-                        changedAnchor = true
-                        break
-                    }
-                    path.append(current)
-                    onPath.insert(current)
-                    cursor = anchor[current] ?? nil
+        // The chains of anchors are followed from each placed item in order, and a cycle
+        // is broken where the first such walk meets one; walks are then taken again from
+        // that item. An item whose chain is known to end (at the start, the skeleton or
+        // an item no head places) ends every walk that reaches it: re-anchoring a cycle's
+        // member changes no chain that ended, so the cycles broken, and the order, are
+        // those of following every chain in full, without its quadratic cost.
+        var ends = Set<UUID>()
+        var next = 0
+        while next < placedOrder.count {
+            var path: [UUID] = []
+            var onPath = Set<UUID>()
+            var cursor: UUID? = placedOrder[next]
+            var brokeCycle = false
+            while let current = cursor, placer[current] != nil, !skeletonSet.contains(current),
+                !ends.contains(current)
+            {
+                if onPath.contains(current) {
+                    let cycle = path[path.firstIndex(of: current)!...]
+                    let victim = cycle.min { $0.uuidString < $1.uuidString }!
+                    anchor[victim] = .some(
+                        predecessor(of: victim, in: placer[victim]!, skeletonOnly: true))
+                    brokeCycle = true
+                    break
                 }
-                if changedAnchor { break }
+                path.append(current)
+                onPath.insert(current)
+                cursor = anchor[current] ?? nil
             }
+            if brokeCycle { continue }
+            ends.formUnion(path)
+            next += 1
         }
 
         // Children of each anchor (nil: the start), in preference order, then each head's order.
