@@ -129,7 +129,9 @@ extension SurveyStore {
     ///     opened for reading).
     /// - Returns: The merge and the revision written (`nil` for a dry run); `nil` when the
     ///   document is not in conflict (see `mergePlan(_:prefer:)`).
-    /// - Throws: ``MergeRefusal`` when `strict` and a field is contested; `StoreError`.
+    /// - Throws: ``MergeRefusal`` when `strict` and a field is contested; `SurveyError`
+    ///   (rule `tooManyItems`) when the merge would hold more than `Survey.maximumItemCount`
+    ///   items, dry run or not, nothing written; `StoreError`.
     @discardableResult
     public func resolveMerge(
         _ id: UUID, prefer: RevisionID? = nil, strict: Bool = false, dryRun: Bool = false
@@ -145,6 +147,15 @@ extension SurveyStore {
         defer { lock?.unlock() }
         var read = try revisions.read(id)
         guard let plan = try mergePlan(id, prefer: prefer, in: read.graph) else { return nil }
+        // Heads that each hold many items of their own can merge into more than a survey
+        // may hold, which no reader would then take: such a merge is not written.
+        if let merged = plan.result?.survey, merged.items.count > Survey.maximumItemCount {
+            throw SurveyError(
+                position: nil, title: nil, rule: .tooManyItems,
+                message:
+                    "the merge of the heads would hold \(merged.items.count) items; a survey has at most \(Survey.maximumItemCount), so the document must be resolved by keeping a head or with new content"
+            )
+        }
         if strict && !plan.isClean { throw MergeRefusal(plan: plan) }
         if dryRun { return (plan, nil) }
         let content = try plan.result.map { try $0.survey.plistData() }

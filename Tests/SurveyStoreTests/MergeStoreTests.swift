@@ -21,6 +21,36 @@ struct MergeStoreTests {
     }
 
     @Test(
+        "A merge that would hold more than 100,000 items is refused, dry run or not, and nothing is written (it wrote a resolution no reader takes, and the document's winner could no longer be read)"
+    )
+    func mergeOverTheItemLimit() throws {
+        let path = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try SurveyStore.create(at: path, deviceName: "here")
+        let (id, base) = try store.create(try Survey(title: "Many", items: []))
+        func items(_ count: Int, _ prefix: String) -> [Item] {
+            (0..<count).map { Item(title: "\(prefix) \($0)", kind: .textOnly(text: nil)) }
+        }
+        let half = Survey.maximumItemCount / 2
+        _ = try store.save(try Survey(title: "Many", items: items(half + 1, "A")), to: id, base: base.id)
+        _ = try store.save(try Survey(title: "Many", items: items(half, "B")), to: id, base: base.id)
+        let heads = try store.graph(of: id).heads.map(\.id)
+        #expect(heads.count == 2)
+        for dryRun in [true, false] {
+            let error = #expect(throws: SurveyError.self) { try store.resolveMerge(id, dryRun: dryRun) }
+            #expect(error?.rule == .tooManyItems, "\(String(describing: error))")
+            #expect(
+                error?.message.hasPrefix(
+                    "the merge of the heads would hold 100001 items; a survey has at most 100000")
+                    == true, "\(String(describing: error))")
+        }
+        #expect(try store.graph(of: id).heads.map(\.id) == heads)
+        // The winner (the newer save) still reads.
+        #expect(try store.open(id).survey.items.count == half)
+        #expect(store.verify().isEmpty)
+    }
+
+    @Test(
         "A format-1 head (an older app's edit) merges with a format-2 head: its items are matched to the base's by position"
     )
     func formatOneHeads() throws {
