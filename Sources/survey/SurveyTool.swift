@@ -1,4 +1,5 @@
 import ArgumentParser
+import Diagnostics
 import Foundation
 
 /// The `survey` command: survey documents, their revisions and their property lists.
@@ -35,8 +36,8 @@ struct SurveyTool: ParsableCommand {
     static let exitCodes = """
         EXIT CODES (every command):
           0   success
-          64  usage: an unknown subcommand or option, a missing or malformed argument;
-              sync with the store itself
+          64  usage: an unknown subcommand or option, a missing or malformed argument,
+              an argument that is not UTF-8; sync with the store itself
           65  invalid data: a malformed property list (FILE:LINE:COLUMN: message),
               an invalid survey (naming the item and the rule), an unsupported format,
               a document none of whose revisions can be read, a file over its size
@@ -63,6 +64,19 @@ struct SurveyTool: ParsableCommand {
         // `--json` before a `--` terminator asks for JSON, even when the rest of the line
         // does not parse.
         let json = arguments.prefix { $0 != "--" }.contains("--json")
+        // Arguments reach the commands as text: bytes that are not UTF-8 (a terminal or a
+        // file name in another encoding) would be read as U+FFFD, and an answer saved, or
+        // a path looked up, changed without a word.
+        if let position = argumentNotUTF8() {
+            let failure = CommandFailure(
+                code: "usage",
+                message:
+                    "argument \(position) (\(ShownText.escaping(CommandLine.arguments[position])) as read) is not UTF-8 text; "
+                    + "survey reads its arguments as UTF-8 (set the terminal to UTF-8, or name a file by a UTF-8 path)",
+                exit: ExitCode.validationFailure.rawValue)
+            failure.report(json: json)
+            Foundation.exit(failure.exit)
+        }
         // The parser's `help` shows some help whatever words follow it: a word that names no
         // subcommand is reported as `survey WORD` reports it.
         if arguments.first == "help", let unknown = unknownSubcommand(in: arguments) {
@@ -144,6 +158,15 @@ struct SurveyTool: ParsableCommand {
     }
 
     /// Reports an argument-parser error (a usage error, or help and version requests).
+    /// The position of the first argument whose bytes are not valid UTF-8, if any.
+    private static func argumentNotUTF8() -> Int? {
+        for position in 1..<Int(CommandLine.argc) {
+            guard let bytes = CommandLine.unsafeArgv[position] else { continue }
+            if String(validatingCString: bytes) == nil { return position }
+        }
+        return nil
+    }
+
     private static func fail(usage error: any Error, json: Bool, command: (any ParsableCommand.Type)?)
         -> Never
     {

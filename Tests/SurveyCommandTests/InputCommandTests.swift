@@ -81,6 +81,35 @@ struct InputCommandTests {
         }
     }
 
+    @Test(
+        "An argument that is not UTF-8 is refused with exit 64 naming its position, and nothing is saved (it was saved with U+FFFD in place of the byte)"
+    )
+    func argumentNotUTF8() throws {
+        let store = try Store()
+        let id = try makeDocument(store)
+        let before = try store.run(["show", id, "--json"]).stdout
+        // "Adèle" in Latin-1, as a terminal set to it would pass it.
+        let script = #"exec "$0" edit "$1" --answer "$(printf '1=Ad\351le')" --store "$2" $3"#
+        for json in [false, true] {
+            let result = try CommandRunner.run(
+                ["-c", script, CommandRunner.binary.path, id, store.path, json ? "--json" : ""],
+                executable: URL(fileURLWithPath: "/bin/sh"))
+            #expect(result.status == 64, "\(result.stderr)")
+            #expect(
+                result.stderr.contains("error: argument 4 (1=Ad\u{FFFD}le as read) is not UTF-8 text"),
+                "\(result.stderr)")
+            if json {
+                let report =
+                    try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+                let error = report?["error"] as? [String: Any]
+                #expect(
+                    error?["code"] as? String == "usage" && error?["exit"] as? Int == 64, "\(result.stdout)")
+            }
+        }
+        #expect(try store.run(["show", id, "--json"]).stdout == before)
+        #expect(try store.run(["edit", id, "--answer", "1=Adèle"]).status == 0, "UTF-8 goes through")
+    }
+
     @Test("plist convert --to json prints dates before 1582 in the proleptic Gregorian calendar")
     func oldDatesInJSON() throws {
         let store = try Store()
