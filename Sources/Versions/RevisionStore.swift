@@ -597,12 +597,23 @@ public final class RevisionStore: Sendable {
             documentID: document, parents: parents, content: content, formatVersion: formatVersion,
             device: device,
             clock: &clock, contentDigest: contentDigest)
+        return (metadata, try Self.packageFiles(metadata, content: content))
+    }
+
+    /// A revision's package files: its metadata, and its content unless it is a deletion.
+    /// Every revision this store writes is made here.
+    ///
+    /// - Throws: ``StoreError/revisionTooLarge(_:_:limit:)`` when either file would be
+    ///   larger than its readers take (`FileReader.contentLimit` for the content,
+    ///   `FileReader.smallFileLimit` for the metadata), so that no revision is written
+    ///   that cannot then be read.
+    static func packageFiles(_ metadata: RevisionMetadata, content: Data?) throws -> [PackageFile] {
         if let content, content.count > FileReader.contentLimit {
             throw StoreError.revisionTooLarge(Self.contentFile, content.count, limit: FileReader.contentLimit)
         }
         var files = [PackageFile(name: Self.metadataFile, contents: try metadata.plistData())]
         if let content { files.append(PackageFile(name: Self.contentFile, contents: content)) }
-        return (metadata, files)
+        return files
     }
 
     /// Writes many revisions' packages in one batch (`PackageWriter.writeBatch`): written
@@ -665,11 +676,7 @@ public final class RevisionStore: Sendable {
             contentDigest: RevisionID.sha256Hex(content))
         try metadata.checkRanges(file: nil)
         metadata.id = RevisionID(generation: generation, digest: try metadata.computedDigest())
-        let files = [
-            PackageFile(name: Self.metadataFile, contents: try metadata.plistData()),
-            PackageFile(name: Self.contentFile, contents: content),
-        ]
-        return (metadata, files)
+        return (metadata, try packageFiles(metadata, content: content))
     }
 
     /// Writes a resolution of `parents` (a document's heads): a revision whose metadata
@@ -700,9 +707,7 @@ public final class RevisionStore: Sendable {
             contentDigest: content.map(RevisionID.sha256Hex))
         try metadata.checkRanges(file: nil)
         metadata.id = RevisionID(generation: generation, digest: try metadata.computedDigest())
-        var files = [PackageFile(name: Self.metadataFile, contents: try metadata.plistData())]
-        if let content { files.append(PackageFile(name: Self.contentFile, contents: content)) }
-        try publish(files, of: metadata.id, in: document)
+        try publish(try Self.packageFiles(metadata, content: content), of: metadata.id, in: document)
         return metadata
     }
 

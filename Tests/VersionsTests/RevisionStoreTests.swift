@@ -131,7 +131,7 @@ struct RevisionStoreTests {
     }
 
     @Test(
-        "A revision whose content would pass the 256 MiB its readers take is refused and nothing is written; one at the limit is written and reads back"
+        "A revision or a resolution whose content would pass the 256 MiB its readers take is refused and nothing is written; one at the limit is written and reads back"
     )
     func oversizedContentRefused() throws {
         let (store, revisions) = try Self.chain(1)
@@ -147,6 +147,16 @@ struct RevisionStoreTests {
             error
                 == .revisionTooLarge(
                     "Survey.plist", FileReader.contentLimit + 1, limit: FileReader.contentLimit))
+        // A resolution (resolve --from, a merge) is refused the same way.
+        #expect(
+            throws: StoreError.revisionTooLarge(
+                "Survey.plist", FileReader.contentLimit + 1, limit: FileReader.contentLimit)
+        ) {
+            try store.writeResolution(
+                document: Self.document, parents: revisions,
+                content: Data(count: FileReader.contentLimit + 1),
+                formatVersion: 2)
+        }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == before)
         let atLimit = try store.write(
             document: Self.document, parents: revisions, content: Data(count: FileReader.contentLimit),
