@@ -6,8 +6,9 @@ import PropertyList
 /// A `Survey` built by ``init(title:items:)`` or read from a file is valid: every rule of
 /// the model is checked (see ``SurveyError``). Stored content is read by
 /// ``init(interchange:)`` without the rules added later (a non-empty title, distinct
-/// option labels, texts XML can carry, date answers within ``answerDates``), so that a document written before them still opens and can be
-/// fixed; ``validate()`` applies every rule, and the store applies it before every write.
+/// option labels, texts XML can carry, date answers within ``answerDates``), so that a
+/// document written before them still opens and can be fixed; ``validate()`` applies
+/// every rule, and the store applies it before every write.
 public struct Survey: Sendable, Equatable {
     /// The most items a survey may have (100,000): readers refuse a longer survey before
     /// building its items.

@@ -28,12 +28,18 @@ struct LocalStateTests {
         return result
     }
 
+    /// A new store at `store` in a temporary folder of its own, its device "here"; the
+    /// caller removes the folder.
+    static func newStore() throws -> (directory: URL, path: String, store: SurveyStore) {
+        let directory = try CommandRunner.temporaryDirectory()
+        let path = directory.appendingPathComponent("store").path
+        return (directory, path, try SurveyStore.create(at: path, deviceName: "here"))
+    }
+
     @Test("Reading and writing it round-trips, leaves Documents/ byte-identical, and makes no revision")
     func roundTrip() throws {
-        let directory = try CommandRunner.temporaryDirectory()
+        let (directory, path, store) = try Self.newStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("store").path
-        let store = try SurveyStore.create(at: path, deviceName: "here")
         let (id, revision) = try store.create(Survey(title: "Stateful", items: []))
         #expect(try store.localState(of: id) == nil)
         #expect(try store.localState() == nil)
@@ -77,10 +83,8 @@ struct LocalStateTests {
         "State over the 1 MiB its reader takes is refused and the old state stays (it was written, then could not be read)"
     )
     func oversizedStateRefused() throws {
-        let directory = try CommandRunner.temporaryDirectory()
+        let (directory, _, store) = try Self.newStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("store").path
-        let store = try SurveyStore.create(at: path, deviceName: "here")
         let (id, _) = try store.create(Survey(title: "Stateful", items: []))
         try store.setLocalState(Self.state, of: id)
         let large: [String: PropertyList] = ["Blob": .data(Data(count: 800_000))]  // over 1 MiB in base64
@@ -97,10 +101,8 @@ struct LocalStateTests {
 
     @Test("It is removed once the document's content is gone (deleted, then pruned), not before")
     func removedWithContent() throws {
-        let directory = try CommandRunner.temporaryDirectory()
+        let (directory, path, store) = try Self.newStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("store").path
-        let store = try SurveyStore.create(at: path, deviceName: "here")
         let (id, _) = try store.create(Survey(title: "Doomed", items: []))
         let (kept, _) = try store.create(Survey(title: "Kept", items: []))
         try store.setLocalState(Self.state, of: id)
@@ -119,11 +121,9 @@ struct LocalStateTests {
         "A store opened without Local.nosync/ makes nothing until it writes; per-device state then comes with the device identity"
     )
     func stateOfACopyWithoutLocalState() throws {
-        let directory = try CommandRunner.temporaryDirectory()
+        let (directory, path, creator) = try Self.newStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("store").path
-        let (id, _) = try SurveyStore.create(at: path, deviceName: "here").create(
-            Survey(title: "T", items: []))
+        let (id, _) = try creator.create(Survey(title: "T", items: []))
         let local = path + "/" + StoreLayout.localFolder
         try FileManager.default.removeItem(atPath: local)
         let store = try SurveyStore.open(at: path)
