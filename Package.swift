@@ -99,7 +99,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SurveyCommandTests",
-            dependencies: ["survey", "SurveyStore", "Versions", "Surveys", "PropertyList", "TestSupport"]
+            dependencies: [
+                "survey", "SurveyStore", "Versions", "Packages", "Surveys", "PropertyList", "TestSupport",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

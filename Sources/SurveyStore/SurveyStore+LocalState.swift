@@ -35,19 +35,34 @@ extension SurveyStore {
     /// under `Local.nosync/tmp/`, fsynced, renamed over the old file, the folder fsynced);
     /// `nil` removes it.
     ///
-    /// The corresponding C functions are `openat`, `write`, `fsync`, `renameat` and
-    /// `unlinkat`.
+    /// The document's content must be there: a document deleted with every revision that
+    /// had content pruned takes no state, since nothing would ever remove it. The check
+    /// and the write are made under the document's lock, the lock a prune takes, so a
+    /// prune in another process cannot take the content away between them.
+    ///
+    /// The corresponding C functions are `openat`, `flock`, `write`, `fsync`, `renameat`
+    /// and `unlinkat`.
     /// - Parameters:
     ///   - state: The new state, or `nil`.
-    ///   - id: The document, which must have a folder.
-    /// - Throws: `StoreError/noSuchDocument(_:)` when `id` has no folder,
-    ///   `StoreError/readOnly(_:)`, `PropertyListError` for a value XML cannot carry,
-    ///   `FileSystemError` (code `tooLarge` for state whose property list is over 1 MiB,
-    ///   the most ``localState(of:)`` reads); after a failure the old state is unchanged.
+    ///   - id: The document, which must have content (for `nil`, a folder).
+    /// - Throws: `StoreError/noSuchDocument(_:)` when `id` has no folder, or (for a new
+    ///   state) no content, `StoreError/readOnly(_:)`, `PropertyListError` for a value XML
+    ///   cannot carry, `FileSystemError` (code `tooLarge` for state whose property list is
+    ///   over 1 MiB, the most ``localState(of:)`` reads); after a failure the old state is
+    ///   unchanged.
     public func setLocalState(_ state: [String: PropertyList]?, of id: UUID) throws {
         try checkWritable()
+        // Checked first, so that a document that is not there gets no lock file.
         guard try revisions.isFolder(StoreLayout.folder(of: id)) else {
             throw StoreError.noSuchDocument(id)
+        }
+        let lock = try documentLock(id)
+        defer { lock.unlock() }
+        if state != nil {
+            let read = try revisions.read(id)
+            if read.foundNothing || RevisionStore.hasNoContent(read.graph, pruned: read.pruned) {
+                throw StoreError.noSuchDocument(id)
+            }
         }
         try writeState(state, at: StoreLayout.stateFile(of: id))
     }

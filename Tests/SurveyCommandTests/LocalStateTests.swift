@@ -1,7 +1,9 @@
 import Foundation
+import Packages
 import PropertyList
 import SurveyStore
 import Surveys
+import Synchronization
 import Testing
 import Versions
 
@@ -115,6 +117,52 @@ struct LocalStateTests {
         #expect(try store.localState(of: id) == nil)
         #expect(!FileManager.default.fileExists(atPath: path + "/" + StoreLayout.stateFile(of: id)))
         #expect(try store.localState(of: kept) == Self.state)
+    }
+
+    @Test("A document whose content is gone takes no new state; removing state still works")
+    func noStateWithoutContent() throws {
+        let (directory, path, store) = try Self.newStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (id, _) = try store.create(Survey(title: "Doomed", items: []))
+        try store.delete(id)
+        _ = try store.prune(id)
+        #expect(throws: StoreError.noSuchDocument(id)) { try store.setLocalState(Self.state, of: id) }
+        #expect(!FileManager.default.fileExists(atPath: path + "/" + StoreLayout.stateFile(of: id)))
+        try store.setLocalState(nil, of: id)
+        #expect(try store.localState(of: id) == nil)
+    }
+
+    @Test(
+        "A new state waits for a prune holding the document's lock, and is refused once that prune took the content"
+    )
+    func stateAfterAConcurrentPrune() throws {
+        let (directory, path, store) = try Self.newStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (id, _) = try store.create(Survey(title: "Doomed", items: []))
+        let deletion = try store.delete(id)
+        // The lock `survey prune` takes, held here while the state is set on another thread.
+        let lock = try FileLock(path: path + "/" + StoreLayout.lock(of: id), mode: .exclusive, root: path)
+        let outcome = Mutex<Result<Void, any Error>?>(nil)
+        let setter = Thread {
+            let result = Result { try store.setLocalState(Self.state, of: id) }
+            outcome.withLock { $0 = result }
+        }
+        setter.start()
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(outcome.withLock { $0 == nil }, "the state was set without waiting for the lock")
+        // The prune, as the command makes it under that lock.
+        let revisions = RevisionStore(root: path, device: store.device)
+        #expect(try revisions.prune(id).count == 1)
+        #expect(try revisions.graph(of: id).graph.winner?.id == deletion.id)
+        lock.unlock()
+        let deadline = Date().addingTimeInterval(30)
+        while outcome.withLock({ $0 == nil }), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        guard case .failure(let error) = outcome.withLock({ $0 }) else {
+            Issue.record("state set for a document whose content is gone")
+            return
+        }
+        #expect(error as? StoreError == .noSuchDocument(id), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: path + "/" + StoreLayout.stateFile(of: id)))
     }
 
     @Test(
