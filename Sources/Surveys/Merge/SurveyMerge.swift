@@ -345,16 +345,29 @@ private struct MergeState {
         var placer: [UUID: Int] = [:]
         var anchor: [UUID: UUID?] = [:]
         var placedOrder: [UUID] = []
-        func predecessor(of id: UUID, in head: Int, skeletonOnly: Bool = false) -> UUID? {
+        func predecessor(of id: UUID, in head: Int) -> UUID? {
             var index = indexIn[head][id]! - 1
             while index >= 0 {
                 let candidate = sequences[head][index]
-                if keep.contains(candidate) && (!skeletonOnly || skeletonSet.contains(candidate)) {
-                    return candidate
-                }
+                if keep.contains(candidate) { return candidate }
                 index -= 1
             }
             return nil
+        }
+        // The nearest skeleton item before each position of a head (skeleton items are
+        // all kept), made once per head that needs it: a walk back for each broken cycle
+        // would cost the distance to the skeleton each time, quadratic when many cycles
+        // form far from it.
+        var skeletonBefore: [Int: [UUID?]] = [:]
+        func skeletonPredecessor(of id: UUID, in head: Int) -> UUID? {
+            if skeletonBefore[head] == nil {
+                var last: UUID? = nil
+                skeletonBefore[head] = sequences[head].map { candidate in
+                    defer { if skeletonSet.contains(candidate) { last = candidate } }
+                    return last
+                }
+            }
+            return skeletonBefore[head]![indexIn[head][id]!]
         }
         for (headIndex, sequence) in sequences.enumerated() {
             for id in sequence where keep.contains(id) && !skeletonSet.contains(id) && placer[id] == nil {
@@ -416,8 +429,7 @@ private struct MergeState {
                 if onPath.contains(current) {
                     let cycle = path[path.firstIndex(of: current)!...]
                     let victim = cycle.min { $0.uuidString < $1.uuidString }!
-                    anchor[victim] = .some(
-                        predecessor(of: victim, in: placer[victim]!, skeletonOnly: true))
+                    anchor[victim] = .some(skeletonPredecessor(of: victim, in: placer[victim]!))
                     brokeCycle = true
                     break
                 }
