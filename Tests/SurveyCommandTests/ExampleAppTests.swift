@@ -94,18 +94,22 @@ struct ExampleAppTests {
     }
 
     @Test(
-        "survey sync with the store itself (another path) is refused: exit 64, code sameStore, no writes"
+        "survey sync and verify --repair-from with the store itself (another path) are refused: exit 64, code sameStore, no writes"
     )
     func syncWithItself() throws {
         let store = try Store()
         let (id, _) = try store.makeDocument()
         let before = try store.versions(id)
-        let result = try store.run(["sync", store.path + "/.", "--json"])
-        #expect(result.status == 64)
-        let object = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any]
-        let error = object?["error"] as? [String: Any]
-        #expect(error?["code"] as? String == "sameStore" && error?["exit"] as? Int == 64)
-        #expect((error?["message"] as? String)?.contains("is this store itself") == true)
+        for command in [["sync", store.path + "/."], ["verify", "--repair-from", store.path + "/."]] {
+            let result = try store.run(command + ["--json"])
+            #expect(result.status == 64, "\(command)")
+            let object = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any]
+            let error = object?["error"] as? [String: Any]
+            #expect(error?["code"] as? String == "sameStore" && error?["exit"] as? Int == 64, "\(command)")
+            let message = error?["message"] as? String ?? ""
+            #expect(
+                message.contains("is this store itself; sync and repair need another store"), "\(command)")
+        }
         #expect(try store.versions(id).count == before.count)
     }
 }
