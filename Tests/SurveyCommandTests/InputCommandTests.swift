@@ -1,4 +1,5 @@
 import Foundation
+import SurveyStore
 import Testing
 
 /// What the `survey` binary reads: dates, numbers, JSON, standard input, the envelope of
@@ -357,5 +358,45 @@ struct InputCommandTests {
         #expect(problems.map { $0["item"] as? Int } == [nil, 2, 3], "\(reported.stdout)")
         // The first, as before, under its own key.
         #expect((object?["newContentProblem"] as? [String: Any])?["rule"] as? String == "emptyTitle")
+    }
+
+    @Test(
+        "export of content whose file would be over the 128 MiB a survey file may be writes it with a warning that new --from refuses it; --package and import carry it"
+    )
+    func exportOverTheFileLimit() throws {
+        let store = try Store()
+        defer { try? FileManager.default.removeItem(at: store.directory) }
+        #expect(try store.run(["init", "--device", "test"]).status == 0)
+        // The library takes content up to the 256 MiB a revision's Survey.plist is read at.
+        let title = String(repeating: "a", count: 65 << 20)
+        let (id, _) = try SurveyStore.open(at: store.path).create(
+            Survey(
+                title: "Big",
+                items: [
+                    Item(title: title, kind: .textField(subtitle: nil)),
+                    Item(title: title, kind: .textOnly(text: nil)),
+                ]))
+        let document = id.uuidString.lowercased()
+        let file = store.directory.appendingPathComponent("big.json").path
+        let exported = try store.run(["export", document, "-o", file])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(
+            exported.stderr.contains("MiB a survey file may be, so new --from and save --from refuse it"),
+            "\(exported.stderr)")
+        let size = try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0
+        #expect(size > Survey.maximumFileSize)
+        let refused = try store.run(["new", "--from", file])
+        #expect(
+            refused.status == 65 && refused.stderr.contains("the most a survey file may be"),
+            "\(refused.stderr)")
+        // The way the warning gives.
+        let package = store.directory.appendingPathComponent("big-package").path
+        #expect(try store.run(["export", document, "--package", package]).status == 0)
+        let imported = try store.run(["import", package, "--json"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        // A file within the limit gets no warning.
+        let small = try store.run(["new", "--from", store.write(Self.sample, "small.json")])
+        let plain = try store.run(["export", small.stdout.trimmingCharacters(in: .whitespacesAndNewlines)])
+        #expect(plain.status == 0 && plain.stderr.isEmpty, "\(plain.stderr)")
     }
 }

@@ -362,7 +362,10 @@ struct ExportCommand: ParsableCommand {
             label) is exported as it is, with a warning naming the item and rule for each problem (with \
             --json, also as "newContentProblems": [{"rule", "item", "message"}], and the first as \
             "newContentProblem"): new --from and save --from refuse such a file until each is fixed (a \
-            package exported with --package imports as it is).
+            package exported with --package imports as it is). Content whose file would be over the 128 MiB \
+            a survey file may be (a revision's Survey.plist is read up to 256 MiB) is exported too, with a \
+            warning that new --from and save --from refuse that file (--package copies it in a form import \
+            takes).
 
             \(SurveyTool.exitCodesReference)
             """)
@@ -420,6 +423,12 @@ struct ExportCommand: ParsableCommand {
             }
             let (exported, data) = (content.revision, content.data)
             if let output { try store.writeExport(data, to: output) }
+            if data.count > Survey.maximumFileSize {
+                Console.error(
+                    "warning: the exported file is \(data.count) bytes, over the \(Survey.maximumFileSize >> 20) MiB "
+                        + "a survey file may be, so new --from and save --from refuse it; "
+                        + "export --package DIR copies the revision in a form survey import takes")
+            }
             for problem in content.newContentProblems {
                 Console.error(
                     "warning: the exported content breaks a rule for new content, so new --from and save --from "
