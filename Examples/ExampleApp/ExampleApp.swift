@@ -84,8 +84,9 @@ struct ExampleApp {
 
         // MARK: Keep per-device state
 
-        try store.setLocalState(["LastOpenedItem": 3, "SortOrder": "title"], of: document.id)  // never synced
-        let state = try store.localState(of: document.id)  // [String: PropertyList]?
+        // Never synced, never a revision.
+        try await store.setLocalState(["LastOpenedItem": 3, "SortOrder": "title"], of: document.id)
+        let state = try await store.localState(of: document.id)  // [String: PropertyList]?
         observer.cancel()  // stops watching and closes the watch's descriptors
         check(state?["SortOrder"] == "title", "the per-device state did not read back")
 

@@ -195,6 +195,34 @@ struct AppAPITests {
         #expect(merged.state == .normal && Set(merged.base.parents) == Set(saved.map(\.id)))
     }
 
+    @Test(
+        "Per-device state set from many tasks at once, through the async forms: one whole state kept, no revision made"
+    )
+    func concurrentAsyncLocalState() async throws {
+        let (store, path) = try Self.store()
+        defer { try? SurveyStore.removeFolder(path) }
+        let (id, _) = try await store.create(try Self.survey("A"))
+        let states: [[String: PropertyList]] = (0..<16).map { n in
+            ["LastOpenedItem": .integer(PropertyList.Integer(Int64(n))), "Scroll": .real(Double(n) / 16)]
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for state in states {
+                group.addTask {
+                    try await store.setLocalState(state, of: id)
+                    try await store.setLocalState(state)
+                }
+            }
+            try await group.waitForAll()
+        }
+        let documentState = try await store.localState(of: id)
+        let storeState = try await store.localState()
+        #expect(documentState.map { states.contains($0) } == true, "\(String(describing: documentState))")
+        #expect(storeState.map { states.contains($0) } == true, "\(String(describing: storeState))")
+        #expect(try store.graph(of: id).revisions.count == 1)
+        try await store.setLocalState(nil, of: id)
+        #expect(try await store.localState(of: id) == nil)
+    }
+
     @Test("An async call in a task cancelled before it starts throws CancellationError and writes nothing")
     func cancelledBeforeStart() async throws {
         let (store, path) = try Self.store()
