@@ -130,6 +130,30 @@ struct MergeRuleTests {
                 && titled.contested.first?.field == "title")
     }
 
+    @Test(
+        "A contest lists every head's value and marks the heads that left the field (or the item's place) as in the base"
+    )
+    func unchangedHeadsMarked() throws {
+        let nine = F.edit { F.setAnswer(&$0, 3, .number(9)) }
+        let six = F.edit { F.setAnswer(&$0, 3, .number(6)) }
+        let answer = try #require(F.merge(F.base, [F.base, nine, six]).contested.first)
+        #expect(answer.chosen == "h1" && answer.chosenValue == .real(9))
+        #expect(
+            answer.values == [
+                .init(label: "h0", value: .real(8), isUnchanged: true),
+                .init(label: "h1", value: .real(9)), .init(label: "h2", value: .real(6)),
+            ])
+        let toEnd = F.edit { F.move(&$0, 1, to: 5) }
+        let toMiddle = F.edit { F.move(&$0, 1, to: 2) }
+        let position = try #require(F.merge(F.base, [toEnd, F.base, toMiddle]).contested.first)
+        #expect(position.field == "position")
+        #expect(position.values.map(\.isUnchanged) == [false, true, false])
+        #expect(position.values.map(\.value) == [.integer(6), .integer(1), .integer(3)])
+        // Without a base nothing can be called unchanged.
+        let twoWay = try #require(F.merge(nil, [nine, six]).contested.first { $0.field == "answer" })
+        #expect(twoWay.values.allSatisfy { !$0.isUnchanged })
+    }
+
     @Test("Rule 2: different fields of one item merge independently")
     func rule2() {
         let title = F.edit { $0[F.index($0, 3)].title = "Rate us" }

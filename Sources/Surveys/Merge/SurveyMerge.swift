@@ -67,11 +67,16 @@ public enum SurveyMerge {
         public var label: String
         /// Its value of the field.
         public var value: PropertyList?
+        /// Whether the head left the field as it was in the base (for `position`, did not
+        /// move the item): its value is listed, but it is not one of the changes that
+        /// contest. Always `false` in a two-way merge, which has no base.
+        public var isUnchanged: Bool
 
         /// Creates a head's value.
-        public init(label: String, value: PropertyList?) {
+        public init(label: String, value: PropertyList?, isUnchanged: Bool = false) {
             self.label = label
             self.value = value
+            self.isUnchanged = isUnchanged
         }
     }
 
@@ -265,7 +270,9 @@ private struct MergeState {
             .init(
                 item: item, itemTitle: itemTitle, field: field, chosen: labels[chosen],
                 chosenValue: sides[chosen],
-                values: sides.indices.map { .init(label: labels[$0], value: sides[$0]) }))
+                values: sides.indices.map {
+                    .init(label: labels[$0], value: sides[$0], isUnchanged: !changed.contains($0))
+                }))
         return sides[chosen]
     }
 
@@ -318,7 +325,11 @@ private struct MergeState {
             .init(
                 item: id, itemTitle: sides[0].item.title, field: "item", chosen: labels[0],
                 chosenValue: sides[0].item.interchange,
-                values: sides.map { .init(label: $0.label, value: $0.item.interchange) }))
+                values: sides.map {
+                    .init(
+                        label: $0.label, value: $0.item.interchange,
+                        isUnchanged: base != nil && $0.item == base)
+                }))
         notes.append(
             .init(item: id, itemTitle: sides[0].item.title, kind: .tookWholeItem, heads: [labels[0]]))
         return sides[0].item
@@ -403,7 +414,8 @@ private struct MergeState {
                         values: present.map {
                             .init(
                                 label: heads[$0].label,
-                                value: .integer(PropertyList.Integer(Int64(indexIn[$0][id]! + 1))))
+                                value: .integer(PropertyList.Integer(Int64(indexIn[$0][id]! + 1))),
+                                isUnchanged: !moved[$0].contains(id))
                         }))
             }
         }

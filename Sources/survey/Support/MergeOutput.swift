@@ -62,6 +62,7 @@ struct MergeJSON: Encodable {
     struct Value: Encodable {
         var revision: String
         var value: JSONFieldValue
+        var unchanged: Bool
     }
     struct Contest: Encodable {
         /// `null` for the survey's title.
@@ -100,7 +101,8 @@ struct MergeJSON: Encodable {
                 chosen: JSONFieldValue(value: contest.chosenValue),
                 chosenRevision: contest.chosen,
                 values: contest.values.map {
-                    Value(revision: $0.label, value: JSONFieldValue(value: $0.value))
+                    Value(
+                        revision: $0.label, value: JSONFieldValue(value: $0.value), unchanged: $0.isUnchanged)
                 })
         }
         notes = (plan.result?.notes ?? []).map {
@@ -191,8 +193,9 @@ enum MergeText {
                 contest.item.map {
                     "item \(positions[$0].map(String.init) ?? "?") \(contest.itemTitle.debugDescription)"
                 } ?? "survey"
-            let values = contest.values.map { "\($0.label.prefix(8))… \(value($0.value))" }.joined(
-                separator: "; ")
+            let values = contest.values.map {
+                "\($0.label.prefix(8))… \(value($0.value))\($0.isUnchanged ? ", unchanged" : "")"
+            }.joined(separator: "; ")
             lines.append(
                 "  \(subject) \(contest.field): took \(value(contest.chosenValue)) from \(contest.chosen.prefix(8))… (\(values))"
             )
