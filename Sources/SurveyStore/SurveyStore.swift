@@ -895,8 +895,9 @@ public final class SurveyStore: Sendable {
         /// be heads whose history a prune would remove.
         case skippedUnseenRevisions([RevisionID])
         /// Left alone because its lock file is something else (a folder, a link, a FIFO,
-        /// or a file with a second name whose name could not be removed): the reason,
-        /// which says the entry can be removed.
+        /// or a file with a second name whose name could not be removed), or keeps being
+        /// replaced: the reason, which says the entry can be removed, or to try again once
+        /// the replacing stops.
         case skippedUnusableLock(String)
     }
 
@@ -905,7 +906,7 @@ public final class SurveyStore: Sendable {
     ///
     /// A document whose current revision cannot be read, whose folder holds a package
     /// it cannot read yet (half-copied, damaged), or whose lock file is something else
-    /// (a folder, a link), is skipped rather than stopping the others; one whose folder is gone by its turn (deleted meanwhile by another
+    /// (a folder, a link) or keeps being replaced, is skipped rather than stopping the others; one whose folder is gone by its turn (deleted meanwhile by another
     /// process) is passed over. Any other error (an I/O error, a read-only store) stops the run:
     /// what was pruned before it stays pruned.
     ///

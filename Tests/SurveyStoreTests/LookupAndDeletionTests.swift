@@ -1,4 +1,5 @@
 import Foundation
+import Packages
 import Surveys
 import Testing
 import Versions
@@ -258,5 +259,42 @@ struct LookupAndDeletionTests {
         }
         #expect(try store.prunedRevisions(of: b).isEmpty, "nothing of b was pruned")
         #expect(try store.graph(of: a).winner?.id == editedA.id)
+    }
+
+    @Test(
+        "pruneEveryDocument skips a document whose lock file keeps being replaced, with the reason, and prunes the others"
+    )
+    func pruneEveryPastALockThatKeepsChanging() throws {
+        let (creator, path) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        // The first document in the run's order, and one after it.
+        let victim = UUID(uuidString: "00000000-0000-4000-8000-000000000001")!
+        let other = UUID(uuidString: "00000000-0000-4000-8000-000000000002")!
+        var firsts: [UUID: RevisionID] = [:]
+        for id in [victim, other] {
+            let (_, first) = try creator.create(Self.survey, id: id)
+            _ = try creator.save(try Survey(title: "T2", items: []), to: id, base: first.id)
+            firsts[id] = first.id
+        }
+        // Every look at the victim's lock file finds another file than the one just locked.
+        let lockName = StoreLayout.lock(of: victim)
+        var calls = SystemCalls.live
+        calls.stat = { folder, name in
+            SystemCalls.live.stat(folder, name).map {
+                var status = $0
+                if name.hasSuffix(lockName) { status.inode &+= 1 }
+                return status
+            }
+        }
+        let store = try SurveyStore.open(at: path, calls: calls)
+        var seen: [UUID: SurveyStore.PruneOutcome] = [:]
+        try store.pruneEveryDocument { _, _, id, outcome in seen[id] = outcome }
+        guard case .skippedUnusableLock(let reason) = seen[victim] else {
+            Issue.record("the document was not skipped: \(String(describing: seen[victim]))")
+            return
+        }
+        #expect(reason.contains("try again once that stops"), "\(reason)")
+        #expect(try store.prunedRevisions(of: victim).isEmpty)
+        #expect(seen[other] == .pruned([firsts[other]!]))
     }
 }

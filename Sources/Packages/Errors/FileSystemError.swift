@@ -154,10 +154,14 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         [.symbolicLink, .notRegularFile, .isDirectory, .tooLarge].contains(code)
     }
 
-    /// Whether a lock could not be taken because something other than a lock file stands
-    /// in its place (a folder, a link, a FIFO, a file with a second name): an entry that
-    /// can be removed, unlike a lock held elsewhere or an I/O error.
-    public var isUnusableLock: Bool { operation == .lock && (isAboutTheEntry || code == .hardLinked) }
+    /// Whether a lock could not be taken because of what stands in its place: something
+    /// other than a lock file (a folder, a link, a FIFO, a file with a second name), an
+    /// entry that can be removed, or a file that something keeps replacing. Unlike a lock
+    /// held elsewhere or an I/O error, this is about one document's lock alone: a run over
+    /// many documents leaves that one, reports it with this error's reason, and goes on.
+    public var isUnusableLock: Bool {
+        operation == .lock && (isAboutTheEntry || code == .hardLinked || code == .keepsChanging)
+    }
 
     /// `cannot fsync /store/Documents/…: Input/output error`.
     public var description: String { "cannot \(verb) \(ShownText.escaping(path)): \(reason)" }
