@@ -316,6 +316,49 @@ struct WatchTests {
         watchers.stop()
     }
 
+    /// Whether this process may make a user namespace (where a test may set its own limit
+    /// of inotify watches); CI requires it.
+    static let userNamespaces: Bool =
+        Tools.find("unshare").map { unshare in
+            (try? ChildProcess.run(unshare, ["-U", "-r", "true"], timeLimit: 10).status) == 0
+        } ?? false
+
+    @Test(
+        "A package not complete yet that cannot be watched (the limit of watches reached) ends survey watch with an error naming it, not a completion never reported",
+        .enabled(
+            if: CommandRunner.isCI || userNamespaces,
+            "needs unshare and user namespaces, which this machine does not allow"))
+    func packageBeyondTheWatchLimit() throws {
+        guard let unshare = CommandRunner.requireTool("unshare") else { return }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let other = scratch.directory.appendingPathComponent("other").path
+        try scratch.run(["init", "--device", "other"], store: other)
+        let id = try scratch.run(["new", "--title", "Copied"])
+        _ = try scratch.run(["sync", other])
+        let second = try scratch.revision(["edit", id, "--title", "Copied again"], store: other)
+        // Half of the second revision's package copied in: its metadata, not its content.
+        let package = "/Documents/" + id + "/" + second + ".survey"
+        try FileManager.default.createDirectory(
+            atPath: scratch.store + package, withIntermediateDirectories: false)
+        try FileManager.default.copyItem(
+            atPath: other + package + "/DocumentMetadata.plist",
+            toPath: scratch.store + package + "/DocumentMetadata.plist")
+        // Two watches in this user namespace: Documents/ and the document's folder.
+        let result = try CommandRunner.run(
+            ["watch", "--json", "--store", scratch.store],
+            prefix: [
+                unshare, "-U", "-r", "sh", "-c",
+                #"echo 2 > /proc/sys/user/max_inotify_watches && exec "$0" "$@""#,
+            ], timeLimit: 20)
+        #expect(!result.timedOut, "survey watch went on without watching the package")
+        #expect(result.status == 1, "\(result.stderr)")
+        let object = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let message = (object?["error"] as? [String: Any])?["message"] as? String ?? ""
+        #expect(message.contains(second + ".survey"), "\(result.stdout)")
+        #expect(message.contains("the limit of inotify watches"), "\(result.stdout)")
+    }
+
     @Test(
         "More events than the kernel queues (20,000 files while the watchers are stopped) ends in a reread",
         CommandRunner.needs("python3"))

@@ -347,10 +347,20 @@ final class ChangeFeed: @unchecked Sendable {
                 watcher.remove(watch)
             }
             for revision in incomplete where watched[revision] == nil {
-                guard
-                    let watch = try? watcher.add(
+                let watch: FolderWatcher.Watch
+                do {
+                    watch = try watcher.add(
                         folder + "/" + StoreLayout.packageName(revision), interest: .allEntries)
-                else { continue }
+                } catch let error as FileSystemError
+                    where error.code == .notFound || error.code == .symbolicLink
+                    || error.errno == .notDirectory
+                {
+                    // Gone, or not a folder: the document folder's own watch reports what
+                    // takes its place. Any other failure (the limit of watches reached)
+                    // ends the feed with its error: the package's completion would go
+                    // unseen.
+                    continue
+                }
                 watched[revision] = watch
                 packageOfWatch[watch] = (id, revision)
                 added = true
