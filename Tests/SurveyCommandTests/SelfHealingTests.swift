@@ -46,7 +46,12 @@ struct SelfHealingTests {
         try Self.tear(tornOnA, keeping: 40)
         try Self.tear(tornOnB, keeping: 0)
         #expect(try CommandRunner.run(["verify", "--store", a]).status == 1)
-        #expect(try CommandRunner.run(["show", ids[0], "--store", a]).status != 0)
+        // Reading it says what is damaged and how to repair it.
+        let show = try CommandRunner.run(["show", ids[0], "--store", a])
+        #expect(show.status == 65, "\(show.stderr)")
+        #expect(
+            show.stderr.contains("the content does not match the digest")
+                && show.stderr.contains("survey verify --repair-from OTHER_STORE"), "\(show.stderr)")
 
         let sync = try CommandRunner.run(["sync", b, "--json", "--store", a])
         #expect(sync.status == 0, "\(sync.stderr)")

@@ -117,6 +117,13 @@ struct CommandFailure: Error {
         if case StoreError.noSuchStore(let path) = error {
             message += " (create one with `survey init --store \(ShownText.escaping(path))`)"
         }
+        // A damaged file of a revision: a replica's intact copy repairs it.
+        switch error as? VersionsError {
+        case .contentMismatch?, .digestMismatch?:
+            message +=
+                " (survey verify --repair-from OTHER_STORE, or survey sync OTHER_STORE, repairs it from a replica that has it intact)"
+        default: break
+        }
         self.init(
             code: error.errorCode, message: message, exit: ExitStatus.code(for: error.category).rawValue,
             file: error.inputLocation?.file, line: error.inputLocation?.line,
