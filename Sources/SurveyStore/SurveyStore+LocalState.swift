@@ -40,7 +40,7 @@ extension SurveyStore {
     /// and the write are made under the document's lock, the lock a prune takes, so a
     /// prune in another process cannot take the content away between them.
     ///
-    /// The corresponding C functions are `openat`, `flock`, `write`, `fsync`, `renameat`
+    /// The corresponding C functions are `openat`, `fcntl`, `write`, `fsync`, `renameat`
     /// and `unlinkat`.
     /// - Parameters:
     ///   - state: The new state, or `nil`.
