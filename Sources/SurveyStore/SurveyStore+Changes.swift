@@ -50,7 +50,8 @@ extension SurveyStore {
     ///   - mechanism: How to learn of changes: `.automatic` (inotify on Linux unless
     ///     `SURVEYSTORE_WATCH=polling`, polling elsewhere), `.inotify` or `.polling`.
     /// - Returns: The changes; the sequence throws when a folder cannot be read (an I/O
-    ///   error), and ends only when its consumer stops.
+    ///   error) or watched (a document's folder, or a package not complete yet, once the
+    ///   limit of inotify watches is reached), and ends only when its consumer stops.
     /// - Throws: `FileSystemError` when the watch cannot be set up (no `Documents/`
     ///   folder, the limit of inotify watches reached); the errors of reading a document.
     public func changes(
