@@ -161,7 +161,9 @@ public final class SurveyStore: Sendable {
             try checkLayout(at: path, calls: calls, forWriting: true)
         }
         try RevisionStore.createDocumentsFolder(with: writer, reader: FileReader(root: path, calls: calls))
-        let existing = try? DeviceIdentity.read(store: path, writer: writer)
+        // As when opening: none recorded, or something else in its place, gives a new
+        // identity; an I/O error renews nothing.
+        let existing = try DeviceIdentity.readIfRecorded(store: path, writer: writer)
         var device =
             existing
             ?? Device(id: DeviceIdentity.newID(), name: deviceName ?? ProcessInfo.processInfo.hostName)

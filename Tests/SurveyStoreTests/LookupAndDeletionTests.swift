@@ -297,4 +297,25 @@ struct LookupAndDeletionTests {
         #expect(try store.prunedRevisions(of: victim).isEmpty)
         #expect(seen[other] == .pruned([firsts[other]!]))
     }
+
+    @Test(
+        "create on an existing store whose device identity cannot be read (an I/O error) fails and renews nothing"
+    )
+    func createKeepsTheIdentityOnAnIOError() throws {
+        let (store, path) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let deviceFile = path + "/" + StoreLayout.deviceFile
+        let before = try Data(contentsOf: URL(fileURLWithPath: deviceFile))
+        var calls = SystemCalls.live
+        calls.openat = { directory, name, flags, mode in
+            if name.hasSuffix("Device.plist") && flags & O_ACCMODE == O_RDONLY { return .failure(.io) }
+            return SystemCalls.live.openat(directory, name, flags, mode)
+        }
+        let error = #expect(throws: FileSystemError.self) {
+            _ = try SurveyStore.create(at: path, deviceName: "renamed", calls: calls)
+        }
+        #expect(error?.errno == .io, "\(String(describing: error))")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: deviceFile)) == before)
+        #expect(try SurveyStore.open(at: path).device == store.device)
+    }
 }
