@@ -225,6 +225,12 @@ public enum FormatCheck {
             return [checkPackage(path, reader: reader)]
         }
         var results: [Result] = []
+        /// A folder that cannot be listed is a failed check, never one with nothing in it.
+        func unlisted(_ folder: String, _ error: any Error) -> Result {
+            Result(
+                path: folder, status: .invalid,
+                message: (error as? FileSystemError)?.failure ?? "cannot list the directory: \(error)")
+        }
         let folders: [String]
         let isStore = reader.exists(path + "/" + StoreLayout.layoutFile)
         if isStore {
@@ -235,16 +241,34 @@ public enum FormatCheck {
             } catch StoreError.documentsFolderBlocked(_, let kind) {
                 return [Result(path: documents, status: .invalid, message: StoreError.blockedDocuments(kind))]
             } catch {}
-            folders = ((try? reader.names(atPath: documents)) ?? []).sorted().filter {
-                !StoreLayout.isHidden($0)
+            // The documents the store reads, as `verify` lists them: an entry it skips (a
+            // link or a file where a document's folder belongs, a name that is no document
+            // id) fails the check, so that no document passes unchecked.
+            let listing: RevisionStore.DocumentListing
+            do {
+                listing = try RevisionStore(
+                    root: path, device: Device(id: "check", name: "check"), calls: calls
+                )
+                .documentListing()
+            } catch {
+                return [unlisted(documents, error)]
             }
-            .map { documents + "/" + $0 }
+            for issue in listing.issues {
+                results.append(Result(path: issue.path, status: .invalid, message: issue.message))
+            }
+            folders = listing.ids.map { documents + "/" + StoreLayout.folderName(of: $0) }
         } else {
             folders = [path]
         }
         var tombstoned = Set<String>()
         let packages = folders.flatMap { folder in
-            let names = ((try? reader.names(atPath: folder)) ?? []).sorted()
+            let names: [String]
+            do {
+                names = try reader.names(atPath: folder).sorted()
+            } catch {
+                results.append(unlisted(folder, error))
+                return [String]()
+            }
             for name in names where name.hasSuffix(StoreLayout.tombstoneSuffix) {
                 tombstoned.insert(folder + "/" + name.dropLast(StoreLayout.tombstoneSuffix.count))
             }

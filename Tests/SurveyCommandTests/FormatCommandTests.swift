@@ -137,6 +137,43 @@ struct FormatCommandTests {
     }
 
     @Test(
+        "check fails a store in which verify finds a document it skips (a link or a file in a document folder's place), naming it; it passed with that document unchecked"
+    )
+    func checkNamesSkippedDocuments() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store").path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        var ids: [String] = []
+        for title in ["Kept", "Linked"] {
+            ids.append(
+                try CommandRunner.run(["new", "--title", title, "--store", store]).stdout
+                    .trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        // The second document's folder moved out, and a link to it left in its place.
+        let linked = store + "/Documents/" + ids[1]
+        let outside = directory.appendingPathComponent("outside").path
+        try FileManager.default.moveItem(atPath: linked, toPath: outside)
+        try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: outside)
+        let result = try CommandRunner.run(["check", store, "--json"])
+        #expect(result.status == 65, "\(result.stderr)")
+        let rows = try #require(
+            (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?["revisions"]
+                as? [[String: Any]])
+        #expect(
+            rows.map { $0["status"] as? String } == ["invalid", "current"]
+                || rows.map { $0["status"] as? String } == ["current", "invalid"], "\(rows)")
+        let invalid = try #require(rows.first { $0["status"] as? String == "invalid" })
+        #expect(invalid["path"] as? String == linked)
+        #expect((invalid["message"] as? String)?.contains("symbolic link") == true, "\(invalid)")
+        #expect(result.stderr.contains(linked), "\(result.stderr)")
+        // Put back, it passes.
+        try FileManager.default.removeItem(atPath: linked)
+        try FileManager.default.moveItem(atPath: outside, toPath: linked)
+        #expect(try CommandRunner.run(["check", store]).status == 0)
+    }
+
+    @Test(
         "A format-1 winner opens migrated in memory; migrate on two replicas at once, then sync: no conflict")
     func migrateTwoReplicas() throws {
         let directory = try CommandRunner.temporaryDirectory()

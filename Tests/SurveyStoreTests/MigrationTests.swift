@@ -116,4 +116,36 @@ struct MigrationTests {
         #expect(report.notMigrated.isEmpty)
         #expect(store.verify().isEmpty)
     }
+
+    @Test(
+        "FormatCheck.check fails a document folder it cannot list (an I/O error) instead of passing it with nothing checked"
+    )
+    func checkOfAnUnlistableFolder() throws {
+        let (store, path) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (listed, _) = try store.create(try Survey(title: "Listed", items: []))
+        let (unlistable, _) = try store.create(try Survey(title: "Unlistable", items: []))
+        let folderName = StoreLayout.folderName(of: unlistable)
+        var calls = SystemCalls.live
+        calls.openat = { directory, name, flags, mode in
+            name.hasSuffix(folderName) && flags & O_DIRECTORY != 0
+                ? .failure(.io) : SystemCalls.live.openat(directory, name, flags, mode)
+        }
+        let results = FormatCheck.check(path, calls: calls)
+        let folder = path + "/" + StoreLayout.folder(of: unlistable)
+        let failed = try #require(results.first { $0.path == folder }, "\(results)")
+        #expect(failed.status == .invalid)
+        #expect(
+            failed.message?.contains("Input/output error") == true, "\(String(describing: failed.message))")
+        #expect(
+            results.contains { $0.status == .current && $0.document == listed.uuidString.lowercased() },
+            "\(results)")
+        // The store itself unlistable: one failure, not a store without documents.
+        calls.openat = { directory, name, flags, mode in
+            name.hasSuffix(StoreLayout.documentsFolder) && flags & O_DIRECTORY != 0
+                ? .failure(.io) : SystemCalls.live.openat(directory, name, flags, mode)
+        }
+        let whole = FormatCheck.check(path, calls: calls)
+        #expect(whole.map(\.status) == [.invalid], "\(whole)")
+    }
 }

@@ -10,7 +10,9 @@ struct CheckCommand: ParsableCommand {
             For each revision: its status (current, migratable, newer, invalid), format version and path; \
             --json: {"revisions": [{"path", "document", "revision", "formatVersion", "status", "message"}]}. \
             Exits 0 only if every revision is current or migratable (a store with no documents has none to \
-            check: it passes, and a note on standard error says so); 66 when a PATH does not exist, else 65.
+            check: it passes, and a note on standard error says so); 66 when a PATH does not exist, else 65. \
+            An entry of a store's Documents that verify names as skipped (a link or file in a document \
+            folder's place), and a folder that cannot be listed, are invalid rows too.
 
             \(SurveyTool.exitCodesReference)
             """)
