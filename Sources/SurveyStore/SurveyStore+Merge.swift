@@ -86,10 +86,17 @@ extension SurveyStore {
         plan.mergeBases = graph.mergeBases(of: live.map(\.id))
         var baseSurvey: Survey?
         for candidate in plan.mergeBases where !candidate.isDeleted {
-            if let survey = try? survey(id, candidate) {
+            do {
+                baseSurvey = try survey(id, candidate)
                 plan.base = candidate
-                baseSurvey = survey
                 break
+            } catch let error as FileSystemError where !error.isAboutTheEntry && error.code != .notFound {
+                // An input/output error says nothing of the base: a merge made without it
+                // would contest every difference here, and differ from the one another
+                // replica makes with it.
+                throw error
+            } catch {
+                // Pruned, damaged or unreadable content: the next merge base, or a two-way merge.
             }
         }
         if baseSurvey == nil {

@@ -1,5 +1,7 @@
 import Foundation
+import Packages
 import Surveys
+import Synchronization
 import Testing
 import Versions
 
@@ -91,5 +93,42 @@ struct MergeStoreTests {
         let written = try #require(try store.resolve(Self.document, .merge(prefer: nil)))
         #expect(written.parents.count == 2 && written.formatVersion == SurveyStore.formatVersion)
         #expect(store.verify().isEmpty)
+    }
+
+    @Test(
+        "An I/O error reading the merge base's content fails the merge; it is not taken for a base without content (a two-way merge, contesting everything)"
+    )
+    func ioErrorReadingTheBase() throws {
+        let path = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try SurveyStore.create(at: path, deviceName: "here")
+        let title = Item(title: "Name", kind: .textField(subtitle: nil))
+        let rate = Item(title: "Rate", kind: .slider(minimum: 0, maximum: 10, roundToInteger: true))
+        let (id, base) = try store.create(try Survey(title: "Base", items: [title, rate]))
+        var one = title, other = rate
+        one.answer = .text("Ada")
+        other.answer = .number(7)
+        _ = try store.save(try Survey(title: "Base", items: [one, rate]), to: id, base: base.id)
+        _ = try store.save(try Survey(title: "Base", items: [title, other]), to: id, base: base.id)
+        let clean = try #require(try store.mergePlan(id))
+        #expect(clean.base?.id == base.id && clean.result?.isClean == true)
+        // The next content read (the base's, read first) fails with EIO.
+        let armed = Atomic<Bool>(true)
+        var calls = SystemCalls.live
+        calls.openat = { directory, name, flags, mode in
+            if name.hasSuffix(StoreLayout.contentFile),
+                armed.compareExchange(expected: true, desired: false, ordering: .sequentiallyConsistent)
+                    .exchanged
+            {
+                return .failure(.io)
+            }
+            return SystemCalls.live.openat(directory, name, flags, mode)
+        }
+        let failing = try SurveyStore.open(at: path, calls: calls)
+        let error = #expect(throws: FileSystemError.self) { try failing.mergePlan(id) }
+        #expect(error?.errno == .io, "\(String(describing: error))")
+        let fired = !armed.load(ordering: .sequentiallyConsistent)
+        #expect(fired, "the hook did not run")
+        #expect(try store.graph(of: id).heads.count == 2)
     }
 }
