@@ -116,7 +116,14 @@ extension SurveyStore {
     {
         // The store's revisions and those this batch adds, so that a package given twice
         // is added once, and each new revision's clock is past every one seen.
-        let read = try? revisions.read(document)
+        // No folder: a new document. Any other failure is thrown: an empty graph would take
+        // content already here for new, and make a needless head of it.
+        let read: DocumentRead?
+        do {
+            read = try revisions.read(document)
+        } catch StoreError.noSuchDocument {
+            read = nil
+        }
         var known = read?.graph ?? RevisionGraph()
         var outcomes: [ImportOutcome] = []
         var writes: [(document: UUID, revision: RevisionID, files: [PackageFile])] = []

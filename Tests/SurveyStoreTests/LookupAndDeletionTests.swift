@@ -1,6 +1,7 @@
 import Foundation
 import Packages
 import Surveys
+import Synchronization
 import Testing
 import Versions
 
@@ -317,5 +318,42 @@ struct LookupAndDeletionTests {
         #expect(error?.errno == .io, "\(String(describing: error))")
         #expect(try Data(contentsOf: URL(fileURLWithPath: deviceFile)) == before)
         #expect(try SurveyStore.open(at: path).device == store.device)
+    }
+
+    @Test(
+        "import fails on an I/O error reading the document's folder; it does not take content already here for new (a needless head)"
+    )
+    func importOnAnIOError() throws {
+        let (store, path) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (id, first) = try store.create(Self.survey)
+        let package = path + "-package"
+        defer { try? FileManager.default.removeItem(atPath: package) }
+        _ = try store.exportPackage(id, revision: first.id, to: package)
+        // Metadata that no longer verifies: the package's content is imported as content.
+        let metadataFile = package + "/" + StoreLayout.metadataFile
+        let metadata = try String(contentsOfFile: metadataFile, encoding: .utf8)
+        try metadata.replacingOccurrences(of: "<string>laptop</string>", with: "<string>elsewhere</string>")
+            .write(toFile: metadataFile, atomically: true, encoding: .utf8)
+        #expect(try store.importPackage(at: package) == .alreadyPresent(id, first))
+        // The next listing of the document's folder fails with EIO.
+        let armed = Atomic<Bool>(true)
+        let folderName = StoreLayout.folderName(of: id)
+        var calls = SystemCalls.live
+        calls.openat = { directory, name, flags, mode in
+            if name.hasSuffix(folderName), flags & O_DIRECTORY != 0,
+                armed.compareExchange(expected: true, desired: false, ordering: .sequentiallyConsistent)
+                    .exchanged
+            {
+                return .failure(.io)
+            }
+            return SystemCalls.live.openat(directory, name, flags, mode)
+        }
+        let failing = try SurveyStore.open(at: path, calls: calls)
+        let error = #expect(throws: FileSystemError.self) { try failing.importPackage(at: package) }
+        #expect(error?.errno == .io, "\(String(describing: error))")
+        let fired = !armed.load(ordering: .sequentiallyConsistent)
+        #expect(fired, "the hook did not run")
+        #expect(try store.graph(of: id).revisions.keys.map(\.self) == [first.id])
     }
 }
