@@ -143,24 +143,24 @@ extension SurveyStore {
     }
 
     /// This device's state for a document, off the caller's executor: see
-    /// ``localState(of:)``.
+    /// `localState(of:)`.
     public func localState(of id: UUID) async throws -> [String: PropertyList]? {
         try await BlockingQueue.run { try self.localState(of: id) }
     }
 
     /// Replaces this device's state for a document, off the caller's executor (it
-    /// fsyncs, and waits for the document's lock): see ``setLocalState(_:of:)``.
+    /// fsyncs, and waits for the document's lock): see `setLocalState(_:of:)`.
     public func setLocalState(_ state: [String: PropertyList]?, of id: UUID) async throws {
         try await BlockingQueue.run { try self.setLocalState(state, of: id) }
     }
 
-    /// This device's state for the store, off the caller's executor: see ``localState()``.
+    /// This device's state for the store, off the caller's executor: see `localState()`.
     public func localState() async throws -> [String: PropertyList]? {
         try await BlockingQueue.run { try self.localState() }
     }
 
     /// Replaces this device's state for the store, off the caller's executor: see
-    /// ``setLocalState(_:)``.
+    /// `setLocalState(_:)`.
     public func setLocalState(_ state: [String: PropertyList]?) async throws {
         try await BlockingQueue.run { try self.setLocalState(state) }
     }

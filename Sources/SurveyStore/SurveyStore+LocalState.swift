@@ -24,7 +24,7 @@ extension SurveyStore {
     ///
     /// The corresponding C functions are `openat`, `fstat` and `read`.
     /// - Parameter id: The document.
-    /// - Returns: The dictionary last written with ``setLocalState(_:of:)``.
+    /// - Returns: The dictionary last written with `setLocalState(_:of:)`.
     /// - Throws: ``LocalStateError`` when the file is not an XML property list holding
     ///   a dictionary; `FileSystemError` when it cannot be read.
     public func localState(of id: UUID) throws -> [String: PropertyList]? {
@@ -48,7 +48,7 @@ extension SurveyStore {
     /// - Throws: `StoreError/noSuchDocument(_:)` when `id` has no folder, or (for a new
     ///   state) no content, `StoreError/readOnly(_:)`, `PropertyListError` for a value XML
     ///   cannot carry, `FileSystemError` (code `tooLarge` for state whose property list is
-    ///   over 1 MiB, the most ``localState(of:)`` reads); after a failure the old state is
+    ///   over 1 MiB, the most `localState(of:)` reads); after a failure the old state is
     ///   unchanged.
     public func setLocalState(_ state: [String: PropertyList]?, of id: UUID) throws {
         try checkWritable()
@@ -69,7 +69,7 @@ extension SurveyStore {
 
     /// This device's state for the store as a whole (the open window, a sort order), or
     /// `nil` when none was written; kept in `Local.nosync/state/store.plist`
-    /// (`StoreLayout.storeStateFile`), never synced. See ``localState(of:)``.
+    /// (`StoreLayout.storeStateFile`), never synced. See `localState(of:)`.
     ///
     /// - Throws: ``LocalStateError``, `FileSystemError`.
     public func localState() throws -> [String: PropertyList]? {
@@ -77,7 +77,7 @@ extension SurveyStore {
     }
 
     /// Replaces this device's state for the store, atomically and durably; `nil` removes
-    /// it. See ``setLocalState(_:of:)``.
+    /// it. See `setLocalState(_:of:)`.
     ///
     /// - Throws: `StoreError/readOnly(_:)`, `PropertyListError`, `FileSystemError` (code
     ///   `tooLarge` over 1 MiB, as for a document's state).
