@@ -58,11 +58,21 @@ extension RevisionStore {
     /// The folders the store itself makes (each a real folder, or absent), and what is
     /// left in the temporary, pruning and locks folders.
     private func verifyFolders(report: (String, String, Bool) -> Void) {
+        /// What `look` finds at `path`; a failure (an I/O error) is reported, never taken
+        /// for an absent or empty folder.
+        func checked<T>(_ path: String, _ look: () throws -> T?) -> T? {
+            do {
+                return try look()
+            } catch {
+                report(path, (error as? FileSystemError)?.failure ?? "\(error)", false)
+                return nil
+            }
+        }
         // The documents' folder is reported with what is in it, by `documentFolderIssues`.
         for folder in StoreLayout.folders + [StoreLayout.stateFolder]
         where folder != StoreLayout.documentsFolder {
             let path = root + "/" + folder
-            switch (try? reader.status(atPath: path))??.kind {
+            switch checked(path, { try reader.status(atPath: path) })?.kind {
             case nil, .directory?: break
             case .symbolicLink?:
                 report(path, "a symbolic link where the store's folder belongs (never followed)", false)
@@ -70,20 +80,22 @@ extension RevisionStore {
             }
         }
         let temporary = root + "/" + StoreLayout.temporaryFolder
-        for name in ((try? reader.names(atPath: temporary)) ?? []).sorted() {
+        for name in (checked(temporary, { try reader.names(atPath: temporary) }) ?? []).sorted() {
             report(
                 temporary + "/" + name,
                 "a temporary file left by an interrupted write (the next command that writes removes it)",
                 false)
         }
         let pruning = root + "/" + StoreLayout.pruningFolder
-        for name in ((try? reader.names(atPath: pruning)) ?? []).sorted() {
+        for name in (checked(pruning, { try reader.names(atPath: pruning) }) ?? []).sorted() {
             report(
                 pruning + "/" + name, "an interrupted prune (the next command that writes finishes it)", false
             )
         }
         let locks = root + "/" + StoreLayout.locksFolder
-        for entry in ((try? reader.entries(atPath: locks)) ?? []).sorted(by: { $0.name < $1.name }) {
+        for entry in (checked(locks, { try reader.entries(atPath: locks) }) ?? []).sorted(by: {
+            $0.name < $1.name
+        }) {
             let path = locks + "/" + entry.name
             if entry.kind != .regular && entry.kind != .unknown {
                 report(

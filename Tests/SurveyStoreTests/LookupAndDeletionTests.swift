@@ -356,4 +356,24 @@ struct LookupAndDeletionTests {
         #expect(fired, "the hook did not run")
         #expect(try store.graph(of: id).revisions.keys.map(\.self) == [first.id])
     }
+
+    @Test("verify names a store folder it cannot list (an I/O error) instead of taking it for an empty one")
+    func verifyNamesAnUnlistableFolder() throws {
+        let (store, path) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        _ = try store.create(Self.survey)
+        #expect(store.verify().isEmpty)
+        var calls = SystemCalls.live
+        calls.openat = { directory, name, flags, mode in
+            name.hasSuffix(StoreLayout.temporaryFolder) && flags & O_DIRECTORY != 0
+                ? .failure(.io) : SystemCalls.live.openat(directory, name, flags, mode)
+        }
+        let problems = try SurveyStore.openForReading(at: path, calls: calls).verify()
+        let temporary = path + "/" + StoreLayout.temporaryFolder
+        #expect(
+            problems.contains {
+                $0.path == temporary && $0.message.contains("Input/output error") && !$0.isNote
+            },
+            "\(problems)")
+    }
 }
