@@ -109,7 +109,7 @@ extension RevisionStore {
         }
         // This device's identity: a file, or nothing yet.
         let device = root + "/" + StoreLayout.deviceFile
-        if let kind = (try? reader.status(atPath: device))??.kind, kind != .regular {
+        if let kind = checked(device, { try reader.status(atPath: device) })?.kind, kind != .regular {
             if kind == .directory, ((try? reader.names(atPath: device)) ?? []).isEmpty == false {
                 report(
                     device,
