@@ -354,9 +354,13 @@ struct WatchTests {
         #expect(!result.timedOut, "survey watch went on without watching the package")
         #expect(result.status == 1, "\(result.stderr)")
         let object = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
-        let message = (object?["error"] as? [String: Any])?["message"] as? String ?? ""
-        #expect(message.contains(second + ".survey"), "\(result.stdout)")
-        #expect(message.contains("the limit of inotify watches"), "\(result.stdout)")
+        let error = object?["error"] as? [String: Any]
+        let message = error?["message"] as? String ?? ""
+        #expect(error?["code"] as? String == "watchLimit", "\(result.stdout)")
+        #expect(
+            message.hasPrefix("cannot watch ") && message.contains(second + ".survey"), "\(result.stdout)")
+        #expect(message.contains("the limit of inotify watches is reached"), "\(result.stdout)")
+        #expect(!message.contains("No space left on device"), "not a full disk: \(result.stdout)")
     }
 
     @Test(

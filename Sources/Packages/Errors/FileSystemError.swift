@@ -50,6 +50,9 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         /// A lock file was found replaced, or given another name, every time it was taken,
         /// as many times as a lock is tried (something keeps copying or replacing it).
         public static let keepsChanging = Code("keepsChanging")
+        /// A folder could not be watched: the per-user limit of inotify watches is reached
+        /// (`ENOSPC` from `inotify_add_watch`; `fs.inotify.max_user_watches`).
+        public static let watchLimit = Code("watchLimit")
 
         /// `tooLarge`, with the limit that was exceeded.
         public static func tooLarge(_ limit: Int) -> Code { Code("tooLarge", limit: limit) }
@@ -172,6 +175,7 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
 
     /// What could not be done, in words.
     private var verb: String {
+        if code == .watchLimit { return "watch" }
         let verb: String
         switch operation {
         case .open: verb = "open"
@@ -204,6 +208,9 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
             return
                 "it has more than one name (hard links, as a copy made with `cp -al` leaves between a store and its copy), so a lock on it would lock the others too, and this name could not be removed to give the store a lock file of its own; "
                 + removal
+        case .watchLimit:
+            return
+                "the limit of inotify watches is reached (fs.inotify.max_user_watches; `sysctl fs.inotify.max_user_watches=N` raises it)"
         case .keepsChanging:
             return
                 "it was replaced or given another name each time it was taken (something keeps copying or replacing it, such as repeated `cp -al`); try again once that stops"

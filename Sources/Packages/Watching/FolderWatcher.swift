@@ -209,7 +209,7 @@ public final class FolderWatcher {
     /// - Throws: ``FileSystemError``: the folder is missing (code `notFound`), is no
     ///   folder or is a link itself (errno `ENOTDIR`), is reached through a link on the way
     ///   beneath the root (code `symbolicLink`), or the per-user limit of watches is
-    ///   reached (`ENOSPC`: `fs.inotify.max_user_watches`).
+    ///   reached (code `watchLimit`: `ENOSPC`, `fs.inotify.max_user_watches`).
     public func add(_ path: String, interest: Interest) throws -> Watch {
         if mechanism == .polling {
             let folder = try PolledFolder.list(path, interest: interest, system: system)
@@ -234,10 +234,9 @@ public final class FolderWatcher {
             }
             guard descriptor >= 0 else {
                 let error = Errno.current
-                let limit =
-                    error == .noSpace
-                    ? " (the limit of inotify watches, fs.inotify.max_user_watches, is reached)" : ""
-                throw FileSystemError(.open, path: path + limit, errno: error)
+                // ENOSPC here is the limit of watches, not a full disk.
+                if error == .noSpace { throw FileSystemError(.watchLimit, operation: .open, path: path) }
+                throw FileSystemError(.open, path: path, errno: error)
             }
             return Watch(rawValue: descriptor)
         #else

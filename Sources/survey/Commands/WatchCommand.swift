@@ -18,8 +18,9 @@ struct WatchCommand: ParsableCommand {
             {"event", "id", "revision", "heads"}, where event is created, revision-added, conflict-appeared, \
             conflict-resolved, deleted or reread (id and revision null, heads empty).
 
-            On Linux changes come from inotify, one watch per document folder (the per-user limit \
-            is fs.inotify.max_user_watches). With SURVEYSTORE_WATCH=polling in the environment (and \
+            On Linux changes come from inotify, one watch per document folder and per package not \
+            complete yet (the per-user limit is fs.inotify.max_user_watches: a folder that cannot be \
+            watched for it ends the watch, exit 1, code watchLimit, rather than let a change go unseen). With SURVEYSTORE_WATCH=polling in the environment (and \
             where there is no inotify) every watched folder is listed once a second instead: changes \
             are printed up to a second late, and each second costs a listing of every document folder.
 
