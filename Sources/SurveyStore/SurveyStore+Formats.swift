@@ -246,10 +246,7 @@ public enum FormatCheck {
             // id) fails the check, so that no document passes unchecked.
             let listing: RevisionStore.DocumentListing
             do {
-                listing = try RevisionStore(
-                    root: path, device: Device(id: "check", name: "check"), calls: calls
-                )
-                .documentListing()
+                listing = try RevisionStore.documentListing(ofStoreAt: path, reader: reader)
             } catch {
                 return [unlisted(documents, error)]
             }

@@ -182,8 +182,15 @@ public final class RevisionStore: Sendable {
     /// ``documentFolders()``, and the documents whose folder's name is taken by something
     /// else (``DocumentListing/blocked``).
     public func documentListing() throws -> DocumentListing {
+        try Self.documentListing(ofStoreAt: root, reader: reader)
+    }
+
+    /// ``documentListing()`` for the store at `root`, looked at through `reader` (for a
+    /// caller that checks a store it has not opened, such as a format check).
+    public static func documentListing(ofStoreAt root: String, reader: FileReader) throws -> DocumentListing {
+        let documentsFolder = root + "/" + StoreLayout.documentsFolder
         guard let entries = try reader.entries(atPath: documentsFolder) else {
-            try checkDocumentsFolder()
+            try checkDocumentsFolder(ofStoreAt: root, reader: reader)
             return DocumentListing()
         }
         var ids: [UUID] = []

@@ -157,7 +157,6 @@ struct SurveyTool: ParsableCommand {
         Foundation.exit(failure.exit)
     }
 
-    /// Reports an argument-parser error (a usage error, or help and version requests).
     /// The position of the first argument whose bytes are not valid UTF-8, if any.
     private static func argumentNotUTF8() -> Int? {
         for position in 1..<Int(CommandLine.argc) {
@@ -167,6 +166,7 @@ struct SurveyTool: ParsableCommand {
         return nil
     }
 
+    /// Reports an argument-parser error (a usage error, or help and version requests).
     private static func fail(usage error: any Error, json: Bool, command: (any ParsableCommand.Type)?)
         -> Never
     {

@@ -157,6 +157,13 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         [.symbolicLink, .notRegularFile, .isDirectory, .tooLarge].contains(code)
     }
 
+    /// Whether the error says that no folder stands at ``path``: nothing, a symbolic link
+    /// (never followed), or something that is not a folder. A reader takes such a path for
+    /// a folder that is not there; anything else (an I/O error, a full limit) is a failure.
+    public var isNoFolder: Bool {
+        code == .notFound || code == .symbolicLink || errno == .notDirectory
+    }
+
     /// Whether a lock could not be taken because of what stands in its place: something
     /// other than a lock file (a folder, a link, a FIFO, a file with a second name), an
     /// entry that can be removed, or a file that something keeps replacing. Unlike a lock

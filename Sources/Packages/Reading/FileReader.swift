@@ -66,9 +66,7 @@ public struct FileReader: Sendable {
     public func entries(atPath path: String) throws -> [SystemCalls.DirectoryEntry]? {
         do {
             return try system.list(path)
-        } catch let error as FileSystemError
-            where error.code == .notFound || error.code == .symbolicLink || error.errno == .notDirectory
-        {
+        } catch let error as FileSystemError where error.isNoFolder {
             return nil
         }
     }

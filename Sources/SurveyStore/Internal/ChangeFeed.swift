@@ -290,7 +290,7 @@ final class ChangeFeed: @unchecked Sendable {
     private static func isDocumentsFolderMissing(_ error: any Error) -> Bool {
         if case StoreError.documentsFolderBlocked = error { return true }
         guard let error = error as? FileSystemError else { return false }
-        return error.code == .notFound || error.code == .symbolicLink || error.errno == .notDirectory
+        return error.isNoFolder
     }
 
     /// The documents this feed watches that have a folder.
@@ -321,9 +321,7 @@ final class ChangeFeed: @unchecked Sendable {
                 let watch = try watcher.add(folder, interest: .allEntries)
                 folderWatches[id] = watch
                 documentOfFolder[watch] = id
-            } catch let error as FileSystemError
-                where error.code == .notFound || error.code == .symbolicLink || error.errno == .notDirectory
-            {
+            } catch let error as FileSystemError where error.isNoFolder {
                 forget(id)
                 return nil
             }
@@ -351,10 +349,7 @@ final class ChangeFeed: @unchecked Sendable {
                 do {
                     watch = try watcher.add(
                         folder + "/" + StoreLayout.packageName(revision), interest: .allEntries)
-                } catch let error as FileSystemError
-                    where error.code == .notFound || error.code == .symbolicLink
-                    || error.errno == .notDirectory
-                {
+                } catch let error as FileSystemError where error.isNoFolder {
                     // Gone, or not a folder: the document folder's own watch reports what
                     // takes its place. Any other failure (the limit of watches reached)
                     // ends the feed with its error: the package's completion would go

@@ -326,9 +326,7 @@ private struct MergeState {
                 item: id, itemTitle: sides[0].item.title, field: "item", chosen: labels[0],
                 chosenValue: sides[0].item.interchange,
                 values: sides.map {
-                    .init(
-                        label: $0.label, value: $0.item.interchange,
-                        isUnchanged: base != nil && $0.item == base)
+                    .init(label: $0.label, value: $0.item.interchange, isUnchanged: $0.item == base)
                 }))
         notes.append(
             .init(item: id, itemTitle: sides[0].item.title, kind: .tookWholeItem, heads: [labels[0]]))
