@@ -12,7 +12,7 @@ struct SurveyTool: ParsableCommand {
         commandName: "survey",
         abstract: "Survey documents stored as revisions of XML property-list packages.",
         discussion: """
-            Every store command takes --store PATH (default: $SURVEY_STORE, else ./Surveys) and --json, \
+            Every store command takes --store PATH (default: $SURVEY_STORE unless empty, else ./Surveys) and --json, \
             which prints exactly one JSON document on standard output, on failure too (watch prints a stream of \
             one JSON object per line): \
             {"error": {"code", "message", "exit"}}, plus "file", "line" and "column" when the input was a file. \

@@ -533,6 +533,41 @@ struct FirstUseTests {
     }
 
     @Test(
+        "An empty path is a usage error naming the option or argument, not a failure about a file nobody named",
+        arguments: [
+            (["list", "--store", ""], "--store"), (["watch", "--store", ""], "--store"),
+            (["demo", "--store", ""], "--store"), (["sync", "", "--store", "STORE"], "<other-store>"),
+            (["check", "STORE", ""], "<paths>"), (["import", "", "--store", "STORE"], "<paths>"),
+            (["new", "--from", "", "--store", "STORE"], "--from"),
+            (["save", "DOC", "--from", "", "--store", "STORE"], "--from"),
+            (["resolve", "DOC", "--from", "", "--store", "STORE"], "--from"),
+            (["verify", "--repair-from", "", "--store", "STORE"], "--repair-from"),
+            (["plist", "lint", ""], "<files>"), (["plist", "convert", "", "--to", "json"], "<file>"),
+            (["plist", "convert", "FILE", "--to", "json", "-o", ""], "--output"),
+        ])
+    func emptyPath(_ arguments: [String], _ named: String) throws {
+        let (directory, store, _, sample) = try CommandRunner.twoStores()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let created = try CommandRunner.run(["new", "--from", sample.path, "--store", store])
+        let id = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(created.status == 0 && !id.isEmpty, "\(created.stderr)")
+        let before = try ImportTests.tree(store)
+        let filled = arguments.map { ["STORE": store, "DOC": id, "FILE": sample.path][$0] ?? $0 }
+        let message = "\(named) is an empty path; give the name of a file or folder"
+        let text = try CommandRunner.run(filled, in: directory)
+        #expect(text.status == 64, "\(text.stderr)")
+        #expect(text.stderr.hasPrefix("error: \(message)\nUsage: survey "), "\(text.stderr)")
+        let json = try CommandRunner.run(filled + ["--json"], in: directory)
+        let error = Self.object(json.stdout)?["error"] as? [String: Any]
+        #expect(
+            json.status == 64 && error?["code"] as? String == "usage"
+                && error?["message"] as? String == message,
+            "\(json.stdout)")
+        #expect(try ImportTests.tree(store) == before)
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("Surveys").path))
+    }
+
+    @Test(
         "prune --keep-history -1 is refused as a count below 0 (it said 'Missing value'), and prunes nothing",
         arguments: [["--keep-history", "-1"], ["--keep-history=-1"]])
     func pruneKeepHistoryNegative(_ keep: [String]) throws {

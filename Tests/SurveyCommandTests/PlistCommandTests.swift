@@ -96,10 +96,13 @@ struct PlistCommandTests {
         #expect(result.stderr.contains("/nonexistent/file.plist"))
         let convert = try CommandRunner.run(["plist", "convert", "/nonexistent/file.plist", "--to", "json"])
         #expect(convert.status == 66)
-        // An empty path, and -o into a folder that does not exist: said in words, never as
-        // Foundation's error domain and number.
+        // An empty path (a usage error, as everywhere a command takes a path), and -o into
+        // a folder that does not exist: said in words, never as Foundation's error domain
+        // and number.
         let empty = try CommandRunner.run(["plist", "lint", ""])
-        #expect(empty.status == 66 && !empty.stderr.contains("error 256"), "\(empty.stderr)")
+        #expect(
+            empty.status == 64 && !empty.stderr.contains("error 256")
+                && empty.stderr.contains("<files> is an empty path"), "\(empty.stderr)")
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try write(Self.valid, "a.plist", in: directory)

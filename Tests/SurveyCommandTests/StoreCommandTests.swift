@@ -87,6 +87,12 @@ struct StoreCommandTests {
         #expect(
             try CommandRunner.run(["init"], in: directory, environment: ["SURVEY_STORE": other]).status == 0)
         #expect(FileManager.default.fileExists(atPath: other + "/Store.plist"))
+        // An empty variable counts as unset, as `${SURVEY_STORE:-./Surveys}` reads it: the
+        // store in ./Surveys, not a failure about a store at "".
+        let empty = try CommandRunner.run(
+            ["list", "--json"], in: directory, environment: ["SURVEY_STORE": ""])
+        #expect(empty.status == 0, "\(empty.stderr)")
+        #expect(empty.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
     }
 
     @Test("Two real processes saving from the same base at once: two heads, the newest wins, nothing lost")

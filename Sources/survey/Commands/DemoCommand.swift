@@ -39,6 +39,10 @@ struct DemoCommand: ParsableCommand {
         var clean: Bool
     }
 
+    func validate() throws {
+        try PathArgument.requireName(store, for: "--store")
+    }
+
     func run() throws {
         try runReporting {
             let temporary = store == nil

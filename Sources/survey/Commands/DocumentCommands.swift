@@ -44,6 +44,7 @@ struct NewCommand: ParsableCommand {
 
     func validate() throws {
         if (title == nil) == (from == nil) { throw ValidationError("give exactly one of --title and --from") }
+        try PathArgument.requireName(from, for: "--from")
     }
 
     func run() throws {
@@ -288,6 +289,10 @@ struct SaveCommand: ParsableCommand {
     @Option(help: "The revision the content is based on (default: the winner).") var base: String?
     @Flag(help: "Refuse (exit 75) unless the base is the only current revision.") var ifCurrent = false
 
+    func validate() throws {
+        try PathArgument.requireName(from, for: "--from")
+    }
+
     func run() throws {
         try runReporting {
             let store = try options.open()
@@ -490,6 +495,7 @@ struct ImportCommand: ParsableCommand {
 
     func validate() throws {
         if paths.isEmpty { throw ValidationError("Missing expected argument '<paths> ...'") }
+        for path in paths { try PathArgument.requireName(path, for: "<paths>") }
     }
 
     func run() throws {

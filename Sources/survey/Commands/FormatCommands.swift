@@ -19,6 +19,10 @@ struct CheckCommand: ParsableCommand {
     @Argument(help: "Stores, document folders or revision packages.") var paths: [String]
     @Flag(help: "Print one JSON document.") var json = false
 
+    func validate() throws {
+        for path in paths { try PathArgument.requireName(path, for: "<paths>") }
+    }
+
     func run() throws {
         let progress = ProgressBar(label: "revisions", json: json)
         let results = paths.flatMap { path in

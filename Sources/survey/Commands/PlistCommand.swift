@@ -55,6 +55,10 @@ extension PlistCommand {
         @Flag(help: "Print one JSON document with a result per file.")
         var json = false
 
+        func validate() throws {
+            for file in files { try PathArgument.requireName(file, for: "<files>") }
+        }
+
         struct Result: Encodable {
             var path: String
             var valid: Bool
@@ -141,6 +145,11 @@ extension PlistCommand {
         @Flag(
             help: "Print one JSON document: the file, the format, and the output file or the converted text.")
         var json = false
+
+        func validate() throws {
+            try PathArgument.requireName(file, for: "<file>")
+            try PathArgument.requireName(outputOption, for: "--output")
+        }
 
         func run() throws {
             let data = try PlistCommand.read(file)

@@ -43,6 +43,7 @@ struct SyncCommand: ParsableCommand {
         guard let jobs = Int(jobsText), jobs >= 1 else {
             throw ValidationError("--jobs must be a positive integer, not '\(jobsText)'")
         }
+        try PathArgument.requireName(otherStore, for: "<other-store>")
     }
 
     struct Report: Encodable {

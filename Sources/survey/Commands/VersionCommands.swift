@@ -139,6 +139,7 @@ struct ResolveCommand: ParsableCommand {
         if [accept, keep != nil, from != nil, merge].filter({ $0 }).count != 1 {
             throw ValidationError("give exactly one of --accept, --keep REV, --from FILE and --merge")
         }
+        try PathArgument.requireName(from, for: "--from")
         if !merge && (prefer != nil || strict || dryRun || all) {
             throw ValidationError("--prefer, --strict, --dry-run and --all go with --merge")
         }
@@ -427,6 +428,10 @@ struct VerifyCommand: ParsableCommand {
         name: .customLong("repair-from"),
         help: "Another store (a replica or a backup) to repair damaged revisions from.")
     var repairFrom: String?
+
+    func validate() throws {
+        try PathArgument.requireName(repairFrom, for: "--repair-from")
+    }
 
     func run() throws {
         try runReporting {

@@ -95,7 +95,7 @@ struct WatchCommand: ParsableCommand {
 /// The options of `survey watch`: those of every store command, but `--json` asks for a
 /// stream rather than one document.
 struct WatchOptions: ParsableArguments {
-    @Option(help: "The store folder (default: $SURVEY_STORE, else ./Surveys).")
+    @Option(help: "The store folder (default: $SURVEY_STORE unless empty, else ./Surveys).")
     var store: String?
 
     @Flag(
@@ -104,6 +104,9 @@ struct WatchOptions: ParsableArguments {
             line flushed (on failure, at start-up or later, one more line: {"error": …}).
             """)
     var json = false
+    func validate() throws {
+        try PathArgument.requireName(store, for: "--store")
+    }
 }
 
 /// The end of a watch: a signal, or the sequence failing; the first one counts.

@@ -4,7 +4,7 @@ import SurveyStore
 
 /// Options every store command takes.
 struct StoreOptions: ParsableArguments {
-    @Option(help: "The store folder (default: $SURVEY_STORE, else ./Surveys).")
+    @Option(help: "The store folder (default: $SURVEY_STORE unless empty, else ./Surveys).")
     var store: String?
 
     @Flag(help: "Print exactly one JSON document on standard output.")
@@ -12,9 +12,18 @@ struct StoreOptions: ParsableArguments {
 
     var path: String { Self.path(store) }
 
-    /// The store folder `--store` names, else `$SURVEY_STORE`, else `./Surveys`.
+    func validate() throws {
+        try PathArgument.requireName(store, for: "--store")
+    }
+
+    /// The store folder `--store` names, else `$SURVEY_STORE` when it is set and not
+    /// empty (as the shell's `${SURVEY_STORE:-./Surveys}` reads it), else `./Surveys`.
     static func path(_ store: String?) -> String {
-        store ?? ProcessInfo.processInfo.environment["SURVEY_STORE"] ?? "./Surveys"
+        if let store { return store }
+        if let variable = ProcessInfo.processInfo.environment["SURVEY_STORE"], !variable.isEmpty {
+            return variable
+        }
+        return "./Surveys"
     }
 
     func open() throws -> SurveyStore {
