@@ -66,6 +66,12 @@ struct ImportManyTests {
         let result = try CommandRunner.run(["import"] + paths + ["--json", "--store", c])
         #expect(result.status == alone.status, "the first failure's exit code: \(result.stderr)")
         #expect(result.stderr.contains(bad + ": not imported"), "\(result.stderr)")
+        // The failure where it is, as a command given that one package says it, with no
+        // `error:` in the middle of the line.
+        #expect(
+            result.stderr.contains(bad + ": not imported: " + bad + "/Survey.plist:1:1: "), "\(result.stderr)"
+        )
+        #expect(!result.stderr.contains("not imported: error:"), "\(result.stderr)")
         let entries = try #require(try Self.json(result.stdout) as? [[String: Any]])
         #expect(entries.count == paths.count)
         for (index, (entry, path)) in zip(entries, paths).enumerated() {
@@ -182,5 +188,42 @@ struct ImportManyTests {
         #expect(list.count == copies.count, "each package imported once")
         print("import kill test: \(kills) kills in a window of \(window / 1000) ms")
         #expect(kills > 0, "no import was killed before it finished: the test tested nothing")
+    }
+
+    @Test(
+        "A package whose content breaks a rule, in the current format or found while migrating an older one, is reported located in its Survey.plist, as a malformed one is"
+    )
+    func brokenRulesLocated() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store").path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        let broken = ["binary-three-options", "unknown-type"].map {
+            FormatCommandTests.fixtures + "/broken/\($0).survey"
+        }
+        let messages = [
+            #"item 1 ("Choose"): a binary item has exactly 2 options, not 3 [binaryOptions]"#,
+            #"item 1 ("Stars"): unknown format-1 type 'Rating' [unknownKind]"#,
+        ]
+        let text = try CommandRunner.run(["import"] + broken + ["--store", store])
+        #expect(text.status == 65, "\(text.stderr)")
+        for (path, message) in zip(broken, messages) {
+            #expect(
+                text.stderr.contains("\(path): not imported: \(path)/Survey.plist: \(message)\n"),
+                "\(text.stderr)")
+            // One package alone: the same, as every located failure is printed.
+            let alone = try CommandRunner.run(["import", path, "--store", store])
+            #expect(alone.stderr == "\(path)/Survey.plist: \(message)\n", "\(alone.stderr)")
+        }
+        #expect(!text.stderr.contains("error:"), "\(text.stderr)")
+        let json = try CommandRunner.run(["import"] + broken + ["--json", "--store", store])
+        let entries = try #require(try Self.json(json.stdout) as? [[String: Any]])
+        #expect(entries.count == 2)
+        for (entry, (path, message)) in zip(entries, zip(broken, messages)) {
+            let error = entry["error"] as? [String: Any]
+            #expect(error?["file"] as? String == path + "/Survey.plist", "\(entry)")
+            #expect(error?["message"] as? String == message, "\(entry)")
+        }
+        #expect(try ImportTests.tree(store).filter { $0.hasPrefix("Documents/") }.isEmpty)
     }
 }

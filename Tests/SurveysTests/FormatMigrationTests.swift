@@ -91,7 +91,7 @@ struct FormatMigrationTests {
     }
 
     @Test(
-        "Broken format-1 content is refused naming the item and the rule",
+        "Broken format-1 content is refused naming the file, the item and the rule",
         arguments: [
             ("broken/slider-bounds-not-numbers.survey", SurveyError.Rule.sliderBounds),
             ("broken/multitf-wrong-length.survey", .answerLength),
@@ -103,6 +103,13 @@ struct FormatMigrationTests {
         }
         #expect(error?.rule == rule)
         #expect(error?.position == 1)
+        // A rule found while migrating names the file, as one of the current format does.
+        let file = package + "/Survey.plist"
+        let named = #expect(throws: SurveyError.self) {
+            try FormatMigrator.survey(from: Self.content(package), version: 1, seed: "x", file: file)
+        }
+        #expect(named?.file == file)
+        #expect(named?.description.hasPrefix(file + ": item 1 ") == true, "\(String(describing: named))")
     }
 
     /// Format-1 content of one Slider with these bounds and result.

@@ -44,10 +44,14 @@ public enum FormatMigrator {
         guard version <= current else { throw FormatError.newer(version, supported: current) }
         guard version >= 1 else { throw FormatError.unknown(version) }
         var value = try PropertyList(xml: data, file: file)
-        for step in steps where step.from >= version && step.from < current {
-            value = try step.migrate(value, seed)
+        // A rule an older format breaks (found while migrating) names the file as a rule
+        // of the current format does.
+        return try SurveyError.reading(from: file) {
+            for step in steps where step.from >= version && step.from < current {
+                value = try step.migrate(value, seed)
+            }
+            return try Survey(interchange: value)
         }
-        return try SurveyError.reading(from: file) { try Survey(interchange: value) }
     }
 
     /// A UUID derived from `seed` and `position`: the first 16 bytes of their SHA-256,

@@ -531,7 +531,7 @@ struct ImportCommand: ParsableCommand {
                 case .failure(let error):
                     let failure = CommandFailure(error)
                     firstFailure = firstFailure ?? failure
-                    Console.error("\(path): not imported: \(failure.text)")
+                    Console.error("\(path): not imported: \(failure.located)")
                     entries.append(
                         Entry(
                             path: path,

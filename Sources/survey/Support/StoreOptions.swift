@@ -117,6 +117,13 @@ struct CommandFailure: Error {
     /// The failure a library error stands for: every error of the package has one shape
     /// (``CategorizedError``), and its category alone decides the exit code.
     init(_ error: any Error) {
+        // A rule broken by a file's content (an input file, a stored or imported
+        // package's Survey.plist): located in the file, as a malformed file is.
+        if let error = error as? SurveyError, let file = error.file {
+            self.init(error.leavingOutFile)
+            self.file = file
+            return
+        }
         guard let error = error as? any CategorizedError else {
             self.init(code: "failure", message: "\(error)", exit: ExitStatus.failure.rawValue)
             return
@@ -143,6 +150,13 @@ struct CommandFailure: Error {
     /// else `error: message`.
     var text: String {
         guard file != nil || line != nil else { return "error: \(message)" }
+        return located
+    }
+
+    /// The message with the file, line and column it is about when it has them
+    /// (``text`` without `error: ` when it has none), for a line that says what failed first.
+    var located: String {
+        guard file != nil || line != nil else { return message }
         let position = [line.map(String.init), line == nil ? nil : column.map(String.init)].compactMap { $0 }
         return ([file.map { ShownText.escaping($0) } ?? "<input>"] + position).joined(separator: ":") + ": "
             + message
@@ -194,9 +208,7 @@ func readSurvey(from path: String, document: UUID? = nil) throws -> Survey {
         return try Survey(data: data, file: name, document: document)
     } catch let error as SurveyError {
         // A rule broken by the file's content: the file is named with the item and rule.
-        var failure = CommandFailure(error.leavingOutFile)
-        failure.file = name
-        throw failure
+        throw CommandFailure(error.read(from: name))
     }
 }
 
