@@ -28,8 +28,9 @@ extension SurveyStore {
         public var isStampedAhead: Bool
     }
 
-    /// Every revision of a document, in winner order (heads first, the winner first),
-    /// with where each stands.
+    /// Every revision of a document, with where each stands: the heads first, in winner
+    /// order (the winner first, a deletion after every head that is not one), then every
+    /// other revision, newest first (by timestamp, then by revision id).
     ///
     /// - Throws: `StoreError/noSuchDocument(_:)`, or `StoreError/noReadableRevision(_:skipped:)`
     ///   when the folder holds nothing but items that were skipped.
@@ -38,7 +39,15 @@ extension SurveyStore {
         guard !graph.revisions.isEmpty else { throw noWinner(id) }
         let heads = Set(graph.heads.map(\.id))
         let winner = graph.winner?.id
-        return graph.revisions.values.sorted(by: RevisionGraph.precedes).map { revision in
+        // Winner order only ranks heads: over all revisions it would list a superseded
+        // edit before a head that is a deletion, or before an older head in conflict.
+        let ordered = graph.revisions.values.sorted { a, b in
+            let isHead = (heads.contains(a.id), heads.contains(b.id))
+            if isHead.0 != isHead.1 { return isHead.0 }
+            if isHead.0 { return RevisionGraph.precedes(a, b) }
+            return a.timestamp != b.timestamp ? a.timestamp > b.timestamp : a.id > b.id
+        }
+        return ordered.map { revision in
             let state: RevisionState =
                 !heads.contains(revision.id)
                 ? .superseded

@@ -154,6 +154,29 @@ struct AppAPITests {
         }
     }
 
+    @Test(
+        "history(of:) lists the heads first, winner first, then the other revisions newest first: an older head in conflict and a deletion are not listed below superseded edits"
+    )
+    func historyOrder() throws {
+        let (store, path) = try Self.store()
+        defer { try? SurveyStore.removeFolder(path) }
+        let (id, first, a, b) = try Self.twoEdits(store)
+        // b is the newer of the two heads; an edit on it leaves a, older, in conflict.
+        #expect(try store.revision(id).id == b)
+        var document = try store.open(id)
+        document.survey.title = "Three"
+        let c = try store.save(document).base.id
+        var order = try store.history(of: id).map { ($0.revision.id, $0.state) }
+        #expect(order.map(\.0) == [c, a, b, first.id], "\(order)")
+        #expect(order.map(\.1) == [.current, .conflict, .superseded, .superseded])
+        // Deleting the winner's line leaves a as the winner and the deletion a head: both
+        // come before the edits they superseded, the deletion after the head that is not one.
+        let deletion = try store.delete(id, base: c)
+        order = try store.history(of: id).map { ($0.revision.id, $0.state) }
+        #expect(order.map(\.0) == [a, deletion.id, c, b, first.id], "\(order)")
+        #expect(order.map(\.1) == [.current, .deleted, .superseded, .superseded, .superseded])
+    }
+
     @Test("Syncing a store with itself, under another path, is refused as such, and nothing changes")
     func syncWithItself() throws {
         let (store, path) = try Self.store()

@@ -7,7 +7,9 @@ struct VersionsCommand: ParsableCommand {
         commandName: "versions", abstract: "Every revision of a document.",
         discussion: """
             State: current (the winner), conflict (another head that is not a deletion), deleted (a head \
-            that is a deletion), superseded (any revision a later one is based on, a deletion included).
+            that is a deletion), superseded (any revision a later one is based on, a deletion included). \
+            The heads come first, the winner first (a deletion after every head that is not one), then \
+            the other revisions, newest first.
 
             \(SurveyTool.exitCodesReference)
             """)
