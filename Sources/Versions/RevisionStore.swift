@@ -274,10 +274,25 @@ public final class RevisionStore: Sendable {
     /// copies the packages and need not read them twice.
     public func read(_ document: UUID, keepingMetadata: Bool) throws -> DocumentRead {
         let path = root + "/" + folder(of: document)
-        guard let entries = try reader.entries(atPath: path) else {
+        // The folder is held open for the whole read: its tombstones are looked up and
+        // read through its descriptor, one `fstatat` each when remembered, rather than
+        // by their paths from the root (three calls each).
+        let found = try reader.withFolder(atPath: path) { folder in
+            try read(document, in: folder, keepingMetadata: keepingMetadata)
+        }
+        guard let found else {
             try checkDocumentsFolder()
             throw StoreError.noSuchDocument(document)
         }
+        return found
+    }
+
+    /// ``read(_:keepingMetadata:)`` of the document folder `folder`, held open.
+    private func read(_ document: UUID, in folder: FileReader.Folder, keepingMetadata: Bool) throws
+        -> DocumentRead
+    {
+        let path = folder.path
+        let entries = try folder.entries()
         var result = DocumentRead()
         var live: [RevisionID: RevisionMetadata] = [:]
         for var entry in entries {
@@ -285,7 +300,7 @@ public final class RevisionStore: Sendable {
             let file = path + "/" + name
             if entry.kind == .unknown, !StoreLayout.isHidden(name) {
                 // A file system that does not say what an entry is (no `d_type`): looked at.
-                entry.kind = try reader.status(atPath: file)?.kind ?? .unknown
+                entry.kind = try folder.status(of: name)?.kind ?? .unknown
             }
             if StoreLayout.isHidden(name) {
                 result.hidden.append(file)
@@ -301,7 +316,7 @@ public final class RevisionStore: Sendable {
                     continue
                 }
                 do {
-                    if let metadata = try tombstone(at: file, name: name, document: document) {
+                    if let metadata = try tombstone(name, in: folder, document: document) {
                         result.tombstones[metadata.id] = metadata
                     }
                 } catch  where Self.isAboutContents(error) {
@@ -337,8 +352,7 @@ public final class RevisionStore: Sendable {
                     {
                         live[id] = metadata
                     } else if let metadata = try tombstone(
-                        at: path + "/" + StoreLayout.tombstoneName(id), name: StoreLayout.tombstoneName(id),
-                        document: document)
+                        StoreLayout.tombstoneName(id), in: folder, document: document)
                     {
                         // A prune (or arriving tombstones) replaced the package since the
                         // folder was listed: its tombstone is there now.
@@ -425,13 +439,16 @@ public final class RevisionStore: Sendable {
         return result
     }
 
-    /// A tombstone's metadata, verified against its name and document; `nil` when it
-    /// vanished while being read.
-    private func tombstone(at file: String, name: String, document: UUID) throws -> RevisionMetadata? {
+    /// The metadata of the tombstone `name` in the document folder `folder`, verified
+    /// against its name and document; `nil` when it vanished while being read.
+    private func tombstone(_ name: String, in folder: FileReader.Folder, document: UUID) throws
+        -> RevisionMetadata?
+    {
         try verifiedMetadata(
-            at: file, of: "tombstone", nameMatches: { name == StoreLayout.tombstoneName($0) },
-            document: document, subject: "it", status: { try reader.status(atPath: file) },
-            read: { try reader.contentsAndStatus(atPath: file) })
+            at: folder.path + "/" + name, of: "tombstone",
+            nameMatches: { name == StoreLayout.tombstoneName($0) },
+            document: document, subject: "it", status: { try folder.status(of: name) },
+            read: { try folder.contentsAndStatus(of: name) })
     }
 
     /// The metadata in `file`: remembered while the file there is unchanged; else read,

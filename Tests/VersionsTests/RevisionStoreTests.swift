@@ -210,6 +210,42 @@ struct RevisionStoreTests {
         }
     }
 
+    @Test(
+        "A read holds the document's folder open: each tombstone is read, and once remembered looked at, by its name through that descriptor"
+    )
+    func tombstonesThroughTheFolder() throws {
+        let (writer, revisions) = try Self.chain(6)
+        defer { try? FileManager.default.removeItem(atPath: writer.root) }
+        #expect(try writer.prune(Self.document).count == 5)
+        let recorded = Mutex<(opens: [String], stats: [String])>(([], []))
+        var calls = SystemCalls.live
+        calls.openat = { directory, path, flags, mode in
+            recorded.withLock { $0.opens.append(path) }
+            return SystemCalls.live.openat(directory, path, flags, mode)
+        }
+        calls.stat = { directory, path in
+            recorded.withLock { $0.stats.append(path) }
+            return SystemCalls.live.stat(directory, path)
+        }
+        let store = RevisionStore(root: writer.root, device: Self.laptop, calls: calls)
+        let tombstones = revisions.dropLast().map { StoreLayout.tombstoneName($0.id) }.sorted()
+        for pass in ["first read", "held read"] {
+            recorded.withLock { $0 = ([], []) }
+            let read = try store.read(Self.document)
+            #expect(read.pruned == Set(revisions.dropLast().map(\.id)) && read.live.count == 1)
+            let (opens, stats) = recorded.withLock { $0 }
+            // The document's folder once, whatever the number of tombstones.
+            #expect(
+                opens.filter { $0.hasSuffix(Self.document.uuidString.lowercased()) }.count == 1,
+                "\(pass): \(opens)")
+            // Tombstones by their own names: read on the first pass, looked at on the next.
+            let tombstoneOpens = opens.filter { $0.hasSuffix(StoreLayout.tombstoneSuffix) }
+            #expect(tombstoneOpens.sorted() == (pass == "first read" ? tombstones : []), "\(pass): \(opens)")
+            let tombstoneStats = stats.filter { $0.hasSuffix(StoreLayout.tombstoneSuffix) }
+            #expect(tombstoneStats.sorted() == (pass == "first read" ? [] : tombstones), "\(pass): \(stats)")
+        }
+    }
+
     @Test("A tombstone for the head is pending: the head keeps its content, clean-up leaves it")
     func strayTombstoneForHead() throws {
         let (store, revisions) = try Self.chain(2)
