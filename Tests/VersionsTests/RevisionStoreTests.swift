@@ -177,25 +177,34 @@ struct RevisionStoreTests {
         #expect(metadataOpens() == 2, "the second read takes both from memory")
     }
 
+    /// The live system calls, recording the path of every `openat` and `stat`.
+    final class OpensAndStats: Sendable {
+        let paths = Mutex<(opens: [String], stats: [String])>(([], []))
+
+        var calls: SystemCalls {
+            var calls = SystemCalls.live
+            calls.openat = { [self] directory, path, flags, mode in
+                paths.withLock { $0.opens.append(path) }
+                return SystemCalls.live.openat(directory, path, flags, mode)
+            }
+            calls.stat = { [self] directory, path in
+                paths.withLock { $0.stats.append(path) }
+                return SystemCalls.live.stat(directory, path)
+            }
+            return calls
+        }
+    }
+
     @Test("A read opens each package's folder once and looks at both of its files through that descriptor")
     func onePackageOpenPerRead() throws {
         let (writer, _) = try Self.chain(3)
         defer { try? FileManager.default.removeItem(atPath: writer.root) }
-        let recorded = Mutex<(opens: [String], stats: [String])>(([], []))
-        var calls = SystemCalls.live
-        calls.openat = { directory, path, flags, mode in
-            recorded.withLock { $0.opens.append(path) }
-            return SystemCalls.live.openat(directory, path, flags, mode)
-        }
-        calls.stat = { directory, path in
-            recorded.withLock { $0.stats.append(path) }
-            return SystemCalls.live.stat(directory, path)
-        }
-        let store = RevisionStore(root: writer.root, device: Self.laptop, calls: calls)
+        let recorded = OpensAndStats()
+        let store = RevisionStore(root: writer.root, device: Self.laptop, calls: recorded.calls)
         for pass in ["first read", "held read"] {
-            recorded.withLock { $0 = ([], []) }
+            recorded.paths.withLock { $0 = ([], []) }
             #expect(try store.read(Self.document).live.count == 3)
-            let (opens, stats) = recorded.withLock { $0 }
+            let (opens, stats) = recorded.paths.withLock { $0 }
             #expect(opens.filter { $0.hasSuffix(StoreLayout.packageSuffix) }.count == 3, "\(pass): \(opens)")
             // Each file by its own name, through the package's descriptor: no path is
             // resolved again from the root.
@@ -217,23 +226,14 @@ struct RevisionStoreTests {
         let (writer, revisions) = try Self.chain(6)
         defer { try? FileManager.default.removeItem(atPath: writer.root) }
         #expect(try writer.prune(Self.document).count == 5)
-        let recorded = Mutex<(opens: [String], stats: [String])>(([], []))
-        var calls = SystemCalls.live
-        calls.openat = { directory, path, flags, mode in
-            recorded.withLock { $0.opens.append(path) }
-            return SystemCalls.live.openat(directory, path, flags, mode)
-        }
-        calls.stat = { directory, path in
-            recorded.withLock { $0.stats.append(path) }
-            return SystemCalls.live.stat(directory, path)
-        }
-        let store = RevisionStore(root: writer.root, device: Self.laptop, calls: calls)
+        let recorded = OpensAndStats()
+        let store = RevisionStore(root: writer.root, device: Self.laptop, calls: recorded.calls)
         let tombstones = revisions.dropLast().map { StoreLayout.tombstoneName($0.id) }.sorted()
         for pass in ["first read", "held read"] {
-            recorded.withLock { $0 = ([], []) }
+            recorded.paths.withLock { $0 = ([], []) }
             let read = try store.read(Self.document)
             #expect(read.pruned == Set(revisions.dropLast().map(\.id)) && read.live.count == 1)
-            let (opens, stats) = recorded.withLock { $0 }
+            let (opens, stats) = recorded.paths.withLock { $0 }
             // The document's folder once, whatever the number of tombstones.
             #expect(
                 opens.filter { $0.hasSuffix(Self.document.uuidString.lowercased()) }.count == 1,

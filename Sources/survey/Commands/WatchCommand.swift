@@ -104,6 +104,7 @@ struct WatchOptions: ParsableArguments {
             line flushed (on failure, at start-up or later, one more line: {"error": …}).
             """)
     var json = false
+
     func validate() throws {
         try PathArgument.requireName(store, for: "--store")
     }
