@@ -277,22 +277,31 @@ public final class RevisionStore: Sendable {
         // The folder is held open for the whole read: its tombstones are looked up and
         // read through its descriptor, one `fstatat` each when remembered, rather than
         // by their paths from the root (three calls each).
-        let found = try reader.withFolder(atPath: path) { folder in
-            try read(document, in: folder, keepingMetadata: keepingMetadata)
+        let found = try reader.withFolder(atPath: path) { folder -> DocumentRead? in
+            let entries: [SystemCalls.DirectoryEntry]
+            do {
+                entries = try folder.entries()
+            } catch let error as FileSystemError where error.isNoFolder {
+                // Removed between its opening and its listing (a folder removed while
+                // open lists as not found): no folder, as if it had gone before.
+                return nil
+            }
+            return try read(document, in: folder, entries: entries, keepingMetadata: keepingMetadata)
         }
-        guard let found else {
+        guard let found = found ?? nil else {
             try checkDocumentsFolder()
             throw StoreError.noSuchDocument(document)
         }
         return found
     }
 
-    /// ``read(_:keepingMetadata:)`` of the document folder `folder`, held open.
-    private func read(_ document: UUID, in folder: FileReader.Folder, keepingMetadata: Bool) throws
-        -> DocumentRead
-    {
+    /// ``read(_:keepingMetadata:)`` of the document folder `folder`, held open, whose
+    /// entries are `entries`.
+    private func read(
+        _ document: UUID, in folder: FileReader.Folder, entries: [SystemCalls.DirectoryEntry],
+        keepingMetadata: Bool
+    ) throws -> DocumentRead {
         let path = folder.path
-        let entries = try folder.entries()
         var result = DocumentRead()
         var live: [RevisionID: RevisionMetadata] = [:]
         for var entry in entries {

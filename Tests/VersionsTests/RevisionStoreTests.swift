@@ -246,6 +246,32 @@ struct RevisionStoreTests {
         }
     }
 
+    @Test(
+        "A document's folder removed between its opening and its listing is no document, as one removed before"
+    )
+    func folderRemovedWhileOpen() throws {
+        let (writer, _) = try Self.chain(2)
+        defer { try? FileManager.default.removeItem(atPath: writer.root) }
+        let folder = StoreLayout.folder(of: Self.document)
+        let opened = Mutex<Int32?>(nil)
+        var calls = SystemCalls.live
+        calls.openat = { directory, path, flags, mode in
+            let result = SystemCalls.live.openat(directory, path, flags, mode)
+            if path == folder, case .success(let descriptor) = result { opened.withLock { $0 = descriptor } }
+            return result
+        }
+        calls.listDirectory = { descriptor in
+            // Removed while open: Linux then lists it as not found (ENOENT).
+            if opened.withLock({ $0 == descriptor }) {
+                try? FileManager.default.removeItem(atPath: writer.root + "/" + folder)
+            }
+            return SystemCalls.live.listDirectory(descriptor)
+        }
+        let store = RevisionStore(root: writer.root, device: Self.laptop, calls: calls)
+        #expect(throws: StoreError.noSuchDocument(Self.document)) { try store.read(Self.document) }
+        #expect(opened.withLock { $0 } != nil, "the folder was opened, then removed")
+    }
+
     @Test("A tombstone for the head is pending: the head keeps its content, clean-up leaves it")
     func strayTombstoneForHead() throws {
         let (store, revisions) = try Self.chain(2)
