@@ -57,8 +57,12 @@ final class SummaryCache {
     /// How far the offset between the real-time and boot-time clocks may move without
     /// counting as a step: the time between reading the two clocks.
     static let offsetTolerance: Int64 = 2_000_000
-    /// The largest document folder listing recorded.
+    /// The size of the buffer a document folder is first listed into (about 880 entries
+    /// of revisions); it grows, four times at a step, for a folder that does not fit.
     static let listingCapacity = 65_536
+    /// The largest document folder listing recorded (about 220,000 entries); a folder
+    /// with more is read in full each time.
+    static let listingLimit = 16 << 20
     /// The file systems whose change times the cache relies on (`f_type` of `fstatfs`):
     /// ext2/3/4, XFS, Btrfs, tmpfs, F2FS, ZFS, overlayfs.
     static let trustedFileSystems: Set<Int64> = [
@@ -279,8 +283,18 @@ final class SummaryCache {
         defer { _ = Glibc.close(folder) }
         var stamp = cshim_stamp()
         guard cshim_stamp_fd(folder, &stamp) == 0 else { return nil }
-        let length = listing.withUnsafeMutableBufferPointer {
-            $0.withMemoryRebound(to: CChar.self) { cshim_listing(folder, $0.baseAddress, UInt($0.count)) }
+        func list() -> Int {
+            listing.withUnsafeMutableBufferPointer {
+                $0.withMemoryRebound(to: CChar.self) { cshim_listing(folder, $0.baseAddress, UInt($0.count)) }
+            }
+        }
+        var length = list()
+        // A long history (a tombstone for each pruned revision) does not fit at first.
+        while length < 0, errno == ERANGE, listing.count < Self.listingLimit,
+            lseek(folder, 0, SEEK_SET) == 0
+        {
+            listing = [UInt8](repeating: 0, count: min(listing.count * 4, Self.listingLimit))
+            length = list()
         }
         guard length >= 0 else { return nil }
         var capture = Capture(folder: stamp, entries: [])

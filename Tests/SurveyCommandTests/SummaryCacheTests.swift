@@ -271,6 +271,40 @@ struct SummaryCacheTests {
     }
 
     @Test(
+        "A document with a long history (its folder's listing larger than the first buffer) is recorded and taken from the cache, and a new revision still sets it aside"
+    )
+    func longHistory() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store").path
+        let library = try SurveyStore.create(at: store, deviceName: "test")
+        let long = try library.create(try Survey(title: "edit 0", items: [])).id
+        _ = try library.create(try Survey(title: "short", items: []))
+        var document = try library.open(long)
+        // Each name is about 76 bytes: 1,000 of them overflow the first 64 KiB.
+        for edit in 1...1_000 {
+            document.survey.title = "edit \(edit)"
+            document = try library.save(document)
+        }
+        #expect(try library.prune(long).count == 1_000)
+        let listing = try FileManager.default.contentsOfDirectory(
+            atPath: store + "/" + StoreLayout.folder(of: long))
+        #expect(listing.map { $0.utf8.count + 2 }.reduce(0, +) > SummaryCache.listingCapacity)
+        usleep(20_000)
+        try Self.checkAgainstUncached(store, "first list")
+        #expect(try Self.checkAgainstUncached(store, "second list") == 2, "both documents from the cache")
+        document.survey.title = "edit 1001"
+        document = try library.save(document)
+        #expect(
+            try Self.checkAgainstUncached(store, "after a new revision") == 1,
+            "the long document read anew, the other from the cache")
+        #expect(try Self.uncached(store).first { $0.id == long }?.title == "edit 1001")
+        usleep(20_000)
+        try Self.checkAgainstUncached(store, "recorded again")
+        #expect(try Self.checkAgainstUncached(store, "from the cache again") == 2)
+    }
+
+    @Test(
         "Files changed in place with their size and modification time kept, truncated, or completed later: cached equals uncached"
     )
     func changesInPlace() throws {
