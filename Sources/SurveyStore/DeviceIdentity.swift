@@ -38,7 +38,7 @@ enum DeviceIdentity {
     static func readIfRecorded(store: String, writer: PackageWriter) throws -> Device? {
         do {
             return try read(store: store, writer: writer)
-        } catch let error as FileSystemError where !error.isAboutTheEntry && error.code != .notFound {
+        } catch let error as FileSystemError where error.isFailureToLook {
             throw error
         } catch {
             return nil

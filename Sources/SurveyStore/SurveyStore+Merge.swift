@@ -90,7 +90,7 @@ extension SurveyStore {
                 baseSurvey = try survey(id, candidate)
                 plan.base = candidate
                 break
-            } catch let error as FileSystemError where !error.isAboutTheEntry && error.code != .notFound {
+            } catch let error as FileSystemError where error.isFailureToLook {
                 // An input/output error says nothing of the base: a merge made without it
                 // would contest every difference here, and differ from the one another
                 // replica makes with it.

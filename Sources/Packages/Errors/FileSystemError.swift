@@ -157,6 +157,12 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         [.symbolicLink, .notRegularFile, .isDirectory, .tooLarge].contains(code)
     }
 
+    /// Whether the error is a failure to look at ``path`` (an input/output error, a
+    /// permission denied, a full limit) rather than an answer about what stands there
+    /// (nothing, or an entry ``isAboutTheEntry`` describes): a reader that falls back on
+    /// absence or damage throws this one instead, since it says nothing of the file.
+    public var isFailureToLook: Bool { !isAboutTheEntry && code != .notFound }
+
     /// Whether the error says that no folder stands at ``path``: nothing, a symbolic link
     /// (never followed), or something that is not a folder. A reader takes such a path for
     /// a folder that is not there; anything else (an I/O error, a full limit) is a failure.

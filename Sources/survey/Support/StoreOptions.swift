@@ -201,15 +201,11 @@ struct InputFileError: CategorizedError {
 /// by content); `-` is standard input. `document` is the document it is saved to, if any:
 /// a file whose `id` names another document is refused.
 func readSurvey(from path: String, document: UUID? = nil) throws -> Survey {
-    let name = inputName(path)
     // Survey(data:) refuses more than the limit; reading stops one byte past it.
     let data = try readInput(path, limit: Survey.maximumFileSize)
-    do {
-        return try Survey(data: data, file: name, document: document)
-    } catch let error as SurveyError {
-        // A rule broken by the file's content: the file is named with the item and rule.
-        throw CommandFailure(error.read(from: name))
-    }
+    // A rule broken by the file's content names the file, and the command reports it
+    // located there (`CommandFailure`), with the item and rule.
+    return try Survey(data: data, file: inputName(path), document: document)
 }
 
 /// How messages name the input `path`: `<stdin>` for `-`, else the path itself.
