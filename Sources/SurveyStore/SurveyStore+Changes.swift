@@ -51,7 +51,11 @@ extension SurveyStore {
     ///     `SURVEYSTORE_WATCH=polling`, polling elsewhere), `.inotify` or `.polling`.
     /// - Returns: The changes; the sequence throws when a folder cannot be read (an I/O
     ///   error) or watched (a document's folder, or a package not complete yet, once the
-    ///   limit of inotify watches is reached), and ends only when its consumer stops.
+    ///   limit of inotify watches is reached), and `StoreError.storeGone` when the store's
+    ///   folder is removed, moved away or replaced (a removal is seen within
+    ///   `FolderWatcher.pollingInterval`: the folder is held open, so inotify reports it
+    ///   only once it is closed, and `Documents/` goes first); it ends only then or when
+    ///   its consumer stops.
     /// - Throws: `FileSystemError` when the watch cannot be set up (no `Documents/`
     ///   folder, the limit of inotify watches reached); the errors of reading a document.
     public func changes(

@@ -1151,6 +1151,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// The folder holds no store.
     case noSuchStore(String)
+    /// The store's folder was removed, moved away or replaced while its changes were
+    /// watched: the watch ends, since nothing at its path is the store it read.
+    case storeGone(String)
     /// The store has no such document.
     case noSuchDocument(UUID)
     /// No revision of the document is, or starts with, the text.
@@ -1198,6 +1201,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noSuchStore(let path): "there is no store at \(ShownText.escaping(path))"
+        case .storeGone(let path):
+            "the store at \(ShownText.escaping(path)) was removed, moved away or replaced while it was watched"
         case .noSuchDocument(let id): "there is no document \(id.uuidString.lowercased())"
         case .documentExists(let id):
             "there is a document \(id.uuidString.lowercased()) already: a new one needs an id of its own"

@@ -5,6 +5,7 @@ extension StoreError: CategorizedError {
     public var errorCode: String {
         switch self {
         case .noSuchStore: "noSuchStore"
+        case .storeGone: "storeGone"
         case .noSuchDocument: "noSuchDocument"
         case .noSuchRevision: "noSuchRevision"
         case .noContent: "noContent"
@@ -28,7 +29,9 @@ extension StoreError: CategorizedError {
     /// What kind of failure the case is.
     public var category: ErrorCategory {
         switch self {
-        case .noSuchStore, .noSuchDocument, .noSuchRevision, .noSuchPackage, .noContent, .deletion: .notFound
+        case .noSuchStore, .storeGone, .noSuchDocument, .noSuchRevision, .noSuchPackage, .noContent,
+            .deletion:
+            .notFound
         case .notCurrent, .documentExists: .refused
         case .newerLayout, .newerFormat, .damagedStore, .noReadableRevision, .unimportablePackage,
             .documentsFolderBlocked, .revisionTooLarge:

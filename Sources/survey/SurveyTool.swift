@@ -46,7 +46,7 @@ struct SurveyTool: ParsableCommand {
               migrate cannot migrate (reported once the others are migrated)
           66  no such store, document, revision, item (edit --answer ITEM=VALUE) or
               file; content that is not there (a deleted document's, a pruned
-              revision's, a deletion's)
+              revision's, a deletion's); a watched store removed or moved away
           75  refused: save --if-current when the base is no longer the only head, and
               resolve --merge --strict when a field is contested (nothing written);
               resolve --all --merge when a document is left in conflict

@@ -344,12 +344,13 @@ struct WatchTests {
         try FileManager.default.copyItem(
             atPath: other + package + "/DocumentMetadata.plist",
             toPath: scratch.store + package + "/DocumentMetadata.plist")
-        // Two watches in this user namespace: Documents/ and the document's folder.
+        // Three watches in this user namespace: the store's folder, Documents/ and the
+        // document's folder.
         let result = try CommandRunner.run(
             ["watch", "--json", "--store", scratch.store],
             prefix: [
                 unshare, "-U", "-r", "sh", "-c",
-                #"echo 2 > /proc/sys/user/max_inotify_watches && exec "$0" "$@""#,
+                #"echo 3 > /proc/sys/user/max_inotify_watches && exec "$0" "$@""#,
             ], timeLimit: 20)
         #expect(!result.timedOut, "survey watch went on without watching the package")
         #expect(result.status == 1, "\(result.stderr)")
@@ -602,7 +603,7 @@ struct WatchTests {
     }
 
     @Test(
-        "survey watch --json that fails after writing lines (its store moved away, then removed) ends with one more line, {\"error\": …}"
+        "survey watch --json that fails after writing lines (its store moved away) ends with one more line, {\"error\": …}"
     )
     func failureAfterLines() throws {
         let scratch = try Scratch()
@@ -613,18 +614,77 @@ struct WatchTests {
         collected.wait { _ in collected.rawLines.count >= 1 }
         let moved = scratch.directory.appendingPathComponent("moved").path
         try FileManager.default.moveItem(atPath: scratch.store, toPath: moved)
-        usleep(300_000)
-        try FileManager.default.removeItem(atPath: moved)
         let deadline = Date().addingTimeInterval(20)
         while watch.process.isRunning, Date() < deadline { usleep(10_000) }
         #expect(!watch.process.isRunning)
-        #expect(watch.process.terminationStatus == 1)
+        #expect(watch.process.terminationStatus == 66)
         usleep(200_000)
+        #expect(collected.rawLines.count == 2, "\(collected.rawLines)")
         let last = collected.rawLines.last ?? ""
         let object = try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
+        let error = object?["error"] as? [String: Any]
         #expect(
-            (object?["error"] as? [String: Any])?["exit"] as? Int == 1, "the last line: \(collected.rawLines)"
-        )
+            error?["exit"] as? Int == 66 && error?["code"] as? String == "storeGone", "\(collected.rawLines)")
+    }
+
+    /// How a store's folder goes away while it is watched.
+    enum Departure: String, CaseIterable, Sendable {
+        /// `rm -rf`: its documents first, then the folder, which the watch holds open.
+        case removed
+        /// Renamed to another name in the same folder.
+        case movedAway
+        /// Moved aside, and a new store made under its name.
+        case replaced
+        /// Its documents' folder moved aside first (the watch waits for it to come back),
+        /// then the store's folder removed.
+        case removedWithoutDocuments
+    }
+
+    @Test(
+        "A store's folder removed, moved away or replaced while watched ends the watch (storeGone, exit 66) rather than watch nothing",
+        arguments: FolderWatcher.Mechanism.allCases, Departure.allCases)
+    func storeGone(mechanism: FolderWatcher.Mechanism, departure: Departure) throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        _ = try scratch.run(["new", "--title", "Here"])
+        let library = try LibraryWatch(store: scratch.store, mechanism: mechanism)
+        let command = try CommandWatch(store: scratch.store, mechanism: mechanism)
+        defer { library.stop() }
+        let manager = FileManager.default
+        let aside = scratch.directory.appendingPathComponent("aside").path
+        switch departure {
+        case .removed:
+            try manager.removeItem(atPath: scratch.store)
+        case .movedAway:
+            try manager.moveItem(atPath: scratch.store, toPath: aside)
+        case .replaced:
+            try manager.moveItem(atPath: scratch.store, toPath: aside)
+            _ = try scratch.run(["init", "--device", "new"])
+        case .removedWithoutDocuments:
+            try manager.moveItem(atPath: scratch.store + "/Documents", toPath: aside)
+            library.collected.wait { $0.contains { $0.event == "reread" } }
+            try manager.removeItem(atPath: scratch.store)
+        }
+        let deadline = Date().addingTimeInterval(20)
+        while command.process.isRunning, Date() < deadline { usleep(10_000) }
+        #expect(!command.process.isRunning, "survey watch still runs")
+        if !command.process.isRunning {
+            #expect(command.process.terminationStatus == 66)
+        }
+        usleep(100_000)
+        let object = (command.collected.rawLines.last?.utf8).flatMap {
+            try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]
+        }
+        let error = object?["error"] as? [String: Any]
+        #expect(error?["code"] as? String == "storeGone", "\(command.collected.rawLines)")
+        #expect(
+            (error?["message"] as? String)?.contains(
+                "was removed, moved away or replaced while it was watched") == true)
+        library.collected.wait { _ in library.collected.failure != nil }
+        #expect(
+            library.collected.failure?.contains("was removed, moved away or replaced") == true,
+            "store.changes(): \(library.collected.failure ?? "no failure")")
+        _ = command.stop()
     }
 
     @Test("SIGTERM while survey watch first reads a large store ends it with 0, as after start-up")

@@ -72,6 +72,7 @@ struct ErrorShapeTests {
             ),
             (StoreError.unimportablePackage("/p/Survey.plist", "x"), "unimportablePackage", .invalidData),
             (StoreError.readOnly("/s"), "readOnly", .failure),
+            (StoreError.storeGone("/s"), "storeGone", .notFound),
             (
                 StoreError.documentsFolderBlocked("/s/Documents", .regular), "documentsFolderBlocked",
                 .invalidData

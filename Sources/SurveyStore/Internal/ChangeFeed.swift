@@ -39,9 +39,16 @@ final class ChangeFeed: @unchecked Sendable {
     private let revisions: RevisionStore
     private let watcher: FolderWatcher
     private var documentsWatch: FolderWatcher.Watch?
-    /// The store's folder, watched only while `Documents/` is missing or something else
-    /// stands in its place (moved aside, not copied yet): its coming back is a re-read.
+    /// The store's folder, watched for its own end: removed, moved away or replaced, it
+    /// ends the feed (``StoreError/storeGone(_:)``). While `Documents/` is missing or
+    /// something else stands in its place (moved aside, not copied yet), its entries are
+    /// watched too: the documents' folder coming back is a re-read.
     private var rootWatch: FolderWatcher.Watch?
+    /// Whether the store has been read once (before that, a missing store's folder is
+    /// ``StoreError/noSuchStore(_:)``).
+    private var started = false
+    /// The store's folder's device and inode when the feed began.
+    private var rootIdentity: [UInt64] = []
     private var folderWatches: [UUID: FolderWatcher.Watch] = [:]
     private var documentOfFolder: [FolderWatcher.Watch: UUID] = [:]
     /// Packages not complete yet, or damaged, watched until they are revisions.
@@ -58,7 +65,10 @@ final class ChangeFeed: @unchecked Sendable {
         self.only = only
         revisions = RevisionStore(root: root, device: Device(id: "watch", name: "watch"), calls: calls)
         watcher = try FolderWatcher(mechanism: mechanism, root: root)
+        guard let identity = Self.identity(of: root) else { throw StoreError.noSuchStore(root) }
+        rootIdentity = identity
         try synchronize()
+        started = true
     }
 
     /// Closes the watcher's descriptors.
@@ -82,9 +92,16 @@ final class ChangeFeed: @unchecked Sendable {
         }
         while open {
             executor.runPending()
-            let (first, woken) = try watcher.wait(timeout: nil)
+            // Without `Documents/`, the store's folder is looked at every second as well:
+            // its removal is not reported while it is held open (as the store's root is),
+            // and removing it removes `Documents/` first.
+            let (first, woken) = try watcher.wait(
+                timeout: documentsWatch == nil ? FolderWatcher.pollingInterval : nil)
             executor.markBusy()
             if woken && isCancelled() { return }
+            if documentsWatch == nil && Self.identity(of: root) != rootIdentity {
+                throw StoreError.storeGone(root)
+            }
             var events = first
             if debounce > .zero {
                 // Quiet for `debounce`, or at most a hundred times that in all.
@@ -131,7 +148,9 @@ final class ChangeFeed: @unchecked Sendable {
             case .overflow:
                 reread = true
             case .lost(let watch):
-                if watch == documentsWatch {
+                if watch == rootWatch {
+                    throw StoreError.storeGone(root)
+                } else if watch == documentsWatch {
                     documentsWatch = nil
                     reread = true
                 } else if let id = documentOfFolder.removeValue(forKey: watch) {
@@ -248,6 +267,8 @@ final class ChangeFeed: @unchecked Sendable {
     /// nothing: the state that later changes are measured against.
     private func synchronize(again: Bool = true) throws {
         let documents = root + "/" + StoreLayout.documentsFolder
+        // The store's folder first, so that its removal from now on is seen.
+        try watchRoot(interest: [])
         let present: Set<UUID>
         do {
             documentsWatch = try watcher.add(documents, interest: .newEntries)
@@ -255,10 +276,6 @@ final class ChangeFeed: @unchecked Sendable {
         } catch  where Self.isDocumentsFolderMissing(error) {
             try watchForDocumentsFolder(again: again)
             return
-        }
-        if let watch = rootWatch {
-            watcher.remove(watch)
-            rootWatch = nil
         }
         for id in known.keys where !present.contains(id) { forget(id) }
         known = [:]
@@ -278,11 +295,30 @@ final class ChangeFeed: @unchecked Sendable {
         known = [:]
         // Entries replaced in place too: polling sees a link swapped for a folder under the
         // same name only as a change of that entry.
-        if rootWatch == nil {
-            rootWatch = try watcher.add(root, interest: [.created, .movedIn, .closedAfterWriting])
-        }
+        try watchRoot(interest: [.created, .movedIn, .closedAfterWriting])
         // It may have come back before the store's folder was watched: tried once more.
         if again { try synchronize(again: false) }
+    }
+
+    /// The device and inode of the folder at `path` (a link followed), or `nil` when it
+    /// is missing or no folder.
+    private static func identity(of path: String) -> [UInt64]? {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return nil }
+        return [UInt64(status.st_dev), UInt64(status.st_ino)]
+    }
+
+    /// Watches the store's folder for `interest` (and, whatever it is, for its own end).
+    ///
+    /// - Throws: ``StoreError/storeGone(_:)`` (``StoreError/noSuchStore(_:)`` before the
+    ///   first read) when the store's folder is missing or something else stands at its
+    ///   path; the watcher's other errors.
+    private func watchRoot(interest: FolderWatcher.Interest) throws {
+        do {
+            rootWatch = try watcher.add(root, interest: interest)
+        } catch let error as FileSystemError where error.isNoFolder {
+            throw started ? StoreError.storeGone(root) : StoreError.noSuchStore(root)
+        }
     }
 
     /// Whether `error` says that `Documents/` is not there as a folder (missing, or a link

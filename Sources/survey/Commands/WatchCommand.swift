@@ -25,7 +25,8 @@ struct WatchCommand: ParsableCommand {
             are printed up to a second late, and each second costs a listing of every document folder.
 
             Runs until SIGINT (Ctrl-C) or SIGTERM, then exits 0 (a signal while the store is \
-            first read ends it as soon as the read is done).
+            first read ends it as soon as the read is done). The store's folder removed, moved away \
+            or replaced ends it with exit 66, code storeGone.
 
             \(SurveyTool.exitCodesReference)
             """)
