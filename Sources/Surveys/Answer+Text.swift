@@ -19,6 +19,21 @@ extension Answer {
         }
     }
 
+    /// The number `text` spells in decimal (digits, a sign, a point, an exponent; spaces
+    /// around it allowed), as a format-1 Slider string or a number typed by a person
+    /// is read.
+    ///
+    /// - Parameter text: The text.
+    /// - Returns: The number, or `nil`: hexadecimal (`0x10`, `0x1p4`), `inf` and `nan`,
+    ///   which `Double(_:)` would also take, are not decimal.
+    public static func number(decimal text: String) -> Double? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) || "+-.eE".utf8.contains($0) }),
+            trimmed.utf8.contains(where: { (0x30...0x39).contains($0) })
+        else { return nil }
+        return Double(trimmed)
+    }
+
     /// A number as ``text`` shows it.
     ///
     /// - Parameter number: Any number, including very large, infinite or NaN ones.

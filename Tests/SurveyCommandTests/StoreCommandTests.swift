@@ -230,6 +230,33 @@ struct StoreCommandTests {
         #expect(outOfRange.stderr.contains("item 3 (\"Rate us\")"))
     }
 
+    @Test(
+        "edit reads a slider's answer written in decimal, and refuses hexadecimal, nan and inf as no number")
+    func decimalAnswers() throws {
+        let store = try Store()
+        let (id, _) = try store.makeDocument()
+        for (text, expected) in [
+            ("7", 7.0), ("+5", 5), ("-0", 0), ("8.0", 8), (".0", 0), ("3.", 3), ("4e0", 4), ("1E+1", 10),
+            (" 6 ", 6),
+        ] {
+            let edited = try store.run(["edit", id, "--answer", "3=\(text)"])
+            #expect(edited.status == 0, "\(text): \(edited.stderr)")
+            let items = (try store.json(["show", id]) as! [String: Any])["items"] as! [[String: Any]]
+            #expect(items[2]["answer"] as? Double == expected, "\(text)")
+        }
+        let before = try store.versions(id).count
+        for text in [
+            "0x10", "0x1p3", "nan", "-inf", "infinity", "5e", "e5", ".", "+", "1_0", "٣", "5,0",
+        ] {
+            let refused = try store.run(["edit", id, "--answer", "3=\(text)"])
+            #expect(refused.status == 65, "\(text): \(refused.stderr)")
+            #expect(
+                refused.stderr.contains("item 3 (\"Rate us\"): expected a decimal number"),
+                "\(text): \(refused.stderr)")
+        }
+        #expect(try store.versions(id).count == before)
+    }
+
     @Test("edit changes an answer by position; saving identical content writes nothing")
     func editAndIdentical() throws {
         let store = try Store()

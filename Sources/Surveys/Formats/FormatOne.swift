@@ -33,18 +33,6 @@ enum FormatOne {
         return .dictionary(["title": .string(title), "items": .array(migrated)])
     }
 
-    /// The number a format-1 Slider string spells in decimal (digits, a sign, a point, an
-    /// exponent; spaces around it allowed, as the format's app read them), or `nil`:
-    /// hexadecimal (`0x10`, `0x1p4`), `inf` and `nan`, which `Double(_:)` would also take,
-    /// are not decimal strings.
-    static func decimal(_ text: String) -> Double? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) || "+-.eE".utf8.contains($0) }),
-            trimmed.utf8.contains(where: { (0x30...0x39).contains($0) })
-        else { return nil }
-        return Double(trimmed)
-    }
-
     private static func migrateItem(_ value: PropertyList, position: Int, seed: String) throws -> PropertyList
     {
         guard case .dictionary(let item) = value else {
@@ -80,7 +68,7 @@ enum FormatOne {
         }
         func number(_ text: String?, _ name: String) throws -> Double {
             guard let text else { throw fail(.missingKey, "a Slider needs \(name)") }
-            guard let number = Self.decimal(text) else {
+            guard let number = Answer.number(decimal: text) else {
                 // `inf` and `nan` are named as what they are.
                 if let other = Double(text.trimmingCharacters(in: .whitespaces)), !other.isFinite {
                     throw fail(.sliderBounds, "the Slider's \(name) '\(text)' is not a finite number")
@@ -136,7 +124,7 @@ enum FormatOne {
             case let other?: throw fail(.wrongType, "a Slider's value3 is \"T\" or \"F\", not '\(other)'")
             }
             if let result {
-                guard let number = Self.decimal(result) else {
+                guard let number = Answer.number(decimal: result) else {
                     throw fail(.answerType, "a Slider result is a number")
                 }
                 out["answer"] = .real(number)

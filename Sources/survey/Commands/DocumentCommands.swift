@@ -258,7 +258,9 @@ func parseAnswer(_ text: String, for item: Item, position: Int) throws -> Answer
     case .datePicker:
         return try item.dateAnswer(from: text, position: position)
     case .slider:
-        guard let number = Double(text) else { throw fail("a number") }
+        guard let number = Answer.number(decimal: text) else {
+            throw fail("a decimal number, such as 7, -2.5 or 1e3")
+        }
         return .number(number)
     case .multiTF:
         let parts = text.contains(",") ? text.split(separator: ",").map(String.init) : text.map(String.init)
