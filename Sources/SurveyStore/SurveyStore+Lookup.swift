@@ -135,10 +135,16 @@ extension SurveyStore {
         return winner.isDeleted ? winner : nil
     }
 
-    /// The error that opening deletion revision `deletion` of `id` reports: when, where,
-    /// and how to restore the document.
-    func deletedError(_ id: UUID, _ deletion: RevisionMetadata) -> DocumentDeletedError {
+    /// The error that opening deletion revision `deletion` of `id` reports: while the
+    /// document is deleted (its winner is a deletion), a ``DocumentDeletedError`` saying
+    /// when, where, and how to restore it (of the winning deletion); once a live revision wins (the deletion lost a
+    /// conflict, or was superseded), `StoreError/deletion(_:)`, since the document is
+    /// there and restoring it would make a conflict.
+    func deletedError(_ id: UUID, _ deletion: RevisionMetadata) -> any Error {
         let (graph, pruned) = (try? revisions.graph(of: id)) ?? (RevisionGraph(), [])
+        if let winner = graph.winner, !winner.isDeleted { return StoreError.deletion(deletion.id) }
+        // The document's own deletion (the winner), which an older one it superseded is not.
+        let deletion = graph.winner ?? deletion
         // The revisions the deletion replaced, then their ancestors, newest first.
         var restorable: [RevisionID] = []
         var queue = deletion.parents
@@ -167,7 +173,8 @@ extension SurveyStore {
     /// The bytes of `revision`'s content exactly as stored, in whatever format it is
     /// written (a newer format included): for exporting it unread.
     ///
-    /// - Throws: ``DocumentDeletedError`` for a deletion, `StoreError/noContent(_:)`
+    /// - Throws: ``DocumentDeletedError`` for a deletion while the document is deleted
+    ///   (`StoreError/deletion(_:)` for one it has outlived), `StoreError/noContent(_:)`
     ///   for pruned content.
     public func storedContent(_ id: UUID, _ revision: RevisionMetadata) throws -> Data {
         if revision.isDeleted { throw deletedError(id, revision) }

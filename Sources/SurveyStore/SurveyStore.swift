@@ -524,8 +524,9 @@ public final class SurveyStore: Sendable {
     /// state is then ``SurveyDocument/State/deleted(_:)``, and saving it restores it.
     ///
     /// - Throws: ``DocumentDeletedError`` when the document is deleted (or `revision` is
-    ///   a deletion), `StoreError` (`StoreError/newerFormat(_:_:supported:)` for a
-    ///   revision in a newer format), or the errors of reading the content.
+    ///   a deletion while it is), `StoreError` (`StoreError/deletion(_:)` when `revision`
+    ///   is a deletion the document has outlived, `StoreError/newerFormat(_:_:supported:)`
+    ///   for a revision in a newer format), or the errors of reading the content.
     public func open(_ id: UUID, revision: RevisionID? = nil) throws -> SurveyDocument {
         let graph = try revisions.graph(of: id).graph
         let base = try self.revision(id, revision, in: graph)
@@ -626,8 +627,9 @@ public final class SurveyStore: Sendable {
     /// `base`).
     ///
     /// Deleting what is already deleted writes nothing: when the document's winner is a
-    /// deletion (and no `base` is given), or `base` is itself a deletion, that deletion
-    /// is returned as it is (compare it with ``deletion(of:)`` to tell).
+    /// deletion (and no `base` is given), `base` is itself a deletion, or a current
+    /// revision is a deletion of `base` alone (a `delete` with this `base` made before),
+    /// that deletion is returned as it is (compare it with ``deletion(of:)`` to tell).
     ///
     /// - Parameters:
     ///   - id: The document.
@@ -676,9 +678,17 @@ public final class SurveyStore: Sendable {
         /// The deletion already there, as `read` finds it: the winner (or `base`) when it is one.
         func existing(in read: DocumentRead) throws -> WriteOutcome? {
             let graph = read.graph
-            guard let existing = try base.map({ try revision(id, $0, in: graph) }) ?? graph.winner,
-                existing.isDeleted
-            else { return nil }
+            guard var existing = try base.map({ try revision(id, $0, in: graph) }) ?? graph.winner else {
+                return nil
+            }
+            // A deletion of `base` alone that is current already: deleting it again would
+            // only add a second head saying the same.
+            if base != nil, !existing.isDeleted,
+                let same = graph.heads.first(where: { $0.isDeleted && $0.parents == [existing.id] })
+            {
+                existing = same
+            }
+            guard existing.isDeleted else { return nil }
             return WriteOutcome(revision: existing, isNew: false, unsuperseded: Self.unsuperseded(in: read))
         }
         /// A folder with nothing in it (left by a write that failed before its package was

@@ -257,6 +257,41 @@ struct StoreCommandTests {
         #expect(try store.versions(id).count == before)
     }
 
+    @Test(
+        "delete --base of a superseded revision: again writes nothing while that deletion is current; opening the deletion says it has no content, not that the document is deleted"
+    )
+    func deletionOfAnOlderRevision() throws {
+        let store = try Store()
+        let (id, first) = try store.makeDocument()
+        let edit = try store.json(["edit", id, "--title", "Edited"]) as! [String: Any]
+        let deletion = try store.json(["delete", id, "--base", first]) as! [String: Any]
+        #expect(deletion["changed"] as? Bool == true && deletion["deleted"] as? Bool == false)
+        let count = try store.versions(id).count
+        for _ in 1...2 {
+            let again = try store.json(["delete", id, "--base", first]) as! [String: Any]
+            #expect(again["changed"] as? Bool == false && again["deleted"] as? Bool == false, "\(again)")
+            #expect(again["revision"] as? String == deletion["revision"] as? String)
+            let said = try store.run(["delete", id, "--base", first]).stderr
+            #expect(said.contains("is deleted already, by revision \(deletion["revision"]!)"), "\(said)")
+            #expect(said.contains("is not deleted: revision \(edit["revision"]!)"), "\(said)")
+        }
+        #expect(try store.versions(id).count == count)
+        let revision = deletion["revision"] as! String
+        for command in [["show", id, "--revision", revision], ["export", id, "--revision", revision]] {
+            let opened = try store.run(command)
+            #expect(opened.status == 66, "\(command): \(opened.stderr)")
+            #expect(
+                opened.stderr.contains("revision \(revision) records a deletion: it has no content"),
+                "\(opened.stderr)")
+            #expect(!opened.stderr.contains("was deleted at"), "\(opened.stderr)")
+        }
+        // Once the document is deleted, the same deletion says when and how to restore it.
+        let last = try store.json(["delete", id]) as! [String: Any]
+        let deleted = try store.run(["show", id, "--revision", revision])
+        #expect(deleted.status == 66 && deleted.stderr.contains("was deleted at"), "\(deleted.stderr)")
+        #expect(deleted.stderr.contains("(revision \(last["revision"]!))"), "\(deleted.stderr)")
+    }
+
     @Test("edit changes an answer by position; saving identical content writes nothing")
     func editAndIdentical() throws {
         let store = try Store()

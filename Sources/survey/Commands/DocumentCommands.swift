@@ -311,7 +311,8 @@ struct DeleteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete", abstract: "Delete a document (a deletion revision).",
         discussion: """
-            Deleting a deleted document writes nothing ("changed": false with --json). A deleted document \
+            Deleting a deleted document writes nothing ("changed": false with --json), nor does deleting \
+            again with the same --base while that deletion is current. A deleted document \
             is restored with `survey resolve DOC --keep REV` or `survey save DOC --from FILE --base DELETION`.
 
             With --base, the deletion supersedes only that revision and its ancestors: an edit saved since \
@@ -335,10 +336,16 @@ struct DeleteCommand: ParsableCommand {
         try runReporting {
             let store = try options.open()
             let id = try store.document(document)
-            let deletion = try store.deleteDocument(id, base: try store.revisionID(base, in: id))
+            let baseID = try store.revisionID(base, in: id)
+            let deletion = try store.deleteDocument(id, base: baseID)
             let winner = try store.graph(of: id).heads.first
+            // A deletion of the base made before, while an edit saved since stays current.
+            let outlived = !deletion.isNew && winner.map { !$0.isDeleted } == true
             try options.report(
                 id, deletion.revision, changed: deletion.isNew, unchanged: "already deleted",
+                unchangedLine: outlived
+                    ? "unchanged: revision \(baseID?.description ?? "") is deleted already, by revision \(deletion.revision.id); nothing was written"
+                    : nil,
                 deleted: winner?.isDeleted ?? true)
             if !deletion.unsuperseded.isEmpty {
                 let count = deletion.unsuperseded.count
@@ -347,7 +354,7 @@ struct DeleteCommand: ParsableCommand {
                 )
             }
             // A deletion based on an older revision races the edits made since: they win.
-            if base != nil, deletion.isNew, let winner, !winner.isDeleted {
+            if base != nil, deletion.isNew || outlived, let winner, !winner.isDeleted {
                 Console.error(
                     "warning: \(id.lowercased) is not deleted: revision \(winner.id) was saved after the base of the deletion and is still current, since an edit never loses to a deletion it raced; delete again without --base (or with --base \(winner.id)) to delete it"
                 )

@@ -54,10 +54,11 @@ struct StoreOptions: ParsableArguments {
 
     /// Reports a revision a command wrote: `{"id", "revision", "changed"}` with `--json`,
     /// else its id. When nothing was written (`changed` false), `revision` is the one that
-    /// stays current and standard error says so (`unchanged`, or the reason given).
+    /// stays current and standard error says so (`unchanged`, or the reason given), or
+    /// prints `unchangedLine` in its place.
     func report(
         _ id: UUID, _ revision: RevisionMetadata, changed: Bool = true, unchanged: String = "unchanged",
-        deleted: Bool? = nil
+        unchangedLine: String? = nil, deleted: Bool? = nil
     ) throws {
         struct Written: Encodable {
             var id, revision: String
@@ -73,7 +74,9 @@ struct StoreOptions: ParsableArguments {
             print(revision.id.description)
         }
         if !changed {
-            Console.error("\(unchanged): nothing was written; the document stays at revision \(revision.id)")
+            Console.error(
+                unchangedLine
+                    ?? "\(unchanged): nothing was written; the document stays at revision \(revision.id)")
         }
     }
 }
