@@ -51,14 +51,17 @@ extension SurveyStore {
     ///   - prefer: A head whose values win contests instead of the winner's.
     /// - Returns: The merge, or `nil` when the document is not in conflict: it has a single
     ///   head, or its other heads are deletions (which never win over an edit).
-    /// - Throws: `StoreError` when `prefer` is no head or a head cannot be read.
+    /// - Throws: `StoreError` when `prefer` is no head or a head cannot be read;
+    ///   `SurveyError` (rule `tooManyItems`) when the merge would hold more than
+    ///   `Survey.maximumItemCount` items, so that no reader would take it.
     public func mergePlan(_ id: UUID, prefer: RevisionID? = nil) throws -> MergePlan? {
         try mergePlan(id, prefer: prefer, in: revisions.graph(of: id).graph)
     }
 
     /// How many fields `resolveMerge(_:prefer:strict:dryRun:)` would contest: 0 when the
     /// heads merge cleanly or the document is not in conflict; `nil` when its heads cannot
-    /// be merged (a head unreadable, or in a format newer than this build).
+    /// be merged (a head unreadable, or in a format newer than this build, or a merge of
+    /// more items than a survey may hold).
     ///
     /// - Parameter id: The document.
     public func contestedFieldCount(of id: UUID) -> Int? {
@@ -120,6 +123,15 @@ extension SurveyStore {
         }
         plan.result = SurveyMerge.merge(
             base: baseSurvey, heads: mergeHeads, prefer: preferred?.id.description)
+        // Heads that each hold many items of their own can merge into more than a survey
+        // may hold, which no reader would then take: such a merge cannot be made.
+        if let merged = plan.result?.survey, merged.items.count > Survey.maximumItemCount {
+            throw SurveyError(
+                position: nil, title: nil, rule: .tooManyItems,
+                message:
+                    "the merge of the heads would hold \(merged.items.count) items; a survey has at most \(Survey.maximumItemCount), so the document must be resolved by keeping a head or with new content"
+            )
+        }
         return plan
     }
 
@@ -154,15 +166,6 @@ extension SurveyStore {
         defer { lock?.unlock() }
         var read = try revisions.read(id)
         guard let plan = try mergePlan(id, prefer: prefer, in: read.graph) else { return nil }
-        // Heads that each hold many items of their own can merge into more than a survey
-        // may hold, which no reader would then take: such a merge is not written.
-        if let merged = plan.result?.survey, merged.items.count > Survey.maximumItemCount {
-            throw SurveyError(
-                position: nil, title: nil, rule: .tooManyItems,
-                message:
-                    "the merge of the heads would hold \(merged.items.count) items; a survey has at most \(Survey.maximumItemCount), so the document must be resolved by keeping a head or with new content"
-            )
-        }
         if strict && !plan.isClean { throw MergeRefusal(plan: plan) }
         if dryRun { return (plan, nil) }
         let content = try plan.result.map { try $0.survey.plistData() }

@@ -23,7 +23,7 @@ struct MergeStoreTests {
     }
 
     @Test(
-        "A merge that would hold more than 100,000 items is refused, dry run or not, and nothing is written (it wrote a resolution no reader takes, and the document's winner could no longer be read)"
+        "A merge that would hold more than 100,000 items is refused, dry run or not, and nothing is written (it wrote a resolution no reader takes, and the document's winner could no longer be read); conflicts counts it as one that cannot be merged"
     )
     func mergeOverTheItemLimit() throws {
         let path = try Self.folder()
@@ -46,6 +46,9 @@ struct MergeStoreTests {
                     "the merge of the heads would hold 100001 items; a survey has at most 100000")
                     == true, "\(String(describing: error))")
         }
+        // `conflicts` says it cannot be merged, rather than that it merges cleanly.
+        #expect(store.contestedFieldCount(of: id) == nil)
+        #expect(throws: SurveyError.self) { try store.mergePlan(id) }
         #expect(try store.graph(of: id).heads.map(\.id) == heads)
         // The winner (the newer save) still reads.
         #expect(try store.open(id).survey.items.count == half)
