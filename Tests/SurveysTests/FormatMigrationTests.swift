@@ -91,6 +91,32 @@ struct FormatMigrationTests {
     }
 
     @Test(
+        "Stored format-2 content whose items have no id reads the same every time: ids derive from the revision and position, as format 1's do; an id present is kept"
+    )
+    func storedWithoutIDs() throws {
+        let kept = UUID(uuidString: "6F0D3C0E-8B0A-4D0E-9C51-2D43A3C47B11")!
+        let data = try PropertyList.dictionary([
+            "title": "No ids",
+            "items": [
+                ["kind": "textOnly", "title": "a"], ["kind": "textField", "title": "b", "answer": "x"],
+                ["kind": "textOnly", "title": "c", "id": .string(kept.uuidString)],
+            ],
+        ]).xmlData()
+        let first = try FormatMigrator.survey(from: data, version: 2, seed: "3-abc")
+        let second = try FormatMigrator.survey(from: data, version: 2, seed: "3-abc")
+        #expect(first == second)
+        #expect(try first.plistData() == second.plistData())
+        let ids = first.items.map(\.id)
+        #expect(Set(ids).count == 3 && ids[2] == kept)
+        let other = try FormatMigrator.survey(from: data, version: 2, seed: "3-abd").items.map(\.id)
+        #expect(other[0] != ids[0] && other[1] != ids[1] && other[2] == kept)
+        // The ids a format-1 revision's items get at the same positions.
+        let formatOne = try FormatMigrator.survey(
+            from: Self.content("format1/answered.survey"), version: 1, seed: "3-abc")
+        #expect(Array(formatOne.items.prefix(2).map(\.id)) == Array(ids.prefix(2)))
+    }
+
+    @Test(
         "Broken format-1 content is refused naming the file, the item and the rule",
         arguments: [
             ("broken/slider-bounds-not-numbers.survey", SurveyError.Rule.sliderBounds),

@@ -33,8 +33,9 @@ public enum FormatMigrator {
     /// - Parameters:
     ///   - data: The `Survey.plist` bytes.
     ///   - version: Its format version.
-    ///   - seed: Stable text naming the content (a revision id): format-1 items get ids
-    ///     derived from it and their position.
+    ///   - seed: Stable text naming the content (a revision id): format-1 items, and
+    ///     items of any format stored without an `id`, get ids derived from it and their
+    ///     position.
     ///   - file: Where the bytes came from, for messages.
     /// - Throws: ``FormatError/newer(_:supported:)`` for a format this build does not
     ///   know; `PropertyListError` or ``SurveyError`` for content that cannot be read.
@@ -50,7 +51,7 @@ public enum FormatMigrator {
             for step in steps where step.from >= version && step.from < current {
                 value = try step.migrate(value, seed)
             }
-            return try Survey(interchange: value)
+            return try Survey(interchange: value, seed: seed)
         }
     }
 

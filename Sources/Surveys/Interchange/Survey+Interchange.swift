@@ -32,7 +32,15 @@ extension Survey {
     /// - Parameter interchange: A dictionary with `title` and `items`.
     /// - Throws: ``SurveyError`` naming the item and the rule.
     public init(interchange: PropertyList) throws {
-        try self.init(interchange: interchange, envelope: false, document: nil, strict: false)
+        try self.init(interchange: interchange, envelope: false, document: nil, strict: false, seed: nil)
+    }
+
+    /// Reads stored content, as ``init(interchange:)`` does, but gives an item without an
+    /// `id` the one derived from `seed` (its revision) and its position, as a format-1
+    /// item gets on migration: every read of the revision, on every replica, then gives
+    /// the same ids.
+    init(interchange: PropertyList, seed: String) throws {
+        try self.init(interchange: interchange, envelope: false, document: nil, strict: false, seed: seed)
     }
 
     /// Reads a survey from a file's interchange form, which may carry the keys
@@ -48,10 +56,12 @@ extension Survey {
     ///     naming another document is refused (rule ``SurveyError/Rule/otherDocument``).
     /// - Throws: ``SurveyError`` naming the item and the rule.
     public init(interchange: PropertyList, document: UUID?) throws {
-        try self.init(interchange: interchange, envelope: true, document: document, strict: true)
+        try self.init(interchange: interchange, envelope: true, document: document, strict: true, seed: nil)
     }
 
-    private init(interchange: PropertyList, envelope: Bool, document: UUID?, strict: Bool) throws {
+    private init(
+        interchange: PropertyList, envelope: Bool, document: UUID?, strict: Bool, seed: String?
+    ) throws {
         guard case .dictionary(let root) = interchange else {
             throw SurveyError(
                 position: nil, title: nil, rule: .wrongType,
@@ -82,7 +92,9 @@ extension Survey {
                 message: "'items' is an array, not \(Self.describe(itemsValue))")
         }
         try Self.checkItemCount(elements.count)
-        let items = try elements.enumerated().map { try Self.item(from: $1, position: $0 + 1) }
+        let items = try elements.enumerated().map {
+            try Self.item(from: $1, position: $0 + 1, seed: seed)
+        }
         try self.init(title: title, items: items, strict: strict)
     }
 
@@ -120,7 +132,9 @@ extension Survey {
         }
     }
 
-    static func item(from value: PropertyList, position: Int) throws -> Item {
+    /// The item `value` stands for at `position`; without an `id`, it gets the one derived
+    /// from `seed` and its position, or a random one when there is no seed.
+    static func item(from value: PropertyList, position: Int, seed: String? = nil) throws -> Item {
         guard case .dictionary(let entries) = value else {
             throw SurveyError(
                 position: position, title: nil, rule: .wrongType,
@@ -179,12 +193,14 @@ extension Survey {
             throw fail(.unknownKey, "the key '\(unknown)' is not part of a \(kindName) item")
         }
         let itemTitle = try string("title", required: true) ?? ""
-        var id = UUID()
+        let id: UUID
         if let idText = try string("id", required: false) {
             guard let parsed = UUID(uuidString: idText) else {
                 throw fail(.invalidID, "'\(idText)' is not a UUID")
             }
             id = parsed
+        } else {
+            id = seed.map { FormatMigrator.derivedID(seed: $0, position: position) } ?? UUID()
         }
         let kind: Item.Kind
         switch kindName {
