@@ -77,11 +77,19 @@ public struct HybridClock: Sendable {
     }
 
     /// The timestamp right after `timestamp`: one more on the counter, or the next
-    /// millisecond once the counter reaches 2^31 − 1 (so that it never overflows).
+    /// millisecond once the counter reaches 2^31 − 1 (so that it never overflows); the
+    /// last stamp metadata can hold (the end of the year 9999, the counter at its limit)
+    /// stays as it is, so that revisions on top of heads stamped there (a clock gone far
+    /// wrong) can still be written: a resolution is then stamped like its newest head,
+    /// which it supersedes all the same.
     static func tick(after timestamp: HybridTimestamp) -> HybridTimestamp {
-        timestamp.counter >= Int(Int32.max)
-            ? HybridTimestamp(milliseconds: timestamp.milliseconds &+ 1, counter: 0)
-            : HybridTimestamp(milliseconds: timestamp.milliseconds, counter: timestamp.counter + 1)
+        if timestamp.counter < RevisionMetadata.counterRange.upperBound {
+            return HybridTimestamp(milliseconds: timestamp.milliseconds, counter: timestamp.counter + 1)
+        }
+        if timestamp.milliseconds < RevisionMetadata.millisecondRange.upperBound {
+            return HybridTimestamp(milliseconds: timestamp.milliseconds + 1, counter: 0)
+        }
+        return timestamp
     }
 
     /// Advances the clock past a timestamp seen on another device; returns `false` (and

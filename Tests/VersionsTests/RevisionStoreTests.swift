@@ -164,6 +164,30 @@ struct RevisionStoreTests {
         #expect(try store.content(of: Self.document, revision: atLimit).count == FileReader.contentLimit)
     }
 
+    @Test(
+        "A resolution of heads stamped at the last stamp metadata holds (the end of 9999, the counter at its limit) is written, stamped like them; one a tick below takes the next tick"
+    )
+    func resolutionAtTheLastStamp() throws {
+        let (store, revisions) = try Self.chain(1)
+        defer { try? FileManager.default.removeItem(atPath: store.root) }
+        let last = HybridTimestamp(milliseconds: 253_402_300_799_999, counter: Int(Int32.max))
+        for (stamp, expected) in [
+            (HybridTimestamp(milliseconds: last.milliseconds, counter: last.counter - 1), last), (last, last),
+            (
+                HybridTimestamp(milliseconds: last.milliseconds - 1, counter: last.counter),
+                HybridTimestamp(milliseconds: last.milliseconds, counter: 0)
+            ),
+        ] {
+            var head = revisions[0]
+            head.timestamp = stamp
+            let resolution = try store.writeResolution(
+                document: Self.document, parents: [head], content: Data("resolved \(stamp)".utf8),
+                formatVersion: 2)
+            #expect(resolution.timestamp == expected)
+            #expect(try store.read(Self.document).live[resolution.id] != nil)
+        }
+    }
+
     @Test("A store held open reads an unchanged package's metadata once, however often it reads the folder")
     func heldStoreRemembersUnchangedMetadata() throws {
         let (writer, revisions) = try Self.chain(2)
