@@ -384,12 +384,18 @@ struct ValidationTests {
         #expect(throws: SurveyError.self) { try survey.setAnswer(.text("x"), forItem: UUID()) }
     }
 
-    @Test("Malformed JSON and null are refused with a message")
+    @Test(
+        "Malformed JSON and null are refused with a message, as the property-list reader refuses them (they were a SurveyFileError)"
+    )
     func malformedJSON() {
-        #expect(throws: SurveyFileError.self) { try Survey(json: Data("{\"title\": ".utf8)) }
-        let error = #expect(throws: SurveyFileError.self) {
+        let malformed = #expect(throws: PropertyListError.self) {
+            try Survey(json: Data("{\"title\": ".utf8))
+        }
+        #expect(malformed?.code == .malformedJSON)
+        let error = #expect(throws: PropertyListError.self) {
             try Survey(json: Data(#"{"title": "T", "items": [{"title": null, "kind": "datePicker"}]}"#.utf8))
         }
+        #expect(error?.code == .malformedJSON)
         #expect(error?.message.contains("null is not allowed") == true)
         #expect(error?.line == 1)
         #expect(error?.column == 36)
