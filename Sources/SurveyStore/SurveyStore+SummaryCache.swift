@@ -1,5 +1,7 @@
 import Foundation
 import Packages
+import PropertyList
+import Surveys
 import Versions
 
 extension SurveyStore {
@@ -68,8 +70,10 @@ extension SurveyStore {
                         StoreIssue(
                             path: root + "/" + revisions.folder(of: id),
                             message:
-                                "its current revision cannot be read, so it is listed without a title: \(error) (survey verify --repair-from OTHER_STORE repairs it from a replica that has it intact)"
-                        ))
+                                "its current revision cannot be read, so it is listed without a title: \(error)"
+                                + Self.remedy(
+                                    forUnreadable: error, of: id, winner: winner,
+                                    conflicts: read.graph.conflicts)))
                 }
             }
             let conflicts = read.graph.conflicts
@@ -81,5 +85,38 @@ extension SurveyStore {
         }
         if writesSummaryCache { cache?.finish() }
         return SummariesReport(documents: documents, issues: issues, fromCache: fromCache)
+    }
+
+    /// What mends document `id` whose `winner` cannot be read, as `error` says: in
+    /// parentheses after a space, or nothing when neither remedy applies (an input/output
+    /// error, say).
+    ///
+    /// Content that does not match the digest in its metadata is damaged here, and a
+    /// replica's intact copy repairs it. Content that matches it but is no survey this
+    /// build reads (malformed, or breaking a rule) holds the same bytes on every replica,
+    /// so no repair mends it: new content saved on top does, or, in a conflict, keeping
+    /// one of `conflicts`, the other heads.
+    static func remedy(
+        forUnreadable error: any Error, of id: UUID, winner: RevisionMetadata, conflicts: [RevisionMetadata]
+    ) -> String {
+        let document = id.uuidString.lowercased()
+        switch error {
+        case VersionsError.contentMismatch, VersionsError.digestMismatch:
+            return " (survey verify --repair-from OTHER_STORE repairs it from a replica that has it intact)"
+        case is PropertyListError, is SurveyError, is SurveyFileError, is FormatError:
+            var text =
+                " (its content matches the digest in its metadata, so every replica holds these same bytes and no repair"
+                + " mends them; save new content on top with `survey save \(document) --from FILE`"
+            if let other = conflicts.first {
+                text +=
+                    ", or keep \(conflicts.count == 1 ? "the other head" : "another head") with `survey resolve \(document) --keep \(other.id)`"
+            } else if !winner.parents.isEmpty {
+                text +=
+                    ", such as an earlier revision's content, which `survey export \(document) --revision REV -o FILE` writes"
+            }
+            return text + ")"
+        default:
+            return ""
+        }
     }
 }

@@ -111,6 +111,32 @@ struct ReaderTests {
         #expect(error?.message == "duplicate key 'key-17'")
     }
 
+    @Test(
+        "A decimal real too large for a double is refused with its position (it read as infinity); infinity spelled out, the largest double and values below the smallest subnormal are read",
+        arguments: ["1e400", "-1e400", "1.8e308", "+2E308", String(repeating: "9", count: 310) + ".5"])
+    func realTooLarge(text: String) throws {
+        let xml = "<plist>\n<array><real>\(text)</real></array></plist>"
+        let error = #expect(throws: PropertyListError.self) {
+            try PropertyList(xml: Data(xml.utf8), file: "r.plist")
+        }
+        let quoted = text.count > 40 ? String(text.prefix(40)) + "…" : text
+        #expect(error?.code == .invalidValue)
+        #expect(
+            error?.description
+                == "r.plist:2:14: real '\(quoted)' is too large for a double (the largest is 1.7976931348623157e+308)",
+            "\(error?.description ?? "no error")")
+        let read = try PropertyList(
+            xml: Data(
+                "<plist><array><real>inf</real><real>+infinity</real><real>-INF</real><real>1.7976931348623157e308</real><real>-1e-400</real><real>1e-320</real></array></plist>"
+                    .utf8))
+        #expect(
+            read == [
+                .real(.infinity), .real(.infinity), .real(-.infinity), .real(.greatestFiniteMagnitude),
+                .real(-0.0), .real(1e-320),
+            ])
+        #expect(read.arrayValue?[4].realValue?.sign == .minus)
+    }
+
     @Test("Errors name the file, line and column in FILE:LINE:COLUMN form")
     func errorForm() {
         let xml = "<plist>\n  <array>\n    <integer>1</integer>\n    <real>x</real>\n  </array>\n</plist>"

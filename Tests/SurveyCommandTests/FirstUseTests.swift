@@ -147,6 +147,41 @@ struct FirstUseTests {
         }
     }
 
+    @Test(
+        "Malformed JSON, JSON null and malformed XML get one --json code, invalidPropertyList, in every command that reads the file (new, save and resolve --from said invalidSurvey for JSON)",
+        arguments: [
+            ("a.json", #"{"title": "t", "items": [}"#, 1, 26),
+            ("n.json", #"{"title":null,"items":[]}"#, 1, 10),
+            ("c.plist", "<plist><dict><key>title</key><string>t</string></dict>", 1, 55),
+        ])
+    func malformedInputCode(name: String, content: String, line: Int, column: Int) throws {
+        let store = try Store()
+        let (id, _) = try store.makeDocument()
+        let file = try store.write(content, name)
+        let package = store.directory.appendingPathComponent("package").path
+        #expect(try store.run(["export", id, "--package", package]).status == 0)
+        try Data(content.utf8).write(to: URL(fileURLWithPath: package + "/Survey.plist"))
+        for arguments in [
+            ["new", "--from", file], ["save", id, "--from", file], ["resolve", id, "--from", file],
+            ["plist", "convert", file, "--to", "xml"], ["import", package],
+        ] {
+            let result =
+                arguments[0] == "plist"
+                ? try CommandRunner.run(arguments + ["--json"]) : try store.run(arguments + ["--json"])
+            #expect(result.status == 65, "\(arguments): \(result.stderr)")
+            let error = Self.object(result.stdout)?["error"] as? [String: Any]
+            #expect(error?["code"] as? String == "invalidPropertyList", "\(arguments): \(result.stdout)")
+            if arguments[0] == "import" {
+                // A package's content is XML: JSON there is refused at its start.
+                #expect(error?["file"] as? String == package + "/Survey.plist", "\(result.stdout)")
+            } else {
+                #expect(
+                    error?["file"] as? String == file && error?["line"] as? Int == line
+                        && error?["column"] as? Int == column, "\(arguments): \(result.stdout)")
+            }
+        }
+    }
+
     // MARK: Messages
 
     @Test(

@@ -120,8 +120,13 @@ struct InputTests {
             ("{\"title\": \"T\", \"items\": [] ", 1, 28, "the document ends inside an object"),
         ])
     func strictJSON(json: String, line: Int, column: Int, message: String) {
-        let error = #expect(throws: SurveyFileError.self) {
+        let error = #expect(throws: PropertyListError.self) {
             try Survey(json: Data(json.utf8), file: "in.json")
+        }
+        #expect(error?.code == .malformedJSON)
+        // What `PropertyList(json:file:)` throws for the same bytes.
+        if let error {
+            #expect(throws: error) { try PropertyList(json: Data(json.utf8), file: "in.json") }
         }
         #expect(error?.message == message)
         #expect(error?.line == line)
@@ -134,10 +139,10 @@ struct InputTests {
         var bytes = Array(#"{"title": ""#.utf8)
         bytes += [0xC0, 0xAF]
         bytes += Array(#"", "items": []}"#.utf8)
-        let utf8 = #expect(throws: SurveyFileError.self) { try Survey(json: Data(bytes)) }
+        let utf8 = #expect(throws: PropertyListError.self) { try Survey(json: Data(bytes)) }
         #expect(utf8?.message == "the string is not valid UTF-8")
         let deep = String(repeating: "[", count: 200) + String(repeating: "]", count: 200)
-        let depth = #expect(throws: SurveyFileError.self) {
+        let depth = #expect(throws: PropertyListError.self) {
             try Survey(json: Data(#"{"title": "T", "items": \#(deep)}"#.utf8))
         }
         #expect(depth?.message.contains("nested deeper than 128") == true)
@@ -158,7 +163,7 @@ struct InputTests {
                 data: Data("\u{FEFF}".utf8) + Data(xml.replacingOccurrences(of: "UTF-16", with: "UTF-8").utf8)
             ).title == "U")
         #expect(try Survey(data: Data("\u{FEFF}{\"title\": \"J\", \"items\": []}".utf8)).title == "J")
-        let json16 = #expect(throws: SurveyFileError.self) {
+        let json16 = #expect(throws: PropertyListError.self) {
             try Survey(
                 data: Data([0xFF, 0xFE]) + "{\"title\": \"J\", \"items\": []}".data(
                     using: .utf16LittleEndian)!, file: "j.json")
@@ -254,7 +259,8 @@ struct InputTests {
             }
             do {
                 _ = try Survey(json: Data(bytes))
-            } catch let error as SurveyFileError {
+            } catch let error as PropertyListError {
+                #expect(error.code == .malformedJSON, "seed \(seed), round \(round): \(error)")
                 #expect(
                     error.line.map { $0 >= 1 } == true && error.column.map { $0 >= 1 } == true,
                     "seed \(seed), round \(round): \(error)")

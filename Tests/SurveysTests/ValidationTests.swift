@@ -129,7 +129,11 @@ struct ValidationTests {
         Case(
             name: "multiTF answer with a non-boolean",
             json: survey(#"{"title": "Q", "kind": "multiTF", "options": ["a"], "answer": ["yes"]}"#),
-            position: 2, rule: .answerType, message: "not answered by an array"),
+            position: 2, rule: .answerType, message: "flag 1 of the answer is a string, not a boolean"),
+        Case(
+            name: "multiTF answer of the wrong type",
+            json: survey(#"{"title": "Q", "kind": "multiTF", "options": ["a"], "answer": "T"}"#),
+            position: 2, rule: .answerType, message: "a multiTF item is not answered by a string"),
         Case(
             name: "multiTF without options",
             json: survey(#"{"title": "Q", "kind": "multiTF", "options": []}"#),
@@ -197,6 +201,29 @@ struct ValidationTests {
         {
             #expect(error?.description.hasPrefix("item 2 (") == true, "\(error?.description ?? "")")
         }
+    }
+
+    @Test(
+        "A multiTF answer holding a flag that is no boolean names that flag and its type (it said the answer was not an array)"
+    )
+    func multiTFFlagOfTheWrongType() {
+        let json =
+            #"{"title":"t","items":[{"kind":"multiTF","title":"m","options":["a","b"],"answer":[true,1]}]}"#
+        let error = #expect(throws: SurveyError.self) { try Survey(data: Data(json.utf8), file: "m.json") }
+        #expect(
+            error?.description
+                == "m.json: item 1 (\"m\"): flag 2 of the answer is an integer, not a boolean (a multiTF item is answered by one boolean per option) [answerType]",
+            "\(error?.description ?? "no error")")
+        // Stored content is read by the same rule.
+        let stored = PropertyList.dictionary([
+            "title": "t",
+            "items": [
+                ["kind": "multiTF", "title": "m", "options": ["a", "b"], "answer": [false, .date(Date())]]
+            ],
+        ])
+        let storedError = #expect(throws: SurveyError.self) { try Survey(interchange: stored) }
+        #expect(storedError?.rule == .answerType)
+        #expect(storedError?.message.hasPrefix("flag 2 of the answer is a date, not a boolean") == true)
     }
 
     @Test("Messages never quote the answer")
@@ -357,12 +384,18 @@ struct ValidationTests {
         #expect(throws: SurveyError.self) { try survey.setAnswer(.text("x"), forItem: UUID()) }
     }
 
-    @Test("Malformed JSON and null are refused with a message")
+    @Test(
+        "Malformed JSON and null are refused with a message, as the property-list reader refuses them (they were a SurveyFileError)"
+    )
     func malformedJSON() {
-        #expect(throws: SurveyFileError.self) { try Survey(json: Data("{\"title\": ".utf8)) }
-        let error = #expect(throws: SurveyFileError.self) {
+        let malformed = #expect(throws: PropertyListError.self) {
+            try Survey(json: Data("{\"title\": ".utf8))
+        }
+        #expect(malformed?.code == .malformedJSON)
+        let error = #expect(throws: PropertyListError.self) {
             try Survey(json: Data(#"{"title": "T", "items": [{"title": null, "kind": "datePicker"}]}"#.utf8))
         }
+        #expect(error?.code == .malformedJSON)
         #expect(error?.message.contains("null is not allowed") == true)
         #expect(error?.line == 1)
         #expect(error?.column == 36)

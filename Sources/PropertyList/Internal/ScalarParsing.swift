@@ -78,7 +78,9 @@ enum ScalarParsing {
     // MARK: Reals
 
     /// Decimal notation (`1`, `-1.5`, `.5`, `2.`, `1e-5`) or, in any letter case, `nan`,
-    /// `inf`, `infinity`, each optionally signed. No hex floats, no surrounding spaces.
+    /// `inf`, `infinity`, each optionally signed. No hex floats, no surrounding spaces, and
+    /// no decimal number whose magnitude is too large for a double (it would read as
+    /// infinity); one too small reads as zero.
     static func real(_ text: UnsafeBufferPointer<UInt8>) throws(Failure) -> Double {
         guard !text.isEmpty else { throw Failure(message: "empty <real>") }
         var index = 0
@@ -140,7 +142,16 @@ enum ScalarParsing {
         if !hasExponent, digits <= 19, mantissa <= 1 << 53, fractionDigits <= 22 {
             return sign * (Double(mantissa) / exactPowersOfTen[fractionDigits])
         }
-        return withTerminatedCopy(text) { strtod($0, nil) }
+        let value = withTerminatedCopy(text) { strtod($0, nil) }
+        // The spellings of infinity were read above, so an infinite value here is a number
+        // too large for a double, which strtod rounds to ±HUGE_VAL. One below the smallest
+        // subnormal is read as zero, as it rounds.
+        guard value.isFinite else {
+            throw Failure(
+                message:
+                    "real \(quoted(text)) is too large for a double (the largest is 1.7976931348623157e+308)")
+        }
+        return value
     }
 
     /// 10^0 through 10^22, the powers of ten that a double holds exactly.

@@ -23,6 +23,10 @@ package struct JSONReader {
         package var message: String
         package var line: Int
         package var column: Int
+        /// Whether the document was refused for holding more than `itemLimit` items (a
+        /// limit of the survey, not of JSON) rather than for what JSON or a property list
+        /// cannot be.
+        package var isItemLimit = false
     }
 
     private let bytes: UnsafeBufferPointer<UInt8>
@@ -124,7 +128,9 @@ package struct JSONReader {
         while true {
             skipWhitespace()
             if isItems && elements.count == itemLimit {
-                throw fail("the survey has more than \(itemLimit) items, the most a survey may have")
+                var failure = fail("the survey has more than \(itemLimit) items, the most a survey may have")
+                failure.isItemLimit = true
+                throw failure
             }
             elements.append(try value(depth: depth, isItems: false))
             skipWhitespace()

@@ -15,10 +15,11 @@ extension PropertyList {
     /// the reader is strict: entity and other DTD declarations, references to undefined
     /// entities, unknown elements, attributes (other than `version` on `<plist>`), text
     /// between elements, a `<key>` without a value, a value without a `<key>`, duplicate
-    /// keys, integers outside −2^63…2^64−1, malformed reals, dates and base64, invalid
-    /// UTF-8 and nesting deeper than ``maximumDepth`` are all refused with the line and
-    /// column where they occur. The Apple DOCTYPE, comments, processing instructions,
-    /// CDATA sections, character references and `<true></true>` are accepted.
+    /// keys, integers outside −2^63…2^64−1, reals too large for a double, malformed reals,
+    /// dates and base64, invalid UTF-8 and nesting deeper than ``maximumDepth`` are all
+    /// refused with the line and column where they occur. The Apple DOCTYPE, comments,
+    /// processing instructions, CDATA sections, character references and `<true></true>`
+    /// are accepted.
     ///
     /// - Parameters:
     ///   - xml: The document's bytes, in any encoding its XML declaration names.

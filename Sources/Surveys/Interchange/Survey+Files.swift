@@ -22,9 +22,10 @@ extension Survey {
     ///   - file: Where it came from, for messages.
     ///   - document: The document the survey is for, when it is saved to one: a file whose
     ///     `id` names another document is refused.
-    /// - Throws: ``SurveyFileError`` (with line and column) for malformed or oversized
-    ///   JSON, `PropertyListError` (with line and column) for a malformed property list,
-    ///   ``SurveyError`` for a survey that breaks a rule.
+    /// - Throws: `PropertyListError` (with line and column) for a malformed property list,
+    ///   XML or JSON (code `malformedJSON` for JSON, and for text that is neither XML nor
+    ///   UTF-8); ``SurveyFileError`` for a file over ``maximumFileSize`` or JSON with more
+    ///   than ``maximumItemCount`` items; ``SurveyError`` for a survey that breaks a rule.
     public init(data: Data, file: String? = nil, document: UUID? = nil) throws {
         guard data.count <= Self.maximumFileSize else {
             throw SurveyFileError(
@@ -37,31 +38,38 @@ extension Survey {
         case .plist: try self.init(plist: data, file: file, document: document)
         case .json: try self.init(json: data, file: file, document: document)
         case .notUTF8(let encoding):
-            throw SurveyFileError(
-                file: file,
+            throw PropertyListError(
+                code: .malformedJSON,
                 message: "the file is \(encoding) text but not an XML property list; JSON must be UTF-8",
-                line: 1, column: 1)
+                file: file, line: 1, column: 1)
         }
     }
 
     /// Reads a survey from interchange JSON.
     ///
-    /// The reader is strict: a key repeated in one object, `null`, invalid UTF-8 and more
-    /// than ``maximumItemCount`` items are refused with the line and column.
+    /// The reader is the one `PropertyList(json:file:)` uses, and as strict: a key repeated
+    /// in one object, `null`, invalid UTF-8 and more than ``maximumItemCount`` items are
+    /// refused with the line and column.
     ///
     /// - Parameters:
     ///   - json: The JSON document.
     ///   - file: Where it came from, for messages.
     ///   - document: The document the survey is for, when it is saved to one: a file whose
     ///     `id` names another document is refused.
-    /// - Throws: ``SurveyFileError`` for malformed JSON, ``SurveyError`` for a survey
-    ///   that breaks a rule.
+    /// - Throws: `PropertyListError` with code `malformedJSON` for JSON that is malformed
+    ///   or holds what a property list cannot (as `PropertyList(json:file:)` throws it),
+    ///   ``SurveyFileError`` for more than ``maximumItemCount`` items, ``SurveyError`` for
+    ///   a survey that breaks a rule.
     public init(json: Data, file: String? = nil, document: UUID? = nil) throws {
         let value: PropertyList
         do {
             value = try JSONReader.read(json, itemLimit: Self.maximumItemCount)
-        } catch {
+        } catch  where error.isItemLimit {
             throw SurveyFileError(file: file, message: error.message, line: error.line, column: error.column)
+        } catch {
+            throw PropertyListError(
+                code: .malformedJSON, message: error.message, file: file, line: error.line,
+                column: error.column)
         }
         self = try SurveyError.reading(from: file) { try Survey(interchange: value, document: document) }
     }
@@ -151,8 +159,9 @@ enum InputFormat: Equatable {
     }
 }
 
-/// A survey file that could not be read at all: malformed or oversized JSON, or neither
-/// form.
+/// A survey file refused whole for its size: larger than ``Survey/maximumFileSize``, or
+/// JSON with more than ``Survey/maximumItemCount`` items. A file that is not a property
+/// list, XML or JSON, is refused with a `PropertyListError`.
 public struct SurveyFileError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file, when known.
     public var file: String?

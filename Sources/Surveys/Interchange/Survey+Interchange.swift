@@ -231,6 +231,8 @@ extension Survey {
     }
 
     /// The answer `value` stands for in an item of `kind`, or `nil` when its type does not fit.
+    /// An array for a multiTF item that holds something other than booleans is refused here,
+    /// naming the first such flag.
     private static func answer(
         from value: PropertyList, kind: Item.Kind, fail: (SurveyError.Rule, String) -> SurveyError
     ) throws -> Answer? {
@@ -250,8 +252,13 @@ extension Survey {
             return .number(integer.int64Value.map(Double.init) ?? Double(integer.magnitude))
         case (.multiTF, .array(let elements)):
             var flags: [Bool] = []
-            for element in elements {
-                guard case .boolean(let flag) = element else { return nil }
+            for (index, element) in elements.enumerated() {
+                guard case .boolean(let flag) = element else {
+                    throw fail(
+                        .answerType,
+                        "flag \(index + 1) of the answer is \(describe(element)), not a boolean (a multiTF item is answered by one boolean per option)"
+                    )
+                }
                 flags.append(flag)
             }
             return .flags(flags)

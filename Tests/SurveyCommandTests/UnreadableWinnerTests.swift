@@ -1,0 +1,124 @@
+import Foundation
+import PropertyList
+import SurveyStore
+import Testing
+import Versions
+
+/// A document whose current revision cannot be read: what `survey list` advises, told by
+/// whether its content matches the digest in its metadata (then every replica holds the
+/// same bytes) or not (damaged here, so a replica's intact copy repairs it).
+@Suite("A current revision that cannot be read: what list advises")
+struct UnreadableWinnerTests {
+    @Test(
+        "Content intact but malformed or breaking a rule is given a save on top, or another head kept; only damaged content is sent to verify --repair-from (it was advised for all of them)"
+    )
+    func listAdvice() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store").path
+        _ = try SurveyStore.create(at: store, deviceName: "here")
+        // Revisions written as another app would, whatever their content.
+        let revisions = RevisionStore(
+            root: store, device: Device(id: "other-app-1", name: "other app"),
+            wallClock: { 1_560_000_000_000 })
+        let good = try PropertyList.dictionary(["title": "Good", "items": []]).xmlData()
+        let malformed = Data("<plist><dict><key>title</key><string>t</strin></dict></plist>\n".utf8)
+        // A format-1 binary item answered 2: it migrates to a survey that breaks a rule.
+        let invalidFormatOne = try PropertyList.dictionary([
+            "title": "Old",
+            "items": [
+                ["title": "b", "type": "Binary", "value1": "n", "value2": "y", "result": ["text": "2"]]
+            ],
+        ]).xmlData()
+
+        // Malformed on top of an earlier revision.
+        let edited = UUID(uuidString: "00000001-0000-4000-8000-000000000000")!
+        let earlier = try revisions.write(document: edited, parents: [], content: good, formatVersion: 2)
+        _ = try revisions.write(document: edited, parents: [earlier], content: malformed, formatVersion: 2)
+        // A first revision in format 1 that is no valid survey.
+        let old = UUID(uuidString: "00000002-0000-4000-8000-000000000000")!
+        _ = try revisions.write(document: old, parents: [], content: invalidFormatOne, formatVersion: 1)
+        // In conflict: the winner (written last, so stamped later) malformed, the other head readable.
+        let conflicted = UUID(uuidString: "00000003-0000-4000-8000-000000000000")!
+        let base = try revisions.write(document: conflicted, parents: [], content: good, formatVersion: 2)
+        let readableHead = try revisions.write(
+            document: conflicted, parents: [base],
+            content: try PropertyList.dictionary(["title": "Other head", "items": []]).xmlData(),
+            formatVersion: 2)
+        _ = try revisions.write(document: conflicted, parents: [base], content: malformed, formatVersion: 2)
+        // Damaged: readable content changed in place, so it no longer matches its digest.
+        let damaged = UUID(uuidString: "00000004-0000-4000-8000-000000000000")!
+        let intact = try revisions.write(document: damaged, parents: [], content: good, formatVersion: 2)
+        let damagedFile =
+            store + "/Documents/" + damaged.uuidString.lowercased() + "/" + intact.id.description
+            + ".survey/Survey.plist"
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: damagedFile))
+        let at = try #require(bytes.range(of: Data("Good".utf8))).lowerBound
+        bytes[at] = UInt8(ascii: "F")
+        try bytes.write(to: URL(fileURLWithPath: damagedFile))
+
+        func warning(_ id: UUID, in stderr: String) -> String? {
+            stderr.split(separator: "\n").map(String.init).first {
+                $0.hasPrefix("warning: \(store)/Documents/\(id.uuidString.lowercased()): ")
+            }
+        }
+        let list = try CommandRunner.run(["list", "--store", store])
+        #expect(list.status == 0, "\(list.stderr)")
+        let intactAdvice =
+            "its content matches the digest in its metadata, so every replica holds these same bytes and no repair mends them; save new content on top with `survey save "
+        for id in [edited, old, conflicted] {
+            let line = try #require(warning(id, in: list.stderr), "\(list.stderr)")
+            let document = id.uuidString.lowercased()
+            #expect(
+                line.contains("its current revision cannot be read, so it is listed without a title: "),
+                "\(line)")
+            #expect(line.contains(intactAdvice + document + " --from FILE`"), "\(line)")
+            #expect(!line.contains("--repair-from"), "\(line)")
+        }
+        let editedLine = warning(edited, in: list.stderr) ?? ""
+        #expect(editedLine.contains("Opening and ending tag mismatch"), "\(editedLine)")
+        #expect(
+            editedLine.hasSuffix(
+                ", such as an earlier revision's content, which `survey export \(edited.uuidString.lowercased()) --revision REV -o FILE` writes)"
+            ), "\(editedLine)")
+        let oldLine = warning(old, in: list.stderr) ?? ""
+        #expect(oldLine.contains("[answerOutOfRange]") && oldLine.hasSuffix(" --from FILE`)"), "\(oldLine)")
+        let conflictedLine = warning(conflicted, in: list.stderr) ?? ""
+        #expect(
+            conflictedLine.hasSuffix(
+                ", or keep the other head with `survey resolve \(conflicted.uuidString.lowercased()) --keep \(readableHead.id)`)"
+            ), "\(conflictedLine)")
+        let damagedLine = try #require(warning(damaged, in: list.stderr), "\(list.stderr)")
+        #expect(
+            damagedLine.contains("does not match the digest")
+                && damagedLine.hasSuffix(
+                    " (survey verify --repair-from OTHER_STORE repairs it from a replica that has it intact)"),
+            "\(damagedLine)")
+
+        // What the advice says mends each.
+        let exported = directory.appendingPathComponent("earlier.json").path
+        let export = try CommandRunner.run([
+            "export", edited.uuidString, "--revision", earlier.id.description, "-o", exported, "--store",
+            store,
+        ])
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(
+            try CommandRunner.run(["save", edited.uuidString, "--from", exported, "--store", store]).status
+                == 0)
+        let file = directory.appendingPathComponent("fixed.json").path
+        try Data(#"{"title": "Fixed", "items": []}"#.utf8).write(to: URL(fileURLWithPath: file))
+        #expect(
+            try CommandRunner.run(["save", old.uuidString, "--from", file, "--store", store]).status == 0)
+        let keep = try CommandRunner.run([
+            "resolve", conflicted.uuidString, "--keep", readableHead.id.description, "--store", store,
+        ])
+        #expect(keep.status == 0, "\(keep.stderr)")
+        let after = try CommandRunner.run(["list", "--store", store])
+        for id in [edited, old, conflicted] {
+            #expect(warning(id, in: after.stderr) == nil, "\(after.stderr)")
+        }
+        #expect(
+            after.stdout.contains("Good") && after.stdout.contains("Fixed")
+                && after.stdout.contains("Other head"))
+    }
+}
