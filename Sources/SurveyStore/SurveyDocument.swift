@@ -46,6 +46,17 @@ public struct SurveyDocument: Sendable, Equatable, Identifiable {
     /// The state of the document when it was opened or last saved.
     public internal(set) var state: State
 
+    /// The other current revisions that ``base`` was in conflict with when the document
+    /// was read, as `SurveyStore/conflicts(of:at:)` gives them without reading the
+    /// document again: for a head that is not a deletion, every other such head (the
+    /// winner first); for an earlier revision, every such head but the winner. Empty when
+    /// the document was not in conflict.
+    public var conflicts: [RevisionMetadata] {
+        guard case .inConflict(let heads) = state else { return [] }
+        return heads.contains { $0.id == base.id }
+            ? heads.filter { $0.id != base.id } : Array(heads.dropFirst())
+    }
+
     /// Whether the document was in conflict when it was read.
     public var isInConflict: Bool {
         if case .inConflict = state { return true }

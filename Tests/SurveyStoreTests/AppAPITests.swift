@@ -76,7 +76,17 @@ struct AppAPITests {
         }
         #expect(Set(heads.map(\.id)) == [first.base.id, second.base.id] && heads.first == winner)
         #expect(second.isInConflict && !first.isInConflict)
+        // Each opening names the heads its base is in conflict with, as the store does.
+        let base = try store.graph(of: id).revisions.values.first { $0.parents.isEmpty }!
+        for revision in [first.base, second.base, base] {
+            let opened = try store.open(id, revision: revision.id)
+            #expect(
+                opened.conflicts.map(\.id) == (try store.conflicts(of: id, at: revision)), "\(revision.id)")
+        }
+        #expect(try store.open(id, revision: base.id).conflicts.map(\.id) == [heads[1].id])
+        #expect(try store.open(id, revision: heads[1].id).conflicts.map(\.id) == [heads[0].id])
         let resolved = try store.resolve(second, .keep(first.base.id))
+        #expect(resolved.conflicts.isEmpty)
         #expect(resolved.state == .normal && resolved.survey.title == "One")
         #expect(Set(resolved.base.parents) == Set(heads.map(\.id)))
     }

@@ -131,7 +131,7 @@ struct ShowCommand: ParsableCommand {
             let id = try store.document(document)
             let opened = try store.openNamingNewer(id, revision: try store.revisionID(revision, in: id))
             let (survey, shown) = (opened.survey, opened.base)
-            let conflicts = try store.conflicts(of: id, at: shown).map(\.description)
+            let conflicts = opened.conflicts.map(\.id.description)
             if options.json {
                 var object = try JSONSerialization.jsonObject(with: survey.jsonData()) as! [String: Any]
                 object["id"] = id.lowercased
