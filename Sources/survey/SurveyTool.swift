@@ -77,18 +77,16 @@ struct SurveyTool: ParsableCommand {
             failure.report(json: json)
             Foundation.exit(failure.exit)
         }
-        // The parser's `help` shows some help whatever words follow it: a word that names no
-        // subcommand is reported as `survey WORD` reports it.
-        if arguments.first == "help", let unknown = unknownSubcommand(in: arguments) {
+        // A word that names no subcommand is reported as `survey WORD` reports it, whatever
+        // follows it: the parser's `help` shows some help whatever words follow it, and
+        // `survey WORD --help` or `--version` shows the root's help or version.
+        if let unknown = unknownSubcommand(in: arguments) {
             fail(unknownSubcommand: unknown.word, of: unknown.parent, named: unknown.path, json: json)
         }
         var command: any ParsableCommand
         do {
             command = try parseAsRoot(arguments)
         } catch {
-            if exitCode(for: error) != .success, let unknown = unknownSubcommand(in: arguments) {
-                fail(unknownSubcommand: unknown.word, of: unknown.parent, named: unknown.path, json: json)
-            }
             fail(usage: error, json: json, command: nil)
         }
         do {
@@ -112,8 +110,8 @@ struct SurveyTool: ParsableCommand {
     /// The first word of `arguments` that stands where a subcommand belongs but names none,
     /// with the command it would belong to and that command's name as typed (`survey
     /// plist`). swift-argument-parser has no such error: it calls the word an unexpected
-    /// argument, or names an option after it instead (`survey bogus --json`: "Unknown
-    /// option '--json'").
+    /// argument, names an option after it instead (`survey bogus --json`: "Unknown option
+    /// '--json'"), or shows the root's help or version (`survey bogus --help`).
     ///
     /// After `help`, every word up to the first option names a subcommand (`survey help
     /// plist lint`), where the parser shows the help of the last one it knows: a word past

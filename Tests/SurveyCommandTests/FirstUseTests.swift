@@ -460,17 +460,19 @@ struct FirstUseTests {
     }
 
     @Test(
-        "An unknown subcommand is reported as one (exit 64), whatever options follow it (it said 'Unknown option --json')",
+        "An unknown subcommand is reported as one (exit 64), whatever options follow it (it said 'Unknown option --json', and printed the main help or the version, exit 0, for --help, -h and --version)",
         arguments: [
             ["bogus"], ["bogus", "--json"], ["bogus", "--store", "x"], ["bogus", "list"],
-            ["plist", "bogus", "--json"], ["help", "bogus"], ["help", "bogus", "--json"],
-            ["help", "plist", "bogus"],
+            ["bogus", "--help"], ["bogus", "-h"], ["bogus", "--version"], ["bogus", "--help", "--json"],
+            ["plist", "bogus", "--json"], ["plist", "bogus", "--help"], ["help", "bogus"],
+            ["help", "bogus", "--json"], ["help", "plist", "bogus"],
         ])
     func unknownSubcommand(_ arguments: [String]) throws {
         let usage = arguments.contains("plist") ? "survey plist" : "survey"
         let result = try CommandRunner.run(arguments)
         #expect(result.status == 64)
         #expect(result.stderr.hasPrefix("error: unknown subcommand 'bogus'\n"), "\(result.stderr)")
+        #expect(!result.stdout.contains("OVERVIEW:"), "no help: \(result.stdout)")
         guard arguments.contains("--json") else {
             #expect(
                 result.stderr.contains("Usage: \(usage) <subcommand>")
