@@ -64,6 +64,9 @@ struct SurveyTool: ParsableCommand {
         // `--json` before a `--` terminator asks for JSON, even when the rest of the line
         // does not parse.
         let json = arguments.prefix { $0 != "--" }.contains("--json")
+        // `watch --json` is a stream of lines: a failure is one more line, at start-up (a
+        // usage error found before the command runs) as later.
+        Console.streamsLines = namedCommand(in: arguments) is WatchCommand.Type
         // Arguments reach the commands as text: bytes that are not UTF-8 (a terminal or a
         // file name in another encoding) would be read as U+FFFD, and an answer saved, or
         // a path looked up, changed without a word.
@@ -105,6 +108,21 @@ struct SurveyTool: ParsableCommand {
         } catch {
             fail(usage: error, json: json, command: type(of: command))
         }
+    }
+
+    /// The command that the first words of `arguments` name (`survey plist lint`), or the
+    /// root when the first names none.
+    private static func namedCommand(in arguments: [String]) -> any ParsableCommand.Type {
+        var command: any ParsableCommand.Type = SurveyTool.self
+        for word in arguments {
+            guard
+                let next = command.configuration.subcommands.first(where: {
+                    $0._commandName == word || $0.configuration.aliases.contains(word)
+                })
+            else { break }
+            command = next
+        }
+        return command
     }
 
     /// The first word of `arguments` that stands where a subcommand belongs but names none,

@@ -32,8 +32,8 @@ struct WatchCommand: ParsableCommand {
     @OptionGroup var options: WatchOptions
 
     func run() throws {
-        // A failure, even after lines were written, is one more line: `{"error": …}`.
-        Console.streamsLines = true
+        // A failure, even after lines were written, is one more line, `{"error": …}`:
+        // `SurveyTool.main` sets `Console.streamsLines` for this command before parsing.
         try runReporting {
             let json = options.json
             let finished = Finished()
