@@ -544,6 +544,9 @@ struct FirstUseTests {
             (["save", "DOC", "--from", "", "--store", "STORE"], "--from"),
             (["resolve", "DOC", "--from", "", "--store", "STORE"], "--from"),
             (["verify", "--repair-from", "", "--store", "STORE"], "--repair-from"),
+            (["export", "DOC", "-o", "", "--store", "STORE"], "--output"),
+            (["export", "DOC", "--output", "", "--store", "STORE"], "--output"),
+            (["export", "DOC", "--package", "", "--store", "STORE"], "--package"),
             (["plist", "lint", ""], "<files>"), (["plist", "convert", "", "--to", "json"], "<file>"),
             (["plist", "convert", "FILE", "--to", "json", "-o", ""], "--output"),
         ])

@@ -393,7 +393,8 @@ struct ExportCommand: ParsableCommand {
         if let format, format != "json", format != "plist" {
             throw ValidationError("--format is json or plist, not '\(format)'")
         }
-        if package == "" || outputOption == "" { throw ValidationError("--package and --output need a name") }
+        try PathArgument.requireName(outputOption, for: "--output")
+        try PathArgument.requireName(package, for: "--package")
         if package != nil, outputOption != nil {
             throw ValidationError("--package writes a folder of its own; it does not take -o/--output")
         }
