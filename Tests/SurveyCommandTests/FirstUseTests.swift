@@ -573,6 +573,41 @@ struct FirstUseTests {
     }
 
     @Test(
+        "An empty document or revision is a usage error naming the argument or option (it was looked up: 'there is no revision ', exit 66)",
+        arguments: [
+            (["show", ""], "the document"), (["show", "DOC", "--revision", ""], "--revision"),
+            (["edit", "", "--title", "T"], "the document"), (["edit", "DOC", "--base", ""], "--base"),
+            (["save", "", "--from", "FILE"], "the document"),
+            (["save", "DOC", "--from", "FILE", "--base", ""], "--base"), (["delete", ""], "the document"),
+            (["delete", "DOC", "--base", ""], "--base"), (["export", ""], "the document"),
+            (["export", "DOC", "--revision", ""], "--revision"), (["versions", ""], "the document"),
+            (["resolve", "", "--accept"], "the document"), (["resolve", "DOC", "--keep", ""], "--keep"),
+            (["resolve", "DOC", "--merge", "--prefer", ""], "--prefer"), (["prune", ""], "the document"),
+            (["diff", ""], "the document"), (["diff", "DOC", ""], "<revision-a>"),
+            (["diff", "DOC", "REV", ""], "<revision-b>"),
+        ])
+    func emptyLookup(_ arguments: [String], _ named: String) throws {
+        let store = try Store()
+        let (id, revision) = try store.makeDocument()
+        let file = try store.write(StoreCommandTests.edited(rating: 2), "edited.json")
+        let before = try ImportTests.tree(store.path)
+        let filled = arguments.map { ["DOC": id, "REV": revision, "FILE": file][$0] ?? $0 }
+        let what = named == "the document" ? "a document id" : "a revision id"
+        let message = "\(named) is empty; give \(what) or a prefix of one"
+        let text = try store.run(filled)
+        #expect(text.status == 64, "\(filled): \(text.stderr)")
+        #expect(
+            text.stderr.hasPrefix("error: \(message)\nUsage: survey \(arguments[0]) "), "\(text.stderr)")
+        let json = try store.run(filled + ["--json"])
+        let error = Self.object(json.stdout)?["error"] as? [String: Any]
+        #expect(
+            json.status == 64 && error?["code"] as? String == "usage"
+                && error?["message"] as? String == message,
+            "\(json.stdout)")
+        #expect(try ImportTests.tree(store.path) == before)
+    }
+
+    @Test(
         "prune --keep-history -1 is refused as a count below 0 (it said 'Missing value'), and prunes nothing",
         arguments: [["--keep-history", "-1"], ["--keep-history=-1"]])
     func pruneKeepHistoryNegative(_ keep: [String]) throws {

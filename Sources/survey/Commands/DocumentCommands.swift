@@ -125,6 +125,11 @@ struct ShowCommand: ParsableCommand {
     @Argument(help: "The document (its id or a unique prefix).") var document: String
     @Option(help: "A revision to show instead of the winner.") var revision: String?
 
+    func validate() throws {
+        try IDArgument.requireDocument(document)
+        try IDArgument.requireRevision(revision, for: "--revision")
+    }
+
     func run() throws {
         try runReporting {
             let store = try options.openForReading()
@@ -192,6 +197,11 @@ struct EditCommand: ParsableCommand {
     @Option(help: "A new title.") var title: String?
     @Option(name: .customLong("answer"), help: "ITEM=VALUE (see above); repeat for several answers.")
     var answers: [String] = []
+
+    func validate() throws {
+        try IDArgument.requireDocument(document)
+        try IDArgument.requireRevision(base, for: "--base")
+    }
 
     func run() throws {
         try runReporting {
@@ -290,6 +300,8 @@ struct SaveCommand: ParsableCommand {
     @Flag(help: "Refuse (exit 75) unless the base is the only current revision.") var ifCurrent = false
 
     func validate() throws {
+        try IDArgument.requireDocument(document)
+        try IDArgument.requireRevision(base, for: "--base")
         try PathArgument.requireName(from, for: "--from")
     }
 
@@ -328,6 +340,11 @@ struct DeleteCommand: ParsableCommand {
     @Argument(help: "The document.") var document: String
     @Option(help: "The revision the deletion is based on (default: every current revision).") var base:
         String?
+
+    func validate() throws {
+        try IDArgument.requireDocument(document)
+        try IDArgument.requireRevision(base, for: "--base")
+    }
 
     func run() throws {
         try runReporting {
@@ -390,6 +407,8 @@ struct ExportCommand: ParsableCommand {
     var output: String? { outputOption == "-" ? nil : outputOption }
 
     func validate() throws {
+        try IDArgument.requireDocument(document)
+        try IDArgument.requireRevision(revision, for: "--revision")
         if let format, format != "json", format != "plist" {
             throw ValidationError("--format is json or plist, not '\(format)'")
         }
