@@ -46,8 +46,8 @@ struct SurveyTool: ParsableCommand {
               belongs, a store whose Documents is a link or a file, a winner that
               migrate cannot migrate (reported once the others are migrated)
           66  no such store, document, revision, item (edit --answer ITEM=VALUE) or
-              file; content that is not there (a deleted document's, a pruned
-              revision's, a deletion's)
+              file; a file where a store's folder belongs (init too); content that is
+              not there (a deleted document's, a pruned revision's, a deletion's)
           75  refused: save --if-current when the base is no longer the only head, and
               resolve --merge --strict when a field is contested (nothing written);
               resolve --all --merge when a document is left in conflict

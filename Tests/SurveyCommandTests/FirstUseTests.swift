@@ -171,6 +171,42 @@ struct FirstUseTests {
     }
 
     @Test(
+        "A file where the store's folder belongs: every command says it is a file, not a folder, and none suggests init (init failed with 'cannot open f: Not a directory', exit 1)"
+    )
+    func storeIsAFile() throws {
+        let store = try Store()
+        #expect(try store.run(["init"]).status == 0)
+        let file = try store.write("not a store", "f")
+        let below = file + "/sub"
+        for (arguments, path, reason) in [
+            (["list", "--store", file], file, "it is a file, not a folder"),
+            (["show", "0", "--store", file], file, "it is a file, not a folder"),
+            (["list", "--store", below], below, "\(file) is a file, not a folder"),
+            (["sync", file, "--store", store.path], file, "it is a file, not a folder"),
+        ] {
+            let result = try CommandRunner.run(arguments)
+            #expect(
+                result.status == 66
+                    && result.stderr.hasPrefix("error: there is no store at \(path): \(reason)\n"),
+                "\(arguments): \(result.stderr)")
+            #expect(!result.stderr.contains("survey init"), "\(arguments): \(result.stderr)")
+        }
+        for (path, reason) in [
+            (file, "it is a file, not a folder"), (below, "\(file) is a file, not a folder"),
+        ] {
+            let message = "cannot create a store at \(path): \(reason)"
+            let text = try CommandRunner.run(["init", "--store", path])
+            #expect(text.status == 66 && text.stderr == "error: \(message)\n", "\(text.stderr)")
+            let json = try CommandRunner.run(["init", "--store", path, "--json"])
+            let error = Self.object(json.stdout)?["error"] as? [String: Any]
+            #expect(
+                json.status == 66 && error?["code"] as? String == "notAFolder"
+                    && error?["message"] as? String == message, "\(json.stdout)")
+        }
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "not a store")
+    }
+
+    @Test(
         "Content that is not there exits 66 and says why: a deletion named in diff records a deletion (it said 'pruned'), a pruned revision has been pruned"
     )
     func absentContent() throws {

@@ -21,6 +21,13 @@ struct InitCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
+            // Said as a store command says it, rather than as a folder that cannot be opened.
+            if let reason = StoreFolder.notAFolder(options.path) {
+                throw CommandFailure(
+                    code: "notAFolder",
+                    message: "cannot create a store at \(ShownText.escaping(options.path)): \(reason)",
+                    exit: ExitStatus.noInput.rawValue)
+            }
             let store = try SurveyStore.create(at: options.path, deviceName: device)
             if options.json {
                 try Console.printJSON([

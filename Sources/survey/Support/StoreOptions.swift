@@ -153,8 +153,13 @@ struct CommandFailure: Error {
         }
         var message = error.inputLocation == nil ? error.description : error.message
         // The library does not know the command; the command adds how to go on.
+        // A file where the store's folder belongs: init cannot make one there either.
         if case StoreError.noSuchStore(let path) = error {
-            message += " (create one with `survey init --store \(ShownText.escaping(path))`)"
+            if let reason = StoreFolder.notAFolder(path) {
+                message += ": \(reason)"
+            } else {
+                message += " (create one with `survey init --store \(ShownText.escaping(path))`)"
+            }
         }
         // A damaged file of a revision: a replica's intact copy repairs it.
         switch error as? VersionsError {
