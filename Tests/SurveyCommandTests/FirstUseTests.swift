@@ -327,6 +327,33 @@ struct FirstUseTests {
     }
 
     @Test(
+        "diff writes a tab and a line feed of a text out as show does, \\u{9} and \\u{A} (it wrote Swift's escapes, \"a\\tb\\nc\"); --json keeps the text exact"
+    )
+    func diffEscapesAsShow() throws {
+        let store = try Store()
+        #expect(try store.run(["init", "--device", "test"]).status == 0)
+        let file = try store.write(
+            #"{"title": "T", "items": [{"title": "q\tr", "kind": "textField", "answer": "a\tb\nc"}]}"#,
+            "s.json")
+        let created = try #require(try store.json(["new", "--from", file]) as? [String: Any])
+        let id = try #require(created["id"] as? String)
+        let first = try #require(created["revision"] as? String)
+        let second = try #require(try store.json(["edit", id, "--answer", "1=x"]) as? [String: Any])
+        let revision = try #require(second["revision"] as? String)
+        let show = try store.run(["show", id, "--revision", first])
+        #expect(show.stdout.contains("  1. q\\u{9}r (textField): a\\u{9}b\\u{A}c\n"), "\(show.stdout)")
+        let diff = try store.run(["diff", id, first, revision])
+        #expect(diff.status == 0, "\(diff.stderr)")
+        #expect(diff.stdout.contains("* 1 \"q\\u{9}r\":\n"), "\(diff.stdout)")
+        #expect(diff.stdout.contains("    answer: \"a\\u{9}b\\u{A}c\" → \"x\"\n"), "\(diff.stdout)")
+        #expect(!diff.stdout.contains("\\t") && !diff.stdout.contains("\\n"), "\(diff.stdout)")
+        let json = try #require(try store.json(["diff", id, first, revision]) as? [String: Any])
+        let item = try #require((json["items"] as? [[String: Any]])?.first)
+        let field = try #require((item["fields"] as? [[String: Any]])?.first)
+        #expect(item["title"] as? String == "q\tr" && field["from"] as? String == "a\tb\nc", "\(json)")
+    }
+
+    @Test(
         "Line and paragraph separators and bidirectional controls in a title or a file name are written out in rows and messages (a right-to-left override reordered a row as shown); JSON keeps them exact"
     )
     func separatorsAndBidiControls() throws {
