@@ -36,8 +36,9 @@ struct SurveyTool: ParsableCommand {
     static let exitCodes = """
         EXIT CODES (every command):
           0   success
-          64  usage: an unknown subcommand or option, a missing or malformed argument,
-              an argument that is not UTF-8; sync with the store itself
+          64  usage: an unknown subcommand or option, a missing or malformed argument
+              (an empty path, document or revision too), an argument (or the
+              $SURVEY_STORE in use) that is not UTF-8; sync with the store itself
           65  invalid data: a malformed property list (FILE:LINE:COLUMN: message),
               an invalid survey (naming the item and the rule), an unsupported format,
               a document none of whose revisions can be read, a file over its size
@@ -45,8 +46,9 @@ struct SurveyTool: ParsableCommand {
               belongs, a store whose Documents is a link or a file, a winner that
               migrate cannot migrate (reported once the others are migrated)
           66  no such store, document, revision, item (edit --answer ITEM=VALUE) or
-              file; content that is not there (a deleted document's, a pruned
-              revision's, a deletion's); a watched store removed or moved away
+              file; a file where a store's folder belongs (init too); content that is
+              not there (a deleted document's, a pruned revision's, a deletion's); a
+              watched store removed or moved away
           75  refused: save --if-current when the base is no longer the only head, and
               resolve --merge --strict when a field is contested (nothing written);
               resolve --all --merge when a document is left in conflict
@@ -64,6 +66,9 @@ struct SurveyTool: ParsableCommand {
         // `--json` before a `--` terminator asks for JSON, even when the rest of the line
         // does not parse.
         let json = arguments.prefix { $0 != "--" }.contains("--json")
+        // `watch --json` is a stream of lines: a failure is one more line, at start-up (a
+        // usage error found before the command runs) as later.
+        Console.streamsLines = namedCommand(in: arguments) is WatchCommand.Type
         // Arguments reach the commands as text: bytes that are not UTF-8 (a terminal or a
         // file name in another encoding) would be read as U+FFFD, and an answer saved, or
         // a path looked up, changed without a word.
@@ -77,18 +82,16 @@ struct SurveyTool: ParsableCommand {
             failure.report(json: json)
             Foundation.exit(failure.exit)
         }
-        // The parser's `help` shows some help whatever words follow it: a word that names no
-        // subcommand is reported as `survey WORD` reports it.
-        if arguments.first == "help", let unknown = unknownSubcommand(in: arguments) {
+        // A word that names no subcommand is reported as `survey WORD` reports it, whatever
+        // follows it: the parser's `help` shows some help whatever words follow it, and
+        // `survey WORD --help` or `--version` shows the root's help or version.
+        if let unknown = unknownSubcommand(in: arguments) {
             fail(unknownSubcommand: unknown.word, of: unknown.parent, named: unknown.path, json: json)
         }
         var command: any ParsableCommand
         do {
             command = try parseAsRoot(arguments)
         } catch {
-            if exitCode(for: error) != .success, let unknown = unknownSubcommand(in: arguments) {
-                fail(unknownSubcommand: unknown.word, of: unknown.parent, named: unknown.path, json: json)
-            }
             fail(usage: error, json: json, command: nil)
         }
         do {
@@ -109,11 +112,26 @@ struct SurveyTool: ParsableCommand {
         }
     }
 
+    /// The command that the first words of `arguments` name (`survey plist lint`), or the
+    /// root when the first names none.
+    private static func namedCommand(in arguments: [String]) -> any ParsableCommand.Type {
+        var command: any ParsableCommand.Type = SurveyTool.self
+        for word in arguments {
+            guard
+                let next = command.configuration.subcommands.first(where: {
+                    $0._commandName == word || $0.configuration.aliases.contains(word)
+                })
+            else { break }
+            command = next
+        }
+        return command
+    }
+
     /// The first word of `arguments` that stands where a subcommand belongs but names none,
     /// with the command it would belong to and that command's name as typed (`survey
     /// plist`). swift-argument-parser has no such error: it calls the word an unexpected
-    /// argument, or names an option after it instead (`survey bogus --json`: "Unknown
-    /// option '--json'").
+    /// argument, names an option after it instead (`survey bogus --json`: "Unknown option
+    /// '--json'"), or shows the root's help or version (`survey bogus --help`).
     ///
     /// After `help`, every word up to the first option names a subcommand (`survey help
     /// plist lint`), where the parser shows the help of the last one it knows: a word past

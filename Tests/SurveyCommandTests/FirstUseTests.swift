@@ -206,6 +206,42 @@ struct FirstUseTests {
     }
 
     @Test(
+        "A file where the store's folder belongs: every command says it is a file, not a folder, and none suggests init (init failed with 'cannot open f: Not a directory', exit 1)"
+    )
+    func storeIsAFile() throws {
+        let store = try Store()
+        #expect(try store.run(["init"]).status == 0)
+        let file = try store.write("not a store", "f")
+        let below = file + "/sub"
+        for (arguments, path, reason) in [
+            (["list", "--store", file], file, "it is a file, not a folder"),
+            (["show", "0", "--store", file], file, "it is a file, not a folder"),
+            (["list", "--store", below], below, "\(file) is a file, not a folder"),
+            (["sync", file, "--store", store.path], file, "it is a file, not a folder"),
+        ] {
+            let result = try CommandRunner.run(arguments)
+            #expect(
+                result.status == 66
+                    && result.stderr.hasPrefix("error: there is no store at \(path): \(reason)\n"),
+                "\(arguments): \(result.stderr)")
+            #expect(!result.stderr.contains("survey init"), "\(arguments): \(result.stderr)")
+        }
+        for (path, reason) in [
+            (file, "it is a file, not a folder"), (below, "\(file) is a file, not a folder"),
+        ] {
+            let message = "cannot create a store at \(path): \(reason)"
+            let text = try CommandRunner.run(["init", "--store", path])
+            #expect(text.status == 66 && text.stderr == "error: \(message)\n", "\(text.stderr)")
+            let json = try CommandRunner.run(["init", "--store", path, "--json"])
+            let error = Self.object(json.stdout)?["error"] as? [String: Any]
+            #expect(
+                json.status == 66 && error?["code"] as? String == "notAFolder"
+                    && error?["message"] as? String == message, "\(json.stdout)")
+        }
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "not a store")
+    }
+
+    @Test(
         "Content that is not there exits 66 and says why: a deletion named in diff records a deletion (it said 'pruned'), a pruned revision has been pruned"
     )
     func absentContent() throws {
@@ -323,6 +359,33 @@ struct FirstUseTests {
         #expect(
             items.first?["title"] as? String == question
                 && items.first?["answer"] as? String == "one\ntwo\u{85}")
+    }
+
+    @Test(
+        "diff writes a tab and a line feed of a text out as show does, \\u{9} and \\u{A} (it wrote Swift's escapes, \"a\\tb\\nc\"); --json keeps the text exact"
+    )
+    func diffEscapesAsShow() throws {
+        let store = try Store()
+        #expect(try store.run(["init", "--device", "test"]).status == 0)
+        let file = try store.write(
+            #"{"title": "T", "items": [{"title": "q\tr", "kind": "textField", "answer": "a\tb\nc"}]}"#,
+            "s.json")
+        let created = try #require(try store.json(["new", "--from", file]) as? [String: Any])
+        let id = try #require(created["id"] as? String)
+        let first = try #require(created["revision"] as? String)
+        let second = try #require(try store.json(["edit", id, "--answer", "1=x"]) as? [String: Any])
+        let revision = try #require(second["revision"] as? String)
+        let show = try store.run(["show", id, "--revision", first])
+        #expect(show.stdout.contains("  1. q\\u{9}r (textField): a\\u{9}b\\u{A}c\n"), "\(show.stdout)")
+        let diff = try store.run(["diff", id, first, revision])
+        #expect(diff.status == 0, "\(diff.stderr)")
+        #expect(diff.stdout.contains("* 1 \"q\\u{9}r\":\n"), "\(diff.stdout)")
+        #expect(diff.stdout.contains("    answer: \"a\\u{9}b\\u{A}c\" → \"x\"\n"), "\(diff.stdout)")
+        #expect(!diff.stdout.contains("\\t") && !diff.stdout.contains("\\n"), "\(diff.stdout)")
+        let json = try #require(try store.json(["diff", id, first, revision]) as? [String: Any])
+        let item = try #require((json["items"] as? [[String: Any]])?.first)
+        let field = try #require((item["fields"] as? [[String: Any]])?.first)
+        #expect(item["title"] as? String == "q\tr" && field["from"] as? String == "a\tb\nc", "\(json)")
     }
 
     @Test(
@@ -495,17 +558,19 @@ struct FirstUseTests {
     }
 
     @Test(
-        "An unknown subcommand is reported as one (exit 64), whatever options follow it (it said 'Unknown option --json')",
+        "An unknown subcommand is reported as one (exit 64), whatever options follow it (it said 'Unknown option --json', and printed the main help or the version, exit 0, for --help, -h and --version)",
         arguments: [
             ["bogus"], ["bogus", "--json"], ["bogus", "--store", "x"], ["bogus", "list"],
-            ["plist", "bogus", "--json"], ["help", "bogus"], ["help", "bogus", "--json"],
-            ["help", "plist", "bogus"],
+            ["bogus", "--help"], ["bogus", "-h"], ["bogus", "--version"], ["bogus", "--help", "--json"],
+            ["plist", "bogus", "--json"], ["plist", "bogus", "--help"], ["help", "bogus"],
+            ["help", "bogus", "--json"], ["help", "plist", "bogus"],
         ])
     func unknownSubcommand(_ arguments: [String]) throws {
         let usage = arguments.contains("plist") ? "survey plist" : "survey"
         let result = try CommandRunner.run(arguments)
         #expect(result.status == 64)
         #expect(result.stderr.hasPrefix("error: unknown subcommand 'bogus'\n"), "\(result.stderr)")
+        #expect(!result.stdout.contains("OVERVIEW:"), "no help: \(result.stdout)")
         guard arguments.contains("--json") else {
             #expect(
                 result.stderr.contains("Usage: \(usage) <subcommand>")
@@ -577,6 +642,9 @@ struct FirstUseTests {
             (["save", "DOC", "--from", "", "--store", "STORE"], "--from"),
             (["resolve", "DOC", "--from", "", "--store", "STORE"], "--from"),
             (["verify", "--repair-from", "", "--store", "STORE"], "--repair-from"),
+            (["export", "DOC", "-o", "", "--store", "STORE"], "--output"),
+            (["export", "DOC", "--output", "", "--store", "STORE"], "--output"),
+            (["export", "DOC", "--package", "", "--store", "STORE"], "--package"),
             (["plist", "lint", ""], "<files>"), (["plist", "convert", "", "--to", "json"], "<file>"),
             (["plist", "convert", "FILE", "--to", "json", "-o", ""], "--output"),
         ])
@@ -600,6 +668,41 @@ struct FirstUseTests {
             "\(json.stdout)")
         #expect(try ImportTests.tree(store) == before)
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("Surveys").path))
+    }
+
+    @Test(
+        "An empty document or revision is a usage error naming the argument or option (it was looked up: 'there is no revision ', exit 66)",
+        arguments: [
+            (["show", ""], "the document"), (["show", "DOC", "--revision", ""], "--revision"),
+            (["edit", "", "--title", "T"], "the document"), (["edit", "DOC", "--base", ""], "--base"),
+            (["save", "", "--from", "FILE"], "the document"),
+            (["save", "DOC", "--from", "FILE", "--base", ""], "--base"), (["delete", ""], "the document"),
+            (["delete", "DOC", "--base", ""], "--base"), (["export", ""], "the document"),
+            (["export", "DOC", "--revision", ""], "--revision"), (["versions", ""], "the document"),
+            (["resolve", "", "--accept"], "the document"), (["resolve", "DOC", "--keep", ""], "--keep"),
+            (["resolve", "DOC", "--merge", "--prefer", ""], "--prefer"), (["prune", ""], "the document"),
+            (["diff", ""], "the document"), (["diff", "DOC", ""], "<revision-a>"),
+            (["diff", "DOC", "REV", ""], "<revision-b>"),
+        ])
+    func emptyLookup(_ arguments: [String], _ named: String) throws {
+        let store = try Store()
+        let (id, revision) = try store.makeDocument()
+        let file = try store.write(StoreCommandTests.edited(rating: 2), "edited.json")
+        let before = try ImportTests.tree(store.path)
+        let filled = arguments.map { ["DOC": id, "REV": revision, "FILE": file][$0] ?? $0 }
+        let what = named == "the document" ? "a document id" : "a revision id"
+        let message = "\(named) is empty; give \(what) or a prefix of one"
+        let text = try store.run(filled)
+        #expect(text.status == 64, "\(filled): \(text.stderr)")
+        #expect(
+            text.stderr.hasPrefix("error: \(message)\nUsage: survey \(arguments[0]) "), "\(text.stderr)")
+        let json = try store.run(filled + ["--json"])
+        let error = Self.object(json.stdout)?["error"] as? [String: Any]
+        #expect(
+            json.status == 64 && error?["code"] as? String == "usage"
+                && error?["message"] as? String == message,
+            "\(json.stdout)")
+        #expect(try ImportTests.tree(store.path) == before)
     }
 
     @Test(

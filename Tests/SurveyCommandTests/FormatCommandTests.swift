@@ -137,6 +137,40 @@ struct FormatCommandTests {
     }
 
     @Test(
+        "check writes a line feed in a file name out as \\u{A} in every message, so a name never splits its line (it wrote it as it is)"
+    )
+    func checkMessagesKeepToTheirLines() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let manager = FileManager.default
+        // A store with a file where a document's folder belongs.
+        let store = directory.appendingPathComponent("st\nore").path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        #expect(try CommandRunner.run(["new", "--title", "Kept", "--store", store]).status == 0)
+        #expect(manager.createFile(atPath: store + "/Documents/bad\nname", contents: Data()))
+        // A store with no documents, a folder with no package, and a package whose
+        // metadata is empty (its error names the file).
+        let empty = directory.appendingPathComponent("em\npty").path
+        #expect(try CommandRunner.run(["init", "--store", empty]).status == 0)
+        let folder = directory.appendingPathComponent("fo\nlder").path
+        try manager.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let package = directory.appendingPathComponent("pa\nckage/1-ab.survey").path
+        try manager.createDirectory(atPath: package, withIntermediateDirectories: true)
+        #expect(manager.createFile(atPath: package + "/DocumentMetadata.plist", contents: Data()))
+        let result = try CommandRunner.run(["check", store, empty, folder, package])
+        #expect(result.status == 65, "\(result.stderr)")
+        let shown = { (path: String) in path.replacingOccurrences(of: "\n", with: "\\u{A}") }
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(
+            Set(lines) == [
+                "\(shown(store))/Documents/bad\\u{A}name: not a document folder but a file (skipped)",
+                "note: \(shown(empty)): the store has no documents, so no revision to check",
+                "\(shown(folder)): no revision packages found",
+                "\(shown(package))/DocumentMetadata.plist:1:1: the document is empty",
+            ], "\(lines)")
+    }
+
+    @Test(
         "check fails a store in which verify finds a document it skips (a link or a file in a document folder's place), naming it; it passed with that document unchecked"
     )
     func checkNamesSkippedDocuments() throws {

@@ -95,6 +95,45 @@ struct StoreCommandTests {
         #expect(empty.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
     }
 
+    @Test(
+        "$SURVEY_STORE whose bytes are not UTF-8 is refused with exit 64 naming it, as such an argument is (it was read with U+FFFD: no store there, exit 66)"
+    )
+    func storeVariableNotUTF8() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let shell = URL(fileURLWithPath: "/bin/sh")
+        // A name that is not UTF-8 is removed by its bytes.
+        defer { _ = try? CommandRunner.run(["-c", #"rm -rf "$0""#, directory.path], executable: shell) }
+        let made = directory.appendingPathComponent("made").path
+        #expect(try CommandRunner.run(["init", "--store", made]).status == 0)
+        // The store moved to a name in Latin-1 ("st\xFF"), which the variable names.
+        let moved = try CommandRunner.run(
+            ["-c", #"cd "$0" && mv made "$(printf 'st\377')""#, directory.path], executable: shell)
+        #expect(moved.status == 0, "\(moved.stderr)")
+        let script = #"cd "$0" && SURVEY_STORE="$(printf 'st\377')" exec "$@""#
+        for arguments in [["list"], ["list", "--json"], ["watch", "--json"]] {
+            let result = try CommandRunner.run(
+                ["-c", script, directory.path, CommandRunner.binary.path] + arguments, executable: shell,
+                timeLimit: 30)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(
+                result.stderr.contains("error: SURVEY_STORE (st\u{FFFD} as read) is not UTF-8 text"),
+                "\(arguments): \(result.stderr)")
+            if arguments.contains("--json") {
+                let error =
+                    (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?[
+                        "error"] as? [String: Any]
+                #expect(
+                    error?["code"] as? String == "usage" && error?["exit"] as? Int == 64, "\(result.stdout)")
+            }
+        }
+        // With --store the variable names nothing and is not read.
+        #expect(try CommandRunner.run(["init", "--store", made]).status == 0)
+        let given = try CommandRunner.run(
+            ["-c", script, directory.path, CommandRunner.binary.path, "list", "--store", made],
+            executable: shell)
+        #expect(given.status == 0, "\(given.stderr)")
+    }
+
     @Test("Two real processes saving from the same base at once: two heads, the newest wins, nothing lost")
     func concurrentSaves() throws {
         let store = try Store()

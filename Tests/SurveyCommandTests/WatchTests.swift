@@ -603,6 +603,28 @@ struct WatchTests {
     }
 
     @Test(
+        "survey watch --json with a usage error at start-up prints its failure as one line, as every other failure of the stream (it printed a pretty-printed document of seven lines)",
+        arguments: [
+            ["--store", "STORE", "--json", "--bogus"], ["--json", "extra", "--store", "STORE"],
+            ["--store", "", "--json"],
+        ])
+    func usageErrorIsOneLine(_ arguments: [String]) throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let filled = ["watch"] + arguments.map { $0 == "STORE" ? scratch.store : $0 }
+        let result = try CommandRunner.run(filled, timeLimit: 30)
+        #expect(result.status == 64, "\(filled): \(result.stderr)")
+        // The stream's one failure line, parsed as a line-by-line reader would.
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 2 && lines.last?.isEmpty == true, "one line: \(result.stdout)")
+        let object = lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) }
+        let error = (object as? [String: Any])?["error"] as? [String: Any]
+        #expect(
+            error?["code"] as? String == "usage" && error?["exit"] as? Int == 64
+                && (error?["message"] as? String)?.isEmpty == false, "\(result.stdout)")
+    }
+
+    @Test(
         "survey watch --json that fails after writing lines (its store moved away) ends with one more line, {\"error\": …}"
     )
     func failureAfterLines() throws {

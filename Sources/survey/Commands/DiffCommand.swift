@@ -22,6 +22,12 @@ struct DiffCommand: ParsableCommand {
     var revisionA: String?
     @Argument(help: "The revision to compare to (default: the winner).") var revisionB: String?
 
+    func validate() throws {
+        try IDArgument.requireDocument(document)
+        try IDArgument.requireRevision(revisionA, for: "<revision-a>")
+        try IDArgument.requireRevision(revisionB, for: "<revision-b>")
+    }
+
     func run() throws {
         try runReporting {
             let store = try options.openForReading()

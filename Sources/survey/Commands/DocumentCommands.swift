@@ -21,6 +21,13 @@ struct InitCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
+            // Said as a store command says it, rather than as a folder that cannot be opened.
+            if let reason = StoreFolder.notAFolder(options.path) {
+                throw CommandFailure(
+                    code: "notAFolder",
+                    message: "cannot create a store at \(ShownText.escaping(options.path)): \(reason)",
+                    exit: ExitStatus.noInput.rawValue)
+            }
             let store = try SurveyStore.create(at: options.path, deviceName: device)
             if options.json {
                 try Console.printJSON([
@@ -125,6 +132,11 @@ struct ShowCommand: ParsableCommand {
     @Argument(help: "The document (its id or a unique prefix).") var document: String
     @Option(help: "A revision to show instead of the winner.") var revision: String?
 
+    func validate() throws {
+        try IDArgument.requireDocument(document)
+        try IDArgument.requireRevision(revision, for: "--revision")
+    }
+
     func run() throws {
         try runReporting {
             let store = try options.openForReading()
@@ -192,6 +204,11 @@ struct EditCommand: ParsableCommand {
     @Option(help: "A new title.") var title: String?
     @Option(name: .customLong("answer"), help: "ITEM=VALUE (see above); repeat for several answers.")
     var answers: [String] = []
+
+    func validate() throws {
+        try IDArgument.requireDocument(document)
+        try IDArgument.requireRevision(base, for: "--base")
+    }
 
     func run() throws {
         try runReporting {
@@ -292,6 +309,8 @@ struct SaveCommand: ParsableCommand {
     @Flag(help: "Refuse (exit 75) unless the base is the only current revision.") var ifCurrent = false
 
     func validate() throws {
+        try IDArgument.requireDocument(document)
+        try IDArgument.requireRevision(base, for: "--base")
         try PathArgument.requireName(from, for: "--from")
     }
 
@@ -331,6 +350,11 @@ struct DeleteCommand: ParsableCommand {
     @Argument(help: "The document.") var document: String
     @Option(help: "The revision the deletion is based on (default: every current revision).") var base:
         String?
+
+    func validate() throws {
+        try IDArgument.requireDocument(document)
+        try IDArgument.requireRevision(base, for: "--base")
+    }
 
     func run() throws {
         try runReporting {
@@ -399,10 +423,13 @@ struct ExportCommand: ParsableCommand {
     var output: String? { outputOption == "-" ? nil : outputOption }
 
     func validate() throws {
+        try IDArgument.requireDocument(document)
+        try IDArgument.requireRevision(revision, for: "--revision")
         if let format, format != "json", format != "plist" {
             throw ValidationError("--format is json or plist, not '\(format)'")
         }
-        if package == "" || outputOption == "" { throw ValidationError("--package and --output need a name") }
+        try PathArgument.requireName(outputOption, for: "--output")
+        try PathArgument.requireName(package, for: "--package")
         if package != nil, outputOption != nil {
             throw ValidationError("--package writes a folder of its own; it does not take -o/--output")
         }

@@ -28,7 +28,8 @@ struct CheckCommand: ParsableCommand {
         let results = paths.flatMap { path in
             let found = FormatCheck.check(path) { done, total in progress.update(done, of: total) }
             if found.isEmpty {
-                Console.error("note: \(path): the store has no documents, so no revision to check")
+                Console.error(
+                    "note: \(ShownText.escaping(path)): the store has no documents, so no revision to check")
             }
             return found
         }
@@ -43,13 +44,26 @@ struct CheckCommand: ParsableCommand {
             }
         }
         for result in results where result.status == .invalid || result.status == .newer {
-            let message = result.message ?? result.status.rawValue
-            Console.error(message.hasPrefix(result.path) ? message : "\(result.path): \(message)")
+            Console.error(Self.message(result))
         }
         if paths.contains(where: { !FormatCheck.exists($0) }) { throw ExitStatus.noInput }
         if results.contains(where: { $0.status == .invalid || $0.status == .newer }) {
             throw ExitStatus.invalidData
         }
+    }
+}
+
+extension CheckCommand {
+    /// Why `result` failed, as standard error says it: `PATH: message`, or the message
+    /// alone when it starts with a path beneath PATH. Each path is written out
+    /// (`ShownText`), so that a line feed in a name never splits the line.
+    static func message(_ result: FormatCheck.Result) -> String {
+        let message = result.message ?? result.status.rawValue
+        let shown = ShownText.escaping(result.path)
+        // A file's error names it written out already; the check's own messages, as it is.
+        if message.hasPrefix(shown) { return message }
+        if message.hasPrefix(result.path) { return shown + message.dropFirst(result.path.count) }
+        return "\(shown): \(message)"
     }
 }
 

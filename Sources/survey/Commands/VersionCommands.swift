@@ -16,6 +16,10 @@ struct VersionsCommand: ParsableCommand {
     @OptionGroup var options: StoreOptions
     @Argument(help: "The document.") var document: String
 
+    func validate() throws {
+        try IDArgument.requireDocument(document)
+    }
+
     struct Row: Encodable {
         var revision: String
         var parents: [String]
@@ -141,6 +145,9 @@ struct ResolveCommand: ParsableCommand {
         if [accept, keep != nil, from != nil, merge].filter({ $0 }).count != 1 {
             throw ValidationError("give exactly one of --accept, --keep REV, --from FILE and --merge")
         }
+        try IDArgument.requireDocument(document)
+        try IDArgument.requireRevision(keep, for: "--keep")
+        try IDArgument.requireRevision(prefer, for: "--prefer")
         try PathArgument.requireName(from, for: "--from")
         if !merge && (prefer != nil || strict || dryRun || all) {
             throw ValidationError("--prefer, --strict, --dry-run and --all go with --merge")
@@ -332,6 +339,7 @@ struct PruneCommand: ParsableCommand {
     var keepHistory = 0
 
     func validate() throws {
+        try IDArgument.requireDocument(document)
         if keepHistory < 0 { throw ValidationError("--keep-history is a count of generations, 0 or more") }
     }
     @Flag(

@@ -33,8 +33,8 @@ struct WatchCommand: ParsableCommand {
     @OptionGroup var options: WatchOptions
 
     func run() throws {
-        // A failure, even after lines were written, is one more line: `{"error": …}`.
-        Console.streamsLines = true
+        // A failure, even after lines were written, is one more line, `{"error": …}`:
+        // `SurveyTool.main` sets `Console.streamsLines` for this command before parsing.
         try runReporting {
             let json = options.json
             let finished = Finished()
@@ -108,6 +108,7 @@ struct WatchOptions: ParsableArguments {
 
     func validate() throws {
         try PathArgument.requireName(store, for: "--store")
+        try StoreOptions.requireUTF8Environment(unless: store)
     }
 }
 

@@ -25,8 +25,9 @@ enum Console {
     /// command that already printed its JSON report prints no second document.
     nonisolated(unsafe) static var wroteOutput = false
 
-    /// Set by the one command whose `--json` is a stream of lines (`watch`): its failure
-    /// is reported as one more line, `{"error": …}`, after whatever lines it wrote.
+    /// Set, before the arguments are parsed, for the one command whose `--json` is a stream
+    /// of lines (`watch`): its failure, a usage error at start-up included, is reported as
+    /// one more line, `{"error": …}`, after whatever lines it wrote.
     nonisolated(unsafe) static var streamsLines = false
 
     /// Writes `data` to standard output.

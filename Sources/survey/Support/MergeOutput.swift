@@ -114,13 +114,18 @@ struct MergeJSON: Encodable {
 }
 
 /// Text a person reads at a glance: each line written out as `Console.row(_:)` writes
-/// it (a value keeps to its line, whatever it holds).
+/// it (a value keeps to its line, whatever it holds), as `show` writes its rows.
 enum MergeText {
+    /// `text` in quotes. Its control characters are written out with the rest of the line
+    /// (``Console/row(_:)``), as `show` writes them: a tab and a line feed as `\u{9}` and
+    /// `\u{A}`.
+    static func quoted(_ text: String) -> String { "\"\(text)\"" }
+
     /// A field value: strings quoted, numbers plain, `—` when absent.
     static func value(_ value: PropertyList?) -> String {
         guard let value else { return "—" }
         switch value {
-        case .string(let text): return text.debugDescription
+        case .string(let text): return quoted(text)
         case .integer(let integer): return integer.int64Value.map(String.init) ?? "\(integer.magnitude)"
         case .real(let real):
             return real.rounded() == real && abs(real) < 1e15 ? String(Int64(real)) : String(real)
@@ -153,7 +158,7 @@ enum MergeText {
         if diff.isEmpty { lines.append("  no differences") }
         if let title = diff.title { lines.append("  title: \(value(title.from)) → \(value(title.to))") }
         for item in diff.items {
-            let name = item.title.debugDescription
+            let name = quoted(item.title)
             switch item.change {
             case .added: lines.append("+ \(item.to!) \(name): added")
             case .removed: lines.append("- \(item.from!) \(name): removed")
@@ -191,7 +196,7 @@ enum MergeText {
         for contest in result.contested {
             let subject =
                 contest.item.map {
-                    "item \(positions[$0].map(String.init) ?? "?") \(contest.itemTitle.debugDescription)"
+                    "item \(positions[$0].map(String.init) ?? "?") \(quoted(contest.itemTitle))"
                 } ?? "survey"
             let values = contest.values.map {
                 "\($0.label.prefix(8))… \(value($0.value))\($0.isUnchanged ? ", unchanged" : "")"
@@ -202,7 +207,7 @@ enum MergeText {
         }
         for note in result.notes {
             let subject =
-                "item \(positions[note.item].map(String.init) ?? "?") \(note.itemTitle.debugDescription)"
+                "item \(positions[note.item].map(String.init) ?? "?") \(quoted(note.itemTitle))"
             switch note.kind {
             case .keptDespiteRemoval:
                 lines.append(

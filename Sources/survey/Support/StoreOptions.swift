@@ -14,16 +14,39 @@ struct StoreOptions: ParsableArguments {
 
     func validate() throws {
         try PathArgument.requireName(store, for: "--store")
+        try Self.requireUTF8Environment(unless: store)
     }
+
+    /// The environment variable that names the store when `--store` is left out.
+    static let environmentVariable = "SURVEY_STORE"
 
     /// The store folder `--store` names, else `$SURVEY_STORE` when it is set and not
     /// empty (as the shell's `${SURVEY_STORE:-./Surveys}` reads it), else `./Surveys`.
+    /// A variable whose bytes are not UTF-8 is refused first
+    /// (``requireUTF8Environment(unless:)``).
     static func path(_ store: String?) -> String {
         if let store { return store }
-        if let variable = ProcessInfo.processInfo.environment["SURVEY_STORE"], !variable.isEmpty {
+        if let bytes = getenv(environmentVariable), let variable = String(validatingCString: bytes),
+            !variable.isEmpty
+        {
             return variable
         }
         return "./Surveys"
+    }
+
+    /// Refuses `$SURVEY_STORE` when it would name the store (`store`, the `--store` given,
+    /// is `nil`) and its bytes are not UTF-8: read as text, they would become U+FFFD, and
+    /// the store would be looked for under another name, as an argument would (see
+    /// `SurveyTool.main`).
+    ///
+    /// - Throws: `ValidationError` (a usage error, exit 64) naming the variable.
+    static func requireUTF8Environment(unless store: String?) throws {
+        guard store == nil, let bytes = getenv(environmentVariable),
+            String(validatingCString: bytes) == nil
+        else { return }
+        throw ValidationError(
+            "\(environmentVariable) (\(ShownText.escaping(String(cString: bytes))) as read) is not UTF-8 text; "
+                + "survey reads it as UTF-8 (name the store by a UTF-8 path, or give --store)")
     }
 
     func open() throws -> SurveyStore {
@@ -133,8 +156,13 @@ struct CommandFailure: Error {
         }
         var message = error.inputLocation == nil ? error.description : error.message
         // The library does not know the command; the command adds how to go on.
+        // A file where the store's folder belongs: init cannot make one there either.
         if case StoreError.noSuchStore(let path) = error {
-            message += " (create one with `survey init --store \(ShownText.escaping(path))`)"
+            if let reason = StoreFolder.notAFolder(path) {
+                message += ": \(reason)"
+            } else {
+                message += " (create one with `survey init --store \(ShownText.escaping(path))`)"
+            }
         }
         // A damaged file of a revision: a replica's intact copy repairs it.
         switch error as? VersionsError {
