@@ -222,7 +222,7 @@ public enum FormatCheck {
             ]
         }
         if reader.exists(path + "/" + StoreLayout.metadataFile) {
-            return [checkPackage(path, reader: reader)]
+            return [checkPackage(path, reader: reader, asRevision: false)]
         }
         var results: [Result] = []
         /// A folder that cannot be listed is a failed check, never one with nothing in it.
@@ -274,7 +274,7 @@ public enum FormatCheck {
         }
         for (done, package) in packages.enumerated() {
             defer { progress?(done + 1, packages.count) }
-            let result = checkPackage(package, reader: reader)
+            let result = checkPackage(package, reader: reader, asRevision: isStore)
             // A copy of a pruned revision that is not whole (half-copied, or emptied) is no
             // revision: the store removes it, and `verify` calls it a note.
             if result.status == .invalid,
@@ -295,12 +295,19 @@ public enum FormatCheck {
     }
 
     /// Checks one revision package, never following a link beneath `path`.
+    ///
+    /// A package whose metadata names its `RevisionID` must verify as a store reads it
+    /// (every key, the id the digest of the rest), and content whose metadata names its
+    /// `ContentDigest` must match it; a package without them (an older app's, whose
+    /// metadata may hold only `DocumentUUID`) is checked for its format and content alone.
     public static func checkPackage(_ path: String, calls: SystemCalls = .live) -> Result {
-        checkPackage(path, reader: FileReader(root: path, calls: calls))
+        checkPackage(path, reader: FileReader(root: path, calls: calls), asRevision: false)
     }
 
-    /// Checks one revision package through `reader`.
-    static func checkPackage(_ path: String, reader: FileReader) -> Result {
+    /// Checks one revision package through `reader`; with `asRevision` (a package in a
+    /// store), its metadata must verify as the store reads a revision, named by its id,
+    /// whatever keys it has: a package the store skips is `invalid`, never `current`.
+    static func checkPackage(_ path: String, reader: FileReader, asRevision: Bool) -> Result {
         let metadataPath = path + "/" + StoreLayout.metadataFile
         let contentPath = path + "/" + StoreLayout.contentFile
         var result = Result(path: path, status: .invalid)
@@ -317,6 +324,20 @@ public enum FormatCheck {
             }
             result.document = document.lowercased()
             result.revision = metadata["RevisionID"]?.stringValue
+            // A revision is what verifies: its id covers the metadata, and through its
+            // content digest the content.
+            var verified: RevisionMetadata?
+            if asRevision || metadata["RevisionID"] != nil {
+                let revision = try RevisionMetadata(plist: metadataData, file: metadataPath)
+                if asRevision,
+                    path.split(separator: "/").last.map(String.init) != StoreLayout.packageName(revision.id)
+                {
+                    result.message =
+                        "\(path): a package of revision \(revision.id) is named \(StoreLayout.packageName(revision.id)); the store skips it"
+                    return result
+                }
+                verified = revision
+            }
             var version = 1
             if let value = metadata["FormatVersion"] {
                 guard case .integer(let number) = value, let exact = number.exactly(Int.self) else {
@@ -339,6 +360,9 @@ public enum FormatCheck {
             else {
                 result.message = "\(contentPath): missing"
                 return result
+            }
+            if let verified, RevisionID.sha256Hex(content) != verified.contentDigest {
+                throw VersionsError.contentMismatch(contentPath, verified.id)
             }
             _ = try FormatMigrator.survey(
                 from: content, version: version, seed: result.revision ?? result.document ?? path,

@@ -171,6 +171,54 @@ struct FormatCommandTests {
     }
 
     @Test(
+        "check fails a revision the store cannot read: content that does not match its digest, metadata that does not match its id, metadata without FormatVersion, a package under another name; each passed as current or migratable",
+        arguments: ["content", "metadata", "formatVersion", "name"])
+    func checkVerifiesRevisions(damage: String) throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store").path
+        #expect(try CommandRunner.run(["init", "--store", store, "--device", "dev1"]).status == 0)
+        let id = try CommandRunner.run(["new", "--title", "Hello", "--store", store]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try CommandRunner.run(["check", store]).status == 0)
+        let folder = store + "/Documents/" + id
+        let package = folder + "/" + (try FileManager.default.contentsOfDirectory(atPath: folder))[0]
+        func replace(_ file: String, _ old: String, _ new: String) throws {
+            let text = try String(contentsOfFile: package + "/" + file, encoding: .utf8)
+            #expect(text.contains(old))
+            try text.replacingOccurrences(of: old, with: new).write(
+                toFile: package + "/" + file, atomically: false, encoding: .utf8)
+        }
+        let expected: String
+        switch damage {
+        case "content":
+            try replace("Survey.plist", "Hello", "Jello")
+            expected = "the content does not match the digest"
+        case "metadata":
+            try replace("DocumentMetadata.plist", "<string>dev1</string>", "<string>dev2</string>")
+            expected = "the metadata does not match its revision id"
+        case "formatVersion":
+            try replace("DocumentMetadata.plist", "\t<key>FormatVersion</key>\n\t<integer>2</integer>\n", "")
+            expected = "FormatVersion"
+        default:
+            let renamed = folder + "/1-" + String(repeating: "0", count: 64) + ".survey"
+            try FileManager.default.moveItem(atPath: package, toPath: renamed)
+            expected = "the store skips it"
+        }
+        let result = try CommandRunner.run(["check", store, "--json"])
+        #expect(result.status == 65, "\(damage): \(result.stdout)")
+        let rows =
+            (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?["revisions"]
+            as? [[String: Any]]
+        #expect(
+            rows?.count == 1 && rows?.first?["status"] as? String == "invalid", "\(damage): \(result.stdout)")
+        #expect(
+            (rows?.first?["message"] as? String)?.contains(expected) == true, "\(damage): \(result.stdout)")
+        // What the store says of the same revision.
+        #expect(try CommandRunner.run(["verify", "--store", store]).status != 0)
+    }
+
+    @Test(
         "check fails a store in which verify finds a document it skips (a link or a file in a document folder's place), naming it; it passed with that document unchecked"
     )
     func checkNamesSkippedDocuments() throws {
