@@ -805,18 +805,21 @@ public final class SurveyStore: Sendable {
     }
 
     /// Whether `resolution` has something to resolve in `graph`: a conflict (more than one
-    /// head that is not a deletion), or a deleted document that keeping a revision or new
-    /// content restores.
+    /// head that is not a deletion), or a deleted document that keeping a revision with
+    /// content, or new content, restores.
     ///
     /// - Throws: `StoreError/noSuchRevision(_:)` for a revision to keep that `graph` lacks.
     private func needsResolution(_ id: UUID, _ resolution: Resolution, in graph: RevisionGraph) throws
         -> Bool
     {
-        if case .keep(let kept) = resolution { _ = try revision(id, kept, in: graph) }
         let restoring: Bool
         switch resolution {
         case .acceptWinner, .merge: restoring = false
-        case .keep, .content: restoring = graph.isDeleted
+        // Keeping a deletion restores nothing: a deleted document stays as it is.
+        case .keep(let kept):
+            let keeping = try revision(id, kept, in: graph)
+            restoring = graph.isDeleted && !keeping.isDeleted
+        case .content: restoring = graph.isDeleted
         }
         return graph.isInConflict || restoring
     }

@@ -331,6 +331,27 @@ struct StoreCommandTests {
         #expect(deleted.stderr.contains("(revision \(last["revision"]!))"), "\(deleted.stderr)")
     }
 
+    @Test(
+        "resolve --keep of a deletion on a deleted document writes nothing (it wrote one more deletion each time); keeping an earlier revision restores it"
+    )
+    func keepDeletionOfDeletedDocument() throws {
+        let store = try Store()
+        let (id, first) = try store.makeDocument()
+        let deletion = try store.json(["delete", id]) as! [String: Any]
+        let revision = deletion["revision"] as! String
+        let count = try store.versions(id).count
+        for _ in 1...2 {
+            let kept = try store.json(["resolve", id, "--keep", revision]) as! [String: Any]
+            #expect(kept["resolved"] as? Bool == false, "\(kept)")
+            #expect(try store.versions(id).count == count)
+        }
+        let shown = try store.run(["show", id])
+        #expect(shown.status == 66 && shown.stderr.contains("(revision \(revision))"), "\(shown.stderr)")
+        let restored = try store.json(["resolve", id, "--keep", first]) as! [String: Any]
+        #expect(restored["resolved"] as? Bool == true, "\(restored)")
+        #expect(try store.run(["show", id]).status == 0)
+    }
+
     @Test("edit changes an answer by position; saving identical content writes nothing")
     func editAndIdentical() throws {
         let store = try Store()
