@@ -55,7 +55,8 @@ struct SyncCommand: ParsableCommand {
         /// Content, metadata and tombstone files, on either side, replaced by the other
         /// side's intact copy, and links or special files removed to make way.
         var repaired: [String]
-        /// Revisions copied that are stamped more than a day ahead of this clock.
+        /// The packages (paths in the store that received them) of revisions copied that
+        /// are stamped more than a day ahead of this clock.
         var aheadOfClock: [String]
         /// With `--merge`: documents merged on both sides, and those left in conflict.
         var merged, unmerged: [String]?
