@@ -550,7 +550,8 @@ public final class SurveyStore: Sendable {
     ///   - id: The document.
     ///   - base: The revision the content is based on; the winner when `nil`.
     ///   - ifCurrent: Refuse with `StoreError/notCurrent(base:heads:)` unless `base` is
-    ///     the document's only head.
+    ///     the document's only current revision: the winner, every other head (if any) a
+    ///     deletion it won over, since an edit never loses to a deletion it raced.
     /// - Returns: The new revision (or the base, when the content is the base's).
     @discardableResult
     public func save(
@@ -568,7 +569,8 @@ public final class SurveyStore: Sendable {
     /// - Parameters:
     ///   - document: The document, as opened (or last saved) and edited since.
     ///   - ifCurrent: Refuse with `StoreError/notCurrent(base:heads:)` unless the
-    ///     document's base is its only head.
+    ///     document's base is its only current revision (as `save(_:to:base:ifCurrent:)`
+    ///     says).
     /// - Returns: The document after the save: the same survey, the revision written
     ///   (or the base, when nothing changed) as its base, and the document's state.
     @discardableResult
@@ -594,7 +596,12 @@ public final class SurveyStore: Sendable {
         func decide(_ graph: RevisionGraph) throws -> (base: RevisionMetadata, unchanged: Bool) {
             let baseRevision = try revision(id, base, in: graph)
             let heads = graph.heads
-            if ifCurrent && heads.map(\.id) != [baseRevision.id] {
+            // Current: the base wins, and every other head is a deletion it won over (an
+            // edit never loses to a deletion it raced, and such a deletion stays a head).
+            if ifCurrent
+                && (graph.winner?.id != baseRevision.id
+                    || heads.contains { $0.id != baseRevision.id && !$0.isDeleted })
+            {
                 throw StoreError.notCurrent(base: baseRevision.id, heads: heads.map(\.id))
             }
             return (baseRevision, !baseRevision.isDeleted && baseRevision.contentDigest == digest)

@@ -324,6 +324,15 @@ struct StoreCommandTests {
                 "\(opened.stderr)")
             #expect(!opened.stderr.contains("was deleted at"), "\(opened.stderr)")
         }
+        // The raced deletion stays a head without winning: a save that must find its base
+        // current goes ahead (it was refused for good), and one on a stale base does not.
+        let content = try store.write(#"{"title": "Current", "items": []}"#, "current.json")
+        let current = try store.run(["save", id, "--from", content, "--if-current"])
+        #expect(current.status == 0, "\(current.stderr)")
+        let stale = try store.run([
+            "save", id, "--from", content, "--base", edit["revision"] as! String, "--if-current",
+        ])
+        #expect(stale.status == 75, "\(stale.stderr)")
         // Once the document is deleted, the same deletion says when and how to restore it.
         let last = try store.json(["delete", id]) as! [String: Any]
         let deleted = try store.run(["show", id, "--revision", revision])
