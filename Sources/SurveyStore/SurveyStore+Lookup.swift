@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import Versions
 
@@ -14,11 +15,12 @@ public enum LookupError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .noSuchDocument(let text):
             text.isEmpty
-                ? "no document named: give a document id or a prefix of one" : "there is no document \(text)"
+                ? "no document named: give a document id or a prefix of one"
+                : "there is no document \(ShownText.escaping(text))"
         case .ambiguousDocument(let text, let ids):
-            "'\(text)' matches \(ids.count) documents: \(Self.list(ids.map(\.uuidString).map { $0.lowercased() })); give more of the id"
+            "'\(ShownText.escaping(text))' matches \(ids.count) documents: \(Self.list(ids.map(\.uuidString).map { $0.lowercased() })); give more of the id"
         case .ambiguousRevision(let text, let ids):
-            "'\(text)' matches \(ids.count) revisions: \(Self.list(ids.map(\.description))); give more of the id"
+            "'\(ShownText.escaping(text))' matches \(ids.count) revisions: \(Self.list(ids.map(\.description))); give more of the id"
         }
     }
 

@@ -1,3 +1,4 @@
+import Diagnostics
 import Foundation
 import Packages
 import PropertyList
@@ -10,7 +11,9 @@ public struct DeviceNameError: Error, Equatable, Sendable, CustomStringConvertib
     public var name: String
     /// Why it cannot be recorded.
     public var reason: String
-    public var description: String { "the device name \(name.debugDescription) cannot be used: \(reason)" }
+    public var description: String {
+        "the device name \"\(ShownText.escaping(name))\" cannot be used: \(reason)"
+    }
 }
 
 /// A folder of survey documents, each kept as revisions: the library's entry point.

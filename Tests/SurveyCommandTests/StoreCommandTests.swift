@@ -361,6 +361,29 @@ struct StoreCommandTests {
         #expect(try store.run(["show", id]).status == 0)
     }
 
+    @Test(
+        "A document, revision, item or device name typed with a line feed or a tab is written out in the message, never splitting its line"
+    )
+    func typedNamesWrittenOut() throws {
+        let store = try Store()
+        let (id, _) = try store.makeDocument()
+        for (arguments, shown) in [
+            (["show", "a\nb"], "there is no document a\\u{A}b"),
+            (["show", id, "--revision", "x\ny\tz"], "there is no revision x\\u{A}y\\u{9}z"),
+            (["edit", id, "--answer", "q\nw=1"], "there is no item 'q\\u{A}w'"),
+            (["init", "--device", "ev\til\u{1B}"], "the device name \"ev\\u{9}il\\u{1B}\""),
+        ] {
+            let result = try store.run(arguments)
+            #expect(result.status != 0)
+            #expect(result.stderr.contains(shown), "\(arguments): \(result.stderr)")
+            #expect(!result.stderr.contains("\t"), "\(arguments): \(result.stderr)")
+            // The message is its first line (a usage error's usage lines follow it).
+            #expect(
+                result.stderr.split(separator: "\n").first?.contains(shown) == true,
+                "\(arguments): \(result.stderr)")
+        }
+    }
+
     @Test("edit changes an answer by position; saving identical content writes nothing")
     func editAndIdentical() throws {
         let store = try Store()

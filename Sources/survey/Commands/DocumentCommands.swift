@@ -254,8 +254,8 @@ struct NoSuchItemError: CategorizedError {
     var category: ErrorCategory { .notFound }
     var description: String {
         count == 0
-            ? "there is no item '\(item)': the survey has no items"
-            : "there is no item '\(item)' (give a position from 1 to \(count) or an item id)"
+            ? "there is no item '\(ShownText.escaping(item))': the survey has no items"
+            : "there is no item '\(ShownText.escaping(item))' (give a position from 1 to \(count) or an item id)"
     }
 }
 
