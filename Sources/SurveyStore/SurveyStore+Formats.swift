@@ -324,20 +324,6 @@ public enum FormatCheck {
             }
             result.document = document.lowercased()
             result.revision = metadata["RevisionID"]?.stringValue
-            // A revision is what verifies: its id covers the metadata, and through its
-            // content digest the content.
-            var verified: RevisionMetadata?
-            if asRevision || metadata["RevisionID"] != nil {
-                let revision = try RevisionMetadata(plist: metadataData, file: metadataPath)
-                if asRevision,
-                    path.split(separator: "/").last.map(String.init) != StoreLayout.packageName(revision.id)
-                {
-                    result.message =
-                        "\(path): a package of revision \(revision.id) is named \(StoreLayout.packageName(revision.id)); the store skips it"
-                    return result
-                }
-                verified = revision
-            }
             var version = 1
             if let value = metadata["FormatVersion"] {
                 guard case .integer(let number) = value, let exact = number.exactly(Int.self) else {
@@ -347,6 +333,19 @@ public enum FormatCheck {
                 version = exact
             }
             result.formatVersion = version
+            // A revision is what verifies: its id covers the metadata, and through its
+            // content digest the content.
+            var verified: RevisionMetadata?
+            if asRevision || metadata["RevisionID"] != nil {
+                let revision = try RevisionMetadata(plist: metadataData, file: metadataPath)
+                let name = path.split(separator: "/").last.map(String.init) ?? path
+                if asRevision, name != StoreLayout.packageName(revision.id) {
+                    result.message =
+                        "\(path): the package of revision \(revision.id) must be named \(StoreLayout.packageName(revision.id)), not \(name); the store skips it"
+                    return result
+                }
+                verified = revision
+            }
             if version > FormatMigrator.current {
                 result.status = .newer
                 result.message = FormatError.newer(version, supported: FormatMigrator.current).description
