@@ -34,7 +34,7 @@ extension SurveyStore {
         public var description: String {
             let count = plan.result?.contested.count ?? 0
             return
-                "document \(plan.document.uuidString.lowercased()): the merge contests \(count) field(s); nothing written (without --strict the winner's values, or --prefer REV's, are taken)"
+                "document \(plan.document.uuidString.lowercased()): the merge contests \(count) field(s); nothing written (without --strict each takes the change of the first head that made one, the winner first, or --prefer REV)"
         }
     }
 

@@ -111,7 +111,8 @@ struct ResolveCommand: ParsableCommand {
         commandName: "resolve", abstract: "Resolve every head into one new revision.",
         discussion: """
             --merge merges the heads item by item from their common ancestor: changes on one side are taken, \
-            different changes to one field are contested and take the winner's value (or --prefer REV's). \
+            different changes to one field are contested and take the value of the first head, winner first \
+            (or --prefer REV first), that changed it. \
             --strict refuses with exit 75, writing nothing, when a field is contested. \
             --all --merge resolves every document in conflict and lists those it could not (exit 75 when any is left); \
             with nothing in conflict it says so. \
@@ -131,7 +132,10 @@ struct ResolveCommand: ParsableCommand {
     @Option(help: "Keep this revision's content.") var keep: String?
     @Option(help: "Use this survey (JSON or XML plist).") var from: String?
     @Flag(help: "Merge the heads item by item.") var merge = false
-    @Option(help: "With --merge: the head whose values win contested fields (default: the winner).")
+    @Option(
+        help:
+            "With --merge: the head put first, whose changes win contested fields (default: the winner); a field it left unchanged takes the next head's change."
+    )
     var prefer: String?
     @Flag(help: "With --merge: refuse (exit 75, nothing written) when any field is contested.") var strict =
         false
