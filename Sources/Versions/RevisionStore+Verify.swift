@@ -208,9 +208,16 @@ extension RevisionStore {
             // An imported revision, or one a partial copy brought: it counts as a first
             // revision here until its history arrives.
             for parent in revision.parents where known[parent] == nil {
+                // A parent whose package is here but cannot be read (damaged, or something
+                // else in its place) has its own problem reported above.
+                let here =
+                    read.damagedPackages.contains(parent) || read.damagedTombstones.contains(parent)
+                    || read.blockedPackages[parent] != nil || read.incomplete.contains(parent)
                 report(
                     folder + "/" + entryName(revision),
-                    "its parent \(parent) is not in this store (its history was not copied here)", true)
+                    here
+                        ? "its parent \(parent) cannot be read here (see what is said of its package)"
+                        : "its parent \(parent) is not in this store (its history was not copied here)", true)
             }
         }
     }

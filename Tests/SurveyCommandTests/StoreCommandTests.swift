@@ -384,6 +384,26 @@ struct StoreCommandTests {
         }
     }
 
+    @Test(
+        "verify says a revision's parent whose package is here but unreadable cannot be read, not that it was never copied"
+    )
+    func parentHereButUnreadable() throws {
+        let store = try Store()
+        let (id, first) = try store.makeDocument()
+        _ = try store.json(["edit", id, "--title", "Second"])
+        let content = store.path + "/Documents/" + id + "/" + first + ".survey/Survey.plist"
+        try FileManager.default.removeItem(atPath: content)
+        try FileManager.default.createSymbolicLink(atPath: content, withDestinationPath: "/dev/null")
+        let result = try store.run(["verify", "--json"])
+        #expect(result.status == 1, "\(result.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let messages = ((report?["notes"] as? [[String: Any]]) ?? []).compactMap { $0["message"] as? String }
+        #expect(
+            messages.contains("its parent \(first) cannot be read here (see what is said of its package)"),
+            "\(result.stdout)")
+        #expect(!messages.contains { $0.contains("is not in this store") }, "\(result.stdout)")
+    }
+
     @Test("edit changes an answer by position; saving identical content writes nothing")
     func editAndIdentical() throws {
         let store = try Store()
