@@ -17,9 +17,9 @@ public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noSuchFolder(let path):
-            "\(ShownText.escaping(path)): no such folder (an export creates no folders on the way)"
-        case .exists(let path): "\(path) already exists; give the name of a new folder"
-        case .isFolder(let path): "\(path) is a folder; give the name of a file"
+            "\(ShownText.escaping(path)): no such folder (no folder is created on the way to a file written)"
+        case .exists(let path): "\(ShownText.escaping(path)) already exists; give the name of a new folder"
+        case .isFolder(let path): "\(ShownText.escaping(path)) is a folder; give the name of a file"
         }
     }
 }
