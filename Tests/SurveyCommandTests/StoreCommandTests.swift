@@ -404,6 +404,19 @@ struct StoreCommandTests {
         #expect(!messages.contains { $0.contains("is not in this store") }, "\(result.stdout)")
     }
 
+    @Test(
+        "conflicts with no document in conflict prints nothing and says so on standard error (it said nothing)"
+    )
+    func noConflicts() throws {
+        let store = try Store()
+        _ = try store.makeDocument()
+        let result = try store.run(["conflicts"])
+        #expect(result.status == 0 && result.stdout.isEmpty, "\(result.stdout)")
+        #expect(result.stderr == "no document is in conflict\n", "\(result.stderr)")
+        let json = try store.run(["conflicts", "--json"])
+        #expect(json.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]" && json.stderr.isEmpty)
+    }
+
     @Test("edit changes an answer by position; saving identical content writes nothing")
     func editAndIdentical() throws {
         let store = try Store()

@@ -91,6 +91,8 @@ struct ConflictsCommand: ParsableCommand {
                         \.id.description))
             }
             if options.json { try Console.printJSON(rows); return }
+            // Nothing on standard output, which a script reads; a person is told why.
+            if rows.isEmpty { Console.error("no document is in conflict") }
             for row in rows {
                 let merge =
                     row.contested.map { $0 == 0 ? "merges cleanly" : "merge contests \($0) field(s)" }
