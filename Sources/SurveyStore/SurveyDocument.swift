@@ -51,10 +51,14 @@ public struct SurveyDocument: Sendable, Equatable, Identifiable {
     /// document again: for a head that is not a deletion, every other such head (the
     /// winner first); for an earlier revision, every such head but the winner. Empty when
     /// the document was not in conflict.
-    public var conflicts: [RevisionMetadata] {
+    public var conflicts: [RevisionMetadata] { Self.conflicts(of: base.id, in: state) }
+
+    /// The heads `revision` is in conflict with in a document in `state` (see
+    /// ``conflicts``).
+    static func conflicts(of revision: RevisionID, in state: State) -> [RevisionMetadata] {
         guard case .inConflict(let heads) = state else { return [] }
-        return heads.contains { $0.id == base.id }
-            ? heads.filter { $0.id != base.id } : Array(heads.dropFirst())
+        return heads.contains { $0.id == revision }
+            ? heads.filter { $0.id != revision } : Array(heads.dropFirst())
     }
 
     /// Whether the document was in conflict when it was read.

@@ -338,7 +338,7 @@ public enum FormatCheck {
             var verified: RevisionMetadata?
             if asRevision || metadata["RevisionID"] != nil {
                 let revision = try RevisionMetadata(plist: metadataData, file: metadataPath)
-                let name = path.split(separator: "/").last.map(String.init) ?? path
+                let name = SafeName.lastComponent(of: path)
                 if asRevision, name != StoreLayout.packageName(revision.id) {
                     result.message =
                         "\(path): the package of revision \(revision.id) must be named \(StoreLayout.packageName(revision.id)), not \(name); the store skips it"

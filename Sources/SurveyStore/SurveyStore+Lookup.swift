@@ -166,10 +166,7 @@ extension SurveyStore {
     ///
     /// - Throws: `StoreError/noSuchDocument(_:)`.
     public func conflicts(of id: UUID, at revision: RevisionMetadata) throws -> [RevisionID] {
-        let graph = try self.graph(of: id)
-        let live = graph.heads.filter { !$0.isDeleted }.map(\.id)
-        guard live.contains(revision.id) else { return graph.conflicts.map(\.id) }
-        return live.count > 1 ? live.filter { $0 != revision.id } : []
+        SurveyDocument.conflicts(of: revision.id, in: SurveyDocument.State(try self.graph(of: id))).map(\.id)
     }
 
     /// The bytes of `revision`'s content exactly as stored, in whatever format it is

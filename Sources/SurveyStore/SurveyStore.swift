@@ -887,8 +887,7 @@ public final class SurveyStore: Sendable {
         let graph = read.graph
         // A package this read cannot count (half-copied, damaged, something else in its
         // place) may be a head: the history it needs is not this read's to remove.
-        let unseen = Set(read.incomplete).union(read.damagedPackages).union(read.blockedPackages.keys)
-            .subtracting(read.tombstones.keys)
+        let unseen = read.unseen.subtracting(read.tombstones.keys)
         if !unseen.isEmpty { throw StoreError.unseenRevisions(id, unseen.sorted()) }
         // Its history is all that is left to read while the winner cannot be read.
         if let winner = graph.winner, !winner.isDeleted, winner.formatVersion <= Self.formatVersion {

@@ -210,9 +210,7 @@ extension RevisionStore {
             for parent in revision.parents where known[parent] == nil {
                 // A parent whose package is here but cannot be read (damaged, or something
                 // else in its place) has its own problem reported above.
-                let here =
-                    read.damagedPackages.contains(parent) || read.damagedTombstones.contains(parent)
-                    || read.blockedPackages[parent] != nil || read.incomplete.contains(parent)
+                let here = read.unseen.contains(parent) || read.damagedTombstones.contains(parent)
                 report(
                     folder + "/" + entryName(revision),
                     here

@@ -1045,6 +1045,12 @@ public struct DocumentRead: Sendable {
     /// a link is removed itself, never followed) and leaves a regular file, naming it.
     public var blockedPackages: [RevisionID: SystemCalls.FileKind] = [:]
 
+    /// Revisions whose packages the folder holds but this read could not count: not
+    /// complete yet, damaged, or taken by something that is not a folder.
+    public var unseen: Set<RevisionID> {
+        Set(incomplete).union(damagedPackages).union(blockedPackages.keys)
+    }
+
     /// An empty read.
     public init() {}
 }

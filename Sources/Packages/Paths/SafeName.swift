@@ -13,4 +13,9 @@ public enum SafeName {
     public static func isCaseSafe(_ name: String) -> Bool {
         name == name.lowercased()
     }
+
+    /// The last component of `path` (all of it without a slash), the slash found among
+    /// its bytes as the file system finds it: a combining mark after a slash belongs to
+    /// the name, where a search by characters would miss that slash.
+    public static func lastComponent(of path: String) -> String { System.lastComponent(of: path) }
 }
