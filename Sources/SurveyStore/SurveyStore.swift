@@ -329,12 +329,13 @@ public final class SurveyStore: Sendable {
         } catch let error as PropertyListError {
             throw StoreError.damagedStore(file, error.description)
         }
-        guard case .integer(let number)? = value[layoutKey], let version = number.exactly(Int.self),
-            version >= 1
+        // Any positive integer a property list can hold is a layout version: one past
+        // `Int.max` is newer than this build, not damage.
+        guard case .integer(let number)? = value[layoutKey], let version = number.uint64Value, version >= 1
         else {
             throw StoreError.damagedStore(file, "'\(layoutKey)' is missing or not a positive integer")
         }
-        if forWriting && version > layoutVersion {
+        if forWriting && version > UInt64(layoutVersion) {
             throw StoreError.newerLayout(file, version, supported: layoutVersion)
         }
     }

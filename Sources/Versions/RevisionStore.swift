@@ -1182,7 +1182,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The store was opened for reading only.
     case readOnly(String)
     /// `Store.plist` names a layout this build does not know.
-    case newerLayout(String, Int, supported: Int)
+    case newerLayout(String, UInt64, supported: Int)
     /// `Store.plist` is not a store's layout file.
     case damagedStore(String, String)
     /// The revision's content is in a format newer than this build supports (the version,

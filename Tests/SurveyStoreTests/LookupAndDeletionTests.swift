@@ -178,6 +178,49 @@ struct LookupAndDeletionTests {
         #expect(store.verify().isEmpty)
     }
 
+    @Test(
+        "Store.plist: any positive layout version above this build's is newer (read, never changed), up to 2^64-1; anything else is damage"
+    )
+    func layoutVersions() throws {
+        let (store, path) = try Self.store()
+        let (id, _) = try store.create(Self.survey)
+        let file = path + "/" + StoreLayout.layoutFile
+        func layout(_ value: String) throws {
+            try FileManager.default.removeItem(atPath: file)
+            try Data(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <plist version="1.0"><dict><key>StoreLayoutVersion</key>\(value)</dict></plist>
+                """.utf8
+            ).write(to: URL(fileURLWithPath: file))
+        }
+        for (text, version) in [
+            ("2", UInt64(2)), ("9223372036854775808", 1 << 63), ("18446744073709551615", .max),
+        ] {
+            try layout("<integer>\(text)</integer>")
+            #expect(
+                throws: StoreError.newerLayout(file, version, supported: SurveyStore.layoutVersion), "\(text)"
+            ) {
+                try SurveyStore.open(at: path)
+            }
+            #expect(try SurveyStore.openForReading(at: path).open(id).survey == Self.survey, "\(text)")
+        }
+        let damage = "'StoreLayoutVersion' is missing or not a positive integer"
+        for value in [
+            "<integer>0</integer>", "<integer>-1</integer>", "<string>1</string>", "<real>1</real>",
+        ] {
+            try layout(value)
+            #expect(throws: StoreError.damagedStore(file, damage), "\(value)") {
+                try SurveyStore.open(at: path)
+            }
+            #expect(throws: StoreError.damagedStore(file, damage), "\(value)") {
+                try SurveyStore.openForReading(at: path)
+            }
+        }
+        try layout("<integer>1</integer>")
+        #expect(try SurveyStore.open(at: path).open(id).survey == Self.survey)
+    }
+
     @Test("Export destinations, checked once, by the writer: the folder must exist; nothing is replaced")
     func exportDestinations() throws {
         let (store, path) = try Self.store()
