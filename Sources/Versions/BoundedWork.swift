@@ -11,17 +11,27 @@ struct BoundedWork {
     /// calling thread alone when `width` is 1), the results in index order.
     ///
     /// After the first error no new index is started; that error is thrown once the
-    /// pieces already running have finished. `progress` is called on the calling thread,
-    /// one call at a time, with the number of pieces done.
+    /// pieces already running have finished, after `cleaningUp` has been handed the
+    /// results of the pieces that finished (what they made that the caller will never
+    /// see, such as files written aside, can then be removed). `progress` is called on
+    /// the calling thread, one call at a time, with the number of pieces done.
     static func map<Result: Sendable>(
         count: Int, width: Int, _ body: @escaping @Sendable (Int) throws -> Result,
-        progress: (Int) -> Void = { _ in }
+        progress: (Int) -> Void = { _ in }, cleaningUp: ([Result]) -> Void = { _ in }
     ) throws -> [Result] {
         if width <= 1 || count <= 1 {
-            return try (0..<count).map { index in
-                defer { progress(index + 1) }
-                return try body(index)
+            var results: [Result] = []
+            results.reserveCapacity(count)
+            do {
+                for index in 0..<count {
+                    defer { progress(index + 1) }
+                    results.append(try body(index))
+                }
+            } catch {
+                cleaningUp(results)
+                throw error
             }
+            return results
         }
         let state = Shared<Result>(count: count)
         let signals = DispatchSemaphore(value: 0)
@@ -50,7 +60,7 @@ struct BoundedWork {
             }
             if exited == workers { break }
         }
-        return try state.results()
+        return try state.results(cleaningUp: cleaningUp)
     }
 
     /// The state the workers share, behind a mutex.
@@ -99,12 +109,15 @@ struct BoundedWork {
             }
         }
 
-        /// The results in index order, or the first error.
-        func results() throws -> [Result] {
-            try state.withLock { state in
-                if let failure = state.failure { throw failure }
-                return state.values.map { $0! }
+        /// The results in index order, or the first error once `cleaningUp` has been
+        /// handed the results there are.
+        func results(cleaningUp: ([Result]) -> Void) throws -> [Result] {
+            let (values, failure) = state.withLock { ($0.values, $0.failure) }
+            if let failure {
+                cleaningUp(values.compactMap { $0 })
+                throw failure
             }
+            return values.map { $0! }
         }
     }
 }

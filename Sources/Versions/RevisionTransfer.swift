@@ -119,7 +119,14 @@ public struct RevisionTransfer: Sendable {
         var next = chunks.first.map { planAhead(Array(documents[$0]), width: width) }
         for number in chunks.indices {
             guard let reading = next else { break }
-            let plans = try reading()
+            let plans: [Plan]
+            do {
+                plans = try reading()
+            } catch {
+                // The documents read before, waiting for a batch, are not published either.
+                discardStaged(batch)
+                throw error
+            }
             next =
                 number + 1 < chunks.count
                 ? planAhead(Array(documents[chunks[number + 1]]), width: width) : nil
@@ -157,10 +164,11 @@ public struct RevisionTransfer: Sendable {
     /// The plans of `documents`: read now on other threads when `width` is more than 1
     /// (the function returned waits for them), else read on this thread when it is called.
     func planAhead(_ documents: [UUID], width: Int) -> () throws -> [Plan] {
+        // When one document fails, what the others already wrote aside goes.
         let read: @Sendable () throws -> [Plan] = { [self] in
-            try BoundedWork.map(count: documents.count, width: width) { [self] index in
-                try plan(documents[index])
-            }
+            try BoundedWork.map(
+                count: documents.count, width: width, { [self] index in try plan(documents[index]) },
+                cleaningUp: { [self] plans in discardStaged(plans) })
         }
         guard width > 1 else { return read }
         let pending = Pending<[Plan]>()
