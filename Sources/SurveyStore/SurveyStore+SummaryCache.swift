@@ -102,7 +102,7 @@ extension SurveyStore {
         let document = id.uuidString.lowercased()
         switch error {
         case VersionsError.contentMismatch, VersionsError.digestMismatch:
-            return " (survey verify --repair-from OTHER_STORE repairs it from a replica that has it intact)"
+            return " (`survey verify --repair-from OTHER_STORE` repairs it from a replica that has it intact)"
         case is PropertyListError, is SurveyError, is SurveyFileError, is FormatError:
             var text =
                 " (its content matches the digest in its metadata, so every replica holds these same bytes and no repair"

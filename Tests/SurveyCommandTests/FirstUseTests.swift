@@ -55,8 +55,9 @@ struct FirstUseTests {
         #expect(show.status == 66)
         #expect(show.stderr.contains("was deleted at") && show.stderr.contains("\"test\""), "\(show.stderr)")
         #expect(!show.stderr.contains("pruned"))
-        #expect(show.stderr.contains("survey resolve \(id) --keep \(first)"))
-        #expect(show.stderr.contains("survey save \(id) --from FILE --base \(deletion)"))
+        #expect(show.stderr.contains("`survey resolve --store \(store.path) \(id) --keep \(first)`"))
+        #expect(
+            show.stderr.contains("`survey save --store \(store.path) \(id) --from FILE --base \(deletion)`"))
 
         let again = try store.run(["delete", id, "--json"])
         #expect(again.status == 0)

@@ -76,6 +76,49 @@ struct StoreCommandTests {
         #expect((shown["conflicts"] as? [Any])?.isEmpty == true)
     }
 
+    @Test(
+        "A command a message advises names the store --store named, quoted for a shell, and running it acts on that store; with $SURVEY_STORE it names none"
+    )
+    func adviceNamesTheStore() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        // A second store in the working directory's default place, which the advice must not touch.
+        let path = directory.appendingPathComponent("phone's store").path
+        func run(_ arguments: [String]) throws -> CommandRunner.Result {
+            try CommandRunner.run(arguments + ["--store", path], in: directory)
+        }
+        #expect(try CommandRunner.run(["init"], in: directory).status == 0)
+        #expect(try run(["init"]).status == 0)
+        let id = try run(["new", "--title", "Kept"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try run(["edit", id, "--title", "Edited"]).status == 0)
+        #expect(try run(["delete", id]).status == 0)
+        let shown = try run(["show", id])
+        #expect(shown.status == 66)
+        let quoted = #"'"# + path.replacingOccurrences(of: "'", with: #"'\''"#) + #"'"#
+        let advised = try #require(
+            shown.stderr.split(separator: "`").first { $0.hasPrefix("survey resolve ") }, "\(shown.stderr)")
+        #expect(advised.hasPrefix("survey resolve --store \(quoted) \(id) --keep "), "\(advised)")
+        // The advice, run by a shell as a user would paste it, restores the document there.
+        let restored = try CommandRunner.run(
+            ["-c", "\"$0\" " + advised.dropFirst("survey ".count), CommandRunner.binary.path], in: directory,
+            executable: URL(fileURLWithPath: "/bin/sh"))
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(try run(["show", id]).stdout.hasPrefix("Edited\n"))
+        #expect(try CommandRunner.run(["list", "--json"], in: directory).stdout == "[]\n")
+        // The same advice in --json's message.
+        #expect(try run(["delete", id]).status == 0)
+        let json = try run(["show", id, "--json"])
+        let error = try #require(
+            (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["error"]
+                as? [String: Any], "\(json.stdout)")
+        #expect(
+            (error["message"] as? String)?.contains("`survey resolve --store \(quoted) \(id) --keep ") == true
+        )
+        // A store named by $SURVEY_STORE is named the same way when the advice runs.
+        let environment = try CommandRunner.run(
+            ["show", id], in: directory, environment: ["SURVEY_STORE": path])
+        #expect(environment.stderr.contains("`survey resolve \(id) --keep "), "\(environment.stderr)")
+    }
+
     @Test("The store defaults to $SURVEY_STORE, else ./Surveys")
     func storeDefault() throws {
         let directory = try CommandRunner.temporaryDirectory()

@@ -65,7 +65,7 @@ struct UnreadableWinnerTests {
         let list = try CommandRunner.run(["list", "--store", store])
         #expect(list.status == 0, "\(list.stderr)")
         let intactAdvice =
-            "its content matches the digest in its metadata, so every replica holds these same bytes and no repair mends them; save new content on top with `survey save "
+            "its content matches the digest in its metadata, so every replica holds these same bytes and no repair mends them; save new content on top with `survey save --store \(store) "
         for id in [edited, old, conflicted] {
             let line = try #require(warning(id, in: list.stderr), "\(list.stderr)")
             let document = id.uuidString.lowercased()
@@ -79,20 +79,21 @@ struct UnreadableWinnerTests {
         #expect(editedLine.contains("Opening and ending tag mismatch"), "\(editedLine)")
         #expect(
             editedLine.hasSuffix(
-                ", such as an earlier revision's content, which `survey export \(edited.uuidString.lowercased()) --revision REV -o FILE` writes)"
+                ", such as an earlier revision's content, which `survey export --store \(store) \(edited.uuidString.lowercased()) --revision REV -o FILE` writes)"
             ), "\(editedLine)")
         let oldLine = warning(old, in: list.stderr) ?? ""
         #expect(oldLine.contains("[answerOutOfRange]") && oldLine.hasSuffix(" --from FILE`)"), "\(oldLine)")
         let conflictedLine = warning(conflicted, in: list.stderr) ?? ""
         #expect(
             conflictedLine.hasSuffix(
-                ", or keep the other head with `survey resolve \(conflicted.uuidString.lowercased()) --keep \(readableHead.id)`)"
+                ", or keep the other head with `survey resolve --store \(store) \(conflicted.uuidString.lowercased()) --keep \(readableHead.id)`)"
             ), "\(conflictedLine)")
         let damagedLine = try #require(warning(damaged, in: list.stderr), "\(list.stderr)")
         #expect(
             damagedLine.contains("does not match the digest")
                 && damagedLine.hasSuffix(
-                    " (survey verify --repair-from OTHER_STORE repairs it from a replica that has it intact)"),
+                    " (`survey verify --store \(store) --repair-from OTHER_STORE` repairs it from a replica that has it intact)"
+                ),
             "\(damagedLine)")
 
         // What the advice says mends each.

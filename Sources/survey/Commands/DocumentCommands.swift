@@ -113,7 +113,8 @@ struct ListCommand: ParsableCommand {
             if rows.isEmpty && !skippedAny {
                 Console.error(
                     "the store at \(options.path) has no documents yet "
-                        + "(create one with `survey new --store \(options.path) --title TITLE`)")
+                        + "(create one with `survey new --store \(Advice.shellWord(ShownText.escaping(options.path))) --title TITLE`)"
+                )
             }
         }
     }

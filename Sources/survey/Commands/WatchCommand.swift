@@ -109,6 +109,7 @@ struct WatchOptions: ParsableArguments {
     func validate() throws {
         try PathArgument.requireName(store, for: "--store")
         try StoreOptions.requireUTF8Environment(unless: store)
+        Advice.store = store
     }
 }
 

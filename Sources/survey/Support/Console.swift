@@ -4,9 +4,10 @@ import SurveyStore
 /// Output of the command: one JSON document or human text on stdout, messages on stderr.
 enum Console {
     /// Writes `text` and a newline to standard error, its control characters shown
-    /// (``shown(_:)``).
+    /// (``shown(_:)``) and the commands it advises naming the store `--store` named
+    /// (``Advice/namingStore(in:)``).
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data((shown(text) + "\n").utf8))
+        FileHandle.standardError.write(Data((shown(Advice.namingStore(in: text)) + "\n").utf8))
     }
 
     /// `text` with every control character but line feed and tab written out as

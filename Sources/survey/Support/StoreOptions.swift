@@ -15,6 +15,7 @@ struct StoreOptions: ParsableArguments {
     func validate() throws {
         try PathArgument.requireName(store, for: "--store")
         try Self.requireUTF8Environment(unless: store)
+        Advice.store = store
     }
 
     /// The environment variable that names the store when `--store` is left out.
@@ -161,18 +162,20 @@ struct CommandFailure: Error {
             if let reason = StoreFolder.notAFolder(path) {
                 message += ": \(reason)"
             } else {
-                message += " (create one with `survey init --store \(ShownText.escaping(path))`)"
+                message +=
+                    " (create one with `survey init --store \(Advice.shellWord(ShownText.escaping(path)))`)"
             }
         }
         // A damaged file of a revision: a replica's intact copy repairs it.
         switch error as? VersionsError {
         case .contentMismatch?, .digestMismatch?:
             message +=
-                " (survey verify --repair-from OTHER_STORE, or survey sync OTHER_STORE, repairs it from a replica that has it intact)"
+                " (`survey verify --repair-from OTHER_STORE` or `survey sync OTHER_STORE` repairs it from a replica that has it intact)"
         default: break
         }
         self.init(
-            code: error.errorCode, message: message, exit: ExitStatus.code(for: error.category).rawValue,
+            code: error.errorCode, message: Advice.namingStore(in: message),
+            exit: ExitStatus.code(for: error.category).rawValue,
             file: error.inputLocation?.file, line: error.inputLocation?.line,
             column: error.inputLocation?.column)
     }
