@@ -394,6 +394,8 @@ struct ExportCommand: ParsableCommand {
             Writes the winner's (or REV's) content in the interchange form, JSON or an XML property list, to \
             standard output or to -o FILE, whose folder must exist. With --package DIR, copies the whole \
             revision package to DIR, a new folder in an existing one (then -o and --format are refused). A \
+            deleted document is refused (exit 66), --package too; --package with --revision DELETION copies \
+            that deletion's package, its metadata alone, which import takes. A \
             revision in a format newer than this build is exported as it is stored, with --format plist or \
             --package. With --json, the content is part of the one JSON document (as an object for json). \
             Content stored before a rule for new content was added (an empty title, two options with one \
