@@ -145,9 +145,9 @@ struct CommandFailure: Error {
     init(_ error: any Error) {
         // A rule broken by a file's content (an input file, a stored or imported
         // package's Survey.plist): located in the file, as a malformed file is.
-        if let error = error as? SurveyError, let file = error.file {
+        if let error = error as? SurveyError, error.file != nil || error.line != nil {
             self.init(error.leavingOutFile)
-            self.file = file
+            (file, line, column) = (error.file, error.line, error.line == nil ? nil : error.column ?? 1)
             return
         }
         guard let error = error as? any CategorizedError else {
