@@ -459,10 +459,10 @@ struct ExportCommand: ParsableCommand {
             let format = self.format ?? "json"
             let named = try store.revisionID(revision, in: id)
             let form: SurveyStore.ExportFormat = format == "plist" ? .plist : .json
-            let content = try store.namingNewer(
-                then: "; export it as it is with --format plist or --package DIR"
-            ) {
-                try store.exportedContent(id, revision: named, as: form)
+            let content = try store.advisingOnUnreadable(id, revision: named) {
+                try store.namingNewer(then: "; export it as it is with --format plist or --package DIR") {
+                    try store.exportedContent(id, revision: named, as: form)
+                }
             }
             let (exported, data) = (content.revision, content.data)
             if let output { try store.writeExport(data, to: output) }
