@@ -569,7 +569,11 @@ struct ImportCommand: ParsableCommand {
                 case .failure(let error):
                     let failure = CommandFailure(error)
                     firstFailure = firstFailure ?? failure
-                    Console.error("\(path): not imported: \(failure.located)")
+                    // The path written out, as every path is, and said once.
+                    let shown = ShownText.escaping(path)
+                    var reason = failure.located
+                    if reason.hasPrefix(shown + ": ") { reason.removeFirst(shown.count + 2) }
+                    Console.error("\(shown): not imported: \(reason)")
                     entries.append(
                         Entry(
                             path: path,
