@@ -856,6 +856,34 @@ struct FirstUseTests {
         #expect(plain.stderr.contains("not a folder") && !plain.stderr.contains("no such"), "\(plain.stderr)")
     }
 
+    @Test(
+        "check says why a path it cannot reach is not there: a link to nothing, a loop of links, a name too long (each was 'no such file or folder')"
+    )
+    func checkUnreachablePaths() throws {
+        let store = try Store()
+        let dangling = store.directory.appendingPathComponent("dangling").path
+        try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: "nothing-here")
+        let loop = store.directory.appendingPathComponent("loop").path
+        try FileManager.default.createSymbolicLink(atPath: loop, withDestinationPath: "loop")
+        for path in [dangling, loop] {
+            let result = try CommandRunner.run(["check", path])
+            #expect(
+                result.status == 65
+                    && result.stderr
+                        == "\(path): it is a symbolic link that leads to nothing (its target is missing, or links lead back to it)\n",
+                "\(result.stderr)")
+        }
+        let long = store.directory.appendingPathComponent(String(repeating: "n", count: 300)).path
+        let tooLong = try CommandRunner.run(["check", long, "--json"])
+        let rows =
+            (try JSONSerialization.jsonObject(with: Data(tooLong.stdout.utf8)) as? [String: Any])?[
+                "revisions"]
+            as? [[String: Any]]
+        #expect(tooLong.status == 66, "\(tooLong.stderr)")
+        #expect(
+            rows?.first?["message"] as? String == "cannot look up: File name too long", "\(tooLong.stdout)")
+    }
+
     // MARK: Silently ignored options, silent no-ops
 
     @Test(
