@@ -212,7 +212,18 @@ public enum FormatCheck {
         let reader = FileReader(root: path, calls: calls)
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-            return [Result(path: path, status: .invalid, message: "no such file or folder")]
+            // Said as it is: absent, a link that leads nowhere, or a look-up that failed
+            // (a name too long, a folder on the way that may not be searched).
+            let message: String
+            do {
+                message =
+                    try FileReader(calls: calls).status(atPath: path) == nil
+                    ? "no such file or folder"
+                    : "it is a symbolic link that leads to nothing (its target is missing, or links lead back to it)"
+            } catch {
+                message = (error as? FileSystemError)?.failure ?? "cannot look it up: \(error)"
+            }
+            return [Result(path: path, status: .invalid, message: message)]
         }
         guard isFolder.boolValue else {
             return [

@@ -29,19 +29,25 @@ extension SurveyStore {
     /// folder that must not exist yet, in a folder that must: a complete, self-describing
     /// document.
     ///
+    /// A deleted document (its winner a deletion) has no content to export: without
+    /// `revision` it is refused as opening it is. A deletion named by `revision` is
+    /// copied as it is stored, its metadata alone, which `importPackage(at:)` takes.
+    ///
     /// - Returns: The exported revision.
     ///
     /// The package is written beside `destination` under a temporary name, every file
     /// and the folder fsynced, and renamed into place; an existing `destination` is
     /// refused and a missing parent folder is never created (see `OutputWriter` in the file layer).
     ///
-    /// - Throws: ``ExportError`` for a destination that exists or whose folder does not,
-    ///   `StoreError`.
+    /// - Throws: ``DocumentDeletedError`` when `revision` is `nil` and the document is
+    ///   deleted (nothing is written); ``ExportError`` for a destination that exists or
+    ///   whose folder does not, `StoreError`.
     @discardableResult
     public func exportPackage(
-        _ id: UUID, revision: RevisionID? = nil, to destination: String
+        _ id: UUID, revision named: RevisionID? = nil, to destination: String
     ) throws -> RevisionMetadata {
-        let revision = try self.revision(id, revision)
+        let revision = try self.revision(id, named)
+        if named == nil, revision.isDeleted { throw deletedError(id, revision) }
         let source = root + "/" + StoreLayout.package(revision.id, of: id)
         let reader = FileReader(root: root, calls: calls)
         guard let metadata = try reader.contents(atPath: source + "/" + StoreLayout.metadataFile) else {

@@ -87,6 +87,17 @@ extension SurveyStore {
         return SummariesReport(documents: documents, issues: issues, fromCache: fromCache)
     }
 
+    /// What mends document `id` when opening it at `revision` (its winner when `nil`)
+    /// failed with `error`, as ``remedy(forUnreadable:of:winner:conflicts:)`` says it for
+    /// `list`: nothing unless the revision is the winner, which a save on top or a head
+    /// kept replaces.
+    package func remedy(forUnreadable error: any Error, of id: UUID, revision: RevisionID?) -> String {
+        guard let graph = try? graph(of: id), let winner = graph.winner, !winner.isDeleted,
+            revision == nil || revision == winner.id
+        else { return "" }
+        return Self.remedy(forUnreadable: error, of: id, winner: winner, conflicts: graph.conflicts)
+    }
+
     /// What mends document `id` whose `winner` cannot be read, as `error` says: in
     /// parentheses after a space, or nothing when neither remedy applies (an input/output
     /// error, say).

@@ -72,6 +72,11 @@ public struct SurveyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// revision's content (`DOCUMENT/REVISION.survey/Survey.plist`), so that a message
     /// about one of two revisions (`diff`, `resolve --merge`) says which.
     public var file: String?
+    /// The 1-based line in ``file`` of the problem, when known: a reader that stops
+    /// where a rule is broken (the JSON reader at the first item too many) says where.
+    public var line: Int?
+    /// The 1-based column (in Unicode scalars) of the problem, when ``line`` is known.
+    public var column: Int?
 
     /// Creates an error about the item at `position` (1-based), or the survey's own when `nil`.
     public init(position: Int?, title: String?, rule: Rule, message: String) {
@@ -82,7 +87,7 @@ public struct SurveyError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `item 3 ("Rate us"): message [rule]`, or `survey: message [rule]`; after
-    /// `FILE: ` when the file is known.
+    /// `FILE: ` when the file is known, `FILE:LINE:COLUMN: ` when the place in it is too.
     public var description: String {
         let subject: String
         if let position {
@@ -90,15 +95,18 @@ public struct SurveyError: Error, Sendable, Equatable, CustomStringConvertible {
         } else {
             subject = "survey"
         }
-        let place = file.map { ShownText.escaping($0) + ": " } ?? ""
-        return "\(place)\(subject): \(message) [\(rule)]"
+        var place = file.map { ShownText.escaping($0) } ?? ""
+        if let line { place = "\(file == nil ? "<input>" : place):\(line):\(column ?? 1)" }
+        return "\(place.isEmpty ? "" : place + ": ")\(subject): \(message) [\(rule)]"
     }
 
-    /// This error without its file, for a message that names the file (or the revision)
-    /// already.
+    /// This error without its file (and the place in it), for a message that names the
+    /// file (or the revision) already.
     public var leavingOutFile: SurveyError {
         var copy = self
         copy.file = nil
+        copy.line = nil
+        copy.column = nil
         return copy
     }
 

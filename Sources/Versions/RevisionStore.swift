@@ -1231,8 +1231,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .damagedStore(let file, let why): "\(file): not a store's layout file: \(why)"
         case .newerFormat(let id, let version, let supported):
             "\(id): format \(version) is newer than this build supports (\(supported))"
-        case .noSuchPackage(let path): "there is no revision package at \(path)"
-        case .unimportablePackage(let path, let why): "\(path): cannot be imported: \(why)"
+        case .noSuchPackage(let path): "there is no revision package at \(ShownText.escaping(path))"
+        case .unimportablePackage(let path, let why):
+            "\(ShownText.escaping(path)): cannot be imported: \(why)"
         case .documentsFolderBlocked(let path, let kind):
             "\(ShownText.escaping(path)): \(Self.blockedDocuments(kind))"
         }

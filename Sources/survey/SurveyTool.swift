@@ -46,8 +46,8 @@ struct SurveyTool: ParsableCommand {
               belongs, a store whose Documents is a link or a file, a winner that
               migrate cannot migrate (reported once the others are migrated)
           66  no such store, document, revision, item (edit --answer ITEM=VALUE) or
-              file; a file where a store's folder belongs (init too); content that is
-              not there (a deleted document's, a pruned revision's, a deletion's); a
+              file; a file where a store's folder belongs (init and demo --store too);
+              content that is not there (a deleted document's, a pruned revision's, a deletion's); a
               watched store removed or moved away
           75  refused: save --if-current when the base is no longer the only current
               revision (a deletion an edit raced does not count), and

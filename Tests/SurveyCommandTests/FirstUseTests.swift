@@ -243,6 +243,33 @@ struct FirstUseTests {
     }
 
     @Test(
+        "demo --store given a file, or a folder holding a file where a device's store goes, says it is a file, not a folder (exit 66, notAFolder; it said 'cannot open f: Not a directory', exit 1)"
+    )
+    func demoStoreIsAFile() throws {
+        let store = try Store()
+        let file = try store.write("not a folder", "f")
+        let folder = store.directory.appendingPathComponent("demo").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/laptop"))
+        for (path, message) in [
+            (file, "cannot keep the demo's stores in \(file): it is a file, not a folder"),
+            (file + "/sub", "cannot keep the demo's stores in \(file)/sub: \(file) is a file, not a folder"),
+            (folder, "cannot create a store at \(folder)/laptop: it is a file, not a folder"),
+        ] {
+            let text = try CommandRunner.run(["demo", "--store", path])
+            #expect(text.status == 66 && text.stderr == "error: \(message)\n", "\(text.stderr)")
+            #expect(text.stdout.isEmpty, "\(text.stdout)")
+            let json = try CommandRunner.run(["demo", "--store", path, "--json"])
+            let error = Self.object(json.stdout)?["error"] as? [String: Any]
+            #expect(
+                json.status == 66 && error?["code"] as? String == "notAFolder"
+                    && error?["message"] as? String == message, "\(json.stdout)")
+        }
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "not a folder")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["laptop"])
+    }
+
+    @Test(
         "Content that is not there exits 66 and says why: a deletion named in diff records a deletion (it said 'pruned'), a pruned revision has been pruned"
     )
     func absentContent() throws {
@@ -828,6 +855,34 @@ struct FirstUseTests {
         let plain = try CommandRunner.run(["check", file])
         #expect(plain.status == 65)
         #expect(plain.stderr.contains("not a folder") && !plain.stderr.contains("no such"), "\(plain.stderr)")
+    }
+
+    @Test(
+        "check says why a path it cannot reach is not there: a link to nothing, a loop of links, a name too long (each was 'no such file or folder')"
+    )
+    func checkUnreachablePaths() throws {
+        let store = try Store()
+        let dangling = store.directory.appendingPathComponent("dangling").path
+        try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: "nothing-here")
+        let loop = store.directory.appendingPathComponent("loop").path
+        try FileManager.default.createSymbolicLink(atPath: loop, withDestinationPath: "loop")
+        for path in [dangling, loop] {
+            let result = try CommandRunner.run(["check", path])
+            #expect(
+                result.status == 65
+                    && result.stderr
+                        == "\(path): it is a symbolic link that leads to nothing (its target is missing, or links lead back to it)\n",
+                "\(result.stderr)")
+        }
+        let long = store.directory.appendingPathComponent(String(repeating: "n", count: 300)).path
+        let tooLong = try CommandRunner.run(["check", long, "--json"])
+        let rows =
+            (try JSONSerialization.jsonObject(with: Data(tooLong.stdout.utf8)) as? [String: Any])?[
+                "revisions"]
+            as? [[String: Any]]
+        #expect(tooLong.status == 66, "\(tooLong.stderr)")
+        #expect(
+            rows?.first?["message"] as? String == "cannot look up: File name too long", "\(tooLong.stdout)")
     }
 
     // MARK: Silently ignored options, silent no-ops

@@ -226,4 +226,34 @@ struct ImportManyTests {
         }
         #expect(try ImportTests.tree(store).filter { $0.hasPrefix("Documents/") }.isEmpty)
     }
+
+    @Test(
+        "A path that is no package, with a line feed in its name, is written out in every message (it split the line) and said once per line (it was said twice)"
+    )
+    func pathsWrittenOutOnce() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store").path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        let file = directory.appendingPathComponent("not\na package").path
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        let missing = directory.appendingPathComponent("no\nsuch").path
+        let shownFile = directory.path + "/not\\u{A}a package",
+            shownMissing = directory.path + "/no\\u{A}such"
+        let why =
+            "cannot be imported: it is not a folder; a revision package is a folder holding DocumentMetadata.plist"
+
+        let one = try CommandRunner.run(["import", file, "--store", store])
+        #expect(one.status == 65 && one.stderr == "error: \(shownFile): \(why)\n", "\(one.stderr)")
+        let none = try CommandRunner.run(["import", missing, "--store", store])
+        #expect(
+            none.status == 66 && none.stderr == "error: there is no revision package at \(shownMissing)\n",
+            "\(none.stderr)")
+        let many = try CommandRunner.run(["import", file, missing, "--store", store])
+        #expect(many.status == 65, "\(many.stderr)")
+        #expect(
+            many.stderr
+                == "\(shownFile): not imported: \(why)\n\(shownMissing): not imported: there is no revision package at \(shownMissing)\n",
+            "\(many.stderr)")
+    }
 }

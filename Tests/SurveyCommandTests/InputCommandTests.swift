@@ -400,3 +400,51 @@ struct InputCommandTests {
         #expect(plain.status == 0 && plain.stderr.isEmpty, "\(plain.stderr)")
     }
 }
+
+extension InputCommandTests {
+    @Test(
+        "More items than a survey may hold: JSON and XML are refused alike, code invalidSurvey and rule tooManyItems (JSON said neither the rule nor the shape XML said), JSON with the place its reader stopped"
+    )
+    func itemLimitAlike() throws {
+        let store = try Store()
+        #expect(try store.run(["init"]).status == 0)
+        let count = Survey.maximumItemCount + 1
+        let item = #"{"title": "Q", "kind": "textOnly"}"#
+        let json = try store.write(
+            #"{"title": "T", "items": ["# + Array(repeating: item, count: count).joined(separator: ",\n")
+                + "]}",
+            "big.json")
+        let xmlItem =
+            "<dict><key>kind</key><string>textOnly</string><key>title</key><string>Q</string></dict>"
+        let xml = try store.write(
+            "<plist version=\"1.0\"><dict><key>items</key><array>"
+                + String(repeating: xmlItem, count: count)
+                + "</array><key>title</key><string>T</string></dict></plist>",
+            "big.plist")
+        func error(_ file: String) throws -> (stderr: String, body: [String: Any]) {
+            let result = try store.run(["new", "--from", file, "--json"])
+            #expect(result.status == 65, "\(result.stderr)")
+            let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            return (result.stderr, try #require(object?["error"] as? [String: Any]))
+        }
+        let fromJSON = try error(json), fromXML = try error(xml)
+        #expect(fromJSON.body["code"] as? String == "invalidSurvey")
+        #expect(fromXML.body["code"] as? String == "invalidSurvey")
+        #expect(
+            fromXML.body["message"] as? String
+                == "survey: it has \(count) items; a survey has at most 100000 [tooManyItems]")
+        #expect(
+            fromJSON.body["message"] as? String
+                == "survey: it has more than 100000 items; a survey has at most 100000 [tooManyItems]")
+        #expect(fromJSON.body["file"] as? String == json && fromXML.body["file"] as? String == xml)
+        #expect(fromJSON.body["line"] as? Int == count && fromJSON.body["column"] as? Int == 1)
+        #expect(
+            fromJSON.stderr
+                == "\(json):\(count):1: survey: it has more than 100000 items; a survey has at most 100000 [tooManyItems]\n"
+        )
+        #expect(
+            fromXML.stderr
+                == "\(xml): survey: it has \(count) items; a survey has at most 100000 [tooManyItems]\n")
+        #expect((try store.json(["list"]) as? [Any])?.isEmpty == true)
+    }
+}

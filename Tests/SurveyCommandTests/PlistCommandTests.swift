@@ -243,6 +243,36 @@ struct PlistCommandTests {
         #expect(lint.status == 65 && lint.stderr.contains("the document is JSON"))
     }
 
+    @Test(
+        "Standard input is named <stdin> everywhere: in lint's and convert's messages and in their --json (lint's path and convert's file said '-')"
+    )
+    func standardInputName() throws {
+        let bad = Data("<plist><true>x</true></plist>".utf8)
+        let lint = try CommandRunner.run(["plist", "lint", "--json", "-"], input: bad)
+        #expect(lint.status == 65 && lint.stderr.hasPrefix("<stdin>:1:"), "\(lint.stderr)")
+        let files =
+            (try JSONSerialization.jsonObject(with: Data(lint.stdout.utf8)) as? [String: Any])?["files"]
+            as? [[String: Any]]
+        #expect(files?.first?["path"] as? String == "<stdin>", "\(lint.stdout)")
+        let good = try CommandRunner.run(
+            ["plist", "lint", "--json", "-"], input: Data("<plist><true/></plist>".utf8))
+        let goodFiles =
+            (try JSONSerialization.jsonObject(with: Data(good.stdout.utf8)) as? [String: Any])?["files"]
+            as? [[String: Any]]
+        #expect(good.status == 0 && goodFiles?.first?["path"] as? String == "<stdin>", "\(good.stdout)")
+
+        let refused = try CommandRunner.run(["plist", "convert", "--json", "-", "--to", "xml"], input: bad)
+        let error =
+            (try JSONSerialization.jsonObject(with: Data(refused.stdout.utf8)) as? [String: Any])?["error"]
+            as? [String: Any]
+        #expect(refused.status == 65 && error?["file"] as? String == "<stdin>", "\(refused.stdout)")
+        #expect(refused.stderr.hasPrefix("<stdin>:1:"), "\(refused.stderr)")
+        let converted = try CommandRunner.run(
+            ["plist", "convert", "--json", "-", "--to", "json"], input: Data("<plist><true/></plist>".utf8))
+        let report = try JSONSerialization.jsonObject(with: Data(converted.stdout.utf8)) as? [String: Any]
+        #expect(converted.status == 0 && report?["file"] as? String == "<stdin>", "\(converted.stdout)")
+    }
+
     @Test("Unknown options and formats are usage errors (exit 64)")
     func usage() throws {
         #expect(try CommandRunner.run(["plist", "convert", "x.plist", "--to", "yaml"]).status == 64)

@@ -622,3 +622,40 @@ extension StoreCommandTests {
         }
     }
 }
+
+extension StoreCommandTests {
+    @Test(
+        "export --package of a deleted document is refused as export is (exit 66, code deleted) and writes nothing (it copied the deletion's package); --revision DELETION copies it, and import takes it"
+    )
+    func exportPackageOfDeleted() throws {
+        let store = try Store()
+        let (id, _) = try store.makeDocument()
+        let deletion = try store.run(["delete", id]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let plain = try store.run(["export", id])
+        let package = store.directory.appendingPathComponent("deleted.survey").path
+        let refused = try store.run(["export", id, "--package", package])
+        #expect(plain.status == 66 && refused.status == 66, "\(refused.stderr)")
+        #expect(refused.stderr == plain.stderr, "\(refused.stderr)")
+        #expect(refused.stderr.contains("document \(id) was deleted at"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: package))
+        let json = try store.run(["export", id, "--package", package, "--json"])
+        let error =
+            (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["error"]
+            as? [String: Any]
+        #expect(
+            json.status == 66 && error?["code"] as? String == "deleted" && error?["exit"] as? Int == 66,
+            "\(json.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: package))
+
+        // The deletion named: its package, metadata alone, which another store imports.
+        let named =
+            try store.json(["export", id, "--revision", deletion, "--package", package]) as! [String: Any]
+        #expect(named["revision"] as? String == deletion)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: package) == ["DocumentMetadata.plist"])
+        let other = try Store()
+        #expect(try other.run(["init"]).status == 0)
+        let imported = try other.json(["import", package]) as! [String: Any]
+        #expect(imported["revision"] as? String == deletion && imported["outcome"] as? String == "added")
+    }
+}

@@ -122,4 +122,85 @@ struct UnreadableWinnerTests {
             after.stdout.contains("Good") && after.stdout.contains("Fixed")
                 && after.stdout.contains("Other head"))
     }
+
+    @Test(
+        "show, edit and export of a winner whose content is intact but unreadable give list's advice (they said only why); damaged content is still sent to a repair, and an earlier revision gets no advice"
+    )
+    func openingAdvice() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store").path
+        _ = try SurveyStore.create(at: store, deviceName: "here")
+        let revisions = RevisionStore(
+            root: store, device: Device(id: "other-app-1", name: "other app"),
+            wallClock: { 1_560_000_000_000 })
+        let good = try PropertyList.dictionary(["title": "Good", "items": []]).xmlData()
+        let malformed = Data("<plist><dict><key>title</key><string>t</strin></dict></plist>\n".utf8)
+        let edited = UUID(uuidString: "00000001-0000-4000-8000-000000000000")!
+        let earlier = try revisions.write(document: edited, parents: [], content: good, formatVersion: 2)
+        let malformedRevision = try revisions.write(
+            document: edited, parents: [earlier], content: malformed, formatVersion: 2)
+        let conflicted = UUID(uuidString: "00000003-0000-4000-8000-000000000000")!
+        let base = try revisions.write(document: conflicted, parents: [], content: good, formatVersion: 2)
+        let readableHead = try revisions.write(
+            document: conflicted, parents: [base],
+            content: try PropertyList.dictionary(["title": "Other head", "items": []]).xmlData(),
+            formatVersion: 2)
+        _ = try revisions.write(document: conflicted, parents: [base], content: malformed, formatVersion: 2)
+        let damaged = UUID(uuidString: "00000004-0000-4000-8000-000000000000")!
+        let intact = try revisions.write(document: damaged, parents: [], content: good, formatVersion: 2)
+        let damagedFile =
+            store + "/Documents/" + damaged.uuidString.lowercased() + "/" + intact.id.description
+            + ".survey/Survey.plist"
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: damagedFile))
+        let at = try #require(bytes.range(of: Data("Good".utf8))).lowerBound
+        bytes[at] = UInt8(ascii: "F")
+        try bytes.write(to: URL(fileURLWithPath: damagedFile))
+
+        let advice =
+            " (its content matches the digest in its metadata, so every replica holds these same bytes and no repair mends them; save new content on top with `survey save "
+        let document = edited.uuidString.lowercased()
+        let list = try CommandRunner.run(["list", "--store", store])
+        for command in [["show"], ["show", "--json"], ["edit", "--title", "New"], ["export"]] {
+            let result = try CommandRunner.run(
+                [command[0], document] + command.dropFirst() + ["--store", store])
+            #expect(result.status == 65, "\(command): \(result.stderr)")
+            let line = result.stderr.split(separator: "\n").first.map(String.init) ?? ""
+            #expect(line.contains("Opening and ending tag mismatch"), "\(command): \(line)")
+            let remedy =
+                advice + document
+                + " --from FILE`, such as an earlier revision's content, which `survey export \(document) --revision REV -o FILE` writes)"
+            #expect(line.hasSuffix(remedy), "\(command): \(line)")
+            #expect(list.stderr.contains(remedy), "\(list.stderr)")
+            if command.contains("--json") {
+                let error =
+                    (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?[
+                        "error"]
+                    as? [String: Any]
+                #expect((error?["message"] as? String)?.hasSuffix(remedy) == true, "\(result.stdout)")
+            }
+        }
+        // In a conflict: keep the other head.
+        let other = try CommandRunner.run(["show", conflicted.uuidString, "--store", store])
+        #expect(
+            other.status == 65
+                && other.stderr.hasSuffix(
+                    ", or keep the other head with `survey resolve \(conflicted.uuidString.lowercased()) --keep \(readableHead.id)`)\n"
+                ), "\(other.stderr)")
+        // Damaged: a repair, as before, and no save on top.
+        let repair = try CommandRunner.run(["show", damaged.uuidString, "--store", store])
+        #expect(
+            repair.status == 65 && repair.stderr.contains("--repair-from") && !repair.stderr.contains(advice),
+            "\(repair.stderr)")
+        // A revision that is not the winner: nothing a save on top would mend.
+        _ = try revisions.write(
+            document: edited, parents: [malformedRevision], content: good, formatVersion: 2)
+        let named = try CommandRunner.run([
+            "show", document, "--revision", malformedRevision.id.description, "--store", store,
+        ])
+        #expect(
+            named.status == 65 && named.stderr.contains("Opening and ending tag mismatch")
+                && !named.stderr.contains(advice), "\(named.stderr)")
+        #expect(try CommandRunner.run(["show", document, "--store", store]).status == 0)
+    }
 }

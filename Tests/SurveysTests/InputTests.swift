@@ -183,9 +183,19 @@ struct InputTests {
         let items = Array(repeating: item, count: Survey.maximumItemCount + 1).joined(separator: ",\n")
         let clock = ContinuousClock()
         let start = clock.now
-        let error = #expect(throws: SurveyFileError.self) { try Survey(json: Self.survey(items: items)) }
-        #expect(error?.message == "the survey has more than 100000 items, the most a survey may have")
+        // The same error as XML with as many items gets (it was a SurveyFileError of
+        // another message), with the place where the reader stopped.
+        let error = #expect(throws: SurveyError.self) {
+            try Survey(json: Self.survey(items: items), file: "big.json")
+        }
+        #expect(error?.rule == .tooManyItems && error?.position == nil)
+        #expect(error?.message == "it has more than 100000 items; a survey has at most 100000")
         #expect(error?.line == Survey.maximumItemCount + 1)
+        #expect(error?.column != nil)
+        #expect(
+            error?.description
+                == "big.json:\(Survey.maximumItemCount + 1):\(error?.column ?? 0): survey: it has more than 100000 items; a survey has at most 100000 [tooManyItems]"
+        )
         #expect(clock.now - start < .seconds(20))
         let plistError = #expect(throws: SurveyError.self) {
             try Survey(

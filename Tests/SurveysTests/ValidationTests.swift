@@ -36,6 +36,17 @@ struct ValidationTests {
             name: "binary answer 2",
             json: survey(#"{"title": "Q", "kind": "binary", "options": ["a", "b"], "answer": 2}"#),
             position: 2, rule: .answerOutOfRange, message: "0 or 1, not 2"),
+        // Too large for an Int: the number written (it said "not 9223372036854775807").
+        Case(
+            name: "binary answer 2^64 - 1",
+            json: survey(
+                #"{"title": "Q", "kind": "binary", "options": ["a", "b"], "answer": 18446744073709551615}"#),
+            position: 2, rule: .answerOutOfRange, message: "0 or 1, not 18446744073709551615"),
+        Case(
+            name: "binary answer 2^63",
+            json: survey(
+                #"{"title": "Q", "kind": "binary", "options": ["a", "b"], "answer": 9223372036854775808}"#),
+            position: 2, rule: .answerOutOfRange, message: "0 or 1, not 9223372036854775808"),
         Case(
             name: "binary answer as text",
             json: survey(#"{"title": "Q", "kind": "binary", "options": ["a", "b"], "answer": "b"}"#),

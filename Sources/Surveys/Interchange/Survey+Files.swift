@@ -24,8 +24,9 @@ extension Survey {
     ///     `id` names another document is refused.
     /// - Throws: `PropertyListError` (with line and column) for a malformed property list,
     ///   XML or JSON (code `malformedJSON` for JSON, and for text that is neither XML nor
-    ///   UTF-8); ``SurveyFileError`` for a file over ``maximumFileSize`` or JSON with more
-    ///   than ``maximumItemCount`` items; ``SurveyError`` for a survey that breaks a rule.
+    ///   UTF-8); ``SurveyFileError`` for a file over ``maximumFileSize``; ``SurveyError``
+    ///   for a survey that breaks a rule, more than ``maximumItemCount`` items included
+    ///   (``SurveyError/Rule/tooManyItems``, in either form).
     public init(data: Data, file: String? = nil, document: UUID? = nil) throws {
         guard data.count <= Self.maximumFileSize else {
             throw SurveyFileError(
@@ -49,7 +50,8 @@ extension Survey {
     ///
     /// The reader is the one `PropertyList(json:file:)` uses, and as strict: a key repeated
     /// in one object, `null`, invalid UTF-8 and more than ``maximumItemCount`` items are
-    /// refused with the line and column.
+    /// refused with the line and column (the items as an XML file with as many is refused,
+    /// rule ``SurveyError/Rule/tooManyItems``, the reader stopping at the first one too many).
     ///
     /// - Parameters:
     ///   - json: The JSON document.
@@ -57,15 +59,25 @@ extension Survey {
     ///   - document: The document the survey is for, when it is saved to one: a file whose
     ///     `id` names another document is refused.
     /// - Throws: `PropertyListError` with code `malformedJSON` for JSON that is malformed
-    ///   or holds what a property list cannot (as `PropertyList(json:file:)` throws it),
-    ///   ``SurveyFileError`` for more than ``maximumItemCount`` items, ``SurveyError`` for
-    ///   a survey that breaks a rule.
+    ///   or holds what a property list cannot (as `PropertyList(json:file:)` throws it);
+    ///   ``SurveyError`` for a survey that breaks a rule, more than ``maximumItemCount``
+    ///   items included (with the line and column of the first one too many).
     public init(json: Data, file: String? = nil, document: UUID? = nil) throws {
         let value: PropertyList
         do {
             value = try JSONReader.read(json, itemLimit: Self.maximumItemCount)
         } catch  where error.isItemLimit {
-            throw SurveyFileError(file: file, message: error.message, line: error.line, column: error.column)
+            // The rule an XML file with as many items breaks, said the same way, but where
+            // the reader stopped: at the first item too many.
+            var tooMany = SurveyError(
+                position: nil, title: nil, rule: .tooManyItems,
+                message:
+                    "it has more than \(Self.maximumItemCount) items; a survey has at most \(Self.maximumItemCount)"
+            )
+            tooMany.file = file
+            tooMany.line = error.line
+            tooMany.column = error.column
+            throw tooMany
         } catch {
             throw PropertyListError(
                 code: .malformedJSON, message: error.message, file: file, line: error.line,
@@ -159,9 +171,10 @@ enum InputFormat: Equatable {
     }
 }
 
-/// A survey file refused whole for its size: larger than ``Survey/maximumFileSize``, or
-/// JSON with more than ``Survey/maximumItemCount`` items. A file that is not a property
-/// list, XML or JSON, is refused with a `PropertyListError`.
+/// A survey file refused whole for its size: larger than ``Survey/maximumFileSize``. A
+/// file that is not a property list, XML or JSON, is refused with a `PropertyListError`,
+/// and one with more than ``Survey/maximumItemCount`` items with a ``SurveyError`` (rule
+/// ``SurveyError/Rule/tooManyItems``), in either form.
 public struct SurveyFileError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file, when known.
     public var file: String?

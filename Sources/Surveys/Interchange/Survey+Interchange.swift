@@ -238,7 +238,11 @@ extension Survey {
     ) throws -> Answer? {
         switch (kind, value) {
         case (.binary, .integer(let integer)):
-            return integer.exactly(Int.self).map(Answer.choice) ?? .choice(Int.max)
+            // One too large for an Int is refused quoting the number written, not another.
+            guard let index = integer.exactly(Int.self) else {
+                throw fail(.answerOutOfRange, "a binary answer is 0 or 1, not \(integer)")
+            }
+            return .choice(index)
         case (.textField, .string(let text)), (.picker, .string(let text)): return .text(text)
         case (.datePicker, .date(let date)): return .date(wholeSecond(date))
         case (.datePicker, .string(let text)):

@@ -12,7 +12,11 @@ struct DemoCommand: ParsableCommand {
             "Walk through two devices editing a sample survey offline: sync, conflict, winner, item-level merge, prune.",
         discussion: """
             Without --store the two stores go in a new temporary folder that is removed at the end. \
-            With --store PATH they are PATH/laptop and PATH/phone and are kept; a re-run uses them again.
+            With --store PATH they are PATH/laptop and PATH/phone and are kept; a re-run uses them again. \
+            A file at PATH (or at PATH/laptop or PATH/phone) is refused as init refuses one: it is a file, \
+            not a folder (exit 66, code notAFolder).
+
+            \(SurveyTool.exitCodesReference)
             """)
 
     @Option(
@@ -52,6 +56,21 @@ struct DemoCommand: ParsableCommand {
                     "survey-demo-\(UUID().uuidString.prefix(8))"
                 ).path
             defer { if temporary { try? SurveyStore.removeFolder(folder) } }
+            // A file where a folder belongs: said as init says it, rather than as a
+            // folder that cannot be opened (exit 1).
+            if !temporary {
+                for (path, what) in [
+                    (folder, "cannot keep the demo's stores in"),
+                    (folder + "/laptop", "cannot create a store at"),
+                    (folder + "/phone", "cannot create a store at"),
+                ] {
+                    if let reason = StoreFolder.notAFolder(path) {
+                        throw CommandFailure(
+                            code: "notAFolder", message: "\(what) \(ShownText.escaping(path)): \(reason)",
+                            exit: ExitStatus.noInput.rawValue)
+                    }
+                }
+            }
             let summary = try walkThrough(folder: folder, temporary: temporary)
             if json { try Console.printJSON(summary) }
         }

@@ -395,6 +395,8 @@ struct ExportCommand: ParsableCommand {
             Writes the winner's (or REV's) content in the interchange form, JSON or an XML property list, to \
             standard output or to -o FILE, whose folder must exist. With --package DIR, copies the whole \
             revision package to DIR, a new folder in an existing one (then -o and --format are refused). A \
+            deleted document is refused (exit 66), --package too; --package with --revision DELETION copies \
+            that deletion's package, its metadata alone, which import takes. A \
             revision in a format newer than this build is exported as it is stored, with --format plist or \
             --package. With --json, the content is part of the one JSON document (as an object for json). \
             Content stored before a rule for new content was added (an empty title, two options with one \
@@ -458,10 +460,10 @@ struct ExportCommand: ParsableCommand {
             let format = self.format ?? "json"
             let named = try store.revisionID(revision, in: id)
             let form: SurveyStore.ExportFormat = format == "plist" ? .plist : .json
-            let content = try store.namingNewer(
-                then: "; export it as it is with --format plist or --package DIR"
-            ) {
-                try store.exportedContent(id, revision: named, as: form)
+            let content = try store.advisingOnUnreadable(id, revision: named) {
+                try store.namingNewer(then: "; export it as it is with --format plist or --package DIR") {
+                    try store.exportedContent(id, revision: named, as: form)
+                }
             }
             let (exported, data) = (content.revision, content.data)
             if let output { try store.writeExport(data, to: output) }
@@ -568,7 +570,11 @@ struct ImportCommand: ParsableCommand {
                 case .failure(let error):
                     let failure = CommandFailure(error)
                     firstFailure = firstFailure ?? failure
-                    Console.error("\(path): not imported: \(failure.located)")
+                    // The path written out, as every path is, and said once.
+                    let shown = ShownText.escaping(path)
+                    var reason = failure.located
+                    if reason.hasPrefix(shown + ": ") { reason.removeFirst(shown.count + 2) }
+                    Console.error("\(shown): not imported: \(reason)")
                     entries.append(
                         Entry(
                             path: path,

@@ -49,7 +49,8 @@ extension PlistCommand {
                 """
         )
 
-        @Argument(help: "The property-list files to check (- is standard input).")
+        @Argument(
+            help: "The property-list files to check (- is standard input, named <stdin> in the output).")
         var files: [String]
 
         @Flag(help: "Print one JSON document with a result per file.")
@@ -77,18 +78,18 @@ extension PlistCommand {
                     data = try PlistCommand.read(path)
                 } catch let failure as CommandFailure {
                     Console.error(failure.text)
-                    results.append(Result(path: path, valid: false, message: failure.message))
+                    results.append(Result(path: inputName(path), valid: false, message: failure.message))
                     if worst != ExitStatus.noInput { worst = ExitCode(failure.exit) }
                     continue
                 }
                 do {
                     _ = try PropertyList(xml: data, file: inputName(path))
-                    results.append(Result(path: path, valid: true))
+                    results.append(Result(path: inputName(path), valid: true))
                 } catch let error as PropertyListError {
                     Console.error(error.description)
                     results.append(
                         Result(
-                            path: path, valid: false, line: error.line, column: error.column,
+                            path: inputName(path), valid: false, line: error.line, column: error.column,
                             message: error.message))
                     if worst == .success { worst = ExitStatus.invalidData }
                 }
@@ -127,7 +128,10 @@ extension PlistCommand {
             case json, xml
         }
 
-        @Argument(help: "The property list to convert: XML, or JSON (- is standard input).")
+        @Argument(
+            help:
+                "The property list to convert: XML, or JSON (- is standard input, named <stdin> in the output)."
+        )
         var file: String
 
         @Option(help: "The output format: json or xml.")
@@ -177,7 +181,7 @@ extension PlistCommand {
             }
             if let output { try Console.writeFile(converted, to: output) }
             if json {
-                var report = ["file": file, "format": to.rawValue]
+                var report = ["file": name, "format": to.rawValue]
                 if let output {
                     report["output"] = output
                 } else {

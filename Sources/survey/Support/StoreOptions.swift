@@ -146,9 +146,9 @@ struct CommandFailure: Error {
     init(_ error: any Error) {
         // A rule broken by a file's content (an input file, a stored or imported
         // package's Survey.plist): located in the file, as a malformed file is.
-        if let error = error as? SurveyError, let file = error.file {
+        if let error = error as? SurveyError, error.file != nil || error.line != nil {
             self.init(error.leavingOutFile)
-            self.file = file
+            (file, line, column) = (error.file, error.line, error.line == nil ? nil : error.column ?? 1)
             return
         }
         guard let error = error as? any CategorizedError else {
@@ -344,10 +344,31 @@ extension SurveyStore {
     }
 
     /// `open(_:revision:)`, failing with the revision named, and how to copy it as it is,
-    /// when it is in a format newer than this build's.
+    /// when it is in a format newer than this build's; and, when the winner's content is
+    /// intact but cannot be read, with what mends it (see ``advisingOnUnreadable(_:revision:_:)``).
     func openNamingNewer(_ id: UUID, revision: RevisionID?) throws -> SurveyDocument {
-        try namingNewer(then: "; export it as it is with survey export --format plist or --package DIR") {
-            try open(id, revision: revision)
+        try advisingOnUnreadable(id, revision: revision) {
+            try namingNewer(then: "; export it as it is with survey export --format plist or --package DIR") {
+                try open(id, revision: revision)
+            }
+        }
+    }
+
+    /// Runs `body`, which reads document `id` at `revision` (its winner when `nil`). When
+    /// it fails because the winner's content matches its digest but is no survey this
+    /// build reads (malformed, or breaking a rule), the failure says what mends it, as
+    /// `list`'s warning does: new content saved on top, or another head kept. (Damaged
+    /// content is sent to a repair by ``CommandFailure`` itself.)
+    func advisingOnUnreadable<T>(_ id: UUID, revision: RevisionID?, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            guard !(error is VersionsError), !(error is CommandFailure) else { throw error }
+            let remedy = remedy(forUnreadable: error, of: id, revision: revision)
+            guard !remedy.isEmpty else { throw error }
+            var failure = CommandFailure(error)
+            failure.message += remedy
+            throw failure
         }
     }
 }
