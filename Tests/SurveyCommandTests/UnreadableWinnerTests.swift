@@ -158,7 +158,7 @@ struct UnreadableWinnerTests {
         try bytes.write(to: URL(fileURLWithPath: damagedFile))
 
         let advice =
-            " (its content matches the digest in its metadata, so every replica holds these same bytes and no repair mends them; save new content on top with `survey save "
+            " (its content matches the digest in its metadata, so every replica holds these same bytes and no repair mends them; save new content on top with `survey save --store \(store) "
         let document = edited.uuidString.lowercased()
         let list = try CommandRunner.run(["list", "--store", store])
         for command in [["show"], ["show", "--json"], ["edit", "--title", "New"], ["export"]] {
@@ -169,7 +169,7 @@ struct UnreadableWinnerTests {
             #expect(line.contains("Opening and ending tag mismatch"), "\(command): \(line)")
             let remedy =
                 advice + document
-                + " --from FILE`, such as an earlier revision's content, which `survey export \(document) --revision REV -o FILE` writes)"
+                + " --from FILE`, such as an earlier revision's content, which `survey export --store \(store) \(document) --revision REV -o FILE` writes)"
             #expect(line.hasSuffix(remedy), "\(command): \(line)")
             #expect(list.stderr.contains(remedy), "\(list.stderr)")
             if command.contains("--json") {
@@ -185,7 +185,7 @@ struct UnreadableWinnerTests {
         #expect(
             other.status == 65
                 && other.stderr.hasSuffix(
-                    ", or keep the other head with `survey resolve \(conflicted.uuidString.lowercased()) --keep \(readableHead.id)`)\n"
+                    ", or keep the other head with `survey resolve --store \(store) \(conflicted.uuidString.lowercased()) --keep \(readableHead.id)`)\n"
                 ), "\(other.stderr)")
         // Damaged: a repair, as before, and no save on top.
         let repair = try CommandRunner.run(["show", damaged.uuidString, "--store", store])

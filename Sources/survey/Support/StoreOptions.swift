@@ -367,7 +367,7 @@ extension SurveyStore {
             let remedy = remedy(forUnreadable: error, of: id, revision: revision)
             guard !remedy.isEmpty else { throw error }
             var failure = CommandFailure(error)
-            failure.message += remedy
+            failure.message += Advice.namingStore(in: remedy)
             throw failure
         }
     }
