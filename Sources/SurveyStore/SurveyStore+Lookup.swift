@@ -49,7 +49,7 @@ public struct DocumentDeletedError: Error, Equatable, Sendable, CustomStringConv
         let id = document.uuidString.lowercased()
         let when = deletion.timestamp.date.formatted(.iso8601)
         var text =
-            "document \(id) was deleted at \(when) on device \"\(deletion.device.name)\" (revision \(deletion.id)); restore it with "
+            "document \(id) was deleted at \(when) on device \(ShownText.quoted(deletion.device.name)) (revision \(deletion.id)); restore it with "
         if let kept = restorable.first { text += "`survey resolve \(id) --keep \(kept)` or " }
         text += "`survey save \(id) --from FILE --base \(deletion.id)`"
         return text

@@ -558,4 +558,46 @@ struct MergeCommandTests {
             FileManager.default.fileExists(atPath: folder + "/laptop/Store.plist")
                 && FileManager.default.fileExists(atPath: folder + "/phone/Store.plist"))
     }
+
+    @Test(
+        "diff and resolve --merge --dry-run write a quote in quoted text as \\\" and a backslash as \\\\ (a quote in a title or answer seemed to end it)"
+    )
+    func quotesInQuotedText() throws {
+        let store = try Store()
+        let (id, _, heads) = try Self.conflict(
+            store,
+            heads: [
+                Self.survey(
+                    [
+                        Self.binary(), Self.name(#"say \"hi\""#, title: #"Your \"name\""#), Self.rate(),
+                        Self.dish(),
+                    ],
+                    title: #"Visit \\ \"2\""#),
+                Self.survey(
+                    [Self.binary(), Self.name(#"a\\b"#, title: #"Your \"name\""#), Self.rate(), Self.dish()]),
+            ])
+        let diff = try store.run(["diff", id])
+        #expect(diff.status == 0, "\(diff.stderr)")
+        for line in [
+            #"  title: "Visit \\ \"2\"" → "Visit""#, #"* 2 "Your \"name\"":"#,
+            #"    answer: "say \"hi\"" → "a\\b""#,
+        ] {
+            #expect(diff.stdout.contains(line + "\n"), "\(line) in \(diff.stdout)")
+        }
+        let dry = try store.run(["resolve", id, "--merge", "--dry-run"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(
+            dry.stdout.contains(
+                #"  item 2 "Your \"name\"" answer: took "say \"hi\"" from \#(heads[0].prefix(8))… (\#(heads[0].prefix(8))… "say \"hi\""; \#(heads[1].prefix(8))… "a\\b")"#
+            ), "\(dry.stdout)")
+        // The merge against the winner: the contested answer is the winner's, the title too.
+        #expect(
+            dry.stdout.hasSuffix("the merge against the winner (nothing written):\n  no differences\n"),
+            "\(dry.stdout)")
+        // JSON carries the text as it is.
+        let shown = try store.json(["show", id]) as! [String: Any]
+        #expect(
+            shown["title"] as? String == #"Visit \ "2""#
+                && Self.items(shown)[1]["answer"] as? String == #"say "hi""#)
+    }
 }

@@ -116,10 +116,12 @@ struct MergeJSON: Encodable {
 /// Text a person reads at a glance: each line written out as `Console.row(_:)` writes
 /// it (a value keeps to its line, whatever it holds), as `show` writes its rows.
 enum MergeText {
-    /// `text` in quotes. Its control characters are written out with the rest of the line
-    /// (``Console/row(_:)``), as `show` writes them: a tab and a line feed as `\u{9}` and
-    /// `\u{A}`.
-    static func quoted(_ text: String) -> String { "\"\(text)\"" }
+    /// `text` in quotes, a quote in it written `\"` and a backslash `\\` (as in a JSON
+    /// or Swift string), so that `say "hi"` shows as `"say \"hi\""` and no text can seem
+    /// to end the quotes early. Its control characters are written out with the rest of
+    /// the line (``Console/row(_:)``), as `show` writes them: a tab and a line feed as
+    /// `\u{9}` and `\u{A}`.
+    static func quoted(_ text: String) -> String { ShownText.quoted(text) }
 
     /// A field value: strings quoted, numbers plain, `—` when absent.
     static func value(_ value: PropertyList?) -> String {
