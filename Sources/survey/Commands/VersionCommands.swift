@@ -143,7 +143,7 @@ struct ResolveCommand: ParsableCommand {
         false
     @Flag(
         help:
-            "With --merge: show the merge and write nothing (the store is only read; no lock, no Local.nosync/)."
+            "With --merge: show the merge and the merge against the winner (--json: againstWinner), and write nothing (the store is only read; no lock, no Local.nosync/)."
     ) var dryRun = false
     @Flag(help: "With --merge: every document in conflict.") var all = false
 
@@ -233,19 +233,24 @@ struct ResolveCommand: ParsableCommand {
             Console.error("error: \(refusal)")
             throw ExitStatus.refused
         }
+        // What a dry run shows besides the decisions: the merge against the winner.
+        var againstWinner: SurveyDiff?
+        if dryRun, let merged = outcome.plan.result?.survey, let winner = outcome.plan.heads.first,
+            !winner.isDeleted
+        {
+            againstWinner = SurveyDiff(from: try store.survey(id, winner), to: merged)
+        }
         if options.json {
             return try Console.printJSON(
-                MergeJSON(outcome.plan, revision: outcome.revision, dryRun: dryRun, refused: false))
+                MergeJSON(
+                    outcome.plan, revision: outcome.revision, dryRun: dryRun, refused: false,
+                    againstWinner: againstWinner))
         }
         if dryRun {
             for line in MergeText.lines(outcome.plan) { print(line) }
-            if let merged = outcome.plan.result?.survey, let winner = outcome.plan.heads.first,
-                !winner.isDeleted
-            {
+            if let againstWinner {
                 print("the merge against the winner (nothing written):")
-                for line in MergeText.lines(SurveyDiff(from: try store.survey(id, winner), to: merged)) {
-                    print(line)
-                }
+                for line in MergeText.lines(againstWinner) { print(line) }
             }
             return
         }
