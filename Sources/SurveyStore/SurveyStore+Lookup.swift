@@ -147,17 +147,21 @@ extension SurveyStore {
         if let winner = graph.winner, !winner.isDeleted { return StoreError.deletion(deletion.id) }
         // The document's own deletion (the winner), which an older one it superseded is not.
         let deletion = graph.winner ?? deletion
-        // The revisions the deletion replaced, then their ancestors, newest first.
-        var restorable: [RevisionID] = []
+        // The revisions the deletion replaced and their ancestors, in the winner order
+        // (newest first): the first is the one that was current when it was deleted, not
+        // whichever parent has the smallest id.
+        var restorable: [RevisionMetadata] = []
         var queue = deletion.parents
         var seen = Set<RevisionID>()
         while !queue.isEmpty {
             let next = queue.removeFirst()
             guard seen.insert(next).inserted, let revision = graph.revisions[next] else { continue }
-            if !revision.isDeleted, !pruned.contains(next) { restorable.append(next) }
+            if !revision.isDeleted, !pruned.contains(next) { restorable.append(revision) }
             queue += revision.parents
         }
-        return DocumentDeletedError(document: id, deletion: deletion, restorable: restorable)
+        return DocumentDeletedError(
+            document: id, deletion: deletion,
+            restorable: restorable.sorted(by: RevisionGraph.precedes).map(\.id))
     }
 
     /// The other revisions that `revision` of `id` is in conflict with: for a head that

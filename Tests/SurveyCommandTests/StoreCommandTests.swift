@@ -362,6 +362,28 @@ struct StoreCommandTests {
     }
 
     @Test(
+        "Deleting a document in conflict: the restore hint names the winner it was deleted from (it named the parent with the smallest id)"
+    )
+    func restoreHintNamesTheWinner() throws {
+        let store = try Store()
+        let (id, first) = try store.makeDocument()
+        // Heads saved from one base until the winner (the newest) is not the one whose id
+        // sorts first among them, as a deletion's parents are sorted.
+        var heads: [String] = []
+        repeat {
+            let file = try store.write(Self.edited(rating: 5, name: "Head \(heads.count)"), "head.json")
+            let saved = try store.json(["save", id, "--from", file, "--base", first]) as! [String: Any]
+            heads.append(saved["revision"] as! String)
+        } while heads.count < 2 || heads.last == heads.min()
+        let winner = heads.last!
+        #expect(try store.versions(id).first?["revision"] as? String == winner)
+        #expect(try store.run(["delete", id]).status == 0)
+        let shown = try store.run(["show", id])
+        #expect(shown.status == 66, "\(shown.stderr)")
+        #expect(shown.stderr.contains("`survey resolve \(id) --keep \(winner)`"), "\(shown.stderr)")
+    }
+
+    @Test(
         "A document, revision, item or device name typed with a line feed or a tab is written out in the message, never splitting its line"
     )
     func typedNamesWrittenOut() throws {
