@@ -164,6 +164,18 @@ extension SurveyStore {
             restorable: restorable.sorted(by: RevisionGraph.precedes).map(\.id))
     }
 
+    /// Why `id` has no content to open when the document is deleted (its winner is a
+    /// deletion): when, on which device, and how to restore it; `nil` when it is not
+    /// deleted.
+    ///
+    /// - Parameter id: The document.
+    /// - Returns: The error that opening the document reports, or `nil`.
+    /// - Throws: As ``revision(_:_:)``.
+    public func deletedDocument(_ id: UUID) throws -> DocumentDeletedError? {
+        guard let deletion = try deletion(of: id) else { return nil }
+        return deletedError(id, deletion) as? DocumentDeletedError
+    }
+
     /// The other revisions that `revision` of `id` is in conflict with: for a head that
     /// is not a deletion, every other head that is not one (the winner included); for any
     /// other revision, the document's unresolved conflict versions.

@@ -362,6 +362,52 @@ struct StoreCommandTests {
     }
 
     @Test(
+        "resolve of a deleted document says it is deleted and how resolve --keep restores it (it said only 'not in conflict'); --json says \"deleted\""
+    )
+    func resolveDeletedDocumentSaysSo() throws {
+        let store = try Store()
+        let (id, _) = try store.makeDocument()
+        let edit = try store.json(["edit", id, "--title", "Edited"]) as! [String: Any]
+        let deletion = try store.json(["delete", id]) as! [String: Any]
+        let revision = deletion["revision"] as! String
+        let before = HostileStoreTests.fingerprint(store.path)
+        for resolution in [["--keep", revision], ["--accept"], ["--merge"], ["--merge", "--dry-run"]] {
+            let said = try store.run(["resolve", id] + resolution)
+            #expect(said.status == 0 && said.stdout.isEmpty, "\(resolution): \(said.stderr)")
+            #expect(
+                said.stderr.contains("\(id) is deleted (revision \(revision)), not in conflict"),
+                "\(resolution): \(said.stderr)")
+            // The newest revision with content, the one it was deleted from, is named.
+            #expect(
+                said.stderr.contains(
+                    "`survey resolve \(id) --keep REV` restores it from an earlier revision (the newest: \(edit["revision"]!))"
+                ), "\(resolution): \(said.stderr)")
+            #expect(
+                said.stderr.contains("keeping a deletion restores nothing") == (resolution[0] == "--keep"),
+                "\(resolution): \(said.stderr)")
+            let json = try store.json(["resolve", id] + resolution) as! [String: Any]
+            #expect(
+                json["resolved"] as? Bool == false && json["deleted"] as? Bool == true
+                    && json["revision"] as? String == revision, "\(resolution): \(json)")
+        }
+        #expect(HostileStoreTests.fingerprint(store.path) == before, "nothing was written")
+        // The command it names restores the document.
+        let restored =
+            try store.json(["resolve", id, "--keep", edit["revision"] as! String]) as! [String: Any]
+        #expect(restored["resolved"] as? Bool == true && restored["deleted"] as? Bool == false, "\(restored)")
+        #expect((try store.json(["show", id]) as? [String: Any])?["title"] as? String == "Edited")
+        // Once every earlier revision is pruned, only new content restores it.
+        _ = try store.json(["delete", id])
+        #expect(try store.run(["prune"]).status == 0)
+        let pruned = try store.run(["resolve", id, "--accept"])
+        #expect(
+            pruned.stderr.contains(
+                "the content of every earlier revision is pruned: `survey resolve \(id) --from FILE` restores it"
+            ),
+            "\(pruned.stderr)")
+    }
+
+    @Test(
         "Deleting a document in conflict: the restore hint names the winner it was deleted from (it named the parent with the smallest id)"
     )
     func restoreHintNamesTheWinner() throws {
@@ -381,6 +427,8 @@ struct StoreCommandTests {
         let shown = try store.run(["show", id])
         #expect(shown.status == 66, "\(shown.stderr)")
         #expect(shown.stderr.contains("`survey resolve \(id) --keep \(winner)`"), "\(shown.stderr)")
+        let said = try store.run(["resolve", id, "--accept"])
+        #expect(said.stderr.contains("(the newest: \(winner))"), "\(said.stderr)")
     }
 
     @Test(
