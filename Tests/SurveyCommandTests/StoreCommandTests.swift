@@ -432,6 +432,30 @@ struct StoreCommandTests {
     }
 
     @Test(
+        "delete --base of one head of a document in conflict names every head still current and does not offer --base of the winner, which left the other head current"
+    )
+    func deleteBaseInConflict() throws {
+        let store = try Store()
+        let (id, first) = try store.makeDocument()
+        var heads: [String] = []
+        for rating in [3, 4, 5] {
+            let file = try store.write(Self.edited(rating: rating), "head.json")
+            let saved = try store.json(["save", id, "--from", file, "--base", first]) as! [String: Any]
+            heads.insert(saved["revision"] as! String, at: 0)  // the newest first: the winner
+        }
+        let deleted = try store.run(["delete", id, "--base", heads[2]])
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        #expect(
+            deleted.stderr.contains(
+                "is not deleted: revisions \(heads[0]), \(heads[1]) are still current (in conflict, the first the winner)"
+            ), "\(deleted.stderr)")
+        #expect(!deleted.stderr.contains("--base \(heads[0])"), "\(deleted.stderr)")
+        // What it says is true: a deletion without --base deletes it.
+        let again = try store.json(["delete", id]) as! [String: Any]
+        #expect(again["deleted"] as? Bool == true, "\(again)")
+    }
+
+    @Test(
         "A document, revision, item or device name typed with a line feed or a tab is written out in the message, never splitting its line"
     )
     func typedNamesWrittenOut() throws {
