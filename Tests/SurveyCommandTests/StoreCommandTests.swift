@@ -456,6 +456,32 @@ struct StoreCommandTests {
     }
 
     @Test(
+        "resolve --merge --prefer of a revision that is there but no head says it is superseded and names the heads (it said there was no such revision)"
+    )
+    func preferNonHead() throws {
+        let store = try Store()
+        let (id, first) = try store.makeDocument()
+        var heads: [String] = []
+        for rating in [3, 4] {
+            let file = try store.write(Self.edited(rating: rating), "head.json")
+            let saved = try store.json(["save", id, "--from", file, "--base", first]) as! [String: Any]
+            heads.insert(saved["revision"] as! String, at: 0)
+        }
+        let result = try store.run(["resolve", id, "--merge", "--prefer", String(first.prefix(8))])
+        #expect(result.status == 66, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "among the heads (\(first) is superseded, not a head; the heads: \(heads[0]), \(heads[1]))"),
+            "\(result.stderr)")
+        let unknown = try store.run(["resolve", id, "--merge", "--prefer", "9-0"])
+        #expect(
+            unknown.status == 66
+                && unknown.stderr.contains(
+                    "there is no revision 9-0 among the heads (the heads: \(heads[0]), \(heads[1]))"),
+            "\(unknown.stderr)")
+    }
+
+    @Test(
         "A document, revision, item or device name typed with a line feed or a tab is written out in the message, never splitting its line"
     )
     func typedNamesWrittenOut() throws {

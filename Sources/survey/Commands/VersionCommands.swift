@@ -235,10 +235,27 @@ struct ResolveCommand: ParsableCommand {
         )
     }
 
+    /// The head `--prefer` names. A revision that is there but no head is named as
+    /// superseded, and the heads are listed, rather than said not to exist.
+    private func preferredHead(_ store: SurveyStore, _ id: UUID) throws -> RevisionID? {
+        guard let prefer else { return nil }
+        do {
+            return try store.revisionID(matching: prefer, in: id, headsOnly: true)
+        } catch StoreError.noSuchRevision {
+            let graph = try store.graph(of: id)
+            let heads = graph.heads.map(\.id.description).joined(separator: ", ")
+            let superseded = try? store.revisionID(matching: prefer, in: id)
+            throw StoreError.noSuchRevision(
+                superseded.map {
+                    "\(prefer) among the heads (\($0) is superseded, not a head; the heads: \(heads))"
+                } ?? "\(prefer) among the heads (the heads: \(heads))")
+        }
+    }
+
     private func resolveMerge(_ store: SurveyStore, _ id: UUID) throws {
         let outcome: (plan: SurveyStore.MergePlan, revision: RevisionMetadata?)
         do {
-            let preferred = try store.revisionID(prefer, in: id, headsOnly: true)
+            let preferred = try preferredHead(store, id)
             let made = try store.resolveMerge(id, prefer: preferred, strict: strict, dryRun: dryRun)
             guard let made else { return try sayNothingToResolve(store, id, keepingDeletion: false) }
             outcome = made
