@@ -36,4 +36,23 @@ public enum ShownText {
         }
         return String(result)
     }
+
+    /// `text` in double quotes, a quote in it written `\"` and a backslash `\\` (as in a
+    /// JSON or Swift string literal), so that the quotes around it say where it ends:
+    /// `say "hi"` is quoted as `"say \"hi\""`. Control characters are left to
+    /// ``escaping(_:keepingLineBreaks:)``, which writes them out as `\u{…}`.
+    ///
+    /// - Parameter text: The text to quote.
+    /// - Returns: `text` in quotes.
+    public static func quoted(_ text: String) -> String {
+        // By scalar: a quote that a combining mark follows is a quote all the same.
+        var result = String.UnicodeScalarView()
+        result.append("\"")
+        for scalar in text.unicodeScalars {
+            if scalar == "\"" || scalar == "\\" { result.append("\\") }
+            result.append(scalar)
+        }
+        result.append("\"")
+        return String(result)
+    }
 }

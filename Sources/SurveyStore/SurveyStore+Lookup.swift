@@ -49,7 +49,7 @@ public struct DocumentDeletedError: Error, Equatable, Sendable, CustomStringConv
         let id = document.uuidString.lowercased()
         let when = deletion.timestamp.date.formatted(.iso8601)
         var text =
-            "document \(id) was deleted at \(when) on device \"\(deletion.device.name)\" (revision \(deletion.id)); restore it with "
+            "document \(id) was deleted at \(when) on device \(ShownText.quoted(deletion.device.name)) (revision \(deletion.id)); restore it with "
         if let kept = restorable.first { text += "`survey resolve \(id) --keep \(kept)` or " }
         text += "`survey save \(id) --from FILE --base \(deletion.id)`"
         return text
@@ -147,17 +147,33 @@ extension SurveyStore {
         if let winner = graph.winner, !winner.isDeleted { return StoreError.deletion(deletion.id) }
         // The document's own deletion (the winner), which an older one it superseded is not.
         let deletion = graph.winner ?? deletion
-        // The revisions the deletion replaced, then their ancestors, newest first.
-        var restorable: [RevisionID] = []
+        // The revisions the deletion replaced and their ancestors, in the winner order
+        // (newest first): the first is the one that was current when it was deleted, not
+        // whichever parent has the smallest id.
+        var restorable: [RevisionMetadata] = []
         var queue = deletion.parents
         var seen = Set<RevisionID>()
         while !queue.isEmpty {
             let next = queue.removeFirst()
             guard seen.insert(next).inserted, let revision = graph.revisions[next] else { continue }
-            if !revision.isDeleted, !pruned.contains(next) { restorable.append(next) }
+            if !revision.isDeleted, !pruned.contains(next) { restorable.append(revision) }
             queue += revision.parents
         }
-        return DocumentDeletedError(document: id, deletion: deletion, restorable: restorable)
+        return DocumentDeletedError(
+            document: id, deletion: deletion,
+            restorable: restorable.sorted(by: RevisionGraph.precedes).map(\.id))
+    }
+
+    /// Why `id` has no content to open when the document is deleted (its winner is a
+    /// deletion): when, on which device, and how to restore it; `nil` when it is not
+    /// deleted.
+    ///
+    /// - Parameter id: The document.
+    /// - Returns: The error that opening the document reports, or `nil`.
+    /// - Throws: As ``revision(_:_:)``.
+    public func deletedDocument(_ id: UUID) throws -> DocumentDeletedError? {
+        guard let deletion = try deletion(of: id) else { return nil }
+        return deletedError(id, deletion) as? DocumentDeletedError
     }
 
     /// The other revisions that `revision` of `id` is in conflict with: for a head that

@@ -558,4 +558,80 @@ struct MergeCommandTests {
             FileManager.default.fileExists(atPath: folder + "/laptop/Store.plist")
                 && FileManager.default.fileExists(atPath: folder + "/phone/Store.plist"))
     }
+
+    @Test(
+        "diff and resolve --merge --dry-run write a quote in quoted text as \\\" and a backslash as \\\\ (a quote in a title or answer seemed to end it)"
+    )
+    func quotesInQuotedText() throws {
+        let store = try Store()
+        let (id, _, heads) = try Self.conflict(
+            store,
+            heads: [
+                Self.survey(
+                    [
+                        Self.binary(), Self.name(#"say \"hi\""#, title: #"Your \"name\""#), Self.rate(),
+                        Self.dish(),
+                    ],
+                    title: #"Visit \\ \"2\""#),
+                Self.survey(
+                    [Self.binary(), Self.name(#"a\\b"#, title: #"Your \"name\""#), Self.rate(), Self.dish()]),
+            ])
+        let diff = try store.run(["diff", id])
+        #expect(diff.status == 0, "\(diff.stderr)")
+        for line in [
+            #"  title: "Visit \\ \"2\"" → "Visit""#, #"* 2 "Your \"name\"":"#,
+            #"    answer: "say \"hi\"" → "a\\b""#,
+        ] {
+            #expect(diff.stdout.contains(line + "\n"), "\(line) in \(diff.stdout)")
+        }
+        let dry = try store.run(["resolve", id, "--merge", "--dry-run"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(
+            dry.stdout.contains(
+                #"  item 2 "Your \"name\"" answer: took "say \"hi\"" from \#(heads[0].prefix(8))… (\#(heads[0].prefix(8))… "say \"hi\""; \#(heads[1].prefix(8))… "a\\b")"#
+            ), "\(dry.stdout)")
+        // The merge against the winner: the contested answer is the winner's, the title too.
+        #expect(
+            dry.stdout.hasSuffix("the merge against the winner (nothing written):\n  no differences\n"),
+            "\(dry.stdout)")
+        // JSON carries the text as it is.
+        let shown = try store.json(["show", id]) as! [String: Any]
+        #expect(
+            shown["title"] as? String == #"Visit \ "2""#
+                && Self.items(shown)[1]["answer"] as? String == #"say "hi""#)
+    }
+
+    @Test(
+        "resolve --merge --dry-run --json has the merge against the winner that the text shows, as againstWinner (it was missing); null without --dry-run"
+    )
+    func dryRunJSONAgainstWinner() throws {
+        let store = try Store()
+        let (id, _, heads) = try Self.conflict(
+            store,
+            heads: [
+                Self.survey([Self.binary(), Self.name("Grace"), Self.rate(9), Self.dish()]),
+                Self.survey([Self.binary(0), Self.name(), Self.rate(6), Self.dish()], title: "Visit 2"),
+            ])
+        let dry = try store.json(["resolve", id, "--merge", "--dry-run"]) as! [String: Any]
+        let against = try #require(dry["againstWinner"] as? [String: Any], "\(dry)")
+        #expect(against["from"] as? String == heads[0] && against["to"] is NSNull, "\(against)")
+        #expect((against["title"] as? [String: Any])?["to"] as? String == "Visit 2", "\(against)")
+        let items = against["items"] as! [[String: Any]]
+        // Item 1's answer comes from the other head; item 3's contest takes the winner's 9.
+        #expect(items.map { $0["id"] as? String } == [Self.id(1)], "\(items)")
+        let field = (items.first?["fields"] as? [[String: Any]])?.first
+        #expect(
+            field?["field"] as? String == "answer" && field?["from"] as? Int == 1
+                && field?["to"] as? Int == 0,
+            "\(items)")
+        #expect(items.first?["position"] as? [String: Int] == ["from": 1, "to": 1], "\(items)")
+        // The text output shows the same differences.
+        let text = try store.run(["resolve", id, "--merge", "--dry-run"]).stdout
+        #expect(
+            text.contains(
+                "the merge against the winner (nothing written):\n  title: \"Visit\" → \"Visit 2\"\n* 1 \"Come again?\":\n    answer: 1 → 0\n"
+            ), "\(text)")
+        let written = try store.json(["resolve", id, "--merge"]) as! [String: Any]
+        #expect(written["againstWinner"] is NSNull && written["revision"] is String, "\(written)")
+    }
 }

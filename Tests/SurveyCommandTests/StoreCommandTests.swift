@@ -405,6 +405,126 @@ struct StoreCommandTests {
     }
 
     @Test(
+        "resolve of a deleted document says it is deleted and how resolve --keep restores it (it said only 'not in conflict'); --json says \"deleted\""
+    )
+    func resolveDeletedDocumentSaysSo() throws {
+        let store = try Store()
+        let (id, _) = try store.makeDocument()
+        let edit = try store.json(["edit", id, "--title", "Edited"]) as! [String: Any]
+        let deletion = try store.json(["delete", id]) as! [String: Any]
+        let revision = deletion["revision"] as! String
+        let before = HostileStoreTests.fingerprint(store.path)
+        for resolution in [["--keep", revision], ["--accept"], ["--merge"], ["--merge", "--dry-run"]] {
+            let said = try store.run(["resolve", id] + resolution)
+            #expect(said.status == 0 && said.stdout.isEmpty, "\(resolution): \(said.stderr)")
+            #expect(
+                said.stderr.contains("\(id) is deleted (revision \(revision)), not in conflict"),
+                "\(resolution): \(said.stderr)")
+            // The newest revision with content, the one it was deleted from, is named.
+            #expect(
+                said.stderr.contains(
+                    "`survey resolve \(id) --keep REV` restores it from an earlier revision (the newest: \(edit["revision"]!))"
+                ), "\(resolution): \(said.stderr)")
+            #expect(
+                said.stderr.contains("keeping a deletion restores nothing") == (resolution[0] == "--keep"),
+                "\(resolution): \(said.stderr)")
+            let json = try store.json(["resolve", id] + resolution) as! [String: Any]
+            #expect(
+                json["resolved"] as? Bool == false && json["deleted"] as? Bool == true
+                    && json["revision"] as? String == revision, "\(resolution): \(json)")
+        }
+        #expect(HostileStoreTests.fingerprint(store.path) == before, "nothing was written")
+        // The command it names restores the document.
+        let restored =
+            try store.json(["resolve", id, "--keep", edit["revision"] as! String]) as! [String: Any]
+        #expect(restored["resolved"] as? Bool == true && restored["deleted"] as? Bool == false, "\(restored)")
+        #expect((try store.json(["show", id]) as? [String: Any])?["title"] as? String == "Edited")
+        // Once every earlier revision is pruned, only new content restores it.
+        _ = try store.json(["delete", id])
+        #expect(try store.run(["prune"]).status == 0)
+        let pruned = try store.run(["resolve", id, "--accept"])
+        #expect(
+            pruned.stderr.contains(
+                "the content of every earlier revision is pruned: `survey resolve \(id) --from FILE` restores it"
+            ),
+            "\(pruned.stderr)")
+    }
+
+    @Test(
+        "Deleting a document in conflict: the restore hint names the winner it was deleted from (it named the parent with the smallest id)"
+    )
+    func restoreHintNamesTheWinner() throws {
+        let store = try Store()
+        let (id, first) = try store.makeDocument()
+        // Heads saved from one base until the winner (the newest) is not the one whose id
+        // sorts first among them, as a deletion's parents are sorted.
+        var heads: [String] = []
+        repeat {
+            let file = try store.write(Self.edited(rating: 5, name: "Head \(heads.count)"), "head.json")
+            let saved = try store.json(["save", id, "--from", file, "--base", first]) as! [String: Any]
+            heads.append(saved["revision"] as! String)
+        } while heads.count < 2 || heads.last == heads.min()
+        let winner = heads.last!
+        #expect(try store.versions(id).first?["revision"] as? String == winner)
+        #expect(try store.run(["delete", id]).status == 0)
+        let shown = try store.run(["show", id])
+        #expect(shown.status == 66, "\(shown.stderr)")
+        #expect(shown.stderr.contains("`survey resolve \(id) --keep \(winner)`"), "\(shown.stderr)")
+        let said = try store.run(["resolve", id, "--accept"])
+        #expect(said.stderr.contains("(the newest: \(winner))"), "\(said.stderr)")
+    }
+
+    @Test(
+        "delete --base of one head of a document in conflict names every head still current and does not offer --base of the winner, which left the other head current"
+    )
+    func deleteBaseInConflict() throws {
+        let store = try Store()
+        let (id, first) = try store.makeDocument()
+        var heads: [String] = []
+        for rating in [3, 4, 5] {
+            let file = try store.write(Self.edited(rating: rating), "head.json")
+            let saved = try store.json(["save", id, "--from", file, "--base", first]) as! [String: Any]
+            heads.insert(saved["revision"] as! String, at: 0)  // the newest first: the winner
+        }
+        let deleted = try store.run(["delete", id, "--base", heads[2]])
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        #expect(
+            deleted.stderr.contains(
+                "is not deleted: revisions \(heads[0]), \(heads[1]) are still current (in conflict, the first the winner)"
+            ), "\(deleted.stderr)")
+        #expect(!deleted.stderr.contains("--base \(heads[0])"), "\(deleted.stderr)")
+        // What it says is true: a deletion without --base deletes it.
+        let again = try store.json(["delete", id]) as! [String: Any]
+        #expect(again["deleted"] as? Bool == true, "\(again)")
+    }
+
+    @Test(
+        "resolve --merge --prefer of a revision that is there but no head says it is superseded and names the heads (it said there was no such revision)"
+    )
+    func preferNonHead() throws {
+        let store = try Store()
+        let (id, first) = try store.makeDocument()
+        var heads: [String] = []
+        for rating in [3, 4] {
+            let file = try store.write(Self.edited(rating: rating), "head.json")
+            let saved = try store.json(["save", id, "--from", file, "--base", first]) as! [String: Any]
+            heads.insert(saved["revision"] as! String, at: 0)
+        }
+        let result = try store.run(["resolve", id, "--merge", "--prefer", String(first.prefix(8))])
+        #expect(result.status == 66, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "among the heads (\(first) is superseded, not a head; the heads: \(heads[0]), \(heads[1]))"),
+            "\(result.stderr)")
+        let unknown = try store.run(["resolve", id, "--merge", "--prefer", "9-0"])
+        #expect(
+            unknown.status == 66
+                && unknown.stderr.contains(
+                    "there is no revision 9-0 among the heads (the heads: \(heads[0]), \(heads[1]))"),
+            "\(unknown.stderr)")
+    }
+
+    @Test(
         "A document, revision, item or device name typed with a line feed or a tab is written out in the message, never splitting its line"
     )
     func typedNamesWrittenOut() throws {

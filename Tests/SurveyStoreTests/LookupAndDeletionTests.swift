@@ -128,6 +128,22 @@ struct LookupAndDeletionTests {
         #expect(try store.open(id).survey == Self.survey)
     }
 
+    @Test(
+        "A deleted document's message quotes the device name with its quotes and backslashes escaped (a quote in it seemed to end the name)"
+    )
+    func deletedOnQuotedDevice() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lookup-\(UUID().uuidString)"
+        ).path
+        defer { try? SurveyStore.removeFolder(path) }
+        let store = try SurveyStore.create(at: path, deviceName: #"Ada's "work" \ phone"#)
+        let (id, first) = try store.create(Self.survey)
+        try store.delete(id)
+        let deleted = try #require(#expect(throws: DocumentDeletedError.self) { try store.open(id) })
+        #expect(deleted.restorable == [first.id])
+        #expect(deleted.description.contains(#"on device "Ada's \"work\" \\ phone" (revision"#), "\(deleted)")
+    }
+
     @Test("resolve refuses a revision to keep that does not exist, in conflict or not")
     func resolveUnknownKeep() throws {
         let (store, _) = try Self.store()

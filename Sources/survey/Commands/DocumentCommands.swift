@@ -363,7 +363,8 @@ struct DeleteCommand: ParsableCommand {
             let id = try store.document(document)
             let baseID = try store.revisionID(base, in: id)
             let deletion = try store.deleteDocument(id, base: baseID)
-            let winner = try store.graph(of: id).heads.first
+            let heads = try store.graph(of: id).heads
+            let winner = heads.first
             // A deletion of the base made before, while an edit saved since stays current.
             let outlived = !deletion.isNew && winner.map { !$0.isDeleted } == true
             try options.report(
@@ -379,10 +380,19 @@ struct DeleteCommand: ParsableCommand {
                 )
             }
             // A deletion based on an older revision races the edits made since: they win.
+            // In a conflict, several such heads stay: each is named, and a deletion based on
+            // the winner alone would leave the others current.
+            let live = heads.filter { !$0.isDeleted }
             if base != nil, deletion.isNew || outlived, let winner, !winner.isDeleted {
-                Console.error(
-                    "warning: \(id.lowercased) is not deleted: revision \(winner.id) was saved after the base of the deletion and is still current, since an edit never loses to a deletion it raced; delete again without --base (or with --base \(winner.id)) to delete it"
-                )
+                if live.count == 1 {
+                    Console.error(
+                        "warning: \(id.lowercased) is not deleted: revision \(winner.id) was saved after the base of the deletion and is still current, since an edit never loses to a deletion it raced; delete again without --base (or with --base \(winner.id)) to delete it"
+                    )
+                } else {
+                    Console.error(
+                        "warning: \(id.lowercased) is not deleted: revisions \(live.map(\.id.description).joined(separator: ", ")) are still current (in conflict, the first the winner), since an edit never loses to a deletion it raced; delete again without --base to delete it"
+                    )
+                }
             }
         }
     }

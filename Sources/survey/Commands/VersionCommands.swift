@@ -124,7 +124,8 @@ struct ResolveCommand: ParsableCommand {
             revision named with --keep must exist all the same. A document is in conflict while more than \
             one of its heads is not a deletion: a deletion that raced an edit is no conflict (the edit stays \
             current, and survey conflicts does not list it). A deleted document is restored by \
-            --keep REV (an earlier revision) or --from FILE.
+            --keep REV (an earlier revision) or --from FILE; anything else says that it is deleted and \
+            names the newest earlier revision to keep ("deleted": true with --json).
 
             \(SurveyTool.exitCodesReference)
             """)
@@ -143,7 +144,7 @@ struct ResolveCommand: ParsableCommand {
         false
     @Flag(
         help:
-            "With --merge: show the merge and write nothing (the store is only read; no lock, no Local.nosync/)."
+            "With --merge: show the merge and the merge against the winner (--json: againstWinner), and write nothing (the store is only read; no lock, no Local.nosync/)."
     ) var dryRun = false
     @Flag(help: "With --merge: every document in conflict.") var all = false
 
@@ -182,47 +183,81 @@ struct ResolveCommand: ParsableCommand {
             } else {
                 resolution = .content(try readSurvey(from: from!, document: id))
             }
-            struct Resolved: Encodable {
-                var id, revision: String
-                var resolved: Bool
-            }
             guard let resolved = try store.resolve(id, resolution) else {
-                let current = try store.revision(id, nil).id.description
-                if options.json {
-                    try Console.printJSON(Resolved(id: id.lowercased, revision: current, resolved: false))
-                } else {
-                    Console.error(
-                        "\(id.lowercased) is not in conflict; nothing to resolve (it stays at \(current))")
-                }
-                return
+                return try sayNothingToResolve(store, id, keepingDeletion: keep != nil)
             }
             if options.json {
                 try Console.printJSON(
-                    Resolved(id: id.lowercased, revision: resolved.id.description, resolved: true))
+                    Resolved(
+                        id: id.lowercased, revision: resolved.id.description, resolved: true,
+                        deleted: resolved.isDeleted))
             } else {
                 print(resolved.id.description)
             }
         }
     }
 
+    /// `resolve DOC` (not `--all`) with `--json`: the revision written, or the current one
+    /// when nothing was.
+    struct Resolved: Encodable {
+        var id, revision: String
+        var resolved: Bool
+        /// Whether `revision` is a deletion: a resolution that keeps one, or a deleted
+        /// document left as it is.
+        var deleted: Bool
+    }
+
+    /// Says that `id` has nothing to resolve and writes nothing: it is not in conflict.
+    /// A deleted document is named as such, with how to restore it, since keeping its
+    /// deletion (or accepting or merging its one head) leaves it deleted.
+    private func sayNothingToResolve(_ store: SurveyStore, _ id: UUID, keepingDeletion: Bool) throws {
+        let current = try store.revision(id, nil)
+        if options.json {
+            return try Console.printJSON(
+                Resolved(
+                    id: id.lowercased, revision: current.id.description, resolved: false,
+                    deleted: current.isDeleted))
+        }
+        let document = id.lowercased
+        guard current.isDeleted, let deleted = try store.deletedDocument(id) else {
+            return Console.error(
+                "\(document) is not in conflict; nothing to resolve (it stays at \(current.id))")
+        }
+        let why = keepingDeletion ? "keeping a deletion restores nothing" : "nothing to resolve"
+        let restore =
+            deleted.restorable.first.map {
+                "`survey resolve \(document) --keep REV` restores it from an earlier revision (the newest: \($0))"
+                    + ", or `survey resolve \(document) --from FILE` with new content"
+            }
+            ?? "the content of every earlier revision is pruned: `survey resolve \(document) --from FILE` restores it with new content"
+        Console.error(
+            "\(document) is deleted (revision \(current.id)), not in conflict: \(why), and it stays deleted; \(restore)"
+        )
+    }
+
+    /// The head `--prefer` names. A revision that is there but no head is named as
+    /// superseded, and the heads are listed, rather than said not to exist.
+    private func preferredHead(_ store: SurveyStore, _ id: UUID) throws -> RevisionID? {
+        guard let prefer else { return nil }
+        do {
+            return try store.revisionID(matching: prefer, in: id, headsOnly: true)
+        } catch StoreError.noSuchRevision {
+            let graph = try store.graph(of: id)
+            let heads = graph.heads.map(\.id.description).joined(separator: ", ")
+            let superseded = try? store.revisionID(matching: prefer, in: id)
+            throw StoreError.noSuchRevision(
+                superseded.map {
+                    "\(prefer) among the heads (\($0) is superseded, not a head; the heads: \(heads))"
+                } ?? "\(prefer) among the heads (the heads: \(heads))")
+        }
+    }
+
     private func resolveMerge(_ store: SurveyStore, _ id: UUID) throws {
         let outcome: (plan: SurveyStore.MergePlan, revision: RevisionMetadata?)
         do {
-            let preferred = try store.revisionID(prefer, in: id, headsOnly: true)
+            let preferred = try preferredHead(store, id)
             let made = try store.resolveMerge(id, prefer: preferred, strict: strict, dryRun: dryRun)
-            guard let made else {
-                struct Unresolved: Encodable {
-                    var id, revision: String
-                    var resolved = false
-                }
-                if options.json {
-                    try Console.printJSON(
-                        Unresolved(id: id.lowercased, revision: try store.revision(id, nil).id.description))
-                } else {
-                    Console.error("\(id.lowercased) is not in conflict; nothing to resolve")
-                }
-                return
-            }
+            guard let made else { return try sayNothingToResolve(store, id, keepingDeletion: false) }
             outcome = made
         } catch let refusal as SurveyStore.MergeRefusal {
             if options.json {
@@ -233,19 +268,24 @@ struct ResolveCommand: ParsableCommand {
             Console.error("error: \(refusal)")
             throw ExitStatus.refused
         }
+        // What a dry run shows besides the decisions: the merge against the winner.
+        var againstWinner: SurveyDiff?
+        if dryRun, let merged = outcome.plan.result?.survey, let winner = outcome.plan.heads.first,
+            !winner.isDeleted
+        {
+            againstWinner = SurveyDiff(from: try store.survey(id, winner), to: merged)
+        }
         if options.json {
             return try Console.printJSON(
-                MergeJSON(outcome.plan, revision: outcome.revision, dryRun: dryRun, refused: false))
+                MergeJSON(
+                    outcome.plan, revision: outcome.revision, dryRun: dryRun, refused: false,
+                    againstWinner: againstWinner))
         }
         if dryRun {
             for line in MergeText.lines(outcome.plan) { print(line) }
-            if let merged = outcome.plan.result?.survey, let winner = outcome.plan.heads.first,
-                !winner.isDeleted
-            {
+            if let againstWinner {
                 print("the merge against the winner (nothing written):")
-                for line in MergeText.lines(SurveyDiff(from: try store.survey(id, winner), to: merged)) {
-                    print(line)
-                }
+                for line in MergeText.lines(againstWinner) { print(line) }
             }
             return
         }

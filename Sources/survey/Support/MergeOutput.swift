@@ -33,17 +33,25 @@ struct DiffJSON: Encodable {
         var moved: Bool?
         var fields: [Field]
     }
-    var from, to: String
+    var from: String
+    /// `null` only for a merge not written (`resolve --merge --dry-run`'s `againstWinner`).
+    @NullIfAbsent var to: String?
     var title: Change?
     var items: [ItemEntry]
 
     init(_ pair: SurveyStore.RevisionDiff) {
-        from = pair.from.id.description
-        to = pair.to.id.description
-        title = pair.diff.title.map {
+        self.init(from: pair.from.id.description, to: pair.to.id.description, diff: pair.diff)
+    }
+
+    /// The differences `diff` from revision `from` to `to` (`nil`: content that is no
+    /// revision, such as a merge not written).
+    init(from: String, to: String?, diff: SurveyDiff) {
+        self.from = from
+        self.to = to
+        title = diff.title.map {
             Change(from: JSONFieldValue(value: $0.from), to: JSONFieldValue(value: $0.to))
         }
-        items = pair.diff.items.map { item in
+        items = diff.items.map { item in
             ItemEntry(
                 id: item.id.itemID, title: item.title, change: item.change.rawValue,
                 position: Position(from: item.from, to: item.to),
@@ -87,8 +95,14 @@ struct MergeJSON: Encodable {
     var notes: [Note]
     var dryRun: Bool
     var refused: Bool
+    /// With `--dry-run`: the merge against the winner, as `diff --json` shows a pair (`to`
+    /// `null`: the merge is no revision); `null` otherwise.
+    @NullIfAbsent var againstWinner: DiffJSON?
 
-    init(_ plan: SurveyStore.MergePlan, revision: RevisionMetadata?, dryRun: Bool, refused: Bool) {
+    init(
+        _ plan: SurveyStore.MergePlan, revision: RevisionMetadata?, dryRun: Bool, refused: Bool,
+        againstWinner: SurveyDiff? = nil
+    ) {
         id = plan.document.lowercased
         self.revision = revision?.id.description
         base = plan.base.map { [$0.id.description] }
@@ -110,16 +124,21 @@ struct MergeJSON: Encodable {
         }
         self.dryRun = dryRun
         self.refused = refused
+        if let againstWinner, let winner = plan.heads.first {
+            self.againstWinner = DiffJSON(from: winner.id.description, to: nil, diff: againstWinner)
+        }
     }
 }
 
 /// Text a person reads at a glance: each line written out as `Console.row(_:)` writes
 /// it (a value keeps to its line, whatever it holds), as `show` writes its rows.
 enum MergeText {
-    /// `text` in quotes. Its control characters are written out with the rest of the line
-    /// (``Console/row(_:)``), as `show` writes them: a tab and a line feed as `\u{9}` and
-    /// `\u{A}`.
-    static func quoted(_ text: String) -> String { "\"\(text)\"" }
+    /// `text` in quotes, a quote in it written `\"` and a backslash `\\` (as in a JSON
+    /// or Swift string), so that `say "hi"` shows as `"say \"hi\""` and no text can seem
+    /// to end the quotes early. Its control characters are written out with the rest of
+    /// the line (``Console/row(_:)``), as `show` writes them: a tab and a line feed as
+    /// `\u{9}` and `\u{A}`.
+    static func quoted(_ text: String) -> String { ShownText.quoted(text) }
 
     /// A field value: strings quoted, numbers plain, `—` when absent.
     static func value(_ value: PropertyList?) -> String {
