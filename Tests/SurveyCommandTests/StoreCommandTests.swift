@@ -423,7 +423,7 @@ struct StoreCommandTests {
             // The newest revision with content, the one it was deleted from, is named.
             #expect(
                 said.stderr.contains(
-                    "`survey resolve \(id) --keep REV` restores it from an earlier revision (the newest: \(edit["revision"]!))"
+                    "`survey resolve --store \(store.path) \(id) --keep REV` restores it from an earlier revision (the newest: \(edit["revision"]!))"
                 ), "\(resolution): \(said.stderr)")
             #expect(
                 said.stderr.contains("keeping a deletion restores nothing") == (resolution[0] == "--keep"),
@@ -445,7 +445,7 @@ struct StoreCommandTests {
         let pruned = try store.run(["resolve", id, "--accept"])
         #expect(
             pruned.stderr.contains(
-                "the content of every earlier revision is pruned: `survey resolve \(id) --from FILE` restores it"
+                "the content of every earlier revision is pruned: `survey resolve --store \(store.path) \(id) --from FILE` restores it"
             ),
             "\(pruned.stderr)")
     }
@@ -469,7 +469,9 @@ struct StoreCommandTests {
         #expect(try store.run(["delete", id]).status == 0)
         let shown = try store.run(["show", id])
         #expect(shown.status == 66, "\(shown.stderr)")
-        #expect(shown.stderr.contains("`survey resolve \(id) --keep \(winner)`"), "\(shown.stderr)")
+        #expect(
+            shown.stderr.contains("`survey resolve --store \(store.path) \(id) --keep \(winner)`"),
+            "\(shown.stderr)")
         let said = try store.run(["resolve", id, "--accept"])
         #expect(said.stderr.contains("(the newest: \(winner))"), "\(said.stderr)")
     }
