@@ -51,7 +51,8 @@ struct SelfHealingTests {
         #expect(show.status == 65, "\(show.stderr)")
         #expect(
             show.stderr.contains("the content does not match the digest")
-                && show.stderr.contains("survey verify --repair-from OTHER_STORE"), "\(show.stderr)")
+                && show.stderr.contains("`survey verify --store \(a) --repair-from OTHER_STORE`"),
+            "\(show.stderr)")
 
         let sync = try CommandRunner.run(["sync", b, "--json", "--store", a])
         #expect(sync.status == 0, "\(sync.stderr)")
