@@ -1225,10 +1225,11 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "document \(id.uuidString.lowercased()) is not pruned: its folder holds \(revisions.count == 1 ? "a revision" : "\(revisions.count) revisions") it cannot read yet (\(revisions.map(\.description).joined(separator: ", ")): half-copied, damaged, or something else in its place), which may need the history a prune would remove; let the copy finish, or repair them (`survey verify --repair-from REPLICA`), then prune"
         case .noReadableRevision(let id, let skipped):
             "document \(id.uuidString.lowercased()) has no revision that can be read: \(skipped == 1 ? "1 item in its folder was" : "\(skipped) items in its folder were") skipped (`survey verify` names each, and why; `survey verify --repair-from REPLICA` repairs what another store holds intact)"
-        case .readOnly(let path): "the store at \(path) was opened for reading only"
+        case .readOnly(let path): "the store at \(ShownText.escaping(path)) was opened for reading only"
         case .newerLayout(let file, let version, let supported):
-            "\(file): store layout \(version) is newer than this build supports (\(supported)); it can be read but not changed"
-        case .damagedStore(let file, let why): "\(file): not a store's layout file: \(why)"
+            "\(ShownText.escaping(file)): store layout \(version) is newer than this build supports (\(supported)); it can be read but not changed"
+        case .damagedStore(let file, let why):
+            "\(ShownText.escaping(file)): not a store's layout file: \(why)"
         case .newerFormat(let id, let version, let supported):
             "\(id): format \(version) is newer than this build supports (\(supported))"
         case .noSuchPackage(let path): "there is no revision package at \(ShownText.escaping(path))"

@@ -119,6 +119,29 @@ struct StoreCommandTests {
         #expect(environment.stderr.contains("`survey resolve \(id) --keep "), "\(environment.stderr)")
     }
 
+    @Test(
+        "A newer or damaged Store.plist is named with its path written out: a line feed in the store's name no longer splits the line (it was printed as it is)"
+    )
+    func layoutFileNamedWrittenOut() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let path = directory.appendingPathComponent("two\nlines").path
+        #expect(try CommandRunner.run(["init", "--store", path]).status == 0)
+        for (version, code) in [("2", "newerLayout"), ("0", "damagedStore")] {
+            try Data(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <plist version="1.0"><dict><key>StoreLayoutVersion</key><integer>\(version)</integer></dict></plist>
+                """.utf8
+            ).write(to: URL(fileURLWithPath: path + "/Store.plist"))
+            let result = try CommandRunner.run(["new", "--store", path, "--title", "T", "--json"])
+            #expect(result.status == 65, "\(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            let shown = path.replacingOccurrences(of: "\n", with: #"\u{A}"#)
+            #expect(result.stderr.hasPrefix("error: \(shown)/Store.plist: "), "\(result.stderr)")
+            #expect(result.stdout.contains("\"code\" : \"\(code)\""), "\(result.stdout)")
+        }
+    }
+
     @Test("The store defaults to $SURVEY_STORE, else ./Surveys")
     func storeDefault() throws {
         let directory = try CommandRunner.temporaryDirectory()
