@@ -1218,7 +1218,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noContent(let id): "revision \(id) has been pruned; only its place in the history remains"
         case .deletion(let id): "revision \(id) records a deletion: it has no content"
         case .notCurrent(let base, let heads):
-            "revision \(base) is no longer the only current revision (current: \(heads.map(\.description).joined(separator: ", ")))"
+            "revision \(base) is not the only current revision (current: \(heads.map(\.description).joined(separator: ", ")))"
         case .unreadableWinner(let id, let why):
             "document \(id.uuidString.lowercased()) is not pruned: its current revision cannot be read (\(why)), and its history may be all that is left to read"
         case .unseenRevisions(let id, let revisions):

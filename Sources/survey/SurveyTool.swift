@@ -49,7 +49,7 @@ struct SurveyTool: ParsableCommand {
               file; a file where a store's folder belongs (init and demo --store too);
               content that is not there (a deleted document's, a pruned revision's, a deletion's); a
               watched store removed or moved away
-          75  refused: save --if-current when the base is no longer the only current
+          75  refused: save --if-current when the base is not the only current
               revision (a deletion an edit raced does not count), and
               resolve --merge --strict when a field is contested (nothing written);
               resolve --all --merge when a document is left in conflict
