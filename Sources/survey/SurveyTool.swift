@@ -37,7 +37,8 @@ struct SurveyTool: ParsableCommand {
         EXIT CODES (every command):
           0   success
           64  usage: an unknown subcommand or option, a missing or malformed argument
-              (an empty path, document or revision too), an argument (or the
+              (an empty path, document or revision too, and a prefix that matches
+              more than one document or revision), an argument (or the
               $SURVEY_STORE in use) that is not UTF-8; sync with the store itself
           65  invalid data: a malformed property list (FILE:LINE:COLUMN: message),
               an invalid survey (naming the item and the rule), an unsupported format,

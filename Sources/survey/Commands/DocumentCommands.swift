@@ -191,7 +191,8 @@ struct EditCommand: ParsableCommand {
               datePicker  an ISO 8601 date, such as 2026-11-20T10:00:00Z
               slider      a number from its minimum to its maximum (whole if it rounds)
               picker      one of its options
-              multiTF     one T or F per option, such as TFFT
+              multiTF     one T or F per option, such as TFFT (or 1 and 0), or one word per
+                          option separated by commas: t, f, true, false, yes, no, 1 or 0
             An empty VALUE (ITEM=) clears the answer; a textOnly item takes none.
 
             Prints the new revision. An edit that changes nothing writes nothing: it says so on \
