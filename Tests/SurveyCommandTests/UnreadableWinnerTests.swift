@@ -9,53 +9,75 @@ import Versions
 /// same bytes) or not (damaged here, so a replica's intact copy repairs it).
 @Suite("A current revision that cannot be read: what list advises")
 struct UnreadableWinnerTests {
+    /// A store of four documents whose current revisions cannot be read, written as
+    /// another app would, whatever their content: malformed on top of an earlier
+    /// revision, a format-1 survey that migrates to one breaking a rule, a conflict whose
+    /// winner is malformed and whose other head reads, and readable content damaged in
+    /// place (no longer matching its digest).
+    struct Fixture {
+        let directory: URL
+        let store: String
+        let revisions: RevisionStore
+        let edited = UUID(uuidString: "00000001-0000-4000-8000-000000000000")!
+        let old = UUID(uuidString: "00000002-0000-4000-8000-000000000000")!
+        let conflicted = UUID(uuidString: "00000003-0000-4000-8000-000000000000")!
+        let damaged = UUID(uuidString: "00000004-0000-4000-8000-000000000000")!
+        /// `edited`'s readable revision, and the malformed one on top of it.
+        let earlier, malformedRevision: RevisionMetadata
+        /// `conflicted`'s head that reads.
+        let readableHead: RevisionMetadata
+
+        static let good = try! PropertyList.dictionary(["title": "Good", "items": []]).xmlData()
+        static let malformed = Data("<plist><dict><key>title</key><string>t</strin></dict></plist>\n".utf8)
+
+        init() throws {
+            directory = try CommandRunner.temporaryDirectory()
+            store = directory.appendingPathComponent("store").path
+            _ = try SurveyStore.create(at: store, deviceName: "here")
+            revisions = RevisionStore(
+                root: store, device: Device(id: "other-app-1", name: "other app"),
+                wallClock: { 1_560_000_000_000 })
+            earlier = try revisions.write(document: edited, parents: [], content: Self.good, formatVersion: 2)
+            malformedRevision = try revisions.write(
+                document: edited, parents: [earlier], content: Self.malformed, formatVersion: 2)
+            // A format-1 binary item answered 2: it migrates to a survey that breaks a rule.
+            let invalidFormatOne = try PropertyList.dictionary([
+                "title": "Old",
+                "items": [
+                    ["title": "b", "type": "Binary", "value1": "n", "value2": "y", "result": ["text": "2"]]
+                ],
+            ]).xmlData()
+            _ = try revisions.write(document: old, parents: [], content: invalidFormatOne, formatVersion: 1)
+            // The winner (written last, so stamped later) malformed, the other head readable.
+            let base = try revisions.write(
+                document: conflicted, parents: [], content: Self.good, formatVersion: 2)
+            readableHead = try revisions.write(
+                document: conflicted, parents: [base],
+                content: try PropertyList.dictionary(["title": "Other head", "items": []]).xmlData(),
+                formatVersion: 2)
+            _ = try revisions.write(
+                document: conflicted, parents: [base], content: Self.malformed, formatVersion: 2)
+            let intact = try revisions.write(
+                document: damaged, parents: [], content: Self.good, formatVersion: 2)
+            let damagedFile =
+                store + "/Documents/" + damaged.uuidString.lowercased() + "/" + intact.id.description
+                + ".survey/Survey.plist"
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: damagedFile))
+            let at = try #require(bytes.range(of: Data("Good".utf8))).lowerBound
+            bytes[at] = UInt8(ascii: "F")
+            try bytes.write(to: URL(fileURLWithPath: damagedFile))
+        }
+    }
+
     @Test(
         "Content intact but malformed or breaking a rule is given a save on top, or another head kept; only damaged content is sent to verify --repair-from (it was advised for all of them)"
     )
     func listAdvice() throws {
-        let directory = try CommandRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = directory.appendingPathComponent("store").path
-        _ = try SurveyStore.create(at: store, deviceName: "here")
-        // Revisions written as another app would, whatever their content.
-        let revisions = RevisionStore(
-            root: store, device: Device(id: "other-app-1", name: "other app"),
-            wallClock: { 1_560_000_000_000 })
-        let good = try PropertyList.dictionary(["title": "Good", "items": []]).xmlData()
-        let malformed = Data("<plist><dict><key>title</key><string>t</strin></dict></plist>\n".utf8)
-        // A format-1 binary item answered 2: it migrates to a survey that breaks a rule.
-        let invalidFormatOne = try PropertyList.dictionary([
-            "title": "Old",
-            "items": [
-                ["title": "b", "type": "Binary", "value1": "n", "value2": "y", "result": ["text": "2"]]
-            ],
-        ]).xmlData()
-
-        // Malformed on top of an earlier revision.
-        let edited = UUID(uuidString: "00000001-0000-4000-8000-000000000000")!
-        let earlier = try revisions.write(document: edited, parents: [], content: good, formatVersion: 2)
-        _ = try revisions.write(document: edited, parents: [earlier], content: malformed, formatVersion: 2)
-        // A first revision in format 1 that is no valid survey.
-        let old = UUID(uuidString: "00000002-0000-4000-8000-000000000000")!
-        _ = try revisions.write(document: old, parents: [], content: invalidFormatOne, formatVersion: 1)
-        // In conflict: the winner (written last, so stamped later) malformed, the other head readable.
-        let conflicted = UUID(uuidString: "00000003-0000-4000-8000-000000000000")!
-        let base = try revisions.write(document: conflicted, parents: [], content: good, formatVersion: 2)
-        let readableHead = try revisions.write(
-            document: conflicted, parents: [base],
-            content: try PropertyList.dictionary(["title": "Other head", "items": []]).xmlData(),
-            formatVersion: 2)
-        _ = try revisions.write(document: conflicted, parents: [base], content: malformed, formatVersion: 2)
-        // Damaged: readable content changed in place, so it no longer matches its digest.
-        let damaged = UUID(uuidString: "00000004-0000-4000-8000-000000000000")!
-        let intact = try revisions.write(document: damaged, parents: [], content: good, formatVersion: 2)
-        let damagedFile =
-            store + "/Documents/" + damaged.uuidString.lowercased() + "/" + intact.id.description
-            + ".survey/Survey.plist"
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: damagedFile))
-        let at = try #require(bytes.range(of: Data("Good".utf8))).lowerBound
-        bytes[at] = UInt8(ascii: "F")
-        try bytes.write(to: URL(fileURLWithPath: damagedFile))
+        let fixture = try Fixture()
+        defer { try? FileManager.default.removeItem(at: fixture.directory) }
+        let (directory, store) = (fixture.directory, fixture.store)
+        let (edited, earlier, old) = (fixture.edited, fixture.earlier, fixture.old)
+        let (conflicted, readableHead, damaged) = (fixture.conflicted, fixture.readableHead, fixture.damaged)
 
         func warning(_ id: UUID, in stderr: String) -> String? {
             stderr.split(separator: "\n").map(String.init).first {
@@ -127,35 +149,11 @@ struct UnreadableWinnerTests {
         "show, edit and export of a winner whose content is intact but unreadable give list's advice (they said only why); damaged content is still sent to a repair, and an earlier revision gets no advice"
     )
     func openingAdvice() throws {
-        let directory = try CommandRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = directory.appendingPathComponent("store").path
-        _ = try SurveyStore.create(at: store, deviceName: "here")
-        let revisions = RevisionStore(
-            root: store, device: Device(id: "other-app-1", name: "other app"),
-            wallClock: { 1_560_000_000_000 })
-        let good = try PropertyList.dictionary(["title": "Good", "items": []]).xmlData()
-        let malformed = Data("<plist><dict><key>title</key><string>t</strin></dict></plist>\n".utf8)
-        let edited = UUID(uuidString: "00000001-0000-4000-8000-000000000000")!
-        let earlier = try revisions.write(document: edited, parents: [], content: good, formatVersion: 2)
-        let malformedRevision = try revisions.write(
-            document: edited, parents: [earlier], content: malformed, formatVersion: 2)
-        let conflicted = UUID(uuidString: "00000003-0000-4000-8000-000000000000")!
-        let base = try revisions.write(document: conflicted, parents: [], content: good, formatVersion: 2)
-        let readableHead = try revisions.write(
-            document: conflicted, parents: [base],
-            content: try PropertyList.dictionary(["title": "Other head", "items": []]).xmlData(),
-            formatVersion: 2)
-        _ = try revisions.write(document: conflicted, parents: [base], content: malformed, formatVersion: 2)
-        let damaged = UUID(uuidString: "00000004-0000-4000-8000-000000000000")!
-        let intact = try revisions.write(document: damaged, parents: [], content: good, formatVersion: 2)
-        let damagedFile =
-            store + "/Documents/" + damaged.uuidString.lowercased() + "/" + intact.id.description
-            + ".survey/Survey.plist"
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: damagedFile))
-        let at = try #require(bytes.range(of: Data("Good".utf8))).lowerBound
-        bytes[at] = UInt8(ascii: "F")
-        try bytes.write(to: URL(fileURLWithPath: damagedFile))
+        let fixture = try Fixture()
+        defer { try? FileManager.default.removeItem(at: fixture.directory) }
+        let store = fixture.store
+        let (edited, malformedRevision) = (fixture.edited, fixture.malformedRevision)
+        let (conflicted, readableHead, damaged) = (fixture.conflicted, fixture.readableHead, fixture.damaged)
 
         let advice =
             " (its content matches the digest in its metadata, so every replica holds these same bytes and no repair mends them; save new content on top with `survey save --store \(store) "
@@ -193,8 +191,8 @@ struct UnreadableWinnerTests {
             repair.status == 65 && repair.stderr.contains("--repair-from") && !repair.stderr.contains(advice),
             "\(repair.stderr)")
         // A revision that is not the winner: nothing a save on top would mend.
-        _ = try revisions.write(
-            document: edited, parents: [malformedRevision], content: good, formatVersion: 2)
+        _ = try fixture.revisions.write(
+            document: edited, parents: [malformedRevision], content: Fixture.good, formatVersion: 2)
         let named = try CommandRunner.run([
             "show", document, "--revision", malformedRevision.id.description, "--store", store,
         ])
