@@ -163,6 +163,24 @@ struct InputCommandTests {
             "\(created.stderr)")
     }
 
+    @Test(
+        "new --from refuses a slider integer a double cannot hold exactly (it stored 18446744073709551615 as 1.8446744073709552e+19), writing nothing"
+    )
+    func inexactSliderInteger() throws {
+        let store = try Store()
+        #expect(try store.run(["init"]).status == 0)
+        let file = try store.write(
+            #"{"title":"T","items":[{"title":"S","kind":"slider","minimum":0,"maximum":18446744073709551615,"answer":18446744073709551615}]}"#,
+            "big.json")
+        let created = try store.run(["new", "--from", file])
+        #expect(created.status == 65)
+        #expect(
+            created.stderr
+                == "\(file): item 1 (\"S\"): a slider's maximum (18446744073709551615) is an integer a double cannot hold exactly; a slider's minimum, maximum and answer are doubles, exact for every integer up to 2^53 (9007199254740992) in magnitude but only for some beyond [sliderBounds]\n",
+            "\(created.stderr)")
+        #expect(try store.run(["list", "--json"]).stdout == "[]\n")
+    }
+
     @Test("--from reads standard input: '-', a pipe and /dev/stdin")
     func standardInput() throws {
         let store = try Store()
