@@ -180,7 +180,8 @@ struct InputTests {
         }
         #expect(
             json16?.description
-                == "j.json:1:1: the file is UTF-16 text but not an XML property list; JSON must be UTF-8")
+                == "j.json:1:1: the document is UTF-16 text but not an XML property list (JSON must be UTF-8)"
+        )
         let binary = #expect(throws: PropertyListError.self) {
             try Survey(data: Data("bplist00\u{0}".utf8), file: "b.plist")
         }
