@@ -12,7 +12,7 @@ public struct DeviceNameError: Error, Equatable, Sendable, CustomStringConvertib
     /// Why it cannot be recorded.
     public var reason: String
     public var description: String {
-        "the device name \"\(ShownText.escaping(name))\" cannot be used: \(reason)"
+        "the device name \(ShownText.escaping(ShownText.quoted(name))) cannot be used: \(reason)"
     }
 }
 

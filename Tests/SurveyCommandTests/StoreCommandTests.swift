@@ -603,6 +603,26 @@ struct StoreCommandTests {
     }
 
     @Test(
+        "A device name refused by init is quoted with its quotes and backslashes escaped (a quote in it seemed to end the name)"
+    )
+    func refusedDeviceNameQuoted() throws {
+        let store = try Store()
+        for (name, shown) in [
+            ("bad\"name\u{1}", #"the device name "bad\"name\u{1}" cannot be used: "#),
+            ("back\\slash\u{1}", #"the device name "back\\slash\u{1}" cannot be used: "#),
+            (
+                String(repeating: "\"", count: 300),
+                "the device name \"" + String(repeating: #"\""#, count: 40)
+                    + "…\" cannot be used: it is 300 bytes"
+            ),
+        ] {
+            let result = try store.run(["init", "--device", name])
+            #expect(result.status == 64, "\(name): \(result.stderr)")
+            #expect(result.stderr.contains(shown), "\(name): \(result.stderr)")
+        }
+    }
+
+    @Test(
         "verify says a revision's parent whose package is here but unreadable cannot be read, not that it was never copied"
     )
     func parentHereButUnreadable() throws {
