@@ -286,10 +286,10 @@ func parseAnswer(_ text: String, for item: Item, position: Int) throws -> Answer
     case .datePicker:
         return try item.dateAnswer(from: text, position: position)
     case .slider:
-        guard let number = Answer.number(decimal: text) else {
+        guard let number = try item.numberAnswer(from: text, position: position) else {
             throw fail("a decimal number, such as 7, -2.5 or 1e3")
         }
-        return .number(number)
+        return number
     case .multiTF:
         let parts = text.contains(",") ? text.split(separator: ",").map(String.init) : text.map(String.init)
         let flags = try parts.map { part -> Bool in
