@@ -58,6 +58,10 @@ enum DeviceIdentity {
         guard case .string(let id)? = value["DeviceID"], case .string(let name)? = value["DeviceName"] else {
             throw StoreError.noSuchStore(store)
         }
+        // A name this build never records (the file edited by hand: longer than
+        // `maximumDeviceNameBytes`, empty, white space alone) is no identity either, rather
+        // than one every revision saved would name: it throws `DeviceNameError`.
+        try SurveyStore.checkDeviceName(name)
         return (Device(id: id, name: name), value["StoreFolder"]?.stringValue)
     }
 

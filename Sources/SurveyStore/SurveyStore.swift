@@ -12,7 +12,7 @@ public struct DeviceNameError: Error, Equatable, Sendable, CustomStringConvertib
     /// Why it cannot be recorded.
     public var reason: String
     public var description: String {
-        "the device name \"\(ShownText.escaping(name))\" cannot be used: \(reason)"
+        "the device name \(ShownText.escaping(ShownText.quoted(name))) cannot be used: \(reason)"
     }
 }
 
@@ -312,6 +312,19 @@ public final class SurveyStore: Sendable {
 
     /// Checks `Store.plist`: a regular file holding a dictionary with an integer
     /// `StoreLayoutVersion` this build knows (a newer one may be read, never written).
+    /// Checks that this build can change the store at `path`, as opening it for writing
+    /// does first: its layout file names a layout this build writes. Only reads
+    /// `Store.plist`; a store this build can only read can be told apart before advice
+    /// to change it is given.
+    ///
+    /// - Parameter path: The store folder.
+    /// - Throws: `StoreError/newerLayout(_:_:supported:)` for a layout newer than
+    ///   ``layoutVersion``; `StoreError/noSuchStore(_:)` or `StoreError/damagedStore(_:_:)`
+    ///   when `path` holds no store or its layout file is damaged.
+    public static func checkLayoutForWriting(at path: String) throws {
+        try checkLayout(at: path, calls: .live, forWriting: true)
+    }
+
     static func checkLayout(at path: String, calls: SystemCalls, forWriting: Bool) throws {
         let file = path + "/" + layoutFile
         let data: Data

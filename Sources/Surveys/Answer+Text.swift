@@ -48,6 +48,36 @@ extension Answer {
 }
 
 extension Item {
+    /// Reads a slider's answer given as text (on a command line, say): a number written
+    /// in decimal, as ``Answer/number(decimal:)`` reads it. An integer (digits, with a
+    /// sign or not) that a double cannot hold exactly is refused, as it is in a file,
+    /// rather than rounded to another number.
+    ///
+    /// - Parameters:
+    ///   - text: The number, spaces around it allowed.
+    ///   - position: The item's 1-based position, for the error.
+    /// - Returns: The ``Answer/number(_:)`` answer, or `nil` when `text` is no decimal
+    ///   number.
+    /// - Throws: ``SurveyError`` with the rule ``SurveyError/Rule/answerOutOfRange`` for
+    ///   an integer a double cannot hold exactly.
+    public func numberAnswer(from text: String, position: Int) throws(SurveyError) -> Answer? {
+        guard let number = Answer.number(decimal: text) else { return nil }
+        var digits = Substring(text.trimmingCharacters(in: .whitespaces))
+        if digits.first == "-" || digits.first == "+" { digits = digits.dropFirst() }
+        if digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber) {
+            let written = digits.drop { $0 == "0" }
+            // `%.0f` writes a double's integer value exactly, every digit of it.
+            let held = String(format: "%.0f", abs(number))
+            if held != (written.isEmpty ? "0" : String(written)) {
+                throw SurveyError(
+                    position: position, title: title, rule: .answerOutOfRange,
+                    message:
+                        "the answer is an integer a double cannot hold exactly; \(Survey.inexactIntegerRule)")
+            }
+        }
+        return .number(number)
+    }
+
     /// Reads a date answer given as text (on a command line, say) for this item, by the
     /// same rule as every other date: PropertyList's `ISO8601Date`, impossible dates
     /// refused, a fraction of a second dropped.

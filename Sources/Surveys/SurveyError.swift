@@ -17,13 +17,15 @@ public struct SurveyError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let binaryOptions = Rule("binaryOptions")
         /// A picker or multi-field item without options.
         public static let emptyOptions = Rule("emptyOptions")
-        /// A slider whose minimum is not below its maximum, or whose bounds are not finite numbers.
+        /// A slider whose minimum is not below its maximum, or whose bounds are not finite
+        /// numbers, or a bound given as an integer that a double cannot hold exactly.
         public static let sliderBounds = Rule("sliderBounds")
         /// An answer on an item that takes none.
         public static let answerNotAllowed = Rule("answerNotAllowed")
         /// An answer of the wrong kind for its item.
         public static let answerType = Rule("answerType")
-        /// A number outside the item's range.
+        /// A number outside the item's range, or a slider answer given as an integer that a
+        /// double cannot hold exactly.
         public static let answerOutOfRange = Rule("answerOutOfRange")
         /// A fraction where the item takes whole numbers.
         public static let answerNotWhole = Rule("answerNotWhole")

@@ -1006,6 +1006,26 @@ struct FirstUseTests {
         #expect(try store.run(["list"]).stderr.isEmpty)
     }
 
+    @Test(
+        "list on an empty store in a newer layout gives no advice to create a document (new fails there), and says it can be read but not changed"
+    )
+    func listEmptyNewerLayout() throws {
+        let store = try Store()
+        #expect(try store.run(["init"]).status == 0)
+        let layout = store.path + "/Store.plist"
+        let text = try String(contentsOfFile: layout, encoding: .utf8)
+        try Data(text.replacingOccurrences(of: "<integer>1</integer>", with: "<integer>2</integer>").utf8)
+            .write(to: URL(fileURLWithPath: layout))
+        let empty = try store.run(["list"])
+        #expect(empty.status == 0)
+        #expect(
+            empty.stderr
+                == "the store at \(store.path) has no documents yet (\(layout): store layout 2 is newer than this build supports (1); it can be read but not changed)\n",
+            "\(empty.stderr)")
+        #expect(!empty.stderr.contains("survey new"), "\(empty.stderr)")
+        #expect(try store.run(["new", "--title", "X"]).status == 65, "what the advice would have led to")
+    }
+
     @Test("show text has the format version, and a binary answer as its label")
     func showText() throws {
         let store = try Store()

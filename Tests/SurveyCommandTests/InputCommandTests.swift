@@ -163,6 +163,51 @@ struct InputCommandTests {
             "\(created.stderr)")
     }
 
+    @Test(
+        "new --from refuses a slider integer a double cannot hold exactly (it stored 18446744073709551615 as 1.8446744073709552e+19), writing nothing"
+    )
+    func inexactSliderInteger() throws {
+        let store = try Store()
+        #expect(try store.run(["init"]).status == 0)
+        let file = try store.write(
+            #"{"title":"T","items":[{"title":"S","kind":"slider","minimum":0,"maximum":18446744073709551615,"answer":18446744073709551615}]}"#,
+            "big.json")
+        let created = try store.run(["new", "--from", file])
+        #expect(created.status == 65)
+        #expect(
+            created.stderr
+                == "\(file): item 1 (\"S\"): a slider's maximum (18446744073709551615) is an integer a double cannot hold exactly; a slider's minimum, maximum and answer are doubles, exact for every integer up to 2^53 (9007199254740992) in magnitude but only for some beyond [sliderBounds]\n",
+            "\(created.stderr)")
+        #expect(try store.run(["list", "--json"]).stdout == "[]\n")
+    }
+
+    @Test(
+        "edit --answer refuses a slider integer a double cannot hold exactly, as a file's (9007199254740993 was saved as 9007199254740992)"
+    )
+    func inexactSliderAnswerTyped() throws {
+        let store = try Store()
+        #expect(try store.run(["init"]).status == 0)
+        let file = try store.write(
+            #"{"title":"T","items":[{"title":"S","kind":"slider","minimum":0,"maximum":1e17}]}"#, "s.json")
+        let id = try store.run(["new", "--from", file]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        for text in ["9007199254740993", " +009007199254740995 ", "99999999999999999"] {
+            let edited = try store.run(["edit", id, "--answer", "1=\(text)"])
+            #expect(edited.status == 65, "\(text): \(edited.stderr)")
+            #expect(
+                edited.stderr
+                    == "error: item 1 (\"S\"): the answer is an integer a double cannot hold exactly; a slider's minimum, maximum and answer are doubles, exact for every integer up to 2^53 (9007199254740992) in magnitude but only for some beyond [answerOutOfRange]\n",
+                "\(text): \(edited.stderr)")
+        }
+        for (text, shown) in [
+            ("9007199254740992", "9007199254740992"), ("100000000000000000", "1e+17"),
+            ("9007199254740993.0", "9007199254740992"),
+        ] {
+            let edited = try store.run(["edit", id, "--answer", "1=\(text)"])
+            #expect(edited.status == 0, "\(text): \(edited.stderr)")
+            #expect(try store.run(["show", id]).stdout.contains("S (slider): \(shown)\n"), "\(text)")
+        }
+    }
+
     @Test("--from reads standard input: '-', a pipe and /dev/stdin")
     func standardInput() throws {
         let store = try Store()

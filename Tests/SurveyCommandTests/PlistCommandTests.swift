@@ -164,6 +164,16 @@ struct PlistCommandTests {
                     == "\(json.path):1:1: the document is UTF-16 text but not an XML property list (JSON must be UTF-8)\n",
                 "\(result.stderr)")
         }
+        // `new --from` says it in the same words (it said "the file is UTF-16 text …; JSON
+        // must be UTF-8").
+        let store = directory.appendingPathComponent("store").path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        let created = try CommandRunner.run(["new", "--from", json.path, "--store", store])
+        #expect(created.status == 65)
+        #expect(
+            created.stderr
+                == "\(json.path):1:1: the document is UTF-16 text but not an XML property list (JSON must be UTF-8)\n",
+            "\(created.stderr)")
     }
 
     @Test("convert --to xml rewrites a file in CoreFoundation's canonical form")

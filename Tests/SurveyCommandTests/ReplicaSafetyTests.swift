@@ -204,6 +204,45 @@ struct ReplicaSafetyTests {
     }
 
     @Test(
+        "A Device.plist edited to hold a DeviceName over 255 bytes of UTF-8 is no identity: verify names it with the rule, and the next write replaces it rather than saving revisions that name it (it was used as it was)"
+    )
+    func overlongRecordedDeviceName() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let a = directory.appendingPathComponent("a").path
+        let documents = try Self.makeStore(a, in: directory)
+        let device = a + "/Local.nosync/Device.plist"
+        func recorded() throws -> [String: Any] {
+            let data = try Data(contentsOf: URL(fileURLWithPath: device))
+            return try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+                ?? [:]
+        }
+        let long = String(repeating: "é", count: 150)  // 300 bytes of UTF-8
+        var edited = try recorded()
+        let oldID = edited["DeviceID"] as? String
+        edited["DeviceName"] = long
+        try PropertyListSerialization.data(fromPropertyList: edited, format: .xml, options: 0)
+            .write(to: URL(fileURLWithPath: device))
+        let verify = try CommandRunner.run(["verify", "--store", a])
+        #expect(verify.status == 1, "\(verify.stdout) \(verify.stderr)")
+        #expect(
+            (verify.stdout + verify.stderr).contains(
+                device + ": not this device's identity (the device name \"" + String(long.prefix(40))
+                    + "…\" cannot be used: it is 300 bytes of UTF-8; a device name has at most 255): the next command that writes replaces it"
+            ), "\(verify.stdout) \(verify.stderr)")
+        let saved = try CommandRunner.run(["edit", documents[1], "--title", "Y", "--json", "--store", a])
+        #expect(saved.status == 0, "\(saved.stderr)")
+        let versions = try CommandRunner.run(["versions", documents[1], "--json", "--store", a])
+        let rows =
+            try JSONSerialization.jsonObject(with: Data(versions.stdout.utf8)) as? [[String: Any]] ?? []
+        #expect(rows.first?["device"] as? String != long, "the new revision does not name it")
+        #expect(!versions.stdout.contains(long))
+        let replaced = try recorded()
+        #expect(replaced["DeviceName"] as? String != long && replaced["DeviceID"] as? String != oldID)
+        #expect(try CommandRunner.run(["verify", "--store", a]).status == 0)
+    }
+
+    @Test(
         "A lock file that is a folder: resolve --all --merge and prune leave that document, name it and do every other (they stopped at it); a state folder that is a link does not stop prune"
     )
     func unusableLockSkipped() throws {

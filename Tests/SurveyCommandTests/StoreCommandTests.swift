@@ -550,6 +550,36 @@ struct StoreCommandTests {
     }
 
     @Test(
+        "resolve --merge --prefer on a document not in conflict has nothing to resolve (exit 0, nothing written), as --merge alone; it said there was no such head (exit 66)"
+    )
+    func preferNotInConflict() throws {
+        let store = try Store()
+        let (id, first) = try store.makeDocument()
+        let saved = try store.json(["save", id, "--from", store.write(Self.edited(rating: 3), "e.json")])
+        let current = (saved as! [String: Any])["revision"] as! String
+        let before = try ImportTests.tree(store.path)
+        for prefer in [first, String(first.prefix(8)), current] {
+            let result = try store.run(["resolve", id, "--merge", "--prefer", prefer])
+            #expect(result.status == 0, "\(prefer): \(result.stderr)")
+            #expect(result.stdout.isEmpty, "\(result.stdout)")
+            #expect(
+                result.stderr == "\(id) is not in conflict; nothing to resolve (it stays at \(current))\n",
+                "\(prefer): \(result.stderr)")
+            let json = try store.json(["resolve", id, "--merge", "--prefer", prefer]) as! [String: Any]
+            #expect(json["resolved"] as? Bool == false && json["revision"] as? String == current, "\(json)")
+            let dryRun = try store.run(["resolve", id, "--merge", "--dry-run", "--prefer", prefer])
+            #expect(dryRun.status == 0 && dryRun.stderr.contains("nothing to resolve"), "\(dryRun.stderr)")
+        }
+        #expect(try ImportTests.tree(store.path) == before, "nothing is written")
+        // The revision must exist all the same, as with --keep.
+        let unknown = try store.run(["resolve", id, "--merge", "--prefer", "9-0"])
+        #expect(
+            unknown.status == 66
+                && unknown.stderr.contains("there is no revision 9-0 among the heads (the heads: \(current))"),
+            "\(unknown.stderr)")
+    }
+
+    @Test(
         "A document, revision, item or device name typed with a line feed or a tab is written out in the message, never splitting its line"
     )
     func typedNamesWrittenOut() throws {
@@ -569,6 +599,26 @@ struct StoreCommandTests {
             #expect(
                 result.stderr.split(separator: "\n").first?.contains(shown) == true,
                 "\(arguments): \(result.stderr)")
+        }
+    }
+
+    @Test(
+        "A device name refused by init is quoted with its quotes and backslashes escaped (a quote in it seemed to end the name)"
+    )
+    func refusedDeviceNameQuoted() throws {
+        let store = try Store()
+        for (name, shown) in [
+            ("bad\"name\u{1}", #"the device name "bad\"name\u{1}" cannot be used: "#),
+            ("back\\slash\u{1}", #"the device name "back\\slash\u{1}" cannot be used: "#),
+            (
+                String(repeating: "\"", count: 300),
+                "the device name \"" + String(repeating: #"\""#, count: 40)
+                    + "…\" cannot be used: it is 300 bytes"
+            ),
+        ] {
+            let result = try store.run(["init", "--device", name])
+            #expect(result.status == 64, "\(name): \(result.stderr)")
+            #expect(result.stderr.contains(shown), "\(name): \(result.stderr)")
         }
     }
 

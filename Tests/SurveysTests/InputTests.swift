@@ -88,14 +88,24 @@ struct InputTests {
         #expect(survey.items[0].answer?.text == text)
     }
 
-    @Test("An integer answer above 2^63 keeps its value")
+    @Test(
+        "An integer answer above 2^63 keeps its value; one a double cannot hold exactly is refused (18446744073709551615 was taken as 2^64)"
+    )
     func hugeIntegerAnswer() throws {
         let survey = try Survey(
             json: Self.survey(
                 items:
-                    #"{"title": "S", "kind": "slider", "minimum": 0, "maximum": 1e20, "answer": 18446744073709551615}"#
+                    #"{"title": "S", "kind": "slider", "minimum": 0, "maximum": 1e20, "answer": 18446744073709549568}"#
             ))
-        #expect(survey.items[0].answer == .number(18_446_744_073_709_551_615))
+        #expect(survey.items[0].answer == .number(18_446_744_073_709_549_568))
+        let error = #expect(throws: SurveyError.self) {
+            try Survey(
+                json: Self.survey(
+                    items:
+                        #"{"title": "S", "kind": "slider", "minimum": 0, "maximum": 1e20, "answer": 18446744073709551615}"#
+                ))
+        }
+        #expect(error?.rule == .answerOutOfRange)
     }
 
     @Test(
@@ -170,7 +180,8 @@ struct InputTests {
         }
         #expect(
             json16?.description
-                == "j.json:1:1: the file is UTF-16 text but not an XML property list; JSON must be UTF-8")
+                == "j.json:1:1: the document is UTF-16 text but not an XML property list (JSON must be UTF-8)"
+        )
         let binary = #expect(throws: PropertyListError.self) {
             try Survey(data: Data("bplist00\u{0}".utf8), file: "b.plist")
         }

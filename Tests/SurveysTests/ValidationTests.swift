@@ -264,6 +264,54 @@ struct ValidationTests {
     }
 
     @Test(
+        "A slider integer a double cannot hold exactly is refused, in JSON and XML alike, naming the item and the rule; stored content is read rounded as before",
+        arguments: [
+            ("minimum", "-9223372036854775807", "0", nil),
+            ("maximum", "0", "18446744073709551615", nil),
+            ("maximum", "0", "9007199254740993", nil),
+            ("answer", "0", "18446744073709549568", "18446744073709549569"),
+            ("answer", "-9007199254740994", "0", "-9007199254740993"),
+        ] as [(String, String, String, String?)])
+    func inexactSliderIntegers(named: String, minimum: String, maximum: String, answer: String?) throws {
+        let answerJSON = answer.map { #", "answer": \#($0)"# } ?? ""
+        let json =
+            #"{"title": "T", "items": [{"title": "Rate us", "kind": "slider", "minimum": \#(minimum), "maximum": \#(maximum)\#(answerJSON)}]}"#
+        let answerXML = answer.map { "<key>answer</key><integer>\($0)</integer>" } ?? ""
+        let xml = """
+            <plist version="1.0"><dict><key>title</key><string>T</string><key>items</key><array><dict>\
+            <key>title</key><string>Rate us</string><key>kind</key><string>slider</string>\
+            <key>minimum</key><integer>\(minimum)</integer><key>maximum</key><integer>\(maximum)</integer>\
+            \(answerXML)</dict></array></dict></plist>
+            """
+        let rule =
+            "a slider's minimum, maximum and answer are doubles, exact for every integer up to 2^53 (9007199254740992) in magnitude but only for some beyond"
+        let expected =
+            named == "answer"
+            ? "item 1 (\"Rate us\"): the answer is an integer a double cannot hold exactly; \(rule) [answerOutOfRange]"
+            : "item 1 (\"Rate us\"): a slider's \(named) (\(named == "minimum" ? minimum : maximum)) is an integer a double cannot hold exactly; \(rule) [sliderBounds]"
+        for data in [Data(json.utf8), Data(xml.utf8)] {
+            let error = #expect(throws: SurveyError.self) { try Survey(data: data) }
+            #expect(error?.description == expected, "\(error?.description ?? "no error")")
+            // The answer itself is never quoted.
+            if let answer { #expect(error?.description.contains(answer) == false) }
+        }
+        // Stored content (written by another tool) still opens, its number rounded.
+        let stored = try PropertyList(xml: Data(xml.utf8))
+        #expect(try Survey(interchange: stored).items.count == 1)
+    }
+
+    @Test("A slider integer a double holds exactly is taken, however large")
+    func exactLargeSliderIntegers() throws {
+        let json =
+            #"{"title": "T", "items": [{"title": "R", "kind": "slider", "minimum": -9223372036854775808, "maximum": 18446744073709549568, "answer": 9007199254740992}]}"#
+        let survey = try Survey(data: Data(json.utf8))
+        #expect(
+            survey.items[0].kind
+                == .slider(minimum: -0x1p63, maximum: 18446744073709549568, roundToInteger: false))
+        #expect(survey.items[0].answer == .number(9007199254740992))
+    }
+
+    @Test(
         "A slider answer that is infinite or NaN is called not finite (it said the answer must lie between the bounds)",
         arguments: [Double.nan, Double.infinity, -Double.infinity])
     func nonFiniteSliderAnswer(answer: Double) {

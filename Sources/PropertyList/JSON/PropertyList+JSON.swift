@@ -24,6 +24,16 @@ extension PropertyList {
         }
     }
 
+    /// Why text in `encoding` (`UTF-16`, say) that does not begin with markup cannot be
+    /// read: it is no XML property list, and JSON must be UTF-8. The XML reader and the
+    /// survey reader (which tells the two forms apart) say it in these same words.
+    ///
+    /// - Parameter encoding: The name of the text's encoding.
+    /// - Returns: The message, without the file or the place in it.
+    public static func notMarkupMessage(encoding: String) -> String {
+        "the document is \(encoding) text but not an XML property list (JSON must be UTF-8)"
+    }
+
     /// Whether `bytes` look like JSON rather than XML: their first character, after any
     /// white space and a UTF-8 byte order mark, opens an object or an array.
     ///

@@ -229,7 +229,7 @@ struct XMLPlistScanner {
                 index += 2
                 if [0x20, 0x09, 0x0A, 0x0D].contains(unit) { continue }
                 if unit == UInt16(UInt8(ascii: "<")) { return nil }
-                return "the document is UTF-16 text but not an XML property list (JSON must be UTF-8)"
+                return PropertyList.notMarkupMessage(encoding: "UTF-16")
             }
         }
         return nil

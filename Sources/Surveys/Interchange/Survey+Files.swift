@@ -41,7 +41,7 @@ extension Survey {
         case .notUTF8(let encoding):
             throw PropertyListError(
                 code: .malformedJSON,
-                message: "the file is \(encoding) text but not an XML property list; JSON must be UTF-8",
+                message: PropertyList.notMarkupMessage(encoding: encoding),
                 file: file, line: 1, column: 1)
         }
     }

@@ -93,7 +93,7 @@ extension Survey {
         }
         try Self.checkItemCount(elements.count)
         let items = try elements.enumerated().map {
-            try Self.item(from: $1, position: $0 + 1, seed: seed)
+            try Self.item(from: $1, position: $0 + 1, seed: seed, strict: strict)
         }
         try self.init(title: title, items: items, strict: strict)
     }
@@ -133,8 +133,12 @@ extension Survey {
     }
 
     /// The item `value` stands for at `position`; without an `id`, it gets the one derived
-    /// from `seed` and its position, or a random one when there is no seed.
-    static func item(from value: PropertyList, position: Int, seed: String? = nil) throws -> Item {
+    /// from `seed` and its position, or a random one when there is no seed. Unless
+    /// `strict` (stored content, read as it was first read), a slider's integer that a
+    /// double cannot hold exactly is rounded rather than refused.
+    static func item(
+        from value: PropertyList, position: Int, seed: String? = nil, strict: Bool = true
+    ) throws -> Item {
         guard case .dictionary(let entries) = value else {
             throw SurveyError(
                 position: position, title: nil, rule: .wrongType,
@@ -159,8 +163,13 @@ extension Survey {
             switch value {
             case .real(let real): return real
             case .integer(let integer):
-                if let signed = integer.int64Value { return Double(signed) }
-                return Double(integer.magnitude)
+                guard let number = exactDouble(integer, strict: strict) else {
+                    throw fail(
+                        .sliderBounds,
+                        "a slider's \(key) (\(integer)) is an integer a double cannot hold exactly; \(inexactIntegerRule)"
+                    )
+                }
+                return number
             default: throw fail(.wrongType, "'\(key)' is a number, not \(describe(value))")
             }
         }
@@ -224,7 +233,7 @@ extension Survey {
         var answer: Answer?
         if let value = entries["answer"] {
             answer =
-                try Self.answer(from: value, kind: kind, fail: fail)
+                try Self.answer(from: value, kind: kind, strict: strict, fail: fail)
                 ?? { throw fail(.answerType, "a \(kindName) item is not answered by \(describe(value))") }()
         }
         return Item(id: id, title: itemTitle, kind: kind, answer: answer)
@@ -234,7 +243,8 @@ extension Survey {
     /// An array for a multiTF item that holds something other than booleans is refused here,
     /// naming the first such flag.
     private static func answer(
-        from value: PropertyList, kind: Item.Kind, fail: (SurveyError.Rule, String) -> SurveyError
+        from value: PropertyList, kind: Item.Kind, strict: Bool,
+        fail: (SurveyError.Rule, String) -> SurveyError
     ) throws -> Answer? {
         switch (kind, value) {
         case (.binary, .integer(let integer)):
@@ -253,7 +263,13 @@ extension Survey {
             }
         case (.slider, .real(let real)): return .number(real)
         case (.slider, .integer(let integer)):
-            return .number(integer.int64Value.map(Double.init) ?? Double(integer.magnitude))
+            // Stored as a double, which would round it: refused rather than changed.
+            guard let number = exactDouble(integer, strict: strict) else {
+                throw fail(
+                    .answerOutOfRange,
+                    "the answer is an integer a double cannot hold exactly; \(inexactIntegerRule)")
+            }
+            return .number(number)
         case (.multiTF, .array(let elements)):
             var flags: [Bool] = []
             for (index, element) in elements.enumerated() {
@@ -270,6 +286,26 @@ extension Survey {
         default: return nil
         }
     }
+
+    /// `integer` as a double, or, when `strict`, `nil` when a double cannot hold it
+    /// exactly (most integers beyond 2^53 in magnitude): a slider's numbers are doubles,
+    /// and an integer rounded on the way in would be stored as another number than the
+    /// one written. Stored content (not `strict`) is read as it always was, rounded.
+    static func exactDouble(_ integer: PropertyList.Integer, strict: Bool) -> Double? {
+        let magnitude: Double
+        if let exact = Double(exactly: integer.magnitude) {
+            magnitude = exact
+        } else if strict {
+            return nil
+        } else {
+            magnitude = Double(integer.magnitude)
+        }
+        return integer.isNegative ? -magnitude : magnitude
+    }
+
+    /// The rule for integers in a slider, for messages.
+    static let inexactIntegerRule =
+        "a slider's minimum, maximum and answer are doubles, exact for every integer up to 2^53 (9007199254740992) in magnitude but only for some beyond"
 
     /// The rule for dates, for messages.
     static let dateRule =

@@ -74,7 +74,8 @@ struct ListCommand: ParsableCommand {
         discussion: """
             Columns: ID, TITLE, REVISION (the winner), MODIFIED, DEVICE (that saved the winner), FORMAT (its format \
             version), CONFLICTS (how many unresolved conflict versions), DELETED. A store with no documents prints \
-            the header alone, and says on standard error how to create one.
+            the header alone, and says on standard error how to create one (or, when the store's layout is newer \
+            than this build writes, that it can be read but not changed).
 
             \(SurveyTool.exitCodesReference)
             """)
@@ -111,10 +112,18 @@ struct ListCommand: ParsableCommand {
                 }
             Console.printTable(table)
             if rows.isEmpty && !skippedAny {
+                let store = ShownText.escaping(options.path)
+                do {
+                    try SurveyStore.checkLayoutForWriting(at: options.path)
+                } catch let error as StoreError {
+                    // No advice to create a document where this build cannot: it says why.
+                    return Console.error("the store at \(store) has no documents yet (\(error))")
+                } catch {
+                    return Console.error("the store at \(store) has no documents yet")
+                }
                 Console.error(
-                    "the store at \(options.path) has no documents yet "
-                        + "(create one with `survey new --store \(Advice.shellWord(ShownText.escaping(options.path))) --title TITLE`)"
-                )
+                    "the store at \(store) has no documents yet "
+                        + "(create one with `survey new --store \(Advice.shellWord(store)) --title TITLE`)")
             }
         }
     }
@@ -277,10 +286,10 @@ func parseAnswer(_ text: String, for item: Item, position: Int) throws -> Answer
     case .datePicker:
         return try item.dateAnswer(from: text, position: position)
     case .slider:
-        guard let number = Answer.number(decimal: text) else {
+        guard let number = try item.numberAnswer(from: text, position: position) else {
             throw fail("a decimal number, such as 7, -2.5 or 1e3")
         }
-        return .number(number)
+        return number
     case .multiTF:
         let parts = text.contains(",") ? text.split(separator: ",").map(String.init) : text.map(String.init)
         let flags = try parts.map { part -> Bool in

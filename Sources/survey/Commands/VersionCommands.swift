@@ -121,7 +121,7 @@ struct ResolveCommand: ParsableCommand {
             The same resolution made on two replicas is the same revision.
 
             A document that is not in conflict is left as it is ("resolved": false with --json, exit 0); a \
-            revision named with --keep must exist all the same. A document is in conflict while more than \
+            revision named with --keep or --prefer must exist all the same. A document is in conflict while more than \
             one of its heads is not a deletion: a deletion that raced an edit is no conflict (the edit stays \
             current, and survey conflicts does not list it). A deleted document is restored by \
             --keep REV (an earlier revision) or --from FILE; anything else says that it is deleted and \
@@ -236,15 +236,25 @@ struct ResolveCommand: ParsableCommand {
     }
 
     /// The head `--prefer` names. A revision that is there but no head is named as
-    /// superseded, and the heads are listed, rather than said not to exist.
+    /// superseded, and the heads are listed, rather than said not to exist; on a document
+    /// not in conflict it is returned as it is, for the merge to find nothing to resolve
+    /// (as `--keep REV` does, the revision must exist all the same).
     private func preferredHead(_ store: SurveyStore, _ id: UUID) throws -> RevisionID? {
         guard let prefer else { return nil }
         do {
             return try store.revisionID(matching: prefer, in: id, headsOnly: true)
         } catch StoreError.noSuchRevision {
+            let superseded = try? store.revisionID(matching: prefer, in: id)
+            // Not in conflict (the plan, which reads without cleaning anything, is none):
+            // nothing to merge, whichever revision is preferred. Should the document fall
+            // into conflict meanwhile, the merge refuses this non-head.
+            if let superseded,
+                case .success(.none) = Result(catching: { try store.mergePlan(id, prefer: superseded) })
+            {
+                return superseded
+            }
             let graph = try store.graph(of: id)
             let heads = graph.heads.map(\.id.description).joined(separator: ", ")
-            let superseded = try? store.revisionID(matching: prefer, in: id)
             throw StoreError.noSuchRevision(
                 superseded.map {
                     "\(prefer) among the heads (\($0) is superseded, not a head; the heads: \(heads))"
