@@ -310,8 +310,6 @@ public final class SurveyStore: Sendable {
     static let layoutFile = StoreLayout.layoutFile
     static let layoutKey = StoreLayout.layoutKey
 
-    /// Checks `Store.plist`: a regular file holding a dictionary with an integer
-    /// `StoreLayoutVersion` this build knows (a newer one may be read, never written).
     /// Checks that this build can change the store at `path`, as opening it for writing
     /// does first: its layout file names a layout this build writes. Only reads
     /// `Store.plist`; a store this build can only read can be told apart before advice
@@ -325,6 +323,8 @@ public final class SurveyStore: Sendable {
         try checkLayout(at: path, calls: .live, forWriting: true)
     }
 
+    /// Checks `Store.plist`: a regular file holding a dictionary with an integer
+    /// `StoreLayoutVersion` this build knows (a newer one may be read, never written).
     static func checkLayout(at path: String, calls: SystemCalls, forWriting: Bool) throws {
         let file = path + "/" + layoutFile
         let data: Data
