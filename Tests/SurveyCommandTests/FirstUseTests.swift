@@ -570,6 +570,23 @@ struct FirstUseTests {
                 && ambiguousRevision.stderr.contains(loser), "\(ambiguousRevision.stderr)")
     }
 
+    @Test(
+        "edit with two --answer for one item, by position or by id, is a usage error and writes nothing (it kept the last one without a word)"
+    )
+    func oneAnswerPerItem() throws {
+        let store = try Store()
+        let (id, revision) = try store.makeDocument()
+        let shown = try store.json(["show", id]) as! [String: Any]
+        let itemID = try #require((shown["items"] as? [[String: Any]])?[1]["id"] as? String)
+        for answers in [["2=Bo", "2=Cy"], ["2=Bo", "\(itemID.lowercased())=Cy"], ["\(itemID)=Bo", "2="]] {
+            let edit = try store.run(["edit", id] + answers.flatMap { ["--answer", $0] })
+            #expect(edit.status == 64, "\(answers): \(edit.stderr)")
+            #expect(edit.stderr.hasPrefix("error: --answer gives item 2 two answers"), "\(edit.stderr)")
+        }
+        #expect(try store.versions(id).map { $0["revision"] as? String } == [revision], "nothing written")
+        #expect(try store.run(["edit", id, "--answer", "2=Bo", "--answer", "3=4"]).status == 0)
+    }
+
     @Test("A usage error found while running names the subcommand's usage, spelled error:")
     func subcommandUsage() throws {
         let store = try Store()

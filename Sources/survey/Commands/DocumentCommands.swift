@@ -227,6 +227,7 @@ struct EditCommand: ParsableCommand {
             let id = try store.document(document)
             var document = try store.openNamingNewer(id, revision: try store.revisionID(base, in: id))
             if let title { document.survey.title = title }
+            var answered: [Int: String] = [:]
             for assignment in answers {
                 guard let equals = assignment.firstIndex(of: "=") else {
                     throw ValidationError("--answer takes ITEM=VALUE, not '\(assignment)'")
@@ -243,6 +244,12 @@ struct EditCommand: ParsableCommand {
                     index = found
                 } else {
                     throw NoSuchItemError(item: itemText, count: survey.items.count)
+                }
+                // Two answers for one item: which one was meant is not the command's to guess.
+                if let earlier = answered.updateValue(itemText, forKey: index) {
+                    throw ValidationError(
+                        "--answer gives item \(index + 1) two answers ('\(ShownText.escaping(earlier))=…' and '\(ShownText.escaping(itemText))=…'); give one"
+                    )
                 }
                 let item = survey.items[index]
                 let answer = try parseAnswer(valueText, for: item, position: index + 1)
