@@ -104,7 +104,9 @@ public struct Survey: Sendable, Equatable {
             try report(
                 SurveyError(
                     position: nil, title: nil, rule: .emptyTitle,
-                    message: "the title is empty; a survey has a title"))
+                    message: title.isEmpty
+                        ? "the title is empty; a survey has a title"
+                        : "the title is only white space; a survey has a title"))
         }
         do { try Self.checkItemCount(items.count) } catch { try report(error) }
         if strict, let reason = XMLPlistWriter.unwritableReason(title) {

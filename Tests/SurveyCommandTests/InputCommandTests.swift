@@ -388,7 +388,7 @@ struct InputCommandTests {
         #expect(
             warnings.count == 3 && warnings.allSatisfy { $0.hasPrefix("warning: ") }, "\(exported.stderr)")
         for expected in [
-            "survey: the title is empty", #"item 2 ("Come again?"): a binary item's two options"#,
+            "survey: the title is only white space", #"item 2 ("Come again?"): a binary item's two options"#,
             #"item 3 ("Dish"): option 3 has the same label as option 1"#,
         ] {
             #expect(exported.stderr.contains(expected), "\(expected): \(exported.stderr)")

@@ -103,7 +103,7 @@ struct ValidationTests {
         Case(
             name: "survey title of spaces only", json: #"{"title": " \t ", "items": []}"#, position: nil,
             rule: .emptyTitle,
-            message: "the title is empty"),
+            message: "the title is only white space"),
         Case(
             name: "slider minimum not below maximum",
             json: survey(#"{"title": "Q", "kind": "slider", "minimum": 5, "maximum": 5}"#),
