@@ -128,6 +128,51 @@ struct WatchTests {
         watchers.stop(signal: SIGINT)
     }
 
+    @Test(
+        "A deleted document brought back (an earlier revision kept, then an edit that raced a second deletion, copied in by survey sync): restored each time, as a deletion is reported",
+        arguments: FolderWatcher.Mechanism.allCases)
+    func restoredDocument(mechanism: FolderWatcher.Mechanism) throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let other = scratch.directory.appendingPathComponent("other").path
+        _ = try scratch.run(["init", "--device", "other"], store: other)
+        let id = try scratch.run(["new", "--title", "First"])
+        let first = try scratch.revision(["show", id])
+        let watchers = try Watchers(scratch.store, mechanism: mechanism)
+        let deletion = try scratch.revision(["delete", id])
+        var expected = [
+            SeenChange(event: "revision-added", id: id, revision: deletion, heads: [deletion]),
+            SeenChange(event: "deleted", id: id, revision: deletion, heads: [deletion]),
+        ]
+        watchers.expect(expected)
+
+        let kept = try scratch.revision(["resolve", id, "--keep", first])
+        expected += [
+            SeenChange(event: "revision-added", id: id, revision: kept, heads: [kept]),
+            SeenChange(event: "restored", id: id, revision: kept, heads: [kept]),
+        ]
+        watchers.expect(expected)
+
+        // The other device edits while this one deletes: the edit, synced in, wins.
+        _ = try scratch.run(["sync", other])
+        let second = try scratch.revision(["delete", id])
+        let edit = try scratch.revision(["edit", id, "--title", "Elsewhere"], store: other)
+        expected += [
+            SeenChange(event: "revision-added", id: id, revision: second, heads: [second]),
+            SeenChange(event: "deleted", id: id, revision: second, heads: [second]),
+        ]
+        watchers.expect(expected)
+        _ = try scratch.run(["sync", other])
+        let heads = try Self.heads(of: id, in: scratch)
+        #expect(heads == [edit, second])
+        expected += [
+            SeenChange(event: "revision-added", id: id, revision: edit, heads: heads),
+            SeenChange(event: "restored", id: id, revision: edit, heads: heads),
+        ]
+        watchers.expect(expected)
+        watchers.stop()
+    }
+
     /// The heads of `id`, the winner first, read from the store.
     static func heads(of id: String, in scratch: Scratch) throws -> [String] {
         let store = try SurveyStore.openForReading(at: scratch.store)
