@@ -173,6 +173,29 @@ struct WatchTests {
         watchers.stop()
     }
 
+    @Test(
+        "survey --help's EXIT CODES name a watched store removed, moved away or replaced under 66, each row's lines indented under it, none wrapped out of the table"
+    )
+    func exitCodesTable() throws {
+        let help = try CommandRunner.run(["--help"])
+        #expect(help.status == 0)
+        let lines = help.stdout.components(separatedBy: "\n")
+        guard let start = lines.firstIndex(where: { $0.hasPrefix("EXIT CODES") }) else {
+            Issue.record("no EXIT CODES in survey --help:\n\(help.stdout)")
+            return
+        }
+        let table = lines[(start + 1)...].prefix { !$0.isEmpty }
+        #expect(table.count > 10)
+        for line in table {
+            let row = line.range(of: #"^  \d{1,2} +\S"#, options: .regularExpression) != nil
+            let continuation = line.hasPrefix("      ") && line.dropFirst(6).first != " "
+            #expect(row || continuation, "a line out of the table: '\(line)'")
+            #expect(line.count <= 80, "'\(line)'")
+        }
+        let words = table.joined(separator: " ").split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(words.contains("a watched store removed, moved away or replaced 75"), "\(words)")
+    }
+
     /// The heads of `id`, the winner first, read from the store.
     static func heads(of id: String, in scratch: Scratch) throws -> [String] {
         let store = try SurveyStore.openForReading(at: scratch.store)
