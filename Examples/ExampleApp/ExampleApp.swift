@@ -42,7 +42,7 @@ struct ExampleApp {
                 switch change.kind {
                 case .reread: print("read everything again")  // the kernel's queue overflowed
                 case .conflictAppeared: print("conflict in", change.document!, "heads:", change.heads)
-                default: print(change)  // created, revisionAdded, conflictResolved, deleted
+                default: print(change)  // created, revisionAdded, conflictResolved, deleted, restored
                 }
             }
         }

@@ -9,7 +9,8 @@ import Versions
 /// file is there. Each new revision is reported once, as ``Kind/created`` (the first
 /// revision of a document not seen before) or ``Kind/revisionAdded``, however many
 /// files brought it; after those, a document whose state changed gets one
-/// ``Kind/conflictAppeared``, ``Kind/conflictResolved`` or ``Kind/deleted``.
+/// ``Kind/conflictAppeared``, ``Kind/conflictResolved``, ``Kind/deleted`` or
+/// ``Kind/restored``.
 public struct StoreChange: Sendable, Hashable, CustomStringConvertible {
     /// What happened.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
@@ -24,6 +25,12 @@ public struct StoreChange: Sendable, Hashable, CustomStringConvertible {
         case conflictResolved = "conflict-resolved"
         /// The document's winner became a deletion: ``StoreChange/revision``.
         case deleted
+        /// The document was deleted and is not any more, and is not in conflict (a
+        /// document that comes back in conflict gets ``conflictAppeared``): an earlier
+        /// revision kept, content saved on top of the deletion, or an edit that raced the
+        /// deletion (which an edit never loses to) arrived. ``StoreChange/revision`` is the
+        /// winner.
+        case restored
         /// Changes may have been missed (the kernel's event queue overflowed, or a watched
         /// folder was removed or replaced): read everything again. Names no document.
         case reread

@@ -70,6 +70,13 @@ extension SurveyStore {
         try await BlockingQueue.run { try self.delete(id, base: base) }
     }
 
+    /// Deletes a document and tells whether the deletion is new, off the caller's
+    /// executor: see `deleteDocument(_:base:)`.
+    @discardableResult
+    public func deleteDocument(_ id: UUID, base: RevisionID? = nil) async throws -> WriteOutcome {
+        try await BlockingQueue.run { try self.deleteDocument(id, base: base) }
+    }
+
     /// Resolves a conflict, off the caller's executor: see `resolve(_:_:)`.
     @discardableResult
     public func resolve(_ id: UUID, _ resolution: Resolution) async throws -> RevisionMetadata? {
@@ -106,6 +113,20 @@ extension SurveyStore {
         try await BlockingQueue.run { try self.prune(id, keepHistory: keepHistory, dryRun: dryRun) }
     }
 
+    /// Prunes every document, off the caller's executor: see
+    /// `pruneEveryDocument(keepHistory:dryRun:each:)`. `each` is called on the library's
+    /// queue, after each document.
+    public func pruneEveryDocument(
+        keepHistory: Int = 0, dryRun: Bool = false,
+        each:
+            @escaping @Sendable (_ position: Int, _ count: Int, _ id: UUID, _ outcome: PruneOutcome) throws ->
+            Void
+    ) async throws {
+        try await BlockingQueue.run {
+            try self.pruneEveryDocument(keepHistory: keepHistory, dryRun: dryRun, each: each)
+        }
+    }
+
     /// Syncs with another store, off the caller's executor: see
     /// `sync(with:concurrency:progress:)`.
     @discardableResult
@@ -133,6 +154,27 @@ extension SurveyStore {
     /// Imports a revision package, off the caller's executor: see `importPackage(at:)`.
     public func importPackage(at path: String) async throws -> ImportOutcome {
         try await BlockingQueue.run { try self.importPackage(at: path) }
+    }
+
+    /// Imports many revision packages, off the caller's executor: see
+    /// `importPackages(at:)`.
+    public func importPackages(at paths: [String]) async throws -> [Result<ImportOutcome, any Error>] {
+        try await BlockingQueue.run { try self.importPackages(at: paths).map(SendableResult.init) }
+            .map(\.result)
+    }
+
+    /// Repairs this store from a copy, off the caller's executor: see `repair(from:)`.
+    public func repair(from other: SurveyStore) async throws -> RepairReport {
+        try await BlockingQueue.run { try self.repair(from: other) }
+    }
+
+    /// Copies a revision's package out of the store, off the caller's executor (it
+    /// fsyncs): see `exportPackage(_:revision:to:)`.
+    @discardableResult
+    public func exportPackage(
+        _ id: UUID, revision: RevisionID? = nil, to destination: String
+    ) async throws -> RevisionMetadata {
+        try await BlockingQueue.run { try self.exportPackage(id, revision: revision, to: destination) }
     }
 
     /// Migrates winners in older formats, off the caller's executor: see
@@ -171,4 +213,12 @@ extension SurveyStore {
     public func verify() async throws -> [Problem] {
         try await BlockingQueue.run { self.verify() }
     }
+}
+
+/// A result handed back from the library's queue: `any Error` is not `Sendable`, but an
+/// error a call throws is handed to its caller all the same, as the `async` forms that
+/// throw hand it over.
+private struct SendableResult<Success: Sendable>: @unchecked Sendable {
+    let result: Result<Success, any Error>
+    init(_ result: Result<Success, any Error>) { self.result = result }
 }

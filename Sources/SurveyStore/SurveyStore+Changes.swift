@@ -56,8 +56,11 @@ extension SurveyStore {
     ///   `FolderWatcher.pollingInterval`: the folder is held open, so inotify reports it
     ///   only once it is closed, and `Documents/` goes first); it ends only then or when
     ///   its consumer stops.
-    /// - Throws: `FileSystemError` when the watch cannot be set up (no `Documents/`
-    ///   folder, the limit of inotify watches reached); the errors of reading a document.
+    /// - Throws: `StoreError.noSuchStore` when no folder is at the store's path;
+    ///   `FileSystemError` when the watch cannot be set up (the limit of inotify watches
+    ///   reached); the errors of reading a document. A store without a `Documents/` folder
+    ///   (moved aside, or not copied yet) is no error: no document is reported until the
+    ///   folder is there, and its coming is a ``StoreChange/Kind/reread``.
     public func changes(
         debounce: Duration = .zero, mechanism: FolderWatcher.Mechanism = .automatic
     ) throws -> StoreChanges {
@@ -74,7 +77,7 @@ extension SurveyStore {
     ///   - debounce: See ``changes(debounce:mechanism:)``.
     ///   - mechanism: See ``changes(debounce:mechanism:)``.
     /// - Returns: The changes of `id`.
-    /// - Throws: `FileSystemError` when the watch cannot be set up.
+    /// - Throws: As ``changes(debounce:mechanism:)``.
     public func changes(
         of id: UUID, debounce: Duration = .zero, mechanism: FolderWatcher.Mechanism = .automatic
     ) throws -> StoreChanges {

@@ -3,7 +3,7 @@ import Packages
 import Versions
 
 extension SurveyStore {
-    /// How many packages ``importPackages(at:)`` writes in one batch.
+    /// How many packages `importPackages(at:)` writes in one batch.
     public static let importBatchSize = 256
 
     /// Imports many revision packages, each as `importPackage(at:)` does one (the same

@@ -82,7 +82,7 @@ extension SurveyStore {
     /// call by call pass 1.)
     public static let syncConcurrency = 32
 
-    /// What ``repair(from:)`` did.
+    /// What `repair(from:)` did.
     public struct RepairReport: Sendable, Equatable {
         /// Damaged content, metadata and tombstone files, replaced by the other store's copy.
         public var repaired: [StoreIssue] = []

@@ -39,9 +39,10 @@ public struct DeviceNameError: Error, Equatable, Sendable, CustomStringConvertib
 ///
 /// The calls block on the file system (a save waits for `fsync`). From Swift
 /// concurrency, use the `async` forms of those that write or fsync (opening a store;
-/// create, save, delete, resolve, resolveMerge, prune, importPackage, migrate, sync,
-/// syncMerging) and of those that read a document or the whole store (open, documents,
-/// documentsReport, mergePlan, verify): they run the work on a Dispatch queue of the
+/// create, save, delete, deleteDocument, resolve, resolveMerge, prune,
+/// pruneEveryDocument, importPackage, importPackages, exportPackage, migrate, sync,
+/// syncMerging, repair, setLocalState) and of those that read a document or the whole
+/// store (open, documents, documentsReport, mergePlan, verify, localState): they run the work on a Dispatch queue of the
 /// library's (see `SurveyStore+Async.swift`) instead of the caller's executor.
 public final class SurveyStore: Sendable {
     /// The current format of `Survey.plist`.
@@ -920,7 +921,7 @@ public final class SurveyStore: Sendable {
         }
     }
 
-    /// What pruning one document of many did (see ``pruneEveryDocument(keepHistory:dryRun:each:)``).
+    /// What pruning one document of many did (see `pruneEveryDocument(keepHistory:dryRun:each:)`).
     public enum PruneOutcome: Sendable, Equatable {
         /// The revisions whose content was pruned (or would be, in a dry run); empty
         /// when there was nothing to prune.

@@ -48,8 +48,8 @@ struct SurveyTool: ParsableCommand {
               migrate cannot migrate (reported once the others are migrated)
           66  no such store, document, revision, item (edit --answer ITEM=VALUE) or
               file; a file where a store's folder belongs (init and demo --store too);
-              content that is not there (a deleted document's, a pruned revision's, a deletion's); a
-              watched store removed or moved away
+              content that is not there (a deleted document's, a pruned revision's,
+              a deletion's); a watched store removed, moved away or replaced
           75  refused: save --if-current when the base is not the only current
               revision (a deletion an edit raced does not count), and
               resolve --merge --strict when a field is contested (nothing written);

@@ -128,6 +128,74 @@ struct WatchTests {
         watchers.stop(signal: SIGINT)
     }
 
+    @Test(
+        "A deleted document brought back (an earlier revision kept, then an edit that raced a second deletion, copied in by survey sync): restored each time, as a deletion is reported",
+        arguments: FolderWatcher.Mechanism.allCases)
+    func restoredDocument(mechanism: FolderWatcher.Mechanism) throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let other = scratch.directory.appendingPathComponent("other").path
+        _ = try scratch.run(["init", "--device", "other"], store: other)
+        let id = try scratch.run(["new", "--title", "First"])
+        let first = try scratch.revision(["show", id])
+        let watchers = try Watchers(scratch.store, mechanism: mechanism)
+        let deletion = try scratch.revision(["delete", id])
+        var expected = [
+            SeenChange(event: "revision-added", id: id, revision: deletion, heads: [deletion]),
+            SeenChange(event: "deleted", id: id, revision: deletion, heads: [deletion]),
+        ]
+        watchers.expect(expected)
+
+        let kept = try scratch.revision(["resolve", id, "--keep", first])
+        expected += [
+            SeenChange(event: "revision-added", id: id, revision: kept, heads: [kept]),
+            SeenChange(event: "restored", id: id, revision: kept, heads: [kept]),
+        ]
+        watchers.expect(expected)
+
+        // The other device edits while this one deletes: the edit, synced in, wins.
+        _ = try scratch.run(["sync", other])
+        let second = try scratch.revision(["delete", id])
+        let edit = try scratch.revision(["edit", id, "--title", "Elsewhere"], store: other)
+        expected += [
+            SeenChange(event: "revision-added", id: id, revision: second, heads: [second]),
+            SeenChange(event: "deleted", id: id, revision: second, heads: [second]),
+        ]
+        watchers.expect(expected)
+        _ = try scratch.run(["sync", other])
+        let heads = try Self.heads(of: id, in: scratch)
+        #expect(heads == [edit, second])
+        expected += [
+            SeenChange(event: "revision-added", id: id, revision: edit, heads: heads),
+            SeenChange(event: "restored", id: id, revision: edit, heads: heads),
+        ]
+        watchers.expect(expected)
+        watchers.stop()
+    }
+
+    @Test(
+        "survey --help's EXIT CODES name a watched store removed, moved away or replaced under 66, each row's lines indented under it, none wrapped out of the table"
+    )
+    func exitCodesTable() throws {
+        let help = try CommandRunner.run(["--help"])
+        #expect(help.status == 0)
+        let lines = help.stdout.components(separatedBy: "\n")
+        guard let start = lines.firstIndex(where: { $0.hasPrefix("EXIT CODES") }) else {
+            Issue.record("no EXIT CODES in survey --help:\n\(help.stdout)")
+            return
+        }
+        let table = lines[(start + 1)...].prefix { !$0.isEmpty }
+        #expect(table.count > 10)
+        for line in table {
+            let row = line.range(of: #"^  \d{1,2} +\S"#, options: .regularExpression) != nil
+            let continuation = line.hasPrefix("      ") && line.dropFirst(6).first != " "
+            #expect(row || continuation, "a line out of the table: '\(line)'")
+            #expect(line.count <= 80, "'\(line)'")
+        }
+        let words = table.joined(separator: " ").split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(words.contains("a watched store removed, moved away or replaced 75"), "\(words)")
+    }
+
     /// The heads of `id`, the winner first, read from the store.
     static func heads(of id: String, in scratch: Scratch) throws -> [String] {
         let store = try SurveyStore.openForReading(at: scratch.store)

@@ -1,5 +1,6 @@
 import Foundation
 import SurveyStore
+import Synchronization
 import Testing
 
 // This file imports the façade only: every type it names comes through `import SurveyStore`.
@@ -269,6 +270,62 @@ struct AppAPITests {
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(try store.graph(of: id).revisions.count == 1)
+    }
+
+    @Test(
+        "importPackages, repair(from:), deleteDocument, exportPackage and pruneEveryDocument have async forms: in a task cancelled before they start they throw CancellationError and write nothing; otherwise they do what the blocking forms do"
+    )
+    func everyWritingCallHasAnAsyncForm() async throws {
+        let (store, path) = try Self.store()
+        let (other, otherPath) = try Self.store()
+        let outside = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "app-api-export-\(UUID().uuidString)"
+        ).path
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: false)
+        defer {
+            for folder in [path, otherPath, outside] { try? SurveyStore.removeFolder(folder) }
+        }
+        let (id, first) = try await other.create(try Self.survey("A"))
+        var edited = try await other.open(id)
+        edited.survey.title = "B"
+        edited = try await other.save(edited)
+        try await other.exportPackage(id, revision: first.id, to: outside + "/first.survey")
+        try await other.exportPackage(id, to: outside + "/second.survey")
+        let packages = [outside + "/first.survey", outside + "/second.survey"]
+        let listing = { try FileManager.default.subpathsOfDirectory(atPath: path + "/Documents").sorted() }
+        let before = try listing()
+
+        /// Runs `call` in a task cancelled before it starts.
+        func cancelled(_ call: @escaping @Sendable () async throws -> Void) async {
+            let task = Task<Void, any Error> {
+                while !Task.isCancelled { await Task.yield() }
+                try await call()
+            }
+            task.cancel()
+            await #expect(throws: CancellationError.self) { try await task.value }
+        }
+        await cancelled { _ = try await store.importPackages(at: packages) }
+        await cancelled { _ = try await store.repair(from: other) }
+        await cancelled { _ = try await other.deleteDocument(id) }
+        await cancelled { try await other.exportPackage(id, to: outside + "/third.survey") }
+        await cancelled { try await other.pruneEveryDocument { _, _, _, _ in } }
+        #expect(try listing() == before)
+        #expect(try other.graph(of: id).revisions.count == 2 && other.deletion(of: id) == nil)
+        #expect(!FileManager.default.fileExists(atPath: outside + "/third.survey"))
+
+        // Not cancelled, each does its work.
+        let imported = try await store.importPackages(at: packages)
+        #expect(imported.count == 2 && imported.allSatisfy { (try? $0.get()) != nil }, "\(imported)")
+        #expect(try store.graph(of: id).revisions.count == 2)
+        let repair = try await store.repair(from: other)
+        #expect(repair.repaired.isEmpty && repair.unrepaired.isEmpty)
+        let exported = try await other.exportPackage(id, to: outside + "/third.survey")
+        #expect(exported == edited.base && FileManager.default.fileExists(atPath: outside + "/third.survey"))
+        let deletion = try await other.deleteDocument(id)
+        #expect(deletion.isNew && deletion.revision.isDeleted)
+        let pruned = Mutex<[UUID]>([])
+        try await other.pruneEveryDocument { _, _, document, _ in pruned.withLock { $0.append(document) } }
+        #expect(pruned.withLock { $0 } == [id])
     }
 
     @Test(

@@ -421,7 +421,8 @@ final class ChangeFeed: @unchecked Sendable {
     }
 
     /// Emits the changes from `old` to `new` of document `id`: one per revision in `added`
-    /// (in that order), then at most one for the document's state.
+    /// (in that order), then at most one for the document's state: deleted, in conflict,
+    /// out of conflict, or no longer deleted (and not in conflict).
     static func emitChanges(
         of id: UUID, added: [RevisionID], from old: State, to new: State, emit: (StoreChange) -> Void
     ) {
@@ -437,6 +438,8 @@ final class ChangeFeed: @unchecked Sendable {
             emit(StoreChange(.conflictAppeared, document: id, revision: winner, heads: heads))
         } else if !new.isInConflict && old.isInConflict && !new.isDeleted {
             emit(StoreChange(.conflictResolved, document: id, revision: winner, heads: heads))
+        } else if old.isDeleted && !new.isDeleted {
+            emit(StoreChange(.restored, document: id, revision: winner, heads: heads))
         }
     }
 }

@@ -8,7 +8,7 @@ struct WatchCommand: ParsableCommand {
         commandName: "watch", abstract: "Print each change of the store as it happens, until interrupted.",
         discussion: """
             One line per change, written as soon as it is seen: a document created, a revision added, \
-            a conflict appeared or resolved, a document deleted (by this machine's commands, another \
+            a conflict appeared or resolved, a document deleted or restored (by this machine's commands, another \
             process, survey sync, or a file-sync engine copying files in; a package being copied in \
             counts once it is complete), or "reread" \
             when changes may have been missed and everything should be read again. Standard error says \
@@ -16,7 +16,8 @@ struct WatchCommand: ParsableCommand {
 
             With --json, the one command whose --json is a stream: one JSON object per line, \
             {"event", "id", "revision", "heads"}, where event is created, revision-added, conflict-appeared, \
-            conflict-resolved, deleted or reread (id and revision null, heads empty).
+            conflict-resolved, deleted, restored (no longer deleted, and not in conflict) or reread \
+            (id and revision null, heads empty).
 
             On Linux changes come from inotify, one watch per document folder and per package not \
             complete yet (the per-user limit is fs.inotify.max_user_watches: a folder that cannot be \
