@@ -777,6 +777,50 @@ struct WatchTests {
         _ = command.stop()
     }
 
+    @Test(
+        "Standard output closed while SIGPIPE is ignored: watch and list end with exit 1 and say why (they crashed in FileHandle.write with a backtrace)",
+        CommandRunner.needs("bash"))
+    func closedOutputWithSigpipeIgnored() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let survey = CommandRunner.binary.path
+        // Each command starts once its reader (`true`) has gone, with SIGPIPE ignored as a
+        // parent that ignores it leaves it: its first write to standard output fails with EPIPE.
+        @Sendable func run(_ command: String) throws -> CommandRunner.Result {
+            try CommandRunner.run(
+                [
+                    "-c", #"trap "" PIPE; (sleep 0.3; exec "$0" \#(command)) | true; exit ${PIPESTATUS[0]}"#,
+                    survey,
+                ],
+                executable: URL(fileURLWithPath: "/bin/bash"), timeLimit: 60)
+        }
+        _ = try scratch.run(["new", "--title", "One"])
+        let list = try run("list --json --store '\(scratch.store)'")
+        #expect(list.status == 1, "\(list.stderr)")
+        #expect(list.stderr == "error: cannot write to standard output: Broken pipe\n", "\(list.stderr)")
+        // The watch writes its first line when a document arrives.
+        final class Outcome: @unchecked Sendable { var result: CommandRunner.Result? }
+        let watch = Outcome()
+        let done = DispatchSemaphore(value: 0)
+        let command = "watch --json --store '\(scratch.store)'"
+        DispatchQueue(label: "watch").async {
+            watch.result = try? run(command)
+            done.signal()
+        }
+        var waited = 0
+        repeat {
+            usleep(200_000)
+            waited += 1
+            _ = try scratch.run(["new", "--title", "Two"])
+        } while done.wait(timeout: .now()) == .timedOut && waited < 100
+        let result = try #require(watch.result)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(
+            result.stderr.hasSuffix("error: cannot write to standard output: Broken pipe\n"),
+            "\(result.stderr)")
+        #expect(!result.stderr.contains("Fatal error"), "\(result.stderr)")
+    }
+
     @Test("SIGTERM while survey watch first reads a large store ends it with 0, as after start-up")
     func signalDuringStartup() throws {
         let scratch = try Scratch()

@@ -1,13 +1,19 @@
 import Foundation
 import SurveyStore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Output of the command: one JSON document or human text on stdout, messages on stderr.
 enum Console {
     /// Writes `text` and a newline to standard error, its control characters shown
     /// (``shown(_:)``) and the commands it advises naming the store `--store` named
     /// (``Advice/namingStore(in:)``).
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data((shown(Advice.namingStore(in: text)) + "\n").utf8))
+        _ = writeAll(Data((shown(Advice.namingStore(in: text)) + "\n").utf8), to: STDERR_FILENO)
     }
 
     /// `text` with every control character but line feed and tab written out as
@@ -19,7 +25,7 @@ enum Console {
 
     /// Writes `text` to standard error without a newline, for progress on a terminal.
     static func progress(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        _ = writeAll(Data(text.utf8), to: STDERR_FILENO)
     }
 
     /// Whether anything was written to standard output through ``write(_:)``: a failing
@@ -32,9 +38,41 @@ enum Console {
     nonisolated(unsafe) static var streamsLines = false
 
     /// Writes `data` to standard output.
+    /// Writes `data` to standard output. When it cannot be written (its reader has gone
+    /// while SIGPIPE is ignored, so the write fails with `EPIPE` rather than ending the
+    /// process; a full disk), the command cannot report anything more: it says so on
+    /// standard error and ends with exit 1, rather than go on or crash.
     static func write(_ data: Data) {
         wroteOutput = true
-        FileHandle.standardOutput.write(data)
+        guard writeAll(data, to: STDOUT_FILENO) else {
+            let reason = String(cString: strerror(errno))
+            _ = writeAll(Data("error: cannot write to standard output: \(reason)\n".utf8), to: STDERR_FILENO)
+            exit(ExitStatus.failure.rawValue)
+        }
+    }
+
+    /// Writes all of `data` to `descriptor`, again after an interrupted or partial write;
+    /// `false` (with `errno` set) when a write fails. A message that cannot be written to
+    /// standard error is dropped: there is nowhere left to say so.
+    private static func writeAll(_ data: Data, to descriptor: Int32) -> Bool {
+        data.withUnsafeBytes { buffer in
+            guard var next = buffer.baseAddress else { return true }
+            var left = buffer.count
+            while left > 0 {
+                #if canImport(Glibc)
+                    let written = Glibc.write(descriptor, next, left)
+                #else
+                    let written = Darwin.write(descriptor, next, left)
+                #endif
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                next += written
+                left -= written
+            }
+            return true
+        }
     }
 
     /// Writes `object` (made of `JSONSerialization`'s types) to standard output as one
