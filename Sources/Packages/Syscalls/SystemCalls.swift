@@ -392,6 +392,22 @@ extension Result where Success == Int32, Failure == Errno {
     }
 }
 
+extension SystemCalls {
+    /// Writes all of `data` to the open `descriptor` (standard output, say): again after a
+    /// call a signal interrupted and after a short write, as every file of a store is
+    /// written.
+    ///
+    /// - Parameters:
+    ///   - data: The bytes to write.
+    ///   - descriptor: An open file descriptor.
+    ///   - name: What `descriptor` is, for the error (`standard output`).
+    /// - Throws: ``FileSystemError`` with the call's `errno` (`EPIPE` for a pipe whose
+    ///   reader has gone, while SIGPIPE is ignored).
+    public func writeAll(_ data: Data, to descriptor: Int32, name: String) throws {
+        try data.withUnsafeBytes { try System(calls: self).writeAll(descriptor, $0, path: name) }
+    }
+}
+
 /// The calls of a ``SystemCalls`` table, with `EINTR` retried and errors made typed.
 ///
 /// Paths are given whole, as people read them. A path beneath the confining root (when

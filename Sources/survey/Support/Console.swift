@@ -1,11 +1,6 @@
 import Foundation
+import Packages
 import SurveyStore
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// Output of the command: one JSON document or human text on stdout, messages on stderr.
 enum Console {
@@ -13,7 +8,7 @@ enum Console {
     /// (``shown(_:)``) and the commands it advises naming the store `--store` named
     /// (``Advice/namingStore(in:)``).
     static func error(_ text: String) {
-        _ = writeAll(Data((shown(Advice.namingStore(in: text)) + "\n").utf8), to: STDERR_FILENO)
+        toStandardError(Data((shown(Advice.namingStore(in: text)) + "\n").utf8))
     }
 
     /// `text` with every control character but line feed and tab written out as
@@ -25,7 +20,7 @@ enum Console {
 
     /// Writes `text` to standard error without a newline, for progress on a terminal.
     static func progress(_ text: String) {
-        _ = writeAll(Data(text.utf8), to: STDERR_FILENO)
+        toStandardError(Data(text.utf8))
     }
 
     /// Whether anything was written to standard output through ``write(_:)``: a failing
@@ -44,35 +39,19 @@ enum Console {
     /// standard error and ends with exit 1, rather than go on or crash.
     static func write(_ data: Data) {
         wroteOutput = true
-        guard writeAll(data, to: STDOUT_FILENO) else {
-            let reason = String(cString: strerror(errno))
-            _ = writeAll(Data("error: cannot write to standard output: \(reason)\n".utf8), to: STDERR_FILENO)
+        do {
+            try SystemCalls.live.writeAll(data, to: STDOUT_FILENO, name: "standard output")
+        } catch {
+            let reason = (error as? FileSystemError)?.errno?.description ?? "\(error)"
+            toStandardError(Data("error: cannot write to standard output: \(reason)\n".utf8))
             exit(ExitStatus.failure.rawValue)
         }
     }
 
-    /// Writes all of `data` to `descriptor`, again after an interrupted or partial write;
-    /// `false` (with `errno` set) when a write fails. A message that cannot be written to
-    /// standard error is dropped: there is nowhere left to say so.
-    private static func writeAll(_ data: Data, to descriptor: Int32) -> Bool {
-        data.withUnsafeBytes { buffer in
-            guard var next = buffer.baseAddress else { return true }
-            var left = buffer.count
-            while left > 0 {
-                #if canImport(Glibc)
-                    let written = Glibc.write(descriptor, next, left)
-                #else
-                    let written = Darwin.write(descriptor, next, left)
-                #endif
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                next += written
-                left -= written
-            }
-            return true
-        }
+    /// Writes `data` to standard error, as the file layer writes (``SystemCalls/writeAll(_:to:name:)``);
+    /// a message that cannot be written there is dropped: there is nowhere left to say so.
+    private static func toStandardError(_ data: Data) {
+        try? SystemCalls.live.writeAll(data, to: STDERR_FILENO, name: "standard error")
     }
 
     /// Writes `object` (made of `JSONSerialization`'s types) to standard output as one
