@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -309,6 +310,12 @@ long long cshim_file_system_type(int fd) {
     errno = ENOSYS;
     return -1;
 #endif
+}
+
+long long cshim_open_file_limit(void) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return -1;
+    return (long long)limit.rlim_cur;
 }
 
 void cshim_clocks(long long *coarse, long long *realtime, long long *boottime) {

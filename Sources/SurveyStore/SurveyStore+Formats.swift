@@ -5,7 +5,8 @@ import Surveys
 import Versions
 
 extension SurveyStore {
-    /// How many documents a migration writes in one batch.
+    /// How many documents a migration writes in one batch, at most (fewer when the
+    /// process may open few files: see `lockedBatchSize(_:openFileLimit:)`).
     static let migrationBatch = 128
 
     /// A migration about to be written: what `RevisionStore.writeMigrations(_:)` takes.
@@ -48,8 +49,8 @@ extension SurveyStore {
     /// with the old revision as its parent. Migrations are deterministic, so two replicas
     /// migrating at once write the same revisions, which collapse into one after sync.
     ///
-    /// Migrations are written in batches (128 documents each, their locks
-    /// held until written), each batch made durable at once (a batch of one revision:
+    /// Migrations are written in batches (up to 128 documents each, their locks held until
+    /// written; fewer when the process may open few files), each batch made durable at once (a batch of one revision:
     /// its files fsynced one by one), each revision atomic. Each winner is read again once
     /// its document's lock is held: a revision saved, or brought by a sync, since the
     /// first read is never migrated over (which would make a conflict); in an older
@@ -77,9 +78,10 @@ extension SurveyStore {
         let older = try documents().filter { !$0.isDeleted && $0.revision.formatVersion < Self.formatVersion }
         // In batches: each batch's documents are read, locked (in order), and their
         // migrations written together with one flush to disk.
+        let batchSize = Self.lockedBatchSize(Self.migrationBatch)
         var start = 0
         while start < older.count {
-            let batch = older[start..<min(start + Self.migrationBatch, older.count)]
+            let batch = older[start..<min(start + batchSize, older.count)]
             var locks: [FileLock] = []
             defer { for lock in locks { lock.unlock() } }
             // Read before anything is locked: a winner that cannot be read or migrated is

@@ -3,8 +3,20 @@ import Packages
 import Versions
 
 extension SurveyStore {
-    /// How many packages `importPackages(at:)` writes in one batch.
+    /// How many packages `importPackages(at:)` writes in one batch, at most: a batch holds
+    /// the lock of each of its documents at once, so a process that may open few files
+    /// writes smaller ones (see `lockedBatchSize(_:openFileLimit:)`).
     public static let importBatchSize = 256
+
+    /// `preferred`, or fewer when the process may open few files: a batch that holds the
+    /// lock of each of its documents at once (a descriptor each) takes at most half of
+    /// what the soft limit of open files (`RLIMIT_NOFILE`) leaves after 64, and at least
+    /// one document. With Linux's usual 1,024, an import batch is 256 packages and a
+    /// migration batch 128 documents; with macOS's 256, 96 of either; at 64 or less, one.
+    static func lockedBatchSize(_ preferred: Int, openFileLimit: Int? = SystemCalls.openFileLimit) -> Int {
+        guard let openFileLimit else { return preferred }
+        return max(1, min(preferred, (openFileLimit - 64) / 2))
+    }
 
     /// Imports many revision packages, each as `importPackage(at:)` does one (the same
     /// checks, the same outcomes: that method is this one with a single path), writing
@@ -36,9 +48,10 @@ extension SurveyStore {
         try revisions.checkDocumentsFolder()
         var results: [Result<ImportOutcome, any Error>] = []
         results.reserveCapacity(paths.count)
+        let batchSize = Self.lockedBatchSize(Self.importBatchSize)
         var start = 0
         while start < paths.count {
-            let end = min(start + Self.importBatchSize, paths.count)
+            let end = min(start + batchSize, paths.count)
             results += try importBatch(Array(paths[start..<end]))
             start = end
         }

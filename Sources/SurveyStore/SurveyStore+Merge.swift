@@ -195,7 +195,8 @@ extension SurveyStore {
     ///
     /// - Parameters:
     ///   - other: The other store.
-    ///   - concurrency: How many documents to sync at once.
+    ///   - concurrency: How many documents to sync at once, at most (see
+    ///     `sync(with:concurrency:progress:)`).
     ///   - progress: Called after each document of the sync with the number done and the total.
     /// - Returns: The sync's report and what was merged.
     public func syncMerging(

@@ -44,7 +44,10 @@ extension SurveyStore {
     ///
     /// - Parameters:
     ///   - other: The other store.
-    ///   - concurrency: How many documents are read at once.
+    ///   - concurrency: How many documents are read at once, at most: fewer when the
+    ///     process may open few files (eight descriptors a document, 32 kept for the rest of
+    ///     the process, at least one document), so that a sync of any size works under any
+    ///     limit of open files.
     ///   - progress: Called with the number of documents done and the total.
     /// - Returns: What was copied and repaired, and how conflicts changed.
     /// - Throws: ``SyncError/sameStore(_:)`` when `other` is this store's own folder

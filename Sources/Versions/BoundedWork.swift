@@ -1,4 +1,5 @@
 import Dispatch
+import Packages
 import Synchronization
 
 /// Runs independent pieces of work on up to a given number of Dispatch workers at once
@@ -7,6 +8,22 @@ import Synchronization
 /// Work that blocks on the file system (reads, locks, fsyncs) gains from running several
 /// pieces at once; each piece is one index of `0..<count`.
 struct BoundedWork {
+    /// `width`, or fewer when the process may not hold that many workers' files open at
+    /// once: each worker is allowed ``descriptorsPerWorker`` descriptors (a sync's piece
+    /// holds two document locks, two folders and a file, while the next pieces are read
+    /// beside a batch being written) and ``descriptorsKept`` are left to the rest of the
+    /// process. With the soft limit at 1,024 (Linux's usual) that is `width` up to 124; at
+    /// macOS's 256, 28; at 64, 4; below 48, one worker.
+    static func width(_ width: Int, openFileLimit: Int? = SystemCalls.openFileLimit) -> Int {
+        guard let openFileLimit else { return width }
+        return max(1, min(width, (openFileLimit - descriptorsKept) / descriptorsPerWorker))
+    }
+
+    /// Descriptors each worker may hold at once (see ``width(_:openFileLimit:)``).
+    static let descriptorsPerWorker = 8
+    /// Descriptors left to the rest of the process (see ``width(_:openFileLimit:)``).
+    static let descriptorsKept = 32
+
     /// `body(index)` for every index of `0..<count`, on up to `width` workers (on the
     /// calling thread alone when `width` is 1), the results in index order.
     ///
@@ -19,6 +36,7 @@ struct BoundedWork {
         count: Int, width: Int, _ body: @escaping @Sendable (Int) throws -> Result,
         progress: (Int) -> Void = { _ in }, cleaningUp: ([Result]) -> Void = { _ in }
     ) throws -> [Result] {
+        let width = Self.width(width)
         if width <= 1 || count <= 1 {
             var results: [Result] = []
             results.reserveCapacity(count)

@@ -97,6 +97,10 @@ long cshim_listing(int fd, char *buffer, unsigned long capacity);
 /// systems without fstatfs.
 long long cshim_file_system_type(int fd);
 
+/// The soft limit of open file descriptors (getrlimit(2)'s RLIMIT_NOFILE), or -1 when it
+/// cannot be read or is unlimited.
+long long cshim_open_file_limit(void);
+
 /// The kernel's clocks, in nanoseconds: CLOCK_REALTIME_COARSE (the clock that stamps
 /// files), CLOCK_REALTIME and CLOCK_BOOTTIME (CLOCK_MONOTONIC where there is none).
 void cshim_clocks(long long *coarse, long long *realtime, long long *boottime);

@@ -166,16 +166,24 @@ extension PackageWriter {
                 try system.fsyncDirectory(parent)
             }
         }
-        // The temporary folder and each destination's parent are opened once for the batch.
-        var openFolders: [String: Int32] = [:]
-        defer { for descriptor in openFolders.values { _ = system.calls.close(descriptor) } }
+        // The temporary folder is opened once for the batch, and a destination's parent
+        // while items go into it (a document's packages come one after another): a batch
+        // holds two descriptors, however many folders it writes into, so that a process
+        // with a low limit of open files (256 by default on macOS) can publish any batch.
+        let temporaryDescriptor = try system.openFolder(atPath: temporaryFolder)
+        defer { _ = system.calls.close(temporaryDescriptor) }
+        var parentFolder: (path: String, descriptor: Int32)?
+        defer { if let parentFolder { _ = system.calls.close(parentFolder.descriptor) } }
         func opened(_ path: String) throws -> Int32 {
-            if let descriptor = openFolders[path] { return descriptor }
+            if let parentFolder {
+                if parentFolder.path == path { return parentFolder.descriptor }
+                _ = system.calls.close(parentFolder.descriptor)
+            }
+            parentFolder = nil
             let descriptor = try system.openFolder(atPath: path)
-            openFolders[path] = descriptor
+            parentFolder = (path, descriptor)
             return descriptor
         }
-        let temporaryDescriptor = try opened(temporaryFolder)
         var outcomes: [Outcome] = []
         var parents = Set<String>()
         for (index, entry) in staged.enumerated() {

@@ -393,6 +393,16 @@ extension Result where Success == Int32, Failure == Errno {
 }
 
 extension SystemCalls {
+    /// The most file descriptors this process may hold open (the soft `RLIMIT_NOFILE`),
+    /// or `nil` when there is no limit or it cannot be read. Work that runs many pieces at
+    /// once sizes itself by it (256 by default on macOS, often 1,024 on Linux).
+    public static var openFileLimit: Int? {
+        let limit = cshim_open_file_limit()
+        return limit < 0 ? nil : Int(clamping: limit)
+    }
+}
+
+extension SystemCalls {
     /// Writes all of `data` to the open `descriptor` (standard output, say): again after a
     /// call a signal interrupted and after a short write, as every file of a store is
     /// written.

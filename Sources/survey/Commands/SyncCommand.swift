@@ -28,7 +28,9 @@ struct SyncCommand: ParsableCommand {
     /// a count, not taken for an option with the count missing (see ``validate()``).
     @Option(
         name: .customLong("jobs"), parsing: .unconditional,
-        help: "How many documents to sync at once, a positive integer (1 syncs them one after another).")
+        help:
+            "How many documents to sync at once, at most, a positive integer (1 syncs them one after another; fewer under a low limit of open files)."
+    )
     var jobsText = String(SurveyStore.syncConcurrency)
 
     /// `--jobs`, once ``validate()`` has accepted it.
