@@ -588,6 +588,19 @@ struct FormatCommandTests {
             try CommandRunner.run(["list", "--json", "--store", b]).stdout.contains("\"formatVersion\" : 3"))
         let export = directory.appendingPathComponent("exported.survey").path
         #expect(try CommandRunner.run(["export", id, "--package", export, "--store", a]).status == 0)
+        // The exported package imports as it is: its id and bytes kept, its content unread.
+        let c = directory.appendingPathComponent("c").path
+        #expect(try CommandRunner.run(["init", "--store", c]).status == 0)
+        let imported = try CommandRunner.run(["import", export, "--json", "--store", c])
+        let outcome = try JSONSerialization.jsonObject(with: Data(imported.stdout.utf8)) as? [String: Any]
+        #expect(
+            imported.status == 0 && outcome?["outcome"] as? String == "added"
+                && outcome?["revision"] as? String == newer.id.description,
+            "\(imported.stdout) \(imported.stderr)")
+        #expect(
+            try ["DocumentMetadata.plist", "Survey.plist"].map {
+                try Data(contentsOf: URL(fileURLWithPath: "\(c)/Documents/\(id)/\(newer.id).survey/\($0)"))
+            } == before)
         // As JSON it cannot be exported: the message names the revision and the ways that can.
         let json = try CommandRunner.run(["export", id, "--store", a])
         #expect(json.status == 65)
