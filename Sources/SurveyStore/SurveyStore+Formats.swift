@@ -302,9 +302,29 @@ public enum FormatCheck {
         // A store with no documents is a valid store; any other folder without a package
         // is not what was meant.
         if results.isEmpty && !isStore {
-            results.append(Result(path: path, status: .invalid, message: "no revision packages found"))
+            results.append(
+                Result(path: path, status: .invalid, message: noPackagesMessage(path, calls: calls)))
         }
         return results
+    }
+
+    /// Why a folder that is no store gave no revision to check, and what to give instead:
+    /// a store's `Documents` folder holds document folders, not packages, so it names the
+    /// store that holds it.
+    private static func noPackagesMessage(_ path: String, calls: SystemCalls) -> String {
+        var folder = Substring(path)
+        while folder.count > 1, folder.hasSuffix("/") { folder = folder.dropLast() }
+        let name = folder.split(separator: "/").last.map(String.init) ?? ""
+        let parent =
+            folder.lastIndex(of: "/").map { String(folder[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+        if name == StoreLayout.documentsFolder,
+            FileReader(calls: calls).exists(parent + "/" + StoreLayout.layoutFile)
+        {
+            return
+                "no revision packages found: it is the \(StoreLayout.documentsFolder) folder of the store at "
+                + "\(ShownText.escaping(parent)); give the store to check every document in it"
+        }
+        return "no revision packages found: give a store, a document folder or a revision package"
     }
 
     /// Checks one revision package, never following a link beneath `path`.

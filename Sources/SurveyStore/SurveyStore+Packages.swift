@@ -162,25 +162,30 @@ extension SurveyStore {
         case newRevision(UUID, RevisionMetadata)
     }
 
-    /// Adds a revision package in the current format.
+    /// Adds a revision package, of any format this build reads or keeps.
     ///
     /// A package whose metadata verifies against its revision id is added exactly as it
     /// is, keeping its id (its parents need not be here: a later sync with a store that
     /// has them fills in the history), so importing the same package twice, or on two
-    /// replicas, gives one revision. So is one whose content was only re-encoded (line
+    /// replicas, gives one revision; its content must be a valid survey, unless its
+    /// format is newer than this build's, when it is kept as it is, unread, as a sync
+    /// keeps it. So is one whose content was only re-encoded (line
     /// ends, a byte-order mark, UTF-16): when that content, written again as the store
     /// writes content, has the digest its metadata records, the revision is added with
     /// those bytes. Any other package with readable content (one whose
-    /// content no longer matches the digest in its metadata, too) is added as a new
-    /// revision without parents of the document its metadata names. A package whose
+    /// content no longer matches the digest in its metadata, too, and an older app's
+    /// package whose metadata holds only `DocumentUUID`) is added as a new revision
+    /// without parents of the document its metadata names, in the current format (an
+    /// older format's content migrated). A package whose
     /// revision, or whose content, the document already has adds nothing
     /// (``ImportOutcome/alreadyPresent(_:_:)``).
     ///
     /// - Throws: `StoreError/noSuchPackage(_:)` when nothing is at `path`,
     ///   `StoreError/unimportablePackage(_:_:)` when it is no folder holding a metadata
     ///   file, or a link, FIFO, folder or oversized file stands where a file of it
-    ///   belongs, or its content is missing; `StoreError`, `VersionsError`, `SurveyError`
-    ///   or a `PropertyListError` when the package cannot be read.
+    ///   belongs, or its content is missing, or it is in a newer format and does not
+    ///   verify (it can be neither kept nor read); `StoreError`, `VersionsError`,
+    ///   `SurveyError` or a `PropertyListError` when the package cannot be read.
     public func importPackage(at path: String) throws -> ImportOutcome {
         try importPackages(at: [path])[0].get()
     }

@@ -81,6 +81,37 @@ struct FormatCommandTests {
             "\(none.stderr)")
     }
 
+    @Test(
+        "check of a folder with no package says what to give instead, and of a store's Documents folder names the store (it said only 'no revision packages found', of a folder full of documents)"
+    )
+    func checkSaysWhatToGive() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store").path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        #expect(try CommandRunner.run(["new", "--title", "Checked", "--store", store]).status == 0)
+        for documents in [store + "/Documents", store + "/Documents/"] {
+            let result = try CommandRunner.run(["check", documents])
+            #expect(
+                result.status == 65
+                    && result.stderr
+                        == "\(documents): no revision packages found: it is the Documents folder of the store at \(store); give the store to check every document in it\n",
+                "\(result.stderr)")
+        }
+        let folder = directory.appendingPathComponent("folder").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let none = try CommandRunner.run(["check", folder, "--json"])
+        let rows = (try JSONSerialization.jsonObject(with: Data(none.stdout.utf8)) as? [String: Any])?[
+            "revisions"]
+        #expect(
+            none.status == 65
+                && (rows as? [[String: Any]])?.first?["message"] as? String
+                    == "no revision packages found: give a store, a document folder or a revision package",
+            "\(none.stdout)")
+        // The store itself checks every document.
+        #expect(try CommandRunner.run(["check", store]).status == 0)
+    }
+
     @Test("check takes content up to the store's limit for Survey.plist (it refused any over 1 MiB)")
     func checkLargeContent() throws {
         let directory = try CommandRunner.temporaryDirectory()
@@ -165,7 +196,7 @@ struct FormatCommandTests {
             Set(lines) == [
                 "\(shown(store))/Documents/bad\\u{A}name: not a document folder but a file (skipped)",
                 "note: \(shown(empty)): the store has no documents, so no revision to check",
-                "\(shown(folder)): no revision packages found",
+                "\(shown(folder)): no revision packages found: give a store, a document folder or a revision package",
                 "\(shown(package))/DocumentMetadata.plist:1:1: the document is empty",
             ], "\(lines)")
     }
@@ -557,6 +588,19 @@ struct FormatCommandTests {
             try CommandRunner.run(["list", "--json", "--store", b]).stdout.contains("\"formatVersion\" : 3"))
         let export = directory.appendingPathComponent("exported.survey").path
         #expect(try CommandRunner.run(["export", id, "--package", export, "--store", a]).status == 0)
+        // The exported package imports as it is: its id and bytes kept, its content unread.
+        let c = directory.appendingPathComponent("c").path
+        #expect(try CommandRunner.run(["init", "--store", c]).status == 0)
+        let imported = try CommandRunner.run(["import", export, "--json", "--store", c])
+        let outcome = try JSONSerialization.jsonObject(with: Data(imported.stdout.utf8)) as? [String: Any]
+        #expect(
+            imported.status == 0 && outcome?["outcome"] as? String == "added"
+                && outcome?["revision"] as? String == newer.id.description,
+            "\(imported.stdout) \(imported.stderr)")
+        #expect(
+            try ["DocumentMetadata.plist", "Survey.plist"].map {
+                try Data(contentsOf: URL(fileURLWithPath: "\(c)/Documents/\(id)/\(newer.id).survey/\($0)"))
+            } == before)
         // As JSON it cannot be exported: the message names the revision and the ways that can.
         let json = try CommandRunner.run(["export", id, "--store", a])
         #expect(json.status == 65)

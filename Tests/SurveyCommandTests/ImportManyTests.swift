@@ -240,11 +240,12 @@ struct ImportManyTests {
         let missing = directory.appendingPathComponent("no\nsuch").path
         let shownFile = directory.path + "/not\\u{A}a package",
             shownMissing = directory.path + "/no\\u{A}such"
-        let why =
-            "cannot be imported: it is not a folder; a revision package is a folder holding DocumentMetadata.plist"
+        let why = "it is not a folder; a revision package is a folder holding DocumentMetadata.plist"
 
         let one = try CommandRunner.run(["import", file, "--store", store])
-        #expect(one.status == 65 && one.stderr == "error: \(shownFile): \(why)\n", "\(one.stderr)")
+        #expect(
+            one.status == 65 && one.stderr == "error: \(shownFile): cannot be imported: \(why)\n",
+            "\(one.stderr)")
         let none = try CommandRunner.run(["import", missing, "--store", store])
         #expect(
             none.status == 66 && none.stderr == "error: there is no revision package at \(shownMissing)\n",
@@ -255,5 +256,37 @@ struct ImportManyTests {
             many.stderr
                 == "\(shownFile): not imported: \(why)\n\(shownMissing): not imported: there is no revision package at \(shownMissing)\n",
             "\(many.stderr)")
+    }
+
+    @Test(
+        "A package refused in a batch is said not imported once, naming the file of it that is refused (it said 'not imported: cannot be imported: …')"
+    )
+    func refusedOnceInABatch() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store").path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        let empty = directory.appendingPathComponent("empty").path
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: false)
+        let linked = directory.appendingPathComponent("linked").path
+        try FileManager.default.createDirectory(atPath: linked, withIntermediateDirectories: false)
+        let good = FormatCommandTests.fixtures + "/format2/blank-form.survey"
+        try FileManager.default.createSymbolicLink(
+            atPath: linked + "/DocumentMetadata.plist", withDestinationPath: good + "/DocumentMetadata.plist")
+        try FileManager.default.copyItem(atPath: good + "/Survey.plist", toPath: linked + "/Survey.plist")
+        let result = try CommandRunner.run(["import", empty, linked, good, "--store", store])
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "\(empty): not imported: it holds no DocumentMetadata.plist, so it is not a revision package\n"
+                + "\(linked): not imported: \(linked)/DocumentMetadata.plist: it is a symbolic link, and a link is never followed\n",
+            "\(result.stderr)")
+        // The message in --json keeps its own words, as one package alone says it.
+        let json = try CommandRunner.run(["import", empty, linked, "--json", "--store", store])
+        let entries = try #require(try Self.json(json.stdout) as? [[String: Any]])
+        #expect(
+            (entries.first?["error"] as? [String: Any])?["message"] as? String
+                == "\(empty): cannot be imported: it holds no DocumentMetadata.plist, so it is not a revision package",
+            "\(json.stdout)")
     }
 }

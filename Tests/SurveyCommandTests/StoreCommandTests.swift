@@ -77,6 +77,42 @@ struct StoreCommandTests {
     }
 
     @Test(
+        "versions prints each row as its help says (revision, time, device, state, '(pruned)'), and --json has the keys its help names (the help named neither)"
+    )
+    func versionsRowsAsHelpSays() throws {
+        let store = try Store()
+        let (id, first) = try store.makeDocument()
+        let edited = try store.write(Self.edited(rating: 3), "edited.json")
+        #expect(try store.run(["save", id, "--from", edited]).status == 0)
+        #expect(try store.run(["prune", id]).status == 0)
+        let rows = try store.versions(id)
+        let current = try #require(rows.first?["revision"] as? String)
+        let text = try store.run(["versions", id])
+        #expect(text.status == 0)
+        let modified = rows.map { $0["modified"] as? String ?? "" }
+        #expect(
+            text.stdout
+                == "\(current)  \(modified[0])  test  current\n\(first)  \(modified[1])  test  superseded (pruned)\n",
+            "\(text.stdout)")
+        let help = try CommandRunner.run(["versions", "--help"])
+        let words = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(words.contains(#"and "(pruned)" when only its metadata is left"#), "\(help.stdout)")
+        #expect(words.contains(#"(marked "(ahead of this clock!)""#), "\(help.stdout)")
+        let named = try #require(
+            words.range(of: #"--json: \[\{[^}]*\}\]"#, options: .regularExpression).map { words[$0] },
+            "\(help.stdout)")
+        let keys = named.split(separator: "\"").enumerated().filter { $0.offset % 2 == 1 }.map {
+            String($0.element)
+        }
+        #expect(
+            keys == [
+                "revision", "parents", "modified", "device", "formatVersion", "state", "pruned",
+                "futureTimestamp",
+            ])
+        #expect(rows.allSatisfy { Set($0.keys) == Set(keys) }, "\(rows)")
+    }
+
+    @Test(
         "A command a message advises names the store --store named, quoted for a shell, and running it acts on that store; with $SURVEY_STORE it names none"
     )
     func adviceNamesTheStore() throws {

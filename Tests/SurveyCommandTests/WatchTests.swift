@@ -671,6 +671,19 @@ struct WatchTests {
     }
 
     @Test(
+        "survey watch says 'watching PATH' on one line, a line feed in the store's path written out as every path is (it split the line)"
+    )
+    func watchingLineWritesPathOut() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("two\nlines").path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        let watch = try CommandWatch(store: store, json: false)
+        #expect(watch.said == "watching \(directory.path)/two\\u{A}lines\n", "\(watch.said)")
+        #expect(watch.stop() == 0)
+    }
+
+    @Test(
         "survey watch --json with a usage error at start-up prints its failure as one line, as every other failure of the stream (it printed a pretty-printed document of seven lines)",
         arguments: [
             ["--store", "STORE", "--json", "--bogus"], ["--json", "extra", "--store", "STORE"],

@@ -601,6 +601,14 @@ struct ImportCommand: ParsableCommand {
                     let shown = ShownText.escaping(path)
                     var reason = failure.located
                     if reason.hasPrefix(shown + ": ") { reason.removeFirst(shown.count + 2) }
+                    // "not imported" says it already: the package, or its file, and why.
+                    if let said = reason.range(of: "cannot be imported: "),
+                        reason[..<said.lowerBound].isEmpty
+                            || reason[..<said.lowerBound].hasPrefix(shown + "/")
+                                && reason[..<said.lowerBound].hasSuffix(": ")
+                    {
+                        reason.removeSubrange(said)
+                    }
                     Console.error("\(shown): not imported: \(reason)")
                     entries.append(
                         Entry(

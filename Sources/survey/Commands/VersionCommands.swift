@@ -11,6 +11,11 @@ struct VersionsCommand: ParsableCommand {
             The heads come first, the winner first (a deletion after every head that is not one), then \
             the other revisions, newest first.
 
+            Each row: the revision, when it was saved (marked "(ahead of this clock!)" when more than a day \
+            ahead of this device's clock), the device that saved it, its state, and "(pruned)" when only its \
+            metadata is left. --json: [{"revision", "parents", "modified", "device", "formatVersion", \
+            "state", "pruned", "futureTimestamp"}].
+
             \(SurveyTool.exitCodesReference)
             """)
     @OptionGroup var options: StoreOptions

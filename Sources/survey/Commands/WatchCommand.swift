@@ -62,7 +62,7 @@ struct WatchCommand: ParsableCommand {
             let store = try SurveyStore.openForReading(at: StoreOptions.path(options.store))
             let changes = try store.changes()
             if finished.isFinished { return }
-            Console.error("watching \(store.root)")
+            Console.error("watching \(ShownText.escaping(store.root))")
             let task = Task {
                 do {
                     for try await change in changes {

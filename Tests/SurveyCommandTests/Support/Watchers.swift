@@ -123,6 +123,8 @@ final class CommandWatch {
     let process: Process
     private let reader: Thread
     private let errors: Pipe
+    /// The first line it wrote on standard error (`watching PATH`), with its line feed.
+    private(set) var said = ""
 
     /// Starts `survey watch --json --store PATH` (with `SURVEYSTORE_WATCH=polling` for
     /// the polling mechanism) and waits until it says it is watching.
@@ -179,9 +181,8 @@ final class CommandWatch {
             }
             said.append(chunk)
         }
-        #expect(
-            String(decoding: said, as: UTF8.self).hasPrefix("watching "),
-            "survey watch said: \(String(decoding: said, as: UTF8.self))")
+        self.said = String(decoding: said, as: UTF8.self)
+        #expect(self.said.hasPrefix("watching "), "survey watch said: \(self.said)")
     }
 
     /// Sends `signal`, and returns the exit status (or -1 when it did not end within 10 s).
