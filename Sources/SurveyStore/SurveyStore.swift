@@ -142,7 +142,10 @@ public final class SurveyStore: Sendable {
     ///   - deviceName: This device's name; the host name when `nil`. An existing store
     ///     keeps its device identity unless a name is given, which renames the device.
     /// - Throws: ``DeviceNameError`` for a name
-    ///   that cannot be stored, before anything is created; `FileSystemError`.
+    ///   that cannot be stored, before anything is created; for an existing store,
+    ///   `StoreError/damagedStore(_:_:)` when its `Store.plist` is not a layout file and
+    ///   `StoreError/newerLayout(_:_:supported:)` when it is a newer layout's, before
+    ///   anything is written into it; `FileSystemError`.
     public static func create(at path: String, deviceName: String? = nil) throws -> SurveyStore {
         try create(at: path, deviceName: deviceName, calls: .live)
     }
@@ -219,7 +222,10 @@ public final class SurveyStore: Sendable {
     /// finds nothing to write leaves the store exactly as it was.
     ///
     /// - Parameter path: The store folder.
-    /// - Throws: `StoreError/noSuchStore(_:)` when `path` holds no store.
+    /// - Throws: `StoreError/noSuchStore(_:)` when `path` holds no store;
+    ///   `StoreError/damagedStore(_:_:)` when its `Store.plist` is not a layout file;
+    ///   `StoreError/newerLayout(_:_:supported:)` when it is a newer layout's, which this
+    ///   build does not write to; `FileSystemError`.
     public static func open(at path: String) throws -> SurveyStore {
         try open(at: path, calls: .live)
     }
