@@ -368,13 +368,16 @@ public final class SurveyStore: Sendable {
     }
 
     /// Removes what prunes interrupted by a crash left behind (packages their tombstones
-    /// already disown), each under its document's lock.
+    /// already disown), each under its document's lock, and then whatever else stands in
+    /// the pruning folder (no note of a prune).
     private func finishInterruptedPrunes() throws {
-        for id in try revisions.interruptedPrunes() {
+        let notes = try revisions.pruneNotes()
+        for id in notes.documents {
             let lock = try documentLock(id)
             defer { lock.unlock() }
             try revisions.finishPrune(id)
         }
+        for name in notes.stray { try revisions.removeStrayPruneNote(name) }
     }
 
     // MARK: Documents
