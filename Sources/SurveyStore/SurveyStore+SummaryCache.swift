@@ -11,6 +11,10 @@ extension SurveyStore {
         var issues: [StoreIssue]
         /// How many rows came from the summary cache.
         var fromCache: Int
+        /// The failures to read documents that were left out for them (each also among
+        /// ``issues``): a caller that acts on every document (``documents()``) throws the
+        /// first rather than pass over a document it could not see.
+        var unreadable: [FileSystemError] = []
     }
 
     /// ``documentsReport()``: each document from the summary cache when its folder is
@@ -28,6 +32,7 @@ extension SurveyStore {
                 root: root, reader: FileReader(root: root, calls: calls),
                 writer: RevisionStore.writer(root: root, calls: calls)) : nil
         var fromCache = 0
+        var unreadable: [FileSystemError] = []
         let documents = try ids.compactMap { id -> Summary? in
             if let summary = cache?.summary(of: id) {
                 fromCache += 1
@@ -44,6 +49,17 @@ extension SurveyStore {
             } catch  where RevisionStore.isAboutContents(error) {
                 issues.append(
                     StoreIssue(path: root + "/" + revisions.folder(of: id), message: "\(error) (skipped)"))
+                return nil
+            } catch let error as FileSystemError where error.code == .permissionDenied || error.code == .io {
+                // Its folder, or a package or file in it, cannot be read (another user's,
+                // made unreadable, a bad sector): that document alone is left out, named.
+                let folder = root + "/" + revisions.folder(of: id)
+                issues.append(
+                    StoreIssue(
+                        path: folder,
+                        message: "cannot be read, so it is not listed: "
+                            + RevisionStore.reason(error, file: folder)))
+                unreadable.append(error)
                 return nil
             }
             issues += read.skipped
@@ -84,7 +100,8 @@ extension SurveyStore {
             return summary
         }
         if writesSummaryCache { cache?.finish() }
-        return SummariesReport(documents: documents, issues: issues, fromCache: fromCache)
+        return SummariesReport(
+            documents: documents, issues: issues, fromCache: fromCache, unreadable: unreadable)
     }
 
     /// What mends document `id` when opening it at `revision` (its winner when `nil`)

@@ -374,13 +374,16 @@ public final class SurveyStore: Sendable {
     }
 
     /// Removes what prunes interrupted by a crash left behind (packages their tombstones
-    /// already disown), each under its document's lock.
+    /// already disown), each under its document's lock, and then whatever else stands in
+    /// the pruning folder (no note of a prune).
     private func finishInterruptedPrunes() throws {
-        for id in try revisions.interruptedPrunes() {
+        let notes = try revisions.pruneNotes()
+        for id in notes.documents {
             let lock = try documentLock(id)
             defer { lock.unlock() }
             try revisions.finishPrune(id)
         }
+        for name in notes.stray { try revisions.removeStrayPruneNote(name) }
     }
 
     // MARK: Documents
@@ -415,15 +418,23 @@ public final class SurveyStore: Sendable {
         case deleted
     }
 
-    /// One row per document, by id. A document that cannot be read is left out (see
-    /// `documentsReport()` for what was left out and why).
+    /// One row per document, by id. A document whose folder holds nothing that counts as a
+    /// revision is left out (see `documentsReport()` for what was left out and why).
+    ///
+    /// - Throws: `FileSystemError` when a document's folder, or a package or file in it,
+    ///   cannot be read at all (permission denied, an input/output error): a caller that
+    ///   acts on every document (migrate, resolve every conflict) must not pass over one it
+    ///   could not see. `documentsReport()` names such a document among its issues instead.
     public func documents() throws -> [Summary] {
-        try documentsReport().documents
+        let report = try summariesReport()
+        if let unreadable = report.unreadable.first { throw unreadable }
+        return report.documents
     }
 
     /// One row per document, by id, and what was skipped on the way: entries of
     /// `Documents/` that are no document folders, items inside document folders that are
-    /// no revisions, and documents that could not be read at all. A document whose
+    /// no revisions, and documents that could not be read at all (a folder, package or
+    /// file in one that may not be read, an input/output error). A document whose
     /// current revision's content cannot be read (damaged, or no survey) is listed
     /// without a title, and named among the issues; one in a newer format is listed
     /// without a title and no issue, its format saying why. One bad item never keeps

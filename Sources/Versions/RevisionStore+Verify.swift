@@ -88,9 +88,13 @@ extension RevisionStore {
         }
         let pruning = root + "/" + StoreLayout.pruningFolder
         for name in (checked(pruning, { try reader.names(atPath: pruning) }) ?? []).sorted() {
+            let isNote = UUID.parsing(name).map { StoreLayout.folderName(of: $0) == name } ?? false
             report(
-                pruning + "/" + name, "an interrupted prune (the next command that writes finishes it)", false
-            )
+                pruning + "/" + name,
+                isNote
+                    ? "an interrupted prune (the next command that writes finishes it)"
+                    : "not a note of a prune, which names a document's UUID in lower case (the next command that writes removes it)",
+                false)
         }
         let locks = root + "/" + StoreLayout.locksFolder
         for entry in (checked(locks, { try reader.entries(atPath: locks) }) ?? []).sorted(by: {

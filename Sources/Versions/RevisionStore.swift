@@ -918,7 +918,31 @@ public final class RevisionStore: Sendable {
     /// Documents whose prune was interrupted (a crash, a kill): their tombstones may stand
     /// beside packages that were not yet removed.
     public func interruptedPrunes() throws -> [UUID] {
-        try reader.names(atPath: root + "/" + Self.pruningFolder).compactMap { UUID.parsing($0) }
+        try pruneNotes().documents
+    }
+
+    /// The documents the pruning folder notes (``interruptedPrunes()``), and the names in
+    /// it that are no note this store writes, which notes name a document's UUID in lower
+    /// case: a file left there by hand, a note in upper case (whose document is among
+    /// `documents` all the same). ``finishPrune(_:)`` never removes those:
+    /// ``removeStrayPruneNote(_:)`` does.
+    public func pruneNotes() throws -> (documents: [UUID], stray: [String]) {
+        var documents: [UUID] = []
+        var stray: [String] = []
+        for name in try reader.names(atPath: root + "/" + Self.pruningFolder) {
+            if let id = UUID.parsing(name) {
+                documents.append(id)
+                if StoreLayout.folderName(of: id) == name { continue }
+            }
+            stray.append(name)
+        }
+        return (documents, stray)
+    }
+
+    /// Removes `name` from the pruning folder (what stands there, a folder with what it
+    /// holds, a link itself): a name ``pruneNotes()`` found stray.
+    public func removeStrayPruneNote(_ name: String) throws {
+        try writer.remove(Self.pruningFolder + "/" + name)
     }
 
     /// Finishes an interrupted prune of `document`: removes what its tombstones disown and

@@ -297,7 +297,7 @@ public struct PackageWriter: Sendable {
         }
         defer { cleaning.unlock() }
         for entry in try system.list(temporaryFolder) {
-            try removeEntry(temporaryFolder + "/" + entry.name, entry.kind)
+            try removeEntry(temporaryFolder + "/" + system.nameable(entry, in: temporaryFolder), entry.kind)
         }
         return true
     }
@@ -339,8 +339,9 @@ public struct PackageWriter: Sendable {
         // Another process may be removing the same package at the same moment (two
         // commands cleaning up one resurrected copy): what it removed first is done.
         for entry in entries {
-            let child = path + "/" + entry.name
-            try Self.ignoringNotFound { try removeEntry(child, entry.kind) }
+            try Self.ignoringNotFound {
+                try removeEntry(path + "/" + system.nameable(entry, in: path), entry.kind)
+            }
         }
         try Self.ignoringNotFound { try system.unlink(path, isDirectory: true) }
         try system.fsyncDirectory(Self.parent(of: path))
@@ -411,7 +412,7 @@ public struct PackageWriter: Sendable {
 
     private func removeTree(_ path: String, depth: Int, movingUp movedUp: inout [String]) throws {
         for entry in try system.list(path) {
-            let child = path + "/" + entry.name
+            let child = path + "/" + (try system.nameable(entry, in: path))
             guard try resolvedKind(child, entry.kind) == .directory else {
                 try system.unlink(child, isDirectory: false)
                 continue

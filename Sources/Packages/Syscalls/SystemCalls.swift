@@ -55,6 +55,12 @@ public struct SystemCalls: Sendable {
     /// directories. A symbolic link is removed itself, never what it points to.
     public var unlinkat:
         @Sendable (_ directory: Int32, _ path: String, _ isDirectory: Bool) -> Result<Void, Errno>
+    /// `renameat2(2)` with `RENAME_NOREPLACE` (plain `renameat(2)` where there is no
+    /// `renameat2`) of the entry whose name is the bytes `from`, a name that is not UTF-8
+    /// (a `String` cannot hold it: see ``DirectoryEntry/undecodedName``), to the name
+    /// `to`, both in the open directory `directory`.
+    public var renameUndecodable:
+        @Sendable (_ directory: Int32, _ from: [UInt8], _ to: String) -> Result<Void, Errno>
     /// An open-file-description lock (`fcntl(F_OFD_SETLK[W])`): mode 0 unlocks, 1 shares, 2 excludes.
     public var lock: @Sendable (_ descriptor: Int32, _ mode: Int32, _ wait: Bool) -> Result<Void, Errno>
     /// The entries of an open directory from its beginning (`getdents64` on Linux, else
@@ -98,17 +104,23 @@ public struct SystemCalls: Sendable {
 
     /// A directory entry: its name and kind.
     public struct DirectoryEntry: Sendable, Equatable {
-        /// The entry's name.
+        /// The entry's name; for a name that is not UTF-8, its bytes decoded with U+FFFD in
+        /// place of each invalid sequence, which names no entry (``undecodedName`` does).
         public var name: String
         /// The entry's kind, as the file system reported it.
         public var kind: FileKind
+        /// The bytes of a name that is not UTF-8 (left by a system that names files in
+        /// another encoding); `nil` for every other name. Such an entry can be removed only
+        /// once renamed (``SystemCalls/renameUndecodable``).
+        public var undecodedName: [UInt8]?
         /// Whether the entry is a directory (never true of a link to one).
         public var isDirectory: Bool { kind == .directory }
 
         /// Creates an entry.
-        public init(name: String, kind: FileKind) {
+        public init(name: String, kind: FileKind, undecodedName: [UInt8]? = nil) {
             self.name = name
             self.kind = kind
+            self.undecodedName = undecodedName
         }
 
         /// Creates an entry that is a folder or a regular file.
@@ -132,7 +144,10 @@ public struct SystemCalls: Sendable {
         listDirectory: @escaping @Sendable (Int32) -> Result<[DirectoryEntry], Errno>,
         stat: @escaping @Sendable (Int32, String) -> Result<FileStatus, Errno>,
         fstat: @escaping @Sendable (Int32) -> Result<FileStatus, Errno>,
-        syncfs: @escaping @Sendable (Int32) -> Result<Void, Errno> = { _ in .failure(.notSupported) }
+        syncfs: @escaping @Sendable (Int32) -> Result<Void, Errno> = { _ in .failure(.notSupported) },
+        renameUndecodable: @escaping @Sendable (Int32, [UInt8], String) -> Result<Void, Errno> = { _, _, _ in
+            .failure(.notSupported)
+        }
     ) {
         self.openat = openat
         self.close = close
@@ -148,6 +163,7 @@ public struct SystemCalls: Sendable {
         self.stat = stat
         self.fstat = fstat
         self.syncfs = syncfs
+        self.renameUndecodable = renameUndecodable
     }
 
     /// What `stat` tells of a file: its kind, size and identity.
@@ -243,8 +259,16 @@ public struct SystemCalls: Sendable {
                 cshim_list_directory(descriptor, Unmanaged.passUnretained(collected).toOpaque()) {
                     context, name, kind in
                     let collected = Unmanaged<Collected>.fromOpaque(context!).takeUnretainedValue()
-                    collected.entries.append(
-                        DirectoryEntry(name: String(cString: name!), kind: FileKind(shimKind: kind)))
+                    let kind = FileKind(shimKind: kind)
+                    let bytes = UnsafeRawBufferPointer(start: name!, count: strlen(name!))
+                    if let decoded = String(validating: bytes, as: UTF8.self) {
+                        collected.entries.append(DirectoryEntry(name: decoded, kind: kind))
+                    } else {
+                        collected.entries.append(
+                            DirectoryEntry(
+                                name: String(decoding: bytes, as: UTF8.self), kind: kind,
+                                undecodedName: Array(bytes)))
+                    }
                 }
             }
             return result == 0 ? .success(collected.entries) : .failure(.current)
@@ -276,6 +300,19 @@ public struct SystemCalls: Sendable {
         syncfs: { descriptor in
             if SystemCalls.syncfsDisabled { return .failure(.notSupported) }
             return cshim_syncfs(descriptor) == 0 ? .success(()) : .failure(.current)
+        },
+        renameUndecodable: { directory, from, to in
+            let result = (from + [0]).withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { name in
+                    var result = cshim_renameat2(
+                        directory, name.baseAddress!, directory, to, UInt32(CSHIM_RENAME_NOREPLACE))
+                    if result != 0 && errno == ENOSYS {
+                        result = libcRenameat(directory, name.baseAddress!, directory, to)
+                    }
+                    return result
+                }
+            }
+            return result == 0 ? .success(()) : .failure(.current)
         }
     )
 
@@ -325,6 +362,9 @@ private func libcRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: 
 private func libcFsync(_ fd: Int32) -> Int32 { fsync(fd) }
 private func libcMkdirat(_ fd: Int32, _ path: String, _ mode: mode_t) -> Int32 { mkdirat(fd, path, mode) }
 private func libcRenameat(_ a: Int32, _ from: String, _ b: Int32, _ to: String) -> Int32 {
+    renameat(a, from, b, to)
+}
+private func libcRenameat(_ a: Int32, _ from: UnsafePointer<CChar>, _ b: Int32, _ to: String) -> Int32 {
     renameat(a, from, b, to)
 }
 private func libcLinkat(_ a: Int32, _ from: String, _ b: Int32, _ to: String, _ flags: Int32) -> Int32 {
@@ -575,6 +615,21 @@ struct System {
             try retrying { calls.unlinkat(folder, name, isDirectory) }
                 .mapError { FileSystemError(isDirectory ? .rmdir : .unlink, path: path, errno: $0) }.get()
         }
+    }
+
+    /// The name of `entry` of the folder at `folder`, to be named by: its own, or, for a
+    /// name that is not UTF-8 (``SystemCalls/DirectoryEntry/undecodedName``), which no
+    /// `String` names, a new temporary name the entry is first given (`renameat2` with
+    /// `RENAME_NOREPLACE`, in the folder opened beneath the root, never through a link).
+    func nameable(_ entry: SystemCalls.DirectoryEntry, in folder: String) throws -> String {
+        guard let bytes = entry.undecodedName else { return entry.name }
+        let descriptor = try openForReading(folder, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
+        defer { _ = calls.close(descriptor) }
+        let name = PackageWriter.temporaryName()
+        try retrying { calls.renameUndecodable(descriptor, bytes, name) }.mapError {
+            FileSystemError(.rename, path: folder + "/" + entry.name, errno: $0)
+        }.get()
+        return name
     }
 
     /// The entries of the folder at `path`, which must be a real folder (not a link).
