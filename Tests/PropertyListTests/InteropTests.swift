@@ -1,5 +1,6 @@
 import Foundation
 import PropertyList
+import TestSupport
 import Testing
 
 /// Interop with independent implementations: CPython's `plistlib` and libplist's
@@ -39,12 +40,21 @@ struct InteropTests {
                 if not name.endswith(".ours.plist"):
                     continue
                 stem = os.path.join(directory, name[: -len(".ours.plist")])
-                with open(os.path.join(directory, name), "rb") as f:
-                    value = plistlib.load(f)
+                try:
+                    with open(os.path.join(directory, name), "rb") as f:
+                        value = plistlib.load(f)
+                except Exception as error:
+                    # Refused: say why, in place of the value.
+                    with open(stem + ".python.json", "w") as f:
+                        json.dump({"refused": "%s: %s" % (type(error).__name__, error)}, f)
+                    continue
                 with open(stem + ".python.json", "w") as f:
                     json.dump(tag(value), f)
                 with open(stem + ".python.plist", "wb") as f:
                     plistlib.dump(value, f, fmt=plistlib.FMT_XML)
+        elif mode == "normal-forms":
+            # Keys that are the same text in NFC and NFD: two keys to plistlib.
+            sys.stdout.buffer.write(plistlib.dumps({"": 0, "\u00e9": 1, "e\u0301": 2}))
         """#
 
     static func python() -> String? { ExternalTool.require("python3") }
@@ -126,6 +136,92 @@ struct InteropTests {
                 try PropertyList(xml: pythonXML, file: stem + ".python.plist") == value,
                 "we read plistlib's XML of value \(index) differently")
         }
+    }
+
+    static let awkwardCount = 300
+
+    /// The awkward values of ``ConformanceTests/awkwardValues()`` through `plistlib`: it
+    /// reads what we write to the value our bytes carry, and we read what it writes of
+    /// that to the same value, bit for bit. The documented rule where the two part: a
+    /// date outside the years 1 to 9999 (year 0, BC years, five-digit years), which
+    /// plistlib refuses. What our writer refuses is checked against Foundation there.
+    @Test(
+        "Awkward values through plistlib both ways, or its documented refusal", ExternalTool.needs("python3"))
+    func plistlibAwkward() throws {
+        guard Self.python() != nil else { return }
+        let seed = SeededRandom.seed(fallback: 0xB17_A3C)
+        let directory = try ExternalTool.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var random = RandomPropertyList(seed: seed)
+        random.awkward = true
+        random.fractionalDates = true
+        var written: [(index: Int, value: PropertyList)] = []
+        var failures: [String] = []
+        for index in 0..<Self.awkwardCount {
+            let value = random.value()
+            do {
+                try value.xmlData().write(
+                    to: directory.appendingPathComponent(String(format: "%04d.ours.plist", index)))
+                written.append((index, value))
+            } catch let error as PropertyListError {
+                if !AwkwardRules.writerRefusals(value).contains(error.code) {
+                    failures.append("value \(index): refused with \(error), which no rule explains")
+                }
+            }
+        }
+        _ = try Self.runPython(["roundtrip", directory.path])
+        var refusedByPlistlib = 0
+        for (index, value) in written {
+            let expected = value.writtenForm
+            let stem = directory.appendingPathComponent(String(format: "%04d", index)).path
+            let reply = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: stem + ".python.json")))
+            let outsidePlistlibYears = AwkwardRules.dates(expected).contains {
+                !AwkwardRules.plistlibReads($0)
+            }
+            if let refused = (reply as? [String: Any])?["refused"] as? String {
+                refusedByPlistlib += 1
+                if !outsidePlistlibYears {
+                    failures.append("value \(index): plistlib refuses our bytes: \(refused)")
+                }
+                continue
+            }
+            if outsidePlistlibYears {
+                failures.append("value \(index): plistlib read a date outside the years 1 to 9999")
+            }
+            let seen = try Self.untag(reply)
+            if !seen.isIdentical(to: expected) {
+                failures.append("value \(index): plistlib read \(seen.shown), expected \(expected.shown)")
+            }
+            let pythonXML = try Data(contentsOf: URL(fileURLWithPath: stem + ".python.plist"))
+            switch Result(catching: { try PropertyList(xml: pythonXML, file: stem + ".python.plist") }) {
+            case .success(let read) where read.isIdentical(to: expected): break
+            case .success(let read):
+                failures.append(
+                    "value \(index): we read plistlib's XML as \(read.shown), expected \(expected.shown)")
+            case .failure(let error):
+                failures.append("value \(index): we refuse plistlib's XML: \(error)")
+            }
+            if failures.count >= 5 { break }
+        }
+        #expect(refusedByPlistlib > 0, "no value had a date plistlib refuses: the generator is off")
+        #expect(
+            failures.isEmpty,
+            "seed \(seed); replay with SURVEYSTORE_SEED=\(seed)\n\(failures.joined(separator: "\n\n"))")
+    }
+
+    @Test(
+        "Keys plistlib writes as two that are the same text in NFC and NFD are refused as duplicates, at the second",
+        ExternalTool.needs("python3"))
+    func plistlibNormalForms() throws {
+        guard Self.python() != nil else { return }
+        let xml = try Self.runPython(["normal-forms"])
+        let error = #expect(throws: PropertyListError.self) { try PropertyList(xml: xml, file: "nf.plist") }
+        #expect(error?.code == .invalidStructure)
+        #expect(
+            error?.message.contains("different Unicode normal forms") == true, "\(String(describing: error))")
+        // plistlib sorts them by code point: "", "e\u{301}", then "\u{E9}" on line 9, the duplicate.
+        #expect(error?.line == 9 && error?.column == 7, "\(String(describing: error))")
     }
 
     @Test(

@@ -42,6 +42,19 @@ struct JSONReaderTests {
         }
     }
 
+    @Test("A UTF-8 byte order mark is not a column: positions on the first line are those without it")
+    func byteOrderMarkIsNoColumn() {
+        for json in ["{\"a\": nul}", "{\"a\": 1,\n \"b\": nul}", "  [1,]"] {
+            let plain = #expect(throws: PropertyListError.self) { try PropertyList(json: Data(json.utf8)) }
+            let marked = #expect(throws: PropertyListError.self) {
+                try PropertyList(json: Data([0xEF, 0xBB, 0xBF]) + Data(json.utf8))
+            }
+            #expect(
+                marked?.line == plain?.line && marked?.column == plain?.column,
+                "\(json): \(String(describing: marked)) \(String(describing: plain))")
+        }
+    }
+
     @Test("Invalid UTF-8 and nesting past the reader's limit are refused")
     func limits() {
         var bytes = Data("[\"".utf8)

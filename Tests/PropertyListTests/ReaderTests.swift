@@ -99,6 +99,33 @@ struct ReaderTests {
         #expect(error?.message.contains("duplicate key") == true)
     }
 
+    @Test(
+        "A key that is an earlier one's text in another normal form is refused where it is, not where its dictionary ends",
+        arguments: [
+            ("\u{E9}", "e\u{301}"), ("e\u{301}", "\u{E9}"),
+            // U+212A KELVIN SIGN is canonically K: the second key may be ASCII.
+            ("\u{212A}", "K"), ("K", "\u{212A}"),
+        ])
+    func canonicalDuplicatePosition(first: String, second: String) {
+        let xml = """
+            <plist>
+            <dict>
+            \t<key>\(first)</key>
+            \t<dict><key>\u{E9}</key><true/><key>x</key><true/></dict>
+            \t<key>a</key><true/>
+            \t<key>\(second)</key>
+            \t<false/>
+            \t<key>z</key><true/>
+            </dict>
+            </plist>
+            """
+        let error = #expect(throws: PropertyListError.self) {
+            try PropertyList(xml: Data(xml.utf8), file: "nf.plist")
+        }
+        #expect(error?.code == .invalidStructure)
+        #expect(error?.line == 6 && error?.column == 7, "\(String(describing: error))")
+    }
+
     @Test("Large dictionaries: every key is found and a late duplicate is caught")
     func largeDictionaries() throws {
         let keys = (0..<5000).map { "key-\($0)" }

@@ -96,7 +96,9 @@ struct RoundTripTests {
         }
     }
 
-    @Test("Deep but legal nesting round-trips; one level more is refused by the writer and the reader")
+    @Test(
+        "Deep but legal nesting round-trips; one level more, an empty container too, is refused by the writer and the reader"
+    )
     func deepNesting() throws {
         var value = PropertyList.string("bottom")
         for level in 0..<PropertyList.maximumDepth {
@@ -109,6 +111,32 @@ struct RoundTripTests {
         let tooDeep = PropertyList.array([value])
         let writeError = #expect(throws: PropertyListError.self) { try tooDeep.xmlData() }
         #expect(writeError?.code == .nestingTooDeep)
+
+        // An empty array or dictionary is a level too: at the 129th it is refused, as the
+        // reader refuses it, rather than written as <array/> that the reader cannot read.
+        for empty in [PropertyList.array([]), .dictionary([:])] {
+            var emptyAtTheBottom = empty
+            for level in 1..<PropertyList.maximumDepth {
+                emptyAtTheBottom =
+                    level.isMultiple(of: 2) ? .array([emptyAtTheBottom]) : .dictionary(["": emptyAtTheBottom])
+            }
+            let bytes = try emptyAtTheBottom.xmlData()
+            #expect(try PropertyList(xml: bytes) == emptyAtTheBottom)
+            let emptyTooDeep = PropertyList.array([emptyAtTheBottom])
+            let emptyError = #expect(throws: PropertyListError.self) { try emptyTooDeep.xmlData() }
+            #expect(emptyError?.code == .nestingTooDeep)
+            #expect(throws: PropertyListError.self) {
+                try PropertyList(xml: FoundationBridge.xml(emptyTooDeep))
+            }
+        }
+
+        // The same through PlistEncoder: 64 levels of Level are 128 containers, the last
+        // an empty array; in one more array, 129.
+        struct Level: Encodable { var next: [Level] }
+        var chain = Level(next: [])
+        for _ in 1..<(PropertyList.maximumDepth / 2) { chain = Level(next: [chain]) }
+        #expect(throws: Never.self) { try PropertyList(xml: PlistEncoder().encode(chain)) }
+        #expect(throws: (any Error).self) { try PlistEncoder().encode([chain]) }
 
         let xml =
             "<plist>" + String(repeating: "<array>", count: PropertyList.maximumDepth + 1)

@@ -338,12 +338,13 @@ package struct JSONReader {
     }
 
     /// A failure at `offset` (default: the current place), with its 1-based line and
-    /// column (columns count Unicode scalars).
+    /// column (columns count Unicode scalars; a byte order mark is not one).
     private func fail(_ message: String, at offset: Int? = nil) -> Failure {
         let end = min(offset ?? index, bytes.count)
         var line = 1
         var column = 1
-        for position in 0..<end {
+        let hasByteOrderMark = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
+        for position in (hasByteOrderMark ? min(3, end) : 0)..<end {
             let byte = bytes[position]
             if byte == 0x0A {
                 line += 1

@@ -117,6 +117,10 @@ struct XMLPlistScanner {
     /// The strong hashes of the keys of open dictionaries with ``recentKeyLimit`` keys
     /// or more, by frame index.
     private var largeKeyHashes: [Int: Set<UInt64>] = [:]
+    /// Where each key of an open dictionary begins, from its first key beyond ASCII on (in
+    /// document order, by node): a key that is another's text in another normal form is
+    /// found when its dictionary closes, and is refused at its own place.
+    private var keyPositions: [(node: Int, line: Int, column: Int)] = []
     private var sawRoot = false
     private var finished = false
     private var stopped = false
@@ -495,7 +499,12 @@ struct XMLPlistScanner {
             map.nodes[frame.node].payload = UInt64(map.nodes.count)
             recentKeys.truncate(to: frame.firstRecentKey)
             if frame.count >= Self.recentKeyLimit { largeKeyHashes[frames.count] = nil }
-            if frame.hasNonASCIIKey { checkCanonicalDuplicates(frame) }
+            if frame.hasNonASCIIKey {
+                checkCanonicalDuplicates(frame)
+                // Its keys are the last positions noted (those of dictionaries inside it
+                // went when each closed).
+                while let last = keyPositions.last, last.node > frame.node { keyPositions.removeLast() }
+            }
             added()
         }
     }
@@ -601,7 +610,10 @@ struct XMLPlistScanner {
         frames[top].pendingKey = index
         frames[top].keyLine = scalarLine
         frames[top].keyColumn = scalarColumn
-        if !isASCII { frames[top].hasNonASCIIKey = true }
+        if !isASCII || frames[top].hasNonASCIIKey {
+            frames[top].hasNonASCIIKey = true
+            keyPositions.append((index, scalarLine, scalarColumn))
+        }
     }
 
     /// Whether one of the keys so far of the dictionary of frame `top`, which has fewer
@@ -667,9 +679,13 @@ struct XMLPlistScanner {
         while cursor < map.nodes.count {
             let key = map.string(at: cursor)
             if !seen.insert(key).inserted {
+                // The second of the two: noted, as every key from the first beyond ASCII on
+                // is, and one of the two is beyond ASCII.
+                let position = keyPositions.last { $0.node == cursor }
                 fail(
                     .invalidStructure,
-                    "duplicate key '\(key)' (two keys are the same text in different Unicode normal forms)")
+                    "duplicate key '\(key)' (two keys are the same text in different Unicode normal forms)",
+                    line: position?.line, column: position?.column)
                 return
             }
             cursor = map.end(of: cursor + 1)

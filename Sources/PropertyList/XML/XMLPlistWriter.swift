@@ -177,24 +177,26 @@ package struct XMLPlistWriter {
 
     /// Writes `<array>` (or `<array/>`); returns whether elements should follow.
     package mutating func beginArray(isEmpty: Bool, depth: Int) throws(Failure) -> Bool {
+        // An empty one is a level too: the reader refuses it past the limit.
+        try checkDepth(depth)
         indent(depth)
         if isEmpty {
             append("<array/>\n")
             return false
         }
-        try checkDepth(depth)
         append("<array>\n")
         return true
     }
 
     /// Writes `<dict>` (or `<dict/>`); returns whether entries should follow.
     package mutating func beginDictionary(isEmpty: Bool, depth: Int) throws(Failure) -> Bool {
+        // An empty one is a level too: the reader refuses it past the limit.
+        try checkDepth(depth)
         indent(depth)
         if isEmpty {
             append("<dict/>\n")
             return false
         }
-        try checkDepth(depth)
         append("<dict>\n")
         return true
     }
