@@ -38,7 +38,7 @@ struct RealFormattingTests {
         // 5^24 · 2^-24 has 17 digits; an odd multiple of 2^-25 has 18.
         0.000_000_059_604_644_775_390_625, 2.98023223876953125e-08, 1.000_000_000_000_000_2,
         0x1.fffffffffffffp-1, 0x1p-1022, 0.1, 0.3, 1.0 / 3, 123_456.789, -0.0078125,
-        Double(Int64.max), 9_007_199_254_740_993, 4_503_599_627_370_497.5,
+        Double(Int64.max), 9_007_199_254_740_992, 4_503_599_627_370_497.5,
     ]
 
     @Test("Boundary values of the writer's own path", arguments: boundaries)
