@@ -153,4 +153,32 @@ struct UnreadableEntryTests {
         #expect(again.status == 0, "\(again.stderr)")
         #expect(Self.unreadable(again.stdout)?.isEmpty == true, "\(again.stdout)")
     }
+
+    @Test(
+        "sync (both directions, and --merge) syncs every other document when one cannot be read on either side, names it (stderr, --json unreadable) and exits 1 (it failed whole, \"cannot sync\", saying nothing of what was synced)",
+        CommandRunner.needs("setpriv"), arguments: Entry.allCases)
+    func syncPassesOverUnreadableDocument(_ entry: Entry) throws {
+        let setup = try ThreeDocuments(entry, otherStore: true)
+        defer { setup.remove() }
+        for (index, (from, to)) in [(setup.root, setup.other), (setup.other, setup.root)].enumerated() {
+            let merge = index == 1 ? ["--merge"] : []
+            let sync = try CommandRunner.run(
+                ["sync", to, "--json", "--store", from] + merge, prefix: setup.prefix)
+            #expect(sync.status == 1, "\(sync.stderr)")
+            let named = Self.unreadable(sync.stdout)
+            #expect(named?.map { $0["path"] } == [setup.folder], "\(sync.stdout)")
+            #expect(named?.first?["message"]?.contains("Permission denied") == true, "\(sync.stdout)")
+            #expect(sync.stderr.contains("error: \(setup.folder): cannot be read"), "\(sync.stderr)")
+            #expect(
+                sync.stderr.hasSuffix("error: 1 document could not be read, so not synced\n"),
+                "\(sync.stderr)")
+        }
+        let copied = try FileManager.default.contentsOfDirectory(atPath: setup.other + "/Documents").sorted()
+        #expect(copied == setup.readable.map { $0.uuidString.lowercased() })
+        setup.restore()
+        let sync = try CommandRunner.run(
+            ["sync", setup.other, "--json", "--store", setup.root], prefix: setup.prefix)
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(Self.unreadable(sync.stdout)?.isEmpty == true, "\(sync.stdout)")
+    }
 }
