@@ -181,4 +181,37 @@ struct UnreadableEntryTests {
         #expect(sync.status == 0, "\(sync.stderr)")
         #expect(Self.unreadable(sync.stdout)?.isEmpty == true, "\(sync.stdout)")
     }
+
+    @Test(
+        "watch starts when one document cannot be read, names it (stderr, an unreadable line with --json), reports the others, and picks it up once it can be read (it would not start, exit 1)",
+        CommandRunner.needs("setpriv"), arguments: [Entry.documentFolder, .package])
+    func watchPassesOverUnreadableDocument(_ entry: Entry) throws {
+        let setup = try ThreeDocuments(entry)
+        defer { setup.remove() }
+        let watch = try CommandWatch(store: setup.root, prefix: setup.prefix)
+        let hidden = setup.hidden.uuidString.lowercased()
+        let named = watch.collected.wait { $0.contains { $0.event == "unreadable" } }
+        #expect(named.map(\.key) == ["unreadable \(hidden) -"], "\(watch.collected.rawLines)")
+        let store = try SurveyStore.open(at: setup.root)
+        let saved = try store.save(try Survey(title: "Seen", items: []), to: setup.readable[0])
+        let seen = watch.collected.wait { $0.contains { $0.revision == saved.id.description } }
+        #expect(
+            seen.contains {
+                $0.key == "revision-added \(setup.readable[0].uuidString.lowercased()) \(saved.id)"
+            })
+        // Readable again, and changed: the document is reported, as one not seen before.
+        setup.restore()
+        if getuid() == 0 {
+            _ = try ChildProcess.run("/bin/chown", ["-R", "nobody:nogroup", setup.directory.path])
+        }
+        let later = try store.save(try Survey(title: "Back", items: []), to: setup.hidden)
+        let back = watch.collected.wait { $0.contains { $0.revision == later.id.description } }
+        #expect(back.contains { $0.event == "created" && $0.id == hidden }, "\(back)")
+        #expect(back.contains { $0.revision == later.id.description && $0.id == hidden }, "\(back)")
+        #expect(watch.stop() == 0)
+        let errors = watch.laterErrors()
+        #expect(errors.contains("warning: \(setup.folder): cannot be read"), "\(errors)")
+        #expect(errors.contains("Permission denied"), "\(errors)")
+        #expect(watch.collected.failure == nil, "\(watch.collected.failure ?? "")")
+    }
 }
