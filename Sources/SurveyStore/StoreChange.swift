@@ -31,6 +31,13 @@ public struct StoreChange: Sendable, Hashable, CustomStringConvertible {
         /// deletion (which an edit never loses to) arrived. ``StoreChange/revision`` is the
         /// winner.
         case restored
+        /// The document's folder, or a package or file in it, may not be read (permission
+        /// denied: another user's files, `chmod 000`) or gives an input/output error:
+        /// ``StoreChange/issue`` names its folder and the system's reason. Until a read of
+        /// it succeeds, nothing of it is reported; once its folder changes and it can be
+        /// read, what changed since it was last read is (for a document never read, a
+        /// ``created`` and each revision). ``StoreChange/revision`` is `nil`.
+        case unreadable
         /// Changes may have been missed (the kernel's event queue overflowed, or a watched
         /// folder was removed or replaced): read everything again. Names no document.
         case reread
@@ -40,25 +47,34 @@ public struct StoreChange: Sendable, Hashable, CustomStringConvertible {
     public var kind: Kind
     /// The document, or `nil` for ``Kind/reread``.
     public var document: UUID?
-    /// The revision the change is about, or `nil` for ``Kind/reread``.
+    /// The revision the change is about, or `nil` for ``Kind/reread`` and
+    /// ``Kind/unreadable``.
     public var revision: RevisionID?
     /// The document's heads once the change was seen, the winner first (empty for
-    /// ``Kind/reread``).
+    /// ``Kind/reread`` and ``Kind/unreadable``).
     public var heads: [RevisionID]
+    /// For ``Kind/unreadable``: the document's folder and why it cannot be read ("cannot
+    /// be read, so it is not watched until it can be: …", with the system's reason);
+    /// `nil` for every other kind.
+    public var issue: StoreIssue?
 
     /// A change of `kind`.
-    public init(_ kind: Kind, document: UUID?, revision: RevisionID?, heads: [RevisionID]) {
+    public init(
+        _ kind: Kind, document: UUID?, revision: RevisionID?, heads: [RevisionID], issue: StoreIssue? = nil
+    ) {
         self.kind = kind
         self.document = document
         self.revision = revision
         self.heads = heads
+        self.issue = issue
     }
 
     /// The change that says "read everything again".
     public static let reread = StoreChange(.reread, document: nil, revision: nil, heads: [])
 
-    /// `revision-added 1b4e…-… 2-9f2c… (heads: 2-9f2c…)`, or `reread`.
+    /// `revision-added 1b4e…-… 2-9f2c… (heads: 2-9f2c…)`, `unreadable 1b4e…-…`, or `reread`.
     public var description: String {
+        if kind == .unreadable, let document { return "\(kind.rawValue) \(document.uuidString.lowercased())" }
         guard let document, let revision else { return kind.rawValue }
         let heads = heads.map(\.description).joined(separator: ", ")
         return "\(kind.rawValue) \(document.uuidString.lowercased()) \(revision) (heads: \(heads))"

@@ -35,6 +35,17 @@ extension SurveyStore {
     /// not watched once it is complete: packages never change once in place, so a file
     /// removed from one (by hand or by damage) is not reported; `verify` finds it.
     ///
+    /// A document whose folder, or a package or file in it, may not be read (permission
+    /// denied: another user's files, `chmod 000`) or gives an input/output error keeps none
+    /// of the others from being watched: the sequence yields one
+    /// ``StoreChange/Kind/unreadable`` for it (its ``StoreChange/issue`` naming the folder
+    /// and the system's reason) — first of all for those the first read could not read,
+    /// again after each ``StoreChange/Kind/reread`` — and nothing else of it until a read
+    /// succeeds. It is read again when its folder's entries change, or (inotify) when the
+    /// permissions of its folder change; then what changed since it was last read is
+    /// reported (for a document never read, a ``StoreChange/Kind/created`` and each
+    /// revision). An app that shows documents shows this one as one it cannot open.
+    ///
     /// The watch ends, its thread stopping and its descriptors closed, when the task
     /// iterating the sequence is cancelled, or when the sequence and every iterator of it
     /// are dropped, whether or not they were ever iterated. The sequence is for one
@@ -49,8 +60,8 @@ extension SurveyStore {
     ///     files still yields one change per revision.
     ///   - mechanism: How to learn of changes: `.automatic` (inotify on Linux unless
     ///     `SURVEYSTORE_WATCH=polling`, polling elsewhere), `.inotify` or `.polling`.
-    /// - Returns: The changes; the sequence throws when a folder cannot be read (an I/O
-    ///   error) or watched (a document's folder, or a package not complete yet, once the
+    /// - Returns: The changes; the sequence throws when `Documents/` cannot be read (an I/O
+    ///   error) or a folder cannot be watched (a document's folder, or a package not complete yet, once the
     ///   limit of inotify watches is reached), and `StoreError.storeGone` when the store's
     ///   folder is removed, moved away or replaced (a removal is seen within
     ///   `FolderWatcher.pollingInterval`: the folder is held open, so inotify reports it
@@ -58,7 +69,8 @@ extension SurveyStore {
     ///   its consumer stops.
     /// - Throws: `StoreError.noSuchStore` when no folder is at the store's path;
     ///   `FileSystemError` when the watch cannot be set up (the limit of inotify watches
-    ///   reached); the errors of reading a document. A store without a `Documents/` folder
+    ///   reached); the errors of reading a document, but for one that may not be read or
+    ///   gives an I/O error, which is reported as ``StoreChange/Kind/unreadable``. A store without a `Documents/` folder
     ///   (moved aside, or not copied yet) is no error: no document is reported until the
     ///   folder is there, and its coming is a ``StoreChange/Kind/reread``.
     public func changes(

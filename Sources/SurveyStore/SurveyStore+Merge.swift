@@ -207,7 +207,12 @@ extension SurveyStore {
         var merged: [UUID] = []
         var unmerged: [UUID] = []
         var differing = false
-        for summary in try documents() where !summary.conflicts.isEmpty {
+        // A document unreadable on either side is named in `report.unreadable` already, and
+        // was not synced: it is not merged either, and every other one is.
+        let unreadable = Set(
+            report.unreadable.compactMap { UUID.parsing(($0.path as NSString).lastPathComponent) })
+        for summary in try summariesReport().documents
+        where !summary.conflicts.isEmpty && !unreadable.contains(summary.id) {
             do {
                 let here = try resolveMerge(summary.id, strict: true)?.revision
                 let there = try other.resolveMerge(summary.id, strict: true)?.revision

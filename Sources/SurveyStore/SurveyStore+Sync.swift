@@ -29,6 +29,11 @@ extension SurveyStore {
         /// link or special file in a revision's file's place), and links or special files
         /// removed where a document's folder or a revision's package belongs.
         public var repaired: [StoreIssue] = []
+        /// Documents not synced because their folder, or a package or file in it, may not
+        /// be read on one side (permission denied: another user's files, `chmod 000`) or
+        /// gives an input/output error: that side's folder, and the system's reason. Nothing
+        /// of such a document is copied either way; every other document syncs as usual.
+        public var unreadable: [StoreIssue] = []
     }
 
     /// Two-way sync with another store: afterwards both hold the same revisions and
@@ -49,7 +54,11 @@ extension SurveyStore {
     ///     the process, at least one document), so that a sync of any size works under any
     ///     limit of open files.
     ///   - progress: Called with the number of documents done and the total.
-    /// - Returns: What was copied and repaired, and how conflicts changed.
+    /// A document that cannot be read on one side (``SyncReport/unreadable``) is left as
+    /// it is on both, and every other one is synced.
+    ///
+    /// - Returns: What was copied and repaired, how conflicts changed, and what could not
+    ///   be read.
     /// - Throws: ``SyncError/sameStore(_:)`` when `other` is this store's own folder
     ///   (under any path), before anything is read or written.
     public func sync(
@@ -77,6 +86,7 @@ extension SurveyStore {
             report.damaged += outcome.damaged
             report.aheadOfClock += outcome.aheadOfClock
             report.repaired += outcome.repaired
+            report.unreadable += outcome.unreadable
         }
         return report
     }

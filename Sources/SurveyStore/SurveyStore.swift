@@ -955,16 +955,23 @@ public final class SurveyStore: Sendable {
         /// replaced: the reason, which says the entry can be removed, or to try again once
         /// the replacing stops.
         case skippedUnusableLock(String)
+        /// Left alone because its folder, or a package or file in it, may not be read
+        /// (permission denied) or gives an input/output error: the folder, and the system's
+        /// reason. Every other document is pruned.
+        case skippedUnreadable(StoreIssue)
     }
 
     /// Prunes every document, one at a time, each under its own lock, and reports each
     /// as it is done.
     ///
     /// A document whose current revision cannot be read, whose folder holds a package
-    /// it cannot read yet (half-copied, damaged), or whose lock file is something else
-    /// (a folder, a link) or keeps being replaced, is skipped rather than stopping the others; one whose folder is gone by its turn (deleted meanwhile by another
-    /// process) is passed over. Any other error (an I/O error, a read-only store) stops the run:
-    /// what was pruned before it stays pruned.
+    /// it cannot read yet (half-copied, damaged), whose lock file is something else
+    /// (a folder, a link) or keeps being replaced, or whose folder, or a package or file in
+    /// it, may not be read (permission denied) or gives an input/output error while it is
+    /// read, is skipped rather than stopping the others; one whose folder is gone by its
+    /// turn (deleted meanwhile by another process) is passed over. Any other error (a
+    /// write that fails, a read-only store) stops the run: what was pruned before it stays
+    /// pruned.
     ///
     /// - Parameters:
     ///   - keepHistory: How many generations of each winner's ancestors keep their content.
@@ -989,6 +996,10 @@ public final class SurveyStore: Sendable {
                 continue
             } catch let error as FileSystemError where error.isUnusableLock {
                 outcome = .skippedUnusableLock(error.description)
+            } catch {
+                // A document that cannot be read keeps none of the others from being pruned.
+                guard let issue = revisions.unreadable(error, of: id, so: "pruned") else { throw error }
+                outcome = .skippedUnreadable(issue)
             }
             try each(index + 1, ids.count, id, outcome)
         }

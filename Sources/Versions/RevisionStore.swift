@@ -532,6 +532,25 @@ public final class RevisionStore: Sendable {
         return found ?? nil
     }
 
+    /// What to say of `document` when `error`, thrown while reading it, says that its
+    /// folder, or a package or file in it, may not be read (permission denied: another
+    /// user's files, `chmod 000`) or gives an input/output error: its folder, and
+    /// "cannot be read, so it is not `outcome`: " with the system's reason; `nil` for any
+    /// other error (one about another file, or about a write).
+    ///
+    /// A command over many documents passes over such a document, names it with this, and
+    /// does everything it can for the others.
+    public func unreadable(_ error: any Error, of document: UUID, so outcome: String) -> StoreIssue? {
+        guard let error = error as? FileSystemError, error.code == .permissionDenied || error.code == .io,
+            [.open, .read, .list, .stat].contains(error.operation)
+        else { return nil }
+        let folder = root + "/" + folder(of: document)
+        guard error.path == folder || error.path.hasPrefix(folder + "/") else { return nil }
+        return StoreIssue(
+            path: folder,
+            message: "cannot be read, so it is not \(outcome): " + Self.reason(error, file: folder))
+    }
+
     /// What `error` says, without the file's path when it starts with it, or with a
     /// path that ends `file`'s (the issue names the file already): `LINE:COLUMN: …` stays,
     /// so that the issue reads `PATH:LINE:COLUMN: …`. A file inside `file` (a package's
@@ -1081,7 +1100,7 @@ public struct DocumentRead: Sendable {
 
 /// Something found in a store that a reader skipped or that `verify` reports: the path
 /// and what is wrong with it.
-public struct StoreIssue: Sendable, Equatable, CustomStringConvertible {
+public struct StoreIssue: Sendable, Hashable, CustomStringConvertible {
     /// The file or folder concerned.
     public var path: String
     /// What is wrong, in words.

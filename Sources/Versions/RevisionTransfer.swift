@@ -72,6 +72,11 @@ public struct RevisionTransfer: Sendable {
         /// and links or special files removed where a document's folder or a revision's
         /// package belongs.
         public var repaired: [StoreIssue] = []
+        /// The document's folder on a side where it, or a package or file in it, may not be
+        /// read (permission denied) or gives an input/output error, and why
+        /// (``RevisionStore/unreadable(_:of:so:)``): nothing of the document is copied
+        /// either way, since what that side holds cannot be known.
+        public var unreadable: [StoreIssue] = []
 
         /// Nothing done.
         public init() {}
@@ -262,11 +267,21 @@ public struct RevisionTransfer: Sendable {
             locks.1.unlock()
         }
         let mine: DocumentRead?, theirs: DocumentRead?
+        let localError: (any Error)?, remoteError: (any Error)?
         // The metadata bytes read are kept: a package copied is not read twice.
-        (mine, plan.localFailed) = Self.readBefore { try local.cleanedRead(document, keepingMetadata: true) }
-        (theirs, plan.remoteFailed) = Self.readBefore {
-            try remote.cleanedRead(document, keepingMetadata: true)
+        (mine, localError) = Self.readBefore { try local.cleanedRead(document, keepingMetadata: true) }
+        (theirs, remoteError) = Self.readBefore { try remote.cleanedRead(document, keepingMetadata: true) }
+        // A side that may not be read (permission denied, an I/O error) could hold anything:
+        // nothing is copied either way, and the document is named.
+        let unreadable = [
+            localError.flatMap { local.unreadable($0, of: document, so: "synced") },
+            remoteError.flatMap { remote.unreadable($0, of: document, so: "synced") },
+        ].compactMap { $0 }
+        if !unreadable.isEmpty {
+            plan.outcome.unreadable = unreadable
+            return plan
         }
+        (plan.localFailed, plan.remoteFailed) = (localError != nil, remoteError != nil)
         plan.localBefore = mine?.graph.isInConflict ?? false
         plan.remoteBefore = theirs?.graph.isInConflict ?? false
         plan.toRemote = try Self.delivery(document, from: local, mine, to: remote, theirs, &plan.outcome)
@@ -298,15 +313,15 @@ public struct RevisionTransfer: Sendable {
         return plan
     }
 
-    /// A side's read before copying: `nil` and not failed when the side has no folder for
-    /// the document, `nil` and failed when it could not be read for another reason.
-    static func readBefore(_ read: () throws -> DocumentRead) -> (read: DocumentRead?, failed: Bool) {
+    /// A side's read before copying: `nil` and no error when the side has no folder for
+    /// the document, `nil` and the error when it could not be read for another reason.
+    static func readBefore(_ read: () throws -> DocumentRead) -> (read: DocumentRead?, error: (any Error)?) {
         do {
-            return (try read(), false)
+            return (try read(), nil)
         } catch StoreError.noSuchDocument {
-            return (nil, false)
+            return (nil, nil)
         } catch {
-            return (nil, true)
+            return (nil, error)
         }
     }
 

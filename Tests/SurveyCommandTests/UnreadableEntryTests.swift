@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 import Versions
 
-@testable import SurveyStore
+@_spi(Testing) @testable import SurveyStore
 
 /// Entries a user may not read (another user's files, a folder made unreadable with
 /// `chmod 000`, or kept so by a sync engine that copies modes): one such document is left
@@ -56,5 +56,162 @@ struct UnreadableEntryTests {
         let conflicts = try CommandRunner.run(["conflicts", "--store", root], prefix: prefix)
         #expect(conflicts.status == 0, "\(conflicts.stderr)")
         #expect(conflicts.stderr.contains(folder), "\(conflicts.stderr)")
+    }
+
+    /// A store of three documents, each with a superseded revision to prune, whose middle
+    /// one (by id: the order commands go through them) has `entry` made unreadable; with
+    /// `prefix`, what runs `survey` as `nobody`, who then owns the store (so that it may
+    /// write it) and cannot read that entry.
+    struct ThreeDocuments {
+        let directory: URL
+        let root: String
+        let ids: [UUID]
+        let folder: String
+        let target: String
+        var prefix: [String] = []
+
+        var hidden: UUID { ids[1] }
+        var readable: [UUID] { [ids[0], ids[2]] }
+
+        init(_ entry: Entry, otherStore: Bool = false) throws {
+            directory = try CommandRunner.temporaryDirectory()
+            root = directory.appendingPathComponent("store").path
+            let store = try SurveyStore.create(at: root, deviceName: "laptop")
+            var made: [UUID] = []
+            for title in ["One", "Two", "Three"] {
+                let (id, _) = try store.create(try Survey(title: title, items: []))
+                try store.save(try Survey(title: title + " again", items: []), to: id)
+                made.append(id)
+            }
+            ids = made.sorted { $0.uuidString.lowercased() < $1.uuidString.lowercased() }
+            let hidden = ids[1]
+            folder = root + "/" + StoreLayout.folder(of: hidden)
+            let package = root + "/" + StoreLayout.package(try store.open(hidden).base.id, of: hidden)
+            target =
+                switch entry {
+                case .documentFolder: folder
+                case .package: package
+                case .metadata: package + "/" + StoreLayout.metadataFile
+                }
+            if otherStore { _ = try SurveyStore.create(at: self.other, deviceName: "desktop") }
+            if getuid() == 0 {
+                guard let setpriv = CommandRunner.requireTool("setpriv") else { return }
+                prefix = [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+                _ = try ChildProcess.run("/bin/chown", ["-R", "nobody:nogroup", directory.path])
+            }
+            try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: target)
+        }
+
+        /// A second, empty store beside the first.
+        var other: String { directory.appendingPathComponent("other").path }
+
+        /// Makes the entry readable again.
+        func restore() {
+            try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: target)
+        }
+
+        func remove() {
+            restore()
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    /// The `unreadable` key of a command's `--json` report: `[{"id", "path", "message"}]`.
+    static func unreadable(_ stdout: String) -> [[String: String]]? {
+        let report = try? JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any]
+        return report?["unreadable"] as? [[String: String]]
+    }
+
+    @Test(
+        "prune over every document prunes every other one when one cannot be read, names it (stderr, --json unreadable) and exits 1 (it stopped at that document, exit 1, leaving the rest unpruned)",
+        CommandRunner.needs("setpriv"), arguments: Entry.allCases)
+    func prunePassesOverUnreadableDocument(_ entry: Entry) throws {
+        let setup = try ThreeDocuments(entry)
+        defer { setup.remove() }
+        let dryRun = try CommandRunner.run(
+            ["prune", "--dry-run", "--json", "--store", setup.root], prefix: setup.prefix)
+        #expect(dryRun.status == 1, "\(dryRun.stderr)")
+        #expect(Self.unreadable(dryRun.stdout)?.map { $0["path"] } == [setup.folder], "\(dryRun.stdout)")
+        let prune = try CommandRunner.run(["prune", "--json", "--store", setup.root], prefix: setup.prefix)
+        #expect(prune.status == 1, "\(prune.stderr)")
+        let named = Self.unreadable(prune.stdout)
+        #expect(named?.map { $0["id"] } == [setup.hidden.uuidString.lowercased()], "\(prune.stdout)")
+        #expect(named?.first?["path"] == setup.folder)
+        #expect(named?.first?["message"]?.contains("Permission denied") == true, "\(prune.stdout)")
+        #expect(prune.stderr.contains("error: \(setup.folder): cannot be read"), "\(prune.stderr)")
+        #expect(
+            prune.stderr.hasSuffix("error: 1 document could not be read, so not pruned\n"), "\(prune.stderr)")
+        setup.restore()
+        let store = try SurveyStore.open(at: setup.root)
+        for id in setup.readable {
+            #expect(try store.prunedRevisions(of: id).count == 1, "\(id) pruned")
+        }
+        #expect(
+            try store.prunedRevisions(of: setup.hidden).isEmpty, "the unreadable document is left as it was")
+        // An empty list when every document is read.
+        let again = try CommandRunner.run(["prune", "--json", "--store", setup.root], prefix: setup.prefix)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(Self.unreadable(again.stdout)?.isEmpty == true, "\(again.stdout)")
+    }
+
+    @Test(
+        "sync (both directions, and --merge) syncs every other document when one cannot be read on either side, names it (stderr, --json unreadable) and exits 1 (it failed whole, \"cannot sync\", saying nothing of what was synced)",
+        CommandRunner.needs("setpriv"), arguments: Entry.allCases)
+    func syncPassesOverUnreadableDocument(_ entry: Entry) throws {
+        let setup = try ThreeDocuments(entry, otherStore: true)
+        defer { setup.remove() }
+        for (index, (from, to)) in [(setup.root, setup.other), (setup.other, setup.root)].enumerated() {
+            let merge = index == 1 ? ["--merge"] : []
+            let sync = try CommandRunner.run(
+                ["sync", to, "--json", "--store", from] + merge, prefix: setup.prefix)
+            #expect(sync.status == 1, "\(sync.stderr)")
+            let named = Self.unreadable(sync.stdout)
+            #expect(named?.map { $0["path"] } == [setup.folder], "\(sync.stdout)")
+            #expect(named?.first?["message"]?.contains("Permission denied") == true, "\(sync.stdout)")
+            #expect(sync.stderr.contains("error: \(setup.folder): cannot be read"), "\(sync.stderr)")
+            #expect(
+                sync.stderr.hasSuffix("error: 1 document could not be read, so not synced\n"),
+                "\(sync.stderr)")
+        }
+        let copied = try FileManager.default.contentsOfDirectory(atPath: setup.other + "/Documents").sorted()
+        #expect(copied == setup.readable.map { $0.uuidString.lowercased() })
+        setup.restore()
+        let sync = try CommandRunner.run(
+            ["sync", setup.other, "--json", "--store", setup.root], prefix: setup.prefix)
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(Self.unreadable(sync.stdout)?.isEmpty == true, "\(sync.stdout)")
+    }
+
+    @Test(
+        "watch starts when one document cannot be read, names it (stderr, an unreadable line with --json), reports the others, and picks it up once it can be read (it would not start, exit 1)",
+        CommandRunner.needs("setpriv"), arguments: [Entry.documentFolder, .package])
+    func watchPassesOverUnreadableDocument(_ entry: Entry) throws {
+        let setup = try ThreeDocuments(entry)
+        defer { setup.remove() }
+        let watch = try CommandWatch(store: setup.root, prefix: setup.prefix)
+        let hidden = setup.hidden.uuidString.lowercased()
+        let named = watch.collected.wait { $0.contains { $0.event == "unreadable" } }
+        #expect(named.map(\.key) == ["unreadable \(hidden) -"], "\(watch.collected.rawLines)")
+        let store = try SurveyStore.open(at: setup.root)
+        let saved = try store.save(try Survey(title: "Seen", items: []), to: setup.readable[0])
+        let seen = watch.collected.wait { $0.contains { $0.revision == saved.id.description } }
+        #expect(
+            seen.contains {
+                $0.key == "revision-added \(setup.readable[0].uuidString.lowercased()) \(saved.id)"
+            })
+        // Readable again, and changed: the document is reported, as one not seen before.
+        setup.restore()
+        if getuid() == 0 {
+            _ = try ChildProcess.run("/bin/chown", ["-R", "nobody:nogroup", setup.directory.path])
+        }
+        let later = try store.save(try Survey(title: "Back", items: []), to: setup.hidden)
+        let back = watch.collected.wait { $0.contains { $0.revision == later.id.description } }
+        #expect(back.contains { $0.event == "created" && $0.id == hidden }, "\(back)")
+        #expect(back.contains { $0.revision == later.id.description && $0.id == hidden }, "\(back)")
+        #expect(watch.stop() == 0)
+        let errors = watch.laterErrors()
+        #expect(errors.contains("warning: \(setup.folder): cannot be read"), "\(errors)")
+        #expect(errors.contains("Permission denied"), "\(errors)")
+        #expect(watch.collected.failure == nil, "\(watch.collected.failure ?? "")")
     }
 }

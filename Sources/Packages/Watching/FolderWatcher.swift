@@ -83,6 +83,9 @@ public final class FolderWatcher {
         public static let deleted = Interest(rawValue: 0x0000_0200)
         /// A file opened for writing was closed (`IN_CLOSE_WRITE`).
         public static let closedAfterWriting = Interest(rawValue: 0x0000_0008)
+        /// An entry's permissions, owner or times were changed (`IN_ATTRIB`: `chmod`,
+        /// `chown`, `touch`; when polling, a change of its status-change time).
+        public static let attributesChanged = Interest(rawValue: 0x0000_0004)
 
         /// What a folder of folders needs: new entries only.
         public static let newEntries: Interest = [.created, .movedIn]
@@ -352,7 +355,9 @@ public final class FolderWatcher {
             polled[watch] = new
             for (name, entry) in new.entries.sorted(by: { $0.key < $1.key }) {
                 if let before = old.entries[name] {
-                    if before != entry && old.interest.contains(.closedAfterWriting) {
+                    if before != entry
+                        && !old.interest.isDisjoint(with: [.closedAfterWriting, .attributesChanged])
+                    {
                         events.append(.changed(watch, name: name))
                     }
                 } else if !old.interest.isDisjoint(with: [.created, .movedIn]) {

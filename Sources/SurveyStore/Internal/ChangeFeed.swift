@@ -55,6 +55,14 @@ final class ChangeFeed: @unchecked Sendable {
     private var packageWatches: [UUID: [RevisionID: FolderWatcher.Watch]] = [:]
     private var packageOfWatch: [FolderWatcher.Watch: (document: UUID, revision: RevisionID)] = [:]
     private var known: [UUID: Snapshot] = [:]
+    /// Documents whose last read failed because their folder, or a package or file in it,
+    /// may not be read (permission denied, an I/O error), and why. Such a document keeps
+    /// its last snapshot in ``known`` (none, when it was never read), so that the read
+    /// that succeeds again reports what changed since.
+    private var unreadable: [UUID: StoreIssue] = [:]
+    /// The ``StoreChange/Kind/unreadable`` changes of the first read, which
+    /// ``run(debounce:executor:isCancelled:emit:)`` reports before anything else.
+    private var firstChanges: [StoreChange] = []
 
     /// Wakes ``run(debounce:executor:isCancelled:emit:)`` from any thread.
     var waker: FolderWatcher.Waker { watcher.waker }
@@ -68,6 +76,7 @@ final class ChangeFeed: @unchecked Sendable {
         guard let identity = Self.identity(of: root) else { throw StoreError.noSuchStore(root) }
         rootIdentity = identity
         try synchronize()
+        firstChanges = unreadableChanges()
         started = true
     }
 
@@ -90,6 +99,8 @@ final class ChangeFeed: @unchecked Sendable {
         let send = { (change: StoreChange) in
             if open && !emit(change) { open = false }
         }
+        for change in firstChanges where open && !emit(change) { open = false }
+        firstChanges = []
         while open {
             executor.runPending()
             // Without `Documents/`, the store's folder is looked at every second as well:
@@ -179,7 +190,11 @@ final class ChangeFeed: @unchecked Sendable {
                     if name == nil || name == StoreLayout.documentsFolder { reread = true }
                 } else if watch == documentsWatch {
                     if let name {
-                        documentAppeared(name, mark: { mark($0) })
+                        // A document folder's permissions changed (or, polling, anything
+                        // of it): only one that could not be read needs reading again.
+                        documentAppeared(name) { id in
+                            if unreadable[id] != nil || known[id] == nil { mark(id) }
+                        }
                     } else {
                         for id in try documentIDs() { mark(id) }
                     }
@@ -193,16 +208,29 @@ final class ChangeFeed: @unchecked Sendable {
         if reread {
             emit(.reread)
             try synchronize()
+            // Read everything again, the consumer is told again what cannot be read.
+            for change in unreadableChanges() { emit(change) }
             return
         }
         for id in order {
             let before = known[id].map(State.init) ?? State()
-            if let work = dirty[id], !work.full, let added = incremental(id, work.appeared) {
+            if unreadable[id] == nil, let work = dirty[id], !work.full,
+                let added = incremental(id, work.appeared)
+            {
                 Self.emitChanges(of: id, added: added, from: before, to: State(known[id]!), emit: emit)
                 continue
             }
             let old = known[id] ?? Snapshot()
-            let now = try refresh(id)
+            let now: Snapshot?
+            do {
+                now = try refresh(id)
+            } catch {
+                guard let issue = unreadableIssue(error, of: id) else { throw error }
+                // Said once, until a read succeeds; its last snapshot is kept.
+                if unreadable.updateValue(issue, forKey: id) == nil { emit(Self.change(id, issue)) }
+                continue
+            }
+            unreadable[id] = nil
             let new = now ?? Snapshot()
             let added = new.revisions.subtracting(old.revisions).sorted()
             Self.emitChanges(of: id, added: added, from: before, to: State(new), emit: emit)
@@ -271,17 +299,42 @@ final class ChangeFeed: @unchecked Sendable {
         try watchRoot(interest: [])
         let present: Set<UUID>
         do {
-            documentsWatch = try watcher.add(documents, interest: .newEntries)
+            // Attributes too: a document folder that could not be read is read again when its
+            // permissions change.
+            documentsWatch = try watcher.add(documents, interest: [.newEntries, .attributesChanged])
             present = Set(try documentIDs())
         } catch  where Self.isDocumentsFolderMissing(error) {
             try watchForDocumentsFolder(again: again)
             return
         }
-        for id in known.keys where !present.contains(id) { forget(id) }
+        for id in Set(known.keys).union(unreadable.keys) where !present.contains(id) { forget(id) }
         known = [:]
+        unreadable = [:]
         for id in present {
-            known[id] = try refresh(id)
+            do {
+                known[id] = try refresh(id)
+            } catch {
+                // One document that cannot be read keeps none of the others from being watched.
+                guard let issue = unreadableIssue(error, of: id) else { throw error }
+                unreadable[id] = issue
+            }
         }
+    }
+
+    /// What to say of document `id` when `error`, thrown reading or watching its folder,
+    /// says that it may not be read (permission denied, an I/O error); `nil` otherwise.
+    private func unreadableIssue(_ error: any Error, of id: UUID) -> StoreIssue? {
+        revisions.unreadable(error, of: id, so: "watched until it can be")
+    }
+
+    /// A ``StoreChange/Kind/unreadable`` of document `id`.
+    private static func change(_ id: UUID, _ issue: StoreIssue) -> StoreChange {
+        StoreChange(.unreadable, document: id, revision: nil, heads: [], issue: issue)
+    }
+
+    /// A ``StoreChange/Kind/unreadable`` for each document the last read could not read, by id.
+    private func unreadableChanges() -> [StoreChange] {
+        unreadable.sorted { $0.key.uuidString < $1.key.uuidString }.map { Self.change($0.key, $0.value) }
     }
 
     /// No documents' folder to watch (moved aside, or something else in its place): no

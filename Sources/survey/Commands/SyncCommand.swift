@@ -16,7 +16,10 @@ struct SyncCommand: ParsableCommand {
             or repaired (no side has it intact, or a file or a folder holding files is in the way), \
             and a document whose lock file is something else (a folder, a link), \
             is named ("error: ...", damaged), everything else is still synced, and the exit \
-            status is 1. Content damaged without a change of size is not looked for, since that would \
+            status is 1. So is a document whose folder, or a package or file in it, may not be read \
+            on either side (permission denied, an input/output error): nothing of it is copied either \
+            way, it is named ("error: PATH: cannot be read, ...", unreadable: [{"id", "path", "message"}]), \
+            every other document is synced (and with --merge, merged), and the exit status is 1. Content damaged without a change of size is not looked for, since that would \
             read every file on both sides: `survey verify` finds it, and `survey verify --repair-from \
             OTHER_STORE` repairs it.
 
@@ -57,6 +60,9 @@ struct SyncCommand: ParsableCommand {
         /// Content, metadata and tombstone files, on either side, replaced by the other
         /// side's intact copy, and links or special files removed to make way.
         var repaired: [String]
+        /// Documents not synced because one side's folder, or a package or file in it, may
+        /// not be read.
+        var unreadable: [Unreadable]
         /// The packages (paths in the store that received them) of revisions copied that
         /// are stamped more than a day ahead of this clock.
         var aheadOfClock: [String]
@@ -87,12 +93,18 @@ struct SyncCommand: ParsableCommand {
                 conflictsAppeared: report.conflictsAppeared.map(\.lowercased),
                 conflictsResolved: report.conflictsResolved.map(\.lowercased),
                 damaged: report.damaged.map(\.path), repaired: report.repaired.map(\.path),
+                unreadable: report.unreadable.map { issue in
+                    Unreadable(
+                        id: URL(fileURLWithPath: issue.path).lastPathComponent, path: issue.path,
+                        message: issue.message)
+                },
                 aheadOfClock: report.aheadOfClock.map(\.path),
                 merged: merging?.merged.map(\.lowercased), unmerged: merging?.unmerged.map(\.lowercased))
             for issue in report.aheadOfClock { Console.error("warning: \(issue)") }
             for issue in report.repaired { Console.error("repaired: \(issue)") }
             // Damaged revisions are skipped, everything else is synced; the exit says so.
             for issue in report.damaged { Console.error("error: \(issue)") }
+            for issue in report.unreadable { Console.error("error: \(issue)") }
             if options.json {
                 try Console.printJSON(result)
             } else {
@@ -121,7 +133,11 @@ struct SyncCommand: ParsableCommand {
                         "still in conflict (the merge contests fields): \(unmerged.joined(separator: ", "))")
                 }
             }
-            if !report.damaged.isEmpty { throw ExitStatus.failure }
+            if !report.unreadable.isEmpty {
+                let documents = Set(result.unreadable.map(\.id)).count
+                Console.error("error: \(Unreadable.count(documents)), so not synced")
+            }
+            if !report.damaged.isEmpty || !report.unreadable.isEmpty { throw ExitStatus.failure }
         }
     }
 }

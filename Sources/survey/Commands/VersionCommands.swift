@@ -384,7 +384,11 @@ struct PruneCommand: ParsableCommand {
             revisions it cannot read yet; its lock file is something else, which can be removed), then a \
             summary. \
             A document in conflict keeps the content of its heads and their merge bases. --json: \
-            {"documents": [{"id", "pruned", "skipped"}], "revisions", "skipped"} (the counts), listing only the documents something was pruned from or skipped.
+            {"documents": [{"id", "pruned", "skipped"}], "revisions", "skipped", "unreadable": [{"id", "path", \
+            "message"}]} (the counts), listing only the documents something was pruned from or skipped. \
+            A document whose folder, or a package or file in it, may not be read (permission denied) or \
+            gives an input/output error is named ("error: PATH: ...", unreadable), every other document is \
+            pruned, and the exit status is 1.
 
             \(SurveyTool.exitCodesReference)
             """)
@@ -420,11 +424,20 @@ struct PruneCommand: ParsableCommand {
             let store = try dryRun ? options.openForReading() : options.open()
             let progress = ProgressBar(label: "documents", json: options.json)
             var rows: [Row] = []
+            var unreadable: [Unreadable] = []
             var pruned = 0
             var total = 0
             func record(_ position: Int, _ count: Int, _ id: UUID, _ outcome: SurveyStore.PruneOutcome) {
                 let row: Row
                 switch outcome {
+                case .skippedUnreadable(let issue):
+                    // Named now, as the others go on; counted in the last line.
+                    unreadable.append(Unreadable(id: id.lowercased, path: issue.path, message: issue.message))
+                    progress.clear()
+                    Console.error("error: \(issue)")
+                    total = count
+                    progress.update(position, of: count)
+                    return
                 case .pruned(let revisions):
                     row = Row(id: id.lowercased, pruned: revisions.map(\.description))
                 case .skippedUnreadableWinner:
@@ -467,15 +480,22 @@ struct PruneCommand: ParsableCommand {
                 struct Report: Encodable {
                     var documents: [Row]
                     var revisions, skipped: Int
+                    var unreadable: [Unreadable]
                 }
-                try Console.printJSON(Report(documents: rows, revisions: pruned, skipped: skipped))
-                return
+                try Console.printJSON(
+                    Report(documents: rows, revisions: pruned, skipped: skipped, unreadable: unreadable))
+            } else {
+                let verb = dryRun ? "would prune" : "pruned"
+                let touched = rows.count - skipped
+                print(
+                    "\(verb) \(pruned) revision(s) in \(touched) of \(total) document(s)\(skipped > 0 ? "; \(skipped) skipped" : "")"
+                )
             }
-            let verb = dryRun ? "would prune" : "pruned"
-            let touched = rows.count - skipped
-            print(
-                "\(verb) \(pruned) revision(s) in \(touched) of \(total) document(s)\(skipped > 0 ? "; \(skipped) skipped" : "")"
-            )
+            if !unreadable.isEmpty {
+                Console.error(
+                    "error: \(Unreadable.count(unreadable.count)), so not \(dryRun ? "looked at" : "pruned")")
+                throw ExitStatus.failure
+            }
         }
     }
 }

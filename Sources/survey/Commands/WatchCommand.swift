@@ -16,8 +16,16 @@ struct WatchCommand: ParsableCommand {
 
             With --json, the one command whose --json is a stream: one JSON object per line, \
             {"event", "id", "revision", "heads"}, where event is created, revision-added, conflict-appeared, \
-            conflict-resolved, deleted, restored (no longer deleted, and not in conflict) or reread \
-            (id and revision null, heads empty).
+            conflict-resolved, deleted, restored (no longer deleted, and not in conflict), reread \
+            (id and revision null, heads empty) or unreadable (revision null, heads empty, and "path" and \
+            "message" besides).
+
+            A document whose folder, or a package or file in it, may not be read (permission denied, \
+            another user's files) or gives an input/output error does not keep the others from being \
+            watched: it is named once on standard error ("warning: PATH: cannot be read, ...") and as a \
+            line "unreadable ID", and once its folder changes and it can be read, what changed since it \
+            was last read is printed (for one never read, created and each revision). It does not \
+            change the exit status: the watch goes on waiting for it.
 
             On Linux changes come from inotify, one watch per document folder and per package not \
             complete yet (the per-user limit is fs.inotify.max_user_watches: a folder that cannot be \
@@ -66,6 +74,7 @@ struct WatchCommand: ParsableCommand {
             let task = Task {
                 do {
                     for try await change in changes {
+                        if let issue = change.issue { Console.error("warning: \(issue)") }
                         Console.write(
                             Data((json ? try Self.jsonLine(change) : change.description + "\n").utf8))
                     }
@@ -80,14 +89,19 @@ struct WatchCommand: ParsableCommand {
         }
     }
 
-    /// `{"event":…,"heads":[…],"id":…,"revision":…}` and a newline.
+    /// `{"event":…,"heads":[…],"id":…,"revision":…}` (and `"path"` and `"message"` for
+    /// `unreadable`) and a newline.
     static func jsonLine(_ change: StoreChange) throws -> String {
-        let object: [String: Any] = [
+        var object: [String: Any] = [
             "event": change.kind.rawValue,
             "id": change.document.map { $0.uuidString.lowercased() as Any } ?? NSNull(),
             "revision": change.revision.map { $0.description as Any } ?? NSNull(),
             "heads": change.heads.map(\.description),
         ]
+        if let issue = change.issue {
+            object["path"] = issue.path
+            object["message"] = issue.message
+        }
         let data = try JSONSerialization.data(
             withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self) + "\n"

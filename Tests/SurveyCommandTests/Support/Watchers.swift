@@ -32,7 +32,10 @@ struct SeenChange: Hashable, CustomStringConvertible {
     /// One line of `survey watch --json`, or `nil` when it is not such a line.
     init?(jsonLine line: String) {
         guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-            Set(object.keys) == ["event", "id", "revision", "heads"], let event = object["event"] as? String,
+            Set(object.keys) == ["event", "id", "revision", "heads"]
+                || (object["event"] as? String == "unreadable"
+                    && Set(object.keys) == ["event", "id", "revision", "heads", "path", "message"]),
+            let event = object["event"] as? String,
             let heads = object["heads"] as? [String]
         else { return nil }
         self.init(
@@ -128,10 +131,20 @@ final class CommandWatch {
 
     /// Starts `survey watch --json --store PATH` (with `SURVEYSTORE_WATCH=polling` for
     /// the polling mechanism) and waits until it says it is watching.
-    init(store path: String, json: Bool = true, mechanism: FolderWatcher.Mechanism = .automatic) throws {
+    init(
+        store path: String, json: Bool = true, mechanism: FolderWatcher.Mechanism = .automatic,
+        prefix: [String] = []
+    ) throws {
         let process = Process()
-        process.executableURL = CommandRunner.binary
-        process.arguments = ["watch", "--store", path] + (json ? ["--json"] : [])
+        let arguments = ["watch", "--store", path] + (json ? ["--json"] : [])
+        if let program = prefix.first {
+            // Run through another program (`setpriv` to run as another user).
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = Array(prefix.dropFirst()) + [CommandRunner.binary.path] + arguments
+        } else {
+            process.executableURL = CommandRunner.binary
+            process.arguments = arguments
+        }
         var environment = ProcessInfo.processInfo.environment
         environment["SURVEYSTORE_WATCH"] = mechanism == .polling ? "polling" : nil
         process.environment = environment
@@ -183,6 +196,11 @@ final class CommandWatch {
         }
         self.said = String(decoding: said, as: UTF8.self)
         #expect(self.said.hasPrefix("watching "), "survey watch said: \(self.said)")
+    }
+
+    /// What it wrote on standard error after its first line, once it has ended.
+    func laterErrors() -> String {
+        String(decoding: (try? errors.fileHandleForReading.readToEnd()) ?? Data(), as: UTF8.self)
     }
 
     /// Sends `signal`, and returns the exit status (or -1 when it did not end within 10 s).
