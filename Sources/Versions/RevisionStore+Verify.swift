@@ -139,7 +139,8 @@ extension RevisionStore {
         do {
             read = try self.read(document)
         } catch {
-            report(folder, "\(error)", false)
+            // Named once: the folder, then what failed beneath it and why.
+            report(folder, Self.reason(error, file: folder), false)
             return
         }
         for issue in read.skipped { report(issue.path, issue.message, false) }

@@ -56,6 +56,14 @@ struct UnreadableEntryTests {
         let conflicts = try CommandRunner.run(["conflicts", "--store", root], prefix: prefix)
         #expect(conflicts.status == 0, "\(conflicts.stderr)")
         #expect(conflicts.stderr.contains(folder), "\(conflicts.stderr)")
+        // verify names the folder once, then what failed beneath it (it named it twice:
+        // "FOLDER: cannot open FOLDER/…: Permission denied").
+        let verify = try CommandRunner.run(["verify", "--store", root], prefix: prefix)
+        #expect(verify.status == 1, "\(verify.stdout)\(verify.stderr)")
+        let line = (verify.stdout + verify.stderr).split(separator: "\n").first { $0.contains(folder) }
+        #expect(
+            line.map { $0.components(separatedBy: folder).count == 2 && $0.contains("Permission denied") }
+                == true, "\(verify.stdout)\(verify.stderr)")
     }
 
     /// A store of three documents, each with a superseded revision to prune, whose middle
