@@ -24,7 +24,11 @@ struct JSONReaderTests {
         "Refusals name the file, line and column",
         arguments: [
             ("{\"a\": null}", 1, 7, "null is not allowed"),
-            ("{\"a\": 1,\n \"a\": 2}", 2, 2, "the key \"a\" appears twice"),
+            ("{\"a\": 1,\n \"a\": 2}", 2, 2, "the key \"a\" appears twice in one object"),
+            (
+                "{\"\u{E9}\": 1, \"e\u{301}\": 2}", 1, 10,
+                "appears twice in one object (two keys are the same text in different Unicode normal forms)"
+            ),
             ("[1,\n  2,]", 2, 5, "expected a JSON value"),
             ("[\"\\ud800\"]", 1, 3, "lone surrogate"),
             ("{\"a\": tru}", 1, 7, "true"),

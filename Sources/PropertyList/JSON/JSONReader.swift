@@ -103,7 +103,14 @@ package struct JSONReader {
             skipWhitespace()
             let value = try self.value(depth: depth, isItems: depth == 1 && key == "items")
             if entries.updateValue(value, forKey: key) != nil {
-                throw fail("the key \(key.debugDescription) appears twice in one object", at: keyStart)
+                // Keys are compared as text: the same text in another normal form (é as one
+                // scalar or as e and a combining accent) is the same key, and is said to be.
+                let first = entries.keys[entries.index(forKey: key)!]
+                let forms =
+                    first.unicodeScalars.elementsEqual(key.unicodeScalars)
+                    ? "" : " (two keys are the same text in different Unicode normal forms)"
+                throw fail(
+                    "the key \(key.debugDescription) appears twice in one object\(forms)", at: keyStart)
             }
             skipWhitespace()
             guard index < bytes.count else { throw fail("the document ends inside an object") }
