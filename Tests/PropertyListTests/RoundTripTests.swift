@@ -20,7 +20,7 @@ struct RoundTripTests {
         ("smallest normal", .real(.leastNormalMagnitude)),
         ("0.1", .real(0.1)),
         ("negative real", .real(-1234.5678e-9)),
-        ("1e-324 (reads as 0)", .real(1e-324)),
+        ("1e-324 (reads as 0)", .real(Double("1e-324")!)),
         ("date 1970", .date(Date(timeIntervalSince1970: 0))),
         ("date before 1970", .date(Date(timeIntervalSince1970: -1))),
         ("date in 1601", .date(Date(timeIntervalSince1970: -11_644_473_600))),
