@@ -47,6 +47,19 @@ struct IOErrorInjectionTests {
         return result
     }
 
+    /// The tombstones of a store, as `DOCUMENT/NAME` paths beneath `Documents/`.
+    static func tombstones(_ store: String) -> Set<String> {
+        let documents = store + "/Documents"
+        var result = Set<String>()
+        for folder in (try? FileManager.default.contentsOfDirectory(atPath: documents)) ?? [] {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: documents + "/" + folder)) ?? []
+            where name.hasSuffix(".pruned") {
+                result.insert(folder.lowercased() + "/" + name)
+            }
+        }
+        return result
+    }
+
     /// One traced call: its name, and the descriptor path or first quoted path it names.
     struct Traced {
         var name: String
@@ -126,6 +139,7 @@ struct IOErrorInjectionTests {
                 let run = try freshCopy(label)
                 defer { try? FileManager.default.removeItem(at: work.appendingPathComponent(label)) }
                 let before = try run.stores.map { try revisions($0) }
+                let tombstonesBefore = run.stores.map { tombstones($0) }
                 let log = work.appendingPathComponent(label + ".trace").path
                 let result = try CommandRunner.run(
                     run.arguments + ["--json"],
@@ -155,6 +169,16 @@ struct IOErrorInjectionTests {
                     Issue.record("\(point): the failure was not injected")
                 }
                 for (store, known) in zip(run.stores, before) {
+                    // A prune note stays only for a document that a tombstone published
+                    // now disowns: a command failing before it publishes any leaves none.
+                    let published = tombstones(store).subtracting(
+                        tombstonesBefore[run.stores.firstIndex(of: store)!])
+                    for note
+                        in (try? FileManager.default.contentsOfDirectory(
+                            atPath: store + "/Local.nosync/pruning")) ?? []
+                    where !published.contains(where: { $0.hasPrefix(note.lowercased() + "/") }) {
+                        Issue.record("\(point): a prune note is left with no tombstone published: \(note)")
+                    }
                     // No document folder is left empty (a document with no revision,
                     // which a deletion would then make out of nothing).
                     let documents = store + "/Documents"
