@@ -311,4 +311,48 @@ struct IOErrorInjectionTests {
                 arguments: ["migrate", "--store", "{store}"])
         }
     }
+
+    @Test("An I/O error looking at the store folder fails a write and keeps the device id")
+    func storeFolderStatusError() throws {
+        guard let strace = CommandRunner.requireTool("strace") else { return }
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (store, id) = try Self.storeWithHistory(directory)
+        func deviceID() throws -> String {
+            let data = try Data(contentsOf: URL(fileURLWithPath: store + "/Local.nosync/Device.plist"))
+            let plist = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+            return plist?["DeviceID"] as? String ?? ""
+        }
+        let device = try deviceID()
+        let before = try Self.revisions(store)
+        // The calls that take the status of the store folder itself, through its descriptor.
+        let log = directory.appendingPathComponent("probe.trace").path
+        let edit = ["edit", id, "--answer", "2=Ada", "--store", store]
+        let probe = try CommandRunner.run(
+            ["edit", id, "--answer", "2=Lin", "--store", store],
+            prefix: [strace, "-qq", "-y", "-s", "0", "-e", "trace=newfstatat", "-o", log])
+        #expect(probe.status == 0, "\(probe.stderr)")
+        let calls = try Self.trace(log)
+        let points = calls.indices.filter {
+            calls[$0].line.contains("<\(store)>, \"\"") && calls[$0].line.contains("AT_EMPTY_PATH")
+        }
+        #expect(!points.isEmpty, "no status of the store folder taken: \(calls.map(\.line))")
+        let after = try Self.revisions(store)
+        for index in points {
+            let result = try CommandRunner.run(
+                edit,
+                prefix: [
+                    strace, "-qq", "-o", "/dev/null", "-e", "trace=newfstatat",
+                    "-e", "inject=newfstatat:error=EIO:when=\(index + 1)",
+                ])
+            let point = "newfstatat #\(index + 1) of the store folder failing with EIO"
+            #expect(result.status == 1, "\(point): \(result.status) \(result.stderr)")
+            #expect(
+                result.stderr.contains(store) && result.stderr.contains("Input/output error"),
+                "\(point): \(result.stderr)")
+            #expect(try deviceID() == device, "\(point): the device id was renewed")
+            #expect(try Self.revisions(store) == after, "\(point): a revision was written")
+        }
+        #expect(after.count == before.count + 1)
+    }
 }
