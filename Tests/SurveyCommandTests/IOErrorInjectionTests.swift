@@ -355,4 +355,39 @@ struct IOErrorInjectionTests {
         }
         #expect(after.count == before.count + 1)
     }
+
+    @Test("verify says that an identity file it cannot read for an I/O error is unreadable, not replaced")
+    func unreadableDeviceFile() throws {
+        guard let strace = CommandRunner.requireTool("strace") else { return }
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (store, _) = try Self.storeWithHistory(directory)
+        let log = directory.appendingPathComponent("probe.trace").path
+        let verify = ["verify", "--json", "--store", store]
+        let probe = try CommandRunner.run(
+            verify, prefix: [strace, "-qq", "-y", "-e", "trace=openat2", "-o", log])
+        #expect(probe.status == 0, "\(probe.stdout)")
+        let calls = try Self.trace(log)
+        // The last open is the check's (opening the store for reading looks at it first).
+        let opens = calls.indices.filter { calls[$0].line.contains("\"Local.nosync/Device.plist\"") }
+        #expect(!opens.isEmpty, "Device.plist is not opened: \(calls.map(\.line))")
+        for index in opens.suffix(1) {
+            let result = try CommandRunner.run(
+                verify,
+                prefix: [
+                    strace, "-qq", "-o", "/dev/null", "-e", "trace=openat2",
+                    "-e", "inject=openat2:error=EIO:when=\(index + 1)",
+                ])
+            let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            let problems = report?["problems"] as? [[String: Any]] ?? []
+            let messages = problems.filter { ($0["path"] as? String)?.hasSuffix("/Device.plist") == true }
+                .compactMap { $0["message"] as? String }
+            #expect(result.status == 1, "\(result.status) \(result.stdout)")
+            #expect(
+                messages.count == 1 && messages.allSatisfy { $0.contains("Input/output error") },
+                "\(messages)")
+            // An I/O error fails the next command that writes; it never renews the identity.
+            #expect(!messages.contains { $0.contains("replaces it") }, "\(messages)")
+        }
+    }
 }
