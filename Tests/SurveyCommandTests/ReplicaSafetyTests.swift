@@ -572,6 +572,70 @@ struct ReplicaSafetyTests {
     }
 
     @Test(
+        "On a full disk every write fails cleanly: the error named, no temporary or note left, verify clean, and the same command succeeds once there is room",
+        CommandRunner.needs("unshare", "mount"))
+    func fullDisk() throws {
+        guard let unshare = CommandRunner.requireTool("unshare"),
+            let mount = CommandRunner.requireTool("mount")
+        else { return }
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let base = directory.appendingPathComponent("base").path
+        let documents = try Self.makeStore(base, in: directory)
+        let outside = directory.appendingPathComponent("out").path
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        let other = try Self.makeWriteInputs(directory, outside)
+        let disk = directory.appendingPathComponent("disk").path
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        let survey = CommandRunner.binary.path
+        for (index, command) in Self.writeCommands(documents, outside, other: other).enumerated() {
+            // A small tmpfs in a mount namespace of its own holds a copy of the store, then
+            // is filled; the command runs on it, and the store is copied out as it is left.
+            let after = directory.appendingPathComponent("after-\(index)").path
+            let line = ([survey] + command + ["--store", disk + "/store"]).map { "'\($0)'" }.joined(
+                separator: " ")
+            let result = try CommandRunner.run(
+                [
+                    "-rm", "sh", "-c",
+                    "\(mount) -t tmpfs -o size=1m tmpfs '\(disk)' && cp -a '\(base)' '\(disk)/store'"
+                        + " && '\(survey)' init --store '\(disk)/store' >/dev/null"
+                        + " && { dd if=/dev/zero of='\(disk)/fill' bs=4k 2>/dev/null; sync; }"
+                        + "; \(line); status=$?; cp -a '\(disk)/store' '\(after)'; exit $status",
+                ],
+                executable: URL(fileURLWithPath: unshare))
+            if index == 0, !result.stderr.contains("No space left on device"), result.status != 1 {
+                if CommandRunner.isCI {
+                    Issue.record("cannot mount a tmpfs here: \(result.stderr)")
+                } else {
+                    print("note: skipping the full-disk check: \(result.stderr)")
+                }
+                return
+            }
+            #expect(
+                result.status == 1 && result.stderr.contains("No space left on device")
+                    && result.stderr.contains(disk + "/store"),
+                "\(command) on a full disk: \(result.status) \(result.stderr)")
+            #expect(!result.stderr.contains("Fatal error"), "\(command): \(result.stderr)")
+            for folder in ["tmp", "pruning"] {
+                let left =
+                    (try? FileManager.default.contentsOfDirectory(atPath: after + "/Local.nosync/" + folder))
+                    ?? []
+                #expect(left.isEmpty, "\(command) left in Local.nosync/\(folder): \(left)")
+            }
+            #expect(
+                HostileStoreTests.fingerprint(after + "/Documents")
+                    == HostileStoreTests.fingerprint(base + "/Documents"),
+                "\(command) changed the store on a full disk")
+            let verify = try CommandRunner.run(["verify", "--store", after])
+            #expect(verify.status == 0, "\(command): verify: \(verify.stdout)\(verify.stderr)")
+            // With room again (a copy on the test's disk) the same command succeeds.
+            let rerun = try CommandRunner.run(command + ["--store", after])
+            #expect(rerun.status == 0, "\(command) once there is room: \(rerun.stderr)")
+            #expect(try CommandRunner.run(["verify", "--store", after]).status == 0)
+        }
+    }
+
+    @Test(
         "Every read command works for a user who may only read the store, and every write fails cleanly",
         CommandRunner.needs("setpriv"))
     func readOnlyUser() throws {
