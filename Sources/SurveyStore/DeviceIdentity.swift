@@ -13,9 +13,15 @@ enum DeviceIdentity {
 
     /// The identity of the store folder itself: its file system and inode numbers.
     /// A copied store (with its local state) lives in another folder, so it differs.
-    static func folderIdentity(_ store: String, reader: FileReader) -> String {
-        let status = (try? reader.status(atPath: store)) ?? nil
-        return "\(status?.device ?? 0):\(status?.inode ?? 0)"
+    ///
+    /// - Throws: ``FileSystemError`` when the folder's status cannot be taken (an
+    ///   input/output error): never an identity made up in its place, which would differ
+    ///   from the one recorded and renew the device.
+    static func folderIdentity(_ store: String, reader: FileReader) throws -> String {
+        guard let status = try reader.status(atPath: store) else {
+            throw FileSystemError(.notFound, operation: .stat, path: store)
+        }
+        return "\(status.device):\(status.inode)"
     }
 
     /// This store's device. A `Device.plist` copied along with a whole store names
@@ -24,7 +30,7 @@ enum DeviceIdentity {
     static func read(store: String, writer: PackageWriter) throws -> Device {
         let reader = FileReader(root: store, calls: writer.calls)
         let (device, folder) = try recorded(store: store, reader: reader)
-        if let folder, folder != folderIdentity(store, reader: reader) {
+        if let folder, try folder != folderIdentity(store, reader: reader) {
             let renewed = Device(id: newID(), name: device.name)
             try write(renewed, writer: writer)
             return renewed
@@ -102,6 +108,7 @@ enum DeviceIdentity {
     private static func record(_ device: Device, writer: PackageWriter) throws -> Data {
         try plistData(
             device,
-            folder: folderIdentity(writer.root, reader: FileReader(root: writer.root, calls: writer.calls)))
+            folder: try folderIdentity(
+                writer.root, reader: FileReader(root: writer.root, calls: writer.calls)))
     }
 }

@@ -43,6 +43,11 @@ extension SurveyStore {
         if (try? reader.status(atPath: devicePath))??.kind == .regular {
             do {
                 _ = try DeviceIdentity.peek(store: root, reader: reader)
+            } catch let error as FileSystemError where error.isFailureToLook {
+                // Unreadable, not damaged: a command that writes fails on it as this read
+                // did, and renews nothing.
+                layoutProblems.append(
+                    Problem(path: devicePath, message: Self.deviceProblem(error, file: devicePath)))
             } catch {
                 layoutProblems.append(
                     Problem(

@@ -907,12 +907,13 @@ public final class RevisionStore: Sendable {
         let victims = graph.revisions.values.filter { !keep.contains($0.id) && !pruned.contains($0.id) }
             .sorted { $0.id < $1.id }
         if dryRun || victims.isEmpty { return victims.map(\.id) }
-        try notePrune(document)
-        for victim in victims {
-            // The tombstone first: from then on the package is a leftover, whatever happens.
-            _ = try writer.writeFile(
-                try victim.plistData(), at: StoreLayout.tombstone(victim.id, of: document))
-            try removePackage(StoreLayout.package(victim.id, of: document))
+        try disowning(document, by: victims.map(\.id)) {
+            for victim in victims {
+                // The tombstone first: from then on the package is a leftover, whatever happens.
+                _ = try writer.writeFile(
+                    try victim.plistData(), at: StoreLayout.tombstone(victim.id, of: document))
+                try removePackage(StoreLayout.package(victim.id, of: document))
+            }
         }
         try writer.remove(pruneNote(document))
         try removeStateIfNoContent(document, graph: graph, pruned: pruned.union(victims.map(\.id)))
@@ -925,6 +926,38 @@ public final class RevisionStore: Sendable {
     public func notePrune(_ document: UUID) throws {
         try writer.createDirectory(Self.pruningFolder)
         _ = try writer.writeFile(Data(), at: pruneNote(document))
+    }
+
+    /// Runs `publish`, which publishes the tombstones of `revisions` of `document` (and may
+    /// go on to remove what they disown), behind a prune note (``notePrune(_:)``).
+    ///
+    /// When noting or `publish` fails before any of those tombstones is there (a full
+    /// disk, an I/O error), nothing is disowned: the note this call made is removed again,
+    /// so that the failed command leaves the store as it was, and `verify` finds no
+    /// interrupted prune. Once a tombstone is there, or when whether it is cannot be told,
+    /// the note stays for the next open to finish the removal. A note that was there
+    /// before always stays.
+    public func disowning<T>(_ document: UUID, by revisions: [RevisionID], _ publish: () throws -> T) throws
+        -> T
+    {
+        let note = pruneNote(document)
+        let noted = try reader.status(atPath: root + "/" + note) != nil
+        do {
+            if !noted { try notePrune(document) }
+            return try publish()
+        } catch {
+            if !noted,
+                (try? revisions.allSatisfy({ try isAbsent(StoreLayout.tombstone($0, of: document)) })) == true
+            {
+                try? writer.remove(note)
+            }
+            throw error
+        }
+    }
+
+    /// Whether nothing is at `relativePath`; throws when that cannot be told.
+    private func isAbsent(_ relativePath: String) throws -> Bool {
+        try reader.status(atPath: root + "/" + relativePath) == nil
     }
 
     private func pruneNote(_ document: UUID) -> String {

@@ -670,10 +670,16 @@ public struct RevisionTransfer: Sendable {
         guard !delivery.tombstones.isEmpty else { return 0 }
         try target.writer.createDirectory(StoreLayout.documentsFolder)
         try target.writer.createDirectory(StoreLayout.folder(of: document))
-        if delivery.disowns { try target.notePrune(document) }
-        for metadata in delivery.tombstones {
-            _ = try target.writer.writeFile(
-                try metadata.plistData(), at: StoreLayout.tombstone(metadata.id, of: document))
+        func publish() throws {
+            for metadata in delivery.tombstones {
+                _ = try target.writer.writeFile(
+                    try metadata.plistData(), at: StoreLayout.tombstone(metadata.id, of: document))
+            }
+        }
+        if delivery.disowns {
+            try target.disowning(document, by: delivery.tombstones.map(\.id), publish)
+        } else {
+            try publish()
         }
         return delivery.tombstones.count
     }

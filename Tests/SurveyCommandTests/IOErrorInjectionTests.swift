@@ -47,6 +47,19 @@ struct IOErrorInjectionTests {
         return result
     }
 
+    /// The tombstones of a store, as `DOCUMENT/NAME` paths beneath `Documents/`.
+    static func tombstones(_ store: String) -> Set<String> {
+        let documents = store + "/Documents"
+        var result = Set<String>()
+        for folder in (try? FileManager.default.contentsOfDirectory(atPath: documents)) ?? [] {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: documents + "/" + folder)) ?? []
+            where name.hasSuffix(".pruned") {
+                result.insert(folder.lowercased() + "/" + name)
+            }
+        }
+        return result
+    }
+
     /// One traced call: its name, and the descriptor path or first quoted path it names.
     struct Traced {
         var name: String
@@ -126,6 +139,7 @@ struct IOErrorInjectionTests {
                 let run = try freshCopy(label)
                 defer { try? FileManager.default.removeItem(at: work.appendingPathComponent(label)) }
                 let before = try run.stores.map { try revisions($0) }
+                let tombstonesBefore = run.stores.map { tombstones($0) }
                 let log = work.appendingPathComponent(label + ".trace").path
                 let result = try CommandRunner.run(
                     run.arguments + ["--json"],
@@ -155,6 +169,16 @@ struct IOErrorInjectionTests {
                     Issue.record("\(point): the failure was not injected")
                 }
                 for (store, known) in zip(run.stores, before) {
+                    // A prune note stays only for a document that a tombstone published
+                    // now disowns: a command failing before it publishes any leaves none.
+                    let published = tombstones(store).subtracting(
+                        tombstonesBefore[run.stores.firstIndex(of: store)!])
+                    for note
+                        in (try? FileManager.default.contentsOfDirectory(
+                            atPath: store + "/Local.nosync/pruning")) ?? []
+                    where !published.contains(where: { $0.hasPrefix(note.lowercased() + "/") }) {
+                        Issue.record("\(point): a prune note is left with no tombstone published: \(note)")
+                    }
                     // No document folder is left empty (a document with no revision,
                     // which a deletion would then make out of nothing).
                     let documents = store + "/Documents"
@@ -285,6 +309,85 @@ struct IOErrorInjectionTests {
             return Prepared(
                 directory: directory, stores: ["store": "store"],
                 arguments: ["migrate", "--store", "{store}"])
+        }
+    }
+
+    @Test("An I/O error looking at the store folder fails a write and keeps the device id")
+    func storeFolderStatusError() throws {
+        guard let strace = CommandRunner.requireTool("strace") else { return }
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (store, id) = try Self.storeWithHistory(directory)
+        func deviceID() throws -> String {
+            let data = try Data(contentsOf: URL(fileURLWithPath: store + "/Local.nosync/Device.plist"))
+            let plist = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+            return plist?["DeviceID"] as? String ?? ""
+        }
+        let device = try deviceID()
+        let before = try Self.revisions(store)
+        // The calls that take the status of the store folder itself, through its descriptor.
+        let log = directory.appendingPathComponent("probe.trace").path
+        let edit = ["edit", id, "--answer", "2=Ada", "--store", store]
+        let probe = try CommandRunner.run(
+            ["edit", id, "--answer", "2=Lin", "--store", store],
+            prefix: [strace, "-qq", "-y", "-s", "0", "-e", "trace=newfstatat", "-o", log])
+        #expect(probe.status == 0, "\(probe.stderr)")
+        let calls = try Self.trace(log)
+        let points = calls.indices.filter {
+            calls[$0].line.contains("<\(store)>, \"\"") && calls[$0].line.contains("AT_EMPTY_PATH")
+        }
+        #expect(!points.isEmpty, "no status of the store folder taken: \(calls.map(\.line))")
+        let after = try Self.revisions(store)
+        for index in points {
+            let result = try CommandRunner.run(
+                edit,
+                prefix: [
+                    strace, "-qq", "-o", "/dev/null", "-e", "trace=newfstatat",
+                    "-e", "inject=newfstatat:error=EIO:when=\(index + 1)",
+                ])
+            let point = "newfstatat #\(index + 1) of the store folder failing with EIO"
+            #expect(result.status == 1, "\(point): \(result.status) \(result.stderr)")
+            #expect(
+                result.stderr.contains(store) && result.stderr.contains("Input/output error"),
+                "\(point): \(result.stderr)")
+            #expect(try deviceID() == device, "\(point): the device id was renewed")
+            #expect(try Self.revisions(store) == after, "\(point): a revision was written")
+        }
+        #expect(after.count == before.count + 1)
+    }
+
+    @Test("verify says that an identity file it cannot read for an I/O error is unreadable, not replaced")
+    func unreadableDeviceFile() throws {
+        guard let strace = CommandRunner.requireTool("strace") else { return }
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (store, _) = try Self.storeWithHistory(directory)
+        let log = directory.appendingPathComponent("probe.trace").path
+        let verify = ["verify", "--json", "--store", store]
+        let probe = try CommandRunner.run(
+            verify, prefix: [strace, "-qq", "-y", "-e", "trace=openat2", "-o", log])
+        #expect(probe.status == 0, "\(probe.stdout)")
+        let calls = try Self.trace(log)
+        // The last open is the check's (opening the store for reading looks at it first).
+        let opens = calls.indices.filter { calls[$0].line.contains("\"Local.nosync/Device.plist\"") }
+        #expect(!opens.isEmpty, "Device.plist is not opened: \(calls.map(\.line))")
+        for index in opens.suffix(1) {
+            let result = try CommandRunner.run(
+                verify,
+                prefix: [
+                    strace, "-qq", "-o", "/dev/null", "-e", "trace=openat2",
+                    "-e", "inject=openat2:error=EIO:when=\(index + 1)",
+                ])
+            let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            let problems = report?["problems"] as? [[String: Any]] ?? []
+            let messages = problems.filter { ($0["path"] as? String)?.hasSuffix("/Device.plist") == true }
+                .compactMap { $0["message"] as? String }
+            #expect(result.status == 1, "\(result.status) \(result.stdout)")
+            #expect(
+                messages.count == 1 && messages.allSatisfy { $0.contains("Input/output error") },
+                "\(messages)")
+            // An I/O error fails the next command that writes; it never renews the identity.
+            #expect(!messages.contains { $0.contains("replaces it") }, "\(messages)")
         }
     }
 }

@@ -36,6 +36,30 @@ struct ReplicaSafetyTests {
         ]
     }
 
+    /// Every kind of command that writes, each given something to write to the store made
+    /// by ``makeStore(_:in:)``: a survey and a foreign package in `outside`, and `other`,
+    /// a store holding a document the first lacks (made by ``makeWriteInputs(_:_:)``).
+    static func writeCommands(_ documents: [String], _ outside: String, other: String) -> [[String]] {
+        [
+            ["new", "--title", "Z"], ["edit", documents[0], "--title", "Z"],
+            ["save", documents[1], "--from", outside + "/sample.json"], ["delete", documents[1]], ["prune"],
+            ["import", outside + "/foreign.survey"], ["sync", other], ["init", "--device", "Other"],
+        ]
+    }
+
+    /// The inputs of ``writeCommands(_:_:other:)``; returns the other store.
+    static func makeWriteInputs(_ directory: URL, _ outside: String) throws -> String {
+        let other = directory.appendingPathComponent("other").path
+        #expect(try CommandRunner.run(["init", "--store", other]).status == 0)
+        let id = try CommandRunner.run(["new", "--title", "Foreign", "--store", other]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(
+            try CommandRunner.run(["export", id, "--package", outside + "/foreign.survey", "--store", other])
+                .status == 0)
+        try Data(StoreCommandTests.sample.utf8).write(to: URL(fileURLWithPath: outside + "/sample.json"))
+        return other
+    }
+
     @Test(
         "A head still arriving (its content not there yet) keeps prune from removing the merge base, here and on the replica it syncs with"
     )
@@ -493,7 +517,7 @@ struct ReplicaSafetyTests {
     }
 
     @Test(
-        "Every read command works on a read-only mount, and a write fails cleanly changing nothing",
+        "Every read command works on a read-only mount, and every write fails cleanly changing nothing",
         CommandRunner.needs("unshare", "mount"))
     func readOnlyMount() throws {
         guard let unshare = CommandRunner.requireTool("unshare"),
@@ -505,6 +529,7 @@ struct ReplicaSafetyTests {
         let documents = try Self.makeStore(store, in: directory)
         let outside = directory.appendingPathComponent("out").path
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        let other = try Self.makeWriteInputs(directory, outside)
         let before = HostileStoreTests.fingerprint(store)
         // A user and mount namespace of its own: the store is bind-mounted read-only over
         // itself, for the commands run inside it only.
@@ -523,9 +548,8 @@ struct ReplicaSafetyTests {
             return
         }
         let survey = CommandRunner.binary.path
-        for command in Self.readCommands(store, documents, outside) + [
-            ["edit", documents[0], "--title", "Z"]
-        ] {
+        let writes = Self.writeCommands(documents, outside, other: other)
+        for command in Self.readCommands(store, documents, outside) + writes {
             let line = ([survey] + command + (command[0] == "check" ? [] : ["--store", store])).map {
                 "'\($0)'"
             }.joined(separator: " ")
@@ -536,9 +560,10 @@ struct ReplicaSafetyTests {
                     "\(mount) --bind \(store) \(store) && \(mount) -o remount,bind,ro \(store) && exec \(line)",
                 ],
                 executable: URL(fileURLWithPath: unshare))
-            if command[0] == "edit" {
-                #expect(result.status == 1, "edit on a read-only store: \(result.status) \(result.stderr)")
-                #expect(result.stderr.contains("Read-only file system"), "\(result.stderr)")
+            if writes.contains(command) {
+                #expect(
+                    result.status == 1, "\(command) on a read-only store: \(result.status) \(result.stderr)")
+                #expect(result.stderr.contains("Read-only file system"), "\(command): \(result.stderr)")
             } else {
                 #expect(result.status == 0, "\(command) on a read-only mount: \(result.stderr)")
             }
@@ -546,7 +571,73 @@ struct ReplicaSafetyTests {
         #expect(HostileStoreTests.fingerprint(store) == before, "the store changed")
     }
 
-    @Test("Every read command works for a user who may only read the store", CommandRunner.needs("setpriv"))
+    @Test(
+        "On a full disk every write fails cleanly: the error named, no temporary or note left, verify clean, and the same command succeeds once there is room",
+        CommandRunner.needs("unshare", "mount"))
+    func fullDisk() throws {
+        guard let unshare = CommandRunner.requireTool("unshare"),
+            let mount = CommandRunner.requireTool("mount")
+        else { return }
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let base = directory.appendingPathComponent("base").path
+        let documents = try Self.makeStore(base, in: directory)
+        let outside = directory.appendingPathComponent("out").path
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        let other = try Self.makeWriteInputs(directory, outside)
+        let disk = directory.appendingPathComponent("disk").path
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        let survey = CommandRunner.binary.path
+        for (index, command) in Self.writeCommands(documents, outside, other: other).enumerated() {
+            // A small tmpfs in a mount namespace of its own holds a copy of the store, then
+            // is filled; the command runs on it, and the store is copied out as it is left.
+            let after = directory.appendingPathComponent("after-\(index)").path
+            let line = ([survey] + command + ["--store", disk + "/store"]).map { "'\($0)'" }.joined(
+                separator: " ")
+            let result = try CommandRunner.run(
+                [
+                    "-rm", "sh", "-c",
+                    "\(mount) -t tmpfs -o size=1m tmpfs '\(disk)' && cp -a '\(base)' '\(disk)/store'"
+                        + " && '\(survey)' init --store '\(disk)/store' >/dev/null"
+                        + " && { dd if=/dev/zero of='\(disk)/fill' bs=4k 2>/dev/null; sync; }"
+                        + "; \(line); status=$?; cp -a '\(disk)/store' '\(after)'; exit $status",
+                ],
+                executable: URL(fileURLWithPath: unshare))
+            if index == 0, !result.stderr.contains("No space left on device"), result.status != 1 {
+                if CommandRunner.isCI {
+                    Issue.record("cannot mount a tmpfs here: \(result.stderr)")
+                } else {
+                    print("note: skipping the full-disk check: \(result.stderr)")
+                }
+                return
+            }
+            #expect(
+                result.status == 1 && result.stderr.contains("No space left on device")
+                    && result.stderr.contains(disk + "/store"),
+                "\(command) on a full disk: \(result.status) \(result.stderr)")
+            #expect(!result.stderr.contains("Fatal error"), "\(command): \(result.stderr)")
+            for folder in ["tmp", "pruning"] {
+                let left =
+                    (try? FileManager.default.contentsOfDirectory(atPath: after + "/Local.nosync/" + folder))
+                    ?? []
+                #expect(left.isEmpty, "\(command) left in Local.nosync/\(folder): \(left)")
+            }
+            #expect(
+                HostileStoreTests.fingerprint(after + "/Documents")
+                    == HostileStoreTests.fingerprint(base + "/Documents"),
+                "\(command) changed the store on a full disk")
+            let verify = try CommandRunner.run(["verify", "--store", after])
+            #expect(verify.status == 0, "\(command): verify: \(verify.stdout)\(verify.stderr)")
+            // With room again (a copy on the test's disk) the same command succeeds.
+            let rerun = try CommandRunner.run(command + ["--store", after])
+            #expect(rerun.status == 0, "\(command) once there is room: \(rerun.stderr)")
+            #expect(try CommandRunner.run(["verify", "--store", after]).status == 0)
+        }
+    }
+
+    @Test(
+        "Every read command works for a user who may only read the store, and every write fails cleanly",
+        CommandRunner.needs("setpriv"))
     func readOnlyUser() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer {
@@ -559,6 +650,7 @@ struct ReplicaSafetyTests {
         let outside = directory.appendingPathComponent("out").path
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: outside)
+        let other = try Self.makeWriteInputs(directory, outside)
         let before = HostileStoreTests.fingerprint(store)
         var prefix: [String] = []
         if getuid() == 0 {
@@ -575,10 +667,12 @@ struct ReplicaSafetyTests {
                 command + (command[0] == "check" ? [] : ["--store", store]), prefix: prefix)
             #expect(result.status == 0, "\(command) as a user who may only read: \(result.stderr)")
         }
-        let edit = try CommandRunner.run(
-            ["edit", documents[0], "--title", "Z", "--store", store], prefix: prefix)
-        #expect(
-            edit.status == 1 && edit.stderr.contains("Permission denied"), "\(edit.status) \(edit.stderr)")
+        for command in Self.writeCommands(documents, outside, other: other) {
+            let result = try CommandRunner.run(command + ["--store", store], prefix: prefix)
+            #expect(
+                result.status == 1 && result.stderr.contains("Permission denied"),
+                "\(command): \(result.status) \(result.stderr)")
+        }
         #expect(HostileStoreTests.fingerprint(store) == before, "the store changed")
     }
 
