@@ -308,6 +308,24 @@ struct MergeRuleTests {
         }
     }
 
+    @Test(
+        "Rule 9 with three heads: the whole item is that of the first head that changed it, not of one that left it as in the base"
+    )
+    func rule9FirstChanger() throws {
+        let untouched = F.edit(title: "Visit again")
+        let narrowed = F.edit {
+            $0[F.index($0, 3)].kind = .slider(minimum: 0, maximum: 9, roundToInteger: true)
+        }
+        let answered = F.edit { F.setAnswer(&$0, 3, .number(10)) }
+        let result = F.merge(F.base, [untouched, narrowed, answered])
+        try result.survey.validate()
+        #expect(result.survey.items[F.index(result.survey.items, 3)] == narrowed.items[2])
+        let contest = try #require(result.contested.first { $0.field == "item" })
+        #expect(contest.chosen == "h1")
+        #expect(contest.values.map(\.isUnchanged) == [true, false, false])
+        #expect(result.notes.first { $0.kind == .tookWholeItem }?.heads == ["h1"])
+    }
+
     @Test("Rule 10: three heads merge to the same bytes whatever order they are passed in")
     func rule10() throws {
         let heads = [

@@ -30,9 +30,9 @@ import PropertyList
 /// 8. When an item's kind differs anywhere, its kind, settings and answer merge as one
 ///    unit (field `kind`, its value a dictionary of the three); a kind change against an
 ///    edit of a setting or the answer is contested.
-/// 9. An item whose merged fields break a rule of the model takes the first head's
-///    whole item (in preference order, among the heads that have it); this is reported
-///    as a contest of the field `item`.
+/// 9. An item whose merged fields break a rule of the model takes the whole item of the
+///    first head (in preference order) that changed it (without a base, the first that
+///    has it); this is reported as a contest of the field `item`.
 /// 10. Heads are sorted by rank before anything else, so the order in which they are
 ///     passed (or arrived) never changes the result.
 ///
@@ -103,7 +103,8 @@ public enum SurveyMerge {
         public enum Kind: String, Sendable {
             /// Removed on some heads, modified on others: kept (rule 3).
             case keptDespiteRemoval
-            /// The merged fields broke a rule; the first head's whole item was taken (rule 9).
+            /// The merged fields broke a rule; the whole item of the first head that changed
+            /// it was taken (rule 9).
             case tookWholeItem
             /// Two-way merge: only some heads have the item; kept.
             case keptWithoutBase
@@ -319,18 +320,20 @@ private struct MergeState {
         {
             return item
         }
-        // Rule 9: the merged fields break a rule; the first head's whole item.
+        // Rule 9: the merged fields break a rule; the whole item of the first head that
+        // changed it (a head that left it as in the base has no change to keep).
+        let taken = sides.first { $0.item != base } ?? sides[0]
         contested.removeSubrange(contestsBefore...)
         contested.append(
             .init(
-                item: id, itemTitle: sides[0].item.title, field: "item", chosen: labels[0],
-                chosenValue: sides[0].item.interchange,
+                item: id, itemTitle: taken.item.title, field: "item", chosen: taken.label,
+                chosenValue: taken.item.interchange,
                 values: sides.map {
                     .init(label: $0.label, value: $0.item.interchange, isUnchanged: $0.item == base)
                 }))
         notes.append(
-            .init(item: id, itemTitle: sides[0].item.title, kind: .tookWholeItem, heads: [labels[0]]))
-        return sides[0].item
+            .init(item: id, itemTitle: taken.item.title, kind: .tookWholeItem, heads: [taken.label]))
+        return taken.item
     }
 
     // MARK: Order
