@@ -326,6 +326,55 @@ struct MergeRuleTests {
         #expect(result.notes.first { $0.kind == .tookWholeItem }?.heads == ["h1"])
     }
 
+    @Test(
+        "Binary and multiTF answers, given by position, follow their labels when another head reordered the options"
+    )
+    func answersFollowReorderedOptions() throws {
+        // One head swaps a binary item's options (its answer, still "Yes", follows them);
+        // the other answers "No". The merge holds "No", and nothing is contested.
+        let swapped = F.edit {
+            $0[F.index($0, 1)].kind = .binary(options: ["Yes", "No"])
+            F.setAnswer(&$0, 1, .choice(0))
+        }
+        let answeredNo = F.edit { F.setAnswer(&$0, 1, .choice(0)) }
+        for heads in [[swapped, answeredNo], [answeredNo, swapped]] {
+            let result = F.merge(F.base, heads)
+            #expect(result.isClean, "\(result.contested.map(\.field))")
+            let item = result.survey.items[F.index(result.survey.items, 1)]
+            #expect(item.kind == .binary(options: ["Yes", "No"]) && item.answer == .choice(1))
+        }
+        // A multiTF's options reordered on one head (Soup still ticked), Fish ticked
+        // instead of Soup on the other: Fish is ticked in the merge.
+        let base = F.edit { F.setAnswer(&$0, 5, .flags([true, false])) }
+        let reordered = F.edit(base) {
+            $0[F.index($0, 5)].kind = .multiTF(options: ["Fish", "Soup"])
+            F.setAnswer(&$0, 5, .flags([false, true]))
+        }
+        let fish = F.edit(base) { F.setAnswer(&$0, 5, .flags([false, true])) }
+        for heads in [[reordered, fish], [fish, reordered]] {
+            let result = F.merge(base, heads)
+            #expect(result.isClean, "\(result.contested.map(\.field))")
+            let item = result.survey.items[F.index(result.survey.items, 5)]
+            #expect(
+                item.kind == .multiTF(options: ["Fish", "Soup"]) && item.answer == .flags([true, false]))
+        }
+        // Different answers still contest, each head's value shown as that head has it.
+        let both = F.edit(base) {
+            $0[F.index($0, 5)].kind = .multiTF(options: ["Fish", "Soup"])
+            F.setAnswer(&$0, 5, .flags([true, true]))
+        }
+        let result = F.merge(base, [both, fish])
+        let contest = try #require(result.contested.first)
+        #expect(result.contested.count == 1 && contest.field == "answer" && contest.chosen == "h0")
+        func answer(_ item: Item) -> PropertyList? {
+            if case .dictionary(let fields) = item.interchange { fields["answer"] } else { nil }
+        }
+        #expect(contest.values.map(\.value) == [answer(both.items[4]), answer(fish.items[4])])
+        #expect(result.survey.items[4] == both.items[4])
+        let preferred = F.merge(base, [fish, both])
+        #expect(preferred.survey.items[4].answer == .flags([true, false]))
+    }
+
     @Test("Rule 10: three heads merge to the same bytes whatever order they are passed in")
     func rule10() throws {
         let heads = [

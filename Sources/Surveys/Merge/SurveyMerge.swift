@@ -35,6 +35,9 @@ import PropertyList
 ///    has it); this is reported as a contest of the field `item`.
 /// 10. Heads are sorted by rank before anything else, so the order in which they are
 ///     passed (or arrived) never changes the result.
+/// 11. A binary or multiTF answer (a position in the options) follows its labels: when
+///     a head holds the reference options (the base's) in another order, its answer is
+///     compared by label, and the merged answer is put against the merged options.
 ///
 /// Without a base (its content pruned or unreadable, or no common ancestor) the merge is
 /// *two-way*: every difference between heads is contested, items are kept if any head
@@ -297,10 +300,32 @@ private struct MergeState {
         let title = out["title"]?.stringValue ?? sides[0].item.title
         let kinds = Set((base.map { [$0.kind.name] } ?? []) + sides.map(\.item.kind.name))
         if kinds.count == 1 {
-            for name in Self.bodyFields {
+            for name in Self.bodyFields where name != "answer" {
                 out[name] = mergeField(
                     name, base: baseValue(name), sides: sideFields.map { $0[name] }, labels: labels, item: id,
                     itemTitle: title)
+            }
+            // A binary or multiTF answer is given by position in the options: each answer
+            // is read against the reference options (the base's, else the first head's)
+            // and the merged answer put back against the merged options, so that an
+            // answer follows its labels when a head reordered them.
+            let reference = (baseFields ?? sideFields[0])["options"]
+            let sideAnswers = sideFields.map {
+                Self.answer($0["answer"], from: $0["options"], to: reference)
+            }
+            let contestsBeforeAnswer = contested.count
+            let answer = mergeField(
+                "answer", base: baseValue("answer"), sides: sideAnswers, labels: labels, item: id,
+                itemTitle: title)
+            out["answer"] = Self.answer(answer, from: reference, to: out["options"])
+            // A contest shows each head's answer as that head has it.
+            for index in contested.indices.dropFirst(contestsBeforeAnswer) {
+                for (offset, value) in contested[index].values.enumerated() {
+                    contested[index].values[offset].value = sideFields[offset]["answer"]
+                    if value.label == contested[index].chosen {
+                        contested[index].chosenValue = sideFields[offset]["answer"]
+                    }
+                }
             }
         } else {
             // Rule 8: kind, settings and answer as one unit.
@@ -334,6 +359,33 @@ private struct MergeState {
         notes.append(
             .init(item: id, itemTitle: taken.item.title, kind: .tookWholeItem, heads: [taken.label]))
         return taken.item
+    }
+
+    /// A binary or multiTF answer given against the options `from`, put against the
+    /// options `to` when these hold the same distinct labels in another order (the index,
+    /// or each flag, follows its label). Otherwise, and for every other answer, the
+    /// answer as it is: options renamed keep their places.
+    static func answer(_ answer: PropertyList?, from: PropertyList?, to: PropertyList?) -> PropertyList? {
+        guard let answer, from != to, case .array(let fromOptions)? = from, case .array(let toOptions)? = to,
+            fromOptions.count == toOptions.count
+        else { return answer }
+        var place: [PropertyList: Int] = [:]
+        for (offset, label) in toOptions.enumerated() where place.updateValue(offset, forKey: label) != nil {
+            return answer
+        }
+        let moves = fromOptions.compactMap { place[$0] }
+        guard moves.count == fromOptions.count, Set(moves).count == moves.count else { return answer }
+        switch answer {
+        case .integer(let index):
+            guard let index = index.int64Value, index >= 0, index < moves.count else { return answer }
+            return .integer(PropertyList.Integer(Int64(moves[Int(index)])))
+        case .array(let flags) where flags.count == moves.count:
+            var moved = flags
+            for (offset, flag) in flags.enumerated() { moved[moves[offset]] = flag }
+            return .array(moved)
+        default:
+            return answer
+        }
     }
 
     // MARK: Order
