@@ -248,8 +248,32 @@ struct MergeRuleTests {
         #expect(equal.survey == a && equal.isClean)
         let different = F.merge(F.base, [a, b])
         #expect(different.survey.items.filter { $0.id == F.id(9) }.count == 1)
-        #expect(different.contested.map(\.field) == ["answer"], "only the field that differs is contested")
+        #expect(
+            different.contested.map(\.field) == ["position", "answer"],
+            "only the field that differs is contested, and the place (last on one head, first on the other)")
         #expect(different.survey.items.last?.answer == .number(30))
+    }
+
+    @Test(
+        "Rule 7: the same new item added at different places on two heads takes the first head's place, reported as a contest of its position"
+    )
+    func rule7Position() throws {
+        let new = Item(id: F.id(9), title: "Age", kind: .textField(subtitle: nil))
+        let first = F.edit { $0.insert(new, at: 0) }
+        let last = F.edit { $0.append(new) }
+        let result = F.merge(F.base, [first, last])
+        #expect(F.ids(result.survey) == [9, 1, 2, 3, 4, 5, 6].map(F.id))
+        let contest = try #require(result.contested.first)
+        #expect(result.contested.count == 1 && contest.field == "position" && contest.chosen == "h0")
+        #expect(contest.values.map(\.value) == [.integer(1), .integer(7)])
+        #expect(F.ids(F.merge(F.base, [last, first]).survey) == [1, 2, 3, 4, 5, 6, 9].map(F.id))
+        // The same place, even with another item inserted beside it on one head, is no contest.
+        let beside = F.edit {
+            $0.append(Item(id: F.id(10), title: "Other", kind: .datePicker))
+            $0.append(new)
+        }
+        #expect(F.merge(F.base, [beside, last]).isClean)
+        #expect(F.merge(F.base, [last, last]).isClean)
     }
 
     @Test(

@@ -26,7 +26,9 @@ import PropertyList
 /// 6. Inserts after the same item on several sides are all kept, each side's run
 ///    together, the runs in preference order.
 /// 7. An item added on several sides with the same id: equal, one item; different,
-///    merged field by field without a base (every difference contested).
+///    merged field by field without a base (every difference contested). Added at
+///    different places (after different items among those all these heads keep), it
+///    takes the first head's place, and the contest is reported (field `position`).
 /// 8. When an item's kind differs anywhere, its kind, settings and answer merge as one
 ///    unit (field `kind`, its value a dictionary of the three); a kind change against an
 ///    edit of a setting or the answer is contested.
@@ -469,6 +471,40 @@ private struct MergeState {
                                 label: heads[$0].label,
                                 value: .integer(PropertyList.Integer(Int64(indexIn[$0][id]! + 1))),
                                 isUnchanged: !moved[$0].contains(id))
+                        }))
+            }
+        }
+
+        // Rule 7: an item added on several heads (the same id) at different places, after
+        // different items among those all of these heads keep, takes the first head's
+        // place, and the contest is reported. (Without a base every item is new to every
+        // head, and the order is the first head's.)
+        if base != nil {
+            var sharedItems: [[Int]: Set<UUID>] = [:]
+            for id in placedOrder where !baseSet.contains(id) {
+                let present = heads.indices.filter { indexIn[$0][id] != nil }
+                guard present.count > 1 else { continue }
+                if sharedItems[present] == nil {
+                    sharedItems[present] = present.dropFirst().reduce(
+                        keep.intersection(sequences[present[0]])
+                    ) { $0.intersection(sequences[$1]) }
+                }
+                let shared = sharedItems[present]!
+                let anchors = present.map { head -> UUID? in
+                    var index = indexIn[head][id]! - 1
+                    while index >= 0, !shared.contains(sequences[head][index]) { index -= 1 }
+                    return index >= 0 ? sequences[head][index] : nil
+                }
+                guard Set(anchors).count > 1 else { continue }
+                contested.append(
+                    .init(
+                        item: id, itemTitle: headItems[present[0]][id]?.title ?? "", field: "position",
+                        chosen: heads[present[0]].label,
+                        chosenValue: .integer(PropertyList.Integer(Int64(indexIn[present[0]][id]! + 1))),
+                        values: present.map {
+                            .init(
+                                label: heads[$0].label,
+                                value: .integer(PropertyList.Integer(Int64(indexIn[$0][id]! + 1))))
                         }))
             }
         }
