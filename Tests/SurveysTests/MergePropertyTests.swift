@@ -16,6 +16,7 @@ struct MergePropertyTests {
     struct Generator {
         var random: SeededRandom
         var nextID = 1
+        var nextLabel = 1
 
         mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &random) }
         mutating func bool() -> Bool { Bool.random(using: &random) }
@@ -24,6 +25,12 @@ struct MergePropertyTests {
         mutating func newID() -> UUID {
             defer { nextID += 1 }
             return UUID(uuidString: String(format: "00000000-0000-4000-8000-%012d", nextID))!
+        }
+
+        /// A label no other option of the run has.
+        mutating func newLabel() -> String {
+            defer { nextLabel += 1 }
+            return word() + "+\(nextLabel)"
         }
 
         mutating func options(_ count: ClosedRange<Int>) -> [String] {
@@ -64,16 +71,73 @@ struct MergePropertyTests {
             return Item(id: newID(), title: word(), kind: kind, answer: answer)
         }
 
+        /// A settings edit of `item` that keeps it valid and may invalidate another head's
+        /// answer: options reordered (a positional answer following them), grown, shrunk
+        /// or renamed; a slider's bounds narrowed or its rounding turned on.
+        mutating func settingsEdit(_ item: Item) -> Item {
+            var item = item
+            switch item.kind {
+            case .binary(let labels):
+                if bool() {
+                    item.kind = .binary(options: labels.reversed())
+                    if case .choice(let index) = item.answer { item.answer = .choice(1 - index) }
+                } else {
+                    item.kind = .binary(options: [labels[0] + "~", labels[1]])
+                }
+            case .picker(var labels):
+                switch int(0...2) {
+                case 0: labels.reverse()
+                case 1: labels.append(newLabel())
+                default:
+                    guard labels.count > 1 else { break }
+                    let removed = labels.remove(at: int(0...labels.count - 1))
+                    if item.answer == .text(removed) { item.answer = nil }
+                }
+                item.kind = .picker(options: labels)
+            case .multiTF(var labels):
+                var flags: [Bool]? = if case .flags(let flags) = item.answer { flags } else { nil }
+                switch int(0...2) {
+                case 0:
+                    labels.reverse()
+                    flags?.reverse()
+                case 1:
+                    labels.append(newLabel())
+                    flags?.append(bool())
+                default:
+                    guard labels.count > 1 else { break }
+                    let index = int(0...labels.count - 1)
+                    labels.remove(at: index)
+                    flags?.remove(at: index)
+                }
+                item.kind = .multiTF(options: labels)
+                item.answer = flags.map { .flags($0) }
+            case .slider(let minimum, let maximum, let round):
+                if bool(), maximum - minimum >= 2 {
+                    let narrowed = maximum - 1
+                    item.kind = .slider(minimum: minimum, maximum: narrowed, roundToInteger: round)
+                    if case .number(let value) = item.answer, value > narrowed {
+                        item.answer = .number(narrowed)
+                    }
+                } else {
+                    item.kind = .slider(minimum: minimum, maximum: maximum, roundToInteger: true)
+                    if case .number(let value) = item.answer { item.answer = .number(value.rounded(.down)) }
+                }
+            default: break
+            }
+            return item
+        }
+
         /// A field edit of `item` that keeps it valid: its title, its answer, a setting,
         /// or (sometimes) its kind.
         mutating func edit(_ item: Item) -> Item {
             var item = item
-            switch int(0...3) {
+            switch int(0...4) {
             case 0: item.title += "!\(int(0...99))"
             case 1:
                 let (kind, answer) = body()
                 item.kind = kind
                 item.answer = answer
+            case 2: item = settingsEdit(item)
             default:
                 switch item.kind {
                 case .binary: item.answer = item.answer == .choice(1) ? .choice(0) : .choice(1)
@@ -82,7 +146,11 @@ struct MergePropertyTests {
                 case .datePicker:
                     item.answer = .date(Date(timeIntervalSince1970: Double(int(0...1_000_000)) * 60))
                 case .slider(let minimum, let maximum, let round):
-                    item.kind = .slider(minimum: minimum, maximum: maximum + 1, roundToInteger: round)
+                    if bool() {
+                        item.kind = .slider(minimum: minimum, maximum: maximum + 1, roundToInteger: round)
+                    } else {
+                        item.answer = .number(round ? maximum : (minimum + maximum) / 2 + 0.5)
+                    }
                 case .picker(let labels): item.answer = .text(labels[int(0...labels.count - 1)])
                 case .multiTF(let labels): item.answer = .flags(labels.map { _ in bool() })
                 }
@@ -161,6 +229,68 @@ struct MergePropertyTests {
             #expect(
                 Self.bytes(SurveyMerge.merge(base: base, heads: Self.heads([surveys[1], base])).survey)
                     == Self.bytes(surveys[1]), "\(context): merge(y, base) != y")
+        }
+    }
+
+    /// What an item's answer says, by label for the kinds answered by position.
+    static func meaning(_ item: Item) -> [String] {
+        switch (item.kind, item.answer) {
+        case (.binary(let labels), .choice(let index)?): ["chose " + labels[index]]
+        case (.multiTF(let labels), .flags(let flags)?):
+            zip(labels, flags).map { "\($0)=\($1)" }.sorted()
+        default: [item.answer.map { "\($0)" } ?? "none"]
+        }
+    }
+
+    static func options(_ item: Item) -> [String]? {
+        switch item.kind {
+        case .binary(let labels), .picker(let labels), .multiTF(let labels): labels
+        default: nil
+        }
+    }
+
+    @Test(
+        "A head that only reorders options, merged with another head's random script: every answer keeps its labels"
+    )
+    func reorderedOptionsKeepLabels() throws {
+        let seed = Self.seed
+        var generator = Generator(random: SeededRandom(seed: seed ^ 0x0B7))
+        for index in 0..<Self.cases {
+            let base = try Survey(
+                title: "Base", items: (0..<generator.int(1...8)).map { _ in generator.item() })
+            let reordered = try Survey(
+                title: base.title,
+                items: base.items.map { item in
+                    var item = item
+                    switch (item.kind, item.answer) {
+                    case (.binary(let labels), let answer):
+                        item.kind = .binary(options: labels.reversed())
+                        if case .choice(let index)? = answer { item.answer = .choice(1 - index) }
+                    case (.multiTF(let labels), let answer):
+                        item.kind = .multiTF(options: labels.reversed())
+                        if case .flags(let flags)? = answer { item.answer = .flags(flags.reversed()) }
+                    default: break
+                    }
+                    return item
+                })
+            let other = generator.randomScript(on: base)
+            let context = "seed \(seed), case \(index); replay with SURVEYSTORE_SEED=\(seed)"
+            for surveys in [[reordered, other], [other, reordered]] {
+                let merged = SurveyMerge.merge(base: base, heads: Self.heads(surveys))
+                #expect(throws: Never.self, "\(context): the merge is invalid") {
+                    try merged.survey.validate()
+                }
+                for item in merged.survey.items {
+                    guard let theirs = other.items.first(where: { $0.id == item.id }),
+                        let original = base.items.first(where: { $0.id == item.id }),
+                        theirs.kind.name == original.kind.name, Self.options(theirs) == Self.options(original)
+                    else { continue }
+                    #expect(
+                        Self.meaning(item) == Self.meaning(theirs),
+                        "\(context): item \(item.id) answers \(Self.meaning(item)), not \(Self.meaning(theirs))"
+                    )
+                }
+            }
         }
     }
 

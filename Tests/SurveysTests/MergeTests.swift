@@ -248,8 +248,32 @@ struct MergeRuleTests {
         #expect(equal.survey == a && equal.isClean)
         let different = F.merge(F.base, [a, b])
         #expect(different.survey.items.filter { $0.id == F.id(9) }.count == 1)
-        #expect(different.contested.map(\.field) == ["answer"], "only the field that differs is contested")
+        #expect(
+            different.contested.map(\.field) == ["position", "answer"],
+            "only the field that differs is contested, and the place (last on one head, first on the other)")
         #expect(different.survey.items.last?.answer == .number(30))
+    }
+
+    @Test(
+        "Rule 7: the same new item added at different places on two heads takes the first head's place, reported as a contest of its position"
+    )
+    func rule7Position() throws {
+        let new = Item(id: F.id(9), title: "Age", kind: .textField(subtitle: nil))
+        let first = F.edit { $0.insert(new, at: 0) }
+        let last = F.edit { $0.append(new) }
+        let result = F.merge(F.base, [first, last])
+        #expect(F.ids(result.survey) == [9, 1, 2, 3, 4, 5, 6].map(F.id))
+        let contest = try #require(result.contested.first)
+        #expect(result.contested.count == 1 && contest.field == "position" && contest.chosen == "h0")
+        #expect(contest.values.map(\.value) == [.integer(1), .integer(7)])
+        #expect(F.ids(F.merge(F.base, [last, first]).survey) == [1, 2, 3, 4, 5, 6, 9].map(F.id))
+        // The same place, even with another item inserted beside it on one head, is no contest.
+        let beside = F.edit {
+            $0.append(Item(id: F.id(10), title: "Other", kind: .datePicker))
+            $0.append(new)
+        }
+        #expect(F.merge(F.base, [beside, last]).isClean)
+        #expect(F.merge(F.base, [last, last]).isClean)
     }
 
     @Test(
@@ -306,6 +330,73 @@ struct MergeRuleTests {
             #expect(
                 other.survey.items[F.index(other.survey.items, number)] == b.items[F.index(b.items, number)])
         }
+    }
+
+    @Test(
+        "Rule 9 with three heads: the whole item is that of the first head that changed it, not of one that left it as in the base"
+    )
+    func rule9FirstChanger() throws {
+        let untouched = F.edit(title: "Visit again")
+        let narrowed = F.edit {
+            $0[F.index($0, 3)].kind = .slider(minimum: 0, maximum: 9, roundToInteger: true)
+        }
+        let answered = F.edit { F.setAnswer(&$0, 3, .number(10)) }
+        let result = F.merge(F.base, [untouched, narrowed, answered])
+        try result.survey.validate()
+        #expect(result.survey.items[F.index(result.survey.items, 3)] == narrowed.items[2])
+        let contest = try #require(result.contested.first { $0.field == "item" })
+        #expect(contest.chosen == "h1")
+        #expect(contest.values.map(\.isUnchanged) == [true, false, false])
+        #expect(result.notes.first { $0.kind == .tookWholeItem }?.heads == ["h1"])
+    }
+
+    @Test(
+        "Binary and multiTF answers, given by position, follow their labels when another head reordered the options"
+    )
+    func answersFollowReorderedOptions() throws {
+        // One head swaps a binary item's options (its answer, still "Yes", follows them);
+        // the other answers "No". The merge holds "No", and nothing is contested.
+        let swapped = F.edit {
+            $0[F.index($0, 1)].kind = .binary(options: ["Yes", "No"])
+            F.setAnswer(&$0, 1, .choice(0))
+        }
+        let answeredNo = F.edit { F.setAnswer(&$0, 1, .choice(0)) }
+        for heads in [[swapped, answeredNo], [answeredNo, swapped]] {
+            let result = F.merge(F.base, heads)
+            #expect(result.isClean, "\(result.contested.map(\.field))")
+            let item = result.survey.items[F.index(result.survey.items, 1)]
+            #expect(item.kind == .binary(options: ["Yes", "No"]) && item.answer == .choice(1))
+        }
+        // A multiTF's options reordered on one head (Soup still ticked), Fish ticked
+        // instead of Soup on the other: Fish is ticked in the merge.
+        let base = F.edit { F.setAnswer(&$0, 5, .flags([true, false])) }
+        let reordered = F.edit(base) {
+            $0[F.index($0, 5)].kind = .multiTF(options: ["Fish", "Soup"])
+            F.setAnswer(&$0, 5, .flags([false, true]))
+        }
+        let fish = F.edit(base) { F.setAnswer(&$0, 5, .flags([false, true])) }
+        for heads in [[reordered, fish], [fish, reordered]] {
+            let result = F.merge(base, heads)
+            #expect(result.isClean, "\(result.contested.map(\.field))")
+            let item = result.survey.items[F.index(result.survey.items, 5)]
+            #expect(
+                item.kind == .multiTF(options: ["Fish", "Soup"]) && item.answer == .flags([true, false]))
+        }
+        // Different answers still contest, each head's value shown as that head has it.
+        let both = F.edit(base) {
+            $0[F.index($0, 5)].kind = .multiTF(options: ["Fish", "Soup"])
+            F.setAnswer(&$0, 5, .flags([true, true]))
+        }
+        let result = F.merge(base, [both, fish])
+        let contest = try #require(result.contested.first)
+        #expect(result.contested.count == 1 && contest.field == "answer" && contest.chosen == "h0")
+        func answer(_ item: Item) -> PropertyList? {
+            if case .dictionary(let fields) = item.interchange { fields["answer"] } else { nil }
+        }
+        #expect(contest.values.map(\.value) == [answer(both.items[4]), answer(fish.items[4])])
+        #expect(result.survey.items[4] == both.items[4])
+        let preferred = F.merge(base, [fish, both])
+        #expect(preferred.survey.items[4].answer == .flags([true, false]))
     }
 
     @Test("Rule 10: three heads merge to the same bytes whatever order they are passed in")

@@ -26,15 +26,20 @@ import PropertyList
 /// 6. Inserts after the same item on several sides are all kept, each side's run
 ///    together, the runs in preference order.
 /// 7. An item added on several sides with the same id: equal, one item; different,
-///    merged field by field without a base (every difference contested).
+///    merged field by field without a base (every difference contested). Added at
+///    different places (after different items among those all these heads keep), it
+///    takes the first head's place, and the contest is reported (field `position`).
 /// 8. When an item's kind differs anywhere, its kind, settings and answer merge as one
 ///    unit (field `kind`, its value a dictionary of the three); a kind change against an
 ///    edit of a setting or the answer is contested.
-/// 9. An item whose merged fields break a rule of the model takes the first head's
-///    whole item (in preference order, among the heads that have it); this is reported
-///    as a contest of the field `item`.
+/// 9. An item whose merged fields break a rule of the model takes the whole item of the
+///    first head (in preference order) that changed it (without a base, the first that
+///    has it); this is reported as a contest of the field `item`.
 /// 10. Heads are sorted by rank before anything else, so the order in which they are
 ///     passed (or arrived) never changes the result.
+/// 11. A binary or multiTF answer (a position in the options) follows its labels: when
+///     a head holds the reference options (the base's) in another order, its answer is
+///     compared by label, and the merged answer is put against the merged options.
 ///
 /// Without a base (its content pruned or unreadable, or no common ancestor) the merge is
 /// *two-way*: every difference between heads is contested, items are kept if any head
@@ -103,7 +108,8 @@ public enum SurveyMerge {
         public enum Kind: String, Sendable {
             /// Removed on some heads, modified on others: kept (rule 3).
             case keptDespiteRemoval
-            /// The merged fields broke a rule; the first head's whole item was taken (rule 9).
+            /// The merged fields broke a rule; the whole item of the first head that changed
+            /// it was taken (rule 9).
             case tookWholeItem
             /// Two-way merge: only some heads have the item; kept.
             case keptWithoutBase
@@ -296,10 +302,32 @@ private struct MergeState {
         let title = out["title"]?.stringValue ?? sides[0].item.title
         let kinds = Set((base.map { [$0.kind.name] } ?? []) + sides.map(\.item.kind.name))
         if kinds.count == 1 {
-            for name in Self.bodyFields {
+            for name in Self.bodyFields where name != "answer" {
                 out[name] = mergeField(
                     name, base: baseValue(name), sides: sideFields.map { $0[name] }, labels: labels, item: id,
                     itemTitle: title)
+            }
+            // A binary or multiTF answer is given by position in the options: each answer
+            // is read against the reference options (the base's, else the first head's)
+            // and the merged answer put back against the merged options, so that an
+            // answer follows its labels when a head reordered them.
+            let reference = (baseFields ?? sideFields[0])["options"]
+            let sideAnswers = sideFields.map {
+                Self.answer($0["answer"], from: $0["options"], to: reference)
+            }
+            let contestsBeforeAnswer = contested.count
+            let answer = mergeField(
+                "answer", base: baseValue("answer"), sides: sideAnswers, labels: labels, item: id,
+                itemTitle: title)
+            out["answer"] = Self.answer(answer, from: reference, to: out["options"])
+            // A contest shows each head's answer as that head has it.
+            for index in contested.indices.dropFirst(contestsBeforeAnswer) {
+                for (offset, value) in contested[index].values.enumerated() {
+                    contested[index].values[offset].value = sideFields[offset]["answer"]
+                    if value.label == contested[index].chosen {
+                        contested[index].chosenValue = sideFields[offset]["answer"]
+                    }
+                }
             }
         } else {
             // Rule 8: kind, settings and answer as one unit.
@@ -319,18 +347,47 @@ private struct MergeState {
         {
             return item
         }
-        // Rule 9: the merged fields break a rule; the first head's whole item.
+        // Rule 9: the merged fields break a rule; the whole item of the first head that
+        // changed it (a head that left it as in the base has no change to keep).
+        let taken = sides.first { $0.item != base } ?? sides[0]
         contested.removeSubrange(contestsBefore...)
         contested.append(
             .init(
-                item: id, itemTitle: sides[0].item.title, field: "item", chosen: labels[0],
-                chosenValue: sides[0].item.interchange,
+                item: id, itemTitle: taken.item.title, field: "item", chosen: taken.label,
+                chosenValue: taken.item.interchange,
                 values: sides.map {
                     .init(label: $0.label, value: $0.item.interchange, isUnchanged: $0.item == base)
                 }))
         notes.append(
-            .init(item: id, itemTitle: sides[0].item.title, kind: .tookWholeItem, heads: [labels[0]]))
-        return sides[0].item
+            .init(item: id, itemTitle: taken.item.title, kind: .tookWholeItem, heads: [taken.label]))
+        return taken.item
+    }
+
+    /// A binary or multiTF answer given against the options `from`, put against the
+    /// options `to` when these hold the same distinct labels in another order (the index,
+    /// or each flag, follows its label). Otherwise, and for every other answer, the
+    /// answer as it is: options renamed keep their places.
+    static func answer(_ answer: PropertyList?, from: PropertyList?, to: PropertyList?) -> PropertyList? {
+        guard let answer, from != to, case .array(let fromOptions)? = from, case .array(let toOptions)? = to,
+            fromOptions.count == toOptions.count
+        else { return answer }
+        var place: [PropertyList: Int] = [:]
+        for (offset, label) in toOptions.enumerated() where place.updateValue(offset, forKey: label) != nil {
+            return answer
+        }
+        let moves = fromOptions.compactMap { place[$0] }
+        guard moves.count == fromOptions.count, Set(moves).count == moves.count else { return answer }
+        switch answer {
+        case .integer(let index):
+            guard let index = index.int64Value, index >= 0, index < moves.count else { return answer }
+            return .integer(PropertyList.Integer(Int64(moves[Int(index)])))
+        case .array(let flags) where flags.count == moves.count:
+            var moved = flags
+            for (offset, flag) in flags.enumerated() { moved[moves[offset]] = flag }
+            return .array(moved)
+        default:
+            return answer
+        }
     }
 
     // MARK: Order
@@ -414,6 +471,40 @@ private struct MergeState {
                                 label: heads[$0].label,
                                 value: .integer(PropertyList.Integer(Int64(indexIn[$0][id]! + 1))),
                                 isUnchanged: !moved[$0].contains(id))
+                        }))
+            }
+        }
+
+        // Rule 7: an item added on several heads (the same id) at different places, after
+        // different items among those all of these heads keep, takes the first head's
+        // place, and the contest is reported. (Without a base every item is new to every
+        // head, and the order is the first head's.)
+        if base != nil {
+            var sharedItems: [[Int]: Set<UUID>] = [:]
+            for id in placedOrder where !baseSet.contains(id) {
+                let present = heads.indices.filter { indexIn[$0][id] != nil }
+                guard present.count > 1 else { continue }
+                if sharedItems[present] == nil {
+                    sharedItems[present] = present.dropFirst().reduce(
+                        keep.intersection(sequences[present[0]])
+                    ) { $0.intersection(sequences[$1]) }
+                }
+                let shared = sharedItems[present]!
+                let anchors = present.map { head -> UUID? in
+                    var index = indexIn[head][id]! - 1
+                    while index >= 0, !shared.contains(sequences[head][index]) { index -= 1 }
+                    return index >= 0 ? sequences[head][index] : nil
+                }
+                guard Set(anchors).count > 1 else { continue }
+                contested.append(
+                    .init(
+                        item: id, itemTitle: headItems[present[0]][id]?.title ?? "", field: "position",
+                        chosen: heads[present[0]].label,
+                        chosenValue: .integer(PropertyList.Integer(Int64(indexIn[present[0]][id]! + 1))),
+                        values: present.map {
+                            .init(
+                                label: heads[$0].label,
+                                value: .integer(PropertyList.Integer(Int64(indexIn[$0][id]! + 1))))
                         }))
             }
         }
