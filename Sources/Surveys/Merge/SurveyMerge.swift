@@ -454,6 +454,22 @@ private struct MergeState {
             placedOrder.append(id)
         }
 
+        // A contest of the position of `id`, which `chosen` places, among the heads
+        // `present` that hold it (each value its 1-based place on that head).
+        func positionContest(
+            _ id: UUID, chosen: Int, present: [Int], isUnchanged: (Int) -> Bool = { _ in false }
+        ) -> SurveyMerge.Contest {
+            func place(_ head: Int) -> PropertyList {
+                .integer(PropertyList.Integer(Int64(indexIn[head][id]! + 1)))
+            }
+            return .init(
+                item: id, itemTitle: headItems[chosen][id]?.title ?? "", field: "position",
+                chosen: heads[chosen].label, chosenValue: place(chosen),
+                values: present.map {
+                    .init(label: heads[$0].label, value: place($0), isUnchanged: isUnchanged($0))
+                })
+        }
+
         // Rule 5: one item moved to different places on several heads.
         for id in placedOrder where baseSet.contains(id) {
             let movers = heads.indices.filter { moved[$0].contains(id) }
@@ -462,16 +478,7 @@ private struct MergeState {
             if Set(anchors.map { $0?.uuidString ?? "" }).count > 1 {
                 let present = heads.indices.filter { indexIn[$0][id] != nil }
                 contested.append(
-                    .init(
-                        item: id, itemTitle: headItems[movers[0]][id]?.title ?? "", field: "position",
-                        chosen: heads[movers[0]].label,
-                        chosenValue: .integer(PropertyList.Integer(Int64(indexIn[movers[0]][id]! + 1))),
-                        values: present.map {
-                            .init(
-                                label: heads[$0].label,
-                                value: .integer(PropertyList.Integer(Int64(indexIn[$0][id]! + 1))),
-                                isUnchanged: !moved[$0].contains(id))
-                        }))
+                    positionContest(id, chosen: movers[0], present: present) { !moved[$0].contains(id) })
             }
         }
 
@@ -496,16 +503,7 @@ private struct MergeState {
                     return index >= 0 ? sequences[head][index] : nil
                 }
                 guard Set(anchors).count > 1 else { continue }
-                contested.append(
-                    .init(
-                        item: id, itemTitle: headItems[present[0]][id]?.title ?? "", field: "position",
-                        chosen: heads[present[0]].label,
-                        chosenValue: .integer(PropertyList.Integer(Int64(indexIn[present[0]][id]! + 1))),
-                        values: present.map {
-                            .init(
-                                label: heads[$0].label,
-                                value: .integer(PropertyList.Integer(Int64(indexIn[$0][id]! + 1))))
-                        }))
+                contested.append(positionContest(id, chosen: present[0], present: present))
             }
         }
 
