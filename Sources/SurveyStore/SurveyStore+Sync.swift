@@ -47,6 +47,11 @@ extension SurveyStore {
     /// Revisions are written in batches, each package atomic, each batch made durable at
     /// once (see `RevisionTransfer` in Versions); when this returns, everything copied is durable.
     ///
+    /// A document that cannot be read on one side (permission denied, an input/output
+    /// error) is left as it is on both and named in ``SyncReport/unreadable``, and every
+    /// other one is synced: a document named there or in ``SyncReport/damaged`` may still
+    /// differ between the two stores.
+    ///
     /// - Parameters:
     ///   - other: The other store.
     ///   - concurrency: How many documents are read at once, at most: fewer when the
@@ -54,9 +59,6 @@ extension SurveyStore {
     ///     the process, at least one document), so that a sync of any size works under any
     ///     limit of open files.
     ///   - progress: Called with the number of documents done and the total.
-    /// A document that cannot be read on one side (``SyncReport/unreadable``) is left as
-    /// it is on both, and every other one is synced.
-    ///
     /// - Returns: What was copied and repaired, how conflicts changed, and what could not
     ///   be read.
     /// - Throws: ``SyncError/sameStore(_:)`` when `other` is this store's own folder
