@@ -1,4 +1,5 @@
 import Foundation
+import Packages
 import PropertyList
 import Surveys
 import Versions
@@ -210,7 +211,9 @@ extension SurveyStore {
         // A document unreadable on either side is named in `report.unreadable` already, and
         // was not synced: it is not merged either, and every other one is.
         let unreadable = Set(
-            report.unreadable.compactMap { UUID.parsing(($0.path as NSString).lastPathComponent) })
+            report.unreadable.compactMap {
+                StoreLayout.documentID(folderName: SafeName.lastComponent(of: $0.path))
+            })
         for summary in try summariesReport().documents
         where !summary.conflicts.isEmpty && !unreadable.contains(summary.id) {
             do {

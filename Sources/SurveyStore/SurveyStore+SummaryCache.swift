@@ -50,15 +50,11 @@ extension SurveyStore {
                 issues.append(
                     StoreIssue(path: root + "/" + revisions.folder(of: id), message: "\(error) (skipped)"))
                 return nil
-            } catch let error as FileSystemError where error.code == .permissionDenied || error.code == .io {
+            } catch let error as FileSystemError {
                 // Its folder, or a package or file in it, cannot be read (another user's,
                 // made unreadable, a bad sector): that document alone is left out, named.
-                let folder = root + "/" + revisions.folder(of: id)
-                issues.append(
-                    StoreIssue(
-                        path: folder,
-                        message: "cannot be read, so it is not listed: "
-                            + RevisionStore.reason(error, file: folder)))
+                guard let issue = revisions.unreadable(error, of: id, so: "listed") else { throw error }
+                issues.append(issue)
                 unreadable.append(error)
                 return nil
             }

@@ -922,7 +922,7 @@ public final class RevisionStore: Sendable {
 
     /// Writes a durable note that packages of `document` are about to be disowned by
     /// tombstones (a prune, or tombstones arriving by sync), so that the next open
-    /// finishes their removal if a crash interrupts it (see ``interruptedPrunes()``).
+    /// finishes their removal if a crash interrupts it (see ``pruneNotes()``).
     public func notePrune(_ document: UUID) throws {
         try writer.createDirectory(Self.pruningFolder)
         _ = try writer.writeFile(Data(), at: pruneNote(document))
@@ -967,13 +967,8 @@ public final class RevisionStore: Sendable {
     /// Where prune notes which documents it is pruning (local state, never synced).
     public static let pruningFolder = StoreLayout.pruningFolder
 
-    /// Documents whose prune was interrupted (a crash, a kill): their tombstones may stand
-    /// beside packages that were not yet removed.
-    public func interruptedPrunes() throws -> [UUID] {
-        try pruneNotes().documents
-    }
-
-    /// The documents the pruning folder notes (``interruptedPrunes()``), and the names in
+    /// The documents the pruning folder notes, whose prune was interrupted (a crash, a
+    /// kill: their tombstones may stand beside packages that were not yet removed), and the names in
     /// it that are no note this store writes, which notes name a document's UUID in lower
     /// case: a file left there by hand, a note in upper case (whose document is among
     /// `documents` all the same). ``finishPrune(_:)`` never removes those:

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Packages
 import SurveyStore
 
 struct SyncCommand: ParsableCommand {
@@ -95,7 +96,7 @@ struct SyncCommand: ParsableCommand {
                 damaged: report.damaged.map(\.path), repaired: report.repaired.map(\.path),
                 unreadable: report.unreadable.map { issue in
                     Unreadable(
-                        id: URL(fileURLWithPath: issue.path).lastPathComponent, path: issue.path,
+                        id: SafeName.lastComponent(of: issue.path), path: issue.path,
                         message: issue.message)
                 },
                 aheadOfClock: report.aheadOfClock.map(\.path),
