@@ -32,7 +32,6 @@ enum Console {
     /// one more line, `{"error": …}`, after whatever lines it wrote.
     nonisolated(unsafe) static var streamsLines = false
 
-    /// Writes `data` to standard output.
     /// Writes `data` to standard output. When it cannot be written (its reader has gone
     /// while SIGPIPE is ignored, so the write fails with `EPIPE` rather than ending the
     /// process; a full disk), the command cannot report anything more: it says so on
