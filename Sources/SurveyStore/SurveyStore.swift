@@ -563,11 +563,24 @@ public final class SurveyStore: Sendable {
     ///   is a deletion the document has outlived, `StoreError/newerFormat(_:_:supported:)`
     ///   for a revision in a newer format), or the errors of reading the content.
     public func open(_ id: UUID, revision: RevisionID? = nil) throws -> SurveyDocument {
-        let graph = try revisions.graph(of: id).graph
-        let base = try self.revision(id, revision, in: graph)
-        if base.isDeleted { throw deletedError(id, base) }
-        let content = try self.survey(id, base)
-        return SurveyDocument(id: id, survey: content, base: base, state: SurveyDocument.State(graph))
+        // Read without a lock: between reading the graph and the winner's content, another
+        // process may bring a newer revision (a save, a sync) and prune the one read as the
+        // winner. Its content gone, the winner is looked up again (a few times at most).
+        var attempts = 0
+        while true {
+            let graph = try revisions.graph(of: id).graph
+            let base = try self.revision(id, revision, in: graph)
+            if base.isDeleted { throw deletedError(id, base) }
+            do {
+                let content = try self.survey(id, base)
+                return SurveyDocument(id: id, survey: content, base: base, state: SurveyDocument.State(graph))
+            } catch StoreError.noContent(let pruned) where revision == nil && attempts < 3 {
+                attempts += 1
+                if try revisions.graph(of: id).graph.winner?.id == pruned {
+                    throw StoreError.noContent(pruned)
+                }
+            }
+        }
     }
 
     // MARK: Changing documents
