@@ -63,10 +63,11 @@ extension SurveyStore {
     /// - Returns: The changes; the sequence throws when `Documents/` cannot be read (an I/O
     ///   error) or a folder cannot be watched (a document's folder, or a package not complete yet, once the
     ///   limit of inotify watches is reached), and `StoreError.storeGone` when the store's
-    ///   folder is removed, moved away or replaced (a removal is seen within
-    ///   `FolderWatcher.pollingInterval`: the folder is held open, so inotify reports it
-    ///   only once it is closed, and `Documents/` goes first); it ends only then or when
-    ///   its consumer stops.
+    ///   folder is removed, moved away or replaced, or a folder above it is renamed or
+    ///   removed (seen within `FolderWatcher.pollingInterval`, when the store's path is
+    ///   looked at again: the folder is held open, so inotify reports its removal only once
+    ///   it is closed, and a folder above it renamed gives no event at all); it ends only
+    ///   then or when its consumer stops.
     /// - Throws: `StoreError.noSuchStore` when no folder is at the store's path;
     ///   `FileSystemError` when the watch cannot be set up (the limit of inotify watches
     ///   reached); the errors of reading a document, but for one that may not be read or

@@ -741,6 +741,9 @@ struct WatchTests {
         /// Its documents' folder moved aside first (the watch waits for it to come back),
         /// then the store's folder removed.
         case removedWithoutDocuments
+        /// The folder that holds it renamed: nothing watched has an event, the store's path
+        /// no longer leads to it.
+        case parentMovedAway
     }
 
     @Test(
@@ -767,6 +770,16 @@ struct WatchTests {
             try manager.moveItem(atPath: scratch.store + "/Documents", toPath: aside)
             library.collected.wait { $0.contains { $0.event == "reread" } }
             try manager.removeItem(atPath: scratch.store)
+        case .parentMovedAway:
+            let moved = scratch.directory.path + "-moved"
+            try manager.moveItem(atPath: scratch.directory.path, toPath: moved)
+        }
+        defer {
+            // Back where the scratch folder's removal looks for it.
+            if departure == .parentMovedAway {
+                try? manager.moveItem(
+                    atPath: scratch.directory.path + "-moved", toPath: scratch.directory.path)
+            }
         }
         let deadline = Date().addingTimeInterval(20)
         while command.process.isRunning, Date() < deadline { usleep(10_000) }

@@ -101,17 +101,21 @@ final class ChangeFeed: @unchecked Sendable {
         }
         for change in firstChanges where open && !emit(change) { open = false }
         firstChanges = []
+        // The store's path is looked at again at least once a second: a folder above the
+        // store renamed or removed moves the store away from its path without an event on
+        // anything watched, and the store's own removal is not reported while the store is
+        // held open (removing it removes `Documents/` first, after which the path is looked
+        // at on every wake-up).
+        let clock = ContinuousClock()
+        var nextLook = clock.now.advanced(by: FolderWatcher.pollingInterval)
         while open {
             executor.runPending()
-            // Without `Documents/`, the store's folder is looked at every second as well:
-            // its removal is not reported while it is held open (as the store's root is),
-            // and removing it removes `Documents/` first.
-            let (first, woken) = try watcher.wait(
-                timeout: documentsWatch == nil ? FolderWatcher.pollingInterval : nil)
+            let (first, woken) = try watcher.wait(timeout: FolderWatcher.pollingInterval)
             executor.markBusy()
             if woken && isCancelled() { return }
-            if documentsWatch == nil && Self.identity(of: root) != rootIdentity {
-                throw StoreError.storeGone(root)
+            if documentsWatch == nil || clock.now >= nextLook {
+                nextLook = clock.now.advanced(by: FolderWatcher.pollingInterval)
+                if Self.identity(of: root) != rootIdentity { throw StoreError.storeGone(root) }
             }
             var events = first
             if debounce > .zero {
