@@ -169,25 +169,11 @@ struct ShowCommand: ParsableCommand {
             if !conflicts.isEmpty { print("  in conflict with: \(conflicts.joined(separator: ", "))") }
             for (index, item) in survey.items.enumerated() {
                 Console.printRow(
-                    "  \(index + 1). \(item.title) (\(item.kind.name))\(item.answer.map { ": " + describe($0, of: item) } ?? "")"
+                    "  \(index + 1). \(item.title) (\(item.kind.name))\(item.answerText.map { ": " + $0 } ?? "")"
                 )
             }
         }
     }
-}
-
-/// An answer as `show` prints it: a binary answer as its label.
-func describe(_ answer: Answer, of item: Item) -> String {
-    if case .choice(let index) = answer, case .binary(let options) = item.kind,
-        options.indices.contains(index)
-    {
-        return options[index]
-    }
-    return describe(answer)
-}
-
-func describe(_ answer: Answer) -> String {
-    answer.text
 }
 
 struct EditCommand: ParsableCommand {

@@ -71,12 +71,16 @@ struct MergeJSON: Encodable {
         var revision: String
         var value: JSONFieldValue
         var unchanged: Bool
+        /// A binary answer's option label; left out for any other value.
+        var option: String?
     }
     struct Contest: Encodable {
         /// `null` for the survey's title.
         @NullIfAbsent var item: String?
         var title, field: String
         var chosen: JSONFieldValue
+        /// The option label of a binary answer taken; left out for any other value.
+        var chosenOption: String?
         var chosenRevision: String
         var values: [Value]
     }
@@ -112,11 +116,12 @@ struct MergeJSON: Encodable {
         contested = (plan.result?.contested ?? []).map { contest in
             Contest(
                 item: contest.item?.itemID, title: contest.itemTitle, field: contest.field,
-                chosen: JSONFieldValue(value: contest.chosenValue),
+                chosen: JSONFieldValue(value: contest.chosenValue), chosenOption: contest.chosenOption,
                 chosenRevision: contest.chosen,
                 values: contest.values.map {
                     Value(
-                        revision: $0.label, value: JSONFieldValue(value: $0.value), unchanged: $0.isUnchanged)
+                        revision: $0.label, value: JSONFieldValue(value: $0.value), unchanged: $0.isUnchanged,
+                        option: $0.option)
                 })
         }
         notes = (plan.result?.notes ?? []).map {
@@ -217,11 +222,13 @@ enum MergeText {
                 contest.item.map {
                     "item \(positions[$0].map(String.init) ?? "?") \(quoted(contest.itemTitle))"
                 } ?? "survey"
+            // A binary answer by the label of the option it chooses, as `show` prints it.
             let values = contest.values.map {
-                "\($0.label.prefix(8))… \(value($0.value))\($0.isUnchanged ? ", unchanged" : "")"
+                "\($0.label.prefix(8))… \($0.option.map(quoted) ?? value($0.value))\($0.isUnchanged ? ", unchanged" : "")"
             }.joined(separator: "; ")
+            let chosen = contest.chosenOption.map(quoted) ?? value(contest.chosenValue)
             lines.append(
-                "  \(subject) \(contest.field): took \(value(contest.chosenValue)) from \(contest.chosen.prefix(8))… (\(values))"
+                "  \(subject) \(contest.field): took \(chosen) from \(contest.chosen.prefix(8))… (\(values))"
             )
         }
         for note in result.notes {
