@@ -664,7 +664,7 @@ struct MergeCommandTests {
     }
 
     @Test(
-        "resolve --merge --dry-run --json has the merge against the winner that the text shows, as againstWinner (it was missing); null without --dry-run"
+        "resolve --merge --dry-run --json has the merge against the winner that the text shows, as againstWinner (it was missing); null without --dry-run; a binary answer in it, and in diff, by its option label too"
     )
     func dryRunJSONAgainstWinner() throws {
         let store = try Store()
@@ -686,13 +686,20 @@ struct MergeCommandTests {
             field?["field"] as? String == "answer" && field?["from"] as? Int == 1
                 && field?["to"] as? Int == 0,
             "\(items)")
+        // A binary answer's positions, and the labels they choose.
+        #expect(
+            field?["fromOption"] as? String == "Yes" && field?["toOption"] as? String == "No", "\(items)")
         #expect(items.first?["position"] as? [String: Int] == ["from": 1, "to": 1], "\(items)")
-        // The text output shows the same differences.
+        // The text output shows the same differences, a binary answer by its label as show
+        // prints it (it showed the positions, 1 → 0), and so does diff.
         let text = try store.run(["resolve", id, "--merge", "--dry-run"]).stdout
         #expect(
             text.contains(
-                "the merge against the winner (nothing written):\n  title: \"Visit\" → \"Visit 2\"\n* 1 \"Come again?\":\n    answer: 1 → 0\n"
+                "the merge against the winner (nothing written):\n  title: \"Visit\" → \"Visit 2\"\n* 1 \"Come again?\":\n    answer: \"Yes\" → \"No\"\n"
             ), "\(text)")
+        let diff = try store.run(["diff", id, heads[0], heads[1]])
+        #expect(
+            diff.stdout.contains("* 1 \"Come again?\":\n    answer: \"Yes\" → \"No\"\n"), "\(diff.stdout)")
         let written = try store.json(["resolve", id, "--merge"]) as! [String: Any]
         #expect(written["againstWinner"] is NSNull && written["revision"] is String, "\(written)")
     }

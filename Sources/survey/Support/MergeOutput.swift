@@ -26,6 +26,8 @@ struct DiffJSON: Encodable {
     struct Field: Encodable {
         var field: String
         var from, to: JSONFieldValue
+        /// A binary answer's option labels; left out for any other value.
+        var fromOption, toOption: String?
     }
     struct ItemEntry: Encodable {
         var id, title, change: String
@@ -59,7 +61,7 @@ struct DiffJSON: Encodable {
                 fields: item.fields.map {
                     Field(
                         field: $0.field, from: JSONFieldValue(value: $0.from),
-                        to: JSONFieldValue(value: $0.to))
+                        to: JSONFieldValue(value: $0.to), fromOption: $0.fromOption, toOption: $0.toOption)
                 })
         }
     }
@@ -190,8 +192,11 @@ enum MergeText {
             case .modified:
                 let moved = item.moved ? " (moved \(item.from!) → \(item.to!))" : ""
                 lines.append("* \(item.to!) \(name)\(moved):")
+                // A binary answer by the label of the option it chooses, as `show` prints it.
                 for field in item.fields {
-                    lines.append("    \(field.field): \(value(field.from)) → \(value(field.to))")
+                    let from = field.fromOption.map(quoted) ?? value(field.from)
+                    let to = field.toOption.map(quoted) ?? value(field.to)
+                    lines.append("    \(field.field): \(from) → \(to)")
                 }
             }
         }
