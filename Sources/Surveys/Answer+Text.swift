@@ -48,6 +48,20 @@ extension Answer {
 }
 
 extension Item {
+    /// The label of the option this item's answer chooses: for an answered binary item,
+    /// the option its index names; `nil` for any other item, or an index out of range.
+    public var chosenOption: String? {
+        guard case .choice(let index)? = answer, case .binary(let options) = kind,
+            options.indices.contains(index)
+        else { return nil }
+        return options[index]
+    }
+
+    /// The answer as `survey show` prints it: a binary answer as the label of the option
+    /// it chooses (``chosenOption``), any other as ``Answer/text`` (one `T`/`F` per option
+    /// for multiTF); `nil` when the item is not answered.
+    public var answerText: String? { chosenOption ?? answer?.text }
+
     /// Reads a slider's answer given as text (on a command line, say): a number written
     /// in decimal, as ``Answer/number(decimal:)`` reads it. An integer (digits, with a
     /// sign or not) that a double cannot hold exactly is refused, as it is in a file,

@@ -1263,7 +1263,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Nothing is at the path given as a revision package to import.
     case noSuchPackage(String)
     /// What was given as a revision package to import (the path, or the file in it that
-    /// is at fault) is not one that can be read, and why.
+    /// is at fault) is not one that can be read, and why: the reason on its own, which the
+    /// description puts after `PATH: cannot be imported: `, so that a caller can say it in
+    /// words of its own without taking the description apart.
     case unimportablePackage(String, String)
     /// Something other than a folder (the path, and what it is) stands where the store's
     /// documents' folder belongs: no document can be read or written.

@@ -312,6 +312,74 @@ struct IOErrorInjectionTests {
         }
     }
 
+    @Test(
+        "init of a new store fails cleanly at every injected mkdir, open, write, fsync and rename: what it left is no store (or an empty one) to list and verify, and init again completes it"
+    )
+    func initOfANewStore() throws {
+        guard let strace = CommandRunner.requireTool("strace") else { return }
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let calls = "trace=mkdirat,openat,openat2,write,fsync,renameat2"
+        // A store in a folder that does not exist yet: init makes both.
+        func store(_ label: String) -> String { directory.appendingPathComponent(label).path + "/new/store" }
+        let probeLog = directory.appendingPathComponent("probe.trace").path
+        let probe = try CommandRunner.run(
+            ["init", "--store", store("probe")], prefix: [strace, "-qq", "-y", "-e", calls, "-o", probeLog])
+        #expect(probe.status == 0, "the clean run fails: \(probe.stderr)")
+        // Every call on the store's folders (the count of its kind, as strace counts them).
+        var points: [(call: String, index: Int)] = []
+        var counts: [String: Int] = [:]
+        for call in try Self.trace(probeLog) {
+            counts[call.name, default: 0] += 1
+            if call.line.contains(directory.path + "/probe") {
+                points.append((call.name, counts[call.name]!))
+            }
+        }
+        #expect(
+            Set(points.map(\.call)).isSuperset(of: ["mkdirat", "write", "fsync", "renameat2"]),
+            "nothing to inject: \(points)")
+        var tried = 0
+        for (call, index) in points {
+            for (errno, text) in Self.errors {
+                let label = "\(call)-\(index)-\(errno)"
+                let path = store(label)
+                let point = "init, \(call) #\(index) failing with \(errno)"
+                let result = try CommandRunner.run(
+                    ["init", "--store", path],
+                    prefix: [
+                        strace, "-qq", "-o", "/dev/null", "-e", calls, "-e",
+                        "inject=\(call):error=\(errno):when=\(index)",
+                    ])
+                tried += 1
+                #expect(
+                    result.status == 1 && result.stderr.contains(text) && result.stdout.isEmpty,
+                    "\(point): \(result.status) \(result.stderr)")
+                // What is left is no store, said with how to make one, or a store with no
+                // documents yet (its layout file written); verify says the same.
+                let list = try CommandRunner.run(["list", "--store", path])
+                let noStore =
+                    "error: there is no store at \(path) (create one with `survey init --store \(path)`)\n"
+                #expect(
+                    list.status == 66 && list.stderr == noStore
+                        || list.status == 0 && list.stderr.contains("no documents yet"),
+                    "\(point): list: \(list.status) \(list.stderr)")
+                let verify = try CommandRunner.run(["verify", "--store", path])
+                #expect(
+                    verify.status == 66 && verify.stderr == noStore || verify.status == 0,
+                    "\(point): verify: \(verify.status) \(verify.stdout)\(verify.stderr)")
+                // init again completes it: a store that takes a document and verifies clean.
+                let again = try CommandRunner.run(["init", "--store", path])
+                #expect(again.status == 0, "\(point): init again: \(again.stderr)")
+                #expect(
+                    try CommandRunner.run(["new", "--title", "T", "--store", path]).status == 0, "\(point)")
+                let clean = try CommandRunner.run(["verify", "--store", path])
+                #expect(clean.status == 0, "\(point): verify: \(clean.stdout)\(clean.stderr)")
+                try? FileManager.default.removeItem(at: directory.appendingPathComponent(label))
+            }
+        }
+        print("I/O errors: init of a new store: \(tried) injected failures")
+    }
+
     @Test("An I/O error looking at the store folder fails a write and keeps the device id")
     func storeFolderStatusError() throws {
         guard let strace = CommandRunner.requireTool("strace") else { return }

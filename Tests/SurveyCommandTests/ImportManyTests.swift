@@ -289,4 +289,49 @@ struct ImportManyTests {
                 == "\(empty): cannot be imported: it holds no DocumentMetadata.plist, so it is not a revision package",
             "\(json.stdout)")
     }
+
+    @Test(
+        "A package of several refused for a file in it (missing, or a link) names that file once, as the package's own path was given (with a slash at its end too); alone or in --json the message keeps its own words"
+    )
+    func refusedForAFileInIt() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store").path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        let good = FormatCommandTests.fixtures + "/format2/blank-form.survey"
+        // Metadata that records content, and no content beside it.
+        let noContent = directory.appendingPathComponent("no content").path
+        try FileManager.default.createDirectory(atPath: noContent, withIntermediateDirectories: false)
+        try FileManager.default.copyItem(
+            atPath: good + "/DocumentMetadata.plist", toPath: noContent + "/DocumentMetadata.plist")
+        // Content that is a link, in a package named with a slash at its end.
+        let linked = directory.appendingPathComponent("linked").path + "/"
+        try FileManager.default.createDirectory(atPath: linked, withIntermediateDirectories: false)
+        try FileManager.default.copyItem(
+            atPath: good + "/DocumentMetadata.plist", toPath: linked + "DocumentMetadata.plist")
+        try FileManager.default.createSymbolicLink(
+            atPath: linked + "Survey.plist", withDestinationPath: good + "/Survey.plist")
+        let missing = "it is missing, and the package's DocumentMetadata.plist records content"
+        let link = "it is a symbolic link, and a link is never followed"
+        let result = try CommandRunner.run(["import", noContent, linked, "--store", store])
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "\(noContent): not imported: \(noContent)/Survey.plist: \(missing)\n"
+                + "\(linked): not imported: \(linked)/Survey.plist: \(link)\n",
+            "\(result.stderr)")
+        let alone = try CommandRunner.run(["import", noContent, "--store", store])
+        #expect(
+            alone.status == 65
+                && alone.stderr == "error: \(noContent)/Survey.plist: cannot be imported: \(missing)\n",
+            "\(alone.stderr)")
+        let json = try CommandRunner.run(["import", noContent, linked, "--json", "--store", store])
+        let entries = try #require(try Self.json(json.stdout) as? [[String: Any]])
+        #expect(
+            entries.map { ($0["error"] as? [String: Any])?["message"] as? String } == [
+                "\(noContent)/Survey.plist: cannot be imported: \(missing)",
+                "\(linked)/Survey.plist: cannot be imported: \(link)",
+            ], "\(json.stdout)")
+        #expect(try ImportTests.tree(store).filter { $0.hasPrefix("Documents/") }.isEmpty)
+    }
 }

@@ -126,6 +126,68 @@ struct MergeCommandTests {
     }
 
     @Test(
+        "A contested binary answer shows each head's option label, as show does (it showed the positions: 0 and 0 for No and Yes among swapped options), a multiTF answer one T or F per option; --json keeps the positions and adds the labels"
+    )
+    func contestedAnswersShownAsShowShowsThem() throws {
+        let store = try Store()
+        func items(binary: String, flags: String) -> [Item] {
+            [
+                Item(
+                    number: 1,
+                    json: #"{"id": "\#(Self.id(1))", "title": "Come again?", "kind": "binary", \#(binary)}"#),
+                Item(
+                    number: 5,
+                    json:
+                        #"{"id": "\#(Self.id(5))", "title": "Tried", "kind": "multiTF", "options": ["Soup", "Fish", "Cake"], "answer": \#(flags)}"#
+                ),
+            ]
+        }
+        let (id, _, heads) = try Self.conflict(
+            store,
+            base: Self.survey(items(binary: #""options": ["No", "Yes"]"#, flags: "[false, false, false]")),
+            heads: [
+                Self.survey(
+                    items(binary: #""options": ["No", "Yes"], "answer": 0"#, flags: "[true, false, true]")),
+                Self.survey(
+                    items(binary: #""options": ["Yes", "No"], "answer": 0"#, flags: "[false, true, true]")),
+            ])
+        let (a, b) = (heads[0].prefix(8), heads[1].prefix(8))
+        for head in heads {
+            let shown = try store.run(["show", id, "--revision", head])
+            #expect(
+                shown.stdout.contains(head == heads[0] ? "(binary): No\n" : "(binary): Yes\n"),
+                "\(shown.stdout)")
+        }
+        let dry = try store.run(["resolve", id, "--merge", "--dry-run"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(
+            dry.stdout.contains(
+                #"  item 1 "Come again?" answer: took "No" from \#(a)… (\#(a)… "No"; \#(b)… "Yes")"#),
+            "\(dry.stdout)")
+        #expect(
+            dry.stdout.contains(#"  item 2 "Tried" answer: took TFT from \#(a)… (\#(a)… TFT; \#(b)… FTT)"#),
+            "\(dry.stdout)")
+        // --strict says the same lines on standard error, writing nothing.
+        let strict = try store.run(["resolve", id, "--merge", "--strict"])
+        #expect(
+            strict.status == 75 && strict.stderr.contains(#"(\#(a)… "No"; \#(b)… "Yes")"#), "\(strict.stderr)"
+        )
+        let json = try store.json(["resolve", id, "--merge", "--dry-run"]) as! [String: Any]
+        let contests = Self.contested(json)
+        #expect(contests.count == 2)
+        let binary = try #require(contests.first { $0["item"] as? String == Self.id(1) })
+        #expect(binary["chosen"] as? Int == 0 && binary["chosenOption"] as? String == "No", "\(binary)")
+        let values = try #require(binary["values"] as? [[String: Any]])
+        #expect(
+            values.map { $0["value"] as? Int } == [0, 0]
+                && values.map { $0["option"] as? String } == ["No", "Yes"])
+        let flags = try #require(contests.first { $0["item"] as? String == Self.id(5) })
+        #expect(flags["chosenOption"] == nil, "\(flags)")
+        #expect((flags["values"] as? [[String: Any]])?.allSatisfy { $0["option"] == nil } == true, "\(flags)")
+        #expect(try store.versions(id).count == 3, "nothing written")
+    }
+
+    @Test(
         "Rule 1 (default) and rule 2: the winner's value for a contested field (the title too); different fields of one item both apply"
     )
     func rule2() throws {
@@ -602,7 +664,7 @@ struct MergeCommandTests {
     }
 
     @Test(
-        "resolve --merge --dry-run --json has the merge against the winner that the text shows, as againstWinner (it was missing); null without --dry-run"
+        "resolve --merge --dry-run --json has the merge against the winner that the text shows, as againstWinner (it was missing); null without --dry-run; a binary answer in it, and in diff, by its option label too"
     )
     func dryRunJSONAgainstWinner() throws {
         let store = try Store()
@@ -624,13 +686,20 @@ struct MergeCommandTests {
             field?["field"] as? String == "answer" && field?["from"] as? Int == 1
                 && field?["to"] as? Int == 0,
             "\(items)")
+        // A binary answer's positions, and the labels they choose.
+        #expect(
+            field?["fromOption"] as? String == "Yes" && field?["toOption"] as? String == "No", "\(items)")
         #expect(items.first?["position"] as? [String: Int] == ["from": 1, "to": 1], "\(items)")
-        // The text output shows the same differences.
+        // The text output shows the same differences, a binary answer by its label as show
+        // prints it (it showed the positions, 1 → 0), and so does diff.
         let text = try store.run(["resolve", id, "--merge", "--dry-run"]).stdout
         #expect(
             text.contains(
-                "the merge against the winner (nothing written):\n  title: \"Visit\" → \"Visit 2\"\n* 1 \"Come again?\":\n    answer: 1 → 0\n"
+                "the merge against the winner (nothing written):\n  title: \"Visit\" → \"Visit 2\"\n* 1 \"Come again?\":\n    answer: \"Yes\" → \"No\"\n"
             ), "\(text)")
+        let diff = try store.run(["diff", id, heads[0], heads[1]])
+        #expect(
+            diff.stdout.contains("* 1 \"Come again?\":\n    answer: \"Yes\" → \"No\"\n"), "\(diff.stdout)")
         let written = try store.json(["resolve", id, "--merge"]) as! [String: Any]
         #expect(written["againstWinner"] is NSNull && written["revision"] is String, "\(written)")
     }

@@ -636,6 +636,60 @@ struct ReplicaSafetyTests {
     }
 
     @Test(
+        "init of a new store on a full disk fails naming the error; what it left is no store to list and verify, and init once there is room completes it into a working store",
+        CommandRunner.needs("unshare", "mount"))
+    func fullDiskInit() throws {
+        guard let unshare = CommandRunner.requireTool("unshare"),
+            let mount = CommandRunner.requireTool("mount")
+        else { return }
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let disk = directory.appendingPathComponent("disk").path
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        let survey = CommandRunner.binary.path
+        let after = directory.appendingPathComponent("after").path
+        // A full tmpfs in a mount namespace of its own; init runs on it, and what it left
+        // is copied out (nothing when it made nothing).
+        let result = try CommandRunner.run(
+            [
+                "-rm", "sh", "-c",
+                "\(mount) -t tmpfs -o size=1m tmpfs '\(disk)'"
+                    + " && { dd if=/dev/zero of='\(disk)/fill' bs=4k 2>/dev/null; sync; }"
+                    + "; '\(survey)' init --store '\(disk)/store'; status=$?"
+                    + "; mkdir '\(after)' && { ! test -e '\(disk)/store' || cp -a '\(disk)/store' '\(after)/store'; }"
+                    + "; exit $status",
+            ],
+            executable: URL(fileURLWithPath: unshare))
+        if !result.stderr.contains("No space left on device"), result.status != 1 {
+            if CommandRunner.isCI {
+                Issue.record("cannot mount a tmpfs here: \(result.stderr)")
+            } else {
+                print("note: skipping the full-disk init check: \(result.stderr)")
+            }
+            return
+        }
+        #expect(
+            result.status == 1 && result.stderr.contains("No space left on device")
+                && result.stderr.contains(disk + "/store"),
+            "init on a full disk: \(result.status) \(result.stderr)")
+        let store = after + "/store"
+        // Whatever it left is no store yet: commands say so, and how to make one.
+        for command in [["list"], ["verify"], ["new", "--title", "T"]] {
+            let refused = try CommandRunner.run(command + ["--store", store])
+            #expect(
+                refused.status == 66
+                    && refused.stderr
+                        == "error: there is no store at \(store) (create one with `survey init --store \(store)`)\n",
+                "\(command) after a failed init: \(refused.status) \(refused.stderr)")
+        }
+        let again = try CommandRunner.run(["init", "--store", store])
+        #expect(again.status == 0, "init once there is room: \(again.stderr)")
+        #expect(try CommandRunner.run(["new", "--title", "T", "--store", store]).status == 0)
+        let verify = try CommandRunner.run(["verify", "--store", store])
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+    }
+
+    @Test(
         "Every read command works for a user who may only read the store, and every write fails cleanly",
         CommandRunner.needs("setpriv"))
     func readOnlyUser() throws {

@@ -123,6 +123,61 @@ struct SyncTests {
         #expect(try a.state() == b.state())
     }
 
+    @Test(
+        "A deletion among the heads of a document in conflict is named by conflicts, as deletions in --json and in its text row (both left it out), as versions shows it deleted; a deletion racing one edit is no conflict, and no row"
+    )
+    func conflictsNameDeletions() throws {
+        let (id, base) = try shared()
+        // A third device, a copy of the second (cp -a) that takes an identity of its own.
+        let c = Replica(path: directory.appendingPathComponent("tablet").path)
+        let copy = try CommandRunner.run(["-a", b.path, c.path], executable: URL(fileURLWithPath: "/bin/cp"))
+        #expect(copy.status == 0, "\(copy.stderr)")
+        #expect(try c.run(["init", "--device", "tablet"]).status == 0)
+        let deletion = try a.json(["delete", id]) as! [String: Any]
+        let deleted = try #require(deletion["revision"] as? String)
+        let phone = try b.json(["save", id, "--from", file(3), "--base", base]) as! [String: Any]
+        // A deletion that raced one edit: the edit is current, and nothing is in conflict.
+        _ = try sync(b, a)
+        for replica in [a, b] {
+            #expect((try replica.json(["conflicts"]) as! [Any]).isEmpty)
+            let text = try replica.run(["conflicts"])
+            #expect(text.status == 0 && text.stdout.isEmpty, "\(text.stdout)")
+            let states = (try replica.json(["versions", id]) as! [[String: Any]]).map {
+                ($0["revision"] as! String, $0["state"] as! String)
+            }
+            #expect(states.contains { $0 == (deleted, "deleted") }, "\(states)")
+        }
+        // A second edit, on the tablet, makes a conflict that the deletion is a head of.
+        let tablet = try c.json(["save", id, "--from", file(4), "--base", base]) as! [String: Any]
+        // Two-way: the laptop and the tablet hold everything, then the phone does.
+        _ = try sync(c, a)
+        _ = try sync(a, b)
+        let edits = try [phone, tablet].map { try #require($0["revision"] as? String) }
+        for replica in [a, b, c] {
+            let rows = try replica.json(["conflicts"]) as! [[String: Any]]
+            #expect(rows.count == 1, "\(rows)")
+            let row = try #require(rows.first)
+            let current = try #require(row["current"] as? String)
+            #expect(Set([current] + (row["conflicts"] as? [String] ?? [])) == Set(edits), "\(row)")
+            #expect(row["deletions"] as? [String] == [deleted], "\(row)")
+            let text = try replica.run(["conflicts"])
+            #expect(
+                text.stdout.hasPrefix("\(id)  ")
+                    && text.stdout.contains(
+                        "  winner \(current)  conflicts \(edits.first { $0 != current }!)  deletions \(deleted)  merge"
+                    ), "\(text.stdout)")
+            let states = (try replica.json(["versions", id]) as! [[String: Any]]).map {
+                ($0["revision"] as! String, $0["state"] as! String)
+            }
+            #expect(states.contains { $0 == (deleted, "deleted") }, "\(states)")
+        }
+        // Resolved, it supersedes the deletion too: no row, and no deletion among the heads.
+        #expect(try a.run(["resolve", id, "--accept"]).status == 0)
+        #expect((try a.json(["conflicts"]) as! [Any]).isEmpty)
+        let states = (try a.json(["versions", id]) as! [[String: Any]]).map { $0["state"] as! String }
+        #expect(!states.contains("deleted") && !states.contains("conflict"), "\(states)")
+    }
+
     func rsync(_ from: Replica, _ to: Replica) throws {
         guard let rsync = CommandRunner.requireTool("rsync") else { return }
         let process = Process()

@@ -351,6 +351,37 @@ struct MergeRuleTests {
     }
 
     @Test(
+        "A contested binary answer names each head's option label beside its position (both heads' answer 0 here: No, and Yes among swapped options); other answers name none"
+    )
+    func contestedBinaryAnswerNamesItsOption() throws {
+        let base = F.edit {
+            F.setAnswer(&$0, 1, nil)
+            F.setAnswer(&$0, 5, .flags([false, false]))
+        }
+        let answeredNo = F.edit(base) {
+            F.setAnswer(&$0, 1, .choice(0))
+            F.setAnswer(&$0, 5, .flags([true, false]))
+        }
+        let swappedYes = F.edit(base) {
+            $0[F.index($0, 1)].kind = .binary(options: ["Yes", "No"])
+            F.setAnswer(&$0, 1, .choice(0))
+            F.setAnswer(&$0, 5, .flags([false, true]))
+        }
+        let result = F.merge(base, [answeredNo, swappedYes])
+        #expect(result.contested.map(\.field) == ["answer", "answer"])
+        let binary = try #require(result.contested.first { $0.item == F.id(1) })
+        #expect(binary.values.map(\.value) == [.integer(0), .integer(0)])
+        #expect(binary.values.map(\.option) == ["No", "Yes"])
+        #expect(binary.chosen == "h0" && binary.chosenOption == "No")
+        let flags = try #require(result.contested.first { $0.item == F.id(5) })
+        #expect(flags.values.map(\.option) == [nil, nil] && flags.chosenOption == nil)
+        // As show prints each: the label, and one T or F per option.
+        #expect(answeredNo.items[0].answerText == "No" && swappedYes.items[0].answerText == "Yes")
+        #expect(answeredNo.items[4].answerText == "TF" && base.items[0].answerText == nil)
+        #expect(answeredNo.items[0].chosenOption == "No" && answeredNo.items[4].chosenOption == nil)
+    }
+
+    @Test(
         "Binary and multiTF answers, given by position, follow their labels when another head reordered the options"
     )
     func answersFollowReorderedOptions() throws {

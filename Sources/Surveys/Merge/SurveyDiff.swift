@@ -20,12 +20,30 @@ public struct SurveyDiff: Sendable, Equatable {
         public var from: PropertyList?
         /// The value in the newer survey.
         public var to: PropertyList?
+        /// For a binary answer in the older survey, the label of the option it chooses
+        /// there (``Item/chosenOption``); `nil` for any other value.
+        public var fromOption: String?
+        /// For a binary answer in the newer survey, the label of the option it chooses
+        /// there; `nil` for any other value.
+        public var toOption: String?
 
         /// Creates a change of `field`.
-        public init(field: String, from: PropertyList?, to: PropertyList?) {
+        ///
+        /// - Parameters:
+        ///   - field: The field's name in the interchange form.
+        ///   - from: The value in the older survey (`nil`: absent).
+        ///   - to: The value in the newer survey (`nil`: absent).
+        ///   - fromOption: For a binary answer, the label it chooses in the older survey.
+        ///   - toOption: For a binary answer, the label it chooses in the newer survey.
+        public init(
+            field: String, from: PropertyList?, to: PropertyList?, fromOption: String? = nil,
+            toOption: String? = nil
+        ) {
             self.field = field
             self.from = from
             self.to = to
+            self.fromOption = fromOption
+            self.toOption = toOption
         }
     }
 
@@ -140,8 +158,12 @@ extension Item {
         let before = old?.fields ?? [:]
         let after = new?.fields ?? [:]
         return fieldOrder.compactMap { name in
-            before[name] == after[name]
-                ? nil : SurveyDiff.FieldChange(field: name, from: before[name], to: after[name])
+            guard before[name] != after[name] else { return nil }
+            // A binary answer is a position: its label too, as `survey show` names it.
+            let answer = name == "answer"
+            return SurveyDiff.FieldChange(
+                field: name, from: before[name], to: after[name],
+                fromOption: answer ? old?.chosenOption : nil, toOption: answer ? new?.chosenOption : nil)
         }
     }
 }

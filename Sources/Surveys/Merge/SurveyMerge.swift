@@ -76,12 +76,23 @@ public enum SurveyMerge {
         /// move the item): its value is listed, but it is not one of the changes that
         /// contest. Always `false` in a two-way merge, which has no base.
         public var isUnchanged: Bool
+        /// For a binary answer, the label of the option it chooses among this head's
+        /// options (``Item/chosenOption``), which a person knows it by rather than by its
+        /// index; `nil` for any other value.
+        public var option: String?
 
         /// Creates a head's value.
-        public init(label: String, value: PropertyList?, isUnchanged: Bool = false) {
+        ///
+        /// - Parameters:
+        ///   - label: The head's label.
+        ///   - value: Its value of the field (`nil`: absent).
+        ///   - isUnchanged: Whether the head left the field as it was in the base.
+        ///   - option: For a binary answer, the label of the option it chooses.
+        public init(label: String, value: PropertyList?, isUnchanged: Bool = false, option: String? = nil) {
             self.label = label
             self.value = value
             self.isUnchanged = isUnchanged
+            self.option = option
         }
     }
 
@@ -100,6 +111,9 @@ public enum SurveyMerge {
         public var chosenValue: PropertyList?
         /// Each head's value, in preference order (only heads that have the item).
         public var values: [HeadValue]
+        /// For a binary answer, the label of the option the value taken chooses (the
+        /// chosen head's ``HeadValue/option``); `nil` for any other value.
+        public var chosenOption: String? = nil
     }
 
     /// Something the merge decided that a person should know, beyond contests.
@@ -324,8 +338,11 @@ private struct MergeState {
             for index in contested.indices.dropFirst(contestsBeforeAnswer) {
                 for (offset, value) in contested[index].values.enumerated() {
                     contested[index].values[offset].value = sideFields[offset]["answer"]
+                    // A binary answer also by its option's label, among that head's options.
+                    contested[index].values[offset].option = sides[offset].item.chosenOption
                     if value.label == contested[index].chosen {
                         contested[index].chosenValue = sideFields[offset]["answer"]
+                        contested[index].chosenOption = sides[offset].item.chosenOption
                     }
                 }
             }

@@ -188,7 +188,7 @@ struct DemoCommand: ParsableCommand {
     }
 
     private func answer(_ survey: Survey, _ item: UUID) -> String {
-        survey.items.first { $0.id == item }?.answer.map(describe) ?? "—"
+        survey.items.first { $0.id == item }?.answerText ?? "—"
     }
 }
 

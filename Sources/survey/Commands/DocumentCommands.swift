@@ -169,25 +169,11 @@ struct ShowCommand: ParsableCommand {
             if !conflicts.isEmpty { print("  in conflict with: \(conflicts.joined(separator: ", "))") }
             for (index, item) in survey.items.enumerated() {
                 Console.printRow(
-                    "  \(index + 1). \(item.title) (\(item.kind.name))\(item.answer.map { ": " + describe($0, of: item) } ?? "")"
+                    "  \(index + 1). \(item.title) (\(item.kind.name))\(item.answerText.map { ": " + $0 } ?? "")"
                 )
             }
         }
     }
-}
-
-/// An answer as `show` prints it: a binary answer as its label.
-func describe(_ answer: Answer, of item: Item) -> String {
-    if case .choice(let index) = answer, case .binary(let options) = item.kind,
-        options.indices.contains(index)
-    {
-        return options[index]
-    }
-    return describe(answer)
-}
-
-func describe(_ answer: Answer) -> String {
-    answer.text
 }
 
 struct EditCommand: ParsableCommand {
@@ -597,19 +583,7 @@ struct ImportCommand: ParsableCommand {
                 case .failure(let error):
                     let failure = CommandFailure(error)
                     firstFailure = firstFailure ?? failure
-                    // The path written out, as every path is, and said once.
-                    let shown = ShownText.escaping(path)
-                    var reason = failure.located
-                    if reason.hasPrefix(shown + ": ") { reason.removeFirst(shown.count + 2) }
-                    // "not imported" says it already: the package, or its file, and why.
-                    if let said = reason.range(of: "cannot be imported: "),
-                        reason[..<said.lowerBound].isEmpty
-                            || reason[..<said.lowerBound].hasPrefix(shown + "/")
-                                && reason[..<said.lowerBound].hasSuffix(": ")
-                    {
-                        reason.removeSubrange(said)
-                    }
-                    Console.error("\(shown): not imported: \(reason)")
+                    Console.error(Self.notImported(path, failure: failure, error: error))
                     entries.append(
                         Entry(
                             path: path,
@@ -619,6 +593,23 @@ struct ImportCommand: ParsableCommand {
             if options.json { try Console.printJSON(entries) }
             if let firstFailure { throw ExitCode(firstFailure.exit) }
         }
+    }
+
+    /// The line that says a package of several was not imported: `PATH: not imported: …`,
+    /// the path written out, as every path is, and said once. "not imported" says what
+    /// "cannot be imported" would: a package refused for itself says why (and which file
+    /// of it is at fault, when one is), from the error's own parts; any other failure
+    /// (a file of it that is malformed, no package there, an I/O error) says its message,
+    /// located as it is printed alone.
+    static func notImported(_ path: String, failure: CommandFailure, error: any Error) -> String {
+        let shown = ShownText.escaping(path)
+        if case StoreError.unimportablePackage(let file, let reason) = error {
+            if file == path { return "\(shown): not imported: \(reason)" }
+            if file.hasPrefix(path + "/") {
+                return "\(shown): not imported: \(ShownText.escaping(file)): \(reason)"
+            }
+        }
+        return "\(shown): not imported: \(failure.located)"
     }
 
     /// The document, revision and outcome as printed; warns of a revision stamped ahead.

@@ -74,6 +74,9 @@ struct ConflictsCommand: ParsableCommand {
         var id, current: String
         @NullIfAbsent var title: String?
         var conflicts: [String]
+        /// The heads that are deletions (a device deleted the document while others edited
+        /// it): no conflict versions, but a resolution supersedes them too.
+        var deletions: [String]
         /// Fields `resolve --merge` would contest; `null` when the heads cannot be merged
         /// (a head in a newer format or unreadable).
         @NullIfAbsent var contested: Int?
@@ -87,10 +90,11 @@ struct ConflictsCommand: ParsableCommand {
             let store = try options.openForListing()
             let (documents, issues) = try store.documentsReport()
             for issue in issues { Console.error("warning: \(issue)") }
-            let rows = documents.filter { !$0.conflicts.isEmpty }.map {
+            let rows = try documents.filter { !$0.conflicts.isEmpty }.map {
                 Row(
                     id: $0.id.lowercased, current: $0.revision.id.description, title: $0.title,
                     conflicts: $0.conflicts.map(\.description),
+                    deletions: try store.graph(of: $0.id).heads.filter(\.isDeleted).map(\.id.description),
                     contested: store.contestedFieldCount(of: $0.id),
                     aheadOfClock: ([$0.revision] + $0.conflictRevisions).filter(store.isStampedAhead).map(
                         \.id.description))
@@ -102,11 +106,13 @@ struct ConflictsCommand: ParsableCommand {
                 let merge =
                     row.contested.map { $0 == 0 ? "merges cleanly" : "merge contests \($0) field(s)" }
                     ?? "cannot be merged"
+                let deletions =
+                    row.deletions.isEmpty ? "" : "  deletions \(row.deletions.joined(separator: ", "))"
                 let ahead =
                     row.aheadOfClock.isEmpty
                     ? "" : "  (stamped ahead of this clock: \(row.aheadOfClock.joined(separator: ", ")))"
                 Console.printRow(
-                    "\(row.id)  \(row.title ?? "—")  winner \(row.current)  conflicts \(row.conflicts.joined(separator: ", "))  \(merge)\(ahead)"
+                    "\(row.id)  \(row.title ?? "—")  winner \(row.current)  conflicts \(row.conflicts.joined(separator: ", "))\(deletions)  \(merge)\(ahead)"
                 )
             }
         }

@@ -26,6 +26,8 @@ struct DiffJSON: Encodable {
     struct Field: Encodable {
         var field: String
         var from, to: JSONFieldValue
+        /// A binary answer's option labels; left out for any other value.
+        var fromOption, toOption: String?
     }
     struct ItemEntry: Encodable {
         var id, title, change: String
@@ -59,7 +61,7 @@ struct DiffJSON: Encodable {
                 fields: item.fields.map {
                     Field(
                         field: $0.field, from: JSONFieldValue(value: $0.from),
-                        to: JSONFieldValue(value: $0.to))
+                        to: JSONFieldValue(value: $0.to), fromOption: $0.fromOption, toOption: $0.toOption)
                 })
         }
     }
@@ -71,12 +73,16 @@ struct MergeJSON: Encodable {
         var revision: String
         var value: JSONFieldValue
         var unchanged: Bool
+        /// A binary answer's option label; left out for any other value.
+        var option: String?
     }
     struct Contest: Encodable {
         /// `null` for the survey's title.
         @NullIfAbsent var item: String?
         var title, field: String
         var chosen: JSONFieldValue
+        /// The option label of a binary answer taken; left out for any other value.
+        var chosenOption: String?
         var chosenRevision: String
         var values: [Value]
     }
@@ -112,11 +118,12 @@ struct MergeJSON: Encodable {
         contested = (plan.result?.contested ?? []).map { contest in
             Contest(
                 item: contest.item?.itemID, title: contest.itemTitle, field: contest.field,
-                chosen: JSONFieldValue(value: contest.chosenValue),
+                chosen: JSONFieldValue(value: contest.chosenValue), chosenOption: contest.chosenOption,
                 chosenRevision: contest.chosen,
                 values: contest.values.map {
                     Value(
-                        revision: $0.label, value: JSONFieldValue(value: $0.value), unchanged: $0.isUnchanged)
+                        revision: $0.label, value: JSONFieldValue(value: $0.value), unchanged: $0.isUnchanged,
+                        option: $0.option)
                 })
         }
         notes = (plan.result?.notes ?? []).map {
@@ -185,8 +192,11 @@ enum MergeText {
             case .modified:
                 let moved = item.moved ? " (moved \(item.from!) → \(item.to!))" : ""
                 lines.append("* \(item.to!) \(name)\(moved):")
+                // A binary answer by the label of the option it chooses, as `show` prints it.
                 for field in item.fields {
-                    lines.append("    \(field.field): \(value(field.from)) → \(value(field.to))")
+                    let from = field.fromOption.map(quoted) ?? value(field.from)
+                    let to = field.toOption.map(quoted) ?? value(field.to)
+                    lines.append("    \(field.field): \(from) → \(to)")
                 }
             }
         }
@@ -217,11 +227,13 @@ enum MergeText {
                 contest.item.map {
                     "item \(positions[$0].map(String.init) ?? "?") \(quoted(contest.itemTitle))"
                 } ?? "survey"
+            // A binary answer by the label of the option it chooses, as `show` prints it.
             let values = contest.values.map {
-                "\($0.label.prefix(8))… \(value($0.value))\($0.isUnchanged ? ", unchanged" : "")"
+                "\($0.label.prefix(8))… \($0.option.map(quoted) ?? value($0.value))\($0.isUnchanged ? ", unchanged" : "")"
             }.joined(separator: "; ")
+            let chosen = contest.chosenOption.map(quoted) ?? value(contest.chosenValue)
             lines.append(
-                "  \(subject) \(contest.field): took \(value(contest.chosenValue)) from \(contest.chosen.prefix(8))… (\(values))"
+                "  \(subject) \(contest.field): took \(chosen) from \(contest.chosen.prefix(8))… (\(values))"
             )
         }
         for note in result.notes {
