@@ -90,11 +90,15 @@ struct ConflictsCommand: ParsableCommand {
             let store = try options.openForListing()
             let (documents, issues) = try store.documentsReport()
             for issue in issues { Console.error("warning: \(issue)") }
-            let rows = try documents.filter { !$0.conflicts.isEmpty }.map {
+            let rows = documents.filter { !$0.conflicts.isEmpty }.map {
                 Row(
                     id: $0.id.lowercased, current: $0.revision.id.description, title: $0.title,
                     conflicts: $0.conflicts.map(\.description),
-                    deletions: try store.graph(of: $0.id).heads.filter(\.isDeleted).map(\.id.description),
+                    // A document that cannot be read again since it was listed (made
+                    // unreadable, or pruned and gone) names no deletion rather than stop the
+                    // listing of the others.
+                    deletions: ((try? store.graph(of: $0.id))?.heads ?? []).filter(\.isDeleted).map(
+                        \.id.description),
                     contested: store.contestedFieldCount(of: $0.id),
                     aheadOfClock: ([$0.revision] + $0.conflictRevisions).filter(store.isStampedAhead).map(
                         \.id.description))
