@@ -73,7 +73,8 @@ struct MergePropertyTests {
 
         /// A settings edit of `item` that keeps it valid and may invalidate another head's
         /// answer: options reordered (a positional answer following them), grown, shrunk
-        /// or renamed; a slider's bounds narrowed or its rounding turned on.
+        /// or renamed in place (a picker's answer following its option); a slider's bounds
+        /// narrowed or its rounding turned on.
         mutating func settingsEdit(_ item: Item) -> Item {
             var item = item
             switch item.kind {
@@ -85,9 +86,14 @@ struct MergePropertyTests {
                     item.kind = .binary(options: [labels[0] + "~", labels[1]])
                 }
             case .picker(var labels):
-                switch int(0...2) {
+                switch int(0...3) {
                 case 0: labels.reverse()
                 case 1: labels.append(newLabel())
+                case 2:
+                    let index = int(0...labels.count - 1)
+                    let renamed = newLabel()
+                    if item.answer == .text(labels[index]) { item.answer = .text(renamed) }
+                    labels[index] = renamed
                 default:
                     guard labels.count > 1 else { break }
                     let removed = labels.remove(at: int(0...labels.count - 1))
@@ -96,13 +102,14 @@ struct MergePropertyTests {
                 item.kind = .picker(options: labels)
             case .multiTF(var labels):
                 var flags: [Bool]? = if case .flags(let flags) = item.answer { flags } else { nil }
-                switch int(0...2) {
+                switch int(0...3) {
                 case 0:
                     labels.reverse()
                     flags?.reverse()
                 case 1:
                     labels.append(newLabel())
                     flags?.append(bool())
+                case 2: labels[int(0...labels.count - 1)] = newLabel()
                 default:
                     guard labels.count > 1 else { break }
                     let index = int(0...labels.count - 1)
@@ -232,12 +239,14 @@ struct MergePropertyTests {
         }
     }
 
-    /// What an item's answer says, by label for the kinds answered by position.
-    static func meaning(_ item: Item) -> [String] {
+    /// What an item's answer says, by label for the kinds answered by position, each
+    /// label renamed by `map` when it names it.
+    static func meaning(_ item: Item, renaming map: [String: String] = [:]) -> [String] {
         switch (item.kind, item.answer) {
-        case (.binary(let labels), .choice(let index)?): ["chose " + labels[index]]
+        case (.binary(let labels), .choice(let index)?): ["chose " + (map[labels[index]] ?? labels[index])]
+        case (.picker, .text(let label)?): ["chose " + (map[label] ?? label)]
         case (.multiTF(let labels), .flags(let flags)?):
-            zip(labels, flags).map { "\($0)=\($1)" }.sorted()
+            zip(labels, flags).map { "\(map[$0] ?? $0)=\($1)" }.sorted()
         default: [item.answer.map { "\($0)" } ?? "none"]
         }
     }
@@ -289,6 +298,80 @@ struct MergePropertyTests {
                         Self.meaning(item) == Self.meaning(theirs),
                         "\(context): item \(item.id) answers \(Self.meaning(item)), not \(Self.meaning(theirs))"
                     )
+                }
+            }
+        }
+    }
+
+    @Test(
+        "One head renames options in place, another reorders them, a third runs a random script: the merged options are the renamed labels in the new order, each answer on its option"
+    )
+    func renamedAndReorderedOptions() throws {
+        let seed = Self.seed
+        var generator = Generator(random: SeededRandom(seed: seed ^ 0x5107))
+        for index in 0..<Self.cases {
+            let base = try Survey(
+                title: "Base", items: (0..<generator.int(1...8)).map { _ in generator.item() })
+            // Every option renamed, or every other one, in place; answers follow.
+            var renames: [UUID: [String: String]] = [:]
+            let renamed = try Survey(
+                title: base.title,
+                items: base.items.map { item in
+                    var item = item
+                    guard let labels = Self.options(item) else { return item }
+                    var map: [String: String] = [:]
+                    for (offset, label) in labels.enumerated() where offset % 2 == 0 || generator.bool() {
+                        map[label] = generator.newLabel()
+                    }
+                    renames[item.id] = map
+                    let new = labels.map { map[$0] ?? $0 }
+                    switch item.kind {
+                    case .binary: item.kind = .binary(options: new)
+                    case .picker:
+                        item.kind = .picker(options: new)
+                        if case .text(let label)? = item.answer { item.answer = .text(map[label] ?? label) }
+                    default: item.kind = .multiTF(options: new)
+                    }
+                    return item
+                })
+            let reordered = try Survey(
+                title: base.title,
+                items: base.items.map { item in
+                    var item = item
+                    switch (item.kind, item.answer) {
+                    case (.binary(let labels), let answer):
+                        item.kind = .binary(options: labels.reversed())
+                        if case .choice(let index)? = answer { item.answer = .choice(1 - index) }
+                    case (.picker(let labels), _): item.kind = .picker(options: labels.reversed())
+                    case (.multiTF(let labels), let answer):
+                        item.kind = .multiTF(options: labels.reversed())
+                        if case .flags(let flags)? = answer { item.answer = .flags(flags.reversed()) }
+                    default: break
+                    }
+                    return item
+                })
+            let other = generator.randomScript(on: base)
+            let context = "seed \(seed), case \(index); replay with SURVEYSTORE_SEED=\(seed)"
+            for surveys in [[renamed, reordered, other], [other, reordered, renamed]] {
+                let merged = SurveyMerge.merge(base: base, heads: Self.heads(surveys))
+                #expect(throws: Never.self, "\(context): the merge is invalid") {
+                    try merged.survey.validate()
+                }
+                for original in base.items {
+                    guard let map = renames[original.id], let labels = Self.options(original),
+                        let theirs = other.items.first(where: { $0.id == original.id }), theirs == original,
+                        let item = merged.survey.items.first(where: { $0.id == original.id })
+                    else { continue }
+                    #expect(
+                        !merged.contested.contains { $0.item == original.id },
+                        "\(context): item \(original.id) was contested")
+                    #expect(
+                        Self.options(item) == labels.reversed().map { map[$0] ?? $0 },
+                        "\(context): item \(original.id) has options \(Self.options(item) ?? [])")
+                    let expected = Self.meaning(original, renaming: map)
+                    #expect(
+                        Self.meaning(item) == expected,
+                        "\(context): item \(original.id) answers \(Self.meaning(item)), not \(expected)")
                 }
             }
         }

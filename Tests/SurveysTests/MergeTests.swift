@@ -399,6 +399,82 @@ struct MergeRuleTests {
         #expect(preferred.survey.items[4].answer == .flags([true, false]))
     }
 
+    @Test(
+        "Rule 11: options renamed in place on one head and reordered on another merge to the renamed labels in the new order, each answer on its option, nothing contested"
+    )
+    func renamedAndReorderedOptions() throws {
+        // The base answers Yes (binary), Fish (picker), Soup ticked (multiTF).
+        let base = F.edit {
+            F.setAnswer(&$0, 4, .text("Fish"))
+            F.setAnswer(&$0, 5, .flags([true, false]))
+        }
+        // One head renames "No" to "Nope" and "Fish" to "Fish pie" (the picker's answer
+        // follows its option) and ticks "Fish pie" too.
+        let renamed = F.edit(base) {
+            $0[F.index($0, 1)].kind = .binary(options: ["Nope", "Yes"])
+            $0[F.index($0, 4)].kind = .picker(options: ["Soup", "Fish pie", "Cake"])
+            F.setAnswer(&$0, 4, .text("Fish pie"))
+            $0[F.index($0, 5)].kind = .multiTF(options: ["Soup", "Fish pie"])
+            F.setAnswer(&$0, 5, .flags([true, true]))
+        }
+        // The other reorders every option list (answers following their options) and
+        // answers "No".
+        let reordered = F.edit(base) {
+            $0[F.index($0, 1)].kind = .binary(options: ["Yes", "No"])
+            F.setAnswer(&$0, 1, .choice(1))
+            $0[F.index($0, 4)].kind = .picker(options: ["Cake", "Soup", "Fish"])
+            $0[F.index($0, 5)].kind = .multiTF(options: ["Fish", "Soup"])
+            F.setAnswer(&$0, 5, .flags([false, true]))
+        }
+        for heads in [[renamed, reordered], [reordered, renamed]] {
+            let result = F.merge(base, heads)
+            #expect(result.isClean, "\(result.contested.map { ($0.item, $0.field) })")
+            try result.survey.validate()
+            let items = result.survey.items
+            #expect(items[F.index(items, 1)].kind == .binary(options: ["Yes", "Nope"]))
+            #expect(items[F.index(items, 1)].answer == .choice(1), "\"Nope\", the renamed \"No\"")
+            #expect(items[F.index(items, 4)].kind == .picker(options: ["Cake", "Soup", "Fish pie"]))
+            #expect(items[F.index(items, 4)].answer == .text("Fish pie"))
+            #expect(items[F.index(items, 5)].kind == .multiTF(options: ["Fish pie", "Soup"]))
+            #expect(items[F.index(items, 5)].answer == .flags([true, true]))
+        }
+        // Two heads each renaming another option: both renames.
+        let cake = F.edit(base) { $0[F.index($0, 4)].kind = .picker(options: ["Soup", "Fish", "Cake!"]) }
+        let soup = F.edit(base) { $0[F.index($0, 4)].kind = .picker(options: ["Soups", "Fish", "Cake"]) }
+        let both = F.merge(base, [cake, soup, reordered])
+        #expect(both.isClean, "\(both.contested.map(\.field))")
+        #expect(
+            both.survey.items[F.index(both.survey.items, 4)].kind
+                == .picker(options: ["Cake!", "Soups", "Fish"]))
+    }
+
+    @Test(
+        "Rule 11: options that cannot be read as renames and a reorder (renamed and reordered on one head, one option renamed two ways, merged labels that collide) merge as one field, contested"
+    )
+    func optionsThatCannotBeToldApart() throws {
+        let reordered = F.edit { $0[F.index($0, 4)].kind = .picker(options: ["Cake", "Soup", "Fish"]) }
+        let cases: [(String, [String])] = [
+            ("renamed and reordered at once", ["Fish pie", "Soup", "Cake"]),
+            ("grown", ["Soup", "Fish", "Cake", "Tea"]),
+            ("a label another option had", ["Soup", "Cake", "Pie"]),
+        ]
+        for (what, options) in cases {
+            let other = F.edit { $0[F.index($0, 4)].kind = .picker(options: options) }
+            let result = F.merge(F.base, [other, reordered])
+            #expect(result.contested.map(\.field) == ["options"], "\(what)")
+            #expect(result.survey.items[F.index(result.survey.items, 4)].kind == .picker(options: options))
+        }
+        // One option renamed two ways; and two renames that would give two options one label.
+        let pie = F.edit { $0[F.index($0, 4)].kind = .picker(options: ["Soup", "Pie", "Cake"]) }
+        let stew = F.edit { $0[F.index($0, 4)].kind = .picker(options: ["Soup", "Stew", "Cake"]) }
+        let pieToo = F.edit { $0[F.index($0, 4)].kind = .picker(options: ["Pie", "Fish", "Cake"]) }
+        for heads in [[pie, stew, reordered], [pie, pieToo]] {
+            let result = F.merge(F.base, heads)
+            #expect(result.contested.map(\.field) == ["options"])
+            #expect(result.survey.items[F.index(result.survey.items, 4)] == pie.items[F.index(pie.items, 4)])
+        }
+    }
+
     @Test("Rule 10: three heads merge to the same bytes whatever order they are passed in")
     func rule10() throws {
         let heads = [

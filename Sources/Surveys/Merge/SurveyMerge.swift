@@ -37,9 +37,15 @@ import PropertyList
 ///    has it); this is reported as a contest of the field `item`.
 /// 10. Heads are sorted by rank before anything else, so the order in which they are
 ///     passed (or arrived) never changes the result.
-/// 11. A binary or multiTF answer (a position in the options) follows its labels: when
-///     a head holds the reference options (the base's) in another order, its answer is
-///     compared by label, and the merged answer is put against the merged options.
+/// 11. Answers follow their options. A binary or multiTF answer (a position in the
+///     options) follows its labels: when a head holds the reference options (the base's)
+///     in another order, its answer is compared by label, and the merged answer is put
+///     against the merged options. When every head's options are the base's reordered or
+///     renamed in place (as many labels, each label shared with the base at the base's
+///     place), the one reorder and each option's one rename are applied together, every
+///     answer (a picker's label too) read and written by option; two reorders, two
+///     renames of one option or merged labels that are not distinct leave the option
+///     lists to merge as one field.
 ///
 /// Without a base (its content pruned or unreadable, or no common ancestor) the merge is
 /// *two-way*: every difference between heads is contested, items are kept if any head
@@ -302,24 +308,38 @@ private struct MergeState {
         let title = out["title"]?.stringValue ?? sides[0].item.title
         let kinds = Set((base.map { [$0.kind.name] } ?? []) + sides.map(\.item.kind.name))
         if kinds.count == 1 {
-            for name in Self.bodyFields where name != "answer" {
+            // Rule 11: options reordered on one head and renamed in place on others merge
+            // slot by slot (the renamed labels in the new order); otherwise the option
+            // lists merge as one field.
+            let slots = baseFields.flatMap {
+                OptionSlotMerge(base: $0["options"], sides: sideFields.map { $0["options"] })
+            }
+            for name in Self.bodyFields where name != "answer" && !(name == "options" && slots != nil) {
                 out[name] = mergeField(
                     name, base: baseValue(name), sides: sideFields.map { $0[name] }, labels: labels, item: id,
                     itemTitle: title)
             }
-            // A binary or multiTF answer is given by position in the options: each answer
-            // is read against the reference options (the base's, else the first head's)
-            // and the merged answer put back against the merged options, so that an
-            // answer follows its labels when a head reordered them.
+            // A binary or multiTF answer is given by position in the options, a picker's
+            // by label: each answer is read against the slots, or else against the
+            // reference options (the base's, else the first head's), and the merged answer
+            // put back against the merged options, so that an answer follows its option
+            // when a head reordered or renamed them.
             let reference = (baseFields ?? sideFields[0])["options"]
-            let sideAnswers = sideFields.map {
-                Self.answer($0["answer"], from: $0["options"], to: reference)
+            let sideAnswers = sideFields.indices.map { index in
+                slots.map { $0.canonical(sideFields[index]["answer"], side: index) }
+                    ?? Self.answer(
+                        sideFields[index]["answer"], from: sideFields[index]["options"], to: reference)
             }
             let contestsBeforeAnswer = contested.count
             let answer = mergeField(
                 "answer", base: baseValue("answer"), sides: sideAnswers, labels: labels, item: id,
                 itemTitle: title)
-            out["answer"] = Self.answer(answer, from: reference, to: out["options"])
+            if let slots {
+                out["options"] = slots.options
+                out["answer"] = slots.placed(answer)
+            } else {
+                out["answer"] = Self.answer(answer, from: reference, to: out["options"])
+            }
             // A contest shows each head's answer as that head has it.
             for index in contested.indices.dropFirst(contestsBeforeAnswer) {
                 for (offset, value) in contested[index].values.enumerated() {
@@ -341,7 +361,8 @@ private struct MergeState {
             if case .dictionary(let body)? = value { out.merge(body) { _, new in new } }
         }
         // The rules added after content was first stored (distinct option labels) are left
-        // to the heads: a merged option list is always one head's list as it was.
+        // to the heads: a merged option list is one head's list as it was, or slots whose
+        // merged labels were checked to be distinct.
         if let item = try? Survey.item(from: .dictionary(out), position: 1),
             (try? item.validate(position: 1, strict: false)) != nil
         {
@@ -366,7 +387,8 @@ private struct MergeState {
     /// A binary or multiTF answer given against the options `from`, put against the
     /// options `to` when these hold the same distinct labels in another order (the index,
     /// or each flag, follows its label). Otherwise, and for every other answer, the
-    /// answer as it is: options renamed keep their places.
+    /// answer as it is: options renamed keep their places (when they can be told from a
+    /// reorder, `OptionSlotMerge` reads answers instead).
     static func answer(_ answer: PropertyList?, from: PropertyList?, to: PropertyList?) -> PropertyList? {
         guard let answer, from != to, case .array(let fromOptions)? = from, case .array(let toOptions)? = to,
             fromOptions.count == toOptions.count
