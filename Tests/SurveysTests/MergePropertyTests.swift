@@ -377,6 +377,117 @@ struct MergePropertyTests {
         }
     }
 
+    /// A criss-cross history from `base`: A and B each run a random script; M1 merges them
+    /// preferring A, M2 preferring B. Returns A and B's merge (the virtual base's source),
+    /// M1 and M2.
+    static func crissCross(_ base: Survey, _ generator: inout Generator) -> (
+        inner: SurveyMerge.Result, m1: Survey, m2: Survey
+    ) {
+        let sides = [generator.randomScript(on: base), generator.randomScript(on: base)]
+        let inner = SurveyMerge.merge(base: base, heads: Self.heads(sides))
+        let other = SurveyMerge.merge(base: base, heads: Self.heads(sides), prefer: label(1))
+        return (inner, inner.survey, other.survey)
+    }
+
+    @Test(
+        "Criss-cross histories (two merges of the same two heads, each edited again): from the virtual base, valid merges, identical bytes in any head order, nothing both heads keep is lost, merge(x, x) = x"
+    )
+    func crissCrossScripts() throws {
+        let seed = Self.seed
+        var generator = Generator(random: SeededRandom(seed: seed ^ 0xC155))
+        for index in 0..<Self.cases {
+            let base = try Survey(
+                title: "Base", items: (0..<generator.int(0...8)).map { _ in generator.item() })
+            let (inner, m1, m2) = Self.crissCross(base, &generator)
+            let virtual = SurveyMerge.VirtualBase(merging: inner)
+            let surveys = [generator.randomScript(on: m1), generator.randomScript(on: m2)]
+            let heads = Self.heads(surveys)
+            let merged = SurveyMerge.merge(virtualBase: virtual, heads: heads)
+            let context = "seed \(seed), case \(index); replay with SURVEYSTORE_SEED=\(seed)"
+            #expect(throws: Never.self, "\(context): the merge is invalid") { try merged.survey.validate() }
+            #expect(
+                Self.bytes(SurveyMerge.merge(virtualBase: virtual, heads: heads.reversed()).survey)
+                    == Self.bytes(merged.survey), "\(context): head order changed the merge")
+            let both = Set(surveys[0].items.map(\.id)).intersection(surveys[1].items.map(\.id))
+            #expect(
+                both.isSubset(of: merged.survey.items.map(\.id)),
+                "\(context): an item both heads have was lost")
+            #expect(
+                Self.bytes(
+                    SurveyMerge.merge(virtualBase: virtual, heads: Self.heads([surveys[0], surveys[0]]))
+                        .survey)
+                    == Self.bytes(surveys[0]), "\(context): merge(x, x) != x")
+        }
+    }
+
+    @Test(
+        "Criss-cross histories with disjoint edits after the two merges: nothing is contested but what the two merges chose differently, and every edit applies"
+    )
+    func crissCrossDisjointEdits() throws {
+        let seed = Self.seed
+        var generator = Generator(random: SeededRandom(seed: seed ^ 0xC0DE))
+        var contestedSomewhere = false
+        for index in 0..<Self.cases {
+            let base = try Survey(
+                title: "Base", items: (0..<generator.int(4...12)).map { _ in generator.item() })
+            let (inner, m1, m2) = Self.crissCross(base, &generator)
+            let virtual = SurveyMerge.VirtualBase(merging: inner)
+            // Items both merges hold alike, about which the virtual base knows everything.
+            let second = Dictionary(uniqueKeysWithValues: m2.items.map { ($0.id, $0) })
+            let differing = Set(inner.contested.compactMap(\.item) + inner.notes.map(\.item))
+            var free = m1.items.filter { second[$0.id] == $0 && !differing.contains($0.id) }.map(\.id)
+            free.shuffle(using: &generator.random)
+            var scripts = [[Operation](), [Operation]()]
+            var edits: [UUID: Item] = [:]
+            var touched = Set<UUID>()
+            for id in free where generator.int(0...2) > 0 {
+                let head = generator.int(0...1)
+                touched.insert(id)
+                switch generator.int(0...3) {
+                case 0: scripts[head].append(.remove(id))
+                case 1: scripts[head].append(.insert([generator.item()], after: id))
+                default:
+                    edits[id] = generator.edit(m1.items.first { $0.id == id }!)
+                    scripts[head].append(.edit(id))
+                }
+            }
+            var surveys: [Survey] = []
+            for (script, start) in zip(scripts, [m1, m2]) {
+                var items = start.items
+                Self.apply(script, to: &items, edits: edits)
+                surveys.append(try Survey(title: start.title, items: items))
+            }
+            let merged = SurveyMerge.merge(virtualBase: virtual, heads: Self.heads(surveys))
+            let context = "seed \(seed), case \(index); replay with SURVEYSTORE_SEED=\(seed)"
+            let spurious = merged.contested.filter { contest in
+                contest.item.map { !differing.contains($0) } ?? (m1.title == m2.title)
+            }
+            #expect(
+                spurious.isEmpty,
+                "\(context): contested although only one head changed it: \(spurious.map { ($0.item, $0.field) })"
+            )
+            contestedSomewhere = contestedSomewhere || !merged.contested.isEmpty
+            let result = Dictionary(uniqueKeysWithValues: merged.survey.items.map { ($0.id, $0) })
+            for script in scripts {
+                for operation in script {
+                    switch operation {
+                    case .edit(let id):
+                        #expect(result[id] == edits[id], "\(context): the edit of \(id) was lost")
+                    case .remove(let id):
+                        #expect(result[id] == nil, "\(context): the removal of \(id) was lost")
+                    case .insert(let new, _):
+                        #expect(result[new[0].id] == new[0], "\(context): the insert \(new[0].id) was lost")
+                    case .move: break
+                    }
+                }
+            }
+            for id in free where !touched.contains(id) {
+                #expect(result[id] == second[id], "\(context): \(id), left alone, changed")
+            }
+        }
+        #expect(contestedSomewhere, "seed \(seed): no case had the two merges choose differently")
+    }
+
     /// One head's share of a disjoint set of edits.
     enum Operation {
         case edit(UUID)

@@ -510,6 +510,79 @@ struct MergeRuleTests {
         #expect(result.notes.map(\.kind) == [.keptWithoutBase])
     }
 
+    @Test(
+        "A virtual base (two bases merged) leaves what they contested unknown: heads that agree on such a field take it, heads that differ contest it, none counted unchanged; every other field merges as from one base"
+    )
+    func virtualBase() throws {
+        // The bases both changed the rating (contested), one the name and one the title.
+        let first = F.edit(title: "Visit 2") { F.setAnswer(&$0, 3, .number(9)) }
+        let second = F.edit {
+            F.setAnswer(&$0, 3, .number(2)); F.setAnswer(&$0, 2, .text("Grace"))
+        }
+        let bases = F.merge(F.base, [first, second])
+        #expect(bases.contested.map(\.field) == ["answer"])
+        let virtual = SurveyMerge.VirtualBase(merging: bases)
+        #expect(!virtual.isExact && SurveyMerge.VirtualBase(F.base).isExact)
+        func merge(_ heads: [Survey]) -> SurveyMerge.Result {
+            SurveyMerge.merge(
+                virtualBase: virtual,
+                heads: heads.enumerated().map { .init(label: "h\($0)", survey: $1, rank: $0) })
+        }
+        // Each head took another rating when it merged the bases; one then renamed, the
+        // other set the name back to the base's.
+        let x = F.edit(bases.survey, title: "Visit 3") { F.setAnswer(&$0, 3, .number(9)) }
+        let y = F.edit(bases.survey) {
+            F.setAnswer(&$0, 3, .number(2)); F.setAnswer(&$0, 2, .text("Ada"))
+        }
+        let result = merge([x, y])
+        #expect(result.survey.title == "Visit 3" && result.survey.items[1].answer == .text("Ada"))
+        let contest = try #require(result.contested.first)
+        #expect(result.contested.count == 1 && contest.item == F.id(3) && contest.field == "answer")
+        #expect(contest.values.map(\.isUnchanged) == [false, false])
+        #expect(result.survey.items[2].answer == .number(9))
+        // Heads that agree on the unknown field take it, even when the base holds another value.
+        let agreed = merge([F.edit(x) { F.setAnswer(&$0, 3, .number(2)) }, y])
+        #expect(agreed.isClean && agreed.survey.items[2].answer == .number(2))
+        // A head that changed nothing but the unknown field still contests it.
+        let alone = merge([bases.survey, y])
+        #expect(
+            alone.contested.map(\.field) == ["answer"]
+                && alone.contested[0].values.allSatisfy { !$0.isUnchanged })
+    }
+
+    @Test(
+        "A virtual base: an item its bases kept although one removed it is unknown, so a head's removal does not take it away; an item they placed differently is placed as a move of every head"
+    )
+    func virtualBaseItems() throws {
+        let removed = F.edit {
+            $0.remove(at: F.index($0, 2)); F.move(&$0, 6, to: 0)
+        }
+        let modified = F.edit {
+            F.setAnswer(&$0, 2, .text("Grace")); F.move(&$0, 6, to: 3)
+        }
+        let bases = F.merge(F.base, [removed, modified])
+        #expect(bases.notes.map(\.kind) == [.keptDespiteRemoval])
+        #expect(bases.contested.map(\.field) == ["position"])
+        let virtual = SurveyMerge.VirtualBase(merging: bases)
+        func merge(_ heads: [Survey]) -> SurveyMerge.Result {
+            SurveyMerge.merge(
+                virtualBase: virtual,
+                heads: heads.enumerated().map { .init(label: "h\($0)", survey: $1, rank: $0) })
+        }
+        // One head's merge of the bases left item 2 out, the other's kept it.
+        let without = F.edit(bases.survey) { $0.remove(at: F.index($0, 2)) }
+        let kept = merge([without, bases.survey])
+        #expect(kept.survey.items.contains { $0.id == F.id(2) })
+        #expect(kept.notes.map(\.kind) == [.keptWithoutBase])
+        // Item 6 at the end on one head and first on the other: a contest of its place.
+        let last = F.edit(bases.survey) { F.move(&$0, 6, to: $0.count - 1) }
+        let first = F.edit(bases.survey) { F.move(&$0, 6, to: 0) }
+        let placed = merge([last, first])
+        #expect(placed.contested.map(\.field) == ["position"] && placed.contested[0].item == F.id(6))
+        #expect(placed.survey.items.last?.id == F.id(6))
+        #expect(merge([first, first]).survey == first)
+    }
+
     @Test("Format-1 items are matched by position to the base's ids")
     func formatOneMatching() throws {
         let renamed = try Survey(
