@@ -54,7 +54,9 @@ extension SurveyStore {
     /// base made the same way (`RevisionGraph.mergeBaseLevels(of:)`), into a *virtual*
     /// base whose contested fields are unknown (`SurveyMerge.VirtualBase`), so that a
     /// field is contested only when the heads changed it differently since. Without a
-    /// readable base the merge is two-way. Format-1 revisions are migrated first, and the
+    /// readable base the merge is two-way. Three heads or more merge in one pass from the
+    /// merge bases of all of them, even when some of them share a later ancestor (see the
+    /// README's rule 12 for what that costs). Format-1 revisions are migrated first, and the
     /// items of a format-1 revision are matched by position to the base's (to the
     /// winner's in a two-way merge), since format 1 has no item ids.
     ///

@@ -119,4 +119,27 @@ struct CrissCrossMergeTests {
         let after = try #require(try store.mergePlan(Self.document)?.result)
         #expect(after.survey == before.survey && after.contested == before.contested)
     }
+
+    @Test(
+        "Three heads: two saved from A, the third from the base O. Known limit: merged from O, the merge of all three, a change one of the first two made to A's fields is contested with the other's, and one setting a field back to O's value is lost"
+    )
+    func threeHeadsFromDifferentForks() throws {
+        let (path, store, write) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let o = try write(Self.survey(), [])
+        let a = try write(Self.survey(name: "Grace", note: "from A"), [o])
+        _ = try write(Self.survey(name: "Ada", note: "from H1"), [a])
+        _ = try write(Self.survey(name: "Grace", note: "from A"), [a])
+        _ = try write(Self.survey(rate: 9), [o])
+        let plan = try #require(try store.mergePlan(Self.document))
+        #expect(plan.heads.count == 3 && plan.mergeBases.map(\.id) == [o.id])
+        let result = try #require(plan.result)
+        #expect(result.survey.items[2].answer == .number(9), "the third head's rating")
+        // Merged from A first (the base the first two share), H1's two changes would apply.
+        withKnownIssue("three heads merge in one pass from the merge base of all of them") {
+            #expect(result.survey.items[0].answer == .text("Ada"), "H1 set the name back to O's")
+            #expect(result.survey.items[1].answer == .text("from H1"), "only H1 changed the note since A")
+            #expect(result.isClean, "\(result.contested.map { ($0.item, $0.field) })")
+        }
+    }
 }
