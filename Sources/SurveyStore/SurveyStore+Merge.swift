@@ -11,10 +11,15 @@ extension SurveyStore {
         public var document: UUID
         /// Every head, in winner order: the parents of the resolution.
         public var heads: [RevisionMetadata]
-        /// The base the merge started from (`nil`: a two-way merge).
-        public var base: RevisionMetadata?
+        /// The revisions the merge's base was made of, in winner order: one merge base; or,
+        /// in a criss-cross history, the merge bases whose content can be read, merged into
+        /// a *virtual* base; none for a two-way merge.
+        public var bases: [RevisionMetadata]
+        /// The base the merge started from when it is one revision (`nil`: a two-way merge,
+        /// or a virtual base: see ``bases``).
+        public var base: RevisionMetadata? { bases.count == 1 ? bases[0] : nil }
         /// Every best common ancestor of the heads, in winner order (more than one only
-        /// in a criss-cross history; the first with readable content is the base).
+        /// in a criss-cross history, and then merged into a virtual base).
         public var mergeBases: [RevisionMetadata]
         /// Why the merge is two-way, when it is.
         public var twoWayReason: String?
@@ -25,7 +30,10 @@ extension SurveyStore {
         /// The number of fields contested.
         public var contestedCount: Int { result?.contested.count ?? 0 }
         /// Whether there was no base.
-        public var isTwoWay: Bool { base == nil }
+        public var isTwoWay: Bool { bases.isEmpty }
+        /// Whether the base was virtual: several merge bases merged, the fields they
+        /// disagreed on unknown (see `SurveyMerge.VirtualBase`).
+        public var isVirtualBase: Bool { bases.count > 1 }
     }
 
     /// A merge refused by `strict`: fields were contested. Nothing was written.
@@ -41,9 +49,14 @@ extension SurveyStore {
 
     /// Computes the item-level merge of a document's heads without writing anything.
     ///
-    /// The base is the best common ancestor of the non-deleted heads (the first in
-    /// winner order whose content can be read, when a criss-cross history gives several);
-    /// without one the merge is two-way. Format-1 revisions are migrated first, and the
+    /// The base is the best common ancestor of the non-deleted heads. A criss-cross
+    /// history gives several: those whose content can be read are merged, from their own
+    /// base made the same way (`RevisionGraph.mergeBaseLevels(of:)`), into a *virtual*
+    /// base whose contested fields are unknown (`SurveyMerge.VirtualBase`), so that a
+    /// field is contested only when the heads changed it differently since. Without a
+    /// readable base the merge is two-way. Three heads or more merge in one pass from the
+    /// merge bases of all of them, even when some of them share a later ancestor (see the
+    /// README's rule 12 for what that costs). Format-1 revisions are migrated first, and the
     /// items of a format-1 revision are matched by position to the base's (to the
     /// winner's in a two-way merge), since format 1 has no item ids.
     ///
@@ -85,24 +98,12 @@ extension SurveyStore {
         }
         let live = heads.filter { !$0.isDeleted }
         var plan = MergePlan(
-            document: id, heads: heads, base: nil, mergeBases: [], twoWayReason: nil, result: nil)
+            document: id, heads: heads, bases: [], mergeBases: [], twoWayReason: nil, result: nil)
         guard !live.isEmpty else { return plan }
-        plan.mergeBases = graph.mergeBases(of: live.map(\.id))
-        var baseSurvey: Survey?
-        for candidate in plan.mergeBases where !candidate.isDeleted {
-            do {
-                baseSurvey = try survey(id, candidate)
-                plan.base = candidate
-                break
-            } catch let error as FileSystemError where error.isFailureToLook {
-                // An input/output error says nothing of the base: a merge made without it
-                // would contest every difference here, and differ from the one another
-                // replica makes with it.
-                throw error
-            } catch {
-                // Pruned, damaged or unreadable content: the next merge base, or a two-way merge.
-            }
-        }
+        let levels = graph.mergeBaseLevels(of: live.map(\.id))
+        plan.mergeBases = levels.first ?? []
+        let (baseSurvey, bases) = try mergeBase(id, levels: levels[...])
+        plan.bases = bases
         if baseSurvey == nil {
             plan.twoWayReason =
                 if let unreadable = plan.mergeBases.first(where: { !$0.isDeleted }) {
@@ -113,17 +114,9 @@ extension SurveyStore {
                     "the heads have no common ancestor"
                 }
         }
-        var surveys = try live.map { try survey(id, $0) }
-        let reference = baseSurvey ?? surveys[0]
-        for index in surveys.indices
-        where live[index].formatVersion == 1 && !(baseSurvey == nil && index == 0) {
-            surveys[index] = surveys[index].matchingItemIDs(byPositionTo: reference)
-        }
-        let mergeHeads = live.indices.map {
-            SurveyMerge.Head(label: live[$0].id.description, survey: surveys[$0], rank: $0)
-        }
-        plan.result = SurveyMerge.merge(
-            base: baseSurvey, heads: mergeHeads, prefer: preferred?.id.description)
+        plan.result = Self.merge(
+            live, surveys: try live.map { try survey(id, $0) }, base: baseSurvey,
+            prefer: preferred?.id.description)
         // Heads that each hold many items of their own can merge into more than a survey
         // may hold, which no reader would then take: such a merge cannot be made.
         if let merged = plan.result?.survey, merged.items.count > Survey.maximumItemCount {
@@ -134,6 +127,59 @@ extension SurveyStore {
             )
         }
         return plan
+    }
+
+    /// The base of a merge whose merge bases are `levels` (see
+    /// `RevisionGraph.mergeBaseLevels(of:)`): the one revision of the first level whose
+    /// content can be read; or those revisions merged, from the base the next levels give,
+    /// into a virtual base.
+    ///
+    /// - Returns: The base (`nil`: no revision of the first level can be read, or there is
+    ///   none) and the revisions it was made of.
+    /// - Throws: An input/output error reading a base's content: a merge made without it
+    ///   would differ from the one another replica makes with it.
+    func mergeBase(_ id: UUID, levels: ArraySlice<[RevisionMetadata]>) throws -> (
+        SurveyMerge.VirtualBase?, [RevisionMetadata]
+    ) {
+        guard let level = levels.first else { return (nil, []) }
+        var readable: [RevisionMetadata] = []
+        var surveys: [Survey] = []
+        for candidate in level where !candidate.isDeleted {
+            do {
+                surveys.append(try survey(id, candidate))
+                readable.append(candidate)
+            } catch let error as FileSystemError where error.isFailureToLook {
+                // An input/output error says nothing of the base: a merge made without it
+                // would contest every difference here, and differ from the one another
+                // replica makes with it.
+                throw error
+            } catch {
+                // Pruned, damaged or unreadable content: the base is made of the others, or
+                // the merge is two-way.
+            }
+        }
+        guard readable.count > 1 else { return (surveys.first.map(SurveyMerge.VirtualBase.init), readable) }
+        let (below, _) = try mergeBase(id, levels: levels.dropFirst())
+        let merged = Self.merge(readable, surveys: surveys, base: below, prefer: nil)
+        return (SurveyMerge.VirtualBase(merging: merged), readable)
+    }
+
+    /// The item-level merge of `revisions`, whose content is `surveys`, ranked in the
+    /// order given (the winner order), from `base`. A format-1 revision's items are
+    /// matched by position to the base's (to the first revision's without a base).
+    static func merge(
+        _ revisions: [RevisionMetadata], surveys: [Survey], base: SurveyMerge.VirtualBase?, prefer: String?
+    ) -> SurveyMerge.Result {
+        var surveys = surveys
+        let reference = base?.survey ?? surveys[0]
+        for index in surveys.indices where revisions[index].formatVersion == 1 && !(base == nil && index == 0)
+        {
+            surveys[index] = surveys[index].matchingItemIDs(byPositionTo: reference)
+        }
+        let heads = revisions.indices.map {
+            SurveyMerge.Head(label: revisions[$0].id.description, survey: surveys[$0], rank: $0)
+        }
+        return SurveyMerge.merge(virtualBase: base, heads: heads, prefer: prefer)
     }
 
     /// Merges a document's heads item by item and writes the merge as their resolution.
@@ -246,12 +292,13 @@ extension SurveyStore {
         }
     }
 
-    /// The best common ancestors of a document's non-deleted heads: what prune keeps
-    /// for a merge.
+    /// The best common ancestors of a document's non-deleted heads, and in a criss-cross
+    /// history those of the merge bases, level by level (`RevisionGraph.mergeBaseLevels(of:)`):
+    /// what prune keeps for a merge.
     func mergeBaseIDs(in graph: RevisionGraph) -> Set<RevisionID> {
         let live = graph.heads.filter { !$0.isDeleted }
         guard live.count > 1 else { return [] }
-        return Set(graph.mergeBases(of: live.map(\.id)).map(\.id))
+        return Set(graph.mergeBaseLevels(of: live.map(\.id)).joined().map(\.id))
     }
 }
 

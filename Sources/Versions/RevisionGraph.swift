@@ -103,4 +103,33 @@ extension RevisionGraph {
         }
         return common.subtracting(dominated).compactMap { revisions[$0] }.sorted(by: Self.precedes)
     }
+
+    /// The merge bases a merge of `heads` builds its base from, level by level: the heads'
+    /// merge bases first; when more than one of a level is not a deletion (a criss-cross
+    /// history), the merge bases of those next, and so on, until a level has at most one
+    /// that is not a deletion or its revisions share no ancestor.
+    ///
+    /// A merge of the heads makes its base from the last level up: the revisions of a
+    /// level merged from the base of the level below (a *virtual* base). Pruning keeps the
+    /// content of every revision listed, so that the merge reads the same base later.
+    ///
+    /// - Parameter heads: The revisions to merge.
+    /// - Returns: The levels, each in the winner order; the first is
+    ///   ``mergeBases(of:)``; empty when the heads share no ancestor.
+    public func mergeBaseLevels(of heads: [RevisionID]) -> [[RevisionMetadata]] {
+        var levels: [[RevisionMetadata]] = []
+        var seen = Set(heads)
+        var current = heads
+        while true {
+            let bases = mergeBases(of: current)
+            // Damaged parents that form a cycle could give a level again: it ends there.
+            guard !bases.isEmpty, bases.allSatisfy({ !seen.contains($0.id) }) else { break }
+            seen.formUnion(bases.map(\.id))
+            levels.append(bases)
+            let live = bases.filter { !$0.isDeleted }
+            guard live.count > 1 else { break }
+            current = live.map(\.id)
+        }
+        return levels
+    }
 }

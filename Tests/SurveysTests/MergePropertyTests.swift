@@ -73,7 +73,8 @@ struct MergePropertyTests {
 
         /// A settings edit of `item` that keeps it valid and may invalidate another head's
         /// answer: options reordered (a positional answer following them), grown, shrunk
-        /// or renamed; a slider's bounds narrowed or its rounding turned on.
+        /// or renamed in place (a picker's answer following its option); a slider's bounds
+        /// narrowed or its rounding turned on.
         mutating func settingsEdit(_ item: Item) -> Item {
             var item = item
             switch item.kind {
@@ -85,9 +86,14 @@ struct MergePropertyTests {
                     item.kind = .binary(options: [labels[0] + "~", labels[1]])
                 }
             case .picker(var labels):
-                switch int(0...2) {
+                switch int(0...3) {
                 case 0: labels.reverse()
                 case 1: labels.append(newLabel())
+                case 2:
+                    let index = int(0...labels.count - 1)
+                    let renamed = newLabel()
+                    if item.answer == .text(labels[index]) { item.answer = .text(renamed) }
+                    labels[index] = renamed
                 default:
                     guard labels.count > 1 else { break }
                     let removed = labels.remove(at: int(0...labels.count - 1))
@@ -96,13 +102,14 @@ struct MergePropertyTests {
                 item.kind = .picker(options: labels)
             case .multiTF(var labels):
                 var flags: [Bool]? = if case .flags(let flags) = item.answer { flags } else { nil }
-                switch int(0...2) {
+                switch int(0...3) {
                 case 0:
                     labels.reverse()
                     flags?.reverse()
                 case 1:
                     labels.append(newLabel())
                     flags?.append(bool())
+                case 2: labels[int(0...labels.count - 1)] = newLabel()
                 default:
                     guard labels.count > 1 else { break }
                     let index = int(0...labels.count - 1)
@@ -232,12 +239,14 @@ struct MergePropertyTests {
         }
     }
 
-    /// What an item's answer says, by label for the kinds answered by position.
-    static func meaning(_ item: Item) -> [String] {
+    /// What an item's answer says, by label for the kinds answered by position, each
+    /// label renamed by `map` when it names it.
+    static func meaning(_ item: Item, renaming map: [String: String] = [:]) -> [String] {
         switch (item.kind, item.answer) {
-        case (.binary(let labels), .choice(let index)?): ["chose " + labels[index]]
+        case (.binary(let labels), .choice(let index)?): ["chose " + (map[labels[index]] ?? labels[index])]
+        case (.picker, .text(let label)?): ["chose " + (map[label] ?? label)]
         case (.multiTF(let labels), .flags(let flags)?):
-            zip(labels, flags).map { "\($0)=\($1)" }.sorted()
+            zip(labels, flags).map { "\(map[$0] ?? $0)=\($1)" }.sorted()
         default: [item.answer.map { "\($0)" } ?? "none"]
         }
     }
@@ -292,6 +301,191 @@ struct MergePropertyTests {
                 }
             }
         }
+    }
+
+    @Test(
+        "One head renames options in place, another reorders them, a third runs a random script: the merged options are the renamed labels in the new order, each answer on its option"
+    )
+    func renamedAndReorderedOptions() throws {
+        let seed = Self.seed
+        var generator = Generator(random: SeededRandom(seed: seed ^ 0x5107))
+        for index in 0..<Self.cases {
+            let base = try Survey(
+                title: "Base", items: (0..<generator.int(1...8)).map { _ in generator.item() })
+            // Every option renamed, or every other one, in place; answers follow.
+            var renames: [UUID: [String: String]] = [:]
+            let renamed = try Survey(
+                title: base.title,
+                items: base.items.map { item in
+                    var item = item
+                    guard let labels = Self.options(item) else { return item }
+                    var map: [String: String] = [:]
+                    for (offset, label) in labels.enumerated() where offset % 2 == 0 || generator.bool() {
+                        map[label] = generator.newLabel()
+                    }
+                    renames[item.id] = map
+                    let new = labels.map { map[$0] ?? $0 }
+                    switch item.kind {
+                    case .binary: item.kind = .binary(options: new)
+                    case .picker:
+                        item.kind = .picker(options: new)
+                        if case .text(let label)? = item.answer { item.answer = .text(map[label] ?? label) }
+                    default: item.kind = .multiTF(options: new)
+                    }
+                    return item
+                })
+            let reordered = try Survey(
+                title: base.title,
+                items: base.items.map { item in
+                    var item = item
+                    switch (item.kind, item.answer) {
+                    case (.binary(let labels), let answer):
+                        item.kind = .binary(options: labels.reversed())
+                        if case .choice(let index)? = answer { item.answer = .choice(1 - index) }
+                    case (.picker(let labels), _): item.kind = .picker(options: labels.reversed())
+                    case (.multiTF(let labels), let answer):
+                        item.kind = .multiTF(options: labels.reversed())
+                        if case .flags(let flags)? = answer { item.answer = .flags(flags.reversed()) }
+                    default: break
+                    }
+                    return item
+                })
+            let other = generator.randomScript(on: base)
+            let context = "seed \(seed), case \(index); replay with SURVEYSTORE_SEED=\(seed)"
+            for surveys in [[renamed, reordered, other], [other, reordered, renamed]] {
+                let merged = SurveyMerge.merge(base: base, heads: Self.heads(surveys))
+                #expect(throws: Never.self, "\(context): the merge is invalid") {
+                    try merged.survey.validate()
+                }
+                for original in base.items {
+                    guard let map = renames[original.id], let labels = Self.options(original),
+                        let theirs = other.items.first(where: { $0.id == original.id }), theirs == original,
+                        let item = merged.survey.items.first(where: { $0.id == original.id })
+                    else { continue }
+                    #expect(
+                        !merged.contested.contains { $0.item == original.id },
+                        "\(context): item \(original.id) was contested")
+                    #expect(
+                        Self.options(item) == labels.reversed().map { map[$0] ?? $0 },
+                        "\(context): item \(original.id) has options \(Self.options(item) ?? [])")
+                    let expected = Self.meaning(original, renaming: map)
+                    #expect(
+                        Self.meaning(item) == expected,
+                        "\(context): item \(original.id) answers \(Self.meaning(item)), not \(expected)")
+                }
+            }
+        }
+    }
+
+    /// A criss-cross history from `base`: A and B each run a random script; M1 merges them
+    /// preferring A, M2 preferring B. Returns A and B's merge (the virtual base's source),
+    /// M1 and M2.
+    static func crissCross(_ base: Survey, _ generator: inout Generator) -> (
+        inner: SurveyMerge.Result, m1: Survey, m2: Survey
+    ) {
+        let sides = [generator.randomScript(on: base), generator.randomScript(on: base)]
+        let inner = SurveyMerge.merge(base: base, heads: Self.heads(sides))
+        let other = SurveyMerge.merge(base: base, heads: Self.heads(sides), prefer: label(1))
+        return (inner, inner.survey, other.survey)
+    }
+
+    @Test(
+        "Criss-cross histories (two merges of the same two heads, each edited again): from the virtual base, valid merges, identical bytes in any head order, nothing both heads keep is lost, merge(x, x) = x"
+    )
+    func crissCrossScripts() throws {
+        let seed = Self.seed
+        var generator = Generator(random: SeededRandom(seed: seed ^ 0xC155))
+        for index in 0..<Self.cases {
+            let base = try Survey(
+                title: "Base", items: (0..<generator.int(0...8)).map { _ in generator.item() })
+            let (inner, m1, m2) = Self.crissCross(base, &generator)
+            let virtual = SurveyMerge.VirtualBase(merging: inner)
+            let surveys = [generator.randomScript(on: m1), generator.randomScript(on: m2)]
+            let heads = Self.heads(surveys)
+            let merged = SurveyMerge.merge(virtualBase: virtual, heads: heads)
+            let context = "seed \(seed), case \(index); replay with SURVEYSTORE_SEED=\(seed)"
+            #expect(throws: Never.self, "\(context): the merge is invalid") { try merged.survey.validate() }
+            #expect(
+                Self.bytes(SurveyMerge.merge(virtualBase: virtual, heads: heads.reversed()).survey)
+                    == Self.bytes(merged.survey), "\(context): head order changed the merge")
+            let both = Set(surveys[0].items.map(\.id)).intersection(surveys[1].items.map(\.id))
+            #expect(
+                both.isSubset(of: merged.survey.items.map(\.id)),
+                "\(context): an item both heads have was lost")
+            #expect(
+                Self.bytes(
+                    SurveyMerge.merge(virtualBase: virtual, heads: Self.heads([surveys[0], surveys[0]]))
+                        .survey)
+                    == Self.bytes(surveys[0]), "\(context): merge(x, x) != x")
+        }
+    }
+
+    @Test(
+        "Criss-cross histories with disjoint edits after the two merges: nothing is contested but what the two merges chose differently, and every edit applies"
+    )
+    func crissCrossDisjointEdits() throws {
+        let seed = Self.seed
+        var generator = Generator(random: SeededRandom(seed: seed ^ 0xC0DE))
+        var contestedSomewhere = false
+        for index in 0..<Self.cases {
+            let base = try Survey(
+                title: "Base", items: (0..<generator.int(4...12)).map { _ in generator.item() })
+            let (inner, m1, m2) = Self.crissCross(base, &generator)
+            let virtual = SurveyMerge.VirtualBase(merging: inner)
+            // Items both merges hold alike, about which the virtual base knows everything.
+            let second = Dictionary(uniqueKeysWithValues: m2.items.map { ($0.id, $0) })
+            let differing = Set(inner.contested.compactMap(\.item) + inner.notes.map(\.item))
+            var free = m1.items.filter { second[$0.id] == $0 && !differing.contains($0.id) }.map(\.id)
+            free.shuffle(using: &generator.random)
+            var scripts = [[Operation](), [Operation]()]
+            var edits: [UUID: Item] = [:]
+            var touched = Set<UUID>()
+            for id in free where generator.int(0...2) > 0 {
+                let head = generator.int(0...1)
+                touched.insert(id)
+                switch generator.int(0...3) {
+                case 0: scripts[head].append(.remove(id))
+                case 1: scripts[head].append(.insert([generator.item()], after: id))
+                default:
+                    edits[id] = generator.edit(m1.items.first { $0.id == id }!)
+                    scripts[head].append(.edit(id))
+                }
+            }
+            var surveys: [Survey] = []
+            for (script, start) in zip(scripts, [m1, m2]) {
+                var items = start.items
+                Self.apply(script, to: &items, edits: edits)
+                surveys.append(try Survey(title: start.title, items: items))
+            }
+            let merged = SurveyMerge.merge(virtualBase: virtual, heads: Self.heads(surveys))
+            let context = "seed \(seed), case \(index); replay with SURVEYSTORE_SEED=\(seed)"
+            let spurious = merged.contested.filter { contest in
+                contest.item.map { !differing.contains($0) } ?? (m1.title == m2.title)
+            }
+            #expect(
+                spurious.isEmpty,
+                "\(context): contested although only one head changed it: \(spurious.map { ($0.item, $0.field) })"
+            )
+            contestedSomewhere = contestedSomewhere || !merged.contested.isEmpty
+            let result = Dictionary(uniqueKeysWithValues: merged.survey.items.map { ($0.id, $0) })
+            for script in scripts {
+                for operation in script {
+                    switch operation {
+                    case .edit(let id):
+                        #expect(result[id] == edits[id], "\(context): the edit of \(id) was lost")
+                    case .remove(let id):
+                        #expect(result[id] == nil, "\(context): the removal of \(id) was lost")
+                    case .insert(let new, _):
+                        #expect(result[new[0].id] == new[0], "\(context): the insert \(new[0].id) was lost")
+                    case .move: break
+                    }
+                }
+            }
+            for id in free where !touched.contains(id) {
+                #expect(result[id] == second[id], "\(context): \(id), left alone, changed")
+            }
+        }
+        #expect(contestedSomewhere, "seed \(seed): no case had the two merges choose differently")
     }
 
     /// One head's share of a disjoint set of edits.

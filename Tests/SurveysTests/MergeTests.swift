@@ -430,6 +430,82 @@ struct MergeRuleTests {
         #expect(preferred.survey.items[4].answer == .flags([true, false]))
     }
 
+    @Test(
+        "Rule 11: options renamed in place on one head and reordered on another merge to the renamed labels in the new order, each answer on its option, nothing contested"
+    )
+    func renamedAndReorderedOptions() throws {
+        // The base answers Yes (binary), Fish (picker), Soup ticked (multiTF).
+        let base = F.edit {
+            F.setAnswer(&$0, 4, .text("Fish"))
+            F.setAnswer(&$0, 5, .flags([true, false]))
+        }
+        // One head renames "No" to "Nope" and "Fish" to "Fish pie" (the picker's answer
+        // follows its option) and ticks "Fish pie" too.
+        let renamed = F.edit(base) {
+            $0[F.index($0, 1)].kind = .binary(options: ["Nope", "Yes"])
+            $0[F.index($0, 4)].kind = .picker(options: ["Soup", "Fish pie", "Cake"])
+            F.setAnswer(&$0, 4, .text("Fish pie"))
+            $0[F.index($0, 5)].kind = .multiTF(options: ["Soup", "Fish pie"])
+            F.setAnswer(&$0, 5, .flags([true, true]))
+        }
+        // The other reorders every option list (answers following their options) and
+        // answers "No".
+        let reordered = F.edit(base) {
+            $0[F.index($0, 1)].kind = .binary(options: ["Yes", "No"])
+            F.setAnswer(&$0, 1, .choice(1))
+            $0[F.index($0, 4)].kind = .picker(options: ["Cake", "Soup", "Fish"])
+            $0[F.index($0, 5)].kind = .multiTF(options: ["Fish", "Soup"])
+            F.setAnswer(&$0, 5, .flags([false, true]))
+        }
+        for heads in [[renamed, reordered], [reordered, renamed]] {
+            let result = F.merge(base, heads)
+            #expect(result.isClean, "\(result.contested.map { ($0.item, $0.field) })")
+            try result.survey.validate()
+            let items = result.survey.items
+            #expect(items[F.index(items, 1)].kind == .binary(options: ["Yes", "Nope"]))
+            #expect(items[F.index(items, 1)].answer == .choice(1), "\"Nope\", the renamed \"No\"")
+            #expect(items[F.index(items, 4)].kind == .picker(options: ["Cake", "Soup", "Fish pie"]))
+            #expect(items[F.index(items, 4)].answer == .text("Fish pie"))
+            #expect(items[F.index(items, 5)].kind == .multiTF(options: ["Fish pie", "Soup"]))
+            #expect(items[F.index(items, 5)].answer == .flags([true, true]))
+        }
+        // Two heads each renaming another option: both renames.
+        let cake = F.edit(base) { $0[F.index($0, 4)].kind = .picker(options: ["Soup", "Fish", "Cake!"]) }
+        let soup = F.edit(base) { $0[F.index($0, 4)].kind = .picker(options: ["Soups", "Fish", "Cake"]) }
+        let both = F.merge(base, [cake, soup, reordered])
+        #expect(both.isClean, "\(both.contested.map(\.field))")
+        #expect(
+            both.survey.items[F.index(both.survey.items, 4)].kind
+                == .picker(options: ["Cake!", "Soups", "Fish"]))
+    }
+
+    @Test(
+        "Rule 11: options that cannot be read as renames and a reorder (renamed and reordered on one head, one option renamed two ways, merged labels that collide) merge as one field, contested"
+    )
+    func optionsThatCannotBeToldApart() throws {
+        let reordered = F.edit { $0[F.index($0, 4)].kind = .picker(options: ["Cake", "Soup", "Fish"]) }
+        let cases: [(String, [String])] = [
+            ("renamed and reordered at once", ["Fish pie", "Soup", "Cake"]),
+            ("grown", ["Soup", "Fish", "Cake", "Tea"]),
+            ("a label another option had", ["Soup", "Cake", "Pie"]),
+        ]
+        for (what, options) in cases {
+            let other = F.edit { $0[F.index($0, 4)].kind = .picker(options: options) }
+            let result = F.merge(F.base, [other, reordered])
+            #expect(result.contested.map(\.field) == ["options"], "\(what)")
+            #expect(result.survey.items[F.index(result.survey.items, 4)].kind == .picker(options: options))
+        }
+        // One option renamed two ways; and two renames that would give two options one label.
+        let pie = F.edit { $0[F.index($0, 4)].kind = .picker(options: ["Soup", "Pie", "Cake"]) }
+        let stew = F.edit { $0[F.index($0, 4)].kind = .picker(options: ["Soup", "Stew", "Cake"]) }
+        let pieToo = F.edit { $0[F.index($0, 4)].kind = .picker(options: ["Pie", "Fish", "Cake"]) }
+        for heads in [[pie, stew, reordered], [pie, pieToo]] {
+            let result = F.merge(F.base, heads)
+            #expect(result.contested.map(\.field) == ["options"])
+            #expect(result.survey.items[F.index(result.survey.items, 4)] == pie.items[F.index(pie.items, 4)])
+        }
+    }
+
     @Test("Rule 10: three heads merge to the same bytes whatever order they are passed in")
     func rule10() throws {
         let heads = [
@@ -463,6 +539,79 @@ struct MergeRuleTests {
         #expect(result.contested.map(\.field) == ["answer"])
         #expect(F.ids(result.survey) == F.ids(F.base))
         #expect(result.notes.map(\.kind) == [.keptWithoutBase])
+    }
+
+    @Test(
+        "A virtual base (two bases merged) leaves what they contested unknown: heads that agree on such a field take it, heads that differ contest it, none counted unchanged; every other field merges as from one base"
+    )
+    func virtualBase() throws {
+        // The bases both changed the rating (contested), one the name and one the title.
+        let first = F.edit(title: "Visit 2") { F.setAnswer(&$0, 3, .number(9)) }
+        let second = F.edit {
+            F.setAnswer(&$0, 3, .number(2)); F.setAnswer(&$0, 2, .text("Grace"))
+        }
+        let bases = F.merge(F.base, [first, second])
+        #expect(bases.contested.map(\.field) == ["answer"])
+        let virtual = SurveyMerge.VirtualBase(merging: bases)
+        #expect(!virtual.isExact && SurveyMerge.VirtualBase(F.base).isExact)
+        func merge(_ heads: [Survey]) -> SurveyMerge.Result {
+            SurveyMerge.merge(
+                virtualBase: virtual,
+                heads: heads.enumerated().map { .init(label: "h\($0)", survey: $1, rank: $0) })
+        }
+        // Each head took another rating when it merged the bases; one then renamed, the
+        // other set the name back to the base's.
+        let x = F.edit(bases.survey, title: "Visit 3") { F.setAnswer(&$0, 3, .number(9)) }
+        let y = F.edit(bases.survey) {
+            F.setAnswer(&$0, 3, .number(2)); F.setAnswer(&$0, 2, .text("Ada"))
+        }
+        let result = merge([x, y])
+        #expect(result.survey.title == "Visit 3" && result.survey.items[1].answer == .text("Ada"))
+        let contest = try #require(result.contested.first)
+        #expect(result.contested.count == 1 && contest.item == F.id(3) && contest.field == "answer")
+        #expect(contest.values.map(\.isUnchanged) == [false, false])
+        #expect(result.survey.items[2].answer == .number(9))
+        // Heads that agree on the unknown field take it, even when the base holds another value.
+        let agreed = merge([F.edit(x) { F.setAnswer(&$0, 3, .number(2)) }, y])
+        #expect(agreed.isClean && agreed.survey.items[2].answer == .number(2))
+        // A head that changed nothing but the unknown field still contests it.
+        let alone = merge([bases.survey, y])
+        #expect(
+            alone.contested.map(\.field) == ["answer"]
+                && alone.contested[0].values.allSatisfy { !$0.isUnchanged })
+    }
+
+    @Test(
+        "A virtual base: an item its bases kept although one removed it is unknown, so a head's removal does not take it away; an item they placed differently is placed as a move of every head"
+    )
+    func virtualBaseItems() throws {
+        let removed = F.edit {
+            $0.remove(at: F.index($0, 2)); F.move(&$0, 6, to: 0)
+        }
+        let modified = F.edit {
+            F.setAnswer(&$0, 2, .text("Grace")); F.move(&$0, 6, to: 3)
+        }
+        let bases = F.merge(F.base, [removed, modified])
+        #expect(bases.notes.map(\.kind) == [.keptDespiteRemoval])
+        #expect(bases.contested.map(\.field) == ["position"])
+        let virtual = SurveyMerge.VirtualBase(merging: bases)
+        func merge(_ heads: [Survey]) -> SurveyMerge.Result {
+            SurveyMerge.merge(
+                virtualBase: virtual,
+                heads: heads.enumerated().map { .init(label: "h\($0)", survey: $1, rank: $0) })
+        }
+        // One head's merge of the bases left item 2 out, the other's kept it.
+        let without = F.edit(bases.survey) { $0.remove(at: F.index($0, 2)) }
+        let kept = merge([without, bases.survey])
+        #expect(kept.survey.items.contains { $0.id == F.id(2) })
+        #expect(kept.notes.map(\.kind) == [.keptWithoutBase])
+        // Item 6 at the end on one head and first on the other: a contest of its place.
+        let last = F.edit(bases.survey) { F.move(&$0, 6, to: $0.count - 1) }
+        let first = F.edit(bases.survey) { F.move(&$0, 6, to: 0) }
+        let placed = merge([last, first])
+        #expect(placed.contested.map(\.field) == ["position"] && placed.contested[0].item == F.id(6))
+        #expect(placed.survey.items.last?.id == F.id(6))
+        #expect(merge([first, first]).survey == first)
     }
 
     @Test("Format-1 items are matched by position to the base's ids")

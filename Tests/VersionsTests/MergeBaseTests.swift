@@ -42,6 +42,40 @@ struct MergeBaseTests {
     }
 
     @Test(
+        "Merge base levels: one level for one merge base; in a criss-cross history the merge bases of the merge bases, level by level, deletions left out of the next level"
+    )
+    func baseLevels() {
+        let wall = ManualClock(1_795_168_800_000)
+        var clock = HybridClock(wallClock: { wall.milliseconds })
+        let root = revision([], "root", clock: &clock)
+        let a = revision([root], "a", clock: &clock)
+        let b = revision([root], "b", clock: &clock)
+        var graph = RevisionGraph([root, a, b])
+        #expect(graph.mergeBaseLevels(of: [a.id, b.id]).map { $0.map(\.id) } == [[root.id]])
+        // Criss-cross: m1 and m2 each merge a and b; x and y each merge m1 and m2.
+        let m1 = revision([a, b], "m1", clock: &clock)
+        let m2 = revision([a, b], "m2", clock: &clock)
+        let x = revision([m1, m2], "x", clock: &clock)
+        let y = revision([m1, m2], "y", clock: &clock)
+        for revision in [m1, m2, x, y] { graph.insert(revision) }
+        #expect(
+            graph.mergeBaseLevels(of: [x.id, y.id]).map { $0.map(\.id) } == [
+                [m2.id, m1.id], [b.id, a.id], [root.id],
+            ])
+        // A deletion among the merge bases has no content: the next level is that of the others.
+        let deletion = try! RevisionMetadata.make(
+            documentID: Self.document, parents: [a], content: nil, formatVersion: 2,
+            device: Device(id: "d", name: "d"), clock: &clock)
+        let p = revision([deletion, b], "p", clock: &clock)
+        let q = revision([deletion, b], "q", clock: &clock)
+        for revision in [deletion, p, q] { graph.insert(revision) }
+        #expect(graph.mergeBaseLevels(of: [p.id, q.id]).map { $0.map(\.id) } == [[b.id, deletion.id]])
+        let stranger = revision([], "unrelated", clock: &clock)
+        graph.insert(stranger)
+        #expect(graph.mergeBaseLevels(of: [x.id, stranger.id]).isEmpty)
+    }
+
+    @Test(
         "A resolution's metadata depends only on its parents and content: two stores write the same revision")
     func deterministicResolution() throws {
         let folders = try (0..<2).map { index -> String in

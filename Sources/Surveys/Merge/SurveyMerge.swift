@@ -37,9 +37,20 @@ import PropertyList
 ///    has it); this is reported as a contest of the field `item`.
 /// 10. Heads are sorted by rank before anything else, so the order in which they are
 ///     passed (or arrived) never changes the result.
-/// 11. A binary or multiTF answer (a position in the options) follows its labels: when
-///     a head holds the reference options (the base's) in another order, its answer is
-///     compared by label, and the merged answer is put against the merged options.
+/// 11. Answers follow their options. A binary or multiTF answer (a position in the
+///     options) follows its labels: when a head holds the reference options (the base's)
+///     in another order, its answer is compared by label, and the merged answer is put
+///     against the merged options. When every head's options are the base's reordered or
+///     renamed in place (as many labels, each label shared with the base at the base's
+///     place), the one reorder and each option's one rename are applied together, every
+///     answer (a picker's label too) read and written by option; two reorders, two
+///     renames of one option or merged labels that are not distinct leave the option
+///     lists to merge as one field.
+/// 12. A base may be *virtual* (``VirtualBase``): several bases merged by these rules,
+///     whatever they contested unknown. A head's value of an unknown field counts as a
+///     change (heads that agree take it, heads that differ contest it); an item unknown as
+///     a whole is kept when a head has it; an item whose place is unknown is placed as
+///     moved on every head that has it.
 ///
 /// Without a base (its content pruned or unreadable, or no common ancestor) the merge is
 /// *two-way*: every difference between heads is contested, items are kept if any head
@@ -125,7 +136,8 @@ public enum SurveyMerge {
             /// The merged fields broke a rule; the whole item of the first head that changed
             /// it was taken (rule 9).
             case tookWholeItem
-            /// Two-way merge: only some heads have the item; kept.
+            /// Two-way merge, or a virtual base that cannot tell whether the item was added or
+            /// removed (rule 12): only some heads have the item; kept.
             case keptWithoutBase
         }
         /// The item the note is about.
@@ -164,25 +176,104 @@ public enum SurveyMerge {
     ///   - prefer: The label of a head to put first in preference order.
     /// - Returns: The merge, always a valid survey (an empty one when there are no heads).
     public static func merge(base: Survey?, heads: [Head], prefer: String? = nil) -> Result {
+        merge(virtualBase: base.map(VirtualBase.init), heads: heads, prefer: prefer)
+    }
+
+    /// Merges `heads` from a base that may be *virtual*: the merge of several bases, the
+    /// fields they disagreed on unknown (see ``VirtualBase``).
+    ///
+    /// A field whose base value is unknown merges as in a two-way merge: every head's
+    /// value counts as a change, so the heads' one value is taken and different values
+    /// are contested. An item whose presence is unknown is kept when any head has it, and
+    /// an item whose place is unknown is placed as one every head that has it moved.
+    ///
+    /// - Parameters:
+    ///   - virtualBase: The base, or `nil` for a two-way merge.
+    ///   - heads: The heads, in any order (their ranks order them).
+    ///   - prefer: The label of a head to put first in preference order.
+    /// - Returns: The merge, always a valid survey (an empty one when there are no heads).
+    public static func merge(virtualBase: VirtualBase?, heads: [Head], prefer: String? = nil) -> Result {
         var ordered = heads.sorted { ($0.rank, $0.label) < ($1.rank, $1.label) }
         if let prefer, let index = ordered.firstIndex(where: { $0.label == prefer }) {
             ordered.insert(ordered.remove(at: index), at: 0)
         }
-        var state = MergeState(base: base, heads: ordered)
+        var state = MergeState(base: virtualBase, heads: ordered)
         return state.run()
+    }
+
+    /// A base for a merge: one survey, or the merge of several bases (the best common
+    /// ancestors of a criss-cross history) with what they disagreed on left *unknown*.
+    ///
+    /// A merge from a virtual base counts a head's value of an unknown field as a change,
+    /// whatever it is: a value that one base had and the other did not tells nothing of
+    /// which head changed it.
+    public struct VirtualBase: Sendable, Equatable {
+        /// The survey: one base's, or the merge of several (a field they disagreed on holds
+        /// the value the merge took).
+        public var survey: Survey
+        /// Whether the survey's title is unknown.
+        var isTitleUnknown = false
+        /// The unknown fields of each item: field names of the interchange form, `position`
+        /// for its place among the items, `item` for the whole item (its presence too).
+        var unknownFields: [UUID: Set<String>] = [:]
+
+        /// A base that is `survey`, nothing unknown.
+        ///
+        /// - Parameter survey: The base's survey.
+        public init(_ survey: Survey) {
+            self.survey = survey
+        }
+
+        /// The virtual base made by merging several bases: `result`'s survey, with every
+        /// field it contested unknown (a `kind` contest makes the kind, its settings and the
+        /// answer unknown; a `position` contest the item's place; an `item` contest the
+        /// whole item), and every item it kept although some of the bases lacked it
+        /// (`keptDespiteRemoval`, `keptWithoutBase`) unknown as a whole.
+        ///
+        /// - Parameter result: The merge of the bases (itself from their own base, or
+        ///   two-way).
+        public init(merging result: Result) {
+            survey = result.survey
+            for contest in result.contested {
+                guard let item = contest.item else {
+                    isTitleUnknown = true
+                    continue
+                }
+                switch contest.field {
+                case "kind": unknownFields[item, default: []].formUnion(MergeState.bodyFields + ["kind"])
+                default: unknownFields[item, default: []].insert(contest.field)
+                }
+            }
+            for note in result.notes where note.kind != .tookWholeItem {
+                unknownFields[note.item, default: []].insert("item")
+            }
+        }
+
+        /// Whether nothing is unknown: the base is one survey as it was.
+        public var isExact: Bool { !isTitleUnknown && unknownFields.isEmpty }
+
+        /// The fields of `item` whose base value is unknown (every field when the item is).
+        func unknown(_ item: UUID) -> Set<String> {
+            guard let fields = unknownFields[item] else { return [] }
+            return fields.contains("item") ? fields.union(Item.fieldOrder + ["position", "item"]) : fields
+        }
     }
 }
 
 /// The work of one merge.
-private struct MergeState {
+struct MergeState {
     let base: Survey?
+    /// The base with what is unknown of it (`nil`: a two-way merge).
+    let virtualBase: SurveyMerge.VirtualBase?
     let heads: [SurveyMerge.Head]
     let baseItems: [UUID: Item]
     let headItems: [[UUID: Item]]
     var contested: [SurveyMerge.Contest] = []
     var notes: [SurveyMerge.Note] = []
 
-    init(base: Survey?, heads: [SurveyMerge.Head]) {
+    init(base virtualBase: SurveyMerge.VirtualBase?, heads: [SurveyMerge.Head]) {
+        self.virtualBase = virtualBase
+        let base = virtualBase?.survey
         self.base = base
         self.heads = heads
         baseItems = Dictionary(
@@ -201,7 +292,9 @@ private struct MergeState {
         }
         // The title.
         let title = mergeField(
-            "title", base: base.map { .some(.string($0.title)) } ?? .none,
+            "title",
+            base: virtualBase?.isTitleUnknown == true
+                ? .none : base.map { .some(.string($0.title)) } ?? .none,
             sides: heads.map { .string($0.survey.title) },
             labels: labels, item: nil, itemTitle: first.survey.title)
         let mergedTitle = title?.stringValue ?? first.survey.title
@@ -218,9 +311,11 @@ private struct MergeState {
             let present = heads.indices.filter { headItems[$0][id] != nil }
             guard !present.isEmpty else { continue }
             let sides = present.map { (label: heads[$0].label, item: headItems[$0][id]!) }
-            if let baseItem = baseItems[id] {
+            let unknown = virtualBase?.unknown(id) ?? []
+            if let baseItem = baseItems[id], !unknown.contains("item") {
                 let removers = heads.indices.filter { headItems[$0][id] == nil }.map { heads[$0].label }
-                let modified = sides.contains { $0.item != baseItem }
+                // A field whose base value is unknown is changed on every head that has it.
+                let modified = sides.contains { $0.item != baseItem } || unknown.contains { $0 != "position" }
                 if !removers.isEmpty {
                     guard modified else { continue }  // rule 4
                     notes.append(
@@ -228,15 +323,17 @@ private struct MergeState {
                             item: id, itemTitle: sides[0].item.title, kind: .keptDespiteRemoval,
                             heads: removers))
                 }
-                merged[id] = mergeItem(id: id, base: baseItem, sides: sides)
+                merged[id] = mergeItem(id: id, base: baseItem, unknown: unknown, sides: sides)
             } else {
-                if base == nil && present.count < heads.count {
+                // Without a base, or with one that cannot tell whether the item was added
+                // or removed, an item only some heads have is kept.
+                if (base == nil || baseItems[id] != nil) && present.count < heads.count {
                     notes.append(
                         .init(
                             item: id, itemTitle: sides[0].item.title, kind: .keptWithoutBase,
                             heads: sides.map(\.label)))
                 }
-                merged[id] = mergeItem(id: id, base: nil, sides: sides)
+                merged[id] = mergeItem(id: id, base: nil, unknown: [], sides: sides)
             }
         }
 
@@ -298,42 +395,67 @@ private struct MergeState {
 
     static let bodyFields = Item.fieldOrder.filter { $0 != "title" }
 
-    mutating func mergeItem(id: UUID, base: Item?, sides: [(label: String, item: Item)]) -> Item {
+    /// Merges one item's fields; `unknown` names the fields whose base value is unknown.
+    mutating func mergeItem(
+        id: UUID, base: Item?, unknown: Set<String>, sides: [(label: String, item: Item)]
+    ) -> Item {
         // Most items are unchanged, or changed one way only: every field then resolves to
-        // that one version, which is valid as it is.
-        let changed = sides.filter { $0.item != base }
+        // that one version, which is valid as it is. (A field whose base value is unknown
+        // is changed on every head, and merges as the heads have it.)
+        let isKnown = unknown.allSatisfy { $0 == "position" }
+        let changed = sides.filter { $0.item != base || !isKnown }
         if changed.isEmpty, let base { return base }
         if let first = changed.first, changed.allSatisfy({ $0.item == first.item }) { return first.item }
         let labels = sides.map(\.label)
-        let baseFields = base?.fields
+        let baseFields = base.map { base in base.fields.filter { !unknown.contains($0.key) } }
         let sideFields = sides.map(\.item.fields)
         let contestsBefore = contested.count
         var out: [String: PropertyList] = ["id": .string(id.uuidString)]
-        func baseValue(_ name: String) -> PropertyList?? { baseFields.map { .some($0[name]) } ?? .none }
+        func baseValue(_ name: String) -> PropertyList?? {
+            unknown.contains(name) ? .none : baseFields.map { .some($0[name]) } ?? .none
+        }
         out["title"] = mergeField(
             "title", base: baseValue("title"), sides: sideFields.map { $0["title"] }, labels: labels,
             item: id, itemTitle: sides[0].item.title)
         let title = out["title"]?.stringValue ?? sides[0].item.title
-        let kinds = Set((base.map { [$0.kind.name] } ?? []) + sides.map(\.item.kind.name))
+        let kinds = Set(
+            (base.map { unknown.contains("kind") ? [] : [$0.kind.name] } ?? []) + sides.map(\.item.kind.name))
         if kinds.count == 1 {
-            for name in Self.bodyFields where name != "answer" {
+            // Rule 11: options reordered on one head and renamed in place on others merge
+            // slot by slot (the renamed labels in the new order); otherwise the option
+            // lists merge as one field.
+            let slots = baseFields.flatMap {
+                unknown.contains("options")
+                    ? nil : OptionSlotMerge(base: $0["options"], sides: sideFields.map { $0["options"] })
+            }
+            for name in Self.bodyFields where name != "answer" && !(name == "options" && slots != nil) {
                 out[name] = mergeField(
                     name, base: baseValue(name), sides: sideFields.map { $0[name] }, labels: labels, item: id,
                     itemTitle: title)
             }
-            // A binary or multiTF answer is given by position in the options: each answer
-            // is read against the reference options (the base's, else the first head's)
-            // and the merged answer put back against the merged options, so that an
-            // answer follows its labels when a head reordered them.
-            let reference = (baseFields ?? sideFields[0])["options"]
-            let sideAnswers = sideFields.map {
-                Self.answer($0["answer"], from: $0["options"], to: reference)
+            // A binary or multiTF answer is given by position in the options, a picker's
+            // by label: each answer is read against the slots, or else against the
+            // reference options (the base's, else the first head's), and the merged answer
+            // put back against the merged options, so that an answer follows its option
+            // when a head reordered or renamed them.
+            let reference =
+                unknown.contains("options")
+                ? sideFields[0]["options"] : (baseFields ?? sideFields[0])["options"]
+            let sideAnswers = sideFields.indices.map { index in
+                slots.map { $0.canonical(sideFields[index]["answer"], side: index) }
+                    ?? Self.answer(
+                        sideFields[index]["answer"], from: sideFields[index]["options"], to: reference)
             }
             let contestsBeforeAnswer = contested.count
             let answer = mergeField(
                 "answer", base: baseValue("answer"), sides: sideAnswers, labels: labels, item: id,
                 itemTitle: title)
-            out["answer"] = Self.answer(answer, from: reference, to: out["options"])
+            if let slots {
+                out["options"] = slots.options
+                out["answer"] = slots.placed(answer)
+            } else {
+                out["answer"] = Self.answer(answer, from: reference, to: out["options"])
+            }
             // A contest shows each head's answer as that head has it.
             for index in contested.indices.dropFirst(contestsBeforeAnswer) {
                 for (offset, value) in contested[index].values.enumerated() {
@@ -351,14 +473,18 @@ private struct MergeState {
             func unit(_ fields: [String: PropertyList]) -> PropertyList {
                 .dictionary(fields.filter { $0.key != "title" })
             }
+            // The unit's base is unknown when any of its fields is.
+            let isUnitKnown = unknown.isDisjoint(with: Self.bodyFields + ["kind"])
             let value = mergeField(
-                "kind", base: baseFields.map { .some(unit($0)) } ?? .none, sides: sideFields.map(unit),
+                "kind", base: isUnitKnown ? baseFields.map { .some(unit($0)) } ?? .none : .none,
+                sides: sideFields.map(unit),
                 labels: labels, item: id,
                 itemTitle: title)
             if case .dictionary(let body)? = value { out.merge(body) { _, new in new } }
         }
         // The rules added after content was first stored (distinct option labels) are left
-        // to the heads: a merged option list is always one head's list as it was.
+        // to the heads: a merged option list is one head's list as it was, or slots whose
+        // merged labels were checked to be distinct.
         if let item = try? Survey.item(from: .dictionary(out), position: 1),
             (try? item.validate(position: 1, strict: false)) != nil
         {
@@ -366,14 +492,15 @@ private struct MergeState {
         }
         // Rule 9: the merged fields break a rule; the whole item of the first head that
         // changed it (a head that left it as in the base has no change to keep).
-        let taken = sides.first { $0.item != base } ?? sides[0]
+        let taken = sides.first { $0.item != base || !isKnown } ?? sides[0]
         contested.removeSubrange(contestsBefore...)
         contested.append(
             .init(
                 item: id, itemTitle: taken.item.title, field: "item", chosen: taken.label,
                 chosenValue: taken.item.interchange,
                 values: sides.map {
-                    .init(label: $0.label, value: $0.item.interchange, isUnchanged: $0.item == base)
+                    .init(
+                        label: $0.label, value: $0.item.interchange, isUnchanged: isKnown && $0.item == base)
                 }))
         notes.append(
             .init(item: id, itemTitle: taken.item.title, kind: .tookWholeItem, heads: [taken.label]))
@@ -383,7 +510,8 @@ private struct MergeState {
     /// A binary or multiTF answer given against the options `from`, put against the
     /// options `to` when these hold the same distinct labels in another order (the index,
     /// or each flag, follows its label). Otherwise, and for every other answer, the
-    /// answer as it is: options renamed keep their places.
+    /// answer as it is: options renamed keep their places (when they can be told from a
+    /// reorder, `OptionSlotMerge` reads answers instead).
     static func answer(_ answer: PropertyList?, from: PropertyList?, to: PropertyList?) -> PropertyList? {
         guard let answer, from != to, case .array(let fromOptions)? = from, case .array(let toOptions)? = to,
             fromOptions.count == toOptions.count
@@ -417,9 +545,16 @@ private struct MergeState {
         let indexIn = sequences.map { sequence in
             Dictionary(sequence.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         }
+        // An item whose place in the base is unknown is placed as one every head that has
+        // it moved (and the others' moves are told without it).
+        let unknownPlaces = Set(
+            (virtualBase?.unknownFields ?? [:]).filter { !$0.value.isDisjoint(with: ["position", "item"]) }
+                .keys)
+        let knownOrder = unknownPlaces.isEmpty ? baseOrder : baseOrder.filter { !unknownPlaces.contains($0) }
         let moved: [Set<UUID>] = sequences.map { sequence in
             let common = Set(sequence).intersection(baseSet)
-            return common.subtracting(OrderMatching.stableItems(base: baseOrder, side: sequence))
+            let known = unknownPlaces.isEmpty ? sequence : sequence.filter { !unknownPlaces.contains($0) }
+            return common.subtracting(OrderMatching.stableItems(base: knownOrder, side: known))
         }
         let skeleton = baseOrder.filter { id in keep.contains(id) && !moved.contains { $0.contains(id) } }
         let skeletonSet = Set(skeleton)

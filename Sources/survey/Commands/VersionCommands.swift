@@ -127,7 +127,8 @@ struct ResolveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resolve", abstract: "Resolve every head into one new revision.",
         discussion: """
-            --merge merges the heads item by item from their common ancestor: changes on one side are taken, \
+            --merge merges the heads item by item from their common ancestor (several, in a criss-cross \
+            history, merged into a virtual base first): changes on one side are taken, \
             different changes to one field are contested and take the value of the first head, winner first \
             (or --prefer REV first), that changed it. \
             --strict refuses with exit 75, writing nothing, when a field is contested. \
@@ -393,7 +394,8 @@ struct PruneCommand: ParsableCommand {
             current revision cannot be read, so its history is all there is left to read; its folder holds \
             revisions it cannot read yet; its lock file is something else, which can be removed), then a \
             summary. \
-            A document in conflict keeps the content of its heads and their merge bases. --json: \
+            A document in conflict keeps the content of its heads and their merge bases (in a criss-cross \
+            history, those of the merge bases too). --json: \
             {"documents": [{"id", "pruned", "skipped"}], "revisions", "skipped", "unreadable": [{"id", "path", \
             "message"}]} (the counts), listing only the documents something was pruned from or skipped. \
             A document whose folder, or a package or file in it, may not be read (permission denied) or \

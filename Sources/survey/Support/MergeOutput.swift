@@ -111,7 +111,7 @@ struct MergeJSON: Encodable {
     ) {
         id = plan.document.lowercased
         self.revision = revision?.id.description
-        base = plan.base.map { [$0.id.description] }
+        base = plan.isTwoWay ? nil : plan.bases.map(\.id.description)
         twoWay = plan.isTwoWay
         twoWayReason = plan.twoWayReason
         heads = plan.heads.map(\.id.description)
@@ -210,6 +210,11 @@ enum MergeText {
         if let base = plan.base {
             lines.append(
                 "merged \(plan.heads.count) heads (\(heads)) from base \(base.id.description.prefix(14))…")
+        } else if plan.isVirtualBase {
+            let bases = plan.bases.map { String($0.id.description.prefix(14)) + "…" }.joined(separator: ", ")
+            lines.append(
+                "merged \(plan.heads.count) heads (\(heads)) from a virtual base, the merge of their \(plan.bases.count) merge bases (\(bases)): a field those disagreed on is contested unless the heads agree"
+            )
         } else {
             lines.append(
                 "two-way merge of \(plan.heads.count) heads (\(heads)): \(plan.twoWayReason ?? "no base"); every difference is contested"
