@@ -1,6 +1,7 @@
 import Foundation
 import PropertyList
 import Surveys
+import TestSupport
 import Testing
 
 /// Reading survey files: one date rule, strict JSON, format detection, limits, and the
@@ -260,12 +261,9 @@ struct InputTests {
     @Test(
         "3,000 seeded corruptions of a valid JSON survey are read or refused with a position, never a crash")
     func corruptedJSON() {
-        let seed: UInt64 = 0x4A50_2026
-        var state = seed
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
+        let seed = SeededRandom.seed(fallback: 0x4A50_2026)
+        var random = SeededRandom(seed: seed)
+        func next(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &random) }
         let original = Array(Survey.exampleJSON.utf8)
         let alphabet = Array(#"{}[]",:\ue0-.+9tfn\#n\#t "#.utf8) + [0xC3, 0xFF, 0x00]
         for round in 0..<3000 {
@@ -281,14 +279,17 @@ struct InputTests {
             do {
                 _ = try Survey(json: Data(bytes))
             } catch let error as PropertyListError {
-                #expect(error.code == .malformedJSON, "seed \(seed), round \(round): \(error)")
+                #expect(
+                    error.code == .malformedJSON,
+                    "seed \(seed), round \(round); replay with SURVEYSTORE_SEED=\(seed): \(error)")
                 #expect(
                     error.line.map { $0 >= 1 } == true && error.column.map { $0 >= 1 } == true,
-                    "seed \(seed), round \(round): \(error)")
+                    "seed \(seed), round \(round); replay with SURVEYSTORE_SEED=\(seed): \(error)")
             } catch is SurveyError {
                 // Well-formed JSON that breaks a rule of the model.
             } catch {
-                Issue.record("seed \(seed), round \(round): unexpected \(error)")
+                Issue.record(
+                    "seed \(seed), round \(round); replay with SURVEYSTORE_SEED=\(seed): unexpected \(error)")
             }
         }
     }
