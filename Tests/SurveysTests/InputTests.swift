@@ -145,6 +145,58 @@ struct InputTests {
         #expect(error?.description == "in.json:\(line):\(column): \(message)")
     }
 
+    @Test(
+        "A text XML cannot carry in a JSON survey is refused naming the item, the field and the rule, at the line and column of its character",
+        arguments: [
+            (
+                "{\"items\": [\n  {\"kind\": \"textOnly\", \"title\": \"ok\"}\n ],\n \"title\": \"bad\\u0007\"}",
+                4, 15, "survey: the title cannot be saved: the string contains the control character U+0007"
+            ),
+            // The item's first such text, though a later item has one too.
+            (
+                """
+                {"title": "T", "items": [
+                  {"kind": "textOnly", "title": "first"},
+                  {"options": ["a", "b\\u001f"], "kind": "picker", "title": "pick"},
+                  {"kind": "textOnly", "title": "x\\u0000"}
+                ]}
+                """,
+                3, 23,
+                "item 2 (\"pick\"): its option 2 cannot be saved: the string contains the control character U+001F"
+            ),
+            // The hint is checked before the answer, which comes first in the file.
+            (
+                """
+                {"title": "T", "items": [
+                  {"answer": "x\\ry", "subtitle": "h\\u0001", "kind": "textField", "title": "Q"}
+                ]}
+                """,
+                2, 36,
+                "item 1 (\"Q\"): its hint cannot be saved: the string contains the control character U+0001"
+            ),
+            (
+                "{\"title\": \"T\", \"items\": [{\"kind\": \"textOnly\", \"text\": \"t\", \"title\": \"a\u{FFFF}\"}]}",
+                1,
+                71, "item 1 (\"a\u{FFFF}\"): its title cannot be saved: the string contains U+FFFF"
+            ),
+            (
+                "{\"title\": \"T\", \"items\": [\n{\"kind\": \"textField\", \"title\": \"Q\", \"answer\": \"a\\r\\nb\"}]}",
+                2,
+                49,
+                "item 1 (\"Q\"): its answer cannot be saved: the string contains a carriage return (U+000D)"
+            ),
+        ])
+    func unwritableTextLocated(json: String, line: Int, column: Int, message: String) {
+        let error = #expect(throws: SurveyError.self) { try Survey(json: Data(json.utf8), file: "in.json") }
+        #expect(error?.rule == .unwritableText)
+        #expect(
+            error?.file == "in.json" && error?.line == line && error?.column == column,
+            "\(String(describing: error))")
+        #expect(
+            error?.description.hasPrefix("in.json:\(line):\(column): \(message)") == true,
+            "\(error?.description ?? "no error")")
+    }
+
     @Test("Invalid UTF-8 and nesting deeper than the plist limit are refused")
     func encodingAndDepth() {
         var bytes = Array(#"{"title": ""#.utf8)
