@@ -43,7 +43,8 @@ public struct PropertyListError: Error, Sendable, Equatable, CustomStringConvert
     public var message: String
     /// The file being read, when known.
     public var file: String?
-    /// The 1-based line in the XML or JSON input, when the error is about input.
+    /// The 1-based line in the XML or JSON input, when the error is about input. In XML,
+    /// LF, CR LF and a CR alone each end a line, as XML 1.0 has it.
     public var line: Int?
     /// The 1-based column in the XML or JSON input, when the error is about input.
     public var column: Int?

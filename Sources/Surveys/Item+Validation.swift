@@ -1,19 +1,30 @@
 import PropertyList
 
 extension Item {
+    /// The item's texts, in the order ``textProblems(position:)`` reports them: each with
+    /// its name in messages, its key in the interchange form and, for an option, its index
+    /// in that key's array.
+    func texts() -> [(field: String, key: String, index: Int?, text: String)] {
+        var texts: [(field: String, key: String, index: Int?, text: String)] = [
+            ("title", "title", nil, title)
+        ]
+        switch kind {
+        case .binary(let options), .picker(let options), .multiTF(let options):
+            texts += options.enumerated().map {
+                ("option \($0.offset + 1)", "options", $0.offset, $0.element)
+            }
+        case .textOnly(let text?): texts.append(("text", "text", nil, text))
+        case .textField(let subtitle?): texts.append(("hint", "subtitle", nil, subtitle))
+        default: break
+        }
+        if case .text(let answer) = answer { texts.append(("answer", "answer", nil, answer)) }
+        return texts
+    }
+
     /// A ``SurveyError/Rule/unwritableText`` error for each of the item's texts that an
     /// XML property list cannot carry, naming it.
     func textProblems(position: Int) -> [SurveyError] {
-        var texts: [(String, String)] = [("title", title)]
-        switch kind {
-        case .binary(let options), .picker(let options), .multiTF(let options):
-            texts += options.enumerated().map { ("option \($0.offset + 1)", $0.element) }
-        case .textOnly(let text?): texts.append(("text", text))
-        case .textField(let subtitle?): texts.append(("hint", subtitle))
-        default: break
-        }
-        if case .text(let answer) = answer { texts.append(("answer", answer)) }
-        return texts.compactMap { field, text in
+        texts().compactMap { field, _, _, text in
             XMLPlistWriter.unwritableReason(text).map { reason in
                 SurveyError(
                     position: position, title: title, rule: .unwritableText,

@@ -11,7 +11,8 @@ struct ConformanceTests {
 
     @Test("Our bytes equal Foundation's, and both readers read them back exactly")
     func randomValues() throws {
-        var random = RandomPropertyList(seed: 0x5EED_2026)
+        let seed = SeededRandom.seed(fallback: 0x5EED_2026)
+        var random = RandomPropertyList(seed: seed)
         random.fractionalDates = true
         var failures: [String] = []
         for index in 0..<Self.valueCount {
@@ -29,24 +30,33 @@ struct ConformanceTests {
                 failures.append(
                     "value \(index): our reader read back \(readBack.shown), expected \(expected.shown)")
             }
+            // Foundation's reader drops a U+FEFF that begins a string or key (a documented
+            // rule, checked as in awkwardValues(); the plain generator makes one rarely).
             let readByFoundation = try FoundationBridge.read(ours)
-            if readByFoundation != expected {
+            if let foundationExpected = expected.droppingLeadingByteOrderMarks,
+                readByFoundation != foundationExpected
+            {
                 failures.append(
                     "value \(index): Foundation read back \(readByFoundation.shown), expected \(expected.shown)"
                 )
             }
             if failures.count >= 3 { break }
         }
-        #expect(failures.isEmpty, "\(failures.joined(separator: "\n\n"))")
+        #expect(
+            failures.isEmpty,
+            "seed \(seed); replay with SURVEYSTORE_SEED=\(seed)\n\(failures.joined(separator: "\n\n"))")
     }
 
     @Test("Our reader reads what Foundation writes, wrapped in any container")
     func foundationWritten() throws {
-        var random = RandomPropertyList(seed: 42)
-        for _ in 0..<1000 {
+        let seed = SeededRandom.seed(fallback: 42)
+        var random = RandomPropertyList(seed: seed)
+        for index in 0..<1000 {
             let value = PropertyList.dictionary(["root": random.value()])
             let theirs = try FoundationBridge.xml(value)
-            #expect(try PropertyList(xml: theirs) == value.truncatingDates)
+            #expect(
+                try PropertyList(xml: theirs) == value.truncatingDates,
+                "value \(index), seed \(seed); replay with SURVEYSTORE_SEED=\(seed)")
         }
     }
 

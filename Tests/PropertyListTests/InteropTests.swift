@@ -115,7 +115,8 @@ struct InteropTests {
         guard Self.python() != nil else { return }
         let directory = try ExternalTool.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        var random = RandomPropertyList(seed: 0xB17_11B)
+        let seed = SeededRandom.seed(fallback: 0xB17_11B)
+        var random = RandomPropertyList(seed: seed)
         random.dateRange = Self.portableDates
         var values: [PropertyList] = []
         for index in 0..<Self.valueCount {
@@ -130,11 +131,15 @@ struct InteropTests {
             let seen = try Self.untag(
                 JSONSerialization.jsonObject(
                     with: Data(contentsOf: URL(fileURLWithPath: stem + ".python.json"))))
-            #expect(seen == value, "plistlib read value \(index) differently")
+            #expect(
+                seen == value,
+                "plistlib read value \(index) differently (seed \(seed); replay with SURVEYSTORE_SEED=\(seed))"
+            )
             let pythonXML = try Data(contentsOf: URL(fileURLWithPath: stem + ".python.plist"))
             #expect(
                 try PropertyList(xml: pythonXML, file: stem + ".python.plist") == value,
-                "we read plistlib's XML of value \(index) differently")
+                "we read plistlib's XML of value \(index) differently (seed \(seed); replay with SURVEYSTORE_SEED=\(seed))"
+            )
         }
     }
 
@@ -231,7 +236,9 @@ struct InteropTests {
         guard let plistutil = ExternalTool.require("plistutil") else { return }
         let directory = try ExternalTool.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        var random = RandomPropertyList(seed: 0x1_1B_9115)
+        let seed = SeededRandom.seed(fallback: 0x1_1B_9115)
+        let replay = "seed \(seed); replay with SURVEYSTORE_SEED=\(seed)"
+        var random = RandomPropertyList(seed: seed)
         random.dateRange = Self.portableDates
         for index in 0..<Self.valueCount / 2 {
             let value = PropertyList.dictionary(["value": random.value()])
@@ -240,11 +247,14 @@ struct InteropTests {
             let theirs = directory.appendingPathComponent("\(index).theirs.plist").path
             try value.xmlData().write(to: URL(fileURLWithPath: ours))
             let toBinary = try ExternalTool.run(plistutil, ["-i", ours, "-o", binary, "-f", "bin"])
-            #expect(toBinary.status == 0, "plistutil could not read value \(index): \(toBinary.stderr)")
+            #expect(
+                toBinary.status == 0,
+                "plistutil could not read value \(index) (\(replay)): \(toBinary.stderr)")
             let toXML = try ExternalTool.run(plistutil, ["-i", binary, "-o", theirs, "-f", "xml"])
-            #expect(toXML.status == 0, "plistutil could not write value \(index): \(toXML.stderr)")
+            #expect(
+                toXML.status == 0, "plistutil could not write value \(index) (\(replay)): \(toXML.stderr)")
             let back = try PropertyList(xml: Data(contentsOf: URL(fileURLWithPath: theirs)), file: theirs)
-            #expect(back == value, "value \(index) changed through plistutil")
+            #expect(back == value, "value \(index) changed through plistutil (\(replay))")
         }
     }
 }

@@ -46,6 +46,72 @@ struct JSONReaderTests {
         }
     }
 
+    /// A document, where the first character XML cannot carry is (line, column and the
+    /// writer's reason), and where it is in the string at a path (`nil`: none there).
+    struct Unwritable: Sendable, CustomTestStringConvertible {
+        var json: String
+        var place: (line: Int, column: Int)?
+        var reason: String
+        var path: [JSONReader.PathComponent] = []
+        var atPath: (line: Int, column: Int)?
+        var testDescription: String { json.debugDescription }
+    }
+
+    static let control = "which XML 1.0 cannot carry"
+
+    static let unwritable: [Unwritable] = [
+        Unwritable(
+            json: "{\"a\": 1,\n \"b\": [\"x\", \"y\\u0000z\"]}", place: (2, 15),
+            reason: "the string contains the control character U+0000, \(control)",
+            path: [.key("b"), .index(1)], atPath: (2, 15)),
+        Unwritable(
+            json: "{\"a\": 1,\n \"b\": [\"x\", \"y\\u0000z\"]}", place: (2, 15),
+            reason: "U+0000", path: [.key("b"), .index(0)], atPath: nil),
+        // In a key; a later string's character is not the first.
+        Unwritable(
+            json: "{\n  \"k\\u0001\": \"\\u0002\"}", place: (2, 5), reason: "the control character U+0001",
+            path: [.key("k\u{1}")], atPath: (2, 15)),
+        Unwritable(json: "[\"\\b\"]", place: (1, 3), reason: "the control character U+0008"),
+        Unwritable(json: "[\"\\f\"]", place: (1, 3), reason: "the control character U+000C"),
+        Unwritable(json: "[1,\n\n \"\\u001F\"]", place: (3, 3), reason: "the control character U+001F"),
+        Unwritable(
+            json: "[\"a\\rb\"]", place: (1, 4),
+            reason: "a carriage return (U+000D), which XML readers turn into a line feed"),
+        Unwritable(json: "[\"\\u000d\"]", place: (1, 3), reason: "a carriage return (U+000D)"),
+        Unwritable(json: "[\"\\uFFFE\"]", place: (1, 3), reason: "the string contains U+FFFE, \(control)"),
+        Unwritable(json: "[\"\\uffff\"]", place: (1, 3), reason: "the string contains U+FFFF, \(control)"),
+        // Not escaped: U+FFFE and U+FFFF as UTF-8; columns count characters.
+        Unwritable(json: "[\"é\u{FFFE}\"]", place: (1, 4), reason: "the string contains U+FFFE"),
+        Unwritable(
+            json: "{\"t\": \"😀\",\n\"u\": \"\u{FFFF}\"}", place: (2, 7), reason: "U+FFFF",
+            path: [.key("u")], atPath: (2, 7)),
+        // What XML carries: tab, line feed, U+FFFD, a pair of surrogates, an escaped backslash
+        // before text that looks like an escape, U+FFFE as text.
+        Unwritable(
+            json: #"["\t\n\u0009\u000A\uFFFD\ud83d\ude00\\u0000 \\b", ""# + "\u{FFFD}" + #"", "\\\\uFFFE"]"#,
+            place: nil,
+            reason: "", path: [.index(0)], atPath: nil),
+    ]
+
+    @Test(
+        "The first character XML cannot carry is found at its escape or its bytes, in keys too, on any line, and in the string at a path",
+        arguments: unwritable)
+    func unwritableCharacter(_ testCase: Unwritable) throws {
+        let json = Data(testCase.json.utf8)
+        #expect(throws: Never.self) { try PropertyList(json: json) }
+        for data in [json, Data([0xEF, 0xBB, 0xBF]) + json] {
+            let found = JSONReader.unwritableCharacter(in: data, at: nil)
+            #expect(
+                found?.line == testCase.place?.line && found?.column == testCase.place?.column,
+                "\(String(describing: found))")
+            if let found { #expect(found.message.contains(testCase.reason), "\(found.message)") }
+            let atPath = JSONReader.unwritableCharacter(in: data, at: testCase.path)
+            #expect(
+                atPath?.line == testCase.atPath?.line && atPath?.column == testCase.atPath?.column,
+                "\(testCase.path): \(String(describing: atPath))")
+        }
+    }
+
     @Test("A UTF-8 byte order mark is not a column: positions on the first line are those without it")
     func byteOrderMarkIsNoColumn() {
         for json in ["{\"a\": nul}", "{\"a\": 1,\n \"b\": nul}", "  [1,]"] {

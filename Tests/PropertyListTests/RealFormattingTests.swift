@@ -1,5 +1,6 @@
 import Foundation
 import PropertyList
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -49,9 +50,9 @@ struct RealFormattingTests {
 
     @Test("Random integers, dyadic fractions and bit patterns (seeded)")
     func randomReals() throws {
-        let seed = SeededGenerator.seed(fallback: 0x7EA1_5EED)
+        let seed = SeededRandom.seed(fallback: 0x7EA1_5EED)
         print("RealFormattingTests seed: \(seed) (replay with SURVEYSTORE_SEED=\(seed))")
-        var generator = SeededGenerator(seed: seed)
+        var generator = SeededRandom(seed: seed)
         var failures: [String] = []
         for index in 0..<60_000 {
             let real: Double
@@ -79,7 +80,9 @@ struct RealFormattingTests {
             }
             if failures.count >= 5 { break }
         }
-        #expect(failures.isEmpty, "seed \(seed):\n\(failures.joined(separator: "\n"))")
+        #expect(
+            failures.isEmpty,
+            "seed \(seed); replay with SURVEYSTORE_SEED=\(seed)\n\(failures.joined(separator: "\n"))")
     }
 
     @Test("The bytes equal PropertyListSerialization's for short reals in a dictionary")
@@ -105,8 +108,8 @@ struct RealFormattingTests {
             "0.00000000000000000000001",
             "4.35", "0.1", "0.3", "99.5", "1e22", "1.5e-3", "00000000000000000000.5",
         ]
-        let seed: UInt64 = 0x0DEC_1A15
-        var generator = SeededGenerator(seed: seed)
+        let seed = SeededRandom.seed(fallback: 0x0DEC_1A15)
+        var generator = SeededRandom(seed: seed)
         for _ in 0..<20_000 {
             let digits = Int.random(in: 1...24, using: &generator)
             var text = String(
@@ -125,6 +128,8 @@ struct RealFormattingTests {
             }
             if failures.count >= 5 { break }
         }
-        #expect(failures.isEmpty, "seed \(seed):\n\(failures.joined(separator: "\n"))")
+        #expect(
+            failures.isEmpty,
+            "seed \(seed); replay with SURVEYSTORE_SEED=\(seed)\n\(failures.joined(separator: "\n"))")
     }
 }

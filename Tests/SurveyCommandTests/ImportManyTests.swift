@@ -164,28 +164,32 @@ struct ImportManyTests {
         let window = UInt32(
             elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000)
         let seed = SeededRandom.seed(fallback: 1616)
-        print("random seed \(seed) (replay with SURVEYSTORE_SEED=\(seed))")
+        let replay = "seed \(seed); replay with SURVEYSTORE_SEED=\(seed)"
+        print("random \(replay)")
         var generator = SeededRandom(seed: seed)
         var kills = 0
-        for _ in 0..<6 {
+        for round in 0..<6 {
             if try CommandRunner.runKilled(
                 ["import"] + copies + ["--store", c], after: UInt32.random(in: 0...window, using: &generator))
             {
                 kills += 1
             }
             // The next command that writes removes the temporaries a kill left.
-            #expect(try CommandRunner.run(["init", "--store", c]).status == 0)
+            #expect(try CommandRunner.run(["init", "--store", c]).status == 0, "round \(round), \(replay)")
             let verify = try CommandRunner.run(["verify", "--store", c])
-            #expect(verify.status == 0, "every package absent or complete: \(verify.stdout) \(verify.stderr)")
+            #expect(
+                verify.status == 0,
+                "round \(round), \(replay): every package absent or complete: \(verify.stdout) \(verify.stderr)"
+            )
         }
         let finished = try CommandRunner.run(["import"] + copies + ["--json", "--store", c])
-        #expect(finished.status == 0, "\(finished.stderr)")
+        #expect(finished.status == 0, "\(replay): \(finished.stderr)")
         let entries = try #require(try Self.json(finished.stdout) as? [[String: Any]])
         #expect(
             entries.allSatisfy { ["new revision", "already present"].contains($0["outcome"] as? String) })
         let list = try #require(
             try Self.json(try CommandRunner.run(["list", "--json", "--store", c]).stdout) as? [Any])
-        #expect(list.count == copies.count, "each package imported once")
+        #expect(list.count == copies.count, "each package imported once (\(replay))")
         print("import kill test: \(kills) kills in a window of \(window / 1000) ms")
         #expect(kills > 0, "no import was killed before it finished: the test tested nothing")
     }

@@ -71,7 +71,8 @@ struct KillLoopTests {
 
         // Seeded: the seed is printed, and SURVEYSTORE_SEED replays a run.
         let seed = SeededRandom.seed(fallback: 1065)
-        print("random seed \(seed) (replay with SURVEYSTORE_SEED=\(seed))")
+        let replay = "seed \(seed); replay with SURVEYSTORE_SEED=\(seed)"
+        print("random \(replay)")
         var generator = SeededRandom(seed: seed)
         // Kills land anywhere in a command's life: the delay is drawn up to 1.5 times how
         // long an edit takes on this machine now (a fixed window would kill every command
@@ -131,19 +132,21 @@ struct KillLoopTests {
         reader.stop()
         while !readerThread.isFinished { usleep(10_000) }
 
-        #expect(reader.problems.isEmpty, "\(reader.problems.prefix(3))")
+        #expect(reader.problems.isEmpty, "\(replay): \(reader.problems.prefix(3))")
         #expect(reader.reads > 0)
         // The next command that writes (here `init`) finishes what a kill interrupted.
-        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0, "\(replay)")
         let verify = try CommandRunner.run(["verify", "--store", store])
-        #expect(verify.status == 0, "\(verify.stderr)")
+        #expect(verify.status == 0, "\(replay): \(verify.stderr)")
         let versions =
             try JSONSerialization.jsonObject(
                 with: Data(
                     try CommandRunner.run(["versions", document, "--json", "--store", store]).stdout.utf8))
             as! [[String: Any]]
         let present = Set(versions.map { $0["revision"] as! String })
-        #expect(acknowledged.isSubset(of: present), "lost: \(acknowledged.subtracting(present).prefix(3))")
+        #expect(
+            acknowledged.isSubset(of: present),
+            "\(replay); lost: \(acknowledged.subtracting(present).prefix(3))")
         print(
             "kill loop: \(killed) kills over \(round) commands (kill window \(window / 1000) ms), \(acknowledged.count) acknowledged revisions, \(reader.reads) concurrent reads"
         )

@@ -12,8 +12,13 @@ import Versions
 struct OpenFileLimitTests {
     /// Runs `survey` with the soft limit of open files at `limit`.
     static func run(_ arguments: [String], limit: Int) throws -> CommandRunner.Result {
-        try CommandRunner.run(
-            arguments, prefix: ["/bin/sh", "-c", "ulimit -n \(limit) && exec \"$0\" \"$@\""])
+        try CommandRunner.run(arguments, prefix: limiting(to: limit))
+    }
+
+    /// A prefix for ``CommandRunner/run(_:in:environment:executable:prefix:input:timeLimit:)``
+    /// that runs the rest of the command line with the limit of open files at `limit`.
+    static func limiting(to limit: Int) -> [String] {
+        ["/bin/sh", "-c", "ulimit -n \(limit) && exec \"$0\" \"$@\""]
     }
 
     /// A store at `path` with `count` documents of one revision each, written by an app

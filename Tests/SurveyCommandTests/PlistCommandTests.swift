@@ -254,6 +254,53 @@ struct PlistCommandTests {
     }
 
     @Test(
+        "A JSON string holding what XML cannot carry: convert --to xml and new --from name the file, line and column of its escape (they named none); --to json still converts it"
+    )
+    func unwritableJSONTextLocated() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try write(
+            "{\n  \"title\": \"T\",\n  \"items\": [\n    {\"kind\": \"textOnly\", \"title\": \"a\\u0000b\"}\n  ]\n}\n",
+            "nul.json", in: directory)
+        let reason = "the string contains the control character U+0000, which XML 1.0 cannot carry"
+        let converted = try CommandRunner.run(["plist", "convert", file, "--to", "xml"])
+        #expect(converted.status == 65 && converted.stdout.isEmpty)
+        #expect(
+            converted.stderr == "\(file):4:37: cannot be written as XML: \(reason)\n", "\(converted.stderr)")
+        let convertedJSON = try CommandRunner.run(["plist", "convert", file, "--to", "xml", "--json"])
+        let convertError = try #require(
+            (try JSONSerialization.jsonObject(with: Data(convertedJSON.stdout.utf8)) as? [String: Any])?[
+                "error"]
+                as? [String: Any])
+        #expect(
+            convertError["code"] as? String == "invalidPropertyList" && convertError["exit"] as? Int == 65)
+        #expect(convertError["line"] as? Int == 4 && convertError["column"] as? Int == 37, "\(convertError)")
+
+        let store = directory.appendingPathComponent("store").path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        let created = try CommandRunner.run(["new", "--from", file, "--store", store])
+        #expect(created.status == 65)
+        #expect(
+            created.stderr
+                == "\(file):4:37: item 1 (\"a\\0b\"): its title cannot be saved: \(reason) [unwritableText]\n",
+            "\(created.stderr)")
+        let createdJSON = try CommandRunner.run(["new", "--from", file, "--json", "--store", store])
+        let newError = try #require(
+            (try JSONSerialization.jsonObject(with: Data(createdJSON.stdout.utf8)) as? [String: Any])?[
+                "error"]
+                as? [String: Any])
+        #expect(newError["code"] as? String == "invalidSurvey" && newError["file"] as? String == file)
+        #expect(newError["line"] as? Int == 4 && newError["column"] as? Int == 37, "\(newError)")
+        let listed = try CommandRunner.run(["list", "--json", "--store", store])
+        #expect(listed.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]", "\(listed.stdout)")
+
+        // JSON carries it: converting to JSON is no error.
+        let toJSON = try CommandRunner.run(["plist", "convert", file, "--to", "json"])
+        #expect(toJSON.status == 0, "\(toJSON.stderr)")
+        #expect(toJSON.stdout.contains(#""a\u0000b""#), "\(toJSON.stdout)")
+    }
+
+    @Test(
         "Standard input is named <stdin> everywhere: in lint's and convert's messages and in their --json (lint's path and convert's file said '-')"
     )
     func standardInputName() throws {

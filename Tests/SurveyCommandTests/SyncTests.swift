@@ -250,7 +250,8 @@ struct SyncTests {
         let replicas = [a, b, c]
         // Seeded: the seed is printed, and SURVEYSTORE_SEED replays a run.
         let seed = SeededRandom.seed(fallback: 1185)
-        print("random seed \(seed) (replay with SURVEYSTORE_SEED=\(seed))")
+        let replay = "seed \(seed); replay with SURVEYSTORE_SEED=\(seed)"
+        print("random \(replay)")
         var generator = SeededRandom(seed: seed)
         let (id, base) = try shared()
         _ = try sync(b, c)
@@ -262,9 +263,9 @@ struct SyncTests {
             let pairs = [(0, 1), (1, 2), (2, 0)].shuffled(using: &generator)
             for (x, y) in pairs { _ = try sync(replicas[x], replicas[y]) }
         }
-        #expect(try a.state() == b.state())
-        #expect(try b.state() == c.state())
-        #expect((try a.json(["list"]) as! [Any]).count == 2)
+        #expect(try a.state() == b.state(), "\(replay)")
+        #expect(try b.state() == c.state(), "\(replay)")
+        #expect((try a.json(["list"]) as! [Any]).count == 2, "\(replay)")
     }
 
     @Test("A copied store (Local.nosync included) gets a new device id")
@@ -294,7 +295,8 @@ struct SyncTests {
         }
         // Seeded: the seed is printed, and SURVEYSTORE_SEED replays a run.
         let seed = SeededRandom.seed(fallback: 1223)
-        print("random seed \(seed) (replay with SURVEYSTORE_SEED=\(seed))")
+        let replay = "seed \(seed); replay with SURVEYSTORE_SEED=\(seed)"
+        print("random \(replay)")
         var generator = SeededRandom(seed: seed)
         var kills = 0
         for round in 0..<50 {
@@ -311,15 +313,15 @@ struct SyncTests {
                 kills += 1
             }
             for replica in [a, b] {
-                #expect(try replica.run(["list"]).status == 0)
+                #expect(try replica.run(["list"]).status == 0, "round \(round), \(replay)")
                 // The next command that writes finishes what the kill interrupted.
-                #expect(try replica.run(["init"]).status == 0)
+                #expect(try replica.run(["init"]).status == 0, "round \(round), \(replay)")
                 let verify = try replica.run(["verify"])
-                #expect(verify.status == 0, "round \(round): \(verify.stderr)")
+                #expect(verify.status == 0, "round \(round), \(replay): \(verify.stderr)")
             }
         }
         _ = try sync(a, b)
-        #expect(try a.state() == b.state())
+        #expect(try a.state() == b.state(), "\(replay)")
         print("killed survey sync \(kills) times in 50 rounds")
     }
 }
@@ -383,10 +385,11 @@ extension SyncTests {
         }
         // Seeded: the seed is printed, and SURVEYSTORE_SEED replays a run.
         let seed = SeededRandom.seed(fallback: 1302)
-        print("random seed \(seed) (replay with SURVEYSTORE_SEED=\(seed))")
+        let replay = "seed \(seed); replay with SURVEYSTORE_SEED=\(seed)"
+        print("random \(replay)")
         var generator = SeededRandom(seed: seed)
         var interrupted = 0
-        for _ in 0..<6 {
+        for round in 0..<6 {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: rsyncPath)
             // Slowed down so that the kill lands mid-copy.
@@ -404,12 +407,13 @@ extension SyncTests {
             let versions = try b.json(["versions", id]) as! [[String: Any]]
             for version in versions {
                 let shown = try b.run(["show", id, "--revision", version["revision"] as! String, "--json"])
-                #expect(shown.status == 0, "\(version["revision"]!): \(shown.stderr)")
+                #expect(
+                    shown.status == 0, "round \(round), \(replay), \(version["revision"]!): \(shown.stderr)")
             }
         }
-        #expect(interrupted > 0)
+        #expect(interrupted > 0, "no rsync was interrupted (\(replay))")
         try rsync(a, b)
-        #expect(try a.state() == b.state())
-        #expect(try b.run(["verify"]).status == 0)
+        #expect(try a.state() == b.state(), "\(replay)")
+        #expect(try b.run(["verify"]).status == 0, "\(replay)")
     }
 }

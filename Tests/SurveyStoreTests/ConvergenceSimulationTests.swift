@@ -39,9 +39,6 @@ struct ConvergenceSimulationTests {
         return long ? [11, 22, 33] : [2026]
     }
 
-    /// The seeded generator (SplitMix64, shared by every test target).
-    typealias SplitMix = SeededRandom
-
     static func survey(_ title: String, rating: Int) throws -> Survey {
         try Survey(
             title: title,
@@ -53,7 +50,7 @@ struct ConvergenceSimulationTests {
             ])
     }
 
-    static func uuid(_ random: inout SplitMix) -> UUID {
+    static func uuid(_ random: inout SeededRandom) -> UUID {
         var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
@@ -103,7 +100,7 @@ struct ConvergenceSimulationTests {
     /// Copies a random part of `from`'s documents into `to`, as a file-sync engine
     /// stopped part way would: whole files, each written aside and renamed into place
     /// (and synced to disk), some packages only half there, tombstones among them.
-    static func partialCopy(from: Replica, to: Replica, using random: inout SplitMix) throws {
+    static func partialCopy(from: Replica, to: Replica, using random: inout SeededRandom) throws {
         let reader = FileReader(calls: from.disk.table)
         let target = to.disk.table
         func ensureFolder(_ path: String) {
@@ -178,7 +175,7 @@ struct ConvergenceSimulationTests {
         "Replicas converge after random edits, deletions, resolutions, prunes, partial copies, syncs and power failures",
         arguments: seeds)
     func converge(seed: UInt64) throws {
-        var random = SplitMix(seed: seed)
+        var random = SeededRandom(seed: seed)
         let time = Time()
         var replicas = try (0..<3).map { index in
             try Replica(

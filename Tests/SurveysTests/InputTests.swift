@@ -1,6 +1,7 @@
 import Foundation
 import PropertyList
 import Surveys
+import TestSupport
 import Testing
 
 /// Reading survey files: one date rule, strict JSON, format detection, limits, and the
@@ -144,6 +145,58 @@ struct InputTests {
         #expect(error?.description == "in.json:\(line):\(column): \(message)")
     }
 
+    @Test(
+        "A text XML cannot carry in a JSON survey is refused naming the item, the field and the rule, at the line and column of its character",
+        arguments: [
+            (
+                "{\"items\": [\n  {\"kind\": \"textOnly\", \"title\": \"ok\"}\n ],\n \"title\": \"bad\\u0007\"}",
+                4, 15, "survey: the title cannot be saved: the string contains the control character U+0007"
+            ),
+            // The item's first such text, though a later item has one too.
+            (
+                """
+                {"title": "T", "items": [
+                  {"kind": "textOnly", "title": "first"},
+                  {"options": ["a", "b\\u001f"], "kind": "picker", "title": "pick"},
+                  {"kind": "textOnly", "title": "x\\u0000"}
+                ]}
+                """,
+                3, 23,
+                "item 2 (\"pick\"): its option 2 cannot be saved: the string contains the control character U+001F"
+            ),
+            // The hint is checked before the answer, which comes first in the file.
+            (
+                """
+                {"title": "T", "items": [
+                  {"answer": "x\\ry", "subtitle": "h\\u0001", "kind": "textField", "title": "Q"}
+                ]}
+                """,
+                2, 36,
+                "item 1 (\"Q\"): its hint cannot be saved: the string contains the control character U+0001"
+            ),
+            (
+                "{\"title\": \"T\", \"items\": [{\"kind\": \"textOnly\", \"text\": \"t\", \"title\": \"a\u{FFFF}\"}]}",
+                1,
+                71, "item 1 (\"a\u{FFFF}\"): its title cannot be saved: the string contains U+FFFF"
+            ),
+            (
+                "{\"title\": \"T\", \"items\": [\n{\"kind\": \"textField\", \"title\": \"Q\", \"answer\": \"a\\r\\nb\"}]}",
+                2,
+                49,
+                "item 1 (\"Q\"): its answer cannot be saved: the string contains a carriage return (U+000D)"
+            ),
+        ])
+    func unwritableTextLocated(json: String, line: Int, column: Int, message: String) {
+        let error = #expect(throws: SurveyError.self) { try Survey(json: Data(json.utf8), file: "in.json") }
+        #expect(error?.rule == .unwritableText)
+        #expect(
+            error?.file == "in.json" && error?.line == line && error?.column == column,
+            "\(String(describing: error))")
+        #expect(
+            error?.description.hasPrefix("in.json:\(line):\(column): \(message)") == true,
+            "\(error?.description ?? "no error")")
+    }
+
     @Test("Invalid UTF-8 and nesting deeper than the plist limit are refused")
     func encodingAndDepth() {
         var bytes = Array(#"{"title": ""#.utf8)
@@ -260,12 +313,9 @@ struct InputTests {
     @Test(
         "3,000 seeded corruptions of a valid JSON survey are read or refused with a position, never a crash")
     func corruptedJSON() {
-        let seed: UInt64 = 0x4A50_2026
-        var state = seed
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
+        let seed = SeededRandom.seed(fallback: 0x4A50_2026)
+        var random = SeededRandom(seed: seed)
+        func next(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &random) }
         let original = Array(Survey.exampleJSON.utf8)
         let alphabet = Array(#"{}[]",:\ue0-.+9tfn\#n\#t "#.utf8) + [0xC3, 0xFF, 0x00]
         for round in 0..<3000 {
@@ -281,14 +331,17 @@ struct InputTests {
             do {
                 _ = try Survey(json: Data(bytes))
             } catch let error as PropertyListError {
-                #expect(error.code == .malformedJSON, "seed \(seed), round \(round): \(error)")
+                #expect(
+                    error.code == .malformedJSON,
+                    "seed \(seed), round \(round); replay with SURVEYSTORE_SEED=\(seed): \(error)")
                 #expect(
                     error.line.map { $0 >= 1 } == true && error.column.map { $0 >= 1 } == true,
-                    "seed \(seed), round \(round): \(error)")
+                    "seed \(seed), round \(round); replay with SURVEYSTORE_SEED=\(seed): \(error)")
             } catch is SurveyError {
                 // Well-formed JSON that breaks a rule of the model.
             } catch {
-                Issue.record("seed \(seed), round \(round): unexpected \(error)")
+                Issue.record(
+                    "seed \(seed), round \(round); replay with SURVEYSTORE_SEED=\(seed): unexpected \(error)")
             }
         }
     }

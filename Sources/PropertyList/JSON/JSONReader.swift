@@ -260,6 +260,135 @@ package struct JSONReader {
         return value
     }
 
+    // MARK: Text XML cannot carry
+
+    /// A step on the way to a value: a key of an object or an index in an array.
+    package enum PathComponent: Equatable, Sendable {
+        case key(String)
+        case index(Int)
+    }
+
+    /// Where a document that reads holds a character that an XML property list cannot
+    /// carry (a control character other than tab and line feed, a carriage return, U+FFFE
+    /// or U+FFFF, escaped or not), which the XML writer refuses without a place in the
+    /// file: the position of that character (of its escape's backslash), with the writer's
+    /// reason as the message.
+    ///
+    /// Only for reporting such a refusal: it reads the document again, and so costs
+    /// nothing until then.
+    ///
+    /// - Parameters:
+    ///   - data: A JSON document that ``read(_:itemLimit:)`` reads.
+    ///   - path: The string to look in, as keys and indices from the top-level value, or
+    ///     `nil` for the first such character of any string (keys too), in the order of
+    ///     the file.
+    /// - Returns: The place and the reason, or `nil` when there is no such character
+    ///   (or no string at `path`).
+    package static func unwritableCharacter(in data: Data, at path: [PathComponent]?) -> Failure? {
+        data.withUnsafeBytes { raw in
+            var reader = JSONReader(bytes: raw.bindMemory(to: UInt8.self), itemLimit: .max)
+            if let path {
+                if reader.bytes.count >= 3, reader.bytes[0] == 0xEF, reader.bytes[1] == 0xBB,
+                    reader.bytes[2] == 0xBF
+                {
+                    reader.index = 3
+                }
+                guard (try? reader.seek(path[...])) == true, reader.index < reader.bytes.count,
+                    reader.bytes[reader.index] == UInt8(ascii: "\"")
+                else { return nil }
+                return reader.firstUnwritableCharacter(inOneString: true)
+            }
+            return reader.firstUnwritableCharacter(inOneString: false)
+        }
+    }
+
+    /// Moves to the value at `path` from the value that starts here; whether there is one.
+    private mutating func seek(_ path: ArraySlice<PathComponent>) throws(Failure) -> Bool {
+        skipWhitespace()
+        guard let step = path.first else { return true }
+        let wantedKey: String?
+        let wantedIndex: Int
+        switch step {
+        case .key(let key): (wantedKey, wantedIndex) = (key, -1)
+        case .index(let position): (wantedKey, wantedIndex) = (nil, position)
+        }
+        let (open, close) =
+            wantedKey == nil ? (UInt8(ascii: "["), UInt8(ascii: "]")) : (UInt8(ascii: "{"), UInt8(ascii: "}"))
+        guard index < bytes.count, bytes[index] == open else { return false }
+        index += 1
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] != close else { return false }
+        var position = 0
+        while true {
+            skipWhitespace()
+            var found = position == wantedIndex
+            if let wantedKey {
+                found = try string() == wantedKey
+                skipWhitespace()
+                index += 1  // the ':' after a key
+                skipWhitespace()
+            }
+            if found { return try seek(path.dropFirst()) }
+            // The document reads, so the depth is within the limit wherever this is.
+            _ = try value(depth: 0, isItems: false)
+            position += 1
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ",") else { return false }
+            index += 1
+        }
+    }
+
+    /// The first character XML cannot carry from here: in the string that starts here
+    /// when `inOneString`, else in any string from here to the end of the document.
+    private mutating func firstUnwritableCharacter(inOneString: Bool) -> Failure? {
+        var inString = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard inString else {
+                inString = byte == UInt8(ascii: "\"")
+                index += 1
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""):
+                if inOneString { return nil }
+                inString = false
+                index += 1
+            case UInt8(ascii: "\\"):
+                let start = index
+                guard index + 1 < bytes.count else { return nil }
+                let scalar: UInt32
+                switch bytes[index + 1] {
+                case UInt8(ascii: "b"): scalar = 0x08
+                case UInt8(ascii: "f"): scalar = 0x0C
+                case UInt8(ascii: "r"): scalar = 0x0D
+                case UInt8(ascii: "u"):
+                    index += 2
+                    guard let value = try? hex4(start) else { return nil }
+                    scalar = value
+                    index = start
+                default: scalar = 0x20
+                }
+                if let reason = Self.unwritableReason(scalar) { return fail(reason, at: start) }
+                index += bytes[index + 1] == UInt8(ascii: "u") ? 6 : 2
+            case 0xEF where index + 2 < bytes.count && bytes[index + 1] == 0xBF && bytes[index + 2] >= 0xBE:
+                // U+FFFE and U+FFFF are EF BF BE and EF BF BF.
+                return fail(Self.unwritableReason(bytes[index + 2] == 0xBE ? 0xFFFE : 0xFFFF)!)
+            default:
+                index += 1
+            }
+        }
+        return nil
+    }
+
+    /// Why the XML writer refuses a string holding `scalar`, or `nil` when it does not.
+    private static func unwritableReason(_ scalar: UInt32) -> String? {
+        guard (scalar < 0x20 && scalar != 0x09 && scalar != 0x0A) || scalar == 0xFFFE || scalar == 0xFFFF,
+            let character = Unicode.Scalar(scalar)
+        else { return nil }
+        return XMLPlistWriter.unwritableReason(String(character))
+    }
+
     // MARK: Numbers
 
     private mutating func number() throws(Failure) -> PropertyList {

@@ -17,9 +17,10 @@ extension PropertyList {
     /// between elements, a `<key>` without a value, a value without a `<key>`, duplicate
     /// keys, integers outside −2^63…2^64−1, reals too large for a double, malformed reals,
     /// dates and base64, invalid UTF-8 and nesting deeper than ``maximumDepth`` are all
-    /// refused with the line and column where they occur. The Apple DOCTYPE, comments,
-    /// processing instructions, CDATA sections, character references and `<true></true>`
-    /// are accepted.
+    /// refused with the line and column where they occur (LF, CR LF and a CR alone each
+    /// end a line; text between elements is placed at its first character). The Apple
+    /// DOCTYPE, comments, processing instructions, CDATA sections, character references
+    /// and `<true></true>` are accepted.
     ///
     /// - Parameters:
     ///   - xml: The document's bytes, in any encoding its XML declaration names.
@@ -104,6 +105,8 @@ struct XMLPlistScanner {
     private static var recentKeyLimit: Int { 16 }
 
     private let file: String?
+    /// The document being read, for the places of errors (``LineEnds``).
+    private let document: UnsafeRawBufferPointer
     private var context: xmlParserCtxtPtr?
     private var map = PlistMap()
     /// The open containers: at most ``PropertyList/maximumDepth`` and the `<plist>`
@@ -132,8 +135,9 @@ struct XMLPlistScanner {
     private var scalarLine = 0
     private var scalarColumn = 0
 
-    private init(file: String?) {
+    private init(file: String?, document: UnsafeRawBufferPointer) {
         self.file = file
+        self.document = document
     }
 
     /// The elements of names seen so far, by the address of the name (libxml2 hands
@@ -155,7 +159,7 @@ struct XMLPlistScanner {
             throw PropertyListError(code: .malformedXML, message: unsupported, file: file, line: 1, column: 1)
         }
         let state = UnsafeMutablePointer<XMLPlistScanner>.allocate(capacity: 1)
-        state.initialize(to: XMLPlistScanner(file: file))
+        state.initialize(to: XMLPlistScanner(file: file, document: bytes))
         defer {
             state.pointee.frames.free()
             state.pointee.recentKeys.free()
@@ -249,16 +253,58 @@ struct XMLPlistScanner {
         return (Int(input.pointee.line), Int(input.pointee.col))
     }
 
+    /// Stops the reading with an error at `line` and `column` (default: the parser's
+    /// place), both as libxml2 counts them; the error gives them as XML counts them
+    /// (``LineEnds``).
+    /// With `atTextStart`, the place is that of the first character of the text that
+    /// ends at the parser's place. Never inlined: errors are the cold path.
+    @inline(never)
     private mutating func fail(
         _ code: PropertyListError.Code, _ message: String, line: Int? = nil, column: Int? = nil,
-        stopParser: Bool = true
+        atTextStart: Bool = false, stopParser: Bool = true
     ) {
         guard !stopped else { return }
         stopped = true
         let here = position
+        var place = (line: line ?? here.line, column: column ?? here.column)
+        if place.line > 0, let lineEnds = LineEnds(document: document, context: context) {
+            place =
+                atTextStart
+                ? lineEnds.position(
+                    at: lineEnds.startOfText(
+                        endingAt: lineEnds.offset(line: place.line, column: place.column)))
+                : lineEnds.position(line: place.line, column: place.column)
+        }
         failure = PropertyListError(
-            code: code, message: message, file: file, line: line ?? here.line, column: column ?? here.column)
+            code: code, message: message, file: file, line: place.line, column: place.column)
         if stopParser, let context { xmlStopParser(context) }
+    }
+
+    /// libxml2's message with the line it names inside (of the start tag of the element it
+    /// is about: "Opening and ending tag mismatch: string line 5 and dict") counted as
+    /// XML counts lines, when the document has lines that end in CR alone; without that
+    /// line when the element is not the innermost one open. The place of a value's start
+    /// tag is known; a container's is found in the document, before the parser's place.
+    private func countingEveryLineEnd(_ message: String, _ error: xmlError) -> String {
+        let named = " line \(error.int1)"
+        guard
+            [XML_ERR_TAG_NAME_MISMATCH, XML_ERR_TAG_NOT_FINISHED, XML_ERR_GT_REQUIRED].contains(
+                xmlParserErrors(UInt32(error.code))),
+            message.contains(named), let lineEnds = LineEnds(document: document, context: context),
+            lineEnds.hasCarriageReturnAlone
+        else { return message }
+        let element = error.str1.map { String(cString: $0) }
+        var line: Int?
+        if let scalar, element == scalar.description {
+            line = lineEnds.position(line: scalarLine, column: scalarColumn - 1).line
+        } else if let frame = frames.last, element == frame.kind.rawValue {
+            let here = position
+            line = lineEnds.startTag(
+                of: frame.kind.rawValue, before: lineEnds.offset(line: here.line, column: here.column)
+            )
+            .map { lineEnds.position(at: $0).line }
+        }
+        return message.replacingOccurrences(of: named, with: line.map { " line \($0)" } ?? "")
     }
 
     fileprivate mutating func libxml2Failed(_ error: UnsafePointer<xmlError>) {
@@ -267,6 +313,7 @@ struct XMLPlistScanner {
         var message = raw.message.map { String(cString: $0) } ?? "malformed XML"
         // libxml2's messages can span lines ("…\nBytes: 0xFF …"); keep one line.
         message = message.split(whereSeparator: \.isNewline).joined(separator: "; ")
+        message = countingEveryLineEnd(message, raw)
         let code: PropertyListError.Code =
             switch Int(raw.code) {
             case Int(XML_ERR_UNDECLARED_ENTITY.rawValue), Int(XML_WAR_UNDECLARED_ENTITY.rawValue),
@@ -713,10 +760,12 @@ struct XMLPlistScanner {
     private mutating func textOutsideValue(_ chunk: UnsafeBufferPointer<UInt8>, isCDATA: Bool) {
         let what = isCDATA ? "a CDATA section" : "text"
         let preview = ScalarParsing.quoted(chunk, trimmed: true)
+        // At the text's first character: libxml2 hands text over at its end, or at a
+        // carriage return within it.
         if frames.isEmpty {
-            fail(.invalidStructure, "\(what) \(preview) outside the <plist> element")
+            fail(.invalidStructure, "\(what) \(preview) outside the <plist> element", atTextStart: !isCDATA)
         } else {
-            fail(.invalidStructure, "\(what) \(preview) between elements")
+            fail(.invalidStructure, "\(what) \(preview) between elements", atTextStart: !isCDATA)
         }
     }
 

@@ -61,7 +61,9 @@ extension Survey {
     /// - Throws: `PropertyListError` with code `malformedJSON` for JSON that is malformed
     ///   or holds what a property list cannot (as `PropertyList(json:file:)` throws it);
     ///   ``SurveyError`` for a survey that breaks a rule, more than ``maximumItemCount``
-    ///   items included (with the line and column of the first one too many).
+    ///   items included (with the line and column of the first one too many), and a text
+    ///   an XML property list cannot carry (``SurveyError/Rule/unwritableText``, with the
+    ///   line and column of the character, as the JSON holds it).
     public init(json: Data, file: String? = nil, document: UUID? = nil) throws {
         let value: PropertyList
         do {
@@ -83,7 +85,33 @@ extension Survey {
                 code: .malformedJSON, message: error.message, file: file, line: error.line,
                 column: error.column)
         }
-        self = try SurveyError.reading(from: file) { try Survey(interchange: value, document: document) }
+        do {
+            self = try SurveyError.reading(from: file) { try Survey(interchange: value, document: document) }
+        } catch var error as SurveyError where error.rule == .unwritableText && error.line == nil {
+            // The text is named by its item and field; the place of the character in the
+            // file is found now, reading the document again.
+            if let path = Self.unwritableTextPath(of: error, in: value),
+                let place = JSONReader.unwritableCharacter(in: json, at: path)
+            {
+                (error.line, error.column) = (place.line, place.column)
+            }
+            throw error
+        }
+    }
+
+    /// Where, in the interchange form, is the text an ``SurveyError/Rule/unwritableText``
+    /// error is about: the survey's title, or the first text of the item at its position
+    /// that XML cannot carry (the one ``Item/textProblems(position:)`` names first).
+    static func unwritableTextPath(
+        of error: SurveyError, in interchange: PropertyList
+    ) -> [JSONReader.PathComponent]? {
+        guard let position = error.position else { return [.key("title")] }
+        guard case .dictionary(let root) = interchange, case .array(let elements) = root["items"],
+            elements.indices.contains(position - 1),
+            let item = try? Self.item(from: elements[position - 1], position: position),
+            let text = item.texts().first(where: { XMLPlistWriter.unwritableReason($0.text) != nil })
+        else { return nil }
+        return [.key("items"), .index(position - 1), .key(text.key)] + (text.index.map { [.index($0)] } ?? [])
     }
 
     /// Reads a survey from an interchange XML property list.

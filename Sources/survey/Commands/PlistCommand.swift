@@ -118,7 +118,10 @@ extension PlistCommand {
                 or an exponent to integers and other numbers to reals. JSON has no dates and no \
                 data, so an ISO 8601 or base64 string stays a string: a date or data value does \
                 not survive a round trip through JSON. null and a key repeated in one object are \
-                refused with the line and column.
+                refused with the line and column. A string holding a character XML cannot carry \
+                (a control character other than tab and line feed, a carriage return, U+FFFE or \
+                U+FFFF) converts to JSON; --to xml refuses it with the line and column of that \
+                character.
 
                 \(SurveyTool.exitCodesReference)
                 """
@@ -175,6 +178,16 @@ extension PlistCommand {
                     converted = try JSONPropertyList.encode(value)
                 }
             } catch let error as PropertyListError {
+                // JSON read from a file can hold text XML cannot carry; the writer names its
+                // path in the value, the reader (reading again) the place in the file.
+                if to == .xml, PropertyList.looksLikeJSON(data),
+                    let place = JSONReader.unwritableCharacter(in: data, at: nil)
+                {
+                    throw CommandFailure(
+                        code: "invalidPropertyList", message: "cannot be written as XML: \(place.message)",
+                        exit: ExitStatus.invalidData.rawValue, file: name, line: place.line,
+                        column: place.column)
+                }
                 throw CommandFailure(
                     code: "invalidPropertyList", message: error.message,
                     exit: ExitStatus.invalidData.rawValue, file: name)

@@ -2,12 +2,9 @@ import Foundation
 import PropertyList
 import TestSupport
 
-/// The seeded generator the property-list tests use (SplitMix64, shared by every test target).
-typealias SeededGenerator = SeededRandom
-
 /// Random property lists covering the whole value space the XML format carries.
 struct RandomPropertyList {
-    var generator: SeededGenerator
+    var generator: SeededRandom
     /// Whether dates may have fractions of a second (which XML drops).
     var fractionalDates = false
     /// Seconds since 1970 that dates fall in: by default about 1200 BC to AD 5100, so
@@ -19,7 +16,7 @@ struct RandomPropertyList {
     /// of them the writer refuses by a documented rule (see ``AwkwardRules``).
     var awkward = false
 
-    init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
+    init(seed: UInt64) { generator = SeededRandom(seed: seed) }
 
     mutating func value(depth: Int = 0) -> PropertyList {
         if awkward, depth == 0, Int.random(in: 0..<25, using: &generator) == 0 {
