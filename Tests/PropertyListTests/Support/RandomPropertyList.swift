@@ -83,7 +83,7 @@ struct RandomPropertyList {
         case 0:
             return [
                 Double.nan, .infinity, -.infinity, 0, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
-                .leastNormalMagnitude, 1e-324, 0.1,
+                .leastNormalMagnitude, Double("1e-324")!, 0.1,
             ].randomElement(using: &generator)!
         case 1, 2:
             // Any finite bit pattern.
@@ -208,14 +208,17 @@ extension RandomPropertyList {
                 sign: Bool.random(using: &generator) ? .minus : .plus, exponentBitPattern: exponent,
                 significandBitPattern: UInt64.random(in: 0..<(1 << 52), using: &generator))
         case 2:
-            return [
+            // Written as text where a literal would be rounded with a warning.
+            let inexact = ["123456789012345678", "9007199254740993"].map { Double($0)! }
+            let values: [Double] = [
                 0.0, -0.0, .nan, -.nan, .infinity, -.infinity, .leastNonzeroMagnitude,
                 -.leastNonzeroMagnitude,
                 .leastNormalMagnitude, Double.leastNormalMagnitude.nextDown, .greatestFiniteMagnitude,
                 -.greatestFiniteMagnitude, 1e-4, Double(1e-4).nextDown, 1e-5, 1e16, 1e17,
                 Double(1e17).nextDown,
-                123_456_789_012_345_678, 0.1, 1.0 / 3, 9_007_199_254_740_993,
-            ].randomElement(using: &generator)!
+                0.1, 1.0 / 3,
+            ]
+            return (values + inexact).randomElement(using: &generator)!
         default:
             // A power of ten, exact or not, up and down the range.
             let power = Int.random(in: -330...310, using: &generator)
