@@ -112,6 +112,18 @@ struct JSONReaderTests {
         }
     }
 
+    @Test("LF, CR LF and a CR alone each end a line: a refusal is placed alike in all three")
+    func lineEnds() {
+        let lines = ["{", "  \"a\": 1,", "  \"b\": [true,", "    nul]", "}"]
+        for end in ["\n", "\r\n", "\r"] {
+            let json = lines.joined(separator: end)
+            let error = #expect(throws: PropertyListError.self) { try PropertyList(json: Data(json.utf8)) }
+            #expect(
+                error?.line == 4 && error?.column == 5,
+                "\(json.debugDescription): \(String(describing: error))")
+        }
+    }
+
     @Test("A UTF-8 byte order mark is not a column: positions on the first line are those without it")
     func byteOrderMarkIsNoColumn() {
         for json in ["{\"a\": nul}", "{\"a\": 1,\n \"b\": nul}", "  [1,]"] {

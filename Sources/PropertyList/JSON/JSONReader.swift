@@ -474,17 +474,21 @@ package struct JSONReader {
     }
 
     /// A failure at `offset` (default: the current place), with its 1-based line and
-    /// column (columns count Unicode scalars; a byte order mark is not one).
+    /// column (columns count Unicode scalars; a byte order mark is not one). LF, CR LF and
+    /// a CR alone each end a line, as in the XML reader.
     private func fail(_ message: String, at offset: Int? = nil) -> Failure {
         let end = min(offset ?? index, bytes.count)
         var line = 1
         var column = 1
         let hasByteOrderMark = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
-        for position in (hasByteOrderMark ? min(3, end) : 0)..<end {
+        let start = hasByteOrderMark ? min(3, end) : 0
+        for position in start..<end {
             let byte = bytes[position]
-            if byte == 0x0A {
+            if byte == 0x0D || (byte == 0x0A && (position == start || bytes[position - 1] != 0x0D)) {
                 line += 1
                 column = 1
+            } else if byte == 0x0A {
+                // The LF of a CR LF: the CR ended the line.
             } else if byte & 0xC0 != 0x80 {
                 column += 1
             }
