@@ -313,6 +313,40 @@ struct MergeCommandTests {
                 && Self.items(shown)[2]["answer"] as? String == "good")
     }
 
+    @Test(
+        "A contest of the unit kind names a binary answer in it by its option label, as show does (it showed answer 0 beside the options); --json keeps the position"
+    )
+    func kindContestShowsBinaryAnswerByLabel() throws {
+        let store = try Store()
+        let picker = Item(
+            number: 1,
+            json:
+                #"{"id": "\#(Self.id(1))", "title": "Come again?", "kind": "picker", "options": ["No", "Yes", "Maybe"]}"#
+        )
+        let (id, _, heads) = try Self.conflict(
+            store,
+            heads: [
+                Self.survey([Self.binary(0), Self.name(), Self.rate(), Self.dish()]),
+                Self.survey([picker, Self.name(), Self.rate(), Self.dish()]),
+            ])
+        let (a, b) = (heads[0].prefix(8), heads[1].prefix(8))
+        let binary = #"binary, options ["No", "Yes"], answer "No""#
+        let line =
+            #"  item 1 "Come again?" kind: took \#(binary) from \#(a)… (\#(a)… \#(binary); \#(b)… picker, options ["No", "Yes", "Maybe"])"#
+        let dry = try store.run(["resolve", id, "--merge", "--dry-run"])
+        #expect(dry.status == 0 && dry.stdout.contains(line), "\(dry.stdout)\(dry.stderr)")
+        let strict = try store.run(["resolve", id, "--merge", "--strict"])
+        #expect(strict.status == 75 && strict.stderr.contains(line), "\(strict.stderr)")
+        let json = try store.json(["resolve", id, "--merge", "--dry-run"]) as! [String: Any]
+        let contest = try #require(Self.contested(json).first)
+        #expect(contest["field"] as? String == "kind" && contest["chosenOption"] == nil, "\(contest)")
+        #expect((contest["chosen"] as? [String: Any])?["answer"] as? Int == 0, "\(contest)")
+        let values = try #require(contest["values"] as? [[String: Any]])
+        #expect(values.allSatisfy { $0["option"] == nil }, "\(values)")
+        #expect((values[0]["value"] as? [String: Any])?["answer"] as? Int == 0, "\(values)")
+        #expect(try store.versions(id).count == 3, "nothing written")
+    }
+
     @Test("Rule 9: merged options and answer that break a rule take the winner's whole item")
     func rule9() throws {
         let store = try Store()

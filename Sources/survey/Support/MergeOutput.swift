@@ -147,7 +147,10 @@ enum MergeText {
     /// `\u{9}` and `\u{A}`.
     static func quoted(_ text: String) -> String { ShownText.quoted(text) }
 
-    /// A field value: strings quoted, numbers plain, `—` when absent.
+    /// A field value: strings quoted, numbers plain, `—` when absent. A dictionary (a
+    /// contest of the unit `kind`, or of a whole `item`) is its kind, then its other
+    /// fields, a binary answer in it by the label of the option it chooses
+    /// (``answer(in:)``).
     static func value(_ value: PropertyList?) -> String {
         guard let value else { return "—" }
         switch value {
@@ -166,10 +169,24 @@ enum MergeText {
         case .dictionary(let entries):
             let kind = entries["kind"]?.stringValue ?? "item"
             let rest = Item.displayOrder.filter { $0 != "kind" && entries[$0] != nil }.map {
-                "\($0) \(Self.value(entries[$0]))"
+                "\($0) \($0 == "answer" ? answer(in: entries) : Self.value(entries[$0]))"
             }
             return ([kind] + rest).joined(separator: ", ")
         }
+    }
+
+    /// The answer of an item in the interchange form (a contest's unit `kind` or whole
+    /// `item`), as `show` prints it (``Item/chosenOption``): a binary answer as the label
+    /// of the option it chooses, quoted; any other as ``value(_:)`` writes it.
+    static func answer(in entries: [String: PropertyList]) -> String {
+        if entries["kind"]?.stringValue == "binary", case .integer(let integer)? = entries["answer"],
+            let index = integer.int64Value.flatMap({ Int(exactly: $0) }),
+            case .array(let options)? = entries["options"], options.indices.contains(index),
+            let label = options[index].stringValue
+        {
+            return quoted(label)
+        }
+        return value(entries["answer"])
     }
 
     /// The lines of one diff.
