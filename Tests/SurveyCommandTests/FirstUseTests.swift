@@ -678,11 +678,15 @@ struct FirstUseTests {
     }
 
     @Test(
-        "An empty path is a usage error naming the option or argument, not a failure about a file nobody named",
+        "An empty path is a usage error naming the option or argument (which of several paths, by its place), not a failure about a file nobody named",
         arguments: [
             (["list", "--store", ""], "--store"), (["watch", "--store", ""], "--store"),
             (["demo", "--store", ""], "--store"), (["sync", "", "--store", "STORE"], "<other-store>"),
-            (["check", "STORE", ""], "<paths>"), (["import", "", "--store", "STORE"], "<paths>"),
+            (["check", ""], "<paths>"), (["check", "STORE", ""], "the 2nd of <paths>"),
+            (["check", "STORE", "STORE", ""], "the 3rd of <paths>"),
+            (["check"] + Array(repeating: "STORE", count: 11) + ["", ""], "the 12th of <paths>"),
+            (["import", "", "--store", "STORE"], "<paths>"),
+            (["import", "FILE", "", "--store", "STORE"], "the 2nd of <paths>"),
             (["new", "--from", "", "--store", "STORE"], "--from"),
             (["save", "DOC", "--from", "", "--store", "STORE"], "--from"),
             (["resolve", "DOC", "--from", "", "--store", "STORE"], "--from"),
@@ -690,7 +694,8 @@ struct FirstUseTests {
             (["export", "DOC", "-o", "", "--store", "STORE"], "--output"),
             (["export", "DOC", "--output", "", "--store", "STORE"], "--output"),
             (["export", "DOC", "--package", "", "--store", "STORE"], "--package"),
-            (["plist", "lint", ""], "<files>"), (["plist", "convert", "", "--to", "json"], "<file>"),
+            (["plist", "lint", ""], "<files>"), (["plist", "lint", "FILE", "", ""], "the 2nd of <files>"),
+            (["plist", "convert", "", "--to", "json"], "<file>"),
             (["plist", "convert", "FILE", "--to", "json", "-o", ""], "--output"),
         ])
     func emptyPath(_ arguments: [String], _ named: String) throws {

@@ -547,7 +547,7 @@ struct ImportCommand: ParsableCommand {
 
     func validate() throws {
         if paths.isEmpty { throw ValidationError("Missing expected argument '<paths> ...'") }
-        for path in paths { try PathArgument.requireName(path, for: "<paths>") }
+        try PathArgument.requireNames(paths, for: "<paths>")
     }
 
     func run() throws {

@@ -20,7 +20,7 @@ struct CheckCommand: ParsableCommand {
     @Flag(help: "Print one JSON document.") var json = false
 
     func validate() throws {
-        for path in paths { try PathArgument.requireName(path, for: "<paths>") }
+        try PathArgument.requireNames(paths, for: "<paths>")
     }
 
     func run() throws {

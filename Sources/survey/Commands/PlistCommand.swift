@@ -57,7 +57,7 @@ extension PlistCommand {
         var json = false
 
         func validate() throws {
-            for file in files { try PathArgument.requireName(file, for: "<files>") }
+            try PathArgument.requireNames(files, for: "<files>")
         }
 
         struct Result: Encodable {
