@@ -380,6 +380,58 @@ struct IOErrorInjectionTests {
         print("I/O errors: init of a new store: \(tried) injected failures")
     }
 
+    @Test(
+        "init of a store in folders that do not exist yet: a failed fsync of a folder it made names that folder as typed (the first, made in the current folder, was named '.')"
+    )
+    func initNamesTheFolderNotMadeDurable() throws {
+        guard let strace = CommandRunner.requireTool("strace") else { return }
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let here = directory.resolvingSymlinksInPath().path
+        let probeLog = directory.appendingPathComponent("probe.trace").path
+        let probe = try CommandRunner.run(
+            ["init", "--store", "probe/b/store"], in: directory,
+            prefix: [strace, "-qq", "-y", "-e", "trace=mkdirat,fsync", "-o", probeLog])
+        #expect(probe.status == 0, "the clean run fails: \(probe.stderr)")
+        // Each folder made (as typed, relative to the current folder) and the fsync of its
+        // parent that makes it durable, by that fsync's count.
+        var points: [(index: Int, folder: String)] = []
+        var made: (parent: String, folder: String)?
+        var fsyncs = 0
+        for call in try Self.trace(probeLog) {
+            let parts = call.line.split(separator: "<", maxSplits: 1).last?.split(
+                separator: ">", maxSplits: 1)
+            guard let folder = parts?.first.map(String.init) else { continue }
+            if call.name == "mkdirat", call.line.hasSuffix("= 0"),
+                let name = call.line.split(separator: "\"").dropFirst().first
+            {
+                made = (folder, folder + "/" + name)
+            } else if call.name == "fsync" {
+                fsyncs += 1
+                if let (parent, madeFolder) = made, parent == folder, madeFolder.hasPrefix(here + "/") {
+                    points.append((fsyncs, String(madeFolder.dropFirst(here.count + 1))))
+                }
+                made = nil
+            }
+        }
+        let expected = ["probe", "probe/b", "probe/b/store"]
+        #expect(Array(points.map(\.folder).prefix(3)) == expected, "\(points)")
+        for (index, folder) in points.prefix(3) {
+            let typed = "a" + folder.dropFirst("probe".count)
+            let result = try CommandRunner.run(
+                ["init", "--store", "a/b/store"], in: directory,
+                prefix: [
+                    strace, "-qq", "-o", "/dev/null", "-e", "trace=fsync", "-e",
+                    "inject=fsync:error=EIO:when=\(index)",
+                ])
+            #expect(
+                result.status == 1
+                    && result.stderr == "error: cannot flush to disk (fsync) \(typed): Input/output error\n",
+                "fsync #\(index), making \(typed) durable: \(result.status) \(result.stderr)")
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent("a"))
+        }
+    }
+
     @Test("An I/O error looking at the store folder fails a write and keeps the device id")
     func storeFolderStatusError() throws {
         guard let strace = CommandRunner.requireTool("strace") else { return }

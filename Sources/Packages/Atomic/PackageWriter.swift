@@ -114,7 +114,10 @@ public struct PackageWriter: Sendable {
     /// entries changed.
     ///
     /// The corresponding C functions are `mkdirat` and `fsync`.
-    /// - Throws: ``FileSystemError``.
+    /// - Throws: ``FileSystemError``. A failed fsync names the folder made, whose
+    ///   creation could not be made durable, as the root names it (`a/b` for a root
+    ///   `a/b/store`), not the parent fsynced (which is `.` for the first folder of a
+    ///   relative root).
     public func createRoot() throws {
         var missing: [String] = []
         var path = root
@@ -128,7 +131,12 @@ public struct PackageWriter: Sendable {
             } catch let error as FileSystemError where error.code == .alreadyExists {
                 continue
             }
-            try system.fsyncDirectory(Self.parent(of: folder))
+            do {
+                try system.fsyncDirectory(Self.parent(of: folder))
+            } catch var error as FileSystemError where error.operation == .fsync {
+                error.path = folder
+                throw error
+            }
         }
     }
 
