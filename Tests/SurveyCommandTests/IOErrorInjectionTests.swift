@@ -432,6 +432,38 @@ struct IOErrorInjectionTests {
         }
     }
 
+    @Test(
+        "export -o FILE and --package DIR into the current folder: a failed fsync of the folder after the rename names the file or package (it was named '.')"
+    )
+    func exportNamesTheOutputNotMadeDurable() throws {
+        guard let strace = CommandRunner.requireTool("strace") else { return }
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("store").path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        let id = try CommandRunner.run(["new", "--title", "Out", "--store", store]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        for (option, name) in [("-o", "out.json"), ("--package", "copy.survey")] {
+            // The last fsync of a clean run is the folder's, after the rename.
+            let log = directory.appendingPathComponent("\(name).trace").path
+            let clean = try CommandRunner.run(
+                ["export", id, option, "probe-" + name, "--store", store], in: directory,
+                prefix: [strace, "-qq", "-e", "trace=fsync", "-o", log])
+            #expect(clean.status == 0, "\(option): the clean run fails: \(clean.stderr)")
+            let fsyncs = try Self.trace(log).filter { $0.name == "fsync" }.count
+            let result = try CommandRunner.run(
+                ["export", id, option, name, "--store", store], in: directory,
+                prefix: [
+                    strace, "-qq", "-o", "/dev/null", "-e", "trace=fsync", "-e",
+                    "inject=fsync:error=EIO:when=\(fsyncs)",
+                ])
+            #expect(
+                result.status == 1
+                    && result.stderr.hasSuffix("cannot flush to disk (fsync) \(name): Input/output error\n"),
+                "\(option) \(name), fsync #\(fsyncs) failing: \(result.status) \(result.stderr)")
+        }
+    }
+
     @Test("An I/O error looking at the store folder fails a write and keeps the device id")
     func storeFolderStatusError() throws {
         guard let strace = CommandRunner.requireTool("strace") else { return }

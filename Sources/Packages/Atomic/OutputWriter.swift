@@ -28,7 +28,8 @@ public struct OutputWriter {
     ///
     /// The corresponding C functions are `openat`, `write`, `fsync`, `renameat2`.
     /// - Throws: ``FileSystemError``: code `notFound` when the parent folder is missing,
-    ///   `isDirectory` for a folder; any failure of the calls underneath.
+    ///   `isDirectory` for a folder; any failure of the calls underneath (a failed fsync
+    ///   of the folder after the rename names `path`).
     public func writeFile(_ contents: Data, to path: String) throws {
         switch try system.status(path)?.kind {
         case .directory?:
@@ -49,7 +50,7 @@ public struct OutputWriter {
                 try? system.unlink(temporary, isDirectory: false)
                 throw error
             }
-            try system.fsyncDirectory(System.parent(of: path))
+            try fsyncParent(of: path)
         }
     }
 
@@ -79,7 +80,19 @@ public struct OutputWriter {
             try? system.unlink(temporary, isDirectory: true)
             throw error
         }
-        try system.fsyncDirectory(System.parent(of: path))
+        try fsyncParent(of: path)
+    }
+
+    /// Makes the entry at `path`, just renamed into place, durable in its folder. A failed
+    /// fsync names `path`, whose arrival it could not make durable, rather than the folder
+    /// fsynced (`.` for a file written into the current folder).
+    private func fsyncParent(of path: String) throws {
+        do {
+            try system.fsyncDirectory(System.parent(of: path))
+        } catch var error as FileSystemError where error.operation == .fsync {
+            error.path = path
+            throw error
+        }
     }
 
     private func requireParent(of path: String) throws {
