@@ -258,6 +258,27 @@ struct MergePropertyTests {
         }
     }
 
+    /// `survey` with the options of every binary and multiTF item (and picker, with
+    /// `pickers`) in reverse order, each answer following its label.
+    static func reversingOptions(of survey: Survey, pickers: Bool) throws -> Survey {
+        try Survey(
+            title: survey.title,
+            items: survey.items.map { item in
+                var item = item
+                switch (item.kind, item.answer) {
+                case (.binary(let labels), let answer):
+                    item.kind = .binary(options: labels.reversed())
+                    if case .choice(let index)? = answer { item.answer = .choice(1 - index) }
+                case (.picker(let labels), _) where pickers: item.kind = .picker(options: labels.reversed())
+                case (.multiTF(let labels), let answer):
+                    item.kind = .multiTF(options: labels.reversed())
+                    if case .flags(let flags)? = answer { item.answer = .flags(flags.reversed()) }
+                default: break
+                }
+                return item
+            })
+    }
+
     @Test(
         "A head that only reorders options, merged with another head's random script: every answer keeps its labels"
     )
@@ -267,21 +288,7 @@ struct MergePropertyTests {
         for index in 0..<Self.cases {
             let base = try Survey(
                 title: "Base", items: (0..<generator.int(1...8)).map { _ in generator.item() })
-            let reordered = try Survey(
-                title: base.title,
-                items: base.items.map { item in
-                    var item = item
-                    switch (item.kind, item.answer) {
-                    case (.binary(let labels), let answer):
-                        item.kind = .binary(options: labels.reversed())
-                        if case .choice(let index)? = answer { item.answer = .choice(1 - index) }
-                    case (.multiTF(let labels), let answer):
-                        item.kind = .multiTF(options: labels.reversed())
-                        if case .flags(let flags)? = answer { item.answer = .flags(flags.reversed()) }
-                    default: break
-                    }
-                    return item
-                })
+            let reordered = try Self.reversingOptions(of: base, pickers: false)
             let other = generator.randomScript(on: base)
             let context = "seed \(seed), case \(index); replay with SURVEYSTORE_SEED=\(seed)"
             for surveys in [[reordered, other], [other, reordered]] {
@@ -334,22 +341,7 @@ struct MergePropertyTests {
                     }
                     return item
                 })
-            let reordered = try Survey(
-                title: base.title,
-                items: base.items.map { item in
-                    var item = item
-                    switch (item.kind, item.answer) {
-                    case (.binary(let labels), let answer):
-                        item.kind = .binary(options: labels.reversed())
-                        if case .choice(let index)? = answer { item.answer = .choice(1 - index) }
-                    case (.picker(let labels), _): item.kind = .picker(options: labels.reversed())
-                    case (.multiTF(let labels), let answer):
-                        item.kind = .multiTF(options: labels.reversed())
-                        if case .flags(let flags)? = answer { item.answer = .flags(flags.reversed()) }
-                    default: break
-                    }
-                    return item
-                })
+            let reordered = try Self.reversingOptions(of: base, pickers: true)
             let other = generator.randomScript(on: base)
             let context = "seed \(seed), case \(index); replay with SURVEYSTORE_SEED=\(seed)"
             for surveys in [[renamed, reordered, other], [other, reordered, renamed]] {
