@@ -73,6 +73,20 @@ struct IOErrorInjectionTests {
         }
     }
 
+    /// The calls a clean run of `survey ARGUMENTS` makes, as strace traces them with
+    /// `options` (what to trace, and how to show it) into `log`; the run must succeed.
+    static func probe(
+        _ arguments: [String], in directory: URL? = nil, strace: String, options: [String], log: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> [Traced] {
+        let run = try CommandRunner.run(
+            arguments, in: directory, prefix: [strace, "-qq"] + options + ["-o", log])
+        #expect(
+            run.status == 0, "\(arguments): the clean run fails: \(run.stderr)\(run.stdout)",
+            sourceLocation: sourceLocation)
+        return try trace(log)
+    }
+
     /// Runs `command` once per injection point and error; returns the points tried.
     /// `flushedBy` names the call the clean run must make durable by (`syncfs` for a
     /// batch, `fsync` for a single package), when the scenario is about one of them.
@@ -106,15 +120,13 @@ struct IOErrorInjectionTests {
         // A clean run, traced, to find the calls to fail.
         let probe = try freshCopy("probe")
         let probeLog = work.appendingPathComponent("probe.trace").path
-        let clean = try CommandRunner.run(
-            probe.arguments,
-            prefix: [
-                strace, "-qq", "-y", "-s", "0", "-e", "trace=write,fsync,syncfs,renameat2", "-o", probeLog,
-            ])
-        #expect(clean.status == 0, "\(name): the clean run fails: \(clean.stderr)")
+        let traced = try Self.probe(
+            probe.arguments, strace: strace,
+            options: ["-y", "-s", "0", "-e", "trace=write,fsync,syncfs,renameat2"],
+            log: probeLog)
         var points: [(call: String, index: Int)] = []
         var counts: [String: Int] = [:]
-        for call in try trace(probeLog) {
+        for call in traced {
             counts[call.name, default: 0] += 1
             // Writes to standard output and error are the report, not the store.
             if call.name == "write" && !probe.stores.contains(where: { call.line.contains($0 + "/") }) {
@@ -323,13 +335,12 @@ struct IOErrorInjectionTests {
         // A store in a folder that does not exist yet: init makes both.
         func store(_ label: String) -> String { directory.appendingPathComponent(label).path + "/new/store" }
         let probeLog = directory.appendingPathComponent("probe.trace").path
-        let probe = try CommandRunner.run(
-            ["init", "--store", store("probe")], prefix: [strace, "-qq", "-y", "-e", calls, "-o", probeLog])
-        #expect(probe.status == 0, "the clean run fails: \(probe.stderr)")
+        let traced = try Self.probe(
+            ["init", "--store", store("probe")], strace: strace, options: ["-y", "-e", calls], log: probeLog)
         // Every call on the store's folders (the count of its kind, as strace counts them).
         var points: [(call: String, index: Int)] = []
         var counts: [String: Int] = [:]
-        for call in try Self.trace(probeLog) {
+        for call in traced {
             counts[call.name, default: 0] += 1
             if call.line.contains(directory.path + "/probe") {
                 points.append((call.name, counts[call.name]!))
@@ -389,16 +400,15 @@ struct IOErrorInjectionTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let here = directory.resolvingSymlinksInPath().path
         let probeLog = directory.appendingPathComponent("probe.trace").path
-        let probe = try CommandRunner.run(
-            ["init", "--store", "probe/b/store"], in: directory,
-            prefix: [strace, "-qq", "-y", "-e", "trace=mkdirat,fsync", "-o", probeLog])
-        #expect(probe.status == 0, "the clean run fails: \(probe.stderr)")
+        let traced = try Self.probe(
+            ["init", "--store", "probe/b/store"], in: directory, strace: strace,
+            options: ["-y", "-e", "trace=mkdirat,fsync"], log: probeLog)
         // Each folder made (as typed, relative to the current folder) and the fsync of its
         // parent that makes it durable, by that fsync's count.
         var points: [(index: Int, folder: String)] = []
         var made: (parent: String, folder: String)?
         var fsyncs = 0
-        for call in try Self.trace(probeLog) {
+        for call in traced {
             let parts = call.line.split(separator: "<", maxSplits: 1).last?.split(
                 separator: ">", maxSplits: 1)
             guard let folder = parts?.first.map(String.init) else { continue }
@@ -446,11 +456,10 @@ struct IOErrorInjectionTests {
         for (option, name) in [("-o", "out.json"), ("--package", "copy.survey")] {
             // The last fsync of a clean run is the folder's, after the rename.
             let log = directory.appendingPathComponent("\(name).trace").path
-            let clean = try CommandRunner.run(
-                ["export", id, option, "probe-" + name, "--store", store], in: directory,
-                prefix: [strace, "-qq", "-e", "trace=fsync", "-o", log])
-            #expect(clean.status == 0, "\(option): the clean run fails: \(clean.stderr)")
-            let fsyncs = try Self.trace(log).filter { $0.name == "fsync" }.count
+            let fsyncs = try Self.probe(
+                ["export", id, option, "probe-" + name, "--store", store], in: directory, strace: strace,
+                options: ["-e", "trace=fsync"], log: log
+            ).filter { $0.name == "fsync" }.count
             let result = try CommandRunner.run(
                 ["export", id, option, name, "--store", store], in: directory,
                 prefix: [
@@ -480,11 +489,9 @@ struct IOErrorInjectionTests {
         // The calls that take the status of the store folder itself, through its descriptor.
         let log = directory.appendingPathComponent("probe.trace").path
         let edit = ["edit", id, "--answer", "2=Ada", "--store", store]
-        let probe = try CommandRunner.run(
-            ["edit", id, "--answer", "2=Lin", "--store", store],
-            prefix: [strace, "-qq", "-y", "-s", "0", "-e", "trace=newfstatat", "-o", log])
-        #expect(probe.status == 0, "\(probe.stderr)")
-        let calls = try Self.trace(log)
+        let calls = try Self.probe(
+            ["edit", id, "--answer", "2=Lin", "--store", store], strace: strace,
+            options: ["-y", "-s", "0", "-e", "trace=newfstatat"], log: log)
         let points = calls.indices.filter {
             calls[$0].line.contains("<\(store)>, \"\"") && calls[$0].line.contains("AT_EMPTY_PATH")
         }
@@ -516,10 +523,7 @@ struct IOErrorInjectionTests {
         let (store, _) = try Self.storeWithHistory(directory)
         let log = directory.appendingPathComponent("probe.trace").path
         let verify = ["verify", "--json", "--store", store]
-        let probe = try CommandRunner.run(
-            verify, prefix: [strace, "-qq", "-y", "-e", "trace=openat2", "-o", log])
-        #expect(probe.status == 0, "\(probe.stdout)")
-        let calls = try Self.trace(log)
+        let calls = try Self.probe(verify, strace: strace, options: ["-y", "-e", "trace=openat2"], log: log)
         // The last open is the check's (opening the store for reading looks at it first).
         let opens = calls.indices.filter { calls[$0].line.contains("\"Local.nosync/Device.plist\"") }
         #expect(!opens.isEmpty, "Device.plist is not opened: \(calls.map(\.line))")

@@ -50,7 +50,7 @@ public struct OutputWriter {
                 try? system.unlink(temporary, isDirectory: false)
                 throw error
             }
-            try fsyncParent(of: path)
+            try system.fsyncParent(of: path)
         }
     }
 
@@ -80,19 +80,7 @@ public struct OutputWriter {
             try? system.unlink(temporary, isDirectory: true)
             throw error
         }
-        try fsyncParent(of: path)
-    }
-
-    /// Makes the entry at `path`, just renamed into place, durable in its folder. A failed
-    /// fsync names `path`, whose arrival it could not make durable, rather than the folder
-    /// fsynced (`.` for a file written into the current folder).
-    private func fsyncParent(of path: String) throws {
-        do {
-            try system.fsyncDirectory(System.parent(of: path))
-        } catch var error as FileSystemError where error.operation == .fsync {
-            error.path = path
-            throw error
-        }
+        try system.fsyncParent(of: path)
     }
 
     private func requireParent(of path: String) throws {

@@ -131,12 +131,7 @@ public struct PackageWriter: Sendable {
             } catch let error as FileSystemError where error.code == .alreadyExists {
                 continue
             }
-            do {
-                try system.fsyncDirectory(Self.parent(of: folder))
-            } catch var error as FileSystemError where error.operation == .fsync {
-                error.path = folder
-                throw error
-            }
+            try system.fsyncParent(of: folder)
         }
     }
 

@@ -862,6 +862,19 @@ struct System {
         try fsync(descriptor, path: path)
     }
 
+    /// Fsyncs the folder holding `entry` (just made or renamed into place), so that its
+    /// arrival reaches stable storage. A failed fsync names `entry`, whose arrival it could
+    /// not make durable, rather than the folder (which is `.` for an entry of a relative
+    /// path without a slash); a folder that cannot be opened is named itself.
+    func fsyncParent(of entry: String) throws {
+        do {
+            try fsyncDirectory(Self.parent(of: entry))
+        } catch var error as FileSystemError where error.operation == .fsync {
+            error.path = entry
+            throw error
+        }
+    }
+
     /// `path` split at its last slash: what comes before it and the name after it; `nil`
     /// without a slash. The slash is found among the bytes, as the file system finds it: a
     /// combining mark after a slash belongs to the name, where a search by characters
