@@ -31,6 +31,7 @@ public enum ChildProcess {
         environment: [String: String] = [:],
         input: Data? = nil, timeLimit: TimeInterval? = nil
     ) throws -> Output {
+        _ = openFileLimitRaised
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -75,6 +76,23 @@ public enum ChildProcess {
             signalled: process.terminationReason == .uncaughtSignal, timedOut: timedOut)
     }
 
+    /// The test process's soft limit of open files raised to 1,024 (or its hard limit,
+    /// if lower) when it starts below that, as macOS's default of 256 does: parameterized
+    /// tests run their cases at once, each holding a child's pipes and its own stores,
+    /// and with 256 the process runs out of descriptors. Children inherit the limit;
+    /// tests that need a lower one set it for their child alone.
+    private static let openFileLimitRaised: Void = {
+        #if os(Linux)
+            let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+            let resource = RLIMIT_NOFILE
+        #endif
+        var limit = rlimit()
+        guard getrlimit(resource, &limit) == 0, limit.rlim_cur < 1024 else { return }
+        limit.rlim_cur = min(1024, limit.rlim_max)
+        _ = setrlimit(resource, &limit)
+    }()
+
     /// Everything `handle` gives until end of file. Unlike `readDataToEndOfFile`, which
     /// traps when a read is interrupted by a signal (a child exiting, while many run at
     /// once), this reads again.
@@ -96,6 +114,7 @@ public enum ChildProcess {
 
     /// A new empty temporary folder whose name starts with `prefix`.
     public static func temporaryDirectory(prefix: String = "surveystore-tests") throws -> URL {
+        _ = openFileLimitRaised
         let url = FileManager.default.temporaryDirectory
             .appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
