@@ -47,6 +47,13 @@ extension RevisionGraph {
             }
         }
         guard !heads.isEmpty else { return [] }
+        // Two heads (or one) are one pass; only more can hold a group.
+        guard heads.count > 2 else {
+            return [
+                MergeGroup(
+                    parts: heads.map { .head($0) }, heads: heads, baseLevels: mergeBaseLevels(of: heads))
+            ]
+        }
         let ancestries = heads.map(ancestors(of:))
         // Each revision by the heads that descend from it (their indices, ascending), and
         // how many revisions each such set of heads holds.
