@@ -11,17 +11,23 @@ extension SurveyStore {
         public var document: UUID
         /// Every head, in winner order: the parents of the resolution.
         public var heads: [RevisionMetadata]
-        /// The revisions the merge's base was made of, in winner order: one merge base; or,
-        /// in a criss-cross history, the merge bases whose content can be read, merged into
-        /// a *virtual* base; none for a two-way merge.
+        /// The groups of heads merged first, in the order merged: heads that share history
+        /// the other heads lack (`RevisionGraph.mergeGroups(of:)`); empty when there are
+        /// none. The merge's last pass merges each group as one head with the other heads,
+        /// from ``bases``.
+        public var groups: [Group] = []
+        /// The revisions the merge's (last pass's) base was made of, in winner order: one
+        /// merge base; or, in a criss-cross history, the merge bases whose content can be
+        /// read, merged into a *virtual* base; none for a two-way merge.
         public var bases: [RevisionMetadata]
         /// The base the merge started from when it is one revision (`nil`: a two-way merge,
         /// or a virtual base: see ``bases``).
         public var base: RevisionMetadata? { bases.count == 1 ? bases[0] : nil }
-        /// Every best common ancestor of the heads, in winner order (more than one only
+        /// Every best common ancestor of what the last pass merges (the heads, a group's
+        /// history being that of its heads together), in winner order (more than one only
         /// in a criss-cross history, and then merged into a virtual base).
         public var mergeBases: [RevisionMetadata]
-        /// Why the merge is two-way, when it is.
+        /// Why the merge (its last pass) is two-way, when it is.
         public var twoWayReason: String?
         /// The merge: the survey (`nil` when every head is a deletion), contests, notes.
         public var result: SurveyMerge.Result?
@@ -34,6 +40,25 @@ extension SurveyStore {
         /// Whether the base was virtual: several merge bases merged, the fields they
         /// disagreed on unknown (see `SurveyMerge.VirtualBase`).
         public var isVirtualBase: Bool { bases.count > 1 }
+
+        /// A group of heads merged first, from its own base, because they share history
+        /// the other heads lack (see the README's rule 12).
+        public struct Group: Sendable {
+            /// Its heads, in winner order (those of groups it merged too).
+            public var heads: [RevisionMetadata]
+            /// The revisions its base was made of, as ``MergePlan/bases`` (none: two-way).
+            public var bases: [RevisionMetadata]
+            /// Its best common ancestors, as ``MergePlan/mergeBases``.
+            public var mergeBases: [RevisionMetadata]
+            /// Why its merge is two-way, when it is.
+            public var twoWayReason: String?
+            /// The base it started from when it is one revision.
+            public var base: RevisionMetadata? { bases.count == 1 ? bases[0] : nil }
+            /// Whether its merge had no base.
+            public var isTwoWay: Bool { bases.isEmpty }
+            /// Whether its base was virtual.
+            public var isVirtualBase: Bool { bases.count > 1 }
+        }
     }
 
     /// A merge refused by `strict`: fields were contested. Nothing was written.
@@ -54,9 +79,10 @@ extension SurveyStore {
     /// base made the same way (`RevisionGraph.mergeBaseLevels(of:)`), into a *virtual*
     /// base whose contested fields are unknown (`SurveyMerge.VirtualBase`), so that a
     /// field is contested only when the heads changed it differently since. Without a
-    /// readable base the merge is two-way. Three heads or more merge in one pass from the
-    /// merge bases of all of them, even when some of them share a later ancestor (see the
-    /// README's rule 12 for what that costs). Format-1 revisions are migrated first, and the
+    /// readable base the merge is two-way. Heads that share history the other heads lack
+    /// are merged first, from their own base, as one group (`RevisionGraph.mergeGroups(of:)`,
+    /// ``MergePlan/groups``), whose contests are unknown when it is merged with the others
+    /// (see the README's rule 12). Format-1 revisions are migrated first, and the
     /// items of a format-1 revision are matched by position to the base's (to the
     /// winner's in a two-way merge), since format 1 has no item ids.
     ///
@@ -100,23 +126,55 @@ extension SurveyStore {
         var plan = MergePlan(
             document: id, heads: heads, bases: [], mergeBases: [], twoWayReason: nil, result: nil)
         guard !live.isEmpty else { return plan }
-        let levels = graph.mergeBaseLevels(of: live.map(\.id))
-        plan.mergeBases = levels.first ?? []
-        let (baseSurvey, bases) = try mergeBase(id, levels: levels[...])
-        plan.bases = bases
-        if baseSurvey == nil {
-            plan.twoWayReason =
-                if let unreadable = plan.mergeBases.first(where: { !$0.isDeleted }) {
-                    "the content of the merge base \(unreadable.id) has been pruned or cannot be read"
-                } else if let deletion = plan.mergeBases.first {
-                    "the merge base \(deletion.id) is a deletion, which has no content: the heads were each saved after it"
-                } else {
-                    "the heads have no common ancestor"
+        let surveys = Dictionary(
+            try live.enumerated().map { ($1.id, (rank: $0, revision: $1, survey: try survey(id, $1))) },
+            uniquingKeysWith: { first, _ in first })
+        // Each pass merges heads, and groups merged in an earlier pass, from its own base.
+        var merged: [SurveyMerge.Head] = []
+        for group in graph.mergeGroups(of: live.map(\.id)) {
+            let mergeBases = group.baseLevels.first ?? []
+            let (baseSurvey, bases) = try mergeBase(id, levels: group.baseLevels[...])
+            var twoWayReason: String?
+            if baseSurvey == nil {
+                twoWayReason =
+                    if let unreadable = mergeBases.first(where: { !$0.isDeleted }) {
+                        "the content of the merge base \(unreadable.id) has been pruned or cannot be read"
+                    } else if let deletion = mergeBases.first {
+                        "the merge base \(deletion.id) is a deletion, which has no content: the heads were each saved after it"
+                    } else {
+                        "the heads have no common ancestor"
+                    }
+            }
+            // The heads' items of format 1 are matched by position to the base's (to the
+            // first part's without a base); a group's result has the ids of the current format.
+            var parts: [SurveyMerge.Head] = []
+            for part in group.parts {
+                switch part {
+                case .group(let index): parts.append(merged[index])
+                case .head(let head):
+                    let (rank, revision, content) = surveys[head]!
+                    let reference = baseSurvey?.survey ?? (parts.isEmpty ? nil : parts[0].survey)
+                    parts.append(
+                        SurveyMerge.Head(
+                            label: revision.id.description,
+                            survey: revision.formatVersion == 1 && reference != nil
+                                ? content.matchingItemIDs(byPositionTo: reference!) : content, rank: rank))
                 }
+            }
+            let result = SurveyMerge.merge(
+                virtualBase: baseSurvey, heads: parts, prefer: preferred?.id.description)
+            merged.append(SurveyMerge.Head(merging: result, of: parts))
+            let members = group.heads.compactMap { surveys[$0]?.revision }
+            if members.count < live.count {
+                plan.groups.append(
+                    .init(heads: members, bases: bases, mergeBases: mergeBases, twoWayReason: twoWayReason))
+            } else {
+                plan.mergeBases = mergeBases
+                plan.bases = bases
+                plan.twoWayReason = twoWayReason
+                plan.result = result
+            }
         }
-        plan.result = Self.merge(
-            live, surveys: try live.map { try survey(id, $0) }, base: baseSurvey,
-            prefer: preferred?.id.description)
         // Heads that each hold many items of their own can merge into more than a survey
         // may hold, which no reader would then take: such a merge cannot be made.
         if let merged = plan.result?.survey, merged.items.count > Survey.maximumItemCount {
@@ -293,12 +351,13 @@ extension SurveyStore {
     }
 
     /// The best common ancestors of a document's non-deleted heads, and in a criss-cross
-    /// history those of the merge bases, level by level (`RevisionGraph.mergeBaseLevels(of:)`):
-    /// what prune keeps for a merge.
+    /// history those of the merge bases, level by level (`RevisionGraph.mergeBaseLevels(of:)`),
+    /// for every pass of the merge (those of each group of heads merged first,
+    /// `RevisionGraph.mergeGroups(of:)`): what prune keeps for a merge.
     func mergeBaseIDs(in graph: RevisionGraph) -> Set<RevisionID> {
         let live = graph.heads.filter { !$0.isDeleted }
         guard live.count > 1 else { return [] }
-        return Set(graph.mergeBaseLevels(of: live.map(\.id)).joined().map(\.id))
+        return Set(graph.mergeGroups(of: live.map(\.id)).flatMap { $0.baseLevels.joined() }.map(\.id))
     }
 }
 

@@ -91,9 +91,14 @@ extension RevisionGraph {
     /// - Returns: The merge bases in the winner order (newest first), empty when the
     ///   heads share no ancestor. Usually one; criss-cross histories give several.
     public func mergeBases(of heads: [RevisionID]) -> [RevisionMetadata] {
-        guard let first = heads.first else { return [] }
-        var common = ancestors(of: first)
-        for head in heads.dropFirst() { common.formIntersection(ancestors(of: head)) }
+        mergeBases(ofAncestries: heads.map(ancestors(of:)))
+    }
+
+    /// The best common ancestors of revisions given by their ancestries (each the set of
+    /// revisions it descends from, itself included; a group's, the union of its heads').
+    func mergeBases(ofAncestries ancestries: [Set<RevisionID>]) -> [RevisionMetadata] {
+        guard var common = ancestries.first else { return [] }
+        for ancestry in ancestries.dropFirst() { common.formIntersection(ancestry) }
         // Every proper ancestor of a common ancestor, in one walk.
         var dominated: Set<RevisionID> = []
         var stack = common.flatMap { revisions[$0]?.parents ?? [] }
@@ -117,19 +122,27 @@ extension RevisionGraph {
     /// - Returns: The levels, each in the winner order; the first is
     ///   ``mergeBases(of:)``; empty when the heads share no ancestor.
     public func mergeBaseLevels(of heads: [RevisionID]) -> [[RevisionMetadata]] {
+        mergeBaseLevels(ofAncestries: heads.map(ancestors(of:)), heads: heads)
+    }
+
+    /// ``mergeBaseLevels(of:)`` of revisions given by their ancestries (see
+    /// `mergeBases(ofAncestries:)`), `heads` being every head they hold.
+    func mergeBaseLevels(ofAncestries ancestries: [Set<RevisionID>], heads: [RevisionID])
+        -> [[RevisionMetadata]]
+    {
         var levels: [[RevisionMetadata]] = []
         var seen = Set(heads)
-        var current = heads
+        var bases = mergeBases(ofAncestries: ancestries)
         while true {
-            let bases = mergeBases(of: current)
             // Damaged parents that form a cycle could give a level again: it ends there.
             guard !bases.isEmpty, bases.allSatisfy({ !seen.contains($0.id) }) else { break }
             seen.formUnion(bases.map(\.id))
             levels.append(bases)
             let live = bases.filter { !$0.isDeleted }
             guard live.count > 1 else { break }
-            current = live.map(\.id)
+            bases = mergeBases(of: live.map(\.id))
         }
         return levels
     }
+
 }

@@ -120,26 +120,127 @@ struct CrissCrossMergeTests {
         #expect(after.survey == before.survey && after.contested == before.contested)
     }
 
+    /// The history of ``threeHeadsFromDifferentForks()``: the base O; A (the name and the
+    /// note changed); H1 from A (the name set back to O's, the note changed again), H2 from
+    /// A (unchanged), H3 from O (the rating).
+    static func forked(_ write: (Survey, [RevisionMetadata]) throws -> RevisionMetadata) throws -> (
+        o: RevisionMetadata, a: RevisionMetadata, h1: RevisionMetadata, h2: RevisionMetadata,
+        h3: RevisionMetadata
+    ) {
+        let o = try write(Self.survey(), [])
+        let a = try write(Self.survey(name: "Grace", note: "from A"), [o])
+        let h1 = try write(Self.survey(name: "Ada", note: "from H1"), [a])
+        let h2 = try write(Self.survey(name: "Grace", note: "from A"), [a])
+        let h3 = try write(Self.survey(rate: 9), [o])
+        return (o, a, h1, h2, h3)
+    }
+
     @Test(
-        "Three heads: two saved from A, the third from the base O. Known limit: merged from O, the merge of all three, a change one of the first two made to A's fields is contested with the other's, and one setting a field back to O's value is lost"
+        "Three heads: two saved from A, the third from the base O. The two are merged first, from A: H1's note and its name set back to O's both apply, and nothing is contested"
     )
     func threeHeadsFromDifferentForks() throws {
         let (path, store, write) = try Self.store()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let o = try write(Self.survey(), [])
-        let a = try write(Self.survey(name: "Grace", note: "from A"), [o])
-        _ = try write(Self.survey(name: "Ada", note: "from H1"), [a])
-        _ = try write(Self.survey(name: "Grace", note: "from A"), [a])
-        _ = try write(Self.survey(rate: 9), [o])
+        let (o, _, _, _, _) = try Self.forked(write)
         let plan = try #require(try store.mergePlan(Self.document))
         #expect(plan.heads.count == 3 && plan.mergeBases.map(\.id) == [o.id])
         let result = try #require(plan.result)
         #expect(result.survey.items[2].answer == .number(9), "the third head's rating")
-        // Merged from A first (the base the first two share), H1's two changes would apply.
-        withKnownIssue("three heads merge in one pass from the merge base of all of them") {
-            #expect(result.survey.items[0].answer == .text("Ada"), "H1 set the name back to O's")
-            #expect(result.survey.items[1].answer == .text("from H1"), "only H1 changed the note since A")
-            #expect(result.isClean, "\(result.contested.map { ($0.item, $0.field) })")
+        // Merged from A first (the base the first two share), H1's two changes apply.
+        #expect(result.survey.items[0].answer == .text("Ada"), "H1 set the name back to O's")
+        #expect(result.survey.items[1].answer == .text("from H1"), "only H1 changed the note since A")
+        #expect(result.isClean, "\(result.contested.map { ($0.item, $0.field) })")
+        #expect(Set(result.order) == Set(plan.heads.map(\.id.description)), "the order names every head")
+    }
+
+    @Test(
+        "Four heads from two forks (H1, H2 from A; H3, H4 from B; A and B from O): each pair is merged first from its own fork, so each head's edits since its fork are kept, and what a pair contested is contested with each of its heads' values"
+    )
+    func fourHeadsFromTwoForks() throws {
+        let (path, store, write) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let o = try write(Self.survey(), [])
+        let a = try write(Self.survey(name: "Grace", note: "from A"), [o])
+        let b = try write(Self.survey(rate: 2, dish: "Fish", title: "Visit B"), [o])
+        // H1 sets the name back to O's; H2 changes A's note; both change the dish, differently.
+        let h1 = try write(Self.survey(name: "Ada", note: "from A", dish: "Soup"), [a])
+        let h2 = try write(Self.survey(name: "Grace", note: "from H2", dish: "Cake"), [a])
+        // H3 sets the rating back to O's; H4 sets the title back to O's.
+        let h3 = try write(Self.survey(rate: 8, dish: "Fish", title: "Visit B"), [b])
+        let h4 = try write(Self.survey(rate: 2, dish: "Fish", title: "Visit"), [b])
+        let plan = try #require(try store.mergePlan(Self.document))
+        #expect(plan.mergeBases.map(\.id) == [o.id])
+        let result = try #require(plan.result)
+        let items = result.survey.items
+        #expect(result.survey.title == "Visit", "H4 set the title back to O's")
+        #expect(items[0].answer == .text("Ada"), "H1 set the name back to O's")
+        #expect(items[1].answer == .text("from H2"), "H2 changed A's note")
+        #expect(items[2].answer == .number(8), "H3 set the rating back to O's")
+        // The dish: B's Fish against the pair from A, which contested it (Soup, Cake).
+        #expect(
+            result.contested.map(\.field) == ["answer"] && result.contested.first?.item == Self.id(4),
+            "\(result.contested.map { ($0.item, $0.field) })")
+        let dish = try #require(result.contested.first)
+        #expect(
+            Set(dish.values.map(\.label)) == Set([h1, h2, h3, h4].map(\.id.description)),
+            "every head's value is listed: \(dish.values.map(\.label))")
+        #expect(
+            Set(dish.values.map(\.value)) == [.string("Soup"), .string("Cake"), .string("Fish")])
+        #expect(dish.values.allSatisfy { !$0.isUnchanged })
+        #expect(
+            Set([h1, h2, h3, h4].map(\.id.description)).contains(dish.chosen), "the chosen value names a head"
+        )
+    }
+
+    @Test(
+        "A grouped merge is the same whichever head is preferred, but for the fields it contests; the heads of a group contested by only that group keep their contest, which lists every head"
+    )
+    func groupedMergeIndependentOfPreferredHead() throws {
+        let (path, store, write) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let o = try write(Self.survey(), [])
+        let a = try write(Self.survey(name: "Grace", note: "from A"), [o])
+        // H1 and H2 change the dish differently since A; H1 sets the name back; H3 the rating.
+        let h1 = try write(Self.survey(name: "Ada", note: "from A", dish: "Soup"), [a])
+        let h2 = try write(Self.survey(name: "Grace", note: "from H2", dish: "Cake"), [a])
+        let h3 = try write(Self.survey(rate: 9), [o])
+        let plain = try #require(try store.mergePlan(Self.document)?.result)
+        for head in [h1, h2, h3] {
+            let plan = try #require(try store.mergePlan(Self.document, prefer: head.id))
+            let result = try #require(plan.result)
+            let items = result.survey.items
+            #expect(items[0].answer == .text("Ada") && items[1].answer == .text("from H2"))
+            #expect(items[2].answer == .number(9))
+            #expect(items.dropLast() == plain.survey.items.dropLast(), "preferring \(head.id)")
+            #expect(result.contested.map(\.field) == ["answer"], "\(result.contested.map(\.field))")
+            let dish = try #require(result.contested.first)
+            #expect(dish.values.map(\.label).count == 3)
+            let h3Value = dish.values.first { $0.label == h3.id.description }
+            #expect(h3Value?.isUnchanged == true, "H3 left the dish as in O")
+            if head.id == h3.id {
+                #expect(dish.values.map(\.label).first == h3.id.description, "the preferred head first")
+            } else {
+                #expect(dish.chosen == head.id.description, "the preferred head's dish is taken")
+                #expect(items[3].answer == (head.id == h1.id ? .text("Soup") : .text("Cake")))
+            }
         }
+    }
+
+    @Test(
+        "Prune of a document whose heads merge in groups keeps each group's base, so the merge is the same after it"
+    )
+    func pruneKeepsGroupBases() throws {
+        let (path, store, write) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (o, a, _, _, _) = try Self.forked(write)
+        let before = try #require(try store.mergePlan(Self.document))
+        let pruned = try store.prune(Self.document)
+        #expect(!pruned.contains(a.id) && !pruned.contains(o.id), "A, the base of the group, and O are kept")
+        let after = try #require(try store.mergePlan(Self.document))
+        #expect(after.bases.map(\.id) == [o.id] && !after.isTwoWay)
+        #expect(
+            after.result?.survey == before.result?.survey
+                && after.result?.contested == before.result?.contested)
+        #expect(after.result?.isClean == true)
     }
 }

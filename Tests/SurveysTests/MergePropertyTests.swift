@@ -577,4 +577,169 @@ struct MergePropertyTests {
             #expect(merged.survey.items == expected, "\(context): the merge differs from applying every edit")
         }
     }
+
+    @Test(
+        "Three heads from two forks (two saved from A, the third from A's parent O), disjoint edits since each one's fork, set-backs to O's values among them: merged as a group first, nothing is contested, the merge equals applying every edit, whatever the heads' ranks"
+    )
+    func forkedDisjointEdits() throws {
+        let seed = Self.seed
+        var generator = Generator(random: SeededRandom(seed: seed ^ 0xF0C))
+        var setBack = 0
+        for index in 0..<Self.cases {
+            let base = try Survey(
+                title: "Base", items: (0..<generator.int(8...16)).map { _ in generator.item() })
+            let original = Dictionary(uniqueKeysWithValues: base.items.map { ($0.id, $0) })
+            var free = base.items.map(\.id).shuffled(using: &generator.random)
+            // A: edits, removals, inserts; the items it touches are left to its two heads.
+            var script: [Operation] = []
+            var edits: [UUID: Item] = [:]
+            var edited: [UUID] = []
+            for _ in 0..<generator.int(1...4) where free.count > 4 {
+                let id = free.removeLast()
+                switch generator.int(0...4) {
+                case 0: script.append(.remove(id))
+                case 1: script.append(.insert([generator.item()], after: id))
+                default:
+                    edits[id] = generator.edit(original[id]!)
+                    script.append(.edit(id))
+                    edited.append(id)
+                }
+            }
+            var items = base.items
+            Self.apply(script, to: &items, edits: edits)
+            let a = try Survey(title: generator.bool() ? "Base, A" : "Base", items: items)
+            // H1 and H2 (from A) each take some of A's edits, and set them back to O's or
+            // edit them again; the items nobody touched are shared out among all three.
+            var scripts = [[Operation](), [Operation](), [Operation]()]
+            var headEdits: [UUID: Item] = [:]
+            var titles = [a.title, a.title, base.title]
+            var expectedTitle = a.title
+            for id in edited where generator.int(0...2) > 0 {
+                let head = generator.int(0...1)
+                if generator.bool() {
+                    headEdits[id] = original[id]!
+                    if edits[id] != original[id] { setBack += 1 }
+                } else {
+                    headEdits[id] = generator.edit(edits[id]!)
+                }
+                scripts[head].append(.edit(id))
+            }
+            if a.title != base.title, generator.bool() {
+                titles[generator.int(0...1)] = base.title
+                expectedTitle = base.title
+                setBack += 1
+            } else if a.title == base.title, generator.bool() {
+                let head = generator.int(0...2)
+                titles[head] = base.title + "\(head)"
+                expectedTitle = titles[head]
+            }
+            for id in free where generator.int(0...2) > 0 {
+                let head = generator.int(0...2)
+                switch generator.int(0...3) {
+                case 0: scripts[head].insert(.remove(id), at: 0)
+                case 1: scripts[head].append(.insert([generator.item()], after: id))
+                default:
+                    headEdits[id] = generator.edit(original[id]!)
+                    scripts[head].insert(.edit(id), at: 0)
+                }
+            }
+            let surveys = try scripts.indices.map { head in
+                var items = head < 2 ? a.items : base.items
+                Self.apply(scripts[head], to: &items, edits: headEdits)
+                return try Survey(title: titles[head], items: items)
+            }
+            var expected = a.items
+            Self.apply(scripts.flatMap { $0 }, to: &expected, edits: headEdits)
+            let context = "seed \(seed), case \(index); replay with SURVEYSTORE_SEED=\(seed)"
+            var reference: Data?
+            for ranks in [[0, 1, 2], [2, 1, 0], [1, 2, 0]] {
+                let heads = surveys.indices.map {
+                    SurveyMerge.Head(label: Self.label($0), survey: surveys[$0], rank: ranks[$0])
+                }
+                let group = SurveyMerge.merge(base: a, heads: Array(heads.prefix(2)))
+                let merged = SurveyMerge.merge(
+                    base: base,
+                    heads: [SurveyMerge.Head(merging: group, of: Array(heads.prefix(2))), heads[2]])
+                #expect(
+                    merged.contested.isEmpty,
+                    "\(context): disjoint edits were contested: \(merged.contested.map { ($0.item, $0.field) })"
+                )
+                #expect(
+                    merged.survey.items == expected, "\(context): the merge differs from applying every edit")
+                #expect(merged.survey.title == expectedTitle, "\(context): the title \(merged.survey.title)")
+                #expect(
+                    Set(merged.order) == Set(heads.map(\.label)), "\(context): the order names every head")
+                let bytes = Self.bytes(merged.survey)
+                #expect(
+                    reference == nil || reference == bytes, "\(context): the heads' ranks changed the merge")
+                reference = bytes
+            }
+        }
+        #expect(setBack > 0, "seed \(seed): no case set a field back to O's value")
+    }
+
+    @Test(
+        "Random scripts on three heads from two forks (two from A, one from A's parent O), merged as a group first: valid merges, identical bytes in any order the heads are passed, nothing every head keeps is lost, and every contest lists each head that has the item, by its own label, the value taken among them"
+    )
+    func forkedScripts() throws {
+        let seed = Self.seed
+        var generator = Generator(random: SeededRandom(seed: seed ^ 0xF0F))
+        var carried = 0
+        for index in 0..<Self.cases {
+            let base = try Survey(
+                title: "Base", items: (0..<generator.int(0...8)).map { _ in generator.item() })
+            let a = generator.randomScript(on: base)
+            let surveys = [
+                generator.randomScript(on: a), generator.randomScript(on: a),
+                generator.randomScript(on: base),
+            ]
+            let heads = Self.heads(surveys)
+            func merge(_ heads: [SurveyMerge.Head], prefer: String? = nil) -> SurveyMerge.Result {
+                let pair = heads.filter { $0.label != Self.label(2) }
+                let group = SurveyMerge.Head(
+                    merging: SurveyMerge.merge(base: a, heads: pair, prefer: prefer), of: pair)
+                return SurveyMerge.merge(
+                    base: base, heads: [group] + heads.filter { $0.label == Self.label(2) }, prefer: prefer)
+            }
+            let merged = merge(heads)
+            let context = "seed \(seed), case \(index); replay with SURVEYSTORE_SEED=\(seed)"
+            #expect(throws: Never.self, "\(context): the merge is invalid") { try merged.survey.validate() }
+            #expect(merged.order == [0, 1, 2].map(Self.label), "\(context): the order \(merged.order)")
+            let reference = Self.bytes(merged.survey)
+            for order in [[2, 1, 0], [1, 2, 0]] {
+                #expect(
+                    Self.bytes(merge(order.map { heads[$0] }).survey) == reference,
+                    "\(context): head order changed the merge")
+            }
+            let everywhere = surveys.dropFirst().reduce(Set(surveys[0].items.map(\.id))) {
+                $0.intersection($1.items.map(\.id))
+            }
+            #expect(
+                everywhere.isSubset(of: merged.survey.items.map(\.id)),
+                "\(context): an item every head has was lost")
+            for contest in merged.contested {
+                let having = surveys.indices.filter { head in
+                    contest.item.map { id in surveys[head].items.contains { $0.id == id } } ?? true
+                }.map(Self.label)
+                #expect(
+                    contest.values.map(\.label).sorted() == having,
+                    "\(context): \(contest.field) of \(contest.item?.uuidString ?? "the title") lists \(contest.values.map(\.label)), not \(having)"
+                )
+                #expect(
+                    having.contains(contest.chosen)
+                        && contest.values.contains { $0.label == contest.chosen && !$0.isUnchanged },
+                    "\(context): \(contest.field) took the value of \(contest.chosen)")
+                if !contest.values.contains(where: { $0.label == Self.label(2) && !$0.isUnchanged }) {
+                    carried += 1
+                }
+            }
+            // Preferring a head of the group puts its value first, as preferring it alone would.
+            let preferred = merge(heads, prefer: Self.label(1))
+            #expect(throws: Never.self, "\(context): the merge is invalid") {
+                try preferred.survey.validate()
+            }
+            #expect(preferred.order.first == Self.label(1), "\(context): the order \(preferred.order)")
+        }
+        #expect(carried > 0, "seed \(seed): no case carried a contest of the group's alone")
+    }
 }

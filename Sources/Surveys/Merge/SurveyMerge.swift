@@ -50,7 +50,10 @@ import PropertyList
 ///     whatever they contested unknown. A head's value of an unknown field counts as a
 ///     change (heads that agree take it, heads that differ contest it); an item unknown as
 ///     a whole is kept when a head has it; an item whose place is unknown is placed as
-///     moved on every head that has it.
+///     moved on every head that has it. A head may be a *group*
+///     (``Head/init(merging:of:)``): heads merged first, whatever they contested unknown
+///     on that head alone (its value counts as a change). Its contests are carried into
+///     the merge, and every contest lists each head of a group with its own value.
 ///
 /// Without a base (its content pruned or unreadable, or no common ancestor) the merge is
 /// *two-way*: every difference between heads is contested, items are kept if any head
@@ -65,6 +68,8 @@ public enum SurveyMerge {
         public var survey: Survey
         /// Its place in the winner order: 0 for the winner. Ties are broken by label.
         public var rank: Int
+        /// When the head stands for a group of heads merged first: that merge.
+        var group: Group?
 
         /// - Parameters:
         ///   - label: The head's label (its revision id).
@@ -75,6 +80,59 @@ public enum SurveyMerge {
             self.survey = survey
             self.rank = rank
         }
+
+        /// A head that stands for `heads`, merged first into `result` because they share
+        /// history the other heads lack (see ``SurveyMerge``, rule 12).
+        ///
+        /// Merged further, what `result` contested (and every item it kept although some
+        /// of `heads` lacked it) is *unknown* on this head: its value counts as a change,
+        /// so that the contest is carried into the merge, or contested again with another
+        /// head's change, each of `heads` listed with its own value. The head takes the
+        /// label of the first of `heads` in `result`'s preference order (its place among
+        /// the heads, and the one `prefer` names) and the least rank of `heads`.
+        ///
+        /// - Parameters:
+        ///   - result: The merge of `heads`.
+        ///   - heads: The heads merged (groups among them too).
+        public init(merging result: Result, of heads: [Head]) {
+            var leaves: [String: Survey] = [:]
+            for head in heads {
+                if let group = head.group {
+                    for leaf in group.leaves { leaves[leaf.label] = leaf.survey }
+                } else {
+                    leaves[head.label] = head.survey
+                }
+            }
+            label = result.order.first ?? heads.first?.label ?? ""
+            survey = result.survey
+            rank = heads.map(\.rank).min() ?? 0
+            group = Group(
+                leaves: result.order.compactMap { label in
+                    leaves[label].map { Leaf(label: label, survey: $0) }
+                },
+                contested: result.contested, notes: result.notes, unknown: VirtualBase(merging: result))
+        }
+
+        /// Whether the head stands for a group of heads merged first.
+        public var isGroup: Bool { group != nil }
+    }
+
+    /// A head of a group merged first, as it was.
+    struct Leaf: Sendable {
+        var label: String
+        var survey: Survey
+    }
+
+    /// The merge a group head stands for.
+    struct Group: Sendable {
+        /// Its heads, in its preference order (those of the groups it merged, in their place).
+        var leaves: [Leaf]
+        /// What it contested, each value that of one of `leaves`.
+        var contested: [Contest]
+        /// What else it decided.
+        var notes: [Note]
+        /// What it contested, as unknown fields (its survey is the merge's).
+        var unknown: VirtualBase
     }
 
     /// One head's value of a contested field (`nil`: absent).
@@ -194,7 +252,11 @@ public enum SurveyMerge {
     /// - Returns: The merge, always a valid survey (an empty one when there are no heads).
     public static func merge(virtualBase: VirtualBase?, heads: [Head], prefer: String? = nil) -> Result {
         var ordered = heads.sorted { ($0.rank, $0.label) < ($1.rank, $1.label) }
-        if let prefer, let index = ordered.firstIndex(where: { $0.label == prefer }) {
+        if let prefer,
+            let index = ordered.firstIndex(where: { head in
+                head.label == prefer || head.group?.leaves.contains { $0.label == prefer } == true
+            })
+        {
             ordered.insert(ordered.remove(at: index), at: 0)
         }
         var state = MergeState(base: virtualBase, heads: ordered)
@@ -270,9 +332,17 @@ struct MergeState {
     let headItems: [[UUID: Item]]
     var contested: [SurveyMerge.Contest] = []
     var notes: [SurveyMerge.Note] = []
+    /// Per head: what a group head leaves unknown (`nil` for a head that is one revision).
+    let sideUnknown: [SurveyMerge.VirtualBase?]
+    /// The fields merged without a contest although a group head's value was unknown:
+    /// the heads whose value was taken (see `carryGroups`).
+    var taken: [FieldKey: Set<String>] = [:]
+    /// Per head: the items it moved (rule 5).
+    var moved: [Set<UUID>] = []
 
     init(base virtualBase: SurveyMerge.VirtualBase?, heads: [SurveyMerge.Head]) {
         self.virtualBase = virtualBase
+        sideUnknown = heads.map { $0.group?.unknown }
         let base = virtualBase?.survey
         self.base = base
         self.heads = heads
@@ -296,7 +366,8 @@ struct MergeState {
             base: virtualBase?.isTitleUnknown == true
                 ? .none : base.map { .some(.string($0.title)) } ?? .none,
             sides: heads.map { .string($0.survey.title) },
-            labels: labels, item: nil, itemTitle: first.survey.title)
+            labels: labels, item: nil, itemTitle: first.survey.title,
+            forced: sideUnknown.map { $0?.isTitleUnknown == true })
         let mergedTitle = title?.stringValue ?? first.survey.title
 
         // Content, item by item, in a fixed order: base order, then each head's.
@@ -312,10 +383,15 @@ struct MergeState {
             guard !present.isEmpty else { continue }
             let sides = present.map { (label: heads[$0].label, item: headItems[$0][id]!) }
             let unknown = virtualBase?.unknown(id) ?? []
+            // What a group head contested is unknown on that head.
+            let sideUnknowns = present.map { sideUnknown[$0]?.unknown(id) ?? [] }
             if let baseItem = baseItems[id], !unknown.contains("item") {
                 let removers = heads.indices.filter { headItems[$0][id] == nil }.map { heads[$0].label }
-                // A field whose base value is unknown is changed on every head that has it.
-                let modified = sides.contains { $0.item != baseItem } || unknown.contains { $0 != "position" }
+                // A field whose base value is unknown is changed on every head that has it,
+                // and one unknown on a head is changed on that head.
+                let modified =
+                    sides.contains { $0.item != baseItem } || unknown.contains { $0 != "position" }
+                    || sideUnknowns.contains { $0.contains { $0 != "position" } }
                 if !removers.isEmpty {
                     guard modified else { continue }  // rule 4
                     notes.append(
@@ -323,7 +399,8 @@ struct MergeState {
                             item: id, itemTitle: sides[0].item.title, kind: .keptDespiteRemoval,
                             heads: removers))
                 }
-                merged[id] = mergeItem(id: id, base: baseItem, unknown: unknown, sides: sides)
+                merged[id] = mergeItem(
+                    id: id, base: baseItem, unknown: unknown, sides: sides, sideUnknown: sideUnknowns)
             } else {
                 // Without a base, or with one that cannot tell whether the item was added
                 // or removed, an item only some heads have is kept.
@@ -333,12 +410,14 @@ struct MergeState {
                             item: id, itemTitle: sides[0].item.title, kind: .keptWithoutBase,
                             heads: sides.map(\.label)))
                 }
-                merged[id] = mergeItem(id: id, base: nil, unknown: [], sides: sides)
+                merged[id] = mergeItem(
+                    id: id, base: nil, unknown: [], sides: sides, sideUnknown: sideUnknowns)
             }
         }
 
         let order = mergeOrder(keep: Set(merged.keys))
         let items = order.map { merged[$0]! }
+        carryGroups(merged: merged, title: mergedTitle)
         let position = Dictionary(
             order.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         let fieldRank = Dictionary(
@@ -361,7 +440,8 @@ struct MergeState {
         // without checking it again.
         let survey = Survey(checkedTitle: mergedTitle, items: items)
         return SurveyMerge.Result(
-            survey: survey, contested: contested, notes: notes, isTwoWay: base == nil, order: labels)
+            survey: survey, contested: contested, notes: notes, isTwoWay: base == nil,
+            order: heads.flatMap { head in head.group?.leaves.map(\.label) ?? [head.label] })
     }
 
     static let empty = Survey(checkedTitle: "", items: [])
@@ -369,20 +449,28 @@ struct MergeState {
     // MARK: Fields
 
     /// Merges one field. `base` is `.none` without a base, `.some(nil)` when the base
-    /// lacks the field. Returns the merged value (`nil`: absent) and records a contest.
+    /// lacks the field; `forced` tells, side by side, whether the side's value is unknown
+    /// (a group head's contest), which counts as a change. Returns the merged value (`nil`:
+    /// absent) and records a contest.
     mutating func mergeField(
         _ field: String, base: PropertyList??, sides: [PropertyList?], labels: [String], item: UUID?,
-        itemTitle: String
+        itemTitle: String, forced: [Bool] = []
     ) -> PropertyList? {
         let changed: [Int]
         if case .some(let baseValue) = base {
-            changed = sides.indices.filter { sides[$0] != baseValue }
+            changed = sides.indices.filter { sides[$0] != baseValue || ($0 < forced.count && forced[$0]) }
             if changed.isEmpty { return baseValue }
         } else {
             changed = Array(sides.indices)
         }
         let chosen = changed[0]
-        if changed.allSatisfy({ sides[$0] == sides[chosen] }) { return sides[chosen] }
+        if changed.allSatisfy({ sides[$0] == sides[chosen] }) {
+            if forced.contains(true) {
+                taken[FieldKey(item: item, field: field)] = Set(
+                    changed.filter { sides[$0] == sides[chosen] }.map { labels[$0] })
+            }
+            return sides[chosen]
+        }
         contested.append(
             .init(
                 item: item, itemTitle: itemTitle, field: field, chosen: labels[chosen],
@@ -395,17 +483,28 @@ struct MergeState {
 
     static let bodyFields = Item.fieldOrder.filter { $0 != "title" }
 
-    /// Merges one item's fields; `unknown` names the fields whose base value is unknown.
+    /// Merges one item's fields; `unknown` names the fields whose base value is unknown,
+    /// `sideUnknown` side by side those unknown on that side (a group head's contests).
     mutating func mergeItem(
-        id: UUID, base: Item?, unknown: Set<String>, sides: [(label: String, item: Item)]
+        id: UUID, base: Item?, unknown: Set<String>, sides: [(label: String, item: Item)],
+        sideUnknown: [Set<String>] = []
     ) -> Item {
+        func unknownOn(_ side: Int) -> Set<String> { side < sideUnknown.count ? sideUnknown[side] : [] }
+        func forced(_ fields: Set<String>) -> [Bool] {
+            sides.indices.map { !unknownOn($0).isDisjoint(with: fields) }
+        }
         // Most items are unchanged, or changed one way only: every field then resolves to
         // that one version, which is valid as it is. (A field whose base value is unknown
-        // is changed on every head, and merges as the heads have it.)
+        // is changed on every head, and merges as the heads have it; one unknown on a
+        // side is changed on that side.)
         let isKnown = unknown.allSatisfy { $0 == "position" }
-        let changed = sides.filter { $0.item != base || !isKnown }
-        if changed.isEmpty, let base { return base }
-        if let first = changed.first, changed.allSatisfy({ $0.item == first.item }) { return first.item }
+        let changedSides = sides.indices.filter {
+            sides[$0].item != base || !isKnown || !unknownOn($0).allSatisfy { $0 == "position" }
+        }
+        if changedSides.isEmpty, let base { return base }
+        if let first = changedSides.first, changedSides.allSatisfy({ sides[$0].item == sides[first].item }) {
+            return sides[first].item
+        }
         let labels = sides.map(\.label)
         let baseFields = base.map { base in base.fields.filter { !unknown.contains($0.key) } }
         let sideFields = sides.map(\.item.fields)
@@ -416,7 +515,7 @@ struct MergeState {
         }
         out["title"] = mergeField(
             "title", base: baseValue("title"), sides: sideFields.map { $0["title"] }, labels: labels,
-            item: id, itemTitle: sides[0].item.title)
+            item: id, itemTitle: sides[0].item.title, forced: forced(["title"]))
         let title = out["title"]?.stringValue ?? sides[0].item.title
         let kinds = Set(
             (base.map { unknown.contains("kind") ? [] : [$0.kind.name] } ?? []) + sides.map(\.item.kind.name))
@@ -425,13 +524,13 @@ struct MergeState {
             // slot by slot (the renamed labels in the new order); otherwise the option
             // lists merge as one field.
             let slots = baseFields.flatMap {
-                unknown.contains("options")
+                unknown.contains("options") || sides.indices.contains { unknownOn($0).contains("options") }
                     ? nil : OptionSlotMerge(base: $0["options"], sides: sideFields.map { $0["options"] })
             }
             for name in Self.bodyFields where name != "answer" && !(name == "options" && slots != nil) {
                 out[name] = mergeField(
                     name, base: baseValue(name), sides: sideFields.map { $0[name] }, labels: labels, item: id,
-                    itemTitle: title)
+                    itemTitle: title, forced: forced([name]))
             }
             // A binary or multiTF answer is given by position in the options, a picker's
             // by label: each answer is read against the slots, or else against the
@@ -449,7 +548,7 @@ struct MergeState {
             let contestsBeforeAnswer = contested.count
             let answer = mergeField(
                 "answer", base: baseValue("answer"), sides: sideAnswers, labels: labels, item: id,
-                itemTitle: title)
+                itemTitle: title, forced: forced(["answer"]))
             if let slots {
                 out["options"] = slots.options
                 out["answer"] = slots.placed(answer)
@@ -479,7 +578,7 @@ struct MergeState {
                 "kind", base: isUnitKnown ? baseFields.map { .some(unit($0)) } ?? .none : .none,
                 sides: sideFields.map(unit),
                 labels: labels, item: id,
-                itemTitle: title)
+                itemTitle: title, forced: forced(Set(Self.bodyFields + ["kind"])))
             if case .dictionary(let body)? = value { out.merge(body) { _, new in new } }
         }
         // The rules added after content was first stored (distinct option labels) are left
@@ -492,15 +591,16 @@ struct MergeState {
         }
         // Rule 9: the merged fields break a rule; the whole item of the first head that
         // changed it (a head that left it as in the base has no change to keep).
-        let taken = sides.first { $0.item != base || !isKnown } ?? sides[0]
+        let taken = sides[changedSides.first ?? 0]
         contested.removeSubrange(contestsBefore...)
         contested.append(
             .init(
                 item: id, itemTitle: taken.item.title, field: "item", chosen: taken.label,
                 chosenValue: taken.item.interchange,
-                values: sides.map {
+                values: sides.indices.map {
                     .init(
-                        label: $0.label, value: $0.item.interchange, isUnchanged: isKnown && $0.item == base)
+                        label: sides[$0].label, value: sides[$0].item.interchange,
+                        isUnchanged: !changedSides.contains($0))
                 }))
         notes.append(
             .init(item: id, itemTitle: taken.item.title, kind: .tookWholeItem, heads: [taken.label]))
@@ -551,11 +651,21 @@ struct MergeState {
             (virtualBase?.unknownFields ?? [:]).filter { !$0.value.isDisjoint(with: ["position", "item"]) }
                 .keys)
         let knownOrder = unknownPlaces.isEmpty ? baseOrder : baseOrder.filter { !unknownPlaces.contains($0) }
-        let moved: [Set<UUID>] = sequences.map { sequence in
+        // So is an item whose place is unknown on a group head, on that head.
+        let moved: [Set<UUID>] = sequences.indices.map { head in
+            let sequence = sequences[head]
             let common = Set(sequence).intersection(baseSet)
-            let known = unknownPlaces.isEmpty ? sequence : sequence.filter { !unknownPlaces.contains($0) }
-            return common.subtracting(OrderMatching.stableItems(base: knownOrder, side: known))
+            let places = Set(
+                (sideUnknown[head]?.unknownFields ?? [:]).filter {
+                    !$0.value.isDisjoint(with: ["position", "item"])
+                }
+                .keys)
+            let excluded = unknownPlaces.union(places)
+            let known = excluded.isEmpty ? sequence : sequence.filter { !excluded.contains($0) }
+            let base = places.isEmpty ? knownOrder : knownOrder.filter { !places.contains($0) }
+            return common.subtracting(OrderMatching.stableItems(base: base, side: known))
         }
+        self.moved = moved
         let skeleton = baseOrder.filter { id in keep.contains(id) && !moved.contains { $0.contains(id) } }
         let skeletonSet = Set(skeleton)
 

@@ -128,7 +128,9 @@ struct ResolveCommand: ParsableCommand {
         commandName: "resolve", abstract: "Resolve every head into one new revision.",
         discussion: """
             --merge merges the heads item by item from their common ancestor (several, in a criss-cross \
-            history, merged into a virtual base first): changes on one side are taken, \
+            history, merged into a virtual base first); heads that share history the others lack are \
+            merged first, from their own common ancestor, and then as one head with the others \
+            (--json: groups): changes on one side are taken, \
             different changes to one field are contested and take the value of the first head, winner first \
             (or --prefer REV first), that changed it. \
             --strict refuses with exit 75, writing nothing, when a field is contested. \
@@ -395,7 +397,7 @@ struct PruneCommand: ParsableCommand {
             revisions it cannot read yet; its lock file is something else, which can be removed), then a \
             summary. \
             A document in conflict keeps the content of its heads and their merge bases (in a criss-cross \
-            history, those of the merge bases too). --json: \
+            history, those of the merge bases too; and those of each group of heads merged first). --json: \
             {"documents": [{"id", "pruned", "skipped"}], "revisions", "skipped", "unreadable": [{"id", "path", \
             "message"}]} (the counts), listing only the documents something was pruned from or skipped. \
             A document whose folder, or a package or file in it, may not be read (permission denied) or \

@@ -90,6 +90,13 @@ struct MergeJSON: Encodable {
         var item, title, note: String
         var revisions: [String]
     }
+    /// A group of heads merged first (rule 12).
+    struct Group: Encodable {
+        var heads: [String]
+        @NullIfAbsent var base: [String]?
+        var twoWay: Bool
+        @NullIfAbsent var twoWayReason: String?
+    }
     var id: String
     // Absent values are `null`, not missing keys.
     @NullIfAbsent var revision: String?
@@ -97,6 +104,7 @@ struct MergeJSON: Encodable {
     var twoWay: Bool
     @NullIfAbsent var twoWayReason: String?
     var heads: [String]
+    var groups: [Group]
     var contested: [Contest]
     var notes: [Note]
     var dryRun: Bool
@@ -115,6 +123,12 @@ struct MergeJSON: Encodable {
         twoWay = plan.isTwoWay
         twoWayReason = plan.twoWayReason
         heads = plan.heads.map(\.id.description)
+        groups = plan.groups.map {
+            Group(
+                heads: $0.heads.map(\.id.description),
+                base: $0.isTwoWay ? nil : $0.bases.map(\.id.description),
+                twoWay: $0.isTwoWay, twoWayReason: $0.twoWayReason)
+        }
         contested = (plan.result?.contested ?? []).map { contest in
             Contest(
                 item: contest.item?.itemID, title: contest.itemTitle, field: contest.field,
@@ -223,7 +237,26 @@ enum MergeText {
     /// What a merge decided, for standard error or a dry run.
     static func lines(_ plan: SurveyStore.MergePlan) -> [String] {
         var lines: [String] = []
-        let heads = plan.heads.map { String($0.id.description.prefix(14)) + "…" }.joined(separator: ", ")
+        func short(_ revisions: [RevisionMetadata]) -> String {
+            revisions.map { String($0.id.description.prefix(14)) + "…" }.joined(separator: ", ")
+        }
+        let heads = short(plan.heads)
+        // Groups merged first (rule 12), each as one head in the passes after it.
+        for group in plan.groups {
+            let merged =
+                "first merged \(group.heads.count) heads (\(short(group.heads))), which share history the other heads lack"
+            if let base = group.base {
+                lines.append("\(merged), from base \(base.id.description.prefix(14))…")
+            } else if group.isVirtualBase {
+                lines.append(
+                    "\(merged), from a virtual base, the merge of their \(group.bases.count) merge bases (\(short(group.bases)))"
+                )
+            } else {
+                lines.append(
+                    "\(merged), two-way: \(group.twoWayReason ?? "no base"); every difference between them is contested"
+                )
+            }
+        }
         if let base = plan.base {
             lines.append(
                 "merged \(plan.heads.count) heads (\(heads)) from base \(base.id.description.prefix(14))…")

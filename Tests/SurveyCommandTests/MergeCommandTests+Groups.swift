@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+extension MergeCommandTests {
+    @Test(
+        "Three heads, two saved from A and one from A's parent O: resolve --merge merges the two from A first, so the name one of them set back to O's and the note it changed both apply, nothing contested; --dry-run --json names the group and its base, and the text says so"
+    )
+    func threeHeadsFromDifferentForks() throws {
+        let store = try Store()
+        #expect(try store.run(["init", "--device", "test"]).status == 0)
+        func items(name: String = "Ada", note: String = "none", rate: Int = 8, come: Int = 1) -> String {
+            Self.survey([
+                Self.binary(come), Self.name(name), Self.rate(rate), Self.dish(), Self.extra(5, answer: note),
+            ])
+        }
+        let created = try store.json(["new", "--from", store.write(items(), "o.json")]) as! [String: Any]
+        let id = created["id"] as! String
+        let o = created["revision"] as! String
+        func save(_ content: String, _ file: String, base: String) throws -> String {
+            let saved =
+                try store.json(["save", id, "--from", store.write(content, file), "--base", base])
+                as! [String: Any]
+            return saved["revision"] as! String
+        }
+        let a = try save(items(name: "Grace", note: "from A"), "a.json", base: o)
+        let h1 = try save(items(name: "Ada", note: "from H1"), "h1.json", base: a)
+        // H2 changes only whether they come again.
+        let h2 = try save(items(name: "Grace", note: "from A", come: 0), "h2.json", base: a)
+        let h3 = try save(items(rate: 9), "h3.json", base: o)
+
+        let dry = try store.json(["resolve", id, "--merge", "--dry-run"]) as! [String: Any]
+        #expect(dry["base"] as? [String] == [o] && dry["twoWay"] as? Bool == false, "\(dry)")
+        #expect(Self.contested(dry).isEmpty, "\(Self.contested(dry))")
+        let groups = try #require(dry["groups"] as? [[String: Any]], "\(dry)")
+        #expect(groups.count == 1)
+        #expect(Set(groups.first?["heads"] as? [String] ?? []) == [h1, h2])
+        #expect(groups.first?["base"] as? [String] == [a] && groups.first?["twoWay"] as? Bool == false)
+        #expect(groups.first?["twoWayReason"] is NSNull)
+        let text = try store.run(["resolve", id, "--merge", "--dry-run"])
+        #expect(
+            text.stdout.contains("first merged 2 heads (")
+                && text.stdout.contains(
+                    "which share history the other heads lack, from base \(a.prefix(14))…")
+                && text.stdout.contains("merged 3 heads (") && text.stdout.contains("nothing contested"),
+            "\(text.stdout)")
+
+        let (merge, shown) = try Self.merge(store, id, ["--strict"])
+        #expect(Set(merge["heads"] as? [String] ?? []) == [h1, h2, h3])
+        let answers = Self.items(shown).map { $0["answer"] }
+        #expect(answers[0] as? Int == 0, "H2's answer")
+        #expect(answers[1] as? String == "Ada", "H1 set the name back to O's")
+        #expect(answers[2] as? Double == 9, "H3's rating")
+        #expect(answers[4] as? String == "from H1", "only H1 changed the note since A")
+        #expect((try store.json(["conflicts"]) as! [Any]).isEmpty)
+    }
+
+    @Test(
+        "A merge with no group lists none: groups is [] and the text has no such line"
+    )
+    func noGroups() throws {
+        let store = try Store()
+        let (id, _, _) = try Self.conflict(
+            store,
+            heads: [
+                Self.survey([Self.binary(), Self.name("Grace"), Self.rate(), Self.dish()]),
+                Self.survey([Self.binary(), Self.name(), Self.rate(9), Self.dish()]),
+                Self.survey([Self.binary(0), Self.name(), Self.rate(), Self.dish()]),
+            ])
+        let dry = try store.json(["resolve", id, "--merge", "--dry-run"]) as! [String: Any]
+        #expect((dry["groups"] as? [Any])?.isEmpty == true, "\(dry)")
+        let text = try store.run(["resolve", id, "--merge", "--dry-run"])
+        #expect(!text.stdout.contains("first merged"), "\(text.stdout)")
+    }
+}
