@@ -55,6 +55,68 @@ extension MergeCommandTests {
     }
 
     @Test(
+        "Three heads on two replicas, two saved from A (one on each device) and one from O: each replica merges the two from A first, carries their contest of the rating into the merge with the third, and both write the same resolution"
+    )
+    func groupedMergeConverges() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let laptop = SyncTests.Replica(path: directory.appendingPathComponent("laptop").path)
+        let phone = SyncTests.Replica(path: directory.appendingPathComponent("phone").path)
+        #expect(try laptop.run(["init", "--device", "laptop"]).status == 0)
+        #expect(try phone.run(["init", "--device", "phone"]).status == 0)
+        func write(_ text: String, _ name: String) throws -> String {
+            let url = directory.appendingPathComponent(name)
+            try Data(text.utf8).write(to: url)
+            return url.path
+        }
+        func items(name: String = "Ada", note: String = "none", rate: Int = 8) -> String {
+            Self.survey([
+                Self.binary(), Self.name(name), Self.rate(rate), Self.dish(), Self.extra(5, answer: note),
+            ])
+        }
+        func save(_ replica: SyncTests.Replica, _ id: String, _ content: String, _ file: String, base: String)
+            throws -> String
+        {
+            let saved =
+                try replica.json(["save", id, "--from", try write(content, file), "--base", base])
+                as! [String: Any]
+            return saved["revision"] as! String
+        }
+        let created = try laptop.json(["new", "--from", try write(items(), "o.json")]) as! [String: Any]
+        let id = created["id"] as! String
+        let o = created["revision"] as! String
+        let a = try save(laptop, id, items(name: "Grace", note: "from A"), "a.json", base: o)
+        #expect(try laptop.run(["sync", phone.path]).status == 0)
+        // Apart: the laptop sets the name back and changes the note; the phone rates 4
+        // from A and, from O (an edit made before A arrived), rates 9.
+        let h1 = try save(laptop, id, items(name: "Ada", note: "from H1"), "h1.json", base: a)
+        let h2 = try save(phone, id, items(name: "Grace", note: "from A", rate: 4), "h2.json", base: a)
+        let h3 = try save(phone, id, items(rate: 9), "h3.json", base: o)
+        #expect(try laptop.run(["sync", phone.path]).status == 0)
+
+        let dry = try phone.json(["resolve", id, "--merge", "--dry-run"]) as! [String: Any]
+        let groups = try #require(dry["groups"] as? [[String: Any]], "\(dry)")
+        #expect(groups.count == 1 && Set(groups.first?["heads"] as? [String] ?? []) == [h1, h2], "\(groups)")
+        let contested = Self.contested(dry)
+        #expect(contested.count == 1 && contested.first?["field"] as? String == "answer", "\(contested)")
+        let values = (contested.first?["values"] as? [[String: Any]] ?? []).map {
+            ($0["revision"] as? String ?? "", $0["value"] as? Double, $0["unchanged"] as? Bool ?? false)
+        }
+        #expect(
+            Set(values.map { "\($0.0) \($0.1.map(String.init(describing:)) ?? "-") \($0.2)" })
+                == ["\(h1) 8.0 true", "\(h2) 4.0 false", "\(h3) 9.0 false"],
+            "every head's own rating: \(values)")
+
+        let written = try laptop.json(["resolve", id, "--merge"]) as! [String: Any]
+        let again = try phone.json(["resolve", id, "--merge"]) as! [String: Any]
+        #expect(written["revision"] as? String == again["revision"] as? String, "the resolutions converge")
+        let answers = Self.items(try phone.json(["show", id]) as! [String: Any]).map { $0["answer"] }
+        #expect(answers[1] as? String == "Ada" && answers[4] as? String == "from H1", "H1's changes since A")
+        #expect(try laptop.run(["sync", phone.path]).status == 0)
+        #expect(try laptop.state() == phone.state())
+        #expect((try laptop.json(["conflicts"]) as! [Any]).isEmpty)
+    }
+
+    @Test(
         "A merge with no group lists none: groups is [] and the text has no such line"
     )
     func noGroups() throws {
