@@ -12,7 +12,10 @@ import Foundation
 // - the merge is the same bytes whatever order the heads are passed in, and made twice;
 // - it keeps the rules for stored content, and every rule when every input keeps them;
 // - no item comes from nowhere, and no item every head has is lost;
-// - two equal heads merge to that head, and a head equal to the base yields the other.
+// - two equal heads merge to that head, and a head equal to the base yields the other;
+// - heads merged first as a group (two or three edited from a fork of the base) and then
+//   with heads edited from the base: the same merge whatever the order of either, valid,
+//   no item from nowhere and none that every head has lost.
 // A crash, a hang, a memory error or a failed check is a finding. Build and run with
 // `Fuzz/run merge`.
 
@@ -73,8 +76,49 @@ public func fuzzMerge(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         precondition(
             written(SurveyMerge.merge(base: base, heads: pair).survey) == written(surveys[1]),
             "merge(base, y) != y")
+        if bytes.bool() { checkGroup(base: base, bytes: &bytes) }
     }
     return 0
+}
+
+/// Heads that share history the others lack, merged first as a group (README rule 12):
+/// two or three heads edited from a revision A (itself edited from the base) merged from
+/// A, then as one head with one or two heads edited from the base. The grouped merge must
+/// not depend on the order of the group's heads or of the others, must keep the rules for
+/// stored content, and must keep every item all heads have and make none from nowhere.
+func checkGroup(base: Survey, bytes: inout Choices) {
+    let fork = bytes.script(on: base)
+    let inside = (0..<(2 + bytes.int(2))).map { _ in bytes.script(on: fork) }
+    let outside = (0..<(1 + bytes.int(2))).map { _ in bytes.script(on: base) }
+    guard ([fork] + inside + outside).allSatisfy({ (try? $0.validate(strict: false)) != nil }) else { return }
+    let members = inside.enumerated().map {
+        SurveyMerge.Head(label: "in\($0)", survey: $1, rank: bytes.int(3))
+    }
+    let others = outside.enumerated().map {
+        SurveyMerge.Head(label: "out\($0)", survey: $1, rank: bytes.int(3))
+    }
+    func grouped(_ members: [SurveyMerge.Head], _ others: [SurveyMerge.Head]) -> Survey {
+        let group = SurveyMerge.Head(merging: SurveyMerge.merge(base: fork, heads: members), of: members)
+        return SurveyMerge.merge(base: base, heads: [group] + others).survey
+    }
+    let merged = grouped(members, others)
+    precondition(
+        written(grouped(members.reversed(), others.reversed())) == written(merged),
+        "the heads' order changed a grouped merge")
+    do {
+        try merged.validate(strict: false)
+    } catch {
+        preconditionFailure("a grouped merge breaks a rule for stored content: \(error)")
+    }
+    let surveys = inside + outside
+    let mergedIDs = Set(merged.items.map(\.id))
+    precondition(
+        mergedIDs.isSubset(of: Set(surveys.flatMap { $0.items.map(\.id) })),
+        "a grouped merge made an item from nowhere")
+    let everywhere = surveys.dropFirst().reduce(Set(surveys[0].items.map(\.id))) {
+        $0.intersection($1.items.map(\.id))
+    }
+    precondition(everywhere.isSubset(of: mergedIDs), "a grouped merge lost an item every head has")
 }
 
 /// The survey's bytes, or the error its writer gives (a text XML cannot carry).
