@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+
+/// Single failures, injected where a command read, looked or listed and used to pass over
+/// the failure: each of these once ended in success (or in a failure reported after the
+/// command had written).
+extension IOErrorInjectionTests {
+    /// What running a scenario's command with one call failing did.
+    struct Injected {
+        var result: CommandRunner.Result
+        /// The stores the command changes, as copies of the scenario's.
+        var stores: [String]
+        /// Each store's revisions before the command.
+        var before: [Set<String>]
+        /// The calls the injected run made (`call` and `renameat2`), as `strace -y` shows them.
+        var calls: [Traced]
+    }
+
+    /// Runs the command of `scenario` with `errno` injected into the `call` that `pick`
+    /// chooses among the `call`s of a clean run (by position); `nil` when it chooses none,
+    /// which is an issue unless `optional`.
+    /// The copies are made in the folder `work` (which must not exist yet), the caller's
+    /// to remove.
+    static func injecting(
+        _ errno: String, into call: String, of scenario: String, in work: URL, optional: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        at pick: ([Traced]) -> Int?
+    ) throws -> Injected? {
+        guard let strace = CommandRunner.requireTool("strace") else { return nil }
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let base = try Self.scenario(scenario).prepare(work.appendingPathComponent("base"))
+        let probe = try freshCopy(of: base, at: work.appendingPathComponent("probe"))
+        let run = try freshCopy(of: base, at: work.appendingPathComponent("run"))
+        // Read from a copy of its own: listing a store writes its summary cache, which the
+        // command would then read, making calls the clean run did not.
+        let reference = try freshCopy(of: base, at: work.appendingPathComponent("reference"))
+        let before = try reference.stores.map { try revisions($0) }
+        let traced = try Self.probe(
+            probe.arguments + ["--json"], strace: strace,
+            options: ["-y", "-s", "0", "-e", "trace=\(call)"],
+            log: work.appendingPathComponent("probe.trace").path
+        ).filter { $0.name == call }
+        guard let position = pick(traced) else {
+            if optional { return nil }
+            Issue.record(
+                "\(scenario): no \(call) to fail: \(traced.map(\.line))", sourceLocation: sourceLocation)
+            return nil
+        }
+        let log = work.appendingPathComponent("run.trace").path
+        let result = try CommandRunner.run(
+            run.arguments + ["--json"],
+            prefix: [
+                strace, "-qq", "-y", "-s", "0", "-e", "trace=\(call),renameat2",
+                "-e", "inject=\(call):error=\(errno):when=\(position + 1)", "-o", log,
+            ])
+        let calls = try trace(log)
+        #expect(
+            calls.contains { $0.line.contains("(INJECTED)") }, "\(scenario): nothing injected",
+            sourceLocation: sourceLocation)
+        return Injected(result: result, stores: run.stores, before: before, calls: calls)
+    }
+
+    /// The error document a command printed with `--json`, if that is what it printed.
+    static func errorDocument(_ result: CommandRunner.Result) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?["error"]
+            as? [String: Any]
+    }
+
+    @Test(
+        "prune of every document names one whose winner's content gives an input/output error, prunes nothing of it and exits 1 (it said 'skipped (its current revision cannot be read)' and exited 0)"
+    )
+    func pruneNamesAWinnerItCannotRead() throws {
+        let work = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        // The winner is the third revision; the first open of its content is the prune's
+        // look at it.
+        guard
+            let run = try Self.injecting(
+                "EIO", into: "openat2", of: "prune", in: work.appendingPathComponent("run"),
+                at: { calls in
+                    calls.firstIndex { $0.line.contains("/3-") && $0.line.contains("Survey.plist\"") }
+                })
+        else { return }
+        let report = try JSONSerialization.jsonObject(with: Data(run.result.stdout.utf8)) as? [String: Any]
+        let unreadable = report?["unreadable"] as? [[String: Any]] ?? []
+        #expect(run.result.status == 1, "\(run.result.status) \(run.result.stderr)")
+        #expect(
+            run.result.stderr.contains("cannot be read, so it is not pruned")
+                && run.result.stderr.contains("Input/output error"), "\(run.result.stderr)")
+        #expect(
+            unreadable.count == 1
+                && (unreadable.first?["message"] as? String)?.contains("Input/output error") == true,
+            "\(run.result.stdout)")
+        #expect(Self.tombstones(run.stores[0]).isEmpty, "something was pruned")
+        #expect(try Self.revisions(run.stores[0]) == run.before[0])
+    }
+}
