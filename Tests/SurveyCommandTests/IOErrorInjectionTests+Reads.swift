@@ -94,4 +94,36 @@ extension IOErrorInjectionTests {
         #expect(Self.tombstones(run.stores[0]).isEmpty, "something was pruned")
         #expect(try Self.revisions(run.stores[0]) == run.before[0])
     }
+
+    @Test(
+        "sync fails when it cannot open a document's folder for too many open files, sending and receiving nothing of it (it took that side for empty, sent nothing and exited 0)"
+    )
+    func syncFailsAtTooManyOpenFiles() throws {
+        let work = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        // The full read of this store's side of the document, under its locks (the first
+        // open of its folder after the lock's).
+        guard
+            let run = try Self.injecting(
+                "EMFILE", into: "openat2", of: "sync", in: work.appendingPathComponent("run"),
+                at: { calls in
+                    guard
+                        let lock = calls.firstIndex(where: {
+                            $0.line.contains("/here>, \"Local.nosync/locks/")
+                                && !$0.line.contains("writers.lock")
+                        })
+                    else { return nil }
+                    return calls[lock...].firstIndex {
+                        $0.line.contains("/here>, \"Documents/") && $0.line.contains("O_DIRECTORY")
+                    }
+                })
+        else { return }
+        #expect(run.result.status == 1, "\(run.result.status) \(run.result.stdout)")
+        #expect(run.result.stderr.contains("Too many open files"), "\(run.result.stderr)")
+        #expect(Self.errorDocument(run.result)?["exit"] as? Int == 1, "\(run.result.stdout)")
+        #expect(!run.calls.contains { $0.name == "renameat2" }, "something was published")
+        for (store, before) in zip(run.stores, run.before) {
+            #expect(try Self.revisions(store) == before, "\(store) changed")
+        }
+    }
 }
