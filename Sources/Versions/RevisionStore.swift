@@ -1063,9 +1063,17 @@ public final class RevisionStore: Sendable {
             }
             guard descends else { continue }
             if candidate.isDeleted { return true }
-            if let data = try? content(of: document, revision: candidate), isReadable(data, candidate) {
-                return true
+            let data: Data
+            do {
+                data = try content(of: document, revision: candidate)
+            } catch let error as FileSystemError where error.isFailureToLook {
+                // An I/O error says nothing of the successor: never taken for one that
+                // cannot be read (which would keep the copy in silence).
+                throw error
+            } catch {
+                continue
             }
+            if isReadable(data, candidate) { return true }
         }
         return false
     }

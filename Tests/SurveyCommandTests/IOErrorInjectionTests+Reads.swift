@@ -126,4 +126,39 @@ extension IOErrorInjectionTests {
             #expect(try Self.revisions(store) == before, "\(store) changed")
         }
     }
+
+    @Test(
+        "A sync that cannot read the content of the revision superseding a copy it would remove fails, naming the error (it kept the copy without a word and exited 0)"
+    )
+    func syncFailsWhenASuccessorCannotBeRead() throws {
+        let work = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        // Tombstones arrive here: the copies they disown go once the head superseding them
+        // is read, after the prune note is made (the first content read after it).
+        guard
+            let run = try Self.injecting(
+                "EIO", into: "openat2", of: "sync", in: work.appendingPathComponent("run"),
+                at: { calls in
+                    guard
+                        let note = calls.firstIndex(where: {
+                            $0.line.contains("/here>, \"Local.nosync/pruning\"")
+                                && !$0.line.contains("ENOENT")
+                        })
+                    else { return nil }
+                    return calls[note...].firstIndex {
+                        $0.line.contains("/here>, \"Documents/") && $0.line.contains("Survey.plist\"")
+                    }
+                })
+        else { return }
+        #expect(run.result.status == 1, "\(run.result.status) \(run.result.stdout)")
+        #expect(run.result.stderr.contains("Input/output error"), "\(run.result.stderr)")
+        #expect(Self.errorDocument(run.result)?["exit"] as? Int == 1, "\(run.result.stdout)")
+        for (store, before) in zip(run.stores, run.before) {
+            #expect(try Self.revisions(store).isSuperset(of: before), "\(store): a revision was lost")
+            // The next command finishes the removal the note names.
+            #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+            let verify = try CommandRunner.run(["verify", "--store", store])
+            #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        }
+    }
 }
