@@ -161,4 +161,26 @@ extension IOErrorInjectionTests {
             #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
         }
     }
+
+    @Test(
+        "edit, delete and resolve fail when looking at what a document's folder holds (for the warning naming what is no revision) gives an input/output error (it was passed over)"
+    )
+    func lookUpFailsOnAnIOError() throws {
+        let work = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        for scenario in ["edit", "delete", "resolve"] {
+            // The first open of the document's folder: the look-up's.
+            guard
+                let run = try Self.injecting(
+                    "EIO", into: "openat2", of: scenario, in: work.appendingPathComponent(scenario),
+                    at: { calls in calls.firstIndex { $0.line.contains("\"Documents/") } })
+            else { continue }
+            #expect(run.result.status == 1, "\(scenario): \(run.result.status) \(run.result.stdout)")
+            #expect(
+                run.result.stderr.contains("Input/output error")
+                    && Self.errorDocument(run.result)?["exit"] as? Int == 1,
+                "\(scenario): \(run.result.stderr)")
+            #expect(try Self.revisions(run.stores[0]) == run.before[0], "\(scenario): the store changed")
+        }
+    }
 }
