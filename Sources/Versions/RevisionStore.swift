@@ -621,9 +621,24 @@ public final class RevisionStore: Sendable {
     ) throws -> RevisionMetadata {
         let (metadata, files) = try newRevision(
             document: document, parents: parents, content: content, formatVersion: formatVersion,
-            known: known ?? (try? graph(of: document).graph), contentDigest: contentDigest)
+            known: try known ?? seenGraph(of: document), contentDigest: contentDigest)
         try publish(files, of: metadata.id, in: document)
         return metadata
+    }
+
+    /// The graph of `document` whose timestamps a new revision's clock observes, `nil`
+    /// when there is none to read (no folder yet, or nothing in it that can be read).
+    ///
+    /// - Throws: A failure to look (an I/O error, too many open files): never taken for a
+    ///   document with no revisions, whose timestamps the new revision would not follow.
+    private func seenGraph(of document: UUID) throws -> RevisionGraph? {
+        do {
+            return try graph(of: document).graph
+        } catch let error as FileSystemError where error.isFailureToLook {
+            throw error
+        } catch {
+            return nil
+        }
     }
 
     /// The metadata and package files of a new revision, as

@@ -183,4 +183,26 @@ extension IOErrorInjectionTests {
             #expect(try Self.revisions(run.stores[0]) == run.before[0], "\(scenario): the store changed")
         }
     }
+
+    @Test(
+        "new fails when looking at its new document's folder gives an input/output error (the failure was taken for a document with no revisions yet)"
+    )
+    func newFailsOnAnIOErrorReadingItsFolder() throws {
+        let work = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        guard
+            let run = try Self.injecting(
+                "EIO", into: "openat2", of: "new", in: work.appendingPathComponent("run"),
+                at: { calls in
+                    calls.firstIndex { $0.line.contains("\"Documents/") && $0.line.contains("ENOENT") }
+                })
+        else { return }
+        #expect(run.result.status == 1, "\(run.result.status) \(run.result.stdout)")
+        #expect(
+            run.result.stderr.contains("Input/output error")
+                && Self.errorDocument(run.result)?["exit"] as? Int == 1,
+            "\(run.result.stderr)")
+        let after = try Self.revisions(run.stores[0])
+        #expect(after == run.before[0], "a document was made: \(after) \(run.before[0])")
+    }
 }
