@@ -421,8 +421,9 @@ public final class SurveyStore: Sendable {
     /// One row per document, by id. A document whose folder holds nothing that counts as a
     /// revision is left out (see `documentsReport()` for what was left out and why).
     ///
-    /// - Throws: `FileSystemError` when a document's folder, or a package or file in it,
-    ///   cannot be read at all (permission denied, an input/output error): a caller that
+    /// - Throws: `FileSystemError` when a document's folder, or a package or file in it
+    ///   (its current content included), cannot be read at all (permission denied, an
+    ///   input/output error): a caller that
     ///   acts on every document (migrate, resolve every conflict) must not pass over one it
     ///   could not see. `documentsReport()` names such a document among its issues instead.
     public func documents() throws -> [Summary] {

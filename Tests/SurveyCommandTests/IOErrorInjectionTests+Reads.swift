@@ -205,4 +205,43 @@ extension IOErrorInjectionTests {
         let after = try Self.revisions(run.stores[0])
         #expect(after == run.before[0], "a document was made: \(after) \(run.before[0])")
     }
+
+    @Test(
+        "migrate fails, before writing anything, when reading a document's current content or listing the documents gives an input/output error (a failed read of the content was passed over, and a failed listing after the migration reported a failure although it had migrated)"
+    )
+    func migrateFailsBeforeWriting() throws {
+        let work = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        // The first read of the winner's content (the listing's), and every listing of the
+        // documents' folder.
+        var points: [(call: String, pick: ([Traced]) -> Int?)] = [
+            ("openat2", { calls in calls.firstIndex { $0.line.contains("Survey.plist\"") } })
+        ]
+        for listing in 0..<4 {
+            points.append(
+                (
+                    "getdents64",
+                    { calls in
+                        let listings = calls.indices.filter { calls[$0].line.contains("/Documents>, ") }
+                        return listing < listings.count ? listings[listing] : nil
+                    }
+                ))
+        }
+        var tried = 0
+        for (number, (call, pick)) in points.enumerated() {
+            guard
+                let run = try Self.injecting(
+                    "EIO", into: call, of: "migrate", in: work.appendingPathComponent("\(number)"),
+                    optional: call == "getdents64", at: pick)
+            else { continue }
+            tried += 1
+            #expect(run.result.status == 1, "\(call): \(run.result.status) \(run.result.stdout)")
+            #expect(run.result.stderr.contains("Input/output error"), "\(call): \(run.result.stderr)")
+            // A failure reported is a failure before anything was written.
+            #expect(
+                !run.calls.contains { $0.name == "renameat2" }, "\(call): migrated, then reported a failure")
+            #expect(try Self.revisions(run.stores[0]) == run.before[0], "\(call): the store changed")
+        }
+        #expect(tried >= 2)
+    }
 }
