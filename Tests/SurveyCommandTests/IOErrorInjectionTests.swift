@@ -682,6 +682,17 @@ struct IOErrorInjectionTests {
     }
 
     @Test(
+        "Every write command fails cleanly at injected opens, folder makings, removals, reads, listings, status, closes and locks (a seeded sample; SURVEYSTORE_EXHAUSTIVE=1 tries all), or, at a best-effort call, does what a clean run does"
+    )
+    func beyondWrites() throws {
+        var total = 0
+        for scenario in Self.scenarios {
+            total += try Self.expectCleanFailures(scenario.name, faults: .others, prepare: scenario.prepare)
+        }
+        print("I/O errors beyond writes: \(total) injected failures")
+    }
+
+    @Test(
         "init of a new store fails cleanly at every injected mkdir, open, write, fsync and rename: what it left is no store (or an empty one) to list and verify, and init again completes it"
     )
     func initOfANewStore() throws {
