@@ -1,5 +1,6 @@
 import Diagnostics
 import Foundation
+import Packages
 import Versions
 
 /// A name given for a document or a revision that does not name exactly one.
@@ -94,10 +95,21 @@ extension SurveyStore {
     /// ``documentID(matching:)``, with what the document's folder holds that is no
     /// revision (links, special files, damaged or foreign packages), for a warning.
     ///
-    /// - Throws: As ``documentID(matching:)``.
+    /// - Throws: As ``documentID(matching:)``; `FileSystemError` when the document's
+    ///   folder cannot be looked at (an I/O error, too many open files).
     public func matchDocument(_ text: String) throws -> DocumentMatch {
         let id = try documentID(matching: text)
-        return DocumentMatch(id: id, skipped: (try? skippedItems(of: id)) ?? [])
+        do {
+            return DocumentMatch(id: id, skipped: try skippedItems(of: id))
+        } catch let error as FileSystemError where error.isFailureToLook {
+            // What the folder holds is named, never hidden: a failure to look (an I/O
+            // error, too many open files) fails the look-up rather than pass over it.
+            throw error
+        } catch {
+            // Anything else (no folder by now, a folder its own read refuses) is the
+            // command's own read to report.
+            return DocumentMatch(id: id, skipped: [])
+        }
     }
 
     /// The revision of document `document` whose id is `text` or starts with it, in any

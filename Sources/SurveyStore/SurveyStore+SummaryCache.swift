@@ -11,9 +11,10 @@ extension SurveyStore {
         var issues: [StoreIssue]
         /// How many rows came from the summary cache.
         var fromCache: Int
-        /// The failures to read documents that were left out for them (each also among
-        /// ``issues``): a caller that acts on every document (``documents()``) throws the
-        /// first rather than pass over a document it could not see.
+        /// The failures to read documents that were left out for them, or whose current
+        /// content could not be read at all (each also among ``issues``): a caller that
+        /// acts on every document (``documents()``) throws the first rather than pass over
+        /// a document it could not see.
         var unreadable: [FileSystemError] = []
     }
 
@@ -78,6 +79,11 @@ extension SurveyStore {
                 } catch StoreError.newerFormat {
                     // Listed without a title: its format column says why.
                 } catch {
+                    // Content that cannot be read at all (an input/output error) is no
+                    // verdict on it: a caller acting on every document fails on it too.
+                    if let failure = error as? FileSystemError, failure.isFailureToLook {
+                        unreadable.append(failure)
+                    }
                     issues.append(
                         StoreIssue(
                             path: root + "/" + revisions.folder(of: id),

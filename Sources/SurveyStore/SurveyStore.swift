@@ -421,8 +421,9 @@ public final class SurveyStore: Sendable {
     /// One row per document, by id. A document whose folder holds nothing that counts as a
     /// revision is left out (see `documentsReport()` for what was left out and why).
     ///
-    /// - Throws: `FileSystemError` when a document's folder, or a package or file in it,
-    ///   cannot be read at all (permission denied, an input/output error): a caller that
+    /// - Throws: `FileSystemError` when a document's folder, or a package or file in it
+    ///   (its current content included), cannot be read at all (permission denied, an
+    ///   input/output error): a caller that
     ///   acts on every document (migrate, resolve every conflict) must not pass over one it
     ///   could not see. `documentsReport()` names such a document among its issues instead.
     public func documents() throws -> [Summary] {
@@ -909,7 +910,9 @@ public final class SurveyStore: Sendable {
     ///     so it works on a store opened for reading.
     /// - Returns: The revisions pruned (or that would be).
     /// - Throws: `StoreError/unseenRevisions(_:_:)` for a package that cannot be read
-    ///   yet; `StoreError/unreadableWinner(_:_:)` when the winner cannot be read.
+    ///   yet; `StoreError/unreadableWinner(_:_:)` when the winner's content is damaged or
+    ///   no survey this build reads; `FileSystemError` when it cannot be read at all (an
+    ///   I/O error, too many open files), which is no verdict on the winner.
     public func prune(_ id: UUID, keepHistory: Int = 0, dryRun: Bool = false) throws -> [RevisionID] {
         if !dryRun && !hasLocalState {
             // Nothing to prune, and no copy of a pruned revision to remove: nothing to lock.
@@ -938,6 +941,10 @@ public final class SurveyStore: Sendable {
         if let winner = graph.winner, !winner.isDeleted, winner.formatVersion <= Self.formatVersion {
             do {
                 _ = try survey(id, winner)
+            } catch let error as FileSystemError where error.isFailureToLook {
+                // A failure to read it (an I/O error, too many open files) says nothing of
+                // the winner: the prune fails, or names the document as unreadable.
+                throw error
             } catch {
                 throw StoreError.unreadableWinner(id, "\(error)")
             }

@@ -621,9 +621,24 @@ public final class RevisionStore: Sendable {
     ) throws -> RevisionMetadata {
         let (metadata, files) = try newRevision(
             document: document, parents: parents, content: content, formatVersion: formatVersion,
-            known: known ?? (try? graph(of: document).graph), contentDigest: contentDigest)
+            known: try known ?? seenGraph(of: document), contentDigest: contentDigest)
         try publish(files, of: metadata.id, in: document)
         return metadata
+    }
+
+    /// The graph of `document` whose timestamps a new revision's clock observes, `nil`
+    /// when there is none to read (no folder yet, or nothing in it that can be read).
+    ///
+    /// - Throws: A failure to look (an I/O error, too many open files): never taken for a
+    ///   document with no revisions, whose timestamps the new revision would not follow.
+    private func seenGraph(of document: UUID) throws -> RevisionGraph? {
+        do {
+            return try graph(of: document).graph
+        } catch let error as FileSystemError where error.isFailureToLook {
+            throw error
+        } catch {
+            return nil
+        }
     }
 
     /// The metadata and package files of a new revision, as
@@ -1063,9 +1078,17 @@ public final class RevisionStore: Sendable {
             }
             guard descends else { continue }
             if candidate.isDeleted { return true }
-            if let data = try? content(of: document, revision: candidate), isReadable(data, candidate) {
-                return true
+            let data: Data
+            do {
+                data = try content(of: document, revision: candidate)
+            } catch let error as FileSystemError where error.isFailureToLook {
+                // An I/O error says nothing of the successor: never taken for one that
+                // cannot be read (which would keep the copy in silence).
+                throw error
+            } catch {
+                continue
             }
+            if isReadable(data, candidate) { return true }
         }
         return false
     }

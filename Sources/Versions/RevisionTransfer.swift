@@ -281,6 +281,13 @@ public struct RevisionTransfer: Sendable {
             plan.outcome.unreadable = unreadable
             return plan
         }
+        // Any other failure to look (too many open files, an I/O error outside the
+        // document's folder) says nothing of what that side holds either: taking the side
+        // for empty would send it nothing and report the sync done. The sync fails.
+        for error in [localError, remoteError].compactMap({ $0 as? FileSystemError })
+        where error.isFailureToLook {
+            throw error
+        }
         (plan.localFailed, plan.remoteFailed) = (localError != nil, remoteError != nil)
         plan.localBefore = mine?.graph.isInConflict ?? false
         plan.remoteBefore = theirs?.graph.isInConflict ?? false

@@ -118,6 +118,11 @@ struct MigrateCommand: ParsableCommand {
         try runReporting {
             let progress = ProgressBar(label: "documents", json: options.json)
             let store = try dryRun ? options.openForReading() : options.open()
+            // Looked at before anything is written: a failure to list fails the command
+            // while nothing is migrated yet.
+            let newer = try store.documents().filter {
+                !$0.isDeleted && $0.revision.formatVersion > SurveyStore.formatVersion
+            }
             var writtenBefore: [SurveyStore.Migration] = []
             let report: SurveyStore.MigrationReport
             do {
@@ -141,9 +146,6 @@ struct MigrateCommand: ParsableCommand {
                     failed: failed,
                     failure: CommandFailure((failed.error as? SurveyError)?.leavingOutFile ?? failed.error)
                 )
-            }
-            let newer = try store.documents().filter {
-                !$0.isDeleted && $0.revision.formatVersion > SurveyStore.formatVersion
             }
             if options.json {
                 struct Report: Encodable {

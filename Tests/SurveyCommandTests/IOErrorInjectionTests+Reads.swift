@@ -1,0 +1,247 @@
+import Foundation
+import Testing
+
+/// Single failures, injected where a command read, looked or listed and used to pass over
+/// the failure: each of these once ended in success (or in a failure reported after the
+/// command had written).
+extension IOErrorInjectionTests {
+    /// What running a scenario's command with one call failing did.
+    struct Injected {
+        var result: CommandRunner.Result
+        /// The stores the command changes, as copies of the scenario's.
+        var stores: [String]
+        /// Each store's revisions before the command.
+        var before: [Set<String>]
+        /// The calls the injected run made (`call` and `renameat2`), as `strace -y` shows them.
+        var calls: [Traced]
+    }
+
+    /// Runs the command of `scenario` with `errno` injected into the `call` that `pick`
+    /// chooses among the `call`s of a clean run (by position); `nil` when it chooses none,
+    /// which is an issue unless `optional`.
+    /// The copies are made in the folder `work` (which must not exist yet), the caller's
+    /// to remove.
+    static func injecting(
+        _ errno: String, into call: String, of scenario: String, in work: URL, optional: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        at pick: ([Traced]) -> Int?
+    ) throws -> Injected? {
+        guard let strace = CommandRunner.requireTool("strace") else { return nil }
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let base = try Self.scenario(scenario).prepare(work.appendingPathComponent("base"))
+        let probe = try freshCopy(of: base, at: work.appendingPathComponent("probe"))
+        let run = try freshCopy(of: base, at: work.appendingPathComponent("run"))
+        // Read from a copy of its own: listing a store writes its summary cache, which the
+        // command would then read, making calls the clean run did not.
+        let reference = try freshCopy(of: base, at: work.appendingPathComponent("reference"))
+        let before = try reference.stores.map { try revisions($0) }
+        let traced = try Self.probe(
+            probe.arguments + ["--json"], strace: strace,
+            options: ["-y", "-s", "0", "-e", "trace=\(call)"],
+            log: work.appendingPathComponent("probe.trace").path
+        ).filter { $0.name == call }
+        guard let position = pick(traced) else {
+            if optional { return nil }
+            Issue.record(
+                "\(scenario): no \(call) to fail: \(traced.map(\.line))", sourceLocation: sourceLocation)
+            return nil
+        }
+        let log = work.appendingPathComponent("run.trace").path
+        let result = try CommandRunner.run(
+            run.arguments + ["--json"],
+            prefix: [
+                strace, "-qq", "-y", "-s", "0", "-e", "trace=\(call),renameat2",
+                "-e", "inject=\(call):error=\(errno):when=\(position + 1)", "-o", log,
+            ])
+        let calls = try trace(log)
+        #expect(
+            calls.contains { $0.line.contains("(INJECTED)") }, "\(scenario): nothing injected",
+            sourceLocation: sourceLocation)
+        return Injected(result: result, stores: run.stores, before: before, calls: calls)
+    }
+
+    /// The error document a command printed with `--json`, if that is what it printed.
+    static func errorDocument(_ result: CommandRunner.Result) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?["error"]
+            as? [String: Any]
+    }
+
+    @Test(
+        "prune of every document names one whose winner's content gives an input/output error, prunes nothing of it and exits 1 (it said 'skipped (its current revision cannot be read)' and exited 0)"
+    )
+    func pruneNamesAWinnerItCannotRead() throws {
+        let work = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        // The winner is the third revision; the first open of its content is the prune's
+        // look at it.
+        guard
+            let run = try Self.injecting(
+                "EIO", into: "openat2", of: "prune", in: work.appendingPathComponent("run"),
+                at: { calls in
+                    calls.firstIndex { $0.line.contains("/3-") && $0.line.contains("Survey.plist\"") }
+                })
+        else { return }
+        let report = try JSONSerialization.jsonObject(with: Data(run.result.stdout.utf8)) as? [String: Any]
+        let unreadable = report?["unreadable"] as? [[String: Any]] ?? []
+        #expect(run.result.status == 1, "\(run.result.status) \(run.result.stderr)")
+        #expect(
+            run.result.stderr.contains("cannot be read, so it is not pruned")
+                && run.result.stderr.contains("Input/output error"), "\(run.result.stderr)")
+        #expect(
+            unreadable.count == 1
+                && (unreadable.first?["message"] as? String)?.contains("Input/output error") == true,
+            "\(run.result.stdout)")
+        #expect(Self.tombstones(run.stores[0]).isEmpty, "something was pruned")
+        #expect(try Self.revisions(run.stores[0]) == run.before[0])
+    }
+
+    @Test(
+        "sync fails when it cannot open a document's folder for too many open files, sending and receiving nothing of it (it took that side for empty, sent nothing and exited 0)"
+    )
+    func syncFailsAtTooManyOpenFiles() throws {
+        let work = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        // The full read of this store's side of the document, under its locks (the first
+        // open of its folder after the lock's).
+        guard
+            let run = try Self.injecting(
+                "EMFILE", into: "openat2", of: "sync", in: work.appendingPathComponent("run"),
+                at: { calls in
+                    guard
+                        let lock = calls.firstIndex(where: {
+                            $0.line.contains("/here>, \"Local.nosync/locks/")
+                                && !$0.line.contains("writers.lock")
+                        })
+                    else { return nil }
+                    return calls[lock...].firstIndex {
+                        $0.line.contains("/here>, \"Documents/") && $0.line.contains("O_DIRECTORY")
+                    }
+                })
+        else { return }
+        #expect(run.result.status == 1, "\(run.result.status) \(run.result.stdout)")
+        #expect(run.result.stderr.contains("Too many open files"), "\(run.result.stderr)")
+        #expect(Self.errorDocument(run.result)?["exit"] as? Int == 1, "\(run.result.stdout)")
+        #expect(!run.calls.contains { $0.name == "renameat2" }, "something was published")
+        for (store, before) in zip(run.stores, run.before) {
+            #expect(try Self.revisions(store) == before, "\(store) changed")
+        }
+    }
+
+    @Test(
+        "A sync that cannot read the content of the revision superseding a copy it would remove fails, naming the error (it kept the copy without a word and exited 0)"
+    )
+    func syncFailsWhenASuccessorCannotBeRead() throws {
+        let work = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        // Tombstones arrive here: the copies they disown go once the head superseding them
+        // is read, after the prune note is made (the first content read after it).
+        guard
+            let run = try Self.injecting(
+                "EIO", into: "openat2", of: "sync", in: work.appendingPathComponent("run"),
+                at: { calls in
+                    guard
+                        let note = calls.firstIndex(where: {
+                            $0.line.contains("/here>, \"Local.nosync/pruning\"")
+                                && !$0.line.contains("ENOENT")
+                        })
+                    else { return nil }
+                    return calls[note...].firstIndex {
+                        $0.line.contains("/here>, \"Documents/") && $0.line.contains("Survey.plist\"")
+                    }
+                })
+        else { return }
+        #expect(run.result.status == 1, "\(run.result.status) \(run.result.stdout)")
+        #expect(run.result.stderr.contains("Input/output error"), "\(run.result.stderr)")
+        #expect(Self.errorDocument(run.result)?["exit"] as? Int == 1, "\(run.result.stdout)")
+        for (store, before) in zip(run.stores, run.before) {
+            #expect(try Self.revisions(store).isSuperset(of: before), "\(store): a revision was lost")
+            // The next command finishes the removal the note names.
+            #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+            let verify = try CommandRunner.run(["verify", "--store", store])
+            #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        }
+    }
+
+    @Test(
+        "edit, delete and resolve fail when looking at what a document's folder holds (for the warning naming what is no revision) gives an input/output error (it was passed over)"
+    )
+    func lookUpFailsOnAnIOError() throws {
+        let work = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        for scenario in ["edit", "delete", "resolve"] {
+            // The first open of the document's folder: the look-up's.
+            guard
+                let run = try Self.injecting(
+                    "EIO", into: "openat2", of: scenario, in: work.appendingPathComponent(scenario),
+                    at: { calls in calls.firstIndex { $0.line.contains("\"Documents/") } })
+            else { continue }
+            #expect(run.result.status == 1, "\(scenario): \(run.result.status) \(run.result.stdout)")
+            #expect(
+                run.result.stderr.contains("Input/output error")
+                    && Self.errorDocument(run.result)?["exit"] as? Int == 1,
+                "\(scenario): \(run.result.stderr)")
+            #expect(try Self.revisions(run.stores[0]) == run.before[0], "\(scenario): the store changed")
+        }
+    }
+
+    @Test(
+        "new fails when looking at its new document's folder gives an input/output error (the failure was taken for a document with no revisions yet)"
+    )
+    func newFailsOnAnIOErrorReadingItsFolder() throws {
+        let work = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        guard
+            let run = try Self.injecting(
+                "EIO", into: "openat2", of: "new", in: work.appendingPathComponent("run"),
+                at: { calls in
+                    calls.firstIndex { $0.line.contains("\"Documents/") && $0.line.contains("ENOENT") }
+                })
+        else { return }
+        #expect(run.result.status == 1, "\(run.result.status) \(run.result.stdout)")
+        #expect(
+            run.result.stderr.contains("Input/output error")
+                && Self.errorDocument(run.result)?["exit"] as? Int == 1,
+            "\(run.result.stderr)")
+        let after = try Self.revisions(run.stores[0])
+        #expect(after == run.before[0], "a document was made: \(after) \(run.before[0])")
+    }
+
+    @Test(
+        "migrate fails, before writing anything, when reading a document's current content or listing the documents gives an input/output error (a failed read of the content was passed over, and a failed listing after the migration reported a failure although it had migrated)"
+    )
+    func migrateFailsBeforeWriting() throws {
+        let work = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        // The first read of the winner's content (the listing's), and every listing of the
+        // documents' folder.
+        var points: [(call: String, pick: ([Traced]) -> Int?)] = [
+            ("openat2", { calls in calls.firstIndex { $0.line.contains("Survey.plist\"") } })
+        ]
+        for listing in 0..<4 {
+            points.append(
+                (
+                    "getdents64",
+                    { calls in
+                        let listings = calls.indices.filter { calls[$0].line.contains("/Documents>, ") }
+                        return listing < listings.count ? listings[listing] : nil
+                    }
+                ))
+        }
+        var tried = 0
+        for (number, (call, pick)) in points.enumerated() {
+            guard
+                let run = try Self.injecting(
+                    "EIO", into: call, of: "migrate", in: work.appendingPathComponent("\(number)"),
+                    optional: call == "getdents64", at: pick)
+            else { continue }
+            tried += 1
+            #expect(run.result.status == 1, "\(call): \(run.result.status) \(run.result.stdout)")
+            #expect(run.result.stderr.contains("Input/output error"), "\(call): \(run.result.stderr)")
+            // A failure reported is a failure before anything was written.
+            #expect(
+                !run.calls.contains { $0.name == "renameat2" }, "\(call): migrated, then reported a failure")
+            #expect(try Self.revisions(run.stores[0]) == run.before[0], "\(call): the store changed")
+        }
+        #expect(tried >= 2)
+    }
+}
