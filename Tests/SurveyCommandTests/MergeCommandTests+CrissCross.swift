@@ -2,13 +2,11 @@ import Foundation
 import Testing
 
 extension MergeCommandTests {
-    /// Two replicas with a criss-cross history, made with the commands: a laptop changes
-    /// the name, the note (item 5) and the dish, a phone the rating and the dish; each
-    /// merges both (the laptop taking the winner's dish, the phone with `--prefer` the
-    /// laptop's), then the laptop sets the name back and the phone changes the note again.
-    /// Returns the replicas, the document and the two merge bases (the phone's, the
-    /// newer, first).
-    static func crissCross() throws -> (SyncTests.Replica, SyncTests.Replica, String, [String]) {
+    /// Two new stores, devices "laptop" and "phone", in a new temporary folder, and a
+    /// function that writes a file (text, name) beside them and returns its path.
+    static func twoReplicas() throws -> (
+        laptop: SyncTests.Replica, phone: SyncTests.Replica, write: (String, String) throws -> String
+    ) {
         let directory = try CommandRunner.temporaryDirectory()
         let laptop = SyncTests.Replica(path: directory.appendingPathComponent("laptop").path)
         let phone = SyncTests.Replica(path: directory.appendingPathComponent("phone").path)
@@ -19,6 +17,17 @@ extension MergeCommandTests {
             try Data(text.utf8).write(to: url)
             return url.path
         }
+        return (laptop, phone, write)
+    }
+
+    /// Two replicas with a criss-cross history, made with the commands: a laptop changes
+    /// the name, the note (item 5) and the dish, a phone the rating and the dish; each
+    /// merges both (the laptop taking the winner's dish, the phone with `--prefer` the
+    /// laptop's), then the laptop sets the name back and the phone changes the note again.
+    /// Returns the replicas, the document and the two merge bases (the phone's, the
+    /// newer, first).
+    static func crissCross() throws -> (SyncTests.Replica, SyncTests.Replica, String, [String]) {
+        let (laptop, phone, write) = try twoReplicas()
         func items(name: String = "Ada", note: String = "none", rate: Int = 8, dish: String? = nil)
             -> String
         {

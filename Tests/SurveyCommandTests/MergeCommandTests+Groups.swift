@@ -58,16 +58,7 @@ extension MergeCommandTests {
         "Three heads on two replicas, two saved from A (one on each device) and one from O: each replica merges the two from A first, carries their contest of the rating into the merge with the third, and both write the same resolution"
     )
     func groupedMergeConverges() throws {
-        let directory = try CommandRunner.temporaryDirectory()
-        let laptop = SyncTests.Replica(path: directory.appendingPathComponent("laptop").path)
-        let phone = SyncTests.Replica(path: directory.appendingPathComponent("phone").path)
-        #expect(try laptop.run(["init", "--device", "laptop"]).status == 0)
-        #expect(try phone.run(["init", "--device", "phone"]).status == 0)
-        func write(_ text: String, _ name: String) throws -> String {
-            let url = directory.appendingPathComponent(name)
-            try Data(text.utf8).write(to: url)
-            return url.path
-        }
+        let (laptop, phone, write) = try Self.twoReplicas()
         func items(name: String = "Ada", note: String = "none", rate: Int = 8) -> String {
             Self.survey([
                 Self.binary(), Self.name(name), Self.rate(rate), Self.dish(), Self.extra(5, answer: note),
