@@ -595,6 +595,30 @@ struct IOErrorInjectionTests {
                     arguments: ["resolve", id, "--accept", "--store", "{store}"])
             }
         ),
+        // Three heads, two saved from the second revision and one from the first: the two
+        // are merged first as a group from their own base (README rule 12), each base read.
+        Scenario(
+            name: "resolve --merge",
+            prepare: { directory in
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                let (store, id) = try storeWithHistory(directory)
+                let versions = try CommandRunner.run(["versions", id, "--json", "--store", store]).stdout
+                let rows = try JSONSerialization.jsonObject(with: Data(versions.utf8)) as! [[String: Any]]
+                let first =
+                    rows.first { ($0["parents"] as? [String])?.isEmpty == true }!["revision"] as! String
+                let second =
+                    rows.first { ($0["parents"] as? [String]) == [first] }!["revision"] as! String
+                for (base, answer) in [(second, "2=Lin"), (second, "3=4"), (first, "3=9")] {
+                    #expect(
+                        try CommandRunner.run([
+                            "edit", id, "--base", base, "--answer", answer, "--store", store,
+                        ]).status == 0)
+                }
+                return Prepared(
+                    directory: directory, stores: ["store": "store"],
+                    arguments: ["resolve", id, "--merge", "--store", "{store}"])
+            }
+        ),
         Scenario(
             name: "prune",
             prepare: { directory in
@@ -666,9 +690,11 @@ struct IOErrorInjectionTests {
         }
     }
 
-    @Test("resolve and prune fail cleanly at every injected write, fsync and rename")
+    @Test(
+        "resolve, resolve --merge (with a group of heads) and prune fail cleanly at every injected write, fsync and rename"
+    )
     func resolveAndPrune() throws {
-        for name in ["resolve", "prune"] {
+        for name in ["resolve", "resolve --merge", "prune"] {
             try Self.expectCleanFailures(name, prepare: Self.scenario(name).prepare)
         }
     }
