@@ -536,6 +536,16 @@ struct IOErrorInjectionTests {
         return (store, id)
     }
 
+    /// The two revisions of a store made by ``storeWithHistory(_:name:)``: the first, and
+    /// the edit saved from it.
+    static func history(_ store: String, _ id: String) throws -> (first: String, second: String) {
+        let versions = try CommandRunner.run(["versions", id, "--json", "--store", store]).stdout
+        let rows = try JSONSerialization.jsonObject(with: Data(versions.utf8)) as! [[String: Any]]
+        let first = rows.first { ($0["parents"] as? [String])?.isEmpty == true }!["revision"] as! String
+        let second = rows.first { ($0["parents"] as? [String]) == [first] }!["revision"] as! String
+        return (first, second)
+    }
+
     /// The scenarios, by name: each prepares its stores in a new folder and says the
     /// command to run.
     struct Scenario: Sendable {
@@ -582,10 +592,7 @@ struct IOErrorInjectionTests {
             prepare: { directory in
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 let (store, id) = try storeWithHistory(directory)
-                let versions = try CommandRunner.run(["versions", id, "--json", "--store", store]).stdout
-                let rows = try JSONSerialization.jsonObject(with: Data(versions.utf8)) as! [[String: Any]]
-                let first =
-                    rows.first { ($0["parents"] as? [String])?.isEmpty == true }!["revision"] as! String
+                let (first, _) = try history(store, id)
                 #expect(
                     try CommandRunner.run([
                         "edit", id, "--base", first, "--answer", "2=Lin", "--store", store,
@@ -602,12 +609,7 @@ struct IOErrorInjectionTests {
             prepare: { directory in
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 let (store, id) = try storeWithHistory(directory)
-                let versions = try CommandRunner.run(["versions", id, "--json", "--store", store]).stdout
-                let rows = try JSONSerialization.jsonObject(with: Data(versions.utf8)) as! [[String: Any]]
-                let first =
-                    rows.first { ($0["parents"] as? [String])?.isEmpty == true }!["revision"] as! String
-                let second =
-                    rows.first { ($0["parents"] as? [String]) == [first] }!["revision"] as! String
+                let (first, second) = try history(store, id)
                 for (base, answer) in [(second, "2=Lin"), (second, "3=4"), (first, "3=9")] {
                     #expect(
                         try CommandRunner.run([
