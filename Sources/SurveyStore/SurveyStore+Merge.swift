@@ -163,9 +163,10 @@ extension SurveyStore {
             }
             let result = SurveyMerge.merge(
                 virtualBase: baseSurvey, heads: parts, prefer: preferred?.id.description)
-            merged.append(SurveyMerge.Head(merging: result, of: parts))
             let members = group.heads.compactMap { surveys[$0]?.revision }
             if members.count < live.count {
+                // A later pass merges it as one head; the last pass's result is the merge.
+                merged.append(SurveyMerge.Head(merging: result, of: parts))
                 plan.groups.append(
                     .init(heads: members, bases: bases, mergeBases: mergeBases, twoWayReason: twoWayReason))
             } else {
