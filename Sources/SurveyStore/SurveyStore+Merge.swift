@@ -305,6 +305,9 @@ extension SurveyStore {
     ///     `sync(with:concurrency:progress:)`).
     ///   - progress: Called after each document of the sync with the number done and the total.
     /// - Returns: The sync's report and what was merged.
+    /// - Throws: What the sync throws; after the sync, `FileSystemError` when a document it
+    ///   did not name as unreadable cannot be read for the merge (an input/output error), or
+    ///   when a merge cannot be written: the documents already merged stay merged.
     public func syncMerging(
         with other: SurveyStore, concurrency: Int = SurveyStore.syncConcurrency,
         progress: ((Int, Int) -> Void)? = nil
@@ -319,7 +322,19 @@ extension SurveyStore {
             report.unreadable.compactMap {
                 StoreLayout.documentID(folderName: SafeName.lastComponent(of: $0.path))
             })
-        for summary in try summariesReport().documents
+        let listing = try summariesReport()
+        // A document the listing could not read now (an input/output error) is not one
+        // without a conflict: unless the sync named it already, the merge fails on it
+        // rather than pass over it in silence.
+        if let failure = listing.unreadable.first(where: { failure in
+            !unreadable.contains { document in
+                let folder = root + "/" + revisions.folder(of: document)
+                return failure.path == folder || failure.path.hasPrefix(folder + "/")
+            }
+        }) {
+            throw failure
+        }
+        for summary in listing.documents
         where !summary.conflicts.isEmpty && !unreadable.contains(summary.id) {
             do {
                 let here = try resolveMerge(summary.id, strict: true)?.revision

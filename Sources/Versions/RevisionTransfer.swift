@@ -735,7 +735,9 @@ extension RevisionTransfer {
     /// copied either way, and the remote store is only read.
     ///
     /// - Throws: `FileSystemError` or ``StoreError`` when the local store cannot be
-    ///   written; documents that cannot be read are left out.
+    ///   written, or a file of it cannot be read to look for damage (an input/output
+    ///   error, no permission: never taken for no damage); documents whose revisions are
+    ///   themselves damaged beyond reading are left out, for the verify to name.
     public func repairFromRemote() throws -> RepairReport {
         var report = RepairReport()
         let listing = try local.documentListing()
@@ -754,10 +756,15 @@ extension RevisionTransfer {
             }
         }
         for document in listing.ids {
-            guard let read = try? local.read(document) else { continue }
-            let damaged = read.live.values.filter { revision in
-                !revision.isDeleted && !read.pruned.contains(revision.id)
-                    && (try? local.contentDamage(revision, of: document)) != nil
+            let read: DocumentRead
+            do {
+                read = try local.read(document)
+            } catch  where RevisionStore.isAboutContents(error) {
+                continue
+            }
+            let damaged = try read.live.values.sorted { $0.id < $1.id }.filter { revision in
+                guard !revision.isDeleted, !read.pruned.contains(revision.id) else { return false }
+                return try local.contentDamage(revision, of: document) != nil
             }
             let theirs =
                 read.damagedPackages.isEmpty && read.damagedTombstones.isEmpty && read.blockedPackages.isEmpty

@@ -12,7 +12,7 @@ extension IOErrorInjectionTests {
         var stores: [String]
         /// Each store's revisions before the command.
         var before: [Set<String>]
-        /// The calls the injected run made (`call` and `renameat2`), as `strace -y` shows them.
+        /// The calls the injected run made (`call`, `renameat` and `renameat2`), as `strace -y` shows them.
         var calls: [Traced]
     }
 
@@ -20,10 +20,10 @@ extension IOErrorInjectionTests {
     /// chooses among the `call`s of a clean run (by position); `nil` when it chooses none,
     /// which is an issue unless `optional`.
     /// The copies are made in the folder `work` (which must not exist yet), the caller's
-    /// to remove.
+    /// to remove. Both runs get `environment`.
     static func injecting(
         _ errno: String, into call: String, of scenario: String, in work: URL, optional: Bool = false,
-        sourceLocation: SourceLocation = #_sourceLocation,
+        environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation,
         at pick: ([Traced]) -> Int?
     ) throws -> Injected? {
         guard let strace = CommandRunner.requireTool("strace") else { return nil }
@@ -36,7 +36,7 @@ extension IOErrorInjectionTests {
         let reference = try freshCopy(of: base, at: work.appendingPathComponent("reference"))
         let before = try reference.stores.map { try revisions($0) }
         let traced = try Self.probe(
-            probe.arguments + ["--json"], strace: strace,
+            probe.arguments + ["--json"], environment: environment, strace: strace,
             options: ["-y", "-s", "0", "-e", "trace=\(call)"],
             log: work.appendingPathComponent("probe.trace").path
         ).filter { $0.name == call }
@@ -48,9 +48,9 @@ extension IOErrorInjectionTests {
         }
         let log = work.appendingPathComponent("run.trace").path
         let result = try CommandRunner.run(
-            run.arguments + ["--json"],
+            run.arguments + ["--json"], environment: environment,
             prefix: [
-                strace, "-qq", "-y", "-s", "0", "-e", "trace=\(call),renameat2",
+                strace, "-qq", "-y", "-s", "0", "-e", "trace=\(call),renameat,renameat2",
                 "-e", "inject=\(call):error=\(errno):when=\(position + 1)", "-o", log,
             ])
         let calls = try trace(log)
@@ -121,7 +121,7 @@ extension IOErrorInjectionTests {
         #expect(run.result.status == 1, "\(run.result.status) \(run.result.stdout)")
         #expect(run.result.stderr.contains("Too many open files"), "\(run.result.stderr)")
         #expect(Self.errorDocument(run.result)?["exit"] as? Int == 1, "\(run.result.stdout)")
-        #expect(!run.calls.contains { $0.name == "renameat2" }, "something was published")
+        #expect(!run.calls.contains { $0.name.hasPrefix("renameat") }, "something was published")
         for (store, before) in zip(run.stores, run.before) {
             #expect(try Self.revisions(store) == before, "\(store) changed")
         }
@@ -239,9 +239,84 @@ extension IOErrorInjectionTests {
             #expect(run.result.stderr.contains("Input/output error"), "\(call): \(run.result.stderr)")
             // A failure reported is a failure before anything was written.
             #expect(
-                !run.calls.contains { $0.name == "renameat2" }, "\(call): migrated, then reported a failure")
+                !run.calls.contains { $0.name.hasPrefix("renameat") },
+                "\(call): migrated, then reported a failure")
             #expect(try Self.revisions(run.stores[0]) == run.before[0], "\(call): the store changed")
         }
         #expect(tried >= 2)
+    }
+}
+
+extension IOErrorInjectionTests {
+    @Test(
+        "sync --merge fails when listing a document for the merge gives an input/output error, naming the error, the conflict left for the next merge (it left the document in conflict, named neither merged nor unmerged, and exited 0)"
+    )
+    func syncMergeFailsWhenItCannotListADocument() throws {
+        let work = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        // The listings of this side's document folder that return entries: the last is the
+        // merge's own, under its lock; the one before it, the look for conflicts to merge.
+        guard
+            let run = try Self.injecting(
+                "EIO", into: "getdents64", of: "sync --merge", in: work.appendingPathComponent("run"),
+                at: { calls in
+                    let listings = calls.indices.filter {
+                        calls[$0].line.contains("/here/Documents/") && !calls[$0].line.hasSuffix(" = 0")
+                    }
+                    return listings.count >= 2 ? listings[listings.count - 2] : nil
+                })
+        else { return }
+        #expect(run.result.status == 1, "\(run.result.status) \(run.result.stdout)")
+        #expect(run.result.stderr.contains("Input/output error"), "\(run.result.stderr)")
+        #expect(Self.errorDocument(run.result)?["exit"] as? Int == 1, "\(run.result.stdout)")
+        // The sync itself went ahead: both sides hold the conflict, which the next merge takes.
+        for (store, before) in zip(run.stores, run.before) {
+            #expect(try Self.revisions(store).isSuperset(of: before), "\(store): a revision was lost")
+        }
+        let again = try CommandRunner.run([
+            "sync", run.stores[1], "--merge", "--json", "--store", run.stores[0],
+        ])
+        let report = try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any]
+        #expect(
+            again.status == 0 && (report?["merged"] as? [String])?.count == 1,
+            "\(again.stdout)\(again.stderr)")
+    }
+}
+
+extension IOErrorInjectionTests {
+    @Test(
+        "verify --repair-from fails when looking at a revision's content for damage gives an input/output error, naming the error, and the repair run again repairs it (the error was taken for no damage: the torn content was left unrepaired and the error never named)"
+    )
+    func repairFailsWhenItCannotLookForDamage() throws {
+        let work = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        // The torn content is the one file the replica's copy of is read: the first open of
+        // this store's copy is the look for damage. Hashing made deterministic, so that the
+        // injected run looks at the revisions in the order the clean run did.
+        guard
+            let run = try Self.injecting(
+                "EIO", into: "openat2", of: "verify --repair-from", in: work.appendingPathComponent("run"),
+                environment: ["SWIFT_DETERMINISTIC_HASHING": "1"],
+                at: { calls in
+                    func file(_ line: String) -> Substring? {
+                        line.split(separator: "\"").dropFirst().first
+                    }
+                    guard
+                        let copy = calls.first(where: {
+                            $0.line.contains("/replica>, \"Documents/") && $0.line.contains("Survey.plist\"")
+                        }), let torn = file(copy.line)
+                    else { return nil }
+                    return calls.firstIndex { $0.line.contains("/store>, \"") && file($0.line) == torn }
+                })
+        else { return }
+        #expect(run.result.status == 1, "\(run.result.status) \(run.result.stdout)")
+        #expect(run.result.stderr.contains("Input/output error"), "\(run.result.stderr)")
+        #expect(Self.errorDocument(run.result)?["exit"] as? Int == 1, "\(run.result.stdout)")
+        #expect(!run.calls.contains { $0.name.hasPrefix("renameat") }, "something was published")
+        // The stores in the order of their names: the replica (`other`), then this store.
+        let again = try CommandRunner.run([
+            "verify", "--repair-from", run.stores[0], "--store", run.stores[1],
+        ])
+        #expect(again.status == 0 && again.stderr.contains("repaired: "), "\(again.stdout)\(again.stderr)")
     }
 }

@@ -24,6 +24,20 @@ struct IOErrorInjectionTests {
         /// Stores the command changes, by name in `arguments` (`{store}`, `{other}`).
         var stores: [String: String]
         var arguments: [String]
+        /// The command that follows a failed one (`{store}`, `{other}` as in `arguments`):
+        /// by default `init` on each store, which cleans what the failure left.
+        var next: [String]? = nil
+        /// The files (beneath `{store}`) the command is to repair: `verify` may name them
+        /// until `next` has run.
+        var damaged: [String] = []
+    }
+
+    /// A fresh copy of a scenario's stores: the command's arguments and the next command's
+    /// naming the copies, and the copies.
+    struct Copy {
+        var arguments: [String]
+        var next: [String]?
+        var stores: [String]
     }
 
     static func copy(_ source: String, to destination: String) throws {
@@ -80,11 +94,12 @@ struct IOErrorInjectionTests {
     /// The calls a clean run of `survey ARGUMENTS` makes, as strace traces them with
     /// `options` (what to trace, and how to show it) into `log`; the run must succeed.
     static func probe(
-        _ arguments: [String], in directory: URL? = nil, strace: String, options: [String], log: String,
-        sourceLocation: SourceLocation = #_sourceLocation
+        _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:], strace: String,
+        options: [String], log: String, sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> [Traced] {
         let run = try CommandRunner.run(
-            arguments, in: directory, prefix: [strace, "-qq"] + options + ["-o", log])
+            arguments, in: directory, environment: environment,
+            prefix: [strace, "-qq"] + options + ["-o", log])
         #expect(
             run.status == 0, "\(arguments): the clean run fails: \(run.stderr)\(run.stdout)",
             sourceLocation: sourceLocation)
@@ -113,8 +128,8 @@ struct IOErrorInjectionTests {
         /// followed by.
         var traced: String {
             switch self {
-            case .writes: "trace=write,fsync,syncfs,renameat2"
-            case .others: "trace=" + (Self.otherCalls + ["renameat2"]).joined(separator: ",")
+            case .writes: "trace=write,fsync,syncfs,renameat,renameat2"
+            case .others: "trace=" + (Self.otherCalls + ["renameat", "renameat2"]).joined(separator: ",")
             }
         }
 
@@ -293,19 +308,18 @@ struct IOErrorInjectionTests {
     /// A fresh copy of the prepared stores at `target`, each opened once (a copied store
     /// takes a new device id on its first command, which would shift the call counts):
     /// the command's arguments naming the copies, and the copies.
-    static func freshCopy(of base: Prepared, at target: URL) throws -> (arguments: [String], stores: [String])
-    {
+    static func freshCopy(of base: Prepared, at target: URL) throws -> Copy {
         try copy(base.directory.path, to: target.path)
-        var arguments = base.arguments
-        var stores: [String] = []
+        var copy = Copy(arguments: base.arguments, next: base.next, stores: [])
         for (key, relative) in base.stores.sorted(by: { $0.key < $1.key }) {
             let path = target.appendingPathComponent(relative).path
             // `init` on an existing store only takes the copy's new device id.
             #expect(try CommandRunner.run(["init", "--store", path]).status == 0)
-            arguments = arguments.map { $0 == "{\(key)}" ? path : $0 }
-            stores.append(path)
+            copy.arguments = copy.arguments.map { $0 == "{\(key)}" ? path : $0 }
+            copy.next = copy.next?.map { $0 == "{\(key)}" ? path : $0 }
+            copy.stores.append(path)
         }
-        return (arguments, stores)
+        return copy
     }
 
     /// Runs `command` once per injection point and error (`faults` says which; a seeded
@@ -326,7 +340,7 @@ struct IOErrorInjectionTests {
         defer { try? FileManager.default.removeItem(at: work) }
         let base = try prepare(work.appendingPathComponent("base"))
 
-        func freshCopy(_ label: String) throws -> (arguments: [String], stores: [String]) {
+        func freshCopy(_ label: String) throws -> Copy {
             try Self.freshCopy(of: base, at: work.appendingPathComponent(label))
         }
 
@@ -360,7 +374,7 @@ struct IOErrorInjectionTests {
             // A flush of each kind the command makes durable by: fsyncs, or a batch's syncfs.
             #expect(
                 points.contains { $0.call == "fsync" || $0.call == "syncfs" }
-                    && points.contains { $0.call == "renameat2" },
+                    && points.contains { $0.call.hasPrefix("renameat") },
                 "\(name): nothing to inject")
             if let flushedBy {
                 #expect(points.contains { $0.call == flushedBy }, "\(name): no \(flushedBy) to inject")
@@ -460,7 +474,7 @@ struct IOErrorInjectionTests {
                 let documents = unreadable.compactMap { $0["id"] as? String }
                 #expect(
                     !calls[(failed + 1)...].contains { call in
-                        call.name == "renameat2"
+                        call.name.hasPrefix("renameat")
                             && documents.contains { call.line.contains("/Documents/\($0)") }
                     },
                     "\(point): something of \(documents) was published after the failure")
@@ -470,7 +484,7 @@ struct IOErrorInjectionTests {
                     reported?["exit"] as? Int == Int(result.status),
                     "\(point): standard output is not the error: \(result.stdout)")
                 #expect(
-                    !calls[(failed + 1)...].contains { $0.name == "renameat2" },
+                    !calls[(failed + 1)...].contains { $0.name.hasPrefix("renameat") },
                     "\(point): something was published after the failure")
             }
             for (position, store) in run.stores.enumerated() {
@@ -500,11 +514,25 @@ struct IOErrorInjectionTests {
                     (try? JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any])?[
                         "problems"]
                     as? [[String: Any]] ?? []
+                // And, where the command repairs, the damage it was to repair.
                 for problem in found
-                where !(problem["message"] as? String ?? "").contains("(the next command") {
+                where !(problem["message"] as? String ?? "").contains("(the next command")
+                    && !base.damaged.contains(where: {
+                        (problem["path"] as? String ?? "").hasSuffix("/" + $0)
+                    })
+                {
                     Issue.record("\(point): verify right after the failure: \(problem)")
                 }
-                #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+            }
+            if let next = run.next {
+                let again = try CommandRunner.run(next)
+                #expect(again.status == 0, "\(point): \(next): \(again.stdout)\(again.stderr)")
+            } else {
+                for store in run.stores {
+                    #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+                }
+            }
+            for (position, store) in run.stores.enumerated() {
                 let verify = try CommandRunner.run(["verify", "--store", store])
                 #expect(verify.status == 0, "\(point): verify: \(verify.stdout)\(verify.stderr)")
                 let after = try revisions(store)
@@ -679,7 +707,153 @@ struct IOErrorInjectionTests {
                     arguments: ["migrate", "--store", "{store}"])
             }
         ),
+        // Content from a file replacing the winner's (its export with one answer changed,
+        // the item ids kept), and the same on the condition that the winner is still the
+        // only head.
+        Scenario(
+            name: "save",
+            prepare: { directory in
+                let (id, content, _) = try contentToSave(directory)
+                return Prepared(
+                    directory: directory, stores: ["store": "store"],
+                    arguments: ["save", id, "--from", content, "--store", "{store}"])
+            }
+        ),
+        Scenario(
+            name: "save --if-current",
+            prepare: { directory in
+                let (id, content, base) = try contentToSave(directory)
+                return Prepared(
+                    directory: directory, stores: ["store": "store"],
+                    arguments: [
+                        "save", id, "--from", content, "--base", base, "--if-current", "--store", "{store}",
+                    ])
+            }
+        ),
+        // One package: a revision of a document the store holds (a batch of one, fsynced
+        // file by file).
+        Scenario(
+            name: "import", flushedBy: "fsync",
+            prepare: { directory in
+                let packages = try packages(directory, edits: ["2=Lin"], titles: [])
+                return Prepared(
+                    directory: directory, stores: ["store": "store"],
+                    arguments: ["import"] + packages + ["--store", "{store}"])
+            }
+        ),
+        // Three packages, a revision of a known document and two new documents: a batch,
+        // flushed by syncfs.
+        Scenario(
+            name: "import of several", flushedBy: "syncfs",
+            prepare: { directory in
+                let packages = try packages(directory, edits: ["2=Lin"], titles: ["Second", "Third"])
+                return Prepared(
+                    directory: directory, stores: ["store": "store"],
+                    arguments: ["import"] + packages + ["--store", "{store}"])
+            }
+        ),
+        // Each side edits another field of one document: the sync puts it in conflict on
+        // both sides, and the merge resolves it on both.
+        Scenario(
+            name: "sync --merge",
+            prepare: { directory in
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                let (here, id) = try storeWithHistory(directory, name: "here")
+                let there = directory.appendingPathComponent("there").path
+                #expect(try CommandRunner.run(["init", "--store", there]).status == 0)
+                #expect(try CommandRunner.run(["sync", there, "--store", here]).status == 0)
+                #expect(
+                    try CommandRunner.run(["edit", id, "--answer", "2=Here", "--store", here]).status == 0)
+                #expect(try CommandRunner.run(["edit", id, "--answer", "3=4", "--store", there]).status == 0)
+                return Prepared(
+                    directory: directory, stores: ["store": "here", "other": "there"],
+                    arguments: ["sync", "{other}", "--merge", "--jobs", "1", "--store", "{store}"])
+            }
+        ),
+        // The winner's content torn (cut to half under its final name), repaired from a
+        // replica; a repair that fails leaves it for the repair run again.
+        Scenario(
+            name: "verify --repair-from",
+            prepare: { directory in
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                let (store, id) = try storeWithHistory(directory)
+                let replica = directory.appendingPathComponent("replica").path
+                #expect(try CommandRunner.run(["init", "--store", replica]).status == 0)
+                #expect(try CommandRunner.run(["sync", replica, "--store", store]).status == 0)
+                let (_, second) = try history(store, id)
+                let torn = "Documents/\(id.lowercased())/\(second).survey/Survey.plist"
+                let handle = try FileHandle(forUpdating: URL(fileURLWithPath: store + "/" + torn))
+                try handle.truncate(atOffset: try handle.seekToEnd() / 2)
+                try handle.close()
+                let repair = ["verify", "--repair-from", "{other}", "--store", "{store}"]
+                return Prepared(
+                    directory: directory, stores: ["store": "store", "other": "replica"], arguments: repair,
+                    next: repair, damaged: [torn])
+            }
+        ),
+        // Two documents, one in conflict whose heads merge cleanly (each changed another
+        // field): --all lists the documents, then merges the one in conflict.
+        Scenario(
+            name: "resolve --all --merge",
+            prepare: { directory in
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                let (store, id) = try storeWithHistory(directory)
+                let (_, second) = try history(store, id)
+                for answer in ["2=Lin", "3=4"] {
+                    #expect(
+                        try CommandRunner.run([
+                            "edit", id, "--base", second, "--answer", answer, "--store", store,
+                        ]).status == 0)
+                }
+                #expect(try CommandRunner.run(["new", "--title", "Other", "--store", store]).status == 0)
+                return Prepared(
+                    directory: directory, stores: ["store": "store"],
+                    arguments: ["resolve", "--all", "--merge", "--store", "{store}"])
+            }
+        ),
     ]
+
+    /// A store with history (``storeWithHistory(_:name:)``) and a replica of it, `source`,
+    /// in which `edits` are made and `titles` are new documents: the winner of each exported
+    /// as a revision package into `packages/` (the edited document's first), in that order.
+    static func packages(_ directory: URL, edits: [String], titles: [String]) throws -> [String] {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (store, id) = try storeWithHistory(directory)
+        let source = directory.appendingPathComponent("source").path
+        #expect(try CommandRunner.run(["init", "--store", source]).status == 0)
+        #expect(try CommandRunner.run(["sync", source, "--store", store]).status == 0)
+        var documents: [String] = []
+        for answer in edits {
+            #expect(try CommandRunner.run(["edit", id, "--answer", answer, "--store", source]).status == 0)
+        }
+        if !edits.isEmpty { documents.append(id) }
+        for title in titles {
+            let made = try CommandRunner.run(["new", "--title", title, "--store", source])
+            #expect(made.status == 0)
+            documents.append(made.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let folder = directory.appendingPathComponent("packages")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return try documents.enumerated().map { number, document in
+            let package = folder.appendingPathComponent("\(number).survey").path
+            let export = try CommandRunner.run(["export", document, "--package", package, "--store", source])
+            #expect(export.status == 0, "\(export.stderr)")
+            return package
+        }
+    }
+
+    /// A store with history (``storeWithHistory(_:name:)``) and, beside it, its document
+    /// exported with one answer changed: the document, the file and the revision it is
+    /// based on.
+    static func contentToSave(_ directory: URL) throws -> (id: String, file: String, base: String) {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (store, id) = try storeWithHistory(directory)
+        let export = try CommandRunner.run(["export", id, "--store", store])
+        #expect(export.status == 0 && export.stdout.contains("\"Grace\""), "\(export.stdout)")
+        let content = directory.appendingPathComponent("content.json")
+        try Data(export.stdout.replacingOccurrences(of: "\"Grace\"", with: "\"Lin\"").utf8).write(to: content)
+        return (id, content.path, try history(store, id).second)
+    }
 
     static func scenario(_ name: String) -> Scenario {
         scenarios.first { $0.name == name }!
@@ -710,14 +884,53 @@ struct IOErrorInjectionTests {
     }
 
     @Test(
+        "save and import (one package, and a batch of several) fail cleanly at every injected write, fsync, syncfs and rename"
+    )
+    func saveAndImport() throws {
+        for name in ["save", "save --if-current", "import", "import of several"] {
+            let scenario = Self.scenario(name)
+            try Self.expectCleanFailures(name, flushedBy: scenario.flushedBy, prepare: scenario.prepare)
+        }
+    }
+
+    @Test(
+        "sync --merge, verify --repair-from and resolve --all --merge fail cleanly at every injected write, fsync and rename"
+    )
+    func mergeAndRepair() throws {
+        for name in ["sync --merge", "verify --repair-from", "resolve --all --merge"] {
+            try Self.expectCleanFailures(name, prepare: Self.scenario(name).prepare)
+        }
+    }
+
+    /// The scenarios of ``documentCommands()``, ``resolveAndPrune()`` and ``syncAndMigrate()``.
+    static let firstScenarios = [
+        "new", "edit", "delete", "resolve", "resolve --merge", "prune", "sync", "sync of a batch", "migrate",
+    ]
+
+    /// Every call beyond the writes in each of `names`, as ``expectCleanFailures(_:faults:sample:flushedBy:prepare:)``
+    /// tries them; prints the total.
+    static func expectCleanFailuresBeyondWrites(_ names: [String], _ label: String) throws {
+        var total = 0
+        for name in names {
+            total += try expectCleanFailures(name, faults: .others, prepare: scenario(name).prepare)
+        }
+        print("I/O errors beyond writes, \(label): \(total) injected failures")
+    }
+
+    @Test(
         "Every write command fails cleanly at injected opens, folder makings, removals, reads, listings, status, closes and locks (a seeded sample; SURVEYSTORE_EXHAUSTIVE=1 tries all), or, at a best-effort call, does what a clean run does"
     )
     func beyondWrites() throws {
-        var total = 0
-        for scenario in Self.scenarios {
-            total += try Self.expectCleanFailures(scenario.name, faults: .others, prepare: scenario.prepare)
-        }
-        print("I/O errors beyond writes: \(total) injected failures")
+        try Self.expectCleanFailuresBeyondWrites(Self.firstScenarios, "new to migrate")
+    }
+
+    @Test(
+        "save, import, sync --merge, verify --repair-from and resolve --all --merge fail cleanly at injected opens, folder makings, removals, reads, listings, status, closes and locks (a seeded sample; SURVEYSTORE_EXHAUSTIVE=1 tries all), or, at a best-effort call, do what a clean run does"
+    )
+    func beyondWritesOfSaveImportMergeAndRepair() throws {
+        try Self.expectCleanFailuresBeyondWrites(
+            Self.scenarios.map(\.name).filter { !Self.firstScenarios.contains($0) },
+            "save to resolve --all --merge")
     }
 
     @Test(
