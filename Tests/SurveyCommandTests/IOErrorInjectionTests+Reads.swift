@@ -60,6 +60,17 @@ extension IOErrorInjectionTests {
         return Injected(result: result, stores: run.stores, before: before, calls: calls)
     }
 
+    /// Expects `result` to be a failure (exit 1) that names `text` on standard error and
+    /// prints the error document.
+    static func expectFailure(
+        _ result: CommandRunner.Result, naming text: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(result.status == 1, "\(result.status) \(result.stdout)", sourceLocation: sourceLocation)
+        #expect(result.stderr.contains(text), "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            errorDocument(result)?["exit"] as? Int == 1, "\(result.stdout)", sourceLocation: sourceLocation)
+    }
+
     /// The error document a command printed with `--json`, if that is what it printed.
     static func errorDocument(_ result: CommandRunner.Result) -> [String: Any]? {
         (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?["error"]
@@ -118,9 +129,7 @@ extension IOErrorInjectionTests {
                     }
                 })
         else { return }
-        #expect(run.result.status == 1, "\(run.result.status) \(run.result.stdout)")
-        #expect(run.result.stderr.contains("Too many open files"), "\(run.result.stderr)")
-        #expect(Self.errorDocument(run.result)?["exit"] as? Int == 1, "\(run.result.stdout)")
+        Self.expectFailure(run.result, naming: "Too many open files")
         #expect(!run.calls.contains { $0.name.hasPrefix("renameat") }, "something was published")
         for (store, before) in zip(run.stores, run.before) {
             #expect(try Self.revisions(store) == before, "\(store) changed")
@@ -150,9 +159,7 @@ extension IOErrorInjectionTests {
                     }
                 })
         else { return }
-        #expect(run.result.status == 1, "\(run.result.status) \(run.result.stdout)")
-        #expect(run.result.stderr.contains("Input/output error"), "\(run.result.stderr)")
-        #expect(Self.errorDocument(run.result)?["exit"] as? Int == 1, "\(run.result.stdout)")
+        Self.expectFailure(run.result, naming: "Input/output error")
         for (store, before) in zip(run.stores, run.before) {
             #expect(try Self.revisions(store).isSuperset(of: before), "\(store): a revision was lost")
             // The next command finishes the removal the note names.
@@ -266,9 +273,7 @@ extension IOErrorInjectionTests {
                     return listings.count >= 2 ? listings[listings.count - 2] : nil
                 })
         else { return }
-        #expect(run.result.status == 1, "\(run.result.status) \(run.result.stdout)")
-        #expect(run.result.stderr.contains("Input/output error"), "\(run.result.stderr)")
-        #expect(Self.errorDocument(run.result)?["exit"] as? Int == 1, "\(run.result.stdout)")
+        Self.expectFailure(run.result, naming: "Input/output error")
         // The sync itself went ahead: both sides hold the conflict, which the next merge takes.
         for (store, before) in zip(run.stores, run.before) {
             #expect(try Self.revisions(store).isSuperset(of: before), "\(store): a revision was lost")
@@ -309,9 +314,7 @@ extension IOErrorInjectionTests {
                     return calls.firstIndex { $0.line.contains("/store>, \"") && file($0.line) == torn }
                 })
         else { return }
-        #expect(run.result.status == 1, "\(run.result.status) \(run.result.stdout)")
-        #expect(run.result.stderr.contains("Input/output error"), "\(run.result.stderr)")
-        #expect(Self.errorDocument(run.result)?["exit"] as? Int == 1, "\(run.result.stdout)")
+        Self.expectFailure(run.result, naming: "Input/output error")
         #expect(!run.calls.contains { $0.name.hasPrefix("renameat") }, "something was published")
         // The stores in the order of their names: the replica (`other`), then this store.
         let again = try CommandRunner.run([
