@@ -105,7 +105,10 @@ extension SurveyStore {
         /// that is not empty stands in the file's place; and names where a document's
         /// folder or a revision's package belongs that a link, a FIFO, socket or device or
         /// a file takes, which a repair leaves (it copies no revision), each message saying
-        /// whether a sync with the other store would clear it.
+        /// whether a sync with the other store would clear it; and documents whose folder, or
+        /// a package or file in it, may not be read to look for damage (permission denied,
+        /// an input/output error: "cannot be read, so it is not repaired"), the other
+        /// documents repaired.
         public var unrepaired: [StoreIssue] = []
     }
 

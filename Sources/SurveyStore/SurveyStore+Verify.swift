@@ -40,7 +40,21 @@ extension SurveyStore {
         // file in its place).
         let reader = FileReader(root: root, calls: calls)
         let devicePath = DeviceIdentity.path(root)
-        if (try? reader.status(atPath: devicePath))??.kind == .regular {
+        let deviceStatus: SystemCalls.FileStatus?
+        do {
+            deviceStatus = try reader.status(atPath: devicePath)
+        } catch let error as FileSystemError where error.isFailureToLook {
+            // Not looked at (an input/output error): said, unless the layer below said it.
+            if !problems.contains(where: { $0.path == devicePath }) {
+                layoutProblems.append(
+                    Problem(path: devicePath, message: Self.deviceProblem(error, file: devicePath)))
+            }
+            deviceStatus = nil
+        } catch {
+            // Anything but a file in its place: the layer below names it.
+            deviceStatus = nil
+        }
+        if deviceStatus?.kind == .regular {
             do {
                 _ = try DeviceIdentity.peek(store: root, reader: reader)
             } catch let error as FileSystemError where error.isFailureToLook {

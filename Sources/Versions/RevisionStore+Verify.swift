@@ -104,7 +104,7 @@ extension RevisionStore {
             if entry.kind != .regular && entry.kind != .unknown {
                 report(
                     path, "not a regular lock file (never opened; lock files hold nothing: remove it)", false)
-            } else if let status = (try? reader.status(atPath: path)) ?? nil, status.links > 1 {
+            } else if let status = checked(path, { try reader.status(atPath: path) }), status.links > 1 {
                 report(
                     path,
                     "a lock file with more than one name (a hard link, as `cp -al` leaves): the next command"
@@ -114,12 +114,14 @@ extension RevisionStore {
         // This device's identity: a file, or nothing yet.
         let device = root + "/" + StoreLayout.deviceFile
         if let kind = checked(device, { try reader.status(atPath: device) })?.kind, kind != .regular {
-            if kind == .directory, ((try? reader.names(atPath: device)) ?? []).isEmpty == false {
+            // A folder's entries: `nil` when they could not be listed (reported).
+            let names = kind == .directory ? checked(device, { try reader.names(atPath: device) }) : []
+            if names?.isEmpty == false {
                 report(
                     device,
                     "a folder that is not empty where this device's identity file belongs: every write fails"
                         + " until it is moved aside", false)
-            } else {
+            } else if names != nil {
                 report(
                     device,
                     "\(kind.asFound) where this device's identity file belongs: the next command that writes"
@@ -169,7 +171,16 @@ extension RevisionStore {
         }
         for id in read.live.keys {
             let package = folder + "/" + StoreLayout.packageName(id)
-            for entry in (try? reader.entries(atPath: package)) ?? []
+            // What else is inside the package; a listing that fails (an input/output error)
+            // is reported, never taken for a package holding nothing else.
+            let entries: [SystemCalls.DirectoryEntry]
+            do {
+                entries = try reader.entries(atPath: package) ?? []
+            } catch {
+                report(package, (error as? FileSystemError)?.failure ?? "\(error)", false)
+                continue
+            }
+            for entry in entries
             where entry.name != StoreLayout.metadataFile && entry.name != StoreLayout.contentFile {
                 if StoreLayout.isHidden(entry.name) {
                     report(package + "/" + entry.name, Self.hiddenNote, true)

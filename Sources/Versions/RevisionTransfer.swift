@@ -719,8 +719,8 @@ extension RevisionTransfer {
         /// Content, metadata and tombstone files replaced by the other store's intact copy.
         public var repaired: [StoreIssue] = []
         /// Damaged content, metadata or tombstones that the other store has no intact copy
-        /// of, and names in the way of a document's folder or a revision's package (left as
-        /// they are).
+        /// of, names in the way of a document's folder or a revision's package, and documents
+        /// that may not be read to look for damage (left as they are).
         public var unrepaired: [StoreIssue] = []
 
         /// Nothing found.
@@ -734,10 +734,14 @@ extension RevisionTransfer {
     /// store's copy: the metadata, then the content, each when it is damaged. Nothing else is
     /// copied either way, and the remote store is only read.
     ///
+    /// A document whose folder, or a package or file in it, may not be read to look for
+    /// damage (permission denied, an input/output error) is never taken for one without
+    /// damage: it is named in ``RepairReport/unrepaired`` ("cannot be read, so it is not
+    /// repaired") and left as it is, and the other documents are repaired. Documents whose
+    /// revisions are themselves damaged beyond reading are left out, for the verify to name.
+    ///
     /// - Throws: `FileSystemError` or ``StoreError`` when the local store cannot be
-    ///   written, or a file of it cannot be read to look for damage (an input/output
-    ///   error, no permission: never taken for no damage); documents whose revisions are
-    ///   themselves damaged beyond reading are left out, for the verify to name.
+    ///   written, or a read fails for another reason (too many open files).
     public func repairFromRemote() throws -> RepairReport {
         var report = RepairReport()
         let listing = try local.documentListing()
@@ -757,14 +761,23 @@ extension RevisionTransfer {
         }
         for document in listing.ids {
             let read: DocumentRead
+            let damaged: [RevisionMetadata]
             do {
                 read = try local.read(document)
+                damaged = try read.live.values.sorted { $0.id < $1.id }.filter { revision in
+                    guard !revision.isDeleted, !read.pruned.contains(revision.id) else { return false }
+                    return try local.contentDamage(revision, of: document) != nil
+                }
             } catch  where RevisionStore.isAboutContents(error) {
+                // Damaged beyond reading: the verify that follows names it.
                 continue
-            }
-            let damaged = try read.live.values.sorted { $0.id < $1.id }.filter { revision in
-                guard !revision.isDeleted, !read.pruned.contains(revision.id) else { return false }
-                return try local.contentDamage(revision, of: document) != nil
+            } catch {
+                // A document that may not be read (permission denied, an input/output error)
+                // is named and left as it is, never taken for one without damage; the others
+                // are repaired. Any other failure (too many open files) ends the repair.
+                guard let issue = local.unreadable(error, of: document, so: "repaired") else { throw error }
+                report.unrepaired.append(issue)
+                continue
             }
             let theirs =
                 read.damagedPackages.isEmpty && read.damagedTombstones.isEmpty && read.blockedPackages.isEmpty

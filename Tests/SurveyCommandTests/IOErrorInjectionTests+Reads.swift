@@ -290,9 +290,9 @@ extension IOErrorInjectionTests {
 
 extension IOErrorInjectionTests {
     @Test(
-        "verify --repair-from fails when looking at a revision's content for damage gives an input/output error, naming the error, and the repair run again repairs it (the error was taken for no damage: the torn content was left unrepaired and the error never named)"
+        "verify --repair-from names a document whose revision's content gives an input/output error when it looks for damage, repairs nothing of it and exits 1; the repair run again repairs it (the error was taken for no damage: the torn content was left unrepaired and the error never named)"
     )
-    func repairFailsWhenItCannotLookForDamage() throws {
+    func repairNamesADocumentItCannotLookAt() throws {
         let work = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
         // The torn content is the one file the replica's copy of is read: the first open of
@@ -314,12 +314,65 @@ extension IOErrorInjectionTests {
                     return calls.firstIndex { $0.line.contains("/store>, \"") && file($0.line) == torn }
                 })
         else { return }
-        Self.expectFailure(run.result, naming: "Input/output error")
+        #expect(run.result.status == 1, "\(run.result.status) \(run.result.stdout)")
+        #expect(
+            run.result.stderr.contains("not repaired: ")
+                && run.result.stderr.contains("cannot be read, so it is not repaired")
+                && run.result.stderr.contains("Input/output error"), "\(run.result.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(run.result.stdout.utf8)) as? [String: Any]
+        let unrepaired = report?["unrepaired"] as? [[String: Any]] ?? []
+        #expect(
+            unrepaired.count == 1
+                && (unrepaired.first?["message"] as? String)?.contains("Input/output error") == true,
+            "\(run.result.stdout)")
         #expect(!run.calls.contains { $0.name.hasPrefix("renameat") }, "something was published")
         // The stores in the order of their names: the replica (`other`), then this store.
         let again = try CommandRunner.run([
             "verify", "--repair-from", run.stores[0], "--store", run.stores[1],
         ])
         #expect(again.status == 0 && again.stderr.contains("repaired: "), "\(again.stdout)\(again.stderr)")
+    }
+
+    /// Runs `verify` with `EIO` injected into the `call` that `pick` chooses, and expects it
+    /// to exit 1 naming the error among its problems, where it said "clean".
+    private static func expectVerifyNamesFailure(
+        of call: String, _ label: String, sourceLocation: SourceLocation = #_sourceLocation,
+        at pick: ([Traced]) -> Int?
+    ) throws {
+        let work = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        guard
+            let run = try Self.injecting(
+                "EIO", into: call, of: "verify", in: work.appendingPathComponent("run"),
+                sourceLocation: sourceLocation, at: pick)
+        else { return }
+        let report = try? JSONSerialization.jsonObject(with: Data(run.result.stdout.utf8)) as? [String: Any]
+        let problems = (report?["problems"] as? [[String: Any]] ?? []).filter {
+            ($0["message"] as? String ?? "").contains("Input/output error")
+        }
+        #expect(run.result.status == 1, "\(label): \(run.result.stdout)", sourceLocation: sourceLocation)
+        #expect(
+            problems.count == 1 && run.result.stderr.contains("Input/output error"),
+            "\(label): \(run.result.stdout)\(run.result.stderr)", sourceLocation: sourceLocation)
+    }
+
+    @Test(
+        "verify names what it could not look at for an input/output error: this device's identity file, a lock file, a package's entries (it passed over each and said clean)"
+    )
+    func verifyNamesWhatItCannotLookAt() throws {
+        // The identity file's status that verify takes itself (the last look at it).
+        try Self.expectVerifyNamesFailure(of: "newfstatat", "identity file") { calls in
+            calls.lastIndex {
+                $0.line.contains("\"Device.plist\"") && $0.line.contains("AT_SYMLINK_NOFOLLOW")
+            }
+        }
+        // A lock file's: verify looks for one with more than one name.
+        try Self.expectVerifyNamesFailure(of: "newfstatat", "lock file") { calls in
+            calls.lastIndex { $0.line.contains("/Local.nosync/locks>, \"") }
+        }
+        // A package's entries: verify looks for anything else inside it.
+        try Self.expectVerifyNamesFailure(of: "getdents64", "package") { calls in
+            calls.firstIndex { $0.line.contains(".survey>") }
+        }
     }
 }

@@ -518,14 +518,19 @@ struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify", abstract: "Check the store's integrity.",
         discussion: """
-            Exits 0 only when the store is clean, 1 when it finds problems. With --repair-from, each \
+            Exits 0 only when the store is clean (and, with --repair-from, nothing was left \
+            unrepaired), 1 otherwise; what it cannot look at or read (an input/output error, no \
+            permission) is one of its problems, never taken for nothing to report. With \
+            --repair-from, each \
             revision whose content does not match its digest, or whose metadata or tombstone does \
             not verify, is first repaired from the other store's intact copy of that file (nothing \
             else is copied), and so is each with a link, a FIFO, socket or device, an empty folder \
             or too large a file where one of its files belongs; what cannot be repaired is named \
             ("not repaired: ..."), as is each name where a document's folder or a revision's package \
             belongs that something else takes (a repair copies no revision: a sync clears a link or \
-            special file there and copies what belongs). The check then runs on the repaired store. \
+            special file there and copies what belongs), and each document that may not be read to \
+            look for damage (permission denied, an input/output error: the others are repaired). The \
+            check then runs on the repaired store. \
             \(SurveyTool.exitCodesReference)
             """)
     @OptionGroup var options: StoreOptions
@@ -583,7 +588,7 @@ struct VerifyCommand: ParsableCommand {
                         ? "clean" + (notes.isEmpty ? "" : " (\(notes.count) note(s))")
                         : "\(problems.count) problem(s)")
             }
-            if !problems.isEmpty { throw ExitStatus.failure }
+            if !problems.isEmpty || repair?.unrepaired.isEmpty == false { throw ExitStatus.failure }
         }
     }
 }
