@@ -536,9 +536,16 @@ public struct RevisionTransfer: Sendable {
         in damaged: RevisionStore, from intact: RevisionStore, what: String, _ outcome: inout DocumentOutcome
     ) throws -> Bool {
         let source = intact.root + "/" + file
-        guard let bytes = try? intact.reader.contents(atPath: source, limit: FileReader.smallFileLimit),
-            let copy = try? RevisionMetadata(plist: bytes, file: source), copy.id == revision,
-            copy.documentID == document
+        // A copy that cannot be read for an input/output error fails the repair, naming it;
+        // one gone or damaged since it was read is left for the next run.
+        let read: Data?
+        do {
+            read = try intact.reader.contents(atPath: source, limit: FileReader.smallFileLimit)
+        } catch  where RevisionStore.isAboutContents(error) {
+            read = nil
+        }
+        guard let bytes = read, let copy = try? RevisionMetadata(plist: bytes, file: source),
+            copy.id == revision, copy.documentID == document
         else { return false }
         return try replace(file, with: bytes, in: damaged, damage: damage, what: what, from: intact, &outcome)
     }
@@ -779,9 +786,26 @@ extension RevisionTransfer {
                 report.unrepaired.append(issue)
                 continue
             }
-            let theirs =
-                read.damagedPackages.isEmpty && read.damagedTombstones.isEmpty && read.blockedPackages.isEmpty
-                ? nil : try? remote.read(document)
+            var theirs: DocumentRead?
+            if !read.damagedPackages.isEmpty || !read.damagedTombstones.isEmpty
+                || !read.blockedPackages.isEmpty
+            {
+                do {
+                    theirs = try remote.read(document)
+                } catch let error as StoreError where error == .noSuchDocument(document) {
+                    theirs = nil
+                } catch  where RevisionStore.isAboutContents(error) {
+                    theirs = nil
+                } catch {
+                    // The other store's copy that cannot be read (an input/output error, no
+                    // permission) is named, never taken for no copy; this document is left.
+                    guard let issue = remote.unreadable(error, of: document, so: "used for the repair") else {
+                        throw error
+                    }
+                    report.unrepaired.append(issue)
+                    continue
+                }
+            }
             for (revision, kind) in read.blockedPackages.sorted(by: { $0.key < $1.key }) {
                 report.unrepaired.append(
                     Self.inTheWay(

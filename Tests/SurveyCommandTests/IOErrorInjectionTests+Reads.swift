@@ -333,6 +333,31 @@ extension IOErrorInjectionTests {
         #expect(again.status == 0 && again.stderr.contains("repaired: "), "\(again.stdout)\(again.stderr)")
     }
 
+    @Test(
+        "verify --repair-from names the other store's copy of a document it cannot read for an input/output error (it said that the other store had no copy of the damaged package)"
+    )
+    func repairNamesACopyItCannotRead() throws {
+        let work = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        // The replica's document folder, listed to read its copy of the document.
+        guard
+            let run = try Self.injecting(
+                "EIO", into: "getdents64", of: "verify --repair-from of metadata",
+                in: work.appendingPathComponent("run"),
+                at: { calls in calls.firstIndex { $0.line.contains("/replica/Documents/") } })
+        else { return }
+        #expect(run.result.status == 1, "\(run.result.status) \(run.result.stdout)")
+        #expect(
+            run.result.stderr.contains("cannot be read, so it is not used for the repair")
+                && run.result.stderr.contains("Input/output error")
+                && !run.result.stderr.contains("has no copy"), "\(run.result.stderr)")
+        #expect(!run.calls.contains { $0.name.hasPrefix("renameat") }, "something was published")
+        let again = try CommandRunner.run([
+            "verify", "--repair-from", run.stores[0], "--store", run.stores[1],
+        ])
+        #expect(again.status == 0 && again.stderr.contains("repaired: "), "\(again.stdout)\(again.stderr)")
+    }
+
     /// Runs `verify` with `EIO` injected into the `call` that `pick` chooses, and expects it
     /// to exit 1 naming the error among its problems, where it said "clean".
     private static func expectVerifyNamesFailure(

@@ -871,6 +871,29 @@ struct IOErrorInjectionTests {
                     next: repair, damaged: [torn])
             }
         ),
+        // The winner's metadata torn (cut to half under its final name): the repair reads
+        // the replica's copy of the document, then replaces the file.
+        Scenario(
+            name: "verify --repair-from of metadata",
+            prepare: { directory in
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                let (store, id) = try storeWithHistory(directory)
+                let replica = directory.appendingPathComponent("replica").path
+                #expect(try CommandRunner.run(["init", "--store", replica]).status == 0)
+                #expect(try CommandRunner.run(["sync", replica, "--store", store]).status == 0)
+                let (_, second) = try history(store, id)
+                let package = "Documents/\(id.lowercased())/\(second).survey"
+                let handle = try FileHandle(
+                    forUpdating: URL(fileURLWithPath: store + "/" + package + "/DocumentMetadata.plist"))
+                try handle.truncate(atOffset: try handle.seekToEnd() / 2)
+                try handle.close()
+                let repair = ["verify", "--repair-from", "{other}", "--store", "{store}"]
+                // verify names the package, whose metadata it cannot read.
+                return Prepared(
+                    directory: directory, stores: ["store": "store", "other": "replica"], arguments: repair,
+                    next: repair, damaged: [package])
+            }
+        ),
         // Two documents, one in conflict whose heads merge cleanly (each changed another
         // field): --all lists the documents, then merges the one in conflict.
         Scenario(
@@ -988,7 +1011,10 @@ struct IOErrorInjectionTests {
         "sync --merge, verify --repair-from and resolve --all --merge fail cleanly at every injected write, fsync and rename"
     )
     func mergeAndRepair() throws {
-        for name in ["sync --merge", "verify --repair-from", "resolve --all --merge"] {
+        for name in [
+            "sync --merge", "verify --repair-from", "verify --repair-from of metadata",
+            "resolve --all --merge",
+        ] {
             try Self.expectCleanFailures(name, prepare: Self.scenario(name).prepare)
         }
     }
