@@ -855,43 +855,15 @@ struct IOErrorInjectionTests {
         Scenario(
             name: "verify --repair-from",
             prepare: { directory in
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                let (store, id) = try storeWithHistory(directory)
-                let replica = directory.appendingPathComponent("replica").path
-                #expect(try CommandRunner.run(["init", "--store", replica]).status == 0)
-                #expect(try CommandRunner.run(["sync", replica, "--store", store]).status == 0)
-                let (_, second) = try history(store, id)
-                let torn = "Documents/\(id.lowercased())/\(second).survey/Survey.plist"
-                let handle = try FileHandle(forUpdating: URL(fileURLWithPath: store + "/" + torn))
-                try handle.truncate(atOffset: try handle.seekToEnd() / 2)
-                try handle.close()
-                let repair = ["verify", "--repair-from", "{other}", "--store", "{store}"]
-                return Prepared(
-                    directory: directory, stores: ["store": "store", "other": "replica"], arguments: repair,
-                    next: repair, damaged: [torn])
+                try tornWinner(directory, file: "Survey.plist") { package in package + "/Survey.plist" }
             }
         ),
-        // The winner's metadata torn (cut to half under its final name): the repair reads
-        // the replica's copy of the document, then replaces the file.
+        // The winner's metadata torn: the repair reads the replica's copy of the document,
+        // then replaces the file. verify names the package, whose metadata it cannot read.
         Scenario(
             name: "verify --repair-from of metadata",
             prepare: { directory in
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                let (store, id) = try storeWithHistory(directory)
-                let replica = directory.appendingPathComponent("replica").path
-                #expect(try CommandRunner.run(["init", "--store", replica]).status == 0)
-                #expect(try CommandRunner.run(["sync", replica, "--store", store]).status == 0)
-                let (_, second) = try history(store, id)
-                let package = "Documents/\(id.lowercased())/\(second).survey"
-                let handle = try FileHandle(
-                    forUpdating: URL(fileURLWithPath: store + "/" + package + "/DocumentMetadata.plist"))
-                try handle.truncate(atOffset: try handle.seekToEnd() / 2)
-                try handle.close()
-                let repair = ["verify", "--repair-from", "{other}", "--store", "{store}"]
-                // verify names the package, whose metadata it cannot read.
-                return Prepared(
-                    directory: directory, stores: ["store": "store", "other": "replica"], arguments: repair,
-                    next: repair, damaged: [package])
+                try tornWinner(directory, file: "DocumentMetadata.plist") { package in package }
             }
         ),
         // Two documents, one in conflict whose heads merge cleanly (each changed another
@@ -926,6 +898,27 @@ struct IOErrorInjectionTests {
             }
         ),
     ]
+
+    /// A store with history (``storeWithHistory(_:name:)``) and an intact replica, the
+    /// winner's `file` cut to half under its final name; the command repairs the store from
+    /// the replica, and runs again after a failure. `damaged` gives, from the winner's
+    /// package path, what verify names until then.
+    static func tornWinner(_ directory: URL, file: String, damaged: (String) -> String) throws -> Prepared {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (store, id) = try storeWithHistory(directory)
+        let replica = directory.appendingPathComponent("replica").path
+        #expect(try CommandRunner.run(["init", "--store", replica]).status == 0)
+        #expect(try CommandRunner.run(["sync", replica, "--store", store]).status == 0)
+        let (_, second) = try history(store, id)
+        let package = "Documents/\(id.lowercased())/\(second).survey"
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: store + "/" + package + "/" + file))
+        try handle.truncate(atOffset: try handle.seekToEnd() / 2)
+        try handle.close()
+        let repair = ["verify", "--repair-from", "{other}", "--store", "{store}"]
+        return Prepared(
+            directory: directory, stores: ["store": "store", "other": "replica"], arguments: repair,
+            next: repair, damaged: [damaged(package)])
+    }
 
     /// A store with history (``storeWithHistory(_:name:)``) and a replica of it, `source`,
     /// in which `edits` are made and `titles` are new documents: the winner of each exported
