@@ -358,6 +358,27 @@ extension IOErrorInjectionTests {
         #expect(again.status == 0 && again.stderr.contains("repaired: "), "\(again.stdout)\(again.stderr)")
     }
 
+    @Test(
+        "conflicts names a head whose content gives an input/output error in a warning and leaves its merge unpreviewed (it said 'cannot be merged' without a word of why)"
+    )
+    func conflictsNamesAHeadItCannotRead() throws {
+        let work = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        // The last read of a head's content: the merge's preview (the listing reads the
+        // winner's before).
+        guard
+            let run = try Self.injecting(
+                "EIO", into: "read", of: "conflicts", in: work.appendingPathComponent("run"),
+                at: { calls in calls.lastIndex { $0.line.contains(".survey/Survey.plist>") } })
+        else { return }
+        #expect(run.result.status == 0, "\(run.result.status) \(run.result.stderr)")
+        #expect(
+            run.result.stderr.contains("Input/output error")
+                && run.result.stderr.contains("is not previewed"), "\(run.result.stderr)")
+        let rows = try JSONSerialization.jsonObject(with: Data(run.result.stdout.utf8)) as? [[String: Any]]
+        #expect(rows?.count == 1 && rows?.first?["contested"] is NSNull, "\(run.result.stdout)")
+    }
+
     /// Runs `verify` with `EIO` injected into the `call` that `pick` chooses, and expects it
     /// to exit 1 naming the error among its problems, where it said "clean".
     private static func expectVerifyNamesFailure(

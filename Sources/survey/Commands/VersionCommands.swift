@@ -78,11 +78,26 @@ struct ConflictsCommand: ParsableCommand {
         /// it): no conflict versions, but a resolution supersedes them too.
         var deletions: [String]
         /// Fields `resolve --merge` would contest; `null` when the heads cannot be merged
-        /// (a head in a newer format or unreadable).
+        /// (a head in a newer format or unreadable; one that could not be read for an
+        /// input/output error is named in a warning).
         @NullIfAbsent var contested: Int?
         /// Heads stamped more than a day ahead of this device's clock: they win until a
         /// save or resolution supersedes them.
         var aheadOfClock: [String]
+    }
+
+    /// How many fields a merge of the document's heads would contest (``Row/contested``);
+    /// a head that cannot be read for an input/output error (or another failure to look)
+    /// is named in a warning, never left as a bare "cannot be merged".
+    func contested(_ id: UUID, in store: SurveyStore) -> Int? {
+        do {
+            return try store.mergePlan(id)?.contestedCount ?? 0
+        } catch let error as FileSystemError where error.isFailureToLook {
+            Console.error("warning: \(error), so the merge of document \(id.lowercased) is not previewed")
+            return nil
+        } catch {
+            return nil
+        }
     }
 
     func run() throws {
@@ -99,7 +114,7 @@ struct ConflictsCommand: ParsableCommand {
                     // listing of the others.
                     deletions: ((try? store.graph(of: $0.id))?.heads ?? []).filter(\.isDeleted).map(
                         \.id.description),
-                    contested: store.contestedFieldCount(of: $0.id),
+                    contested: contested($0.id, in: store),
                     aheadOfClock: ([$0.revision] + $0.conflictRevisions).filter(store.isStampedAhead).map(
                         \.id.description))
             }
