@@ -99,17 +99,16 @@ extension SurveyStore {
     ///   folder cannot be looked at (an I/O error, too many open files).
     public func matchDocument(_ text: String) throws -> DocumentMatch {
         let id = try documentID(matching: text)
-        do {
-            return DocumentMatch(id: id, skipped: try skippedItems(of: id))
-        } catch let error as FileSystemError where error.isFailureToLook {
-            // What the folder holds is named, never hidden: a failure to look (an I/O
-            // error, too many open files) fails the look-up rather than pass over it.
-            throw error
-        } catch {
-            // Anything else (no folder by now, a folder its own read refuses) is the
-            // command's own read to report.
-            return DocumentMatch(id: id, skipped: [])
+        // What the folder holds is named, never hidden: a failure to look (an I/O error,
+        // too many open files) fails the look-up rather than pass over it. Anything else
+        // (no folder by now, a folder its own read refuses) is the command's own read to
+        // report.
+        let skipped = try FileSystemError.rethrowingFailureToLook {
+            try skippedItems(of: id)
+        } otherwise: { _ in
+            []
         }
+        return DocumentMatch(id: id, skipped: skipped)
     }
 
     /// The revision of document `document` whose id is `text` or starts with it, in any

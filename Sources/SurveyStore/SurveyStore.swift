@@ -939,13 +939,11 @@ public final class SurveyStore: Sendable {
         if !unseen.isEmpty { throw StoreError.unseenRevisions(id, unseen.sorted()) }
         // Its history is all that is left to read while the winner cannot be read.
         if let winner = graph.winner, !winner.isDeleted, winner.formatVersion <= Self.formatVersion {
-            do {
-                _ = try survey(id, winner)
-            } catch let error as FileSystemError where error.isFailureToLook {
-                // A failure to read it (an I/O error, too many open files) says nothing of
-                // the winner: the prune fails, or names the document as unreadable.
-                throw error
-            } catch {
+            // A failure to read it (an I/O error, too many open files) says nothing of the
+            // winner: the prune fails, or names the document as unreadable.
+            _ = try FileSystemError.rethrowingFailureToLook {
+                try survey(id, winner)
+            } otherwise: { error in
                 throw StoreError.unreadableWinner(id, "\(error)")
             }
         }

@@ -632,12 +632,10 @@ public final class RevisionStore: Sendable {
     /// - Throws: A failure to look (an I/O error, too many open files): never taken for a
     ///   document with no revisions, whose timestamps the new revision would not follow.
     private func seenGraph(of document: UUID) throws -> RevisionGraph? {
-        do {
-            return try graph(of: document).graph
-        } catch let error as FileSystemError where error.isFailureToLook {
-            throw error
-        } catch {
-            return nil
+        try FileSystemError.rethrowingFailureToLook {
+            try graph(of: document).graph
+        } otherwise: { _ in
+            nil
         }
     }
 
@@ -1078,17 +1076,14 @@ public final class RevisionStore: Sendable {
             }
             guard descends else { continue }
             if candidate.isDeleted { return true }
-            let data: Data
-            do {
-                data = try content(of: document, revision: candidate)
-            } catch let error as FileSystemError where error.isFailureToLook {
-                // An I/O error says nothing of the successor: never taken for one that
-                // cannot be read (which would keep the copy in silence).
-                throw error
-            } catch {
-                continue
+            // An I/O error says nothing of the successor: never taken for one that cannot
+            // be read (which would keep the copy in silence).
+            let data: Data? = try FileSystemError.rethrowingFailureToLook {
+                try content(of: document, revision: candidate)
+            } otherwise: { _ in
+                nil
             }
-            if isReadable(data, candidate) { return true }
+            if let data, isReadable(data, candidate) { return true }
         }
         return false
     }

@@ -163,6 +163,22 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     /// absence or damage throws this one instead, since it says nothing of the file.
     public var isFailureToLook: Bool { !isAboutTheEntry && code != .notFound }
 
+    /// The value of `body`, read by a reader that falls back on absence or damage: when
+    /// `body` throws, a failure to look (``isFailureToLook``) is thrown on, since it says
+    /// nothing of what was to be read, and any other error goes to `fallback`, which
+    /// gives the value to use instead (or throws an error of its own).
+    public static func rethrowingFailureToLook<T>(
+        _ body: () throws -> T, otherwise fallback: (any Error) throws -> T
+    ) throws -> T {
+        do {
+            return try body()
+        } catch let error as FileSystemError where error.isFailureToLook {
+            throw error
+        } catch {
+            return try fallback(error)
+        }
+    }
+
     /// Whether the error says that no folder stands at ``path``: nothing, a symbolic link
     /// (never followed), or something that is not a folder. A reader takes such a path for
     /// a folder that is not there; anything else (an I/O error, a full limit) is a failure.
