@@ -100,13 +100,18 @@ extension SurveyStore {
 
     /// How many fields `resolveMerge(_:prefer:strict:dryRun:)` would contest: 0 when the
     /// heads merge cleanly or the document is not in conflict; `nil` when its heads cannot
-    /// be merged (a head unreadable, or in a format newer than this build, or a merge of
-    /// more items than a survey may hold).
+    /// be merged (no such document, a head damaged or malformed, or in a format newer than
+    /// this build, or a merge of more items than a survey may hold).
     ///
     /// - Parameter id: The document.
-    public func contestedFieldCount(of id: UUID) -> Int? {
+    /// - Throws: `FileSystemError` when the document or a head could not be looked at
+    ///   (permission denied, an input/output error): that says nothing of whether the heads
+    ///   merge, so it is never answered with `nil`.
+    public func contestedFieldCount(of id: UUID) throws -> Int? {
         do {
             return try mergePlan(id)?.contestedCount ?? 0
+        } catch let error as FileSystemError where error.isFailureToLook {
+            throw error
         } catch {
             return nil
         }

@@ -81,9 +81,8 @@ extension SurveyStore {
                 } catch {
                     // Content that cannot be read at all (an input/output error) is no
                     // verdict on it: a caller acting on every document fails on it too.
-                    if let failure = error as? FileSystemError, failure.isFailureToLook {
-                        unreadable.append(failure)
-                    }
+                    let failure = (error as? FileSystemError).flatMap { $0.isFailureToLook ? $0 : nil }
+                    if let failure { unreadable.append(failure) }
                     issues.append(
                         StoreIssue(
                             path: root + "/" + revisions.folder(of: id),
@@ -91,7 +90,8 @@ extension SurveyStore {
                                 "its current revision cannot be read, so it is listed without a title: \(error)"
                                 + Self.remedy(
                                     forUnreadable: error, of: id, winner: winner,
-                                    conflicts: read.graph.conflicts)))
+                                    conflicts: read.graph.conflicts),
+                            isFailureToLook: failure != nil))
                 }
             }
             let conflicts = read.graph.conflicts

@@ -548,7 +548,8 @@ public final class RevisionStore: Sendable {
         guard error.path == folder || error.path.hasPrefix(folder + "/") else { return nil }
         return StoreIssue(
             path: folder,
-            message: "cannot be read, so it is not \(outcome): " + Self.reason(error, file: folder))
+            message: "cannot be read, so it is not \(outcome): " + Self.reason(error, file: folder),
+            isFailureToLook: true)
     }
 
     /// What `error` says, without the file's path when it starts with it, or with a
@@ -1156,6 +1157,10 @@ public struct StoreIssue: Sendable, Hashable, CustomStringConvertible {
     /// that arrived before the revision superseding it). Notes do not make a store
     /// unclean.
     public var isNote: Bool
+    /// Whether the issue is that something could not be looked at (permission denied, an
+    /// input/output error), rather than something found wrong: what it holds is unknown,
+    /// so a listing or report with such an issue is incomplete.
+    public var isFailureToLook: Bool
     /// `PATH: message`, or `PATH:LINE:COLUMN: message` when the message starts with a
     /// position in the file; `PATH: note: message` for a note.
     public var description: String {
@@ -1168,10 +1173,11 @@ public struct StoreIssue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Creates an issue, or a note.
-    public init(path: String, message: String, isNote: Bool = false) {
+    public init(path: String, message: String, isNote: Bool = false, isFailureToLook: Bool = false) {
         self.path = path
         self.message = message
         self.isNote = isNote
+        self.isFailureToLook = isFailureToLook
     }
 }
 

@@ -359,7 +359,7 @@ extension IOErrorInjectionTests {
     }
 
     @Test(
-        "conflicts names a head whose content gives an input/output error in a warning and leaves its merge unpreviewed (it said 'cannot be merged' without a word of why)"
+        "conflicts names a head whose content gives an input/output error in a warning, leaves its merge unpreviewed and exits 1, the listing incomplete (it said 'cannot be merged' without a word of why, exit 0)"
     )
     func conflictsNamesAHeadItCannotRead() throws {
         let work = try CommandRunner.temporaryDirectory()
@@ -371,12 +371,47 @@ extension IOErrorInjectionTests {
                 "EIO", into: "read", of: "conflicts", in: work.appendingPathComponent("run"),
                 at: { calls in calls.lastIndex { $0.line.contains(".survey/Survey.plist>") } })
         else { return }
-        #expect(run.result.status == 0, "\(run.result.status) \(run.result.stderr)")
-        #expect(
-            run.result.stderr.contains("Input/output error")
-                && run.result.stderr.contains("is not previewed"), "\(run.result.stderr)")
+        Self.expectIncompleteListing(run.result, saying: "so the merge preview of document")
         let rows = try JSONSerialization.jsonObject(with: Data(run.result.stdout.utf8)) as? [[String: Any]]
         #expect(rows?.count == 1 && rows?.first?["contested"] is NSNull, "\(run.result.stdout)")
+    }
+
+    @Test(
+        "conflicts names a document whose folder gives an input/output error when it looks for deletions among the heads, and exits 1, the listing incomplete (it listed no deletion, exit 0)"
+    )
+    func conflictsNamesDeletionsItCannotLookFor() throws {
+        let work = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        // The document folder's listings (each a call that returns entries, then one that
+        // returns none) end with the look for deletions, then the merge preview's: the first
+        // of the last two.
+        guard
+            let run = try Self.injecting(
+                "EIO", into: "getdents64", of: "conflicts", in: work.appendingPathComponent("run"),
+                at: { calls in
+                    let listings = calls.indices.filter {
+                        calls[$0].line.contains("/Documents/") && !calls[$0].line.contains(".survey>")
+                            && !calls[$0].line.hasSuffix(" = 0")
+                    }
+                    return listings.count >= 2 ? listings[listings.count - 2] : nil
+                })
+        else { return }
+        Self.expectIncompleteListing(run.result, saying: "so the deletions of document")
+        let rows = try JSONSerialization.jsonObject(with: Data(run.result.stdout.utf8)) as? [[String: Any]]
+        #expect(rows?.count == 1, "\(run.result.stdout)")
+    }
+
+    /// Expects `result` to be a listing that warns of an input/output error with `text`, then
+    /// ends saying it is incomplete, exit 1.
+    private static func expectIncompleteListing(
+        _ result: CommandRunner.Result, saying text: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(result.status == 1, "\(result.status) \(result.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            result.stderr.contains("Input/output error") && result.stderr.contains(text)
+                && result.stderr.hasSuffix(
+                    "error: 1 document could not be read, so this listing is incomplete\n"),
+            "\(result.stderr)", sourceLocation: sourceLocation)
     }
 
     /// Runs `verify` with `EIO` injected into the `call` that `pick` chooses, and expects it

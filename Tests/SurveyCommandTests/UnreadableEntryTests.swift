@@ -18,7 +18,7 @@ struct UnreadableEntryTests {
     }
 
     @Test(
-        "list and conflicts list every other document when one document's folder, package or metadata cannot be read, and name it (they failed whole, exit 1)",
+        "list and conflicts list every other document when one document's folder, package or metadata cannot be read, name it, and then exit 1, the listing incomplete (they failed whole, exit 1; then listed the rest, exit 0)",
         CommandRunner.needs("setpriv"), arguments: Entry.allCases)
     func listingPassesOverUnreadableDocument(_ entry: Entry) throws {
         let directory = try CommandRunner.temporaryDirectory()
@@ -46,16 +46,25 @@ struct UnreadableEntryTests {
             prefix = [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
         }
         let list = try CommandRunner.run(["list", "--json", "--store", root], prefix: prefix)
-        #expect(list.status == 0, "\(list.stderr)")
+        #expect(list.status == 1, "\(list.stderr)")
+        #expect(
+            list.stderr.hasSuffix("error: 1 document could not be read, so this listing is incomplete\n"),
+            "\(list.stderr)")
         let rows = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]]
         #expect(rows?.map { $0["id"] as? String } == [readable.uuidString.lowercased()], "\(list.stdout)")
         #expect(
             list.stderr.contains("warning: \(folder): cannot be read")
                 && list.stderr.contains("Permission denied"),
             "\(list.stderr)")
+        let table = try CommandRunner.run(["list", "--store", root], prefix: prefix)
+        #expect(table.status == 1 && table.stdout.contains("Readable"), "\(table.stdout)\(table.stderr)")
         let conflicts = try CommandRunner.run(["conflicts", "--store", root], prefix: prefix)
-        #expect(conflicts.status == 0, "\(conflicts.stderr)")
-        #expect(conflicts.stderr.contains(folder), "\(conflicts.stderr)")
+        #expect(conflicts.status == 1, "\(conflicts.stderr)")
+        #expect(
+            conflicts.stderr.contains(folder)
+                && conflicts.stderr.contains(
+                    "error: 1 document could not be read, so this listing is incomplete")
+                && !conflicts.stderr.contains("no document is in conflict"), "\(conflicts.stderr)")
         // verify names the folder once, then what failed beneath it (it named it twice:
         // "FOLDER: cannot open FOLDER/…: Permission denied").
         let verify = try CommandRunner.run(["verify", "--store", root], prefix: prefix)

@@ -275,17 +275,17 @@ struct LookupAndDeletionTests {
         let base = try Survey(
             title: "T", items: [Item(id: UUID(), title: "Q", kind: .textField(subtitle: nil))])
         let (id, first) = try store.create(base)
-        #expect(store.contestedFieldCount(of: id) == 0)
+        #expect(try store.contestedFieldCount(of: id) == 0)
         var left = base, right = base
         left.title = "Left"
         right.title = "Right"
         _ = try store.save(left, to: id, base: first.id)
         _ = try store.save(right, to: id, base: first.id)
-        #expect(store.contestedFieldCount(of: id) == 1)
+        #expect(try store.contestedFieldCount(of: id) == 1)
         #expect(try store.mergePlan(id)?.contestedCount == 1)
         _ = try store.resolve(id, .acceptWinner)
-        #expect(store.contestedFieldCount(of: id) == 0)
-        #expect(store.contestedFieldCount(of: UUID()) == nil, "no such document: nothing can be merged")
+        #expect(try store.contestedFieldCount(of: id) == 0)
+        #expect(try store.contestedFieldCount(of: UUID()) == nil, "no such document: nothing can be merged")
     }
 
     @Test(

@@ -47,7 +47,7 @@ struct MergeStoreTests {
                     == true, "\(String(describing: error))")
         }
         // `conflicts` says it cannot be merged, rather than that it merges cleanly.
-        #expect(store.contestedFieldCount(of: id) == nil)
+        #expect(try store.contestedFieldCount(of: id) == nil)
         #expect(throws: SurveyError.self) { try store.mergePlan(id) }
         #expect(try store.graph(of: id).heads.map(\.id) == heads)
         // The winner (the newer save) still reads.
@@ -99,7 +99,7 @@ struct MergeStoreTests {
     }
 
     @Test(
-        "An I/O error reading the merge base's content fails the merge; it is not taken for a base without content (a two-way merge, contesting everything)"
+        "An I/O error reading the merge base's content fails the merge; it is not taken for a base without content (a two-way merge, contesting everything), and contestedFieldCount throws it rather than answer nil (cannot be merged)"
     )
     func ioErrorReadingTheBase() throws {
         let path = try Self.folder()
@@ -133,5 +133,11 @@ struct MergeStoreTests {
         let fired = !armed.load(ordering: .sequentiallyConsistent)
         #expect(fired, "the hook did not run")
         #expect(try store.graph(of: id).heads.count == 2)
+        // contestedFieldCount passes the failure on: `nil` would say the heads cannot be
+        // merged, which an input/output error does not tell.
+        armed.store(true, ordering: .sequentiallyConsistent)
+        let counted = #expect(throws: FileSystemError.self) { try failing.contestedFieldCount(of: id) }
+        #expect(counted?.errno == .io, "\(String(describing: counted))")
+        #expect(try failing.contestedFieldCount(of: id) == 0, "the heads merge cleanly once they can be read")
     }
 }

@@ -75,7 +75,9 @@ struct ListCommand: ParsableCommand {
             Columns: ID, TITLE, REVISION (the winner), MODIFIED, DEVICE (that saved the winner), FORMAT (its format \
             version), CONFLICTS (how many unresolved conflict versions), DELETED. A store with no documents prints \
             the header alone, and says on standard error how to create one (or, when the store's layout is newer \
-            than this build writes, that it can be read but not changed).
+            than this build writes, that it can be read but not changed). A document that cannot be read (no \
+            permission, an input/output error) is named on standard error and left out: every other one is \
+            listed, then the command says the listing is incomplete and exits 1.
 
             \(SurveyTool.exitCodesReference)
             """)
@@ -91,7 +93,7 @@ struct ListCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let (documents, skippedAny) = try options.listDocuments()
+            let (documents, skippedAny, unreadable) = try options.listDocuments()
             let rows = documents.map { summary in
                 Row(
                     id: summary.id.lowercased, revision: summary.revision.id.description,
@@ -100,7 +102,16 @@ struct ListCommand: ParsableCommand {
                     formatVersion: summary.revision.formatVersion,
                     conflicts: summary.conflicts.count, deleted: summary.isDeleted)
             }
-            if options.json { try Console.printJSON(rows); return }
+            // Every other document is listed first; then the listing says it is incomplete.
+            func endIfIncomplete() throws {
+                guard unreadable > 0 else { return }
+                Console.error("error: \(Unreadable.count(unreadable)), so this listing is incomplete")
+                throw ExitStatus.failure
+            }
+            if options.json {
+                try Console.printJSON(rows)
+                return try endIfIncomplete()
+            }
             let table =
                 [["ID", "TITLE", "REVISION", "MODIFIED", "DEVICE", "FORMAT", "CONFLICTS", "DELETED"]]
                 + rows.map { row in
@@ -111,6 +122,7 @@ struct ListCommand: ParsableCommand {
                     ]
                 }
             Console.printTable(table)
+            try endIfIncomplete()
             if rows.isEmpty && !skippedAny {
                 let store = ShownText.escaping(options.path)
                 do {

@@ -67,7 +67,13 @@ struct ConflictsCommand: ParsableCommand {
         commandName: "conflicts",
         abstract:
             "Documents in conflict, with how many fields an item-level merge would contest (0: it merges cleanly).",
-        discussion: SurveyTool.exitCodesReference)
+        discussion: """
+            A document that cannot be read (no permission, an input/output error), or whose heads cannot be \
+            looked at for the merge preview or for deletions, is named on standard error: every other one is \
+            listed, then the command says the listing is incomplete and exits 1.
+
+            \(SurveyTool.exitCodesReference)
+            """)
     @OptionGroup var options: StoreOptions
 
     struct Row: Encodable {
@@ -86,53 +92,73 @@ struct ConflictsCommand: ParsableCommand {
         var aheadOfClock: [String]
     }
 
-    /// How many fields a merge of the document's heads would contest (``Row/contested``);
-    /// a head that cannot be read for an input/output error (or another failure to look)
-    /// is named in a warning, never left as a bare "cannot be merged".
-    func contested(_ id: UUID, in store: SurveyStore) -> Int? {
-        do {
-            return try store.mergePlan(id)?.contestedCount ?? 0
-        } catch let error as FileSystemError where error.isFailureToLook {
-            Console.error("warning: \(error), so the merge of document \(id.lowercased) is not previewed")
-            return nil
-        } catch {
-            return nil
-        }
-    }
-
     func run() throws {
         try runReporting {
             let store = try options.openForListing()
             let (documents, issues) = try store.documentsReport()
             for issue in issues { Console.error("warning: \(issue)") }
-            let rows = documents.filter { !$0.conflicts.isEmpty }.map {
-                Row(
-                    id: $0.id.lowercased, current: $0.revision.id.description, title: $0.title,
-                    conflicts: $0.conflicts.map(\.description),
-                    // A document that cannot be read again since it was listed (made
-                    // unreadable, or pruned and gone) names no deletion rather than stop the
-                    // listing of the others.
-                    deletions: ((try? store.graph(of: $0.id))?.heads ?? []).filter(\.isDeleted).map(
-                        \.id.description),
-                    contested: contested($0.id, in: store),
-                    aheadOfClock: ([$0.revision] + $0.conflictRevisions).filter(store.isStampedAhead).map(
-                        \.id.description))
+            // The documents that could not be looked at, whole or in part: this listing is
+            // incomplete, so it ends in exit 1, as `list`'s does.
+            var unreadable = Set(issues.filter(\.isFailureToLook).map(\.path))
+            /// `body`'s answer for document `id`, or `nil` with a warning that says what
+            /// is not shown when it could not be looked at (an input/output error, no
+            /// permission), never passed over as if there were nothing to show.
+            func looking<T>(at id: UUID, _ what: String, _ body: () throws -> T?) throws -> T? {
+                do {
+                    return try body()
+                } catch let error as FileSystemError where error.isFailureToLook {
+                    Console.error("warning: \(error), so \(what) of document \(id.lowercased) is not shown")
+                    unreadable.insert(store.root + "/" + StoreLayout.folder(of: id))
+                    return nil
+                }
             }
-            if options.json { try Console.printJSON(rows); return }
-            // Nothing on standard output, which a script reads; a person is told why.
-            if rows.isEmpty { Console.error("no document is in conflict") }
-            for row in rows {
-                let merge =
-                    row.contested.map { $0 == 0 ? "merges cleanly" : "merge contests \($0) field(s)" }
-                    ?? "cannot be merged"
-                let deletions =
-                    row.deletions.isEmpty ? "" : "  deletions \(row.deletions.joined(separator: ", "))"
-                let ahead =
-                    row.aheadOfClock.isEmpty
-                    ? "" : "  (stamped ahead of this clock: \(row.aheadOfClock.joined(separator: ", ")))"
-                Console.printRow(
-                    "\(row.id)  \(row.title ?? "—")  winner \(row.current)  conflicts \(row.conflicts.joined(separator: ", "))\(deletions)  \(merge)\(ahead)"
-                )
+            let rows = try documents.filter { !$0.conflicts.isEmpty }.map { document in
+                let id = document.id
+                let graph = try looking(at: id, "the deletions") { () throws -> RevisionGraph? in
+                    do {
+                        return try store.graph(of: id)
+                    } catch let error as FileSystemError where error.isFailureToLook {
+                        throw error
+                    } catch {
+                        // Pruned and gone, or damaged, since it was listed: it names no
+                        // deletion rather than stop the listing of the others.
+                        return nil
+                    }
+                }
+                return Row(
+                    id: id.lowercased, current: document.revision.id.description, title: document.title,
+                    conflicts: document.conflicts.map(\.description),
+                    deletions: (graph?.heads ?? []).filter(\.isDeleted).map(\.id.description),
+                    contested: try looking(at: id, "the merge preview") {
+                        try store.contestedFieldCount(of: id)
+                    },
+                    aheadOfClock: ([document.revision] + document.conflictRevisions).filter(
+                        store.isStampedAhead
+                    )
+                    .map(\.id.description))
+            }
+            if options.json {
+                try Console.printJSON(rows)
+            } else {
+                // Nothing on standard output, which a script reads; a person is told why.
+                if rows.isEmpty && unreadable.isEmpty { Console.error("no document is in conflict") }
+                for row in rows {
+                    let merge =
+                        row.contested.map { $0 == 0 ? "merges cleanly" : "merge contests \($0) field(s)" }
+                        ?? "cannot be merged"
+                    let deletions =
+                        row.deletions.isEmpty ? "" : "  deletions \(row.deletions.joined(separator: ", "))"
+                    let ahead =
+                        row.aheadOfClock.isEmpty
+                        ? "" : "  (stamped ahead of this clock: \(row.aheadOfClock.joined(separator: ", ")))"
+                    Console.printRow(
+                        "\(row.id)  \(row.title ?? "—")  winner \(row.current)  conflicts \(row.conflicts.joined(separator: ", "))\(deletions)  \(merge)\(ahead)"
+                    )
+                }
+            }
+            if !unreadable.isEmpty {
+                Console.error("error: \(Unreadable.count(unreadable.count)), so this listing is incomplete")
+                throw ExitStatus.failure
             }
         }
     }

@@ -69,11 +69,13 @@ struct StoreOptions: ParsableArguments {
     /// The documents of the store, read only (but for the summary cache, see
     /// ``openForListing()``); what was skipped on the way is named on standard error.
     ///
-    /// - Returns: The documents, and whether anything was skipped.
-    func listDocuments() throws -> (documents: [SurveyStore.Summary], skippedAny: Bool) {
+    /// - Returns: The documents, whether anything was skipped, and how many documents
+    ///   could not be looked at, whole or in part (permission denied, an input/output
+    ///   error): the listing is incomplete when there are any.
+    func listDocuments() throws -> (documents: [SurveyStore.Summary], skippedAny: Bool, unreadable: Int) {
         let (documents, issues) = try openForListing().documentsReport()
         for issue in issues { Console.error("warning: \(issue)") }
-        return (documents, !issues.isEmpty)
+        return (documents, !issues.isEmpty, Set(issues.filter(\.isFailureToLook).map(\.path)).count)
     }
 
     /// Reports a revision a command wrote: `{"id", "revision", "changed"}` with `--json`,
