@@ -28,6 +28,7 @@ extension SurveyStore {
         } catch {
             layoutProblems.append(Problem(path: root + "/" + Self.layoutFile, message: "\(error)"))
         }
+        let reader = FileReader(root: root, calls: calls)
         var problems = revisions.verify { document, revision in
             // Content this build can read is read as a survey too; a newer format is opaque.
             if revision.formatVersion <= Self.formatVersion {
@@ -35,40 +36,18 @@ extension SurveyStore {
             } else {
                 _ = try revisions.content(of: document, revision: revision)
             }
-        }
-        // A device identity file that reads as none (the layer below names anything but a
-        // file in its place).
-        let reader = FileReader(root: root, calls: calls)
-        let devicePath = DeviceIdentity.path(root)
-        let deviceStatus: SystemCalls.FileStatus?
-        do {
-            deviceStatus = try reader.status(atPath: devicePath)
-        } catch let error as FileSystemError where error.isFailureToLook {
-            // Not looked at (an input/output error): said, unless the layer below said it.
-            if !problems.contains(where: { $0.path == devicePath }) {
-                layoutProblems.append(
-                    Problem(path: devicePath, message: Self.deviceProblem(error, file: devicePath)))
-            }
-            deviceStatus = nil
-        } catch {
-            // Anything but a file in its place: the layer below names it.
-            deviceStatus = nil
-        }
-        if deviceStatus?.kind == .regular {
+        } checkingIdentity: { devicePath in
+            // A file in the device identity's place that reads as none.
             do {
                 _ = try DeviceIdentity.peek(store: root, reader: reader)
+                return nil
             } catch let error as FileSystemError where error.isFailureToLook {
                 // Unreadable, not damaged: a command that writes fails on it as this read
                 // did, and renews nothing.
-                layoutProblems.append(
-                    Problem(path: devicePath, message: Self.deviceProblem(error, file: devicePath)))
+                return Self.deviceProblem(error, file: devicePath)
             } catch {
-                layoutProblems.append(
-                    Problem(
-                        path: devicePath,
-                        message:
-                            "not this device's identity (\(Self.deviceProblem(error, file: devicePath))): the next"
-                            + " command that writes replaces it with a new device id, named after this host"))
+                return "not this device's identity (\(Self.deviceProblem(error, file: devicePath))): the next"
+                    + " command that writes replaces it with a new device id, named after this host"
             }
         }
         // The revisions' findings come sorted by path and message; these take their place

@@ -23,15 +23,20 @@ extension RevisionStore {
     ///   deletion, and throws what is wrong with it: at least
     ///   ``content(of:revision:)``, which checks the bytes against the metadata's
     ///   digest; the layer above also decodes what it understands.
+    /// - Parameter checkIdentity: Reads this device's identity file, at the path given,
+    ///   when a regular file is there (anything else in its place, and a failure to look
+    ///   at it, this layer names), and says what is wrong with it: `nil` for nothing.
     /// - Returns: The issues and notes found (``StoreIssue/isNote``), sorted by path and
     ///   message.
-    public func verify(checkingContent checkContent: (UUID, RevisionMetadata) throws -> Void) -> [StoreIssue]
-    {
+    public func verify(
+        checkingContent checkContent: (UUID, RevisionMetadata) throws -> Void,
+        checkingIdentity checkIdentity: (String) -> String? = { _ in nil }
+    ) -> [StoreIssue] {
         var issues: [StoreIssue] = []
         func report(_ path: String, _ message: String, note: Bool = false) {
             issues.append(StoreIssue(path: path, message: message, isNote: note))
         }
-        verifyFolders(report: report)
+        verifyFolders(checkingIdentity: checkIdentity, report: report)
         let documents: [UUID]
         do {
             let folders = try documentFolders()
@@ -57,7 +62,9 @@ extension RevisionStore {
 
     /// The folders the store itself makes (each a real folder, or absent), and what is
     /// left in the temporary, pruning and locks folders.
-    private func verifyFolders(report: (String, String, Bool) -> Void) {
+    private func verifyFolders(
+        checkingIdentity checkIdentity: (String) -> String?, report: (String, String, Bool) -> Void
+    ) {
         /// What `look` finds at `path`; a failure (an I/O error) is reported, never taken
         /// for an absent or empty folder.
         func checked<T>(_ path: String, _ look: () throws -> T?) -> T? {
@@ -111,9 +118,12 @@ extension RevisionStore {
                         + " that takes this lock gives this store a lock file of its own", true)
             }
         }
-        // This device's identity: a file, or nothing yet.
+        // This device's identity: a file, read by the layer above, or nothing yet.
         let device = root + "/" + StoreLayout.deviceFile
-        if let kind = checked(device, { try reader.status(atPath: device) })?.kind, kind != .regular {
+        let kind = checked(device, { try reader.status(atPath: device) })?.kind
+        if kind == .regular {
+            if let problem = checkIdentity(device) { report(device, problem, false) }
+        } else if let kind {
             // A folder's entries: `nil` when they could not be listed (reported).
             let names = kind == .directory ? checked(device, { try reader.names(atPath: device) }) : []
             if names?.isEmpty == false {
