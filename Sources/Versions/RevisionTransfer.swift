@@ -748,7 +748,8 @@ extension RevisionTransfer {
     /// revisions are themselves damaged beyond reading are left out, for the verify to name.
     ///
     /// - Throws: `FileSystemError` or ``StoreError`` when the local store cannot be
-    ///   written, or a read fails for another reason (too many open files).
+    ///   written, the remote store's documents cannot be listed, or a read fails for
+    ///   another reason (too many open files).
     public func repairFromRemote() throws -> RepairReport {
         var report = RepairReport()
         let listing = try local.documentListing()
@@ -758,7 +759,9 @@ extension RevisionTransfer {
         // A name in the way of a document's folder: a sync's to clear, since a repair
         // copies no revision; named, so that the repair does not pass over it in silence.
         if !listing.blocked.isEmpty {
-            let theirs = Set((try? remote.documentIDs()) ?? [])
+            // Listed for whether the other store can fill the folder: a listing that
+            // fails says nothing of that, so it fails the repair, never "has none".
+            let theirs = Set(try remote.documentIDs())
             for (document, kind) in listing.blocked.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
                 report.unrepaired.append(
                     Self.inTheWay(

@@ -1,6 +1,7 @@
 import Foundation
 import Packages
 import Surveys
+import Synchronization
 import Testing
 import Versions
 
@@ -61,5 +62,41 @@ struct SyncFailureTests {
         #expect(report.sent == documents.count)
         #expect(Set(try receiving.documents().map(\.id)) == Set(documents))
         #expect(try Self.temporaries(target) == [])
+    }
+
+    @Test(
+        "A repair whose listing of the other store's documents fails with EIO fails naming the error; it does not say the other store has no copy of a document whose folder a file stands in"
+    )
+    func repairListingTheOtherStoreFails() throws {
+        let local = Self.path("local"), remote = Self.path("remote")
+        defer {
+            try? FileManager.default.removeItem(atPath: local)
+            try? FileManager.default.removeItem(atPath: remote)
+        }
+        let theirs = try SurveyStore.create(at: remote, deviceName: "phone")
+        let id = try theirs.create(try Survey(title: "Kept there", items: [])).id
+        let mine = try SurveyStore.create(at: local, deviceName: "laptop")
+        // A file where that document's folder belongs: named by the repair, which says
+        // whether the other store has the document to copy.
+        let blocked = local + "/" + StoreLayout.folder(of: id)
+        #expect(FileManager.default.createFile(atPath: blocked, contents: Data("x".utf8)))
+        let clean = try mine.repair(from: SurveyStore.openForReading(at: remote))
+        #expect(clean.unrepaired.map(\.message).contains { !$0.contains("does not have it either") })
+        // The other store's first listing (its documents, for that message) fails.
+        let armed = Atomic<Bool>(true)
+        var calls = SystemCalls.live
+        calls.listDirectory = { descriptor in
+            if armed.compareExchange(expected: true, desired: false, ordering: .sequentiallyConsistent)
+                .exchanged
+            {
+                return .failure(.io)
+            }
+            return SystemCalls.live.listDirectory(descriptor)
+        }
+        let failing = try SurveyStore.openForReading(at: remote, calls: calls)
+        let error = #expect(throws: FileSystemError.self) { try mine.repair(from: failing) }
+        #expect(error?.errno == .io, "\(String(describing: error))")
+        let fired = !armed.load(ordering: .sequentiallyConsistent)
+        #expect(fired, "the hook did not run")
     }
 }
