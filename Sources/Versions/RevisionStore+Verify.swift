@@ -60,20 +60,26 @@ extension RevisionStore {
     static let hiddenNote =
         "a hidden entry, left by the system or a file-sync engine: not part of the store (ignored, never copied)"
 
+    /// What `look` finds at `path`; a failure (an I/O error) is reported, never taken for
+    /// an absent or empty folder, and gives `nil`.
+    private static func checked<T>(
+        _ path: String, report: (String, String, Bool) -> Void, _ look: () throws -> T?
+    ) -> T? {
+        do {
+            return try look()
+        } catch {
+            report(path, (error as? FileSystemError)?.failure ?? "\(error)", false)
+            return nil
+        }
+    }
+
     /// The folders the store itself makes (each a real folder, or absent), and what is
     /// left in the temporary, pruning and locks folders.
     private func verifyFolders(
         checkingIdentity checkIdentity: (String) -> String?, report: (String, String, Bool) -> Void
     ) {
-        /// What `look` finds at `path`; a failure (an I/O error) is reported, never taken
-        /// for an absent or empty folder.
         func checked<T>(_ path: String, _ look: () throws -> T?) -> T? {
-            do {
-                return try look()
-            } catch {
-                report(path, (error as? FileSystemError)?.failure ?? "\(error)", false)
-                return nil
-            }
+            Self.checked(path, report: report, look)
         }
         // The documents' folder is reported with what is in it, by `documentFolderIssues`.
         for folder in StoreLayout.folders + [StoreLayout.stateFolder]
@@ -183,13 +189,10 @@ extension RevisionStore {
             let package = folder + "/" + StoreLayout.packageName(id)
             // What else is inside the package; a listing that fails (an input/output error)
             // is reported, never taken for a package holding nothing else.
-            let entries: [SystemCalls.DirectoryEntry]
-            do {
-                entries = try reader.entries(atPath: package) ?? []
-            } catch {
-                report(package, (error as? FileSystemError)?.failure ?? "\(error)", false)
-                continue
-            }
+            guard
+                let entries = Self.checked(
+                    package, report: report, { try reader.entries(atPath: package) ?? [] })
+            else { continue }
             for entry in entries
             where entry.name != StoreLayout.metadataFile && entry.name != StoreLayout.contentFile {
                 if StoreLayout.isHidden(entry.name) {
