@@ -60,6 +60,24 @@ extension IOErrorInjectionTests {
         return Injected(result: result, stores: run.stores, before: before, calls: calls)
     }
 
+    /// ``injecting(_:into:of:in:optional:environment:sourceLocation:at:)`` in a temporary
+    /// folder of its own, removed once `body` has looked at what the run did; `body` does
+    /// not run when the run does not (the tool missing, or no call to fail).
+    static func withInjected(
+        _ errno: String, into call: String, of scenario: String, environment: [String: String] = [:],
+        sourceLocation: SourceLocation = #_sourceLocation, at pick: ([Traced]) -> Int?,
+        _ body: (Injected) throws -> Void
+    ) throws {
+        let work = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: work) }
+        guard
+            let run = try injecting(
+                errno, into: call, of: scenario, in: work.appendingPathComponent("run"),
+                environment: environment, sourceLocation: sourceLocation, at: pick)
+        else { return }
+        try body(run)
+    }
+
     /// Expects `result` to be a failure (exit 1) that names `text` on standard error and
     /// prints the error document.
     static func expectFailure(
@@ -81,58 +99,51 @@ extension IOErrorInjectionTests {
         "prune of every document names one whose winner's content gives an input/output error, prunes nothing of it and exits 1 (it said 'skipped (its current revision cannot be read)' and exited 0)"
     )
     func pruneNamesAWinnerItCannotRead() throws {
-        let work = try CommandRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: work) }
         // The winner is the third revision; the first open of its content is the prune's
         // look at it.
-        guard
-            let run = try Self.injecting(
-                "EIO", into: "openat2", of: "prune", in: work.appendingPathComponent("run"),
-                at: { calls in
-                    calls.firstIndex { $0.line.contains("/3-") && $0.line.contains("Survey.plist\"") }
-                })
-        else { return }
-        let report = try JSONSerialization.jsonObject(with: Data(run.result.stdout.utf8)) as? [String: Any]
-        let unreadable = report?["unreadable"] as? [[String: Any]] ?? []
-        #expect(run.result.status == 1, "\(run.result.status) \(run.result.stderr)")
-        #expect(
-            run.result.stderr.contains("cannot be read, so it is not pruned")
-                && run.result.stderr.contains("Input/output error"), "\(run.result.stderr)")
-        #expect(
-            unreadable.count == 1
-                && (unreadable.first?["message"] as? String)?.contains("Input/output error") == true,
-            "\(run.result.stdout)")
-        #expect(Self.tombstones(run.stores[0]).isEmpty, "something was pruned")
-        #expect(try Self.revisions(run.stores[0]) == run.before[0])
+        try Self.withInjected(
+            "EIO", into: "openat2", of: "prune",
+            at: { calls in
+                calls.firstIndex { $0.line.contains("/3-") && $0.line.contains("Survey.plist\"") }
+            }
+        ) { run throws in
+            let report =
+                try JSONSerialization.jsonObject(with: Data(run.result.stdout.utf8)) as? [String: Any]
+            let unreadable = report?["unreadable"] as? [[String: Any]] ?? []
+            #expect(run.result.status == 1, "\(run.result.status) \(run.result.stderr)")
+            #expect(
+                run.result.stderr.contains("cannot be read, so it is not pruned")
+                    && run.result.stderr.contains("Input/output error"), "\(run.result.stderr)")
+            #expect(
+                unreadable.count == 1
+                    && (unreadable.first?["message"] as? String)?.contains("Input/output error") == true,
+                "\(run.result.stdout)")
+            #expect(Self.tombstones(run.stores[0]).isEmpty, "something was pruned")
+            #expect(try Self.revisions(run.stores[0]) == run.before[0])
+        }
     }
 
     @Test(
         "sync fails when it cannot open a document's folder for too many open files, sending and receiving nothing of it (it took that side for empty, sent nothing and exited 0)"
     )
     func syncFailsAtTooManyOpenFiles() throws {
-        let work = try CommandRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: work) }
         // The full read of this store's side of the document, under its locks (the first
         // open of its folder after the lock's).
-        guard
-            let run = try Self.injecting(
-                "EMFILE", into: "openat2", of: "sync", in: work.appendingPathComponent("run"),
-                at: { calls in
-                    guard
-                        let lock = calls.firstIndex(where: {
-                            $0.line.contains("/here>, \"Local.nosync/locks/")
-                                && !$0.line.contains("writers.lock")
-                        })
-                    else { return nil }
-                    return calls[lock...].firstIndex {
-                        $0.line.contains("/here>, \"Documents/") && $0.line.contains("O_DIRECTORY")
-                    }
-                })
-        else { return }
-        Self.expectFailure(run.result, naming: "Too many open files")
-        #expect(!run.calls.contains { $0.name.hasPrefix("renameat") }, "something was published")
-        for (store, before) in zip(run.stores, run.before) {
-            #expect(try Self.revisions(store) == before, "\(store) changed")
+        try Self.withInjected(
+            "EMFILE", into: "openat2", of: "sync",
+            at: { calls in
+                calls.firstIndex {
+                    $0.line.contains("/here>, \"Documents/") && $0.line.contains("O_DIRECTORY")
+                } after: {
+                    $0.line.contains("/here>, \"Local.nosync/locks/") && !$0.line.contains("writers.lock")
+                }
+            }
+        ) { run throws in
+            Self.expectFailure(run.result, naming: "Too many open files")
+            #expect(!run.calls.contains { $0.name.hasPrefix("renameat") }, "something was published")
+            for (store, before) in zip(run.stores, run.before) {
+                #expect(try Self.revisions(store) == before, "\(store) changed")
+            }
         }
     }
 
@@ -140,32 +151,26 @@ extension IOErrorInjectionTests {
         "A sync that cannot read the content of the revision superseding a copy it would remove fails, naming the error (it kept the copy without a word and exited 0)"
     )
     func syncFailsWhenASuccessorCannotBeRead() throws {
-        let work = try CommandRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: work) }
         // Tombstones arrive here: the copies they disown go once the head superseding them
         // is read, after the prune note is made (the first content read after it).
-        guard
-            let run = try Self.injecting(
-                "EIO", into: "openat2", of: "sync", in: work.appendingPathComponent("run"),
-                at: { calls in
-                    guard
-                        let note = calls.firstIndex(where: {
-                            $0.line.contains("/here>, \"Local.nosync/pruning\"")
-                                && !$0.line.contains("ENOENT")
-                        })
-                    else { return nil }
-                    return calls[note...].firstIndex {
-                        $0.line.contains("/here>, \"Documents/") && $0.line.contains("Survey.plist\"")
-                    }
-                })
-        else { return }
-        Self.expectFailure(run.result, naming: "Input/output error")
-        for (store, before) in zip(run.stores, run.before) {
-            #expect(try Self.revisions(store).isSuperset(of: before), "\(store): a revision was lost")
-            // The next command finishes the removal the note names.
-            #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
-            let verify = try CommandRunner.run(["verify", "--store", store])
-            #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        try Self.withInjected(
+            "EIO", into: "openat2", of: "sync",
+            at: { calls in
+                calls.firstIndex {
+                    $0.line.contains("/here>, \"Documents/") && $0.line.contains("Survey.plist\"")
+                } after: {
+                    $0.line.contains("/here>, \"Local.nosync/pruning\"") && !$0.line.contains("ENOENT")
+                }
+            }
+        ) { run throws in
+            Self.expectFailure(run.result, naming: "Input/output error")
+            for (store, before) in zip(run.stores, run.before) {
+                #expect(try Self.revisions(store).isSuperset(of: before), "\(store): a revision was lost")
+                // The next command finishes the removal the note names.
+                #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+                let verify = try CommandRunner.run(["verify", "--store", store])
+                #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+            }
         }
     }
 
@@ -195,22 +200,20 @@ extension IOErrorInjectionTests {
         "new fails when looking at its new document's folder gives an input/output error (the failure was taken for a document with no revisions yet)"
     )
     func newFailsOnAnIOErrorReadingItsFolder() throws {
-        let work = try CommandRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: work) }
-        guard
-            let run = try Self.injecting(
-                "EIO", into: "openat2", of: "new", in: work.appendingPathComponent("run"),
-                at: { calls in
-                    calls.firstIndex { $0.line.contains("\"Documents/") && $0.line.contains("ENOENT") }
-                })
-        else { return }
-        #expect(run.result.status == 1, "\(run.result.status) \(run.result.stdout)")
-        #expect(
-            run.result.stderr.contains("Input/output error")
-                && Self.errorDocument(run.result)?["exit"] as? Int == 1,
-            "\(run.result.stderr)")
-        let after = try Self.revisions(run.stores[0])
-        #expect(after == run.before[0], "a document was made: \(after) \(run.before[0])")
+        try Self.withInjected(
+            "EIO", into: "openat2", of: "new",
+            at: { calls in
+                calls.firstIndex { $0.line.contains("\"Documents/") && $0.line.contains("ENOENT") }
+            }
+        ) { run throws in
+            #expect(run.result.status == 1, "\(run.result.status) \(run.result.stdout)")
+            #expect(
+                run.result.stderr.contains("Input/output error")
+                    && Self.errorDocument(run.result)?["exit"] as? Int == 1,
+                "\(run.result.stderr)")
+            let after = try Self.revisions(run.stores[0])
+            #expect(after == run.before[0], "a document was made: \(after) \(run.before[0])")
+        }
     }
 
     @Test(
@@ -259,32 +262,29 @@ extension IOErrorInjectionTests {
         "sync --merge fails when listing a document for the merge gives an input/output error, naming the error, the conflict left for the next merge (it left the document in conflict, named neither merged nor unmerged, and exited 0)"
     )
     func syncMergeFailsWhenItCannotListADocument() throws {
-        let work = try CommandRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: work) }
         // The listings of this side's document folder that return entries: the last is the
         // merge's own, under its lock; the one before it, the look for conflicts to merge.
-        guard
-            let run = try Self.injecting(
-                "EIO", into: "getdents64", of: "sync --merge", in: work.appendingPathComponent("run"),
-                at: { calls in
-                    let listings = calls.indices.filter {
-                        calls[$0].line.contains("/here/Documents/") && !calls[$0].line.hasSuffix(" = 0")
-                    }
-                    return listings.count >= 2 ? listings[listings.count - 2] : nil
-                })
-        else { return }
-        Self.expectFailure(run.result, naming: "Input/output error")
-        // The sync itself went ahead: both sides hold the conflict, which the next merge takes.
-        for (store, before) in zip(run.stores, run.before) {
-            #expect(try Self.revisions(store).isSuperset(of: before), "\(store): a revision was lost")
+        try Self.withInjected(
+            "EIO", into: "getdents64", of: "sync --merge",
+            at: { calls in
+                calls.nextToLastIndex {
+                    $0.line.contains("/here/Documents/") && !$0.line.hasSuffix(" = 0")
+                }
+            }
+        ) { run throws in
+            Self.expectFailure(run.result, naming: "Input/output error")
+            // The sync itself went ahead: both sides hold the conflict, which the next merge takes.
+            for (store, before) in zip(run.stores, run.before) {
+                #expect(try Self.revisions(store).isSuperset(of: before), "\(store): a revision was lost")
+            }
+            let again = try CommandRunner.run([
+                "sync", run.stores[1], "--merge", "--json", "--store", run.stores[0],
+            ])
+            let report = try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any]
+            #expect(
+                again.status == 0 && (report?["merged"] as? [String])?.count == 1,
+                "\(again.stdout)\(again.stderr)")
         }
-        let again = try CommandRunner.run([
-            "sync", run.stores[1], "--merge", "--json", "--store", run.stores[0],
-        ])
-        let report = try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any]
-        #expect(
-            again.status == 0 && (report?["merged"] as? [String])?.count == 1,
-            "\(again.stdout)\(again.stderr)")
     }
 }
 
@@ -293,112 +293,107 @@ extension IOErrorInjectionTests {
         "verify --repair-from names a document whose revision's content gives an input/output error when it looks for damage, repairs nothing of it and exits 1; the repair run again repairs it (the error was taken for no damage: the torn content was left unrepaired and the error never named)"
     )
     func repairNamesADocumentItCannotLookAt() throws {
-        let work = try CommandRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: work) }
         // The torn content is the one file the replica's copy of is read: the first open of
         // this store's copy is the look for damage. Hashing made deterministic, so that the
         // injected run looks at the revisions in the order the clean run did.
-        guard
-            let run = try Self.injecting(
-                "EIO", into: "openat2", of: "verify --repair-from", in: work.appendingPathComponent("run"),
-                environment: ["SWIFT_DETERMINISTIC_HASHING": "1"],
-                at: { calls in
-                    func file(_ line: String) -> Substring? {
-                        line.split(separator: "\"").dropFirst().first
-                    }
-                    guard
-                        let copy = calls.first(where: {
-                            $0.line.contains("/replica>, \"Documents/") && $0.line.contains("Survey.plist\"")
-                        }), let torn = file(copy.line)
-                    else { return nil }
-                    return calls.firstIndex { $0.line.contains("/store>, \"") && file($0.line) == torn }
-                })
-        else { return }
-        #expect(run.result.status == 1, "\(run.result.status) \(run.result.stdout)")
-        #expect(
-            run.result.stderr.contains("not repaired: ")
-                && run.result.stderr.contains("cannot be read, so it is not repaired")
-                && run.result.stderr.contains("Input/output error"), "\(run.result.stderr)")
-        let report = try JSONSerialization.jsonObject(with: Data(run.result.stdout.utf8)) as? [String: Any]
-        let unrepaired = report?["unrepaired"] as? [[String: Any]] ?? []
-        #expect(
-            unrepaired.count == 1
-                && (unrepaired.first?["message"] as? String)?.contains("Input/output error") == true,
-            "\(run.result.stdout)")
-        #expect(!run.calls.contains { $0.name.hasPrefix("renameat") }, "something was published")
-        // The stores in the order of their names: the replica (`other`), then this store.
-        let again = try CommandRunner.run([
-            "verify", "--repair-from", run.stores[0], "--store", run.stores[1],
-        ])
-        #expect(again.status == 0 && again.stderr.contains("repaired: "), "\(again.stdout)\(again.stderr)")
+        try Self.withInjected(
+            "EIO", into: "openat2", of: "verify --repair-from",
+            environment: ["SWIFT_DETERMINISTIC_HASHING": "1"],
+            at: { calls in
+                func file(_ line: String) -> Substring? {
+                    line.split(separator: "\"").dropFirst().first
+                }
+                guard
+                    let copy = calls.first(where: {
+                        $0.line.contains("/replica>, \"Documents/") && $0.line.contains("Survey.plist\"")
+                    }), let torn = file(copy.line)
+                else { return nil }
+                return calls.firstIndex { $0.line.contains("/store>, \"") && file($0.line) == torn }
+            }
+        ) { run throws in
+            #expect(run.result.status == 1, "\(run.result.status) \(run.result.stdout)")
+            #expect(
+                run.result.stderr.contains("not repaired: ")
+                    && run.result.stderr.contains("cannot be read, so it is not repaired")
+                    && run.result.stderr.contains("Input/output error"), "\(run.result.stderr)")
+            let report =
+                try JSONSerialization.jsonObject(with: Data(run.result.stdout.utf8)) as? [String: Any]
+            let unrepaired = report?["unrepaired"] as? [[String: Any]] ?? []
+            #expect(
+                unrepaired.count == 1
+                    && (unrepaired.first?["message"] as? String)?.contains("Input/output error") == true,
+                "\(run.result.stdout)")
+            #expect(!run.calls.contains { $0.name.hasPrefix("renameat") }, "something was published")
+            // The stores in the order of their names: the replica (`other`), then this store.
+            let again = try CommandRunner.run([
+                "verify", "--repair-from", run.stores[0], "--store", run.stores[1],
+            ])
+            #expect(
+                again.status == 0 && again.stderr.contains("repaired: "), "\(again.stdout)\(again.stderr)")
+        }
     }
 
     @Test(
         "verify --repair-from names the other store's copy of a document it cannot read for an input/output error (it said that the other store had no copy of the damaged package)"
     )
     func repairNamesACopyItCannotRead() throws {
-        let work = try CommandRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: work) }
         // The replica's document folder, listed to read its copy of the document.
-        guard
-            let run = try Self.injecting(
-                "EIO", into: "getdents64", of: "verify --repair-from of metadata",
-                in: work.appendingPathComponent("run"),
-                at: { calls in calls.firstIndex { $0.line.contains("/replica/Documents/") } })
-        else { return }
-        #expect(run.result.status == 1, "\(run.result.status) \(run.result.stdout)")
-        #expect(
-            run.result.stderr.contains("cannot be read, so it is not used for the repair")
-                && run.result.stderr.contains("Input/output error")
-                && !run.result.stderr.contains("has no copy"), "\(run.result.stderr)")
-        #expect(!run.calls.contains { $0.name.hasPrefix("renameat") }, "something was published")
-        let again = try CommandRunner.run([
-            "verify", "--repair-from", run.stores[0], "--store", run.stores[1],
-        ])
-        #expect(again.status == 0 && again.stderr.contains("repaired: "), "\(again.stdout)\(again.stderr)")
+        try Self.withInjected(
+            "EIO", into: "getdents64", of: "verify --repair-from of metadata",
+            at: { calls in calls.firstIndex { $0.line.contains("/replica/Documents/") } }
+        ) { run throws in
+            #expect(run.result.status == 1, "\(run.result.status) \(run.result.stdout)")
+            #expect(
+                run.result.stderr.contains("cannot be read, so it is not used for the repair")
+                    && run.result.stderr.contains("Input/output error")
+                    && !run.result.stderr.contains("has no copy"), "\(run.result.stderr)")
+            #expect(!run.calls.contains { $0.name.hasPrefix("renameat") }, "something was published")
+            let again = try CommandRunner.run([
+                "verify", "--repair-from", run.stores[0], "--store", run.stores[1],
+            ])
+            #expect(
+                again.status == 0 && again.stderr.contains("repaired: "), "\(again.stdout)\(again.stderr)")
+        }
     }
 
     @Test(
         "conflicts names a head whose content gives an input/output error in a warning, leaves its merge unpreviewed and exits 1, the listing incomplete (it said 'cannot be merged' without a word of why, exit 0)"
     )
     func conflictsNamesAHeadItCannotRead() throws {
-        let work = try CommandRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: work) }
         // The last read of a head's content: the merge's preview (the listing reads the
         // winner's before).
-        guard
-            let run = try Self.injecting(
-                "EIO", into: "read", of: "conflicts", in: work.appendingPathComponent("run"),
-                at: { calls in calls.lastIndex { $0.line.contains(".survey/Survey.plist>") } })
-        else { return }
-        Self.expectIncompleteListing(run.result, saying: "so the merge preview of document")
-        let rows = try JSONSerialization.jsonObject(with: Data(run.result.stdout.utf8)) as? [[String: Any]]
-        #expect(rows?.count == 1 && rows?.first?["contested"] is NSNull, "\(run.result.stdout)")
+        try Self.withInjected(
+            "EIO", into: "read", of: "conflicts",
+            at: { calls in calls.lastIndex { $0.line.contains(".survey/Survey.plist>") } }
+        ) { run throws in
+            Self.expectIncompleteListing(run.result, saying: "so the merge preview of document")
+            let rows =
+                try JSONSerialization.jsonObject(with: Data(run.result.stdout.utf8)) as? [[String: Any]]
+            #expect(rows?.count == 1 && rows?.first?["contested"] is NSNull, "\(run.result.stdout)")
+        }
     }
 
     @Test(
         "conflicts names a document whose folder gives an input/output error when it looks for deletions among the heads, and exits 1, the listing incomplete (it listed no deletion, exit 0)"
     )
     func conflictsNamesDeletionsItCannotLookFor() throws {
-        let work = try CommandRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: work) }
         // The document folder's listings (each a call that returns entries, then one that
         // returns none) end with the look for deletions, then the merge preview's: the first
         // of the last two.
-        guard
-            let run = try Self.injecting(
-                "EIO", into: "getdents64", of: "conflicts", in: work.appendingPathComponent("run"),
-                at: { calls in
-                    let listings = calls.indices.filter {
-                        calls[$0].line.contains("/Documents/") && !calls[$0].line.contains(".survey>")
-                            && !calls[$0].line.hasSuffix(" = 0")
-                    }
-                    return listings.count >= 2 ? listings[listings.count - 2] : nil
-                })
-        else { return }
-        Self.expectIncompleteListing(run.result, saying: "so the deletions of document")
-        let rows = try JSONSerialization.jsonObject(with: Data(run.result.stdout.utf8)) as? [[String: Any]]
-        #expect(rows?.count == 1, "\(run.result.stdout)")
+        try Self.withInjected(
+            "EIO", into: "getdents64", of: "conflicts",
+            at: { calls in
+                calls.nextToLastIndex {
+                    $0.line.contains("/Documents/") && !$0.line.contains(".survey>")
+                        && !$0.line.hasSuffix(" = 0")
+                }
+            }
+        ) { run throws in
+            Self.expectIncompleteListing(run.result, saying: "so the deletions of document")
+            let rows =
+                try JSONSerialization.jsonObject(with: Data(run.result.stdout.utf8)) as? [[String: Any]]
+            #expect(rows?.count == 1, "\(run.result.stdout)")
+        }
     }
 
     /// Expects `result` to be a listing that warns of an input/output error with `text`, then
@@ -420,21 +415,20 @@ extension IOErrorInjectionTests {
         of call: String, _ label: String, sourceLocation: SourceLocation = #_sourceLocation,
         at pick: ([Traced]) -> Int?
     ) throws {
-        let work = try CommandRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: work) }
-        guard
-            let run = try Self.injecting(
-                "EIO", into: call, of: "verify", in: work.appendingPathComponent("run"),
-                sourceLocation: sourceLocation, at: pick)
-        else { return }
-        let report = try? JSONSerialization.jsonObject(with: Data(run.result.stdout.utf8)) as? [String: Any]
-        let problems = (report?["problems"] as? [[String: Any]] ?? []).filter {
-            ($0["message"] as? String ?? "").contains("Input/output error")
+        try Self.withInjected(
+            "EIO", into: call, of: "verify",
+            sourceLocation: sourceLocation, at: pick
+        ) { run throws in
+            let report =
+                try? JSONSerialization.jsonObject(with: Data(run.result.stdout.utf8)) as? [String: Any]
+            let problems = (report?["problems"] as? [[String: Any]] ?? []).filter {
+                ($0["message"] as? String ?? "").contains("Input/output error")
+            }
+            #expect(run.result.status == 1, "\(label): \(run.result.stdout)", sourceLocation: sourceLocation)
+            #expect(
+                problems.count == 1 && run.result.stderr.contains("Input/output error"),
+                "\(label): \(run.result.stdout)\(run.result.stderr)", sourceLocation: sourceLocation)
         }
-        #expect(run.result.status == 1, "\(label): \(run.result.stdout)", sourceLocation: sourceLocation)
-        #expect(
-            problems.count == 1 && run.result.stderr.contains("Input/output error"),
-            "\(label): \(run.result.stdout)\(run.result.stderr)", sourceLocation: sourceLocation)
     }
 
     @Test(
@@ -455,5 +449,20 @@ extension IOErrorInjectionTests {
         try Self.expectVerifyNamesFailure(of: "getdents64", "package") { calls in
             calls.firstIndex { $0.line.contains(".survey>") }
         }
+    }
+}
+
+extension [IOErrorInjectionTests.Traced] {
+    /// The position of the first call that `isMatch` takes from the first that `isAfter`
+    /// takes on.
+    func firstIndex(where isMatch: (Element) -> Bool, after isAfter: (Element) -> Bool) -> Int? {
+        guard let start = firstIndex(where: isAfter) else { return nil }
+        return self[start...].firstIndex(where: isMatch)
+    }
+
+    /// The position of the last call but one that `isMatch` takes.
+    func nextToLastIndex(where isMatch: (Element) -> Bool) -> Int? {
+        let matches = indices.filter { isMatch(self[$0]) }
+        return matches.count >= 2 ? matches[matches.count - 2] : nil
     }
 }
