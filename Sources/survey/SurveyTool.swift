@@ -54,7 +54,9 @@ struct SurveyTool: ParsableCommand {
               revision (a deletion an edit raced does not count), and
               resolve --merge --strict when a field is contested (nothing written);
               resolve --all --merge when a document is left in conflict
-          1   anything else (verify finding problems, a file that cannot be written)
+          1   anything else (verify finding problems, a file that cannot be written,
+              a document that list, conflicts, prune or sync cannot read, once every
+              other one is done)
         """
 
     /// The line each subcommand's help ends with, pointing at ``exitCodes``.
