@@ -332,10 +332,7 @@ extension SurveyStore {
         // without a conflict: unless the sync named it already, the merge fails on it
         // rather than pass over it in silence.
         if let failure = listing.unreadable.first(where: { failure in
-            !unreadable.contains { document in
-                let folder = root + "/" + revisions.folder(of: document)
-                return failure.path == folder || failure.path.hasPrefix(folder + "/")
-            }
+            revisions.document(containing: failure.path).map { !unreadable.contains($0) } ?? true
         }) {
             throw failure
         }

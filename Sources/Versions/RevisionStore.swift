@@ -542,14 +542,22 @@ public final class RevisionStore: Sendable {
     /// does everything it can for the others.
     public func unreadable(_ error: any Error, of document: UUID, so outcome: String) -> StoreIssue? {
         guard let error = error as? FileSystemError, error.code == .permissionDenied || error.code == .io,
-            [.open, .read, .list, .stat].contains(error.operation)
+            [.open, .read, .list, .stat].contains(error.operation),
+            self.document(containing: error.path) == document
         else { return nil }
         let folder = root + "/" + folder(of: document)
-        guard error.path == folder || error.path.hasPrefix(folder + "/") else { return nil }
         return StoreIssue(
             path: folder,
             message: "cannot be read, so it is not \(outcome): " + Self.reason(error, file: folder),
             isFailureToLook: true)
+    }
+
+    /// The document whose folder `path` is, or is inside: `nil` for a path anywhere else.
+    public func document(containing path: String) -> UUID? {
+        let documents = root + "/" + StoreLayout.documentsFolder + "/"
+        guard path.hasPrefix(documents) else { return nil }
+        let name = path.dropFirst(documents.count).prefix { $0 != "/" }
+        return StoreLayout.documentID(folderName: String(name))
     }
 
     /// What `error` says, without the file's path when it starts with it, or with a
