@@ -44,10 +44,12 @@ public enum ChildProcess {
         let inputPipe = input.map { _ in Pipe() }
         process.standardInput = inputPipe ?? FileHandle.nullDevice
         try process.run()
+        // Set on the deadline's queue, read here: under a lock.
+        let lock = NSLock()
         nonisolated(unsafe) var timedOut = false
         let deadline = timeLimit.map { _ in
             DispatchWorkItem {
-                timedOut = true
+                lock.withLock { timedOut = true }
                 // SIGKILL: a child started by Process may not act on SIGTERM.
                 kill(process.processIdentifier, SIGKILL)
             }
@@ -62,18 +64,22 @@ public enum ChildProcess {
                 try? writer.close()
             }.start()
         }
-        // Both pipes are read at once, so that neither fills up and blocks the child.
+        // Both pipes are read at once, so that neither fills up and blocks the child. The
+        // reader's bytes are read here once its semaphore says it is done.
         nonisolated(unsafe) var errorData = Data()
-        let reader = Thread { errorData = readAll(err.fileHandleForReading) }
-        reader.start()
+        let errorRead = DispatchSemaphore(value: 0)
+        Thread {
+            errorData = readAll(err.fileHandleForReading)
+            errorRead.signal()
+        }.start()
         let outputData = readAll(out.fileHandleForReading)
         process.waitUntilExit()
         deadline?.cancel()
-        while !reader.isFinished { usleep(1000) }
+        errorRead.wait()
         return Output(
             status: process.terminationStatus, stdout: outputData,
             stderr: String(decoding: errorData, as: UTF8.self),
-            signalled: process.terminationReason == .uncaughtSignal, timedOut: timedOut)
+            signalled: process.terminationReason == .uncaughtSignal, timedOut: lock.withLock { timedOut })
     }
 
     /// The test process's soft limit of open files raised to 1,024 (or its hard limit,
