@@ -13,20 +13,32 @@ struct KillLoopTests {
         let document: String
         private let lock = NSLock()
         private var running = true
-        private(set) var reads = 0
-        private(set) var problems: [String] = []
+        private var readCount = 0
+        private var found: [String] = []
+        /// Signalled when ``run()`` returns.
+        private let done = DispatchSemaphore(value: 0)
+
+        /// How many listings the reader made, and what it found torn: read under the lock,
+        /// as the reader's thread writes them.
+        var reads: Int { lock.withLock { readCount } }
+        var problems: [String] { lock.withLock { found } }
 
         init(store: String, document: String) {
             self.store = store
             self.document = document
         }
 
-        func stop() { lock.withLock { running = false } }
+        /// Asks ``run()`` to stop, and waits until it has.
+        func stop() {
+            lock.withLock { running = false }
+            done.wait()
+        }
         var isRunning: Bool { lock.withLock { running } }
 
         /// Lists the document's revisions and opens each one that still has content:
         /// every revision it can see must be complete and verify.
         func run() {
+            defer { done.signal() }
             while isRunning {
                 guard let listed = try? CommandRunner.run(["versions", document, "--json", "--store", store])
                 else { continue }
@@ -34,7 +46,7 @@ struct KillLoopTests {
                     let rows = try? JSONSerialization.jsonObject(with: Data(listed.stdout.utf8))
                         as? [[String: Any]]
                 else {
-                    lock.withLock { problems.append("versions failed: \(listed.stderr)") }
+                    lock.withLock { found.append("versions failed: \(listed.stderr)") }
                     continue
                 }
                 for row in rows.prefix(6)
@@ -47,11 +59,11 @@ struct KillLoopTests {
                     // Exit 1 with "pruned" is a prune that won the race; anything else is torn.
                     if shown.status != 0 && !shown.stderr.contains("has been pruned") {
                         lock.withLock {
-                            problems.append("\(revision): exit \(shown.status): \(shown.stderr)")
+                            found.append("\(revision): exit \(shown.status): \(shown.stderr)")
                         }
                     }
                 }
-                lock.withLock { reads += 1 }
+                lock.withLock { readCount += 1 }
             }
         }
     }
@@ -130,7 +142,6 @@ struct KillLoopTests {
             }
         }
         reader.stop()
-        while !readerThread.isFinished { usleep(10_000) }
 
         #expect(reader.problems.isEmpty, "\(replay): \(reader.problems.prefix(3))")
         #expect(reader.reads > 0)
