@@ -101,7 +101,8 @@ extension RevisionStore {
         }
         let pruning = root + "/" + StoreLayout.pruningFolder
         for name in (checked(pruning, { try reader.names(atPath: pruning) }) ?? []).sorted() {
-            let isNote = UUID.parsing(name).map { StoreLayout.folderName(of: $0) == name } ?? false
+            // A note names its document as the document's folder does (pruneNotes' rule).
+            let isNote = StoreLayout.documentID(folderName: name) != nil
             report(
                 pruning + "/" + name,
                 isNote

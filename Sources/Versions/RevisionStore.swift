@@ -999,11 +999,9 @@ public final class RevisionStore: Sendable {
         var documents: [UUID] = []
         var stray: [String] = []
         for name in try reader.names(atPath: root + "/" + Self.pruningFolder) {
-            if let id = UUID.parsing(name) {
-                documents.append(id)
-                if StoreLayout.folderName(of: id) == name { continue }
-            }
-            stray.append(name)
+            if let id = UUID.parsing(name) { documents.append(id) }
+            // A note names its document as the document's folder does: in lower case.
+            if StoreLayout.documentID(folderName: name) == nil { stray.append(name) }
         }
         return (documents, stray)
     }
