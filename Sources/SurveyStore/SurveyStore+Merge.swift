@@ -108,12 +108,10 @@ extension SurveyStore {
     ///   (permission denied, an input/output error): that says nothing of whether the heads
     ///   merge, so it is never answered with `nil`.
     public func contestedFieldCount(of id: UUID) throws -> Int? {
-        do {
-            return try mergePlan(id)?.contestedCount ?? 0
-        } catch let error as FileSystemError where error.isFailureToLook {
-            throw error
-        } catch {
-            return nil
+        try FileSystemError.rethrowingFailureToLook {
+            try mergePlan(id)?.contestedCount ?? 0
+        } otherwise: { _ in
+            nil
         }
     }
 

@@ -323,13 +323,7 @@ extension IOErrorInjectionTests {
                 unrepaired.count == 1
                     && (unrepaired.first?["message"] as? String)?.contains("Input/output error") == true,
                 "\(run.result.stdout)")
-            #expect(!run.calls.contains { $0.name.hasPrefix("renameat") }, "something was published")
-            // The stores in the order of their names: the replica (`other`), then this store.
-            let again = try CommandRunner.run([
-                "verify", "--repair-from", run.stores[0], "--store", run.stores[1],
-            ])
-            #expect(
-                again.status == 0 && again.stderr.contains("repaired: "), "\(again.stdout)\(again.stderr)")
+            try Self.expectRepairedWhenRunAgain(run)
         }
     }
 
@@ -347,12 +341,7 @@ extension IOErrorInjectionTests {
                 run.result.stderr.contains("cannot be read, so it is not used for the repair")
                     && run.result.stderr.contains("Input/output error")
                     && !run.result.stderr.contains("has no copy"), "\(run.result.stderr)")
-            #expect(!run.calls.contains { $0.name.hasPrefix("renameat") }, "something was published")
-            let again = try CommandRunner.run([
-                "verify", "--repair-from", run.stores[0], "--store", run.stores[1],
-            ])
-            #expect(
-                again.status == 0 && again.stderr.contains("repaired: "), "\(again.stdout)\(again.stderr)")
+            try Self.expectRepairedWhenRunAgain(run)
         }
     }
 
@@ -394,6 +383,23 @@ extension IOErrorInjectionTests {
                 try JSONSerialization.jsonObject(with: Data(run.result.stdout.utf8)) as? [[String: Any]]
             #expect(rows?.count == 1, "\(run.result.stdout)")
         }
+    }
+
+    /// Expects the injected repair `run` to have published nothing, and the same repair run
+    /// again without the failure to repair the store.
+    private static func expectRepairedWhenRunAgain(
+        _ run: Injected, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        #expect(
+            !run.calls.contains { $0.name.hasPrefix("renameat") }, "something was published",
+            sourceLocation: sourceLocation)
+        // The stores in the order of their names: the replica (`other`), then this store.
+        let again = try CommandRunner.run([
+            "verify", "--repair-from", run.stores[0], "--store", run.stores[1],
+        ])
+        #expect(
+            again.status == 0 && again.stderr.contains("repaired: "), "\(again.stdout)\(again.stderr)",
+            sourceLocation: sourceLocation)
     }
 
     /// Expects `result` to be a listing that warns of an input/output error with `text`, then

@@ -871,15 +871,7 @@ struct IOErrorInjectionTests {
         Scenario(
             name: "resolve --all --merge",
             prepare: { directory in
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                let (store, id) = try storeWithHistory(directory)
-                let (_, second) = try history(store, id)
-                for answer in ["2=Lin", "3=4"] {
-                    #expect(
-                        try CommandRunner.run([
-                            "edit", id, "--base", second, "--answer", answer, "--store", store,
-                        ]).status == 0)
-                }
+                let store = try conflicted(directory, answers: ["2=Lin", "3=4"])
                 #expect(try CommandRunner.run(["new", "--title", "Other", "--store", store]).status == 0)
                 return Prepared(
                     directory: directory, stores: ["store": "store"],
@@ -887,20 +879,14 @@ struct IOErrorInjectionTests {
             }
         ),
         // A listing of the documents in conflict, with the preview of each one's merge (a
-        // listing warns of what it cannot read and goes on: not in the samples, which
-        // take success for passing over; `conflictsNamesAHeadItCannotRead` checks it).
+        // listing warns of what it cannot read, lists the rest and exits 1, its JSON the
+        // listing alone: not in the samples, which look for the failure named in the JSON;
+        // `conflictsNamesAHeadItCannotRead` and `conflictsNamesDeletionsItCannotLookFor`
+        // check it).
         Scenario(
             name: "conflicts",
             prepare: { directory in
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                let (store, id) = try storeWithHistory(directory)
-                let (_, second) = try history(store, id)
-                for answer in ["2=Lin", "2=Ada"] {
-                    #expect(
-                        try CommandRunner.run([
-                            "edit", id, "--base", second, "--answer", answer, "--store", store,
-                        ]).status == 0)
-                }
+                let store = try conflicted(directory, answers: ["2=Lin", "2=Ada"])
                 return Prepared(
                     directory: directory, stores: ["store": "store"],
                     arguments: ["conflicts", "--store", "{store}"])
@@ -918,6 +904,22 @@ struct IOErrorInjectionTests {
             }
         ),
     ]
+
+    /// A store with a history (``storeWithHistory(_:name:)``) whose document is put in
+    /// conflict by one edit for each of `answers`, each based on its second revision; the
+    /// store's path.
+    static func conflicted(_ directory: URL, answers: [String]) throws -> String {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (store, id) = try storeWithHistory(directory)
+        let (_, second) = try history(store, id)
+        for answer in answers {
+            let edit = try CommandRunner.run([
+                "edit", id, "--base", second, "--answer", answer, "--store", store,
+            ])
+            #expect(edit.status == 0, "\(edit.stderr)")
+        }
+        return store
+    }
 
     /// A store with history (``storeWithHistory(_:name:)``) and an intact replica, the
     /// winner's `file` cut to half under its final name; the command repairs the store from

@@ -103,14 +103,9 @@ struct ListCommand: ParsableCommand {
                     conflicts: summary.conflicts.count, deleted: summary.isDeleted)
             }
             // Every other document is listed first; then the listing says it is incomplete.
-            func endIfIncomplete() throws {
-                guard unreadable > 0 else { return }
-                Console.error("error: \(Unreadable.count(unreadable)), so this listing is incomplete")
-                throw ExitStatus.failure
-            }
             if options.json {
                 try Console.printJSON(rows)
-                return try endIfIncomplete()
+                return try Unreadable.endListing(leavingOut: unreadable)
             }
             let table =
                 [["ID", "TITLE", "REVISION", "MODIFIED", "DEVICE", "FORMAT", "CONFLICTS", "DELETED"]]
@@ -122,7 +117,7 @@ struct ListCommand: ParsableCommand {
                     ]
                 }
             Console.printTable(table)
-            try endIfIncomplete()
+            try Unreadable.endListing(leavingOut: unreadable)
             if rows.isEmpty && !skippedAny {
                 let store = ShownText.escaping(options.path)
                 do {

@@ -99,7 +99,7 @@ struct ConflictsCommand: ParsableCommand {
             for issue in issues { Console.error("warning: \(issue)") }
             // The documents that could not be looked at, whole or in part: this listing is
             // incomplete, so it ends in exit 1, as `list`'s does.
-            var unreadable = Set(issues.filter(\.isFailureToLook).map(\.path))
+            var unreadable = Unreadable.folders(among: issues)
             /// `body`'s answer for document `id`, or `nil` with a warning that says what
             /// is not shown when it could not be looked at (an input/output error, no
             /// permission), never passed over as if there were nothing to show.
@@ -114,15 +114,13 @@ struct ConflictsCommand: ParsableCommand {
             }
             let rows = try documents.filter { !$0.conflicts.isEmpty }.map { document in
                 let id = document.id
-                let graph = try looking(at: id, "the deletions") { () throws -> RevisionGraph? in
-                    do {
-                        return try store.graph(of: id)
-                    } catch let error as FileSystemError where error.isFailureToLook {
-                        throw error
-                    } catch {
-                        // Pruned and gone, or damaged, since it was listed: it names no
-                        // deletion rather than stop the listing of the others.
-                        return nil
+                let graph = try looking(at: id, "the deletions") {
+                    // Pruned and gone, or damaged, since it was listed: it names no deletion
+                    // rather than stop the listing of the others.
+                    try FileSystemError.rethrowingFailureToLook {
+                        try store.graph(of: id)
+                    } otherwise: { _ in
+                        nil
                     }
                 }
                 return Row(
@@ -156,10 +154,7 @@ struct ConflictsCommand: ParsableCommand {
                     )
                 }
             }
-            if !unreadable.isEmpty {
-                Console.error("error: \(Unreadable.count(unreadable.count)), so this listing is incomplete")
-                throw ExitStatus.failure
-            }
+            try Unreadable.endListing(leavingOut: unreadable.count)
         }
     }
 }

@@ -75,7 +75,7 @@ struct StoreOptions: ParsableArguments {
     func listDocuments() throws -> (documents: [SurveyStore.Summary], skippedAny: Bool, unreadable: Int) {
         let (documents, issues) = try openForListing().documentsReport()
         for issue in issues { Console.error("warning: \(issue)") }
-        return (documents, !issues.isEmpty, Set(issues.filter(\.isFailureToLook).map(\.path)).count)
+        return (documents, !issues.isEmpty, Unreadable.folders(among: issues).count)
     }
 
     /// Reports a revision a command wrote: `{"id", "revision", "changed"}` with `--json`,

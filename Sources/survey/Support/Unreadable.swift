@@ -1,3 +1,5 @@
+import SurveyStore
+
 /// A document a command over many documents could not read (its folder, or a package or
 /// file in it, may not be read, or gives an input/output error), as `--json` names it:
 /// the command did everything else, and exits 1.
@@ -7,5 +9,19 @@ struct Unreadable: Encodable {
     /// "1 document could not be read" or "N documents could not be read".
     static func count(_ count: Int) -> String {
         count == 1 ? "1 document could not be read" : "\(count) documents could not be read"
+    }
+
+    /// The documents a listing's `issues` say could not be looked at, whole or in part
+    /// (``StoreIssue/isFailureToLook``), by folder.
+    static func folders(among issues: [StoreIssue]) -> Set<String> {
+        Set(issues.filter(\.isFailureToLook).map(\.path))
+    }
+
+    /// Ends a listing that left out, or could not look at all of, `count` documents: it
+    /// says the listing is incomplete and exits 1; nothing when `count` is 0.
+    static func endListing(leavingOut count: Int) throws {
+        guard count > 0 else { return }
+        Console.error("error: \(Unreadable.count(count)), so this listing is incomplete")
+        throw ExitStatus.failure
     }
 }
