@@ -108,8 +108,27 @@ extension SurveyStore {
     ///   (permission denied, an input/output error): that says nothing of whether the heads
     ///   merge, so it is never answered with `nil`.
     public func contestedFieldCount(of id: UUID) throws -> Int? {
+        let graph: RevisionGraph? = try FileSystemError.rethrowingFailureToLook {
+            try revisions.graph(of: id).graph
+        } otherwise: { _ in
+            nil
+        }
+        guard let graph else { return nil }
+        return try contestedFieldCount(of: id, in: graph)
+    }
+
+    /// ``contestedFieldCount(of:)`` for a document whose graph the caller has read already
+    /// (``graph(of:)``), so that its revisions' metadata is not read again: only the heads'
+    /// and the merge bases' content is.
+    ///
+    /// - Parameters:
+    ///   - id: The document.
+    ///   - graph: The document's graph.
+    /// - Throws: `FileSystemError` when a head or a merge base could not be looked at
+    ///   (permission denied, an input/output error).
+    public func contestedFieldCount(of id: UUID, in graph: RevisionGraph) throws -> Int? {
         try FileSystemError.rethrowingFailureToLook {
-            try mergePlan(id)?.contestedCount ?? 0
+            try mergePlan(id, prefer: nil, in: graph)?.contestedCount ?? 0
         } otherwise: { _ in
             nil
         }

@@ -23,9 +23,11 @@ extension IOErrorInjectionTests {
     /// to remove. Both runs get `environment`.
     static func injecting(
         _ errno: String, into call: String, of scenario: String, in work: URL, optional: Bool = false,
-        environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation,
+        json: Bool = true, environment: [String: String] = [:],
+        sourceLocation: SourceLocation = #_sourceLocation,
         at pick: ([Traced]) -> Int?
     ) throws -> Injected? {
+        let output = json ? ["--json"] : []
         guard let strace = CommandRunner.requireTool("strace") else { return nil }
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         let base = try Self.scenario(scenario).prepare(work.appendingPathComponent("base"))
@@ -36,7 +38,7 @@ extension IOErrorInjectionTests {
         let reference = try freshCopy(of: base, at: work.appendingPathComponent("reference"))
         let before = try reference.stores.map { try revisions($0) }
         let traced = try Self.probe(
-            probe.arguments + ["--json"], environment: environment, strace: strace,
+            probe.arguments + output, environment: environment, strace: strace,
             options: ["-y", "-s", "0", "-e", "trace=\(call)"],
             log: work.appendingPathComponent("probe.trace").path
         ).filter { $0.name == call }
@@ -48,7 +50,7 @@ extension IOErrorInjectionTests {
         }
         let log = work.appendingPathComponent("run.trace").path
         let result = try CommandRunner.run(
-            run.arguments + ["--json"], environment: environment,
+            run.arguments + output, environment: environment,
             prefix: [
                 strace, "-qq", "-y", "-s", "0", "-e", "trace=\(call),renameat,renameat2",
                 "-e", "inject=\(call):error=\(errno):when=\(position + 1)", "-o", log,
@@ -60,19 +62,19 @@ extension IOErrorInjectionTests {
         return Injected(result: result, stores: run.stores, before: before, calls: calls)
     }
 
-    /// ``injecting(_:into:of:in:optional:environment:sourceLocation:at:)`` in a temporary
+    /// ``injecting(_:into:of:in:optional:json:environment:sourceLocation:at:)`` in a temporary
     /// folder of its own, removed once `body` has looked at what the run did; `body` does
     /// not run when the run does not (the tool missing, or no call to fail).
     static func withInjected(
-        _ errno: String, into call: String, of scenario: String, environment: [String: String] = [:],
-        sourceLocation: SourceLocation = #_sourceLocation, at pick: ([Traced]) -> Int?,
-        _ body: (Injected) throws -> Void
+        _ errno: String, into call: String, of scenario: String, json: Bool = true,
+        environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation,
+        at pick: ([Traced]) -> Int?, _ body: (Injected) throws -> Void
     ) throws {
         let work = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: work) }
         guard
             let run = try injecting(
-                errno, into: call, of: scenario, in: work.appendingPathComponent("run"),
+                errno, into: call, of: scenario, in: work.appendingPathComponent("run"), json: json,
                 environment: environment, sourceLocation: sourceLocation, at: pick)
         else { return }
         try body(run)
@@ -363,22 +365,40 @@ extension IOErrorInjectionTests {
     }
 
     @Test(
+        "conflicts' text row says that a merge it could not preview for an input/output error is not previewed (it said 'cannot be merged', which the heads may well be)"
+    )
+    func conflictsSaysAMergeIsNotPreviewed() throws {
+        // The last read of a head's content, as in `conflictsNamesAHeadItCannotRead`.
+        try Self.withInjected(
+            "EIO", into: "read", of: "conflicts", json: false,
+            at: { calls in calls.lastIndex { $0.line.contains(".survey/Survey.plist>") } }
+        ) { run throws in
+            Self.expectIncompleteListing(run.result, saying: "so the merge preview of document")
+            let rows = run.result.stdout.split(separator: "\n")
+            #expect(
+                rows.count == 1 && rows[0].hasSuffix("  merge not previewed")
+                    && !rows[0].contains("cannot be merged"), "\(run.result.stdout)")
+        }
+    }
+
+    @Test(
         "conflicts names a document whose folder gives an input/output error when it looks for deletions among the heads, and exits 1, the listing incomplete (it listed no deletion, exit 0)"
     )
     func conflictsNamesDeletionsItCannotLookFor() throws {
         // The document folder's listings (each a call that returns entries, then one that
-        // returns none) end with the look for deletions, then the merge preview's: the first
-        // of the last two.
+        // returns none) end with the one read for the deletions and the merge preview: the
+        // last.
         try Self.withInjected(
             "EIO", into: "getdents64", of: "conflicts",
             at: { calls in
-                calls.nextToLastIndex {
+                calls.lastIndex {
                     $0.line.contains("/Documents/") && !$0.line.contains(".survey>")
                         && !$0.line.hasSuffix(" = 0")
                 }
             }
         ) { run throws in
-            Self.expectIncompleteListing(run.result, saying: "so the deletions of document")
+            Self.expectIncompleteListing(
+                run.result, saying: "so the deletions and the merge preview of document")
             let rows =
                 try JSONSerialization.jsonObject(with: Data(run.result.stdout.utf8)) as? [[String: Any]]
             #expect(rows?.count == 1, "\(run.result.stdout)")

@@ -269,7 +269,9 @@ struct LookupAndDeletionTests {
         #expect(try store.graph(of: id).revisions.count == 2)
     }
 
-    @Test("contestedFieldCount: 0 for one head or a clean merge, the count when fields are contested")
+    @Test(
+        "contestedFieldCount: 0 for one head or a clean merge, the count when fields are contested, the same from a graph read already"
+    )
     func contestedCount() throws {
         let (store, _) = try Self.store()
         let base = try Survey(
@@ -282,6 +284,7 @@ struct LookupAndDeletionTests {
         _ = try store.save(left, to: id, base: first.id)
         _ = try store.save(right, to: id, base: first.id)
         #expect(try store.contestedFieldCount(of: id) == 1)
+        #expect(try store.contestedFieldCount(of: id, in: store.graph(of: id)) == 1)
         #expect(try store.mergePlan(id)?.contestedCount == 1)
         _ = try store.resolve(id, .acceptWinner)
         #expect(try store.contestedFieldCount(of: id) == 0)

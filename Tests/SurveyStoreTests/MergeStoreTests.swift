@@ -138,6 +138,14 @@ struct MergeStoreTests {
         armed.store(true, ordering: .sequentiallyConsistent)
         let counted = #expect(throws: FileSystemError.self) { try failing.contestedFieldCount(of: id) }
         #expect(counted?.errno == .io, "\(String(describing: counted))")
+        // So does its form for a graph read already, whose failure is the base's content.
+        let graph = try store.graph(of: id)
+        armed.store(true, ordering: .sequentiallyConsistent)
+        let countedInGraph = #expect(throws: FileSystemError.self) {
+            try failing.contestedFieldCount(of: id, in: graph)
+        }
+        #expect(countedInGraph?.errno == .io, "\(String(describing: countedInGraph))")
         #expect(try failing.contestedFieldCount(of: id) == 0, "the heads merge cleanly once they can be read")
+        #expect(try failing.contestedFieldCount(of: id, in: graph) == 0)
     }
 }

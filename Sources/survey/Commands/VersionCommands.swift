@@ -100,23 +100,32 @@ struct ConflictsCommand: ParsableCommand {
             // The documents that could not be looked at, whole or in part: this listing is
             // incomplete, so it ends in exit 1, as `list`'s does.
             var unreadable = Unreadable.folders(among: issues)
+            // The documents whose merge could not be previewed for a failure to look (named
+            // in a warning): their text row says so, not that the heads cannot be merged.
+            var notPreviewed: Set<String> = []
             /// `body`'s answer for document `id`, or `nil` with a warning that says what
             /// is not shown when it could not be looked at (an input/output error, no
             /// permission), never passed over as if there were nothing to show.
-            func looking<T>(at id: UUID, _ what: String, _ body: () throws -> T?) throws -> T? {
+            func looking<T>(at id: UUID, _ what: String, are: Bool = false, _ body: () throws -> T?) throws
+                -> T?
+            {
                 do {
                     return try body()
                 } catch let error as FileSystemError where error.isFailureToLook {
-                    Console.error("warning: \(error), so \(what) of document \(id.lowercased) is not shown")
+                    Console.error(
+                        "warning: \(error), so \(what) of document \(id.lowercased) \(are ? "are" : "is") not shown"
+                    )
                     unreadable.insert(store.root + "/" + StoreLayout.folder(of: id))
+                    notPreviewed.insert(id.lowercased)
                     return nil
                 }
             }
             let rows = try documents.filter { !$0.conflicts.isEmpty }.map { document in
                 let id = document.id
-                let graph = try looking(at: id, "the deletions") {
+                // Read once, for the deletions among the heads and for the merge preview.
+                let graph = try looking(at: id, "the deletions and the merge preview", are: true) {
                     // Pruned and gone, or damaged, since it was listed: it names no deletion
-                    // rather than stop the listing of the others.
+                    // and cannot be merged, rather than stop the listing of the others.
                     try FileSystemError.rethrowingFailureToLook {
                         try store.graph(of: id)
                     } otherwise: { _ in
@@ -127,8 +136,10 @@ struct ConflictsCommand: ParsableCommand {
                     id: id.lowercased, current: document.revision.id.description, title: document.title,
                     conflicts: document.conflicts.map(\.description),
                     deletions: (graph?.heads ?? []).filter(\.isDeleted).map(\.id.description),
-                    contested: try looking(at: id, "the merge preview") {
-                        try store.contestedFieldCount(of: id)
+                    contested: try graph.flatMap { graph in
+                        try looking(at: id, "the merge preview") {
+                            try store.contestedFieldCount(of: id, in: graph)
+                        }
                     },
                     aheadOfClock: ([document.revision] + document.conflictRevisions).filter(
                         store.isStampedAhead
@@ -143,7 +154,7 @@ struct ConflictsCommand: ParsableCommand {
                 for row in rows {
                     let merge =
                         row.contested.map { $0 == 0 ? "merges cleanly" : "merge contests \($0) field(s)" }
-                        ?? "cannot be merged"
+                        ?? (notPreviewed.contains(row.id) ? "merge not previewed" : "cannot be merged")
                     let deletions =
                         row.deletions.isEmpty ? "" : "  deletions \(row.deletions.joined(separator: ", "))"
                     let ahead =
