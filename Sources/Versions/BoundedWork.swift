@@ -91,12 +91,12 @@ struct BoundedWork {
             var exited = 0
         }
 
-        private let state: Mutex<State>
+        private let state: Locked<State>
         private let count: Int
 
         init(count: Int) {
             self.count = count
-            state = Mutex(State(values: Array(repeating: nil, count: count)))
+            state = Locked(State(values: Array(repeating: nil, count: count)))
         }
 
         /// The next index to work on, or `nil` when all are taken or one failed.

@@ -1215,7 +1215,7 @@ private final class MetadataCache: Sendable {
     }
 
     private final class Shard: Sendable {
-        let entries = Mutex<[Key: Entry]>([:])
+        let entries = Locked<[Key: Entry]>([:])
     }
 
     private static let shardCount = 64
@@ -1348,9 +1348,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
 /// is opened, and taken over once from another process's record (see
 /// ``RevisionStore/init(root:device:calls:wallClock:isReadable:makeLocalState:)``).
 private final class DeviceSlot: Sendable {
-    private let current: Mutex<Device>
+    private let current: Locked<Device>
 
-    init(_ device: Device) { current = Mutex(device) }
+    init(_ device: Device) { current = Locked(device) }
 
     var device: Device { current.withLock { $0 } }
 

@@ -1051,7 +1051,7 @@ struct PackageSizes: Equatable {
 
 /// A result another thread delivers once, and this one waits for.
 final class Pending<Value: Sendable>: Sendable {
-    private let result = Mutex<Result<Value, any Error>?>(nil)
+    private let result = Locked<Result<Value, any Error>?>(nil)
     private let delivered = DispatchSemaphore(value: 0)
 
     /// Delivers the result (once).

@@ -115,7 +115,7 @@ struct FileReadingTests {
         func accessTimeFlagRefused() throws {
             let (root, file) = try Self.folderWithStaleAccessTime(5_000)
             defer { try? FileManager.default.removeItem(atPath: root) }
-            let flagsTried = Mutex<[Int32]>([])
+            let flagsTried = Locked<[Int32]>([])
             var calls = SystemCalls.live
             calls.openat = { directory, path, flags, mode in
                 guard path.hasSuffix("Metadata.plist") else {

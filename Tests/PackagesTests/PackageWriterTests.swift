@@ -627,7 +627,7 @@ struct FileLockTests {
             var entries = 0
             var failures: [String] = []
         }
-        let tally = Mutex(Tally())
+        let tally = Locked(Tally())
         let stop = Atomic<Bool>(false)
         let linked = Atomic<Int>(0)
         // Gives the lock file a second name, again and again, as repeated `cp -al`s would.

@@ -1,4 +1,5 @@
 import Foundation
+import Packages
 import Synchronization
 import TestSupport
 import Testing
@@ -122,7 +123,7 @@ struct ImportManyTests {
             let shared = made[0]
             let commands =
                 [[shared]] + (0..<3).map { [shared] + made[(1 + $0 * extras)..<(1 + ($0 + 1) * extras)] }
-            let outputs = Mutex([String](repeating: "", count: commands.count))
+            let outputs = Locked([String](repeating: "", count: commands.count))
             DispatchQueue.concurrentPerform(iterations: commands.count) { index in
                 let result = try? CommandRunner.run(["import"] + commands[index] + ["--json", "--store", c])
                 outputs.withLock { $0[index] = result.map { "\($0.status) \($0.stdout)" } ?? "did not run" }

@@ -142,7 +142,7 @@ struct LocalStateTests {
         let deletion = try store.delete(id)
         // The lock `survey prune` takes, held here while the state is set on another thread.
         let lock = try FileLock(path: path + "/" + StoreLayout.lock(of: id), mode: .exclusive, root: path)
-        let outcome = Mutex<Result<Void, any Error>?>(nil)
+        let outcome = Locked<Result<Void, any Error>?>(nil)
         let setter = Thread {
             let result = Result { try store.setLocalState(Self.state, of: id) }
             outcome.withLock { $0 = result }

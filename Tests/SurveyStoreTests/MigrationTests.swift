@@ -80,7 +80,7 @@ struct MigrationTests {
         // would): a save in the current format to one, a revision in the older format to
         // the other.
         let other = try SurveyStore.open(at: path)
-        let fired = Mutex<Set<UUID>>([])
+        let fired = Locked<Set<UUID>>([])
         var calls = SystemCalls.live
         calls.openat = { directory, name, flags, mode in
             for id in [saved, synced]

@@ -203,7 +203,7 @@ struct RevisionStoreTests {
 
     /// The live system calls, recording the path of every `openat` and `stat`.
     final class OpensAndStats: Sendable {
-        let paths = Mutex<(opens: [String], stats: [String])>(([], []))
+        let paths = Locked<(opens: [String], stats: [String])>(([], []))
 
         var calls: SystemCalls {
             var calls = SystemCalls.live
@@ -277,7 +277,7 @@ struct RevisionStoreTests {
         let (writer, _) = try Self.chain(2)
         defer { try? FileManager.default.removeItem(atPath: writer.root) }
         let folder = StoreLayout.folder(of: Self.document)
-        let opened = Mutex<Int32?>(nil)
+        let opened = Locked<Int32?>(nil)
         var calls = SystemCalls.live
         calls.openat = { directory, path, flags, mode in
             let result = SystemCalls.live.openat(directory, path, flags, mode)

@@ -384,10 +384,10 @@ extension RevisionTransferTests {
 
 /// The live system calls, recording the path of each metadata file they open.
 final class MetadataOpens: Sendable {
-    private let opened = Mutex<[String]>([])
+    private let opened = Locked<[String]>([])
     /// The package folders open now, by descriptor: a metadata file opened through one is
     /// named by the folder's path.
-    private let folders = Mutex<[Int32: String]>([:])
+    private let folders = Locked<[Int32: String]>([:])
 
     /// The paths opened so far, in order.
     var paths: [String] { opened.withLock { $0 } }

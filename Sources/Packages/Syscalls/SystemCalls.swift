@@ -388,7 +388,7 @@ final class RootDirectory: @unchecked Sendable {
     /// The root paths beneath which `O_NOATIME` was refused in this process. A command
     /// reads a store through several readers (its description, its device, its
     /// revisions): the first refusal spares all of them.
-    private static let refusedPaths = Mutex<Set<String>>([])
+    private static let refusedPaths = Locked<Set<String>>([])
 
     init(path: String, calls: SystemCalls) {
         self.path = path

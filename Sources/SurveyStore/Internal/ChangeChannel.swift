@@ -36,7 +36,7 @@ final class ChangeChannel: Sendable {
         deinit { channel.cancel() }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let waker: FolderWatcher.Waker
 
     init(waker: FolderWatcher.Waker) { self.waker = waker }

@@ -18,7 +18,7 @@ final class FeedExecutor: TaskExecutor, Sendable {
         var closed = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let waker: FolderWatcher.Waker
 
     init(waker: FolderWatcher.Waker) { self.waker = waker }
