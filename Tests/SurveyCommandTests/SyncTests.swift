@@ -91,6 +91,66 @@ struct SyncTests {
         #expect(again["sent"] as? Int == 0 && again["received"] as? Int == 0, "a second sync copies nothing")
     }
 
+    @Test(
+        "sync's text output: a count line, then one document id a line, for conflicts appeared, resolved, merged and left unmerged; nothing about conflicts when there is none"
+    )
+    func textOutputListsOneIdALine() throws {
+        // Three documents edited on both devices: two conflicts that contest a field (both
+        // sides change the rating), one that merges cleanly (one changes the name).
+        typealias M = MergeCommandTests
+        func write(_ items: [M.Item], _ name: String) throws -> String {
+            let url = directory.appendingPathComponent(name)
+            try Data(M.survey(items).utf8).write(to: url)
+            return url.path
+        }
+        let base = try write([M.binary(), M.name(), M.rate()], "base.json")
+        let ours = try write([M.binary(), M.name(), M.rate(9)], "ours.json")
+        let theirs = try write([M.binary(), M.name(), M.rate(2)], "theirs.json")
+        let theirName = try write([M.binary(), M.name("Grace"), M.rate()], "their-name.json")
+        var ids: [String] = []
+        for _ in 0..<3 {
+            let created = try a.json(["new", "--from", base]) as! [String: Any]
+            ids.append(created["id"] as! String)
+        }
+        let first = try a.run(["sync", b.path])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout == "sent 3, received 0 revision(s) and tombstone(s) over 3 document(s)\n")
+        for (index, id) in ids.enumerated() {
+            #expect(try a.run(["save", id, "--from", ours]).status == 0)
+            #expect(try b.run(["save", id, "--from", index == 2 ? theirName : theirs]).status == 0)
+        }
+        let contested = ids[0..<2].sorted(), clean = ids[2]
+        let text = try a.run(["sync", b.path])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(
+            text.stdout == """
+                sent 3, received 3 revision(s) and tombstone(s) over 3 document(s)
+                now in conflict (3):
+                \(ids.sorted().map { "  \($0)\n" }.joined())
+                """, "\(text.stdout)")
+        // --merge on the next sync: the clean one merged on both sides, the others listed.
+        let merging = try b.run(["sync", a.path, "--merge"])
+        #expect(merging.status == 0, "\(merging.stderr)")
+        #expect(
+            merging.stdout == """
+                sent 0, received 0 revision(s) and tombstone(s) over 3 document(s)
+                merged on both sides (1):
+                  \(clean)
+                still in conflict, the merge contests fields (2):
+                \(contested.map { "  \($0)\n" }.joined())
+                """, "\(merging.stdout)")
+        // Resolved on one side: the other hears of it, one id a line.
+        for id in contested { #expect(try b.run(["resolve", id, "--accept"]).status == 0) }
+        let resolved = try a.run(["sync", b.path])
+        #expect(resolved.status == 0, "\(resolved.stderr)")
+        #expect(
+            resolved.stdout == """
+                sent 0, received 2 revision(s) and tombstone(s) over 3 document(s)
+                conflicts resolved (2):
+                \(contested.map { "  \($0)\n" }.joined())
+                """, "\(resolved.stdout)")
+    }
+
     @Test("Resolutions made on both devices at once form a new conflict that resolves the same way")
     func concurrentResolutions() throws {
         let (id, base) = try shared()

@@ -120,19 +120,10 @@ struct SyncCommand: ParsableCommand {
                     ]
                     print("repaired " + parts.compactMap { $0 }.joined(separator: " and "))
                 }
-                if !result.conflictsAppeared.isEmpty {
-                    print("now in conflict: \(result.conflictsAppeared.joined(separator: ", "))")
-                }
-                if !result.conflictsResolved.isEmpty {
-                    print("conflicts resolved: \(result.conflictsResolved.joined(separator: ", "))")
-                }
-                if let merged = result.merged, !merged.isEmpty {
-                    print("merged on both sides: \(merged.joined(separator: ", "))")
-                }
-                if let unmerged = result.unmerged, !unmerged.isEmpty {
-                    print(
-                        "still in conflict (the merge contests fields): \(unmerged.joined(separator: ", "))")
-                }
+                printList("now in conflict", result.conflictsAppeared)
+                printList("conflicts resolved", result.conflictsResolved)
+                printList("merged on both sides", result.merged ?? [])
+                printList("still in conflict, the merge contests fields", result.unmerged ?? [])
             }
             if !report.unreadable.isEmpty {
                 let documents = Set(result.unreadable.map(\.id)).count
@@ -140,5 +131,14 @@ struct SyncCommand: ParsableCommand {
             }
             if !report.damaged.isEmpty || !report.unreadable.isEmpty { throw ExitStatus.failure }
         }
+    }
+
+    /// A heading with the count, then one document id a line, indented: nothing when
+    /// there is none, so that hundreds of ids stay readable and each one can be found
+    /// with `grep`.
+    private func printList(_ heading: String, _ ids: [String]) {
+        guard !ids.isEmpty else { return }
+        print("\(heading) (\(ids.count)):")
+        for id in ids { print("  \(id)") }
     }
 }
