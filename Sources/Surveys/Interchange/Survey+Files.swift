@@ -28,6 +28,40 @@ extension Survey {
     ///   for a survey that breaks a rule, more than ``maximumItemCount`` items included
     ///   (``SurveyError/Rule/tooManyItems``, in either form).
     public init(data: Data, file: String? = nil, document: UUID? = nil) throws {
+        try self.init(data: data, file: file, document: document, inspecting: nil)
+    }
+
+    /// Reads a survey file as ``init(data:file:document:)`` does, and says which of its
+    /// items came without an `id` (each got a new random one), for
+    /// ``adoptingIDs(ofItemsAt:from:seed:)`` to match with the content it is saved on.
+    ///
+    /// - Returns: The survey, and the 1-based positions of its items that had no `id`, in
+    ///   order.
+    /// - Throws: What ``init(data:file:document:)`` throws.
+    public static func reading(
+        data: Data, file: String? = nil, document: UUID? = nil
+    ) throws -> (survey: Survey, itemsWithoutID: [Int]) {
+        var positions: [Int] = []
+        let survey = try Survey(
+            data: data, file: file, document: document,
+            inspecting: { positions = Self.positionsWithoutID(in: $0) })
+        return (survey, positions)
+    }
+
+    /// The 1-based positions of the items of `interchange` that have no `id` key.
+    static func positionsWithoutID(in interchange: PropertyList) -> [Int] {
+        guard case .dictionary(let root) = interchange, case .array(let elements) = root["items"] else {
+            return []
+        }
+        return elements.indices.filter { index in
+            guard case .dictionary(let item) = elements[index] else { return false }
+            return item["id"] == nil
+        }.map { $0 + 1 }
+    }
+
+    private init(
+        data: Data, file: String?, document: UUID?, inspecting: ((PropertyList) -> Void)?
+    ) throws {
         guard data.count <= Self.maximumFileSize else {
             throw SurveyFileError(
                 file: file,
@@ -36,8 +70,8 @@ extension Survey {
             )
         }
         switch InputFormat(of: data) {
-        case .plist: try self.init(plist: data, file: file, document: document)
-        case .json: try self.init(json: data, file: file, document: document)
+        case .plist: try self.init(plist: data, file: file, document: document, inspecting: inspecting)
+        case .json: try self.init(json: data, file: file, document: document, inspecting: inspecting)
         case .notUTF8(let encoding):
             throw PropertyListError(
                 code: .malformedJSON,
@@ -65,6 +99,14 @@ extension Survey {
     ///   an XML property list cannot carry (``SurveyError/Rule/unwritableText``, with the
     ///   line and column of the character, as the JSON holds it).
     public init(json: Data, file: String? = nil, document: UUID? = nil) throws {
+        try self.init(json: json, file: file, document: document, inspecting: nil)
+    }
+
+    /// ``init(json:file:document:)``, handing the interchange form read to `inspecting`
+    /// once the survey is built from it.
+    private init(
+        json: Data, file: String?, document: UUID?, inspecting: ((PropertyList) -> Void)?
+    ) throws {
         let value: PropertyList
         do {
             value = try JSONReader.read(json, itemLimit: Self.maximumItemCount)
@@ -87,6 +129,7 @@ extension Survey {
         }
         do {
             self = try SurveyError.reading(from: file) { try Survey(interchange: value, document: document) }
+            inspecting?(value)
         } catch var error as SurveyError where error.rule == .unwritableText && error.line == nil {
             // The text is named by its item and field; the place of the character in the
             // file is found now, reading the document again.
@@ -124,8 +167,17 @@ extension Survey {
     /// - Throws: `PropertyListError` (with line and column) for malformed XML,
     ///   ``SurveyError`` for a survey that breaks a rule.
     public init(plist: Data, file: String? = nil, document: UUID? = nil) throws {
+        try self.init(plist: plist, file: file, document: document, inspecting: nil)
+    }
+
+    /// ``init(plist:file:document:)``, handing the interchange form read to `inspecting`
+    /// once the survey is built from it.
+    private init(
+        plist: Data, file: String?, document: UUID?, inspecting: ((PropertyList) -> Void)?
+    ) throws {
         let value = try PropertyList(xml: plist, file: file)
         self = try SurveyError.reading(from: file) { try Survey(interchange: value, document: document) }
+        inspecting?(value)
     }
 
     /// The survey as interchange JSON: sorted keys, dates as PropertyList's `ISO8601Date`

@@ -309,7 +309,9 @@ struct SaveCommand: ParsableCommand {
         discussion: """
             Prints the new revision. Content identical to the base's writes nothing: it says so on standard \
             error and prints the base ("changed": false with --json). Saving on top of a deletion (--base \
-            DELETION) restores a deleted document.
+            DELETION) restores a deleted document. An item of the file without an id takes the id of \
+            the base's first item of the same kind and title not taken already, or is a new item, so \
+            that a file edited without ids still saves as the same items, edited.
 
             \(SurveyTool.exitCodesReference)
             """)
@@ -330,7 +332,7 @@ struct SaveCommand: ParsableCommand {
             let store = try options.open()
             let id = try store.document(document)
             let based = try store.revision(id, try store.revisionID(base, in: id))
-            let survey = try readSurvey(from: from, document: id)
+            let survey = try readSurvey(from: from, document: id, on: based, in: store)
             let saved = try store.save(survey, to: id, base: based.id, ifCurrent: ifCurrent)
             try options.report(id, saved, changed: saved.id != based.id)
         }

@@ -198,7 +198,10 @@ struct ResolveCommand: ParsableCommand {
     @Argument(help: "The document (omit with --all).") var document: String?
     @Flag(help: "Keep the nominated winner's content.") var accept = false
     @Option(help: "Keep this revision's content.") var keep: String?
-    @Option(help: "Use this survey (JSON or XML plist).") var from: String?
+    @Option(
+        help:
+            "Use this survey (JSON or XML plist); an item without an id takes the id of the winner's item of the same kind and title, if any."
+    ) var from: String?
     @Flag(help: "Merge the heads item by item.") var merge = false
     @Option(
         help:
@@ -246,7 +249,9 @@ struct ResolveCommand: ParsableCommand {
             } else if let keep {
                 resolution = .keep(try store.revisionID(matching: keep, in: id))
             } else {
-                resolution = .content(try readSurvey(from: from!, document: id))
+                // Items without an id are matched with the winner's, as every replica has it.
+                resolution = .content(
+                    try readSurvey(from: from!, document: id, on: try store.revision(id, nil), in: store))
             }
             guard let resolved = try store.resolve(id, resolution) else {
                 return try sayNothingToResolve(store, id, keepingDeletion: keep != nil)

@@ -244,6 +244,44 @@ func readSurvey(from path: String, document: UUID? = nil) throws -> Survey {
     return try Survey(data: data, file: inputName(path), document: document)
 }
 
+/// Reads a survey file given as a document's new content, on top of `base` (a save's
+/// base; a resolution's winner), and gives each of its items that came without an `id`
+/// the id of the base's item of the same kind and title, or an id derived from `base`
+/// when none matches (`Survey.adoptingIDs(ofItemsAt:from:seed:)`). Base content that
+/// cannot be read (damaged, in a newer format) is named in a warning, and those items are
+/// then saved as new items; a failure to look at it is thrown.
+func readSurvey(
+    from path: String, document id: UUID, on base: @autoclosure () throws -> RevisionMetadata,
+    in store: SurveyStore
+) throws -> Survey {
+    let data = try readInput(path, limit: Survey.maximumFileSize)
+    let file = try Survey.reading(data: data, file: inputName(path), document: id)
+    // The base is looked up only when there is something to match, after the file is read.
+    guard !file.itemsWithoutID.isEmpty else { return file.survey }
+    let base = try base()
+    // Content that cannot be read (damaged, in a newer format) leaves nothing to match, as
+    // a deletion does; a failure to look (an I/O error, permission denied) fails the save,
+    // which can be tried again, rather than give the items new ids for it.
+    let baseSurvey: Survey? =
+        base.isDeleted
+        ? nil
+        : try FileSystemError.rethrowingFailureToLook {
+            try store.survey(id, base)
+        } otherwise: { error in
+            let count = file.itemsWithoutID.count
+            let (items, them) =
+                count == 1
+                ? ("its item without an id is saved as a new item", "it")
+                : ("its \(count) items without an id are saved as new items", "they")
+            Console.error(
+                "warning: \(ShownText.escaping(inputName(path))): \(items), since the content of the base revision \(base.id), which \(them) would be matched with, cannot be read: \(error)"
+            )
+            return nil
+        }
+    return file.survey.adoptingIDs(
+        ofItemsAt: file.itemsWithoutID, from: baseSurvey, seed: base.id.description)
+}
+
 /// How messages name the input `path`: `<stdin>` for `-`, else the path itself.
 func inputName(_ path: String) -> String { path == "-" ? "<stdin>" : path }
 
