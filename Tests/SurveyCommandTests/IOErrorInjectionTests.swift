@@ -799,6 +799,22 @@ struct IOErrorInjectionTests {
                     arguments: ["save", id, "--from", content, "--store", "{store}"])
             }
         ),
+        // The same content without its items' ids, which are matched with the base's:
+        // the base's content is read too.
+        Scenario(
+            name: "save of a file without ids",
+            prepare: { directory in
+                let (id, content, _) = try contentToSave(directory)
+                let text = try String(contentsOfFile: content, encoding: .utf8)
+                let bare = text.replacingOccurrences(
+                    of: #"\n *"id" : "[0-9A-F-]+","#, with: "", options: .regularExpression)
+                #expect(bare != text && !bare.contains("\"id\""), "\(bare)")
+                try Data(bare.utf8).write(to: URL(fileURLWithPath: content))
+                return Prepared(
+                    directory: directory, stores: ["store": "store"],
+                    arguments: ["save", id, "--from", content, "--store", "{store}"])
+            }
+        ),
         Scenario(
             name: "save --if-current",
             prepare: { directory in
@@ -1016,7 +1032,9 @@ struct IOErrorInjectionTests {
         "save and import (one package, and a batch of several) fail cleanly at every injected write, fsync, syncfs and rename"
     )
     func saveAndImport() throws {
-        for name in ["save", "save --if-current", "import", "import of several"] {
+        for name in [
+            "save", "save of a file without ids", "save --if-current", "import", "import of several",
+        ] {
             let scenario = Self.scenario(name)
             try Self.expectCleanFailures(name, flushedBy: scenario.flushedBy, prepare: scenario.prepare)
         }

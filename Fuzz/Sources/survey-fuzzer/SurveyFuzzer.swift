@@ -16,6 +16,7 @@ public func fuzzSurveyDecoders(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
     let input = Data(bytes: data, count: size)
     if let survey = try? Survey(plist: input, file: "fuzz") { checkRoundTrip(survey) }
     if let survey = try? Survey(json: input, file: "fuzz") { checkRoundTrip(survey) }
+    if let file = try? Survey.reading(data: input, file: "fuzz") { checkAdoptedIDs(file) }
     if let survey = try? FormatMigrator.survey(from: input, version: 1, seed: "fuzz", file: "fuzz") {
         checkRoundTrip(survey)
         // Migration is deterministic: the same input and seed give the same survey.
@@ -69,5 +70,25 @@ func checkRoundTrip(_ survey: Survey) {
         precondition(back == survey, "a survey changed through JSON")
     } catch {
         preconditionFailure("JSON round trip failed: \(error)")
+    }
+}
+
+/// The ids a file's items without one are given when it is saved on content: matched with
+/// that content (here the survey itself, and nothing), they are unique, the same every
+/// time, and the ids the file carries stay where they are, so the survey keeps every rule.
+func checkAdoptedIDs(_ file: (survey: Survey, itemsWithoutID: [Int])) {
+    let carried = Set(file.survey.items.indices.map { $0 + 1 }).subtracting(file.itemsWithoutID)
+    for base in [file.survey, nil] {
+        let adopted = file.survey.adoptingIDs(ofItemsAt: file.itemsWithoutID, from: base, seed: "fuzz")
+        precondition(
+            adopted == file.survey.adoptingIDs(ofItemsAt: file.itemsWithoutID, from: base, seed: "fuzz"),
+            "adopting ids is not deterministic")
+        precondition(Set(adopted.items.map(\.id)).count == adopted.items.count, "adopted ids repeat")
+        for position in carried {
+            precondition(
+                adopted.items[position - 1].id == file.survey.items[position - 1].id, "a carried id changed")
+        }
+        precondition(
+            (try? Survey(title: adopted.title, items: adopted.items)) != nil, "adopted ids break a rule")
     }
 }
