@@ -92,7 +92,7 @@ extension MergeCommandTests {
     }
 
     @Test(
-        "When the base's content cannot be read, a file without item ids is saved with new items, and a warning names the file and the base"
+        "When the base's content cannot be read, a file without item ids is saved with new items, and a warning names the file, the base's content and why"
     )
     func baseUnreadableWarns() throws {
         let store = try Store()
@@ -109,8 +109,9 @@ extension MergeCommandTests {
         #expect(saved.status == 0, "\(saved.stderr)")
         #expect(
             saved.stderr.hasPrefix(
-                "warning: \(file): its 3 items without an id are saved as new items, since the content of the base revision \(first), which they would be matched with, cannot be read: "
-            ), "\(saved.stderr)")
+                "warning: \(file): its 3 items without an id are saved as new items, since the base revision's content, which they would be matched with, cannot be read: "
+            ) && saved.stderr.contains("\(first).survey/Survey.plist: the content does not match the digest"),
+            "\(saved.stderr)")
         #expect(Set(try Self.itemIDs(store, id)).isDisjoint(with: before))
     }
 }

@@ -274,7 +274,7 @@ func readSurvey(
                 ? ("its item without an id is saved as a new item", "it")
                 : ("its \(count) items without an id are saved as new items", "they")
             Console.error(
-                "warning: \(ShownText.escaping(inputName(path))): \(items), since the content of the base revision \(base.id), which \(them) would be matched with, cannot be read: \(error)"
+                "warning: \(ShownText.escaping(inputName(path))): \(items), since the base revision's content, which \(them) would be matched with, cannot be read: \(error)"
             )
             return nil
         }
