@@ -27,19 +27,25 @@ extension Survey {
         // An id the file gives an item explicitly is never given to another.
         var taken = Set(
             items.enumerated().lazy.filter { !withoutID.contains($0.offset + 1) }.map(\.element.id))
-        // The base's items by kind and title, in order: the next one not taken is matched.
+        // The base's items by kind and title, in order, and how many of each list have been
+        // looked at: the next one not taken is matched.
         var candidates: [MatchKey: [UUID]] = [:]
         for item in base?.items ?? [] {
             candidates[MatchKey(item), default: []].append(item.id)
         }
+        var looked: [MatchKey: Int] = [:]
         var newItems: [MatchKey: Int] = [:]
         var adopted = items
         for position in positions where adopted.indices.contains(position - 1) {
             let key = MatchKey(adopted[position - 1])
             var chosen: UUID?
-            while chosen == nil, let next = candidates[key]?.first {
-                candidates[key]?.removeFirst()
-                if !taken.contains(next) { chosen = next }
+            if let ids = candidates[key] {
+                var next = looked[key, default: 0]
+                while chosen == nil, next < ids.count {
+                    if !taken.contains(ids[next]) { chosen = ids[next] }
+                    next += 1
+                }
+                looked[key] = next
             }
             // A new item; past an id the survey carries already (one copied from a later
             // revision, which derived it the same way), the next occurrence's.

@@ -234,14 +234,13 @@ struct InputFileError: CategorizedError {
 }
 
 /// Reads a survey from an interchange file, JSON or an XML property list (told apart
-/// by content); `-` is standard input. `document` is the document it is saved to, if any:
-/// a file whose `id` names another document is refused.
-func readSurvey(from path: String, document: UUID? = nil) throws -> Survey {
+/// by content), as a new document's content; `-` is standard input.
+func readSurvey(from path: String) throws -> Survey {
     // Survey(data:) refuses more than the limit; reading stops one byte past it.
     let data = try readInput(path, limit: Survey.maximumFileSize)
     // A rule broken by the file's content names the file, and the command reports it
     // located there (`CommandFailure`), with the item and rule.
-    return try Survey(data: data, file: inputName(path), document: document)
+    return try Survey(data: data, file: inputName(path))
 }
 
 /// Reads a survey file given as a document's new content, on top of `base` (a save's
@@ -255,6 +254,7 @@ func readSurvey(
     in store: SurveyStore
 ) throws -> Survey {
     let data = try readInput(path, limit: Survey.maximumFileSize)
+    // A file whose `id` names another document is refused.
     let file = try Survey.reading(data: data, file: inputName(path), document: id)
     // The base is looked up only when there is something to match, after the file is read.
     guard !file.itemsWithoutID.isEmpty else { return file.survey }
