@@ -55,6 +55,58 @@ extension MergeCommandTests {
     }
 
     @Test(
+        "Nested groups and many heads: each line of resolve --merge's text names the group merged before it as 'the N above' and at most six heads besides, then how many more, while --json lists every head"
+    )
+    func manyHeadsNamedBriefly() throws {
+        let store = try Store()
+        #expect(try store.run(["init", "--device", "test"]).status == 0)
+        func items(note: String) -> String { Self.survey([Self.name(), Self.extra(5, answer: note)]) }
+        let created =
+            try store.json(["new", "--from", store.write(items(note: "o"), "o.json")]) as! [String: Any]
+        let id = created["id"] as! String
+        func save(_ note: String, base: String) throws -> String {
+            let saved =
+                try store.json([
+                    "save", id, "--from", store.write(items(note: note), "\(note).json"), "--base", base,
+                ])
+                as! [String: Any]
+            return saved["revision"] as! String
+        }
+        // O ← R2 ← R3 ← R4; heads X1 on R2, X2 on R3, Y1 and Y2 on R4, and eight more on O.
+        let r2 = try save("r2", base: created["revision"] as! String)
+        let r3 = try save("r3", base: r2)
+        let r4 = try save("r4", base: r3)
+        let x1 = try save("x1", base: r2)
+        let x2 = try save("x2", base: r3)
+        let y1 = try save("y1", base: r4)
+        let y2 = try save("y2", base: r4)
+        let others = try (1...8).map { try save("o\($0)", base: created["revision"] as! String) }
+        func short(_ revision: String) -> String { revision.prefix(14) + "…" }
+
+        let text = try store.run(["resolve", id, "--merge", "--dry-run"]).stdout
+        let lines = text.split(separator: "\n").map(String.init)
+        let first = try #require(lines.first { $0.hasPrefix("first merged 2 heads (") }, "\(text)")
+        #expect(first.contains(short(y1)) && first.contains(short(y2)), "\(text)")
+        let second = try #require(
+            lines.first { $0.hasPrefix("then merged 3 heads (the 2 above, ") }, "\(text)")
+        #expect(second.contains(short(x2)) && !second.contains(short(y1)), "\(text)")
+        let third = try #require(
+            lines.first { $0.hasPrefix("then merged 4 heads (the 3 above, ") }, "\(text)")
+        #expect(third.contains(short(x1)) && !third.contains(short(x2)), "\(text)")
+        let last = try #require(lines.first { $0.hasPrefix("merged 12 heads (the 4 above, ") }, "\(text)")
+        #expect(last.contains(", and 2 more) from base "), "\(text)")
+        #expect(others.filter { last.contains(short($0)) }.count == 6, "\(text)")
+
+        let dry = try store.json(["resolve", id, "--merge", "--dry-run"]) as! [String: Any]
+        #expect(Set(dry["heads"] as? [String] ?? []) == Set([x1, x2, y1, y2] + others))
+        let groups = try #require(dry["groups"] as? [[String: Any]], "\(dry)")
+        #expect(
+            groups.map { Set($0["heads"] as? [String] ?? []) } == [
+                [y1, y2], [y1, y2, x2], [y1, y2, x2, x1],
+            ])
+    }
+
+    @Test(
         "Three heads on two replicas, two saved from A (one on each device) and one from O: each replica merges the two from A first, carries their contest of the rating into the merge with the third, and both write the same resolution"
     )
     func groupedMergeConverges() throws {

@@ -240,11 +240,26 @@ enum MergeText {
         func short(_ revisions: [RevisionMetadata]) -> String {
             revisions.map { String($0.id.description.prefix(14)) + "…" }.joined(separator: ", ")
         }
-        let heads = short(plan.heads)
+        // Heads that a group merged before are named by that group rather than one by
+        // one, so that many heads merged in nested groups take a line each, not a list
+        // that grows with every line; at most `shownHeads` more are named (--json lists
+        // every one).
+        let shownHeads = 6
+        var namedGroups: [Set<RevisionID>] = []
+        func named(_ revisions: [RevisionMetadata]) -> String {
+            let ids = Set(revisions.map(\.id))
+            let earlier = namedGroups.filter { $0.isSubset(of: ids) }.max { $0.count < $1.count }
+            let rest = revisions.filter { earlier?.contains($0.id) != true }
+            var parts = earlier.map { ["the \($0.count) above"] } ?? []
+            parts += rest.prefix(shownHeads).map { String($0.id.description.prefix(14)) + "…" }
+            if rest.count > shownHeads { parts.append("and \(rest.count - shownHeads) more") }
+            return parts.joined(separator: ", ")
+        }
         // Groups merged first (rule 12), each as one head in the passes after it.
         for group in plan.groups {
             let merged =
-                "first merged \(group.heads.count) heads (\(short(group.heads))), which share history the other heads lack"
+                "\(namedGroups.isEmpty ? "first" : "then") merged \(group.heads.count) heads (\(named(group.heads))), which share history the other heads lack"
+            namedGroups.append(Set(group.heads.map(\.id)))
             if let base = group.base {
                 lines.append("\(merged), from base \(base.id.description.prefix(14))…")
             } else if group.isVirtualBase {
@@ -257,6 +272,7 @@ enum MergeText {
                 )
             }
         }
+        let heads = named(plan.heads)
         if let base = plan.base {
             lines.append(
                 "merged \(plan.heads.count) heads (\(heads)) from base \(base.id.description.prefix(14))…")
