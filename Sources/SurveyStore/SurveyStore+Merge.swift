@@ -188,7 +188,7 @@ extension SurveyStore {
             let members = group.heads.compactMap { surveys[$0]?.revision }
             if members.count < live.count {
                 // A later pass merges it as one head; the last pass's result is the merge.
-                merged.append(SurveyMerge.Head(merging: result, of: parts))
+                merged.append(SurveyMerge.Head(merging: result, of: parts, from: baseSurvey))
                 plan.groups.append(
                     .init(heads: members, bases: bases, mergeBases: mergeBases, twoWayReason: twoWayReason))
             } else {

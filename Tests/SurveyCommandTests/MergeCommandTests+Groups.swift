@@ -55,6 +55,57 @@ extension MergeCommandTests {
     }
 
     @Test(
+        "A group's change that sets a field back to O's value counts as a change from O too: when the third head changed that field, the two are contested (the third's value silently replaced it), each group head listed with its own value, and --prefer makes either win"
+    )
+    func groupSettingBackIsContested() throws {
+        let store = try Store()
+        #expect(try store.run(["init", "--device", "test"]).status == 0)
+        func items(rate: Int) -> String { Self.survey([Self.name(), Self.rate(rate)]) }
+        let created =
+            try store.json(["new", "--from", store.write(items(rate: 6), "o.json")]) as! [String: Any]
+        let id = created["id"] as! String
+        let o = created["revision"] as! String
+        func save(_ rate: Int, title: String = "Visit", base: String) throws -> String {
+            let content = Self.survey([Self.name(), Self.rate(rate)], title: title)
+            let saved =
+                try store.json([
+                    "save", id, "--from", store.write(content, "\(rate)-\(title).json"), "--base", base,
+                ])
+                as! [String: Any]
+            return saved["revision"] as! String
+        }
+        // A sets the rating to 2; H1 sets it back to 6, H2 changes only the title; H3,
+        // from O, sets it to 8.
+        let a = try save(2, base: o)
+        let h1 = try save(6, base: a)
+        let h2 = try save(2, title: "Visit again", base: a)
+        let h3 = try save(8, base: o)
+
+        for (prefer, expected) in [(h1, 6), (h3, 8)] {
+            let dry =
+                try store.json(["resolve", id, "--merge", "--dry-run", "--prefer", prefer]) as! [String: Any]
+            let contests = Self.contested(dry)
+            #expect(contests.count == 1, "\(contests)")
+            let contest = try #require(contests.first)
+            #expect(contest["field"] as? String == "answer" && contest["chosenRevision"] as? String == prefer)
+            #expect(contest["chosen"] as? Int == expected, "\(contest)")
+            let values = (contest["values"] as? [[String: Any]] ?? []).map {
+                ($0["revision"] as! String, ($0["value"] as? Int) ?? -1, $0["unchanged"] as! Bool)
+            }
+            #expect(Set(values.map(\.0)) == [h1, h2, h3], "\(values)")
+            #expect(values.first { $0.0 == h1 }.map { $0.1 == 6 && !$0.2 } == true, "\(values)")
+            #expect(values.first { $0.0 == h2 }.map { $0.1 == 2 && $0.2 } == true, "H2 left it as A had it")
+            #expect(values.first { $0.0 == h3 }.map { $0.1 == 8 && !$0.2 } == true, "\(values)")
+        }
+        #expect(
+            try store.run(["resolve", id, "--merge", "--strict"]).status == 75, "the rating is contested")
+        let (merge, shown) = try Self.merge(store, id, ["--prefer", h1])
+        #expect(Self.contested(merge).count == 1)
+        #expect(Self.items(shown)[1]["answer"] as? Int == 6, "the value set back won, as preferred")
+        #expect(shown["title"] as? String == "Visit again", "H2's title, changed on one side only")
+    }
+
+    @Test(
         "Nested groups and many heads: each line of resolve --merge's text names the group merged before it as 'the N above' and at most six heads besides, then how many more, while --json lists every head"
     )
     func manyHeadsNamedBriefly() throws {

@@ -659,7 +659,10 @@ struct MergePropertyTests {
                 let group = SurveyMerge.merge(base: a, heads: Array(heads.prefix(2)))
                 let merged = SurveyMerge.merge(
                     base: base,
-                    heads: [SurveyMerge.Head(merging: group, of: Array(heads.prefix(2))), heads[2]])
+                    heads: [
+                        SurveyMerge.Head(merging: group, of: Array(heads.prefix(2)), from: .init(a)),
+                        heads[2],
+                    ])
                 #expect(
                     merged.contested.isEmpty,
                     "\(context): disjoint edits were contested: \(merged.contested.map { ($0.item, $0.field) })"
@@ -679,25 +682,31 @@ struct MergePropertyTests {
     }
 
     @Test(
-        "Random scripts on three heads from two forks (two from A, one from A's parent O), merged as a group first: valid merges, identical bytes in any order the heads are passed, nothing every head keeps is lost, and every contest lists each head that has the item, by its own label, the value taken among them"
+        "Random scripts on three heads from two forks (two from A, one from A's parent O), merged as a group first: valid merges, identical bytes in any order the heads are passed, nothing every head keeps is lost, every contest lists each head that has the item, by its own label, the value taken among them, and a title the group changed since A (even back to O's) is never replaced without a contest"
     )
     func forkedScripts() throws {
         let seed = Self.seed
         var generator = Generator(random: SeededRandom(seed: seed ^ 0xF0F))
         var carried = 0
+        var setBackContested = 0
         for index in 0..<Self.cases {
             let base = try Survey(
                 title: "Base", items: (0..<generator.int(0...8)).map { _ in generator.item() })
             let a = generator.randomScript(on: base)
-            let surveys = [
+            var surveys = [
                 generator.randomScript(on: a), generator.randomScript(on: a),
                 generator.randomScript(on: base),
             ]
+            // Now and then the first head sets the title back to the base's.
+            if generator.int(0...3) == 0 {
+                surveys[0] = try Survey(title: base.title, items: surveys[0].items)
+            }
             let heads = Self.heads(surveys)
             func merge(_ heads: [SurveyMerge.Head], prefer: String? = nil) -> SurveyMerge.Result {
                 let pair = heads.filter { $0.label != Self.label(2) }
                 let group = SurveyMerge.Head(
-                    merging: SurveyMerge.merge(base: a, heads: pair, prefer: prefer), of: pair)
+                    merging: SurveyMerge.merge(base: a, heads: pair, prefer: prefer), of: pair, from: .init(a)
+                )
                 return SurveyMerge.merge(
                     base: base, heads: [group] + heads.filter { $0.label == Self.label(2) }, prefer: prefer)
             }
@@ -733,6 +742,37 @@ struct MergePropertyTests {
                     carried += 1
                 }
             }
+            // A title the group changed since A is never replaced without a contest; where
+            // the group set it back to the base's value and the third head changed it, the
+            // two are contested whichever wins.
+            let grouped = SurveyMerge.merge(base: a, heads: heads.filter { $0.label != Self.label(2) }).survey
+            func titles(_ survey: Survey) -> [UUID?: String] {
+                var titles: [UUID?: String] = [nil: survey.title]
+                for item in survey.items { titles[item.id] = item.title }
+                return titles
+            }
+            let (before, mine, now, original, third) = (
+                titles(a), titles(grouped), titles(merged.survey), titles(base), titles(surveys[2])
+            )
+            let wholeItemTaken = Set(merged.notes.filter { $0.kind == .tookWholeItem }.map(\.item))
+            for (item, was) in before {
+                guard let value = mine[item], value != was, let result = now[item] else { continue }
+                let isContested =
+                    merged.contested.contains {
+                        $0.item == item && ["title", "item", "kind"].contains($0.field)
+                    }
+                    || item.map(wholeItemTaken.contains) == true
+                let name = item?.uuidString ?? "the survey"
+                #expect(
+                    result == value || isContested,
+                    "\(context): the title of \(name) changed in the group was replaced without a contest")
+                if value == original[item], let other = third[item], other != value {
+                    #expect(
+                        isContested, "\(context): the title of \(name) set back in the group is not contested"
+                    )
+                    setBackContested += 1
+                }
+            }
             // Preferring a head of the group puts its value first, as preferring it alone would.
             let preferred = merge(heads, prefer: Self.label(1))
             #expect(throws: Never.self, "\(context): the merge is invalid") {
@@ -741,5 +781,8 @@ struct MergePropertyTests {
             #expect(preferred.order.first == Self.label(1), "\(context): the order \(preferred.order)")
         }
         #expect(carried > 0, "seed \(seed): no case carried a contest of the group's alone")
+        #expect(
+            setBackContested > 0, "seed \(seed): no case set back in the group a field the third head changed"
+        )
     }
 }

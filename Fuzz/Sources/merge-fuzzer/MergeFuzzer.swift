@@ -85,7 +85,8 @@ public func fuzzMerge(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 /// two or three heads edited from a revision A (itself edited from the base) merged from
 /// A, then as one head with one or two heads edited from the base. The grouped merge must
 /// not depend on the order of the group's heads or of the others, must keep the rules for
-/// stored content, and must keep every item all heads have and make none from nowhere.
+/// stored content, must keep every item all heads have and make none from nowhere, and
+/// must not replace a title the group changed without a contest.
 func checkGroup(base: Survey, bytes: inout Choices) {
     let fork = bytes.script(on: base)
     let inside = (0..<(2 + bytes.int(2))).map { _ in bytes.script(on: fork) }
@@ -97,11 +98,35 @@ func checkGroup(base: Survey, bytes: inout Choices) {
     let others = outside.enumerated().map {
         SurveyMerge.Head(label: "out\($0)", survey: $1, rank: bytes.int(3))
     }
-    func grouped(_ members: [SurveyMerge.Head], _ others: [SurveyMerge.Head]) -> Survey {
-        let group = SurveyMerge.Head(merging: SurveyMerge.merge(base: fork, heads: members), of: members)
-        return SurveyMerge.merge(base: base, heads: [group] + others).survey
+    func groupedMerge(_ members: [SurveyMerge.Head], _ others: [SurveyMerge.Head]) -> SurveyMerge.Result {
+        let group = SurveyMerge.Head(
+            merging: SurveyMerge.merge(base: fork, heads: members), of: members, from: .init(fork))
+        return SurveyMerge.merge(base: base, heads: [group] + others)
     }
-    let merged = grouped(members, others)
+    func grouped(_ members: [SurveyMerge.Head], _ others: [SurveyMerge.Head]) -> Survey {
+        groupedMerge(members, others).survey
+    }
+    let result = groupedMerge(members, others)
+    let merged = result.survey
+    // A title the group changed since the fork (even back to the base's) is replaced only
+    // through a contest.
+    func titles(_ survey: Survey) -> [UUID?: String] {
+        var titles: [UUID?: String] = [nil: survey.title]
+        for item in survey.items { titles[item.id] = item.title }
+        return titles
+    }
+    let ownResult = titles(SurveyMerge.merge(base: fork, heads: members).survey)
+    let now = titles(merged)
+    let wholeItemTaken = Set(result.notes.filter { $0.kind == .tookWholeItem }.map(\.item))
+    for (item, was) in titles(fork) {
+        guard let value = ownResult[item], value != was, let taken = now[item], taken != value else {
+            continue
+        }
+        precondition(
+            result.contested.contains { $0.item == item && ["title", "item", "kind"].contains($0.field) }
+                || item.map(wholeItemTaken.contains) == true,
+            "a title the group changed was replaced without a contest")
+    }
     precondition(
         written(grouped(members.reversed(), others.reversed())) == written(merged),
         "the heads' order changed a grouped merge")

@@ -51,8 +51,9 @@ import PropertyList
 ///     change (heads that agree take it, heads that differ contest it); an item unknown as
 ///     a whole is kept when a head has it; an item whose place is unknown is placed as
 ///     moved on every head that has it. A head may be a *group*
-///     (``Head/init(merging:of:)``): heads merged first, whatever they contested unknown
-///     on that head alone (its value counts as a change). Its contests are carried into
+///     (``Head/init(merging:of:from:)``): heads merged first, whatever they contested,
+///     and whatever they changed since their own base, unknown on that head alone (its
+///     value counts as a change). Its contests are carried into
 ///     the merge, and every contest lists each head of a group with its own value.
 ///
 /// Without a base (its content pruned or unreadable, or no common ancestor) the merge is
@@ -81,20 +82,26 @@ public enum SurveyMerge {
             self.rank = rank
         }
 
-        /// A head that stands for `heads`, merged first into `result` because they share
-        /// history the other heads lack (see ``SurveyMerge``, rule 12).
+        /// A head that stands for `heads`, merged first into `result` from `base` because
+        /// they share history the other heads lack (see ``SurveyMerge``, rule 12).
         ///
         /// Merged further, what `result` contested (and every item it kept although some
         /// of `heads` lacked it) is *unknown* on this head: its value counts as a change,
         /// so that the contest is carried into the merge, or contested again with another
-        /// head's change, each of `heads` listed with its own value. The head takes the
+        /// head's change, each of `heads` listed with its own value. So does every field
+        /// `result` holds differently from `base` (or whose value in `base` is unknown): a
+        /// change made since `base` counts as one from the merge's own base too, even when
+        /// it sets the field back to that base's value, so that another head's change of
+        /// the field contests it rather than silently replacing it. The head takes the
         /// label of the first of `heads` in `result`'s preference order (its place among
         /// the heads, and the one `prefer` names) and the least rank of `heads`.
         ///
         /// - Parameters:
         ///   - result: The merge of `heads`.
         ///   - heads: The heads merged (groups among them too).
-        public init(merging result: Result, of heads: [Head]) {
+        ///   - base: The base `heads` were merged from (`nil`: a two-way merge, in which
+        ///     `result` contested every difference).
+        public init(merging result: Result, of heads: [Head], from base: VirtualBase?) {
             var leaves: [String: Survey] = [:]
             for head in heads {
                 if let group = head.group {
@@ -110,7 +117,8 @@ public enum SurveyMerge {
                 leaves: result.order.compactMap { label in
                     leaves[label].map { Leaf(label: label, survey: $0) }
                 },
-                contested: result.contested, notes: result.notes, unknown: VirtualBase(merging: result))
+                contested: result.contested, notes: result.notes,
+                unknown: VirtualBase(merging: result).markingChanges(of: result.survey, since: base))
         }
 
         /// Whether the head stands for a group of heads merged first.
@@ -309,6 +317,32 @@ public enum SurveyMerge {
             for note in result.notes where note.kind != .tookWholeItem {
                 unknownFields[note.item, default: []].insert("item")
             }
+        }
+
+        /// This, with every field that `survey` holds differently from `base` unknown too
+        /// (or whose value `base` leaves unknown): the title, and the fields of each item
+        /// both have (a changed `kind` makes the kind, its settings and the answer unknown,
+        /// as a `kind` contest does). An item's place, and an item `survey` added or
+        /// removed, are left as they are.
+        func markingChanges(of survey: Survey, since base: VirtualBase?) -> VirtualBase {
+            guard let base else { return self }
+            var marked = self
+            if base.isTitleUnknown || survey.title != base.survey.title { marked.isTitleUnknown = true }
+            let before = Dictionary(
+                base.survey.items.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            let names = Set(Item.fieldOrder)
+            for item in survey.items {
+                guard let was = before[item.id] else { continue }
+                var fields = base.unknown(item.id).intersection(names)
+                if item != was {
+                    let now = item.fields
+                    let then = was.fields
+                    for name in Item.fieldOrder where now[name] != then[name] { fields.insert(name) }
+                }
+                if fields.contains("kind") { fields.formUnion(MergeState.bodyFields + ["kind"]) }
+                if !fields.isEmpty { marked.unknownFields[item.id, default: []].formUnion(fields) }
+            }
+            return marked
         }
 
         /// Whether nothing is unknown: the base is one survey as it was.
