@@ -61,7 +61,7 @@ let package = Package(
         .executableTarget(
             name: "survey",
             dependencies: [
-                "SurveyStore", "Packages",
+                "SurveyStore", "Packages", "CSystemShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -335,3 +335,10 @@ void cshim_clocks(long long *coarse, long long *realtime, long long *boottime) {
 #endif
     *boottime = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
+
+int cshim_flush_stdout(void) {
+    if (fflush(stdout) != 0) {
+        return errno != 0 ? errno : -1;
+    }
+    return ferror(stdout) ? -1 : 0;
+}

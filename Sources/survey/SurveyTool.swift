@@ -66,6 +66,8 @@ struct SurveyTool: ParsableCommand {
     /// (or, with `--json`, one `{"error": …}` document on standard output) and its
     /// documented exit code.
     static func main() {
+        StandardStreams.occupyClosed()
+        StandardStreams.checkOutputAtExit()
         let arguments = Array(CommandLine.arguments.dropFirst())
         // `--json` before a `--` terminator asks for JSON, even when the rest of the line
         // does not parse.

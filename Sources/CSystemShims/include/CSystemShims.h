@@ -105,4 +105,10 @@ long long cshim_open_file_limit(void);
 /// files), CLOCK_REALTIME and CLOCK_BOOTTIME (CLOCK_MONOTONIC where there is none).
 void cshim_clocks(long long *coarse, long long *realtime, long long *boottime);
 
+/// Flushes the C library's standard output stream, which Swift's `print` writes through
+/// (Swift 6 cannot name `stdout` outside the main actor). Returns 0 when everything written
+/// to it has reached the descriptor; else the errno of the write that failed now, or -1
+/// when an earlier write failed.
+int cshim_flush_stdout(void);
+
 #endif
