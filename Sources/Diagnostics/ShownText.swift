@@ -39,8 +39,10 @@ public enum ShownText {
 
     /// `text` in double quotes, a quote in it written `\"` and a backslash `\\` (as in a
     /// JSON or Swift string literal), so that the quotes around it say where it ends:
-    /// `say "hi"` is quoted as `"say \"hi\""`. Control characters are left to
-    /// ``escaping(_:keepingLineBreaks:)``, which writes them out as `\u{…}`.
+    /// `say "hi"` is quoted as `"say \"hi\""`. A line feed or tab in it is written out as
+    /// `\u{A}` or `\u{9}`, so that a quoted name stays on its line even in a message whose
+    /// own line breaks are kept; other control characters are left to
+    /// ``escaping(_:keepingLineBreaks:)``, which writes them out the same way.
     ///
     /// - Parameter text: The text to quote.
     /// - Returns: `text` in quotes.
@@ -49,6 +51,11 @@ public enum ShownText {
         var result = String.UnicodeScalarView()
         result.append("\"")
         for scalar in text.unicodeScalars {
+            if scalar == "\n" || scalar == "\t" {
+                result.append(
+                    contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+                continue
+            }
             if scalar == "\"" || scalar == "\\" { result.append("\\") }
             result.append(scalar)
         }

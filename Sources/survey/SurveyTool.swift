@@ -15,7 +15,7 @@ struct SurveyTool: ParsableCommand {
             Every store command takes --store PATH (default: $SURVEY_STORE unless empty, else ./Surveys) and --json, \
             which prints exactly one JSON document on standard output, on failure too (watch prints a stream of \
             one JSON object per line): \
-            {"error": {"code", "message", "exit"}}, plus "file" when the error is about a file, and "line" and "column" when it is about a place in one. \
+            {"error": {"code", "message", "exit"}}, plus "file" when the error is about an input file, and "line" and "column" when it is about a place in one. \
             Messages go to standard error.
 
             \(exitCodes)

@@ -595,6 +595,10 @@ struct FirstUseTests {
         #expect(edit.status == 64)
         #expect(edit.stderr.hasPrefix("error: --answer takes ITEM=VALUE"))
         #expect(edit.stderr.contains("Usage: survey edit"), "\(edit.stderr)")
+        // An empty ITEM is a usage error too, as an empty document is (it was "no item ''", 66).
+        let empty = try store.run(["edit", id, "--answer", "=x"])
+        #expect(empty.status == 64, "\(empty.stderr)")
+        #expect(empty.stderr.hasPrefix("error: --answer '=x' names no item"), "\(empty.stderr)")
         #expect(!edit.stderr.contains("survey <subcommand>"))
         let unknown = try store.run(["show", id, "--bogus"])
         #expect(

@@ -653,6 +653,21 @@ struct MergeCommandTests {
         #expect(
             FileManager.default.fileExists(atPath: folder + "/laptop/Store.plist")
                 && FileManager.default.fileExists(atPath: folder + "/phone/Store.plist"))
+
+        // The advice it ends with runs as printed, in a folder whose name a shell would split.
+        let spaced = try CommandRunner.temporaryDirectory().appendingPathComponent("my demo").path
+        let kept = try CommandRunner.run(["demo", "--store", spaced])
+        let advice = try #require(
+            kept.stdout.split(separator: "\n").last.flatMap { line in
+                line.hasPrefix("Explore it: ") ? line.dropFirst("Explore it: ".count) : nil
+            }, "\(kept.stdout)")
+        #expect(advice.hasPrefix("survey versions --store '\(spaced)/laptop' "), "\(advice)")
+        let explored = try CommandRunner.run(
+            ["-c", "PATH=\"$0:$PATH\"; " + advice, CommandRunner.binary.deletingLastPathComponent().path],
+            executable: URL(fileURLWithPath: "/bin/bash"), timeLimit: 60)
+        #expect(
+            explored.status == 0 && explored.stdout.contains("resolution"),
+            "\(explored.stdout)\(explored.stderr)")
     }
 
     @Test(

@@ -136,7 +136,7 @@ struct SyncTests {
                 sent 0, received 0 revision(s) and tombstone(s) over 3 document(s)
                 merged on both sides (1):
                   \(clean)
-                still in conflict, the merge contests fields (2):
+                still in conflict, not merged (2):
                 \(contested.map { "  \($0)\n" }.joined())
                 """, "\(merging.stdout)")
         // Resolved on one side: the other hears of it, one id a line.

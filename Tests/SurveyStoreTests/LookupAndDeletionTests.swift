@@ -129,7 +129,7 @@ struct LookupAndDeletionTests {
     }
 
     @Test(
-        "A deleted document's message quotes the device name with its quotes and backslashes escaped (a quote in it seemed to end the name)"
+        "A deleted document's message quotes the device name with its quotes and backslashes escaped (a quote in it seemed to end the name), and its line feeds and tabs written out (they split it)"
     )
     func deletedOnQuotedDevice() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -142,6 +142,16 @@ struct LookupAndDeletionTests {
         let deleted = try #require(#expect(throws: DocumentDeletedError.self) { try store.open(id) })
         #expect(deleted.restorable == [first.id])
         #expect(deleted.description.contains(#"on device "Ada's \"work\" \\ phone" (revision"#), "\(deleted)")
+
+        // A line feed or tab in the name is written out, so the quoted name stays on its
+        // line (a message keeps its own line breaks; it split the name over two lines).
+        let other = path + "-lines"
+        defer { try? SurveyStore.removeFolder(other) }
+        let lines = try SurveyStore.create(at: other, deviceName: "two\nlines\tand a tab")
+        let (second, _) = try lines.create(Self.survey)
+        try lines.delete(second)
+        let split = try #require(#expect(throws: DocumentDeletedError.self) { try lines.open(second) })
+        #expect(split.description.contains(#"on device "two\u{A}lines\u{9}and a tab" (revision"#), "\(split)")
     }
 
     @Test("resolve refuses a revision to keep that does not exist, in conflict or not")

@@ -174,7 +174,8 @@ struct DemoCommand: ParsableCommand {
         if temporary {
             say("The demo's temporary folder is removed now. To keep the stores: survey demo --store DIR")
         } else {
-            say("Explore it: survey versions \(id.lowercased.prefix(8)) --store \(folder)/laptop")
+            let laptop = Advice.shellWord(ShownText.escaping(folder + "/laptop"))
+            say("Explore it: survey versions --store \(laptop) \(id.lowercased.prefix(8))")
         }
         return Summary(
             folder: folder, kept: !temporary, reused: reused, id: id.lowercased, first: first.id.description,

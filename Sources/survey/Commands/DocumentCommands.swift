@@ -227,6 +227,11 @@ struct EditCommand: ParsableCommand {
                 }
                 let itemText = String(assignment[..<equals]),
                     valueText = String(assignment[assignment.index(after: equals)...])
+                // An empty ITEM, as an empty document or revision, is a usage error.
+                guard !itemText.isEmpty else {
+                    throw ValidationError(
+                        "--answer '\(assignment)' names no item; ITEM is an item id or a 1-based position")
+                }
                 let survey = document.survey
                 let index: Int
                 if let position = Int(itemText), position >= 1, position <= survey.items.count {

@@ -123,7 +123,7 @@ struct SyncCommand: ParsableCommand {
                 printList("now in conflict", result.conflictsAppeared)
                 printList("conflicts resolved", result.conflictsResolved)
                 printList("merged on both sides", result.merged ?? [])
-                printList("still in conflict, the merge contests fields", result.unmerged ?? [])
+                printList("still in conflict, not merged", result.unmerged ?? [])
             }
             if !report.unreadable.isEmpty {
                 let documents = Set(result.unreadable.map(\.id)).count

@@ -324,6 +324,10 @@ struct ResolveCommand: ParsableCommand {
                 return superseded
             }
             let graph = try store.graph(of: id)
+            // On a document not in conflict any revision would do: this one is none.
+            guard superseded != nil || RevisionGraph.isInConflict(heads: graph.heads) else {
+                throw StoreError.noSuchRevision(prefer)
+            }
             let heads = graph.heads.map(\.id.description).joined(separator: ", ")
             throw StoreError.noSuchRevision(
                 superseded.map {
