@@ -106,6 +106,54 @@ extension MergeCommandTests {
     }
 
     @Test(
+        "A group's move of an item back to its place in O counts as a move from O too: when the third head moved that item elsewhere, the two moves are contested (the third's order silently won), and --prefer makes either win"
+    )
+    func groupMovingBackIsContested() throws {
+        let store = try Store()
+        #expect(try store.run(["init", "--device", "test"]).status == 0)
+        let items =
+            [Self.extra(1, title: "One"), Self.extra(2, title: "Two"), Self.extra(3, title: "Three")]
+            + [Self.extra(4, title: "Four")]
+        func content(_ order: [Int], answer: String = "x") -> String {
+            Self.survey(order.map { $0 == 3 ? Self.extra(3, title: "Three", answer: answer) : items[$0 - 1] })
+        }
+        let created =
+            try store.json(["new", "--from", store.write(content([1, 2, 3, 4]), "o.json")]) as! [String: Any]
+        let id = created["id"] as! String
+        let o = created["revision"] as! String
+        func save(_ text: String, _ file: String, base: String) throws -> String {
+            let saved =
+                try store.json(["save", id, "--from", store.write(text, file), "--base", base])
+                as! [String: Any]
+            return saved["revision"] as! String
+        }
+        // A moves One to the end; H1 moves it back to the start, H2 only answers Three;
+        // H3, from O, moves One after Three.
+        let a = try save(content([2, 3, 4, 1]), "a.json", base: o)
+        let h1 = try save(content([1, 2, 3, 4]), "h1.json", base: a)
+        let h2 = try save(content([2, 3, 4, 1], answer: "from H2"), "h2.json", base: a)
+        let h3 = try save(content([2, 3, 1, 4]), "h3.json", base: o)
+
+        for prefer in [h1, h3] {
+            let dry =
+                try store.json(["resolve", id, "--merge", "--dry-run", "--prefer", prefer]) as! [String: Any]
+            let contests = Self.contested(dry)
+            let position = try #require(
+                contests.first { $0["field"] as? String == "position" }, "\(contests)")
+            #expect(position["chosenRevision"] as? String == prefer, "\(position)")
+            let moved = (position["values"] as? [[String: Any]] ?? []).filter {
+                $0["unchanged"] as? Bool == false
+            }
+            #expect(
+                Set(moved.compactMap { $0["revision"] as? String }).isSuperset(of: [h1, h3]), "\(position)")
+        }
+        let (_, shown) = try Self.merge(store, id, ["--prefer", h1])
+        let titles = Self.items(shown).map { $0["title"] as? String }
+        #expect(titles == ["One", "Two", "Three", "Four"], "H1's move back, preferred: \(titles)")
+        #expect(Self.items(shown)[2]["answer"] as? String == "from H2")
+    }
+
+    @Test(
         "Nested groups and many heads: each line of resolve --merge's text names the group merged before it as 'the N above' and at most six heads besides, then how many more, while --json lists every head"
     )
     func manyHeadsNamedBriefly() throws {

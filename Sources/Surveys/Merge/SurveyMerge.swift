@@ -320,20 +320,30 @@ public enum SurveyMerge {
         }
 
         /// This, with every field that `survey` holds differently from `base` unknown too
-        /// (or whose value `base` leaves unknown): the title, and the fields of each item
-        /// both have (a changed `kind` makes the kind, its settings and the answer unknown,
-        /// as a `kind` contest does). An item's place, and an item `survey` added or
-        /// removed, are left as they are.
+        /// (or whose value `base` leaves unknown): the title, the fields of each item both
+        /// have (a changed `kind` makes the kind, its settings and the answer unknown, as a
+        /// `kind` contest does), and the place of each item `survey` moved since `base`
+        /// (rule 5), or whose place there is unknown. An item `survey` added or removed is
+        /// left as it is.
         func markingChanges(of survey: Survey, since base: VirtualBase?) -> VirtualBase {
             guard let base else { return self }
             var marked = self
             if base.isTitleUnknown || survey.title != base.survey.title { marked.isTitleUnknown = true }
             let before = Dictionary(
                 base.survey.items.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            // The places: items outside the longest run kept in the base's order, among
+            // those whose place in the base is known, moved.
+            let unknownPlaces = Set(
+                base.unknownFields.filter { !$0.value.isDisjoint(with: ["position", "item"]) }.keys)
+            let knownOrder = base.survey.items.map(\.id).filter { !unknownPlaces.contains($0) }
+            let knownSet = Set(knownOrder)
+            let order = survey.items.map(\.id).filter { knownSet.contains($0) }
+            let moved = Set(order).subtracting(OrderMatching.stableItems(base: knownOrder, side: order))
             let names = Set(Item.fieldOrder)
             for item in survey.items {
                 guard let was = before[item.id] else { continue }
                 var fields = base.unknown(item.id).intersection(names)
+                if moved.contains(item.id) || unknownPlaces.contains(item.id) { fields.insert("position") }
                 if item != was {
                     let now = item.fields
                     let then = was.fields
