@@ -932,14 +932,29 @@ public final class RevisionStore: Sendable {
         try disowning(document, by: victims.map(\.id)) {
             for victim in victims {
                 // The tombstone first: from then on the package is a leftover, whatever happens.
-                _ = try writer.writeFile(
-                    try victim.plistData(), at: StoreLayout.tombstone(victim.id, of: document))
+                try publishTombstone(victim, of: document)
                 try removePackage(StoreLayout.package(victim.id, of: document))
             }
         }
         try writer.remove(pruneNote(document))
         try removeStateIfNoContent(document, graph: graph, pruned: pruned.union(victims.map(\.id)))
         return victims.map(\.id)
+    }
+
+    /// Writes the tombstone of `metadata`, a revision of `document`, atomically and
+    /// durably. A file already in its place that does not hold those very bytes (a copy
+    /// torn by a file-sync engine, or something else left under that name) is replaced, as
+    /// a repair replaces a damaged file: a package is removed once its tombstone is there,
+    /// and a torn tombstone would leave the revision's metadata intact nowhere.
+    public func publishTombstone(_ metadata: RevisionMetadata, of document: UUID) throws {
+        let bytes = try metadata.plistData()
+        let file = StoreLayout.tombstone(metadata.id, of: document)
+        guard try writer.writeFile(bytes, at: file) == .alreadyExists else { return }
+        // Read as any file of the store is (never through a link, a FIFO without
+        // waiting); one that cannot be read is replaced all the same.
+        if (try? reader.contents(atPath: root + "/" + file)) != bytes {
+            try writer.replaceFile(bytes, at: file)
+        }
     }
 
     /// Writes a durable note that packages of `document` are about to be disowned by

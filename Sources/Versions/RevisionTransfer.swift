@@ -466,12 +466,19 @@ public struct RevisionTransfer: Sendable {
     ) throws {
         for id in damagedRead.damagedTombstones.sorted() {
             let file = StoreLayout.tombstone(id, of: document)
-            if intactRead?.tombstones[id] != nil {
+            // A tombstone holds its revision's metadata: the other store's tombstone, or the
+            // metadata of its package when it has the revision whole, is a copy of it.
+            let copy =
+                intactRead?.tombstones[id] != nil
+                ? file
+                : intactRead?.live[id] != nil
+                    ? StoreLayout.package(id, of: document) + "/" + StoreLayout.metadataFile : nil
+            if let copy {
                 // Judged again now: it may have been replaced since the read.
                 if let damage = try damaged.metadataDamage(file, as: id, of: document) {
                     try replaceMetadata(
-                        file, damage, as: id, of: document, in: damaged, from: intact, what: "tombstone",
-                        &outcome)
+                        file, damage, as: id, of: document, in: damaged, from: intact, copy: copy,
+                        what: "tombstone", &outcome)
                 }
             } else if reportingMissing {
                 outcome.damaged.append(
@@ -529,13 +536,15 @@ public struct RevisionTransfer: Sendable {
     /// (``RevisionStore/metadataDamage(_:as:of:)``), by `intact`'s copy, the only bytes that
     /// verify (checked again as they are read), atomically and durably
     /// (``replace(_:with:in:damage:what:from:_:)``). Returns whether it did: a copy that
-    /// changed since it was read is left for the next run.
+    /// changed since it was read is left for the next run. `copy` names `intact`'s copy
+    /// when it is not at `file` (a tombstone repaired from a package's metadata).
     @discardableResult
     func replaceMetadata(
         _ file: String, _ damage: FileDamage, as revision: RevisionID, of document: UUID,
-        in damaged: RevisionStore, from intact: RevisionStore, what: String, _ outcome: inout DocumentOutcome
+        in damaged: RevisionStore, from intact: RevisionStore, copy: String? = nil, what: String,
+        _ outcome: inout DocumentOutcome
     ) throws -> Bool {
-        let source = intact.root + "/" + file
+        let source = intact.root + "/" + (copy ?? file)
         // A copy that cannot be read for an input/output error fails the repair, naming it;
         // one gone or damaged since it was read is left for the next run.
         let read: Data?
@@ -686,8 +695,7 @@ public struct RevisionTransfer: Sendable {
         try target.writer.createDirectory(StoreLayout.folder(of: document))
         func publish() throws {
             for metadata in delivery.tombstones {
-                _ = try target.writer.writeFile(
-                    try metadata.plistData(), at: StoreLayout.tombstone(metadata.id, of: document))
+                try target.publishTombstone(metadata, of: document)
             }
         }
         if delivery.disowns {
