@@ -106,6 +106,58 @@ extension MergeCommandTests {
     }
 
     @Test(
+        "A field set back inside a group nested in another group stays a change through every pass: contested with the last head's change of it (it was lost once the outer group's base held the value set back)"
+    )
+    func nestedGroupSettingBackIsContested() throws {
+        let store = try Store()
+        #expect(try store.run(["init", "--device", "test"]).status == 0)
+        func content(name: String = "Ada", rate: Int = 6, title: String = "Visit") -> String {
+            Self.survey([Self.rate(rate), Self.name(name)], title: title)
+        }
+        let created = try store.json(["new", "--from", store.write(content(), "o.json")]) as! [String: Any]
+        let id = created["id"] as! String
+        let o = created["revision"] as! String
+        var files = 0
+        func save(_ text: String, base: String) throws -> String {
+            files += 1
+            let saved =
+                try store.json(["save", id, "--from", store.write(text, "\(files).json"), "--base", base])
+                as! [String: Any]
+            return saved["revision"] as! String
+        }
+        // O ← A0 ← A (the name Fay); O ← C (a title); M merges A and C; H1 from M sets the
+        // name back to Ada; H2 from A, H3 from C and H4 from O (the name Cy).
+        let a0 = try save(content(rate: 5), base: o)
+        let a = try save(content(name: "Fay", rate: 5), base: a0)
+        let c = try save(content(title: "Visit C"), base: o)
+        let m =
+            try #require(try store.json(["resolve", id, "--merge"]) as? [String: Any])["revision"] as! String
+        let h1 = try save(content(rate: 5, title: "Visit C"), base: m)
+        _ = try save(content(name: "Fay", rate: 5, title: "Visit 2"), base: a)
+        _ = try save(content(rate: 3, title: "Visit C"), base: c)
+        let h4 = try save(content(name: "Cy"), base: o)
+
+        let dry = try store.json(["resolve", id, "--merge", "--dry-run", "--prefer", h1]) as! [String: Any]
+        #expect(
+            (dry["groups"] as? [[String: Any]] ?? []).count == 2, "two nested groups: \(dry["groups"] ?? "")")
+        let name = try #require(
+            Self.contested(dry).first {
+                $0["title"] as? String == "Name" && $0["field"] as? String == "answer"
+            },
+            "the name is contested: \(Self.contested(dry))")
+        #expect(name["chosen"] as? String == "Ada" && name["chosenRevision"] as? String == h1, "\(name)")
+        let changed = (name["values"] as? [[String: Any]] ?? []).filter { $0["unchanged"] as? Bool == false }
+            .compactMap { $0["revision"] as? String }
+        #expect(Set(changed).isSuperset(of: [h1, h4]), "\(name)")
+        let other = try store.json(["resolve", id, "--merge", "--dry-run", "--prefer", h4]) as! [String: Any]
+        #expect(
+            Self.contested(other).contains {
+                $0["chosen"] as? String == "Cy" && $0["chosenRevision"] as? String == h4
+            },
+            "\(Self.contested(other))")
+    }
+
+    @Test(
         "A group's move of an item back to its place in O counts as a move from O too: when the third head moved that item elsewhere, the two moves are contested (the third's order silently won), and --prefer makes either win"
     )
     func groupMovingBackIsContested() throws {

@@ -89,10 +89,11 @@ public enum SurveyMerge {
         /// of `heads` lacked it) is *unknown* on this head: its value counts as a change,
         /// so that the contest is carried into the merge, or contested again with another
         /// head's change, each of `heads` listed with its own value. So does every field
-        /// `result` holds differently from `base` (or whose value in `base` is unknown): a
-        /// change made since `base` counts as one from the merge's own base too, even when
-        /// it sets the field back to that base's value, so that another head's change of
-        /// the field contests it rather than silently replacing it. The head takes the
+        /// `result` holds differently from `base` (or whose value in `base` is unknown), and
+        /// whatever a group among `heads` leaves unknown: a change made since `base` (or
+        /// since a nested group's own base) counts as one from the merge's own base too,
+        /// even when it sets the field back to that base's value, so that another head's
+        /// change of the field contests it rather than silently replacing it. The head takes the
         /// label of the first of `heads` in `result`'s preference order (its place among
         /// the heads, and the one `prefer` names) and the least rank of `heads`.
         ///
@@ -118,7 +119,8 @@ public enum SurveyMerge {
                     leaves[label].map { Leaf(label: label, survey: $0) }
                 },
                 contested: result.contested, notes: result.notes,
-                unknown: VirtualBase(merging: result).markingChanges(of: result.survey, since: base))
+                unknown: VirtualBase(merging: result).markingChanges(of: result.survey, since: base)
+                    .absorbing(heads.compactMap { $0.group?.unknown }, of: result.survey))
         }
 
         /// Whether the head stands for a group of heads merged first.
@@ -353,6 +355,23 @@ public enum SurveyMerge {
                 if !fields.isEmpty { marked.unknownFields[item.id, default: []].formUnion(fields) }
             }
             return marked
+        }
+
+        /// This, with what `others` (the groups merged into `survey`, each as one head) leave
+        /// unknown unknown too, for the items `survey` holds: a change a group made since its
+        /// own base stays a change through every merge above it, even where its value is
+        /// that merge's base value (a field set back, then merged from a base that had it).
+        func absorbing(_ others: [VirtualBase], of survey: Survey) -> VirtualBase {
+            guard !others.isEmpty else { return self }
+            var merged = self
+            let present = Set(survey.items.map(\.id))
+            for other in others {
+                if other.isTitleUnknown { merged.isTitleUnknown = true }
+                for (item, fields) in other.unknownFields where present.contains(item) {
+                    merged.unknownFields[item, default: []].formUnion(fields)
+                }
+            }
+            return merged
         }
 
         /// Whether nothing is unknown: the base is one survey as it was.
