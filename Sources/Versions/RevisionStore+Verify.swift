@@ -204,9 +204,8 @@ extension RevisionStore {
                     report(package + "/" + entry.name, Self.syncthingConflictCopy, false)
                     continue
                 }
-                let what =
-                    entry.kind == .symbolicLink ? entry.kind.asFound : "an unexpected file"
-                report(package + "/" + entry.name, "\(what) inside a revision package", false)
+                report(
+                    package + "/" + entry.name, "\(Self.stray(entry.kind)) inside a revision package", false)
             }
         }
         func entryName(_ revision: RevisionMetadata) -> String {

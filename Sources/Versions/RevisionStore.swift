@@ -399,10 +399,9 @@ public final class RevisionStore: Sendable {
                         StoreIssue(path: file, message: Self.reason(error, file: file) + " (skipped)"))
                 }
             } else {
-                let what =
-                    entry.kind == .symbolicLink ? entry.kind.asFound : "an unexpected file"
                 result.skipped.append(
-                    StoreIssue(path: file, message: "\(what) in a document folder (skipped)"))
+                    StoreIssue(
+                        path: file, message: "\(Self.stray(entry.kind)) in a document folder (skipped)"))
             }
         }
         // Every revision that a complete revision here descends from.
@@ -939,6 +938,18 @@ public final class RevisionStore: Sendable {
         try writer.remove(pruneNote(document))
         try removeStateIfNoContent(document, graph: graph, pruned: pruned.union(victims.map(\.id)))
         return victims.map(\.id)
+    }
+
+    /// What messages call an entry of `kind` found where nothing of that kind belongs: "an
+    /// unexpected file", "a folder", "a symbolic link (never followed)", "a FIFO, socket or
+    /// device (never opened)".
+    static func stray(_ kind: SystemCalls.FileKind) -> String {
+        switch kind {
+        case .symbolicLink: kind.asFound
+        case .special: kind.inWords + " (never opened)"
+        case .directory: kind.inWords
+        case .regular, .unknown: "an unexpected file"
+        }
     }
 
     /// Writes the tombstone of `metadata`, a revision of `document`, atomically and

@@ -452,6 +452,9 @@ struct RevisionStoreTests {
         try Data("damaged".utf8).write(to: URL(fileURLWithPath: damaged))
         let stray = folder + "/" + StoreLayout.packageName(revisions[2].id) + "/notes.txt"
         try Data("notes".utf8).write(to: URL(fileURLWithPath: stray))
+        // A FIFO is named as one (it was "an unexpected file").
+        let fifo = folder + "/" + StoreLayout.packageName(revisions[2].id) + "/pipe"
+        #expect(mkfifo(fifo, 0o644) == 0)
         let conflictCopy =
             folder + "/" + StoreLayout.packageName(revisions[0].id)
             + "/Survey.sync-conflict-20261125-100000-ABCDEFG.plist"
@@ -473,13 +476,16 @@ struct RevisionStoreTests {
         #expect(problems[damaged] == "the content does not match the digest in its metadata", "\(issues)")
         #expect(problems[stray] == "an unexpected file inside a revision package", "\(issues)")
         #expect(
+            problems[fifo] == "a FIFO, socket or device (never opened) inside a revision package", "\(issues)"
+        )
+        #expect(
             problems[conflictCopy]?.hasPrefix(
                 "Syncthing's copy of a conflicting change inside a revision package")
                 == true, "\(issues)")
         #expect(
             problems[leftover]?.hasPrefix("a temporary file left by an interrupted write") == true,
             "\(issues)")
-        #expect(problems.count == 4, "\(issues)")
+        #expect(problems.count == 5, "\(issues)")
         let notes = issues.filter(\.isNote)
         #expect(notes.map(\.path) == [pendingPath], "\(issues)")
         #expect(
