@@ -962,10 +962,15 @@ public final class RevisionStore: Sendable {
         let file = StoreLayout.tombstone(metadata.id, of: document)
         guard try writer.writeFile(bytes, at: file) == .alreadyExists else { return }
         // Read as any file of the store is (never through a link, a FIFO without
-        // waiting); one that cannot be read is replaced all the same.
-        if (try? reader.contents(atPath: root + "/" + file)) != bytes {
-            try writer.replaceFile(bytes, at: file)
+        // waiting); what is no regular file within the size limit is replaced too. An
+        // input/output error fails the write, as it fails any other.
+        let existing: Data?
+        do {
+            existing = try reader.contents(atPath: root + "/" + file)
+        } catch  where Self.isAboutContents(error) {
+            existing = nil
         }
+        if existing != bytes { try writer.replaceFile(bytes, at: file) }
     }
 
     /// Writes a durable note that packages of `document` are about to be disowned by

@@ -466,50 +466,88 @@ public struct RevisionTransfer: Sendable {
     ) throws {
         for id in damagedRead.damagedTombstones.sorted() {
             let file = StoreLayout.tombstone(id, of: document)
-            // A tombstone holds its revision's metadata: the other store's tombstone, or the
-            // metadata of its package when it has the revision whole, is a copy of it.
-            let copy =
-                intactRead?.tombstones[id] != nil
-                ? file
-                : intactRead?.live[id] != nil
-                    ? StoreLayout.package(id, of: document) + "/" + StoreLayout.metadataFile : nil
-            if let copy {
+            // Another revision's metadata is replaced only by a repair, and only when that
+            // revision is whole elsewhere: else it may be its only copy.
+            if let other = try damaged.misplacedRevision(file, as: id, of: document),
+                try intactRead?.tombstones[id] == nil
+                    || !damaged.holdsWhole(other) && !intact.holdsWhole(other)
+            {
+                if reportingMissing {
+                    outcome.damaged.append(
+                        Self.misplaced(
+                            other, at: damaged.root + "/" + file, as: id, in: document, what: "tombstone"))
+                }
+                continue
+            }
+            // Only another store's tombstone repairs one: a damaged file under a tombstone's
+            // name is no decision to prune, and a revision the other store holds whole is
+            // not made a tombstone from it (a prune there would have kept it, as a merge
+            // base, say).
+            if intactRead?.tombstones[id] != nil {
                 // Judged again now: it may have been replaced since the read.
                 if let damage = try damaged.metadataDamage(file, as: id, of: document) {
                     try replaceMetadata(
-                        file, damage, as: id, of: document, in: damaged, from: intact, copy: copy,
-                        what: "tombstone", &outcome)
+                        file, damage, as: id, of: document, in: damaged, from: intact, what: "tombstone",
+                        &outcome)
                 }
             } else if reportingMissing {
                 outcome.damaged.append(
                     StoreIssue(
                         path: damaged.root + "/" + file,
-                        message: "the tombstone is damaged, and the other store has no copy of it"))
+                        message: intactRead?.live[id] != nil
+                            ? "the tombstone is damaged, and the other store holds \(id) whole, not pruned: remove"
+                                + " the damaged file (a sync then brings the revision back, if this store lacks it)"
+                            : "the tombstone is damaged, and the other store has no copy of it"))
             }
         }
         for id in damagedRead.damagedPackages.sorted() {
+            let package = StoreLayout.package(id, of: document)
+            // Another revision's package, under another revision's name or in another
+            // document's folder (moved by hand), is replaced only by a repair, and only when
+            // that revision is whole elsewhere: else its bytes may be its only copy.
+            if let other = try damaged.misplacedRevision(
+                package + "/" + StoreLayout.metadataFile, as: id, of: document),
+                try intactRead?.live[id] == nil || !damaged.holdsWhole(other) && !intact.holdsWhole(other)
+            {
+                if reportingMissing {
+                    outcome.damaged.append(
+                        Self.misplaced(
+                            other, at: damaged.root + "/" + package, as: id, in: document, what: "package"))
+                }
+                continue
+            }
             if let revision = intactRead?.live[id] {
                 try repairPackage(revision, of: document, in: damaged, from: intact, &outcome)
             } else if reportingMissing {
-                let package = StoreLayout.package(id, of: document)
-                if let owner = damaged.otherOwner(of: package, as: id, of: document) {
-                    // Whole, but in another document's folder (moved by hand): nothing to
-                    // repair here, and no copy of this document's would be one.
-                    let name = owner.uuidString.lowercased()
-                    outcome.damaged.append(
-                        StoreIssue(
-                            path: damaged.root + "/" + package,
-                            message:
-                                "the package is a revision of document \(name), not of this one: move it back"
-                                + " to \(StoreLayout.folder(of: owner))/ (or remove it)"))
-                    continue
-                }
                 outcome.damaged.append(
                     StoreIssue(
                         path: damaged.root + "/" + package,
                         message: "the package is damaged, and the other store has no copy of \(id)"))
             }
         }
+    }
+
+    /// What a repair says of a package or tombstone at `path`, in `document`'s folder under
+    /// the name of `revision`, that holds `other`'s metadata: where it belongs, and that it
+    /// is left as it is.
+    static func misplaced(
+        _ other: RevisionMetadata, at path: String, as revision: RevisionID, in document: UUID, what: String
+    ) -> StoreIssue {
+        guard other.documentID == document else {
+            let name = other.documentID.uuidString.lowercased()
+            return StoreIssue(
+                path: path,
+                message:
+                    "the \(what) is a revision of document \(name), not of this one: move it back to"
+                    + " \(StoreLayout.folder(of: other.documentID))/ (or remove it)")
+        }
+        let name =
+            what == "tombstone" ? StoreLayout.tombstoneName(other.id) : StoreLayout.packageName(other.id)
+        return StoreIssue(
+            path: path,
+            message:
+                "the \(what) holds revision \(other.id), not \(revision): rename it \(name) (or remove it);"
+                + " it is never replaced, since it may be that revision's only copy")
     }
 
     /// Repairs `damaged`'s package of `revision` from `intact`'s copy: its metadata when
@@ -536,15 +574,13 @@ public struct RevisionTransfer: Sendable {
     /// (``RevisionStore/metadataDamage(_:as:of:)``), by `intact`'s copy, the only bytes that
     /// verify (checked again as they are read), atomically and durably
     /// (``replace(_:with:in:damage:what:from:_:)``). Returns whether it did: a copy that
-    /// changed since it was read is left for the next run. `copy` names `intact`'s copy
-    /// when it is not at `file` (a tombstone repaired from a package's metadata).
+    /// changed since it was read is left for the next run.
     @discardableResult
     func replaceMetadata(
         _ file: String, _ damage: FileDamage, as revision: RevisionID, of document: UUID,
-        in damaged: RevisionStore, from intact: RevisionStore, copy: String? = nil, what: String,
-        _ outcome: inout DocumentOutcome
+        in damaged: RevisionStore, from intact: RevisionStore, what: String, _ outcome: inout DocumentOutcome
     ) throws -> Bool {
-        let source = intact.root + "/" + (copy ?? file)
+        let source = intact.root + "/" + file
         // A copy that cannot be read for an input/output error fails the repair, naming it;
         // one gone or damaged since it was read is left for the next run.
         let read: Data?
@@ -881,17 +917,50 @@ extension RevisionStore {
         ) { RevisionID.sha256Hex($0) == revision.contentDigest }
     }
 
-    /// The document whose revision `revision` the package at `package` (relative to the
-    /// root) holds when its metadata verifies as that revision but names a document other
-    /// than `document`: a package moved into the wrong folder. `nil` otherwise.
-    func otherOwner(of package: String, as revision: RevisionID, of document: UUID) -> UUID? {
-        let file = package + "/" + StoreLayout.metadataFile
-        guard
-            let bytes = try? reader.contents(atPath: root + "/" + file, limit: FileReader.smallFileLimit),
-            let metadata = try? RevisionMetadata(plist: bytes, file: file),
-            metadata.id == revision, metadata.documentID != document
+    /// Whether `revision` is whole under its own name in its own document's folder in this
+    /// store: its package with metadata that verifies and content that matches its digest,
+    /// or its tombstone. Then a copy of it found elsewhere is not its only one.
+    func holdsWhole(_ revision: RevisionMetadata) throws -> Bool {
+        let document = revision.documentID
+        let package = StoreLayout.package(revision.id, of: document)
+        let metadata = package + "/" + StoreLayout.metadataFile
+        if try reader.status(atPath: root + "/" + metadata) != nil,
+            try metadataDamage(metadata, as: revision.id, of: document) == nil
+        {
+            if revision.isDeleted { return true }
+            if try reader.status(atPath: contentPath(revision.id, of: document)) != nil,
+                try contentDamage(revision, of: document) == nil
+            {
+                return true
+            }
+        }
+        let tombstone = StoreLayout.tombstone(revision.id, of: document)
+        return try reader.status(atPath: root + "/" + tombstone) != nil
+            && metadataDamage(tombstone, as: revision.id, of: document) == nil
+    }
+
+    /// The revision whose metadata `file` (relative to the root: a package's metadata or a
+    /// tombstone) holds, when it verifies as the metadata of a revision other than
+    /// `revision` of `document`: another revision's package or tombstone renamed, or moved
+    /// into another document's folder, by hand or by a tool. Its bytes are that revision's
+    /// and may be its only copy, so a repair does not replace them unless that revision is
+    /// whole elsewhere (``holdsWhole(_:)``). `nil` otherwise.
+    ///
+    /// - Throws: `FileSystemError` when the file cannot be read (an input/output error, no
+    ///   permission): that says nothing of what it holds, so it is never taken for `nil`.
+    func misplacedRevision(_ file: String, as revision: RevisionID, of document: UUID) throws
+        -> RevisionMetadata?
+    {
+        let read: Data?
+        do {
+            read = try reader.contents(atPath: root + "/" + file, limit: FileReader.smallFileLimit)
+        } catch  where Self.isAboutContents(error) {
+            return nil
+        }
+        guard let bytes = read, let metadata = try? RevisionMetadata(plist: bytes, file: file),
+            metadata.id != revision || metadata.documentID != document
         else { return nil }
-        return metadata.documentID
+        return metadata
     }
 
     /// What is wrong with this store's `file` (relative to the root: a package's metadata

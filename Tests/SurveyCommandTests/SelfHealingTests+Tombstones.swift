@@ -50,36 +50,89 @@ extension SelfHealingTests {
     }
 
     @Test(
-        "A torn tombstone whose package is gone is repaired by verify --repair-from and by sync from a replica that holds the revision whole, its package's metadata being the tombstone's bytes (it said the other store had no copy of it)"
+        "A damaged tombstone is repaired only from another store's tombstone: where the other store holds the revision whole, verify --repair-from says to remove the damaged file and prunes nothing, and an empty file under a merge base's tombstone name never makes a sync prune that base on either side (it did, and the merge turned two-way)"
     )
-    func tornTombstoneRepairedFromPackage() throws {
+    func damagedTombstoneIsNoPrune() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (store, copy, id, tombstone, metadata) = try Self.tornTombstone(in: directory)
-        // The package gone, as a prune before the fix above left it.
-        try FileManager.default.removeItem(
-            atPath: String(tombstone.dropLast(".pruned".count)) + ".survey")
-        let before = try CommandRunner.run(["verify", "--store", store])
-        #expect(before.status == 1, "\(before.stdout)\(before.stderr)")
-        let damaged = directory.appendingPathComponent("damaged").path
-        try FileManager.default.copyItem(atPath: store, toPath: damaged)
-
+        let (store, copy, id, tombstone, _) = try Self.tornTombstone(in: directory)
+        try FileManager.default.removeItem(atPath: String(tombstone.dropLast(".pruned".count)) + ".survey")
         let repair = try CommandRunner.run(["verify", "--store", store, "--repair-from", copy])
-        #expect(repair.status == 0, "\(repair.stdout)\(repair.stderr)")
+        #expect(repair.status == 1, "\(repair.stdout)\(repair.stderr)")
         #expect(
-            repair.stderr.contains("\(tombstone): the tombstone did not verify; replaced by"),
-            "\(repair.stderr)")
-        #expect(try Self.bytes(tombstone) == metadata)
-        #expect(try CommandRunner.run(["verify", "--store", store]).status == 0)
-
-        let sync = try CommandRunner.run(["sync", copy, "--store", damaged])
-        #expect(sync.status == 0, "\(sync.stderr)")
-        let synced = damaged + "/" + tombstone.dropFirst(store.count)
-        #expect(try Self.bytes(synced) == metadata)
-        for side in [damaged, copy] {
+            repair.stderr.contains("the tombstone is damaged, and the other store holds")
+                && repair.stderr.contains("remove the damaged file"), "\(repair.stderr)")
+        #expect(try Self.bytes(tombstone).count == 300, "left as it is")
+        // Removed, the revision comes back from the other store.
+        try FileManager.default.removeItem(atPath: tombstone)
+        #expect(try CommandRunner.run(["sync", copy, "--store", store]).status == 0)
+        for side in [store, copy] {
             let verify = try CommandRunner.run(["verify", "--store", side])
             #expect(verify.status == 0, "\(side): \(verify.stdout)\(verify.stderr)")
         }
-        #expect(try CommandRunner.run(["show", id, "--store", damaged]).stdout.hasPrefix("d\n"))
+        #expect(try CommandRunner.run(["show", id, "--store", store]).stdout.hasPrefix("d\n"))
+
+        // A conflict whose merge base prune keeps, and an empty file under its tombstone's name.
+        let a = directory.appendingPathComponent("a").path, b = directory.appendingPathComponent("b").path
+        #expect(try CommandRunner.run(["init", "--store", a]).status == 0)
+        let doc = try CommandRunner.run(["new", "--store", a, "--title", "base"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try FileManager.default.copyItem(atPath: a, toPath: b)
+        #expect(try CommandRunner.run(["edit", doc, "--store", a, "--title", "from a"]).status == 0)
+        #expect(try CommandRunner.run(["edit", doc, "--store", b, "--title", "from b"]).status == 0)
+        #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
+        let folder = a + "/Documents/" + doc
+        let base = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix("1-") })
+        try Data().write(to: URL(fileURLWithPath: folder + "/" + base.dropLast(".survey".count) + ".pruned"))
+        for _ in 0..<2 { _ = try CommandRunner.run(["sync", b, "--store", a]) }
+        _ = try CommandRunner.run(["prune", "--store", a])
+        _ = try CommandRunner.run(["prune", "--store", b])
+        for side in [a, b] {
+            #expect(
+                FileManager.default.fileExists(atPath: side + "/Documents/" + doc + "/" + base), "\(side)")
+            let merge = try CommandRunner.run(["resolve", doc, "--merge", "--dry-run", "--store", side])
+            #expect(merge.stdout.contains("from base 1-"), "\(side): \(merge.stdout)")
+        }
+    }
+
+    @Test(
+        "A whole package renamed as another revision, or moved into another document's folder, is never replaced by verify --repair-from or sync from an intact copy of the revision its name says (it was, and the revision it held, a head no other store had, was gone)"
+    )
+    func misplacedPackageIsNeverReplaced() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let a = directory.appendingPathComponent("a").path, b = directory.appendingPathComponent("b").path
+        #expect(try CommandRunner.run(["init", "--store", a]).status == 0)
+        let doc = try CommandRunner.run(["new", "--store", a, "--title", "one"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try CommandRunner.run(["edit", doc, "--store", a, "--title", "two"]).status == 0)
+        try FileManager.default.copyItem(atPath: a, toPath: b)
+        let only = try CommandRunner.run(["edit", doc, "--store", a, "--title", "only in a"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        // The head only a holds, renamed as revision 2 (whose package is removed).
+        let folder = a + "/Documents/" + doc
+        let second = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix("2-") })
+        try FileManager.default.removeItem(atPath: folder + "/" + second)
+        try FileManager.default.moveItem(
+            atPath: folder + "/" + only + ".survey", toPath: folder + "/" + second)
+        let content = try Self.bytes(folder + "/" + second + "/Survey.plist")
+
+        let repair = try CommandRunner.run(["verify", "--store", a, "--repair-from", b])
+        #expect(repair.status == 1, "\(repair.stdout)\(repair.stderr)")
+        #expect(
+            repair.stderr.contains(
+                "the package holds revision \(only), not \(second.dropLast(".survey".count)): rename it \(only).survey"
+            ),
+            "\(repair.stderr)")
+        _ = try CommandRunner.run(["sync", b, "--store", a])
+        #expect(try Self.bytes(folder + "/" + second + "/Survey.plist") == content, "never replaced")
+        // Renamed back, it is the head again, and a sync brings revision 2 back.
+        try FileManager.default.moveItem(
+            atPath: folder + "/" + second, toPath: folder + "/" + only + ".survey")
+        #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
+        #expect(try CommandRunner.run(["show", doc, "--store", b]).stdout.hasPrefix("only in a\n"))
+        for side in [a, b] { #expect(try CommandRunner.run(["verify", "--store", side]).status == 0) }
     }
 }
