@@ -206,6 +206,44 @@ extension MergeCommandTests {
     }
 
     @Test(
+        "A contest that a group won names the head of the group that made the change, and marks unchanged a head of the group that left the field as its own group's base and this merge's base have it (a position contest named the head that had not moved the item, and marked it changed)"
+    )
+    func groupContestNamesTheHeadThatChanged() throws {
+        let store = try Store()
+        #expect(try store.run(["init", "--device", "test"]).status == 0)
+        func content(_ order: [Int], title: String = "T", last: String = "x") -> String {
+            Self.survey(
+                order.map { Self.extra($0, title: "Q\($0)", answer: $0 == 4 ? last : "x") }, title: title)
+        }
+        let created =
+            try store.json(["new", "--from", store.write(content([1, 2, 3, 4]), "o.json")]) as! [String: Any]
+        let id = created["id"] as! String
+        let o = created["revision"] as! String
+        func save(_ text: String, _ file: String, base: String) throws -> String {
+            let saved =
+                try store.json(["save", id, "--from", store.write(text, file), "--base", base])
+                as! [String: Any]
+            return saved["revision"] as! String
+        }
+        // A changes the title; A1 moves Q1 to the end, A2 answers Q4; B, from O, moves Q1
+        // after Q3.
+        let a = try save(content([1, 2, 3, 4], title: "TA"), "a.json", base: o)
+        let a1 = try save(content([2, 3, 4, 1], title: "TA"), "a1.json", base: a)
+        let a2 = try save(content([1, 2, 3, 4], title: "TA", last: "from A2"), "a2.json", base: a)
+        let b = try save(content([2, 3, 1, 4]), "b.json", base: o)
+
+        let dry = try store.json(["resolve", id, "--merge", "--dry-run", "--prefer", a2]) as! [String: Any]
+        let position = try #require(
+            Self.contested(dry).first { $0["field"] as? String == "position" }, "\(Self.contested(dry))")
+        #expect(position["chosenRevision"] as? String == a1, "the group's place is A1's: \(position)")
+        let flags = Dictionary(
+            uniqueKeysWithValues: (position["values"] as? [[String: Any]] ?? []).map {
+                ($0["revision"] as! String, $0["unchanged"] as! Bool)
+            })
+        #expect(flags == [a1: false, a2: true, b: false], "\(position)")
+    }
+
+    @Test(
         "Nested groups and many heads: each line of resolve --merge's text names the group merged before it as 'the N above' and at most six heads besides, then how many more, while --json lists every head"
     )
     func manyHeadsNamedBriefly() throws {

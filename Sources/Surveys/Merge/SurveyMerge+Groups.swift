@@ -59,6 +59,29 @@ extension MergeState {
         }
     }
 
+    /// Whether `leaf`, whose value of `key` is `value`, holds that field as `base` has it:
+    /// the same value where the base's is known, and for `position` an item it did not
+    /// move (rule 5). An item or field the base does not hold, or holds unknown, counts as
+    /// changed.
+    static func leftAsInBase(
+        _ leaf: SurveyMerge.Leaf, _ base: SurveyMerge.VirtualBase, _ key: FieldKey, _ value: PropertyList?
+    ) -> Bool {
+        guard let id = key.item else { return !base.isTitleUnknown && value == .string(base.survey.title) }
+        let unknown = base.unknown(id)
+        guard unknown.isDisjoint(with: fields(of: key.field)),
+            let was = base.survey.items.first(where: { $0.id == id })
+        else { return false }
+        if key.field == "position" {
+            let places = Set(
+                base.unknownFields.filter { !$0.value.isDisjoint(with: ["position", "item"]) }.keys)
+            let order = base.survey.items.map(\.id).filter { !places.contains($0) }
+            let known = Set(order)
+            let sequence = leaf.survey.items.map(\.id).filter { known.contains($0) }
+            return OrderMatching.stableItems(base: order, side: sequence).contains(id)
+        }
+        return Holder.value(key.field, of: was) == value
+    }
+
     /// Rule 12, groups: rewrites what the merge decided about a group head in terms of the
     /// heads it stands for, and carries the group's own contests and notes into the merge.
     ///
@@ -98,15 +121,34 @@ extension MergeState {
                     return value
                 }
             }
-            // A head's value of a plain field that the group did not take was not one of
-            // its changes: another head of the group changed the field.
+            // A head of the group that changed the field since the base it was merged from
+            // (its own group's; it may have set it back to this merge's base value) made
+            // one of the changes. One that did not is unchanged when it also holds this
+            // merge's base value, or, for a plain field, a value the group did not take
+            // (another head of the group changed it). Without both bases (a two-way
+            // merge), or where that would leave no head of a group whose value counts as a
+            // change (the field unknown on its side: an item one of its heads removed and
+            // another modified, say), a head's value of a plain field that the group did
+            // not take is not one of its changes, and every other is.
             let isPlain = !["position", "item", "kind"].contains(key.field)
-            return heads[head].group!.leaves.compactMap { leaf in
-                guard let (value, option) = leaves[leaf.label]!.value(key) else { return nil }
-                return .init(
-                    label: leaf.label, value: value,
-                    isUnchanged: entry.isUnchanged || (isPlain && value != entry.value), option: option)
+            let present = heads[head].group!.leaves.compactMap { leaf in
+                leaves[leaf.label]!.value(key).map { (leaf: leaf, value: $0.value, option: $0.option) }
             }
+            func members(_ unchanged: (SurveyMerge.Leaf, PropertyList?) -> Bool) -> [SurveyMerge.HeadValue] {
+                present.map {
+                    .init(
+                        label: $0.leaf.label, value: $0.value,
+                        isUnchanged: entry.isUnchanged || unchanged($0.leaf, $0.value), option: $0.option)
+                }
+            }
+            let plainly = members { _, value in isPlain && value != entry.value }
+            guard let virtualBase else { return plainly }
+            let byBases = members { leaf, value in
+                guard let own = leaf.base else { return isPlain && value != entry.value }
+                return Self.leftAsInBase(leaf, own, key, value)
+                    && (Self.leftAsInBase(leaf, virtualBase, key, value) || (isPlain && value != entry.value))
+            }
+            return !entry.isUnchanged && byBases.allSatisfy(\.isUnchanged) ? plainly : byBases
         }
         // Whether `head` left the field as in the base, its value being `value`.
         func isUnchanged(_ head: Int, _ key: FieldKey, _ value: PropertyList?) -> Bool {

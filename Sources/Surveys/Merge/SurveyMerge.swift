@@ -103,21 +103,19 @@ public enum SurveyMerge {
         ///   - base: The base `heads` were merged from (`nil`: a two-way merge, in which
         ///     `result` contested every difference).
         public init(merging result: Result, of heads: [Head], from base: VirtualBase?) {
-            var leaves: [String: Survey] = [:]
+            var leaves: [String: Leaf] = [:]
             for head in heads {
                 if let group = head.group {
-                    for leaf in group.leaves { leaves[leaf.label] = leaf.survey }
+                    for leaf in group.leaves { leaves[leaf.label] = leaf }
                 } else {
-                    leaves[head.label] = head.survey
+                    leaves[head.label] = Leaf(label: head.label, survey: head.survey, base: base)
                 }
             }
             label = result.order.first ?? heads.first?.label ?? ""
             survey = result.survey
             rank = heads.map(\.rank).min() ?? 0
             group = Group(
-                leaves: result.order.compactMap { label in
-                    leaves[label].map { Leaf(label: label, survey: $0) }
-                },
+                leaves: result.order.compactMap { leaves[$0] },
                 contested: result.contested, notes: result.notes,
                 unknown: VirtualBase(merging: result).markingChanges(of: result.survey, since: base)
                     .absorbing(heads.compactMap { $0.group?.unknown }, of: result.survey))
@@ -131,6 +129,9 @@ public enum SurveyMerge {
     struct Leaf: Sendable {
         var label: String
         var survey: Survey
+        /// The base it was merged from, in the innermost group that holds it (`nil`: a
+        /// two-way merge): what it changed is what it holds differently from this.
+        var base: VirtualBase?
     }
 
     /// The merge a group head stands for.
