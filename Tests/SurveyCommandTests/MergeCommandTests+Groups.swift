@@ -2,6 +2,35 @@ import Foundation
 import Testing
 
 extension MergeCommandTests {
+    /// A document made in a store from some content, and its revisions saved on top of any
+    /// base, each from a file of its own.
+    final class History {
+        let store: Store
+        let id: String
+        /// The document's first revision.
+        let origin: String
+        private var saves = 0
+
+        init(_ store: Store, _ content: String) throws {
+            self.store = store
+            let created =
+                try store.json(["new", "--from", store.write(content, "origin.json")]) as! [String: Any]
+            id = created["id"] as! String
+            origin = created["revision"] as! String
+        }
+
+        /// Saves `content` on top of `base`; returns the new revision.
+        func save(_ content: String, base: String) throws -> String {
+            saves += 1
+            let saved =
+                try store.json([
+                    "save", id, "--from", store.write(content, "save\(saves).json"), "--base", base,
+                ])
+                as! [String: Any]
+            return saved["revision"] as! String
+        }
+    }
+
     @Test(
         "Three heads, two saved from A and one from A's parent O: resolve --merge merges the two from A first, so the name one of them set back to O's and the note it changed both apply, nothing contested; --dry-run --json names the group and its base, and the text says so"
     )
@@ -60,19 +89,10 @@ extension MergeCommandTests {
     func groupSettingBackIsContested() throws {
         let store = try Store()
         #expect(try store.run(["init", "--device", "test"]).status == 0)
-        func items(rate: Int) -> String { Self.survey([Self.name(), Self.rate(rate)]) }
-        let created =
-            try store.json(["new", "--from", store.write(items(rate: 6), "o.json")]) as! [String: Any]
-        let id = created["id"] as! String
-        let o = created["revision"] as! String
+        let history = try History(store, Self.survey([Self.name(), Self.rate(6)]))
+        let (id, o) = (history.id, history.origin)
         func save(_ rate: Int, title: String = "Visit", base: String) throws -> String {
-            let content = Self.survey([Self.name(), Self.rate(rate)], title: title)
-            let saved =
-                try store.json([
-                    "save", id, "--from", store.write(content, "\(rate)-\(title).json"), "--base", base,
-                ])
-                as! [String: Any]
-            return saved["revision"] as! String
+            try history.save(Self.survey([Self.name(), Self.rate(rate)], title: title), base: base)
         }
         // A sets the rating to 2; H1 sets it back to 6, H2 changes only the title; H3,
         // from O, sets it to 8.
@@ -114,17 +134,9 @@ extension MergeCommandTests {
         func content(name: String = "Ada", rate: Int = 6, title: String = "Visit") -> String {
             Self.survey([Self.rate(rate), Self.name(name)], title: title)
         }
-        let created = try store.json(["new", "--from", store.write(content(), "o.json")]) as! [String: Any]
-        let id = created["id"] as! String
-        let o = created["revision"] as! String
-        var files = 0
-        func save(_ text: String, base: String) throws -> String {
-            files += 1
-            let saved =
-                try store.json(["save", id, "--from", store.write(text, "\(files).json"), "--base", base])
-                as! [String: Any]
-            return saved["revision"] as! String
-        }
+        let history = try History(store, content())
+        let (id, o) = (history.id, history.origin)
+        func save(_ text: String, base: String) throws -> String { try history.save(text, base: base) }
         // O ← A0 ← A (the name Fay); O ← C (a title); M merges A and C; H1 from M sets the
         // name back to Ada; H2 from A, H3 from C and H4 from O (the name Cy).
         let a0 = try save(content(rate: 5), base: o)
@@ -169,22 +181,15 @@ extension MergeCommandTests {
         func content(_ order: [Int], answer: String = "x") -> String {
             Self.survey(order.map { $0 == 3 ? Self.extra(3, title: "Three", answer: answer) : items[$0 - 1] })
         }
-        let created =
-            try store.json(["new", "--from", store.write(content([1, 2, 3, 4]), "o.json")]) as! [String: Any]
-        let id = created["id"] as! String
-        let o = created["revision"] as! String
-        func save(_ text: String, _ file: String, base: String) throws -> String {
-            let saved =
-                try store.json(["save", id, "--from", store.write(text, file), "--base", base])
-                as! [String: Any]
-            return saved["revision"] as! String
-        }
+        let history = try History(store, content([1, 2, 3, 4]))
+        let (id, o) = (history.id, history.origin)
+        func save(_ text: String, base: String) throws -> String { try history.save(text, base: base) }
         // A moves One to the end; H1 moves it back to the start, H2 only answers Three;
         // H3, from O, moves One after Three.
-        let a = try save(content([2, 3, 4, 1]), "a.json", base: o)
-        let h1 = try save(content([1, 2, 3, 4]), "h1.json", base: a)
-        let h2 = try save(content([2, 3, 4, 1], answer: "from H2"), "h2.json", base: a)
-        let h3 = try save(content([2, 3, 1, 4]), "h3.json", base: o)
+        let a = try save(content([2, 3, 4, 1]), base: o)
+        let h1 = try save(content([1, 2, 3, 4]), base: a)
+        let h2 = try save(content([2, 3, 4, 1], answer: "from H2"), base: a)
+        let h3 = try save(content([2, 3, 1, 4]), base: o)
 
         for prefer in [h1, h3] {
             let dry =
@@ -215,22 +220,15 @@ extension MergeCommandTests {
             Self.survey(
                 order.map { Self.extra($0, title: "Q\($0)", answer: $0 == 4 ? last : "x") }, title: title)
         }
-        let created =
-            try store.json(["new", "--from", store.write(content([1, 2, 3, 4]), "o.json")]) as! [String: Any]
-        let id = created["id"] as! String
-        let o = created["revision"] as! String
-        func save(_ text: String, _ file: String, base: String) throws -> String {
-            let saved =
-                try store.json(["save", id, "--from", store.write(text, file), "--base", base])
-                as! [String: Any]
-            return saved["revision"] as! String
-        }
+        let history = try History(store, content([1, 2, 3, 4]))
+        let (id, o) = (history.id, history.origin)
+        func save(_ text: String, base: String) throws -> String { try history.save(text, base: base) }
         // A changes the title; A1 moves Q1 to the end, A2 answers Q4; B, from O, moves Q1
         // after Q3.
-        let a = try save(content([1, 2, 3, 4], title: "TA"), "a.json", base: o)
-        let a1 = try save(content([2, 3, 4, 1], title: "TA"), "a1.json", base: a)
-        let a2 = try save(content([1, 2, 3, 4], title: "TA", last: "from A2"), "a2.json", base: a)
-        let b = try save(content([2, 3, 1, 4]), "b.json", base: o)
+        let a = try save(content([1, 2, 3, 4], title: "TA"), base: o)
+        let a1 = try save(content([2, 3, 4, 1], title: "TA"), base: a)
+        let a2 = try save(content([1, 2, 3, 4], title: "TA", last: "from A2"), base: a)
+        let b = try save(content([2, 3, 1, 4]), base: o)
 
         let dry = try store.json(["resolve", id, "--merge", "--dry-run", "--prefer", a2]) as! [String: Any]
         let position = try #require(
@@ -250,26 +248,20 @@ extension MergeCommandTests {
         let store = try Store()
         #expect(try store.run(["init", "--device", "test"]).status == 0)
         func items(note: String) -> String { Self.survey([Self.name(), Self.extra(5, answer: note)]) }
-        let created =
-            try store.json(["new", "--from", store.write(items(note: "o"), "o.json")]) as! [String: Any]
-        let id = created["id"] as! String
+        let history = try History(store, items(note: "o"))
+        let id = history.id
         func save(_ note: String, base: String) throws -> String {
-            let saved =
-                try store.json([
-                    "save", id, "--from", store.write(items(note: note), "\(note).json"), "--base", base,
-                ])
-                as! [String: Any]
-            return saved["revision"] as! String
+            try history.save(items(note: note), base: base)
         }
         // O ← R2 ← R3 ← R4; heads X1 on R2, X2 on R3, Y1 and Y2 on R4, and eight more on O.
-        let r2 = try save("r2", base: created["revision"] as! String)
+        let r2 = try save("r2", base: history.origin)
         let r3 = try save("r3", base: r2)
         let r4 = try save("r4", base: r3)
         let x1 = try save("x1", base: r2)
         let x2 = try save("x2", base: r3)
         let y1 = try save("y1", base: r4)
         let y2 = try save("y2", base: r4)
-        let others = try (1...8).map { try save("o\($0)", base: created["revision"] as! String) }
+        let others = try (1...8).map { try save("o\($0)", base: history.origin) }
         func short(_ revision: String) -> String { revision.prefix(14) + "…" }
 
         let text = try store.run(["resolve", id, "--merge", "--dry-run"]).stdout
