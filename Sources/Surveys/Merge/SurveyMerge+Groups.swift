@@ -71,14 +71,7 @@ extension MergeState {
         guard unknown.isDisjoint(with: fields(of: key.field)),
             let was = base.survey.items.first(where: { $0.id == id })
         else { return false }
-        if key.field == "position" {
-            let places = Set(
-                base.unknownFields.filter { !$0.value.isDisjoint(with: ["position", "item"]) }.keys)
-            let order = base.survey.items.map(\.id).filter { !places.contains($0) }
-            let known = Set(order)
-            let sequence = leaf.survey.items.map(\.id).filter { known.contains($0) }
-            return OrderMatching.stableItems(base: order, side: sequence).contains(id)
-        }
+        if key.field == "position" { return !base.moved(in: leaf.survey).contains(id) }
         return Holder.value(key.field, of: was) == value
     }
 

@@ -334,14 +334,8 @@ public enum SurveyMerge {
             if base.isTitleUnknown || survey.title != base.survey.title { marked.isTitleUnknown = true }
             let before = Dictionary(
                 base.survey.items.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            // The places: items outside the longest run kept in the base's order, among
-            // those whose place in the base is known, moved.
-            let unknownPlaces = Set(
-                base.unknownFields.filter { !$0.value.isDisjoint(with: ["position", "item"]) }.keys)
-            let knownOrder = base.survey.items.map(\.id).filter { !unknownPlaces.contains($0) }
-            let knownSet = Set(knownOrder)
-            let order = survey.items.map(\.id).filter { knownSet.contains($0) }
-            let moved = Set(order).subtracting(OrderMatching.stableItems(base: knownOrder, side: order))
+            let unknownPlaces = base.unknownPlaces
+            let moved = base.moved(in: survey)
             let names = Set(Item.fieldOrder)
             for item in survey.items {
                 guard let was = before[item.id] else { continue }
@@ -373,6 +367,21 @@ public enum SurveyMerge {
                 }
             }
             return merged
+        }
+
+        /// The items whose place is unknown (their `position`, or the whole item).
+        var unknownPlaces: Set<UUID> {
+            Set(unknownFields.filter { !$0.value.isDisjoint(with: ["position", "item"]) }.keys)
+        }
+
+        /// The items `survey` moved from this base (rule 5): among those whose place here
+        /// is known, the ones outside the longest run `survey` keeps in this order.
+        func moved(in survey: Survey) -> Set<UUID> {
+            let places = unknownPlaces
+            let order = self.survey.items.map(\.id).filter { !places.contains($0) }
+            let known = Set(order)
+            let sequence = survey.items.map(\.id).filter { known.contains($0) }
+            return Set(sequence).subtracting(OrderMatching.stableItems(base: order, side: sequence))
         }
 
         /// Whether nothing is unknown: the base is one survey as it was.
