@@ -369,6 +369,68 @@ struct MergePropertyTests {
         }
     }
 
+    @Test(
+        "One head renames and reorders a binary or multiTF's options at once, or grows or shrinks them; another runs a random script: an uncontested answer is one head's, by label"
+    )
+    func optionsChangedPastReading() throws {
+        let seed = Self.seed
+        var generator = Generator(random: SeededRandom(seed: seed ^ 0x0A75))
+        for index in 0..<Self.cases {
+            let base = try Survey(
+                title: "Base", items: (0..<generator.int(1...8)).map { _ in generator.item() })
+            // Each binary and multiTF item's options reversed with one of them renamed, or
+            // (multiTF) one option added or removed; each answer stays on its label.
+            let changed = try Survey(
+                title: base.title,
+                items: base.items.map { item in
+                    var item = item
+                    switch (item.kind, item.answer) {
+                    case (.binary(let labels), let answer):
+                        item.kind = .binary(options: [labels[1], generator.newLabel()])
+                        if case .choice(let index)? = answer { item.answer = .choice(1 - index) }
+                    case (.multiTF(var labels), let answer):
+                        var flags: [Bool]? = if case .flags(let flags)? = answer { flags } else { nil }
+                        switch generator.int(0...2) {
+                        case 0 where labels.count > 1:
+                            labels.reverse()
+                            flags?.reverse()
+                            labels[generator.int(0...labels.count - 1)] = generator.newLabel()
+                        case 1 where labels.count > 1:
+                            let removed = generator.int(0...labels.count - 1)
+                            labels.remove(at: removed)
+                            flags?.remove(at: removed)
+                        default:
+                            labels.insert(generator.newLabel(), at: 0)
+                            flags?.insert(generator.bool(), at: 0)
+                        }
+                        item.kind = .multiTF(options: labels)
+                        item.answer = flags.map { .flags($0) }
+                    default: break
+                    }
+                    return item
+                })
+            let other = generator.randomScript(on: base)
+            let context = "seed \(seed), case \(index); replay with SURVEYSTORE_SEED=\(seed)"
+            for surveys in [[changed, other], [other, changed]] {
+                let merged = SurveyMerge.merge(base: base, heads: Self.heads(surveys))
+                #expect(throws: Never.self, "\(context): the merge is invalid") {
+                    try merged.survey.validate()
+                }
+                for item in merged.survey.items
+                where !merged.contested.contains(where: { $0.item == item.id }) {
+                    switch item.kind {
+                    case .binary, .multiTF: break
+                    default: continue
+                    }
+                    let versions = ([base] + surveys).compactMap { $0.items.first { $0.id == item.id } }
+                    #expect(
+                        versions.contains { Self.meaning($0) == Self.meaning(item) },
+                        "\(context): item \(item.id) answers \(Self.meaning(item)), as no head does")
+                }
+            }
+        }
+    }
+
     /// A criss-cross history from `base`: A and B each run a random script; M1 merges them
     /// preferring A, M2 preferring B. Returns A and B's merge (the virtual base's source),
     /// M1 and M2.

@@ -302,19 +302,17 @@ struct MergeRuleTests {
     }
 
     @Test(
-        "Rule 9: merged fields that break a rule take the winner's whole item (picker, multiTF, slider), reported"
+        "Rule 9: merged fields that break a rule take the winner's whole item (picker, slider), reported"
     )
     func rule9() throws {
         let pickerOptions = F.edit { $0[F.index($0, 4)].kind = .picker(options: ["Soup", "Fish"]) }
         let pickerAnswer = F.edit { F.setAnswer(&$0, 4, .text("Cake")) }
-        let multiOptions = F.edit { $0[F.index($0, 5)].kind = .multiTF(options: ["Soup", "Fish", "Tea"]) }
-        let multiAnswer = F.edit { F.setAnswer(&$0, 5, .flags([true, false])) }
         let sliderRange = F.edit {
             $0[F.index($0, 3)].kind = .slider(minimum: 0, maximum: 9, roundToInteger: true)
         }
         let sliderAnswer = F.edit { F.setAnswer(&$0, 3, .number(10)) }
         for (a, b, number) in [
-            (pickerOptions, pickerAnswer, 4), (multiOptions, multiAnswer, 5), (sliderRange, sliderAnswer, 3),
+            (pickerOptions, pickerAnswer, 4), (sliderRange, sliderAnswer, 3),
         ] {
             let result = F.merge(F.base, [a, b])
             try result.survey.validate()
@@ -504,6 +502,63 @@ struct MergeRuleTests {
             #expect(result.contested.map(\.field) == ["options"])
             #expect(result.survey.items[F.index(result.survey.items, 4)] == pie.items[F.index(pie.items, 4)])
         }
+    }
+
+    @Test(
+        "Rule 11: a binary or multiTF answer against options another head renamed and reordered at once, or grew, merges with them as one unit, contested; never on another option"
+    )
+    func positionalAnswerAgainstUnreadableOptions() throws {
+        // The base answers "Yes" and ticks nothing. One head reorders and renames at once
+        // (the binary's "No" becomes "Never" in first place; the multiTF's "Fish" becomes
+        // "Fish pie" in first place), its answers still on their labels.
+        let changed = F.edit {
+            $0[F.index($0, 1)].kind = .binary(options: ["Never", "Yes"].reversed())
+            F.setAnswer(&$0, 1, .choice(0))
+            $0[F.index($0, 5)].kind = .multiTF(options: ["Fish pie", "Soup"])
+            F.setAnswer(&$0, 5, .flags([false, false]))
+        }
+        // The other answers "No" and ticks "Fish".
+        let answered = F.edit {
+            F.setAnswer(&$0, 1, .choice(0))
+            F.setAnswer(&$0, 5, .flags([false, true]))
+        }
+        for (heads, first) in [([changed, answered], changed), ([answered, changed], answered)] {
+            let result = F.merge(F.base, heads)
+            try result.survey.validate()
+            #expect(result.contested.map(\.item) == [F.id(1), F.id(5)])
+            #expect(result.contested.map(\.field) == ["kind", "kind"])
+            for number in [1, 5] {
+                // The first head's options and answer together: by place, "No" would have
+                // become "Yes", and the tick on "Fish" one on "Fish pie"'s neighbour.
+                let item = result.survey.items[F.index(result.survey.items, number)]
+                #expect(item == first.items[F.index(first.items, number)])
+            }
+        }
+        // Grown options against an answer: one unit too.
+        let grown = F.edit {
+            $0[F.index($0, 5)].kind = .multiTF(options: ["Tea", "Soup", "Fish"])
+            F.setAnswer(&$0, 5, .flags([true, false, false]))
+        }
+        let againstGrown = F.merge(F.base, [answered, grown])
+        #expect(againstGrown.contested.filter { $0.item == F.id(5) }.map(\.field) == ["kind"])
+        #expect(
+            againstGrown.survey.items[F.index(againstGrown.survey.items, 5)]
+                == answered.items[F.index(answered.items, 5)])
+        // A head that left the options and answer alone contests nothing.
+        let retitled = F.edit { $0[F.index($0, 5)].title = "Tasted" }
+        let quiet = F.merge(F.base, [retitled, changed])
+        #expect(quiet.isClean)
+        #expect(
+            quiet.survey.items[F.index(quiet.survey.items, 5)].kind
+                == .multiTF(options: ["Fish pie", "Soup"]))
+        #expect(quiet.survey.items[F.index(quiet.survey.items, 5)].title == "Tasted")
+        // Options renamed in place two ways keep each answer on its place: only the
+        // options are contested, and a third head's tick stays on "Fish".
+        let pie = F.edit { $0[F.index($0, 5)].kind = .multiTF(options: ["Soup", "Pie"]) }
+        let stew = F.edit { $0[F.index($0, 5)].kind = .multiTF(options: ["Soup", "Stew"]) }
+        let inPlace = F.merge(F.base, [pie, stew, answered])
+        #expect(inPlace.contested.map(\.field) == ["options"])
+        #expect(inPlace.survey.items[F.index(inPlace.survey.items, 5)].answer == .flags([false, true]))
     }
 
     @Test("Rule 10: three heads merge to the same bytes whatever order they are passed in")

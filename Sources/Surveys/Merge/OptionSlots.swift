@@ -37,6 +37,14 @@ struct OptionSlots: Equatable {
 
     /// The options in the head's order.
     var options: [String] { order.map { labels[$0] } }
+
+    /// The labels of an option list in the interchange form; `nil` unless it is a list of
+    /// strings.
+    static func labels(of options: PropertyList?) -> [String]? {
+        guard case .array(let elements)? = options else { return nil }
+        let labels = elements.compactMap(\.stringValue)
+        return labels.count == elements.count ? labels : nil
+    }
 }
 
 /// The options of the base and every head of one item as slots, merged when each head's
@@ -55,15 +63,12 @@ struct OptionSlotMerge {
     /// differently, or the merged labels are not distinct: the option lists then merge as
     /// one field.
     init?(base: PropertyList?, sides: [PropertyList?]) {
-        func labels(_ value: PropertyList?) -> [String]? {
-            guard case .array(let elements)? = value else { return nil }
-            let labels = elements.compactMap(\.stringValue)
-            return labels.count == elements.count ? labels : nil
-        }
-        guard let baseLabels = labels(base) else { return nil }
+        guard let baseLabels = OptionSlots.labels(of: base) else { return nil }
         var slots: [OptionSlots] = []
         for side in sides {
-            guard let labels = labels(side), let slot = OptionSlots(base: baseLabels, side: labels) else {
+            guard let labels = OptionSlots.labels(of: side),
+                let slot = OptionSlots(base: baseLabels, side: labels)
+            else {
                 return nil
             }
             slots.append(slot)

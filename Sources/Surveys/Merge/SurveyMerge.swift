@@ -45,7 +45,9 @@ import PropertyList
 ///     place), the one reorder and each option's one rename are applied together, every
 ///     answer (a picker's label too) read and written by option; two reorders, two
 ///     renames of one option or merged labels that are not distinct leave the option
-///     lists to merge as one field.
+///     lists to merge as one field. A binary or multiTF item whose options a head renamed
+///     and reordered at once, grew or shrank (no answer can follow its option) merges as
+///     one unit, as in rule 8.
 /// 12. A base may be *virtual* (``VirtualBase``): several bases merged by these rules,
 ///     whatever they contested unknown. A head's value of an unknown field counts as a
 ///     change (heads that agree take it, heads that differ contest it); an item unknown as
@@ -592,7 +594,18 @@ struct MergeState {
         let title = out["title"]?.stringValue ?? sides[0].item.title
         let kinds = Set(
             (base.map { unknown.contains("kind") ? [] : [$0.kind.name] } ?? []) + sides.map(\.item.kind.name))
-        if kinds.count == 1 {
+        // A binary or multiTF answer is given by position in the options: when a head's
+        // options cannot be read against the reference options (the base's, else the
+        // first head's) as a reorder or as renames in place, no answer can follow its
+        // option, and the item merges as one unit (rule 8), so that an answer never lands
+        // on another option unreported.
+        let reference =
+            unknown.contains("options") ? sideFields[0]["options"] : (baseFields ?? sideFields[0])["options"]
+        let isPositional = kinds.first.map { ["binary", "multiTF"].contains($0) } ?? false
+        let optionsRead =
+            !isPositional
+            || sideFields.allSatisfy { Self.options($0["options"], canBeReadAgainst: reference) }
+        if kinds.count == 1, optionsRead {
             // Rule 11: options reordered on one head and renamed in place on others merge
             // slot by slot (the renamed labels in the new order); otherwise the option
             // lists merge as one field.
@@ -610,9 +623,6 @@ struct MergeState {
             // reference options (the base's, else the first head's), and the merged answer
             // put back against the merged options, so that an answer follows its option
             // when a head reordered or renamed them.
-            let reference =
-                unknown.contains("options")
-                ? sideFields[0]["options"] : (baseFields ?? sideFields[0])["options"]
             let sideAnswers = sideFields.indices.map { index in
                 slots.map { $0.canonical(sideFields[index]["answer"], side: index) }
                     ?? Self.answer(
@@ -641,7 +651,8 @@ struct MergeState {
                 }
             }
         } else {
-            // Rule 8: kind, settings and answer as one unit.
+            // Rule 8: kind, settings and answer as one unit (also for a binary or multiTF
+            // item whose options a head changed past reading, above).
             func unit(_ fields: [String: PropertyList]) -> PropertyList {
                 .dictionary(fields.filter { $0.key != "title" })
             }
@@ -678,6 +689,19 @@ struct MergeState {
         notes.append(
             .init(item: id, itemTitle: taken.item.title, kind: .tookWholeItem, heads: [taken.label]))
         return taken.item
+    }
+
+    /// Whether a binary or multiTF answer given against the options `side` can be read
+    /// against `reference`: the same options, the same distinct labels in another order,
+    /// or as many distinct labels, each one `reference` also has at its place there
+    /// (renames in place; see ``OptionSlots``).
+    static func options(_ side: PropertyList?, canBeReadAgainst reference: PropertyList?) -> Bool {
+        if side == reference { return true }
+        guard let side = OptionSlots.labels(of: side), let reference = OptionSlots.labels(of: reference)
+        else {
+            return false
+        }
+        return OptionSlots(base: reference, side: side) != nil
     }
 
     /// A binary or multiTF answer given against the options `from`, put against the
