@@ -145,7 +145,11 @@ public final class SurveyStore: Sendable {
     ///   that cannot be stored, before anything is created; for an existing store,
     ///   `StoreError/damagedStore(_:_:)` when its `Store.plist` is not a layout file and
     ///   `StoreError/newerLayout(_:_:supported:)` when it is a newer layout's, before
-    ///   anything is written into it; `FileSystemError`.
+    ///   anything is written into it; `FileSystemError`. A `Store.plist` that is empty or
+    ///   not a well-formed property list (cut short by a power loss, as a copy that was
+    ///   never made durable leaves it) in a folder that holds `Documents/` is written again
+    ///   (see ``isLayoutTorn(at:)``), since the only thing it holds is the layout version,
+    ///   and this layout is the only one there has been.
     public static func create(at path: String, deviceName: String? = nil) throws -> SurveyStore {
         try create(at: path, deviceName: deviceName, calls: .live)
     }
@@ -159,11 +163,15 @@ public final class SurveyStore: Sendable {
         try writer.createRoot()
         let layout = PropertyList.dictionary([layoutKey: .integer(PropertyList.Integer(Int64(layoutVersion)))]
         )
-        // An existing store's layout file is checked before anything is written into it.
+        // An existing store's layout file is checked before anything is written into it;
+        // one cut short (a torn write) is written again.
+        var isTorn = false
         if try FileReader(root: path, calls: calls).status(atPath: path + "/" + layoutFile) != nil {
-            try checkLayout(at: path, calls: calls, forWriting: true)
+            isTorn = try isLayoutTorn(at: path, calls: calls)
+            if !isTorn { try checkLayout(at: path, calls: calls, forWriting: true) }
         }
         try writer.prepare()
+        if isTorn { try writer.replaceFile(try layout.xmlData(), at: layoutFile) }
         if try writer.writeFile(try layout.xmlData(), at: layoutFile) == .alreadyExists {
             try checkLayout(at: path, calls: calls, forWriting: true)
         }
@@ -330,6 +338,31 @@ public final class SurveyStore: Sendable {
         try checkLayout(at: path, calls: .live, forWriting: true)
     }
 
+    /// Whether the store at `path` has a torn layout file, which
+    /// `create(at:deviceName:)` writes again: `Store.plist` is a regular file that is
+    /// empty or not a well-formed property list, and `Documents/` is a folder beside it.
+    /// Any other damage (a property list without the version, a folder or link in its
+    /// place) is not torn, and is left for a person to look at.
+    ///
+    /// - Throws: `FileSystemError` when either cannot be looked at.
+    public static func isLayoutTorn(at path: String) throws -> Bool {
+        try isLayoutTorn(at: path, calls: .live)
+    }
+
+    static func isLayoutTorn(at path: String, calls: SystemCalls) throws -> Bool {
+        let reader = FileReader(root: path, calls: calls)
+        guard try reader.status(atPath: path + "/" + StoreLayout.documentsFolder)?.isDirectory == true,
+            try reader.status(atPath: path + "/" + layoutFile)?.kind == .regular,
+            let data = try reader.contents(atPath: path + "/" + layoutFile)
+        else { return false }
+        do {
+            _ = try PropertyList(xml: data)
+            return false
+        } catch is PropertyListError {
+            return true
+        }
+    }
+
     /// Checks `Store.plist`: a regular file holding a dictionary with an integer
     /// `StoreLayoutVersion` this build knows (a newer one may be read, never written).
     static func checkLayout(at path: String, calls: SystemCalls, forWriting: Bool) throws {
@@ -347,7 +380,10 @@ public final class SurveyStore: Sendable {
         do {
             value = try PropertyList(xml: data, file: file)
         } catch let error as PropertyListError {
-            throw StoreError.damagedStore(file, error.description)
+            // Cut short beside the documents: a torn write, which `init` mends.
+            let isTorn = (try? isLayoutTorn(at: path, calls: calls)) ?? false
+            throw StoreError.damagedStore(
+                file, error.description + (isTorn ? " (cut short; `survey init` writes it again)" : ""))
         }
         // Any positive integer a property list can hold is a layout version: one past
         // `Int.max` is newer than this build, not damage.

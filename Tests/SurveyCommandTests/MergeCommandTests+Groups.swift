@@ -188,7 +188,7 @@ extension MergeCommandTests {
         // H3, from O, moves One after Three.
         let a = try save(content([2, 3, 4, 1]), base: o)
         let h1 = try save(content([1, 2, 3, 4]), base: a)
-        let h2 = try save(content([2, 3, 4, 1], answer: "from H2"), base: a)
+        _ = try save(content([2, 3, 4, 1], answer: "from H2"), base: a)
         let h3 = try save(content([2, 3, 1, 4]), base: o)
 
         for prefer in [h1, h3] {

@@ -178,6 +178,55 @@ struct StoreCommandTests {
         }
     }
 
+    @Test(
+        "A Store.plist cut short beside Documents/: every command exits 65 saying init writes it again; init does, warns, and the documents are all there; other damage init leaves alone"
+    )
+    func tornLayoutFileWrittenAgainByInit() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let path = directory.appendingPathComponent("store").path
+        #expect(try CommandRunner.run(["init", "--store", path]).status == 0)
+        let id = try CommandRunner.run(["new", "--store", path, "--title", "Kept"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let layoutFile = path + "/Store.plist"
+        let whole = try Data(contentsOf: URL(fileURLWithPath: layoutFile))
+        for torn in [Data(), whole.prefix(whole.count / 2)] {
+            try torn.write(to: URL(fileURLWithPath: layoutFile))
+            let list = try CommandRunner.run(["list", "--store", path])
+            #expect(list.status == 65, "\(list.stderr)")
+            #expect(
+                list.stderr.contains("(cut short; `survey init --store \(path)` writes it again)"),
+                "\(list.stderr)")
+            let initialized = try CommandRunner.run(["init", "--store", path, "--json"])
+            #expect(initialized.status == 0, "\(initialized.stderr)")
+            #expect(initialized.stderr.contains("Store.plist was cut short"), "\(initialized.stderr)")
+            #expect(initialized.stdout.contains("\"layoutRewritten\" : true"), "\(initialized.stdout)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: layoutFile)) == whole)
+            let shown = try CommandRunner.run(["show", "--store", path, id])
+            #expect(shown.status == 0 && shown.stdout.hasPrefix("Kept"), "\(shown.stderr)")
+        }
+        // A whole layout file is left as it is, and said to be.
+        let again = try CommandRunner.run(["init", "--store", path, "--json"])
+        #expect(
+            again.stdout.contains("\"layoutRewritten\" : false") && again.stderr.isEmpty, "\(again.stderr)")
+        // A property list without the version, and a file in a folder without Documents/:
+        // not a torn write; init refuses, changing nothing.
+        let other = directory.appendingPathComponent("other").path
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+        let missingVersion = Data(
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>Name</key><string>x</string></dict></plist>
+            """.utf8)
+        for (folder, bytes) in [(path, missingVersion), (other, Data()), (other, whole.prefix(10))] {
+            try bytes.write(to: URL(fileURLWithPath: folder + "/Store.plist"))
+            let refused = try CommandRunner.run(["init", "--store", folder])
+            #expect(refused.status == 65, "\(refused.stderr)")
+            #expect(!refused.stderr.contains("writes it again"), "\(refused.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/Store.plist")) == bytes)
+        }
+        #expect(!FileManager.default.fileExists(atPath: other + "/Documents"))
+    }
+
     @Test("The store defaults to $SURVEY_STORE, else ./Surveys")
     func storeDefault() throws {
         let directory = try CommandRunner.temporaryDirectory()

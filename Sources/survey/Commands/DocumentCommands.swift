@@ -28,10 +28,18 @@ struct InitCommand: ParsableCommand {
                     message: "cannot create a store at \(ShownText.escaping(options.path)): \(reason)",
                     exit: ExitStatus.noInput.rawValue)
             }
+            // A layout file cut short is written again by `create`; said here.
+            let isTorn = (try? SurveyStore.isLayoutTorn(at: options.path)) ?? false
             let store = try SurveyStore.create(at: options.path, deviceName: device)
+            if isTorn {
+                Console.error(
+                    "warning: \(ShownText.escaping(options.path))/Store.plist was cut short (a write a power loss interrupted); written again (store layout \(SurveyStore.layoutVersion))"
+                )
+            }
             if options.json {
-                try Console.printJSON([
+                try Console.printJSONObject([
                     "store": store.root, "deviceID": store.device.id, "deviceName": store.device.name,
+                    "layoutRewritten": isTorn,
                 ])
             } else {
                 print(
