@@ -165,12 +165,12 @@ def case(name, junk=(), victims=(), refuse=False, note=False):
 
 
 # Links into the canary, at every level.
-@case("pruned-package-links-to-folder", junk=[a(A_PRUNED + ".survey")])
+@case("pruned-package-links-to-folder", junk=[a(A_PRUNED + ".survey")], note=True)
 def _(s):
     os.symlink(canary("folder"), os.path.join(s, a(A_PRUNED + ".survey")))
 
 
-@case("pruned-package-relative-link", junk=[a(A_PRUNED + ".survey")])
+@case("pruned-package-relative-link", junk=[a(A_PRUNED + ".survey")], note=True)
 def _(s):
     target = os.path.relpath(canary("folder"), os.path.join(s, a()))
     os.symlink(target, os.path.join(s, a(A_PRUNED + ".survey")))

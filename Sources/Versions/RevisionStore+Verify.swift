@@ -175,9 +175,16 @@ extension RevisionStore {
                 false)
         }
         for id in read.resurrected {
+            let package = folder + "/" + StoreLayout.packageName(id)
+            // A link, a FIFO or a file in the package's place is named as what it is.
+            let kind = (try? reader.status(atPath: package))?.kind
+            let what =
+                kind == nil || kind == .directory
+                ? "a copy of a pruned revision"
+                : "\(Self.stray(kind!)) where a pruned revision's package belonged"
             report(
-                folder + "/" + StoreLayout.packageName(id),
-                "a copy of a pruned revision (removed by the next command that changes this document, by prune or by sync)",
+                package,
+                "\(what) (removed by the next command that changes this document, by prune or by sync)",
                 true)
         }
         for id in read.pending {

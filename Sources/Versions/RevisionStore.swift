@@ -218,7 +218,10 @@ public final class RevisionStore: Sendable {
             } else if entry.kind == .symbolicLink {
                 issues.append(StoreIssue(path: path, message: "a symbolic link (never followed; skipped)"))
             } else if !isFolder {
-                issues.append(StoreIssue(path: path, message: "not a document folder but a file (skipped)"))
+                let what =
+                    entry.kind == .special
+                    ? "\(entry.kind.inWords) (never opened; skipped)" : "a file (skipped)"
+                issues.append(StoreIssue(path: path, message: "not a document folder but \(what)"))
             } else if let id = UUID.parsing(entry.name) {
                 issues.append(
                     StoreIssue(
@@ -433,7 +436,12 @@ public final class RevisionStore: Sendable {
             result.resurrected.insert(id)
             return true
         }
-        let damagedCopies = result.damagedPackages.intersection(result.pruned)
+        // So is a link, a FIFO or a file a sync engine (or a person) left where a pruned
+        // revision's package belonged: nothing of the revision can be in it, and removing
+        // it removes the name alone, never what a link points to.
+        let blockedCopies = Set(result.blockedPackages.keys).intersection(result.pruned)
+        for id in blockedCopies { result.blockedPackages[id] = nil }
+        let damagedCopies = result.damagedPackages.intersection(result.pruned).union(blockedCopies)
         if !damagedCopies.isEmpty {
             result.resurrected.formUnion(damagedCopies)
             result.damagedPackages.subtract(damagedCopies)
@@ -1143,7 +1151,8 @@ public struct DocumentRead: Sendable {
     public var tombstones: [RevisionID: RevisionMetadata] = [:]
     /// Every complete package, pruned or not.
     public var live: [RevisionID: RevisionMetadata] = [:]
-    /// Packages (complete or not) of pruned revisions: copies a sync engine brought back.
+    /// Packages (complete or not) of pruned revisions: copies a sync engine brought back,
+    /// and whatever else stands in such a package's place (a link, a FIFO, a file).
     public var resurrected: Set<RevisionID> = []
     /// Packages not complete yet (a copy in progress or interrupted).
     public var incomplete: [RevisionID] = []

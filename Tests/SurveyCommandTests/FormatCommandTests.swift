@@ -180,6 +180,8 @@ struct FormatCommandTests {
         #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
         #expect(try CommandRunner.run(["new", "--title", "Kept", "--store", store]).status == 0)
         #expect(manager.createFile(atPath: store + "/Documents/bad\nname", contents: Data()))
+        // And a FIFO, named as one.
+        #expect(mkfifo(store + "/Documents/pipe", 0o600) == 0)
         // A store with no documents, a folder with no package, and a package whose
         // metadata is empty (its error names the file).
         let empty = directory.appendingPathComponent("em\npty").path
@@ -196,6 +198,7 @@ struct FormatCommandTests {
         #expect(
             Set(lines) == [
                 "\(shown(store))/Documents/bad\\u{A}name: not a document folder but a file (skipped)",
+                "\(shown(store))/Documents/pipe: not a document folder but a FIFO, socket or device (never opened; skipped)",
                 "note: \(shown(empty)): the store has no documents, so no revision to check",
                 "\(shown(folder)): no revision packages found: give a store, a document folder or a revision package",
                 "\(shown(package))/DocumentMetadata.plist:1:1: the document is empty",

@@ -210,4 +210,35 @@ struct PrunedCopyTests {
         #expect(!FileManager.default.fileExists(atPath: package))
         #expect(store.verify().isEmpty)
     }
+
+    @Test(
+        "A link, a FIFO or a file where a pruned revision's package belonged: a note naming it, removed by the next write (the name only: a link's target stays)",
+        arguments: ["link", "FIFO", "file"])
+    func somethingElseWherePrunedPackageBelonged(shape: String) throws {
+        let (store, id, path, package, _, _) = try Self.storeWithPrunedFirstRevision()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let target = path + "-canary"
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: target) }
+        try Data("kept".utf8).write(to: URL(fileURLWithPath: target + "/" + StoreLayout.contentFile))
+        switch shape {
+        case "link": try FileManager.default.createSymbolicLink(atPath: package, withDestinationPath: target)
+        case "FIFO": #expect(mkfifo(package, 0o600) == 0)
+        default: try Data("x".utf8).write(to: URL(fileURLWithPath: package))
+        }
+
+        let issues = try SurveyStore.openForReading(at: path).verify()
+        #expect(issues.allSatisfy { $0.isNote }, "\(issues)")
+        #expect(
+            issues.contains {
+                $0.path == package && $0.message.contains("where a pruned revision's package belonged")
+            }, "\(issues)")
+        try store.save(try Survey(title: "Third", items: []), to: id)
+        var status = stat()
+        #expect(lstat(package, &status) != 0, "something is still in the package's place")
+        #expect(store.verify().isEmpty)
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: target + "/" + StoreLayout.contentFile))
+                == Data("kept".utf8))
+    }
 }
