@@ -63,13 +63,14 @@ extension SurveyStore {
     /// - Returns: The changes; the sequence throws when `Documents/` cannot be read (an I/O
     ///   error) or a folder cannot be watched (a document's folder, or a package not complete yet, once the
     ///   limit of inotify watches is reached), and `StoreError.storeGone` when the store's
-    ///   folder is removed, moved away or replaced, or a folder above it is renamed or
-    ///   removed (seen within `FolderWatcher.pollingInterval`, when the store's path is
+    ///   folder is removed, moved away or replaced, its `Store.plist` removed, or a folder
+    ///   above it is renamed or removed (seen within `FolderWatcher.pollingInterval`, when the store's path is
     ///   looked at again: the folder is held open, so inotify reports its removal only once
     ///   it is closed, and a folder above it renamed gives no event at all); it ends only
     ///   then or when its consumer stops.
     /// - Throws: `StoreError.noSuchStore` when no folder is at the store's path;
-    ///   `FileSystemError` when the watch cannot be set up (the limit of inotify watches
+    ///   `StoreError.documentsFolderBlocked` when a link or a file stands where its
+    ///   `Documents/` belongs (as it does for every other call); `FileSystemError` when the watch cannot be set up (the limit of inotify watches
     ///   reached); the errors of reading a document, but for one that may not be read or
     ///   gives an I/O error, which is reported as ``StoreChange/Kind/unreadable``. A store without a `Documents/` folder
     ///   (moved aside, or not copied yet) is no error: no document is reported until the

@@ -555,6 +555,61 @@ struct WatchTests {
         watchers.stop()
     }
 
+    @Test(
+        "A document's folder removed while watched (rm -rf: its packages, then the folder) is a reread, every time, and the watch goes on",
+        arguments: FolderWatcher.Mechanism.allCases)
+    func documentFolderRemoved(mechanism: FolderWatcher.Mechanism) throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let gone = try scratch.run(["new", "--title", "Gone"])
+        _ = try scratch.revision(["edit", gone, "--title", "Gone again"])
+        let watchers = try Watchers(scratch.store, mechanism: mechanism)
+        try FileManager.default.removeItem(atPath: scratch.store + "/Documents/" + gone)
+        let watched = [
+            ("store.changes()", watchers.library.collected),
+            ("survey watch --json", watchers.command.collected),
+        ]
+        for (name, collected) in watched {
+            let seen = collected.wait(seconds: 10) { $0.contains { $0.event == "reread" } }
+            #expect(seen.contains { $0.event == "reread" }, "\(name): \(seen)")
+            #expect(collected.failure == nil, "\(name): \(collected.failure ?? "")")
+        }
+        // Still watching: the next document is reported.
+        let next = try scratch.run(["new", "--title", "Next"])
+        for (name, collected) in watched {
+            let seen = collected.wait(seconds: 10) { $0.contains { $0.id == next } }
+            #expect(seen.contains { $0.id == next && $0.event == "created" }, "\(name): \(seen)")
+        }
+        watchers.stop()
+    }
+
+    @Test(
+        "A watch started on a store whose Documents is a link or a file fails at once, exit 65, as every command does"
+    )
+    func documentsBlockedAtStart() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        _ = try scratch.run(["new", "--title", "Elsewhere"])
+        let documents = scratch.store + "/Documents",
+            aside = scratch.directory.appendingPathComponent("aside").path
+        try FileManager.default.moveItem(atPath: documents, toPath: aside)
+        for blocked in ["link", "file"] {
+            if blocked == "link" {
+                try FileManager.default.createSymbolicLink(atPath: documents, withDestinationPath: aside)
+            } else {
+                try Data().write(to: URL(fileURLWithPath: documents))
+            }
+            let result = try CommandRunner.run(["watch", "--json", "--store", scratch.store], timeLimit: 20)
+            #expect(!result.timedOut, "\(blocked): the watch went on")
+            #expect(result.status == 65, "\(blocked): \(result.stderr)")
+            #expect(result.stdout.contains("\"documentsFolderBlocked\""), "\(blocked): \(result.stdout)")
+            #expect(throws: StoreError.self, "\(blocked)") {
+                _ = try SurveyStore.openForReading(at: scratch.store).changes()
+            }
+            try FileManager.default.removeItem(atPath: documents)
+        }
+    }
+
     /// This process's inotify descriptors (`anon_inode:inotify` in `/proc/self/fd`).
     static func inotifyDescriptors() -> Int {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
@@ -744,6 +799,8 @@ struct WatchTests {
         /// The folder that holds it renamed: nothing watched has an event, the store's path
         /// no longer leads to it.
         case parentMovedAway
+        /// Its `Store.plist` removed: every other command says there is no store there.
+        case layoutFileRemoved
     }
 
     @Test(
@@ -773,6 +830,8 @@ struct WatchTests {
         case .parentMovedAway:
             let moved = scratch.directory.path + "-moved"
             try manager.moveItem(atPath: scratch.directory.path, toPath: moved)
+        case .layoutFileRemoved:
+            try manager.removeItem(atPath: scratch.store + "/Store.plist")
         }
         defer {
             // Back where the scratch folder's removal looks for it.

@@ -115,7 +115,9 @@ final class ChangeFeed: @unchecked Sendable {
             if woken && isCancelled() { return }
             if documentsWatch == nil || clock.now >= nextLook {
                 nextLook = clock.now.advanced(by: FolderWatcher.pollingInterval)
-                if Self.identity(of: root) != rootIdentity { throw StoreError.storeGone(root) }
+                if Self.identity(of: root) != rootIdentity || !Self.hasLayoutFile(root) {
+                    throw StoreError.storeGone(root)
+                }
             }
             var events = first
             if debounce > .zero {
@@ -235,6 +237,15 @@ final class ChangeFeed: @unchecked Sendable {
                 continue
             }
             unreadable[id] = nil
+            // A document's folder removed (by hand, or by an engine that deleted it
+            // elsewhere; no command does): its revisions went without a change to report,
+            // and the folder's own watch may be gone before its loss is seen.
+            if now == nil, known[id] != nil {
+                emit(.reread)
+                try synchronize()
+                for change in unreadableChanges() { emit(change) }
+                return
+            }
             let new = now ?? Snapshot()
             let added = new.revisions.subtracting(old.revisions).sorted()
             Self.emitChanges(of: id, added: added, from: before, to: State(new), emit: emit)
@@ -308,6 +319,9 @@ final class ChangeFeed: @unchecked Sendable {
             documentsWatch = try watcher.add(documents, interest: [.newEntries, .attributesChanged])
             present = Set(try documentIDs())
         } catch  where Self.isDocumentsFolderMissing(error) {
+            // Before the first read, a link or a file where the documents' folder belongs
+            // fails as it fails every other command; later it is a change like a removal.
+            if !started { try revisions.checkDocumentsFolder() }
             try watchForDocumentsFolder(again: again)
             return
         }
@@ -355,6 +369,13 @@ final class ChangeFeed: @unchecked Sendable {
         try watchRoot(interest: [.created, .movedIn, .closedAfterWriting])
         // It may have come back before the store's folder was watched: tried once more.
         if again { try synchronize(again: false) }
+    }
+
+    /// Whether anything stands at the store's `Store.plist` (a link is not followed): with
+    /// none, every other command says there is no store at the path.
+    private static func hasLayoutFile(_ root: String) -> Bool {
+        var status = stat()
+        return lstat(root + "/" + StoreLayout.layoutFile, &status) == 0 || errno != ENOENT
     }
 
     /// The device and inode of the folder at `path` (a link followed), or `nil` when it

@@ -35,7 +35,8 @@ struct WatchCommand: ParsableCommand {
 
             Runs until SIGINT (Ctrl-C) or SIGTERM, then exits 0 (a signal while the store is \
             first read ends it as soon as the read is done). The store's folder removed, moved away \
-            or replaced ends it with exit 66, code storeGone.
+            or replaced (or its Store.plist removed) ends it with exit 66, code storeGone; a store whose \
+            Documents is a link or a file is refused at once, exit 65.
 
             \(SurveyTool.exitCodesReference)
             """)
