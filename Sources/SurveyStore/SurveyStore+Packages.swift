@@ -13,6 +13,9 @@ public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
     case exists(String)
     /// The destination is a folder, where a file was to be written.
     case isFolder(String)
+    /// The destination is a symbolic link to nothing: a link is written through, never
+    /// replaced, and nothing is created through it.
+    case danglingLink(String)
 
     public var description: String {
         switch self {
@@ -20,6 +23,8 @@ public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(ShownText.escaping(path)): no such folder (no folder is created on the way to a file written)"
         case .exists(let path): "\(ShownText.escaping(path)) already exists; give the name of a new folder"
         case .isFolder(let path): "\(ShownText.escaping(path)) is a folder; give the name of a file"
+        case .danglingLink(let path):
+            "\(ShownText.escaping(path)) is a symbolic link to nothing: a link is written through, never replaced, and nothing is created through it; give the file it should point to, or remove the link"
         }
     }
 }
@@ -61,6 +66,7 @@ extension SurveyStore {
                     name: StoreLayout.contentFile, contents: try revisions.content(of: id, revision: revision)
                 ))
         }
+        let destination = OutputWriter.folderPath(destination)
         try wrapping(.export, id) {
             try Self.reportingExportErrors(destination) {
                 try OutputWriter(calls: calls).writePackage(files, at: destination)
@@ -137,6 +143,11 @@ extension SurveyStore {
     private static func reportingExportErrors(_ destination: String, _ write: () throws -> Void) throws {
         do {
             try write()
+        } catch let error as FileSystemError
+            where error.code == .notFound && error.path == destination
+            && (try? FileReader(root: "/").status(atPath: destination))??.kind == .symbolicLink
+        {
+            throw ExportError.danglingLink(destination)
         } catch let error as FileSystemError where error.code == .notFound && error.path != destination {
             throw ExportError.noSuchFolder(error.path)
         } catch let error as FileSystemError where error.errno == .notDirectory {

@@ -18,17 +18,18 @@ extension LookupError: CategorizedError {
 }
 
 extension ExportError: CategorizedError {
-    /// `noSuchFolder`, or `exists` for a destination that is in the way.
+    /// `noSuchFolder`, `danglingLink`, or `exists` for a destination that is in the way.
     public var errorCode: String {
         switch self {
         case .noSuchFolder: "noSuchFolder"
+        case .danglingLink: "danglingLink"
         case .exists, .isFolder: "exists"
         }
     }
     /// `ErrorCategory/notFound` or `ErrorCategory/failure`.
     public var category: ErrorCategory {
         switch self {
-        case .noSuchFolder: .notFound
+        case .noSuchFolder, .danglingLink: .notFound
         case .exists, .isFolder: .failure
         }
     }

@@ -265,6 +265,17 @@ struct LookupAndDeletionTests {
         let exported = try store.exportPackage(id, to: path + "/copy.survey")
         #expect(FileManager.default.fileExists(atPath: path + "/copy.survey/" + StoreLayout.metadataFile))
         #expect(exported == (try store.revision(id)))
+        // `DIR/` names the folder `DIR`, as a shell's completion writes it.
+        _ = try store.exportPackage(id, to: path + "/slash.survey//")
+        #expect(FileManager.default.fileExists(atPath: path + "/slash.survey/" + StoreLayout.metadataFile))
+        #expect(throws: ExportError.exists(path + "/slash.survey")) {
+            try store.exportPackage(id, to: path + "/slash.survey/")
+        }
+        // A link to nothing is refused, and nothing is created through it.
+        let link = path + "/dangling.json"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path + "/nothing.json")
+        #expect(throws: ExportError.danglingLink(link)) { try store.writeExport(data, to: link) }
+        #expect(!FileManager.default.fileExists(atPath: path + "/nothing.json"))
     }
 
     @Test("deleteDocument tells a new deletion from one already there, from the same read under the lock")

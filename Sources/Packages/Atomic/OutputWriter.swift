@@ -59,6 +59,7 @@ public struct OutputWriter {
     /// - Throws: ``FileSystemError`` with code `alreadyExists` when something has the
     ///   name already (nothing is changed), `notFound` when the parent folder is missing.
     public func writePackage(_ files: [PackageFile], at path: String) throws {
+        let path = Self.folderPath(path)
         try requireParent(of: path)
         if try system.status(path) != nil {
             throw FileSystemError(.alreadyExists, operation: .mkdir, path: path)
@@ -81,6 +82,14 @@ public struct OutputWriter {
             throw error
         }
         try system.fsyncParent(of: path)
+    }
+
+    /// `path` without the slashes that end it: `DIR/` names the folder `DIR`, as a
+    /// shell's completion writes it (`/` stays `/`).
+    public static func folderPath(_ path: String) -> String {
+        var path = path
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        return path
     }
 
     private func requireParent(of path: String) throws {
