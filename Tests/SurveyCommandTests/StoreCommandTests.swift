@@ -227,6 +227,23 @@ struct StoreCommandTests {
         #expect(!FileManager.default.fileExists(atPath: other + "/Documents"))
     }
 
+    @Test(
+        "verify --repair-from a path with no store: exit 66, named as the source of a repair, without advice to create a store (an empty one repairs nothing)"
+    )
+    func repairFromNoStore() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        let path = directory.appendingPathComponent("store").path
+        let missing = directory.appendingPathComponent("missing").path
+        #expect(try CommandRunner.run(["init", "--store", path]).status == 0)
+        let result = try CommandRunner.run(["verify", "--store", path, "--repair-from", missing])
+        #expect(result.status == 66, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "error: there is no store at \(missing) to repair from (--repair-from names a replica of this store)\n"
+        )
+        #expect(!FileManager.default.fileExists(atPath: missing))
+    }
+
     @Test("The store defaults to $SURVEY_STORE, else ./Surveys")
     func storeDefault() throws {
         let directory = try CommandRunner.temporaryDirectory()

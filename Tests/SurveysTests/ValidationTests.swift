@@ -140,7 +140,7 @@ struct ValidationTests {
         Case(
             name: "multiTF answer with a non-boolean",
             json: survey(#"{"title": "Q", "kind": "multiTF", "options": ["a"], "answer": ["yes"]}"#),
-            position: 2, rule: .answerType, message: "flag 1 of the answer is a string, not a boolean"),
+            position: 2, rule: .answerType, message: "flag 1 of the answer must be a boolean, not a string"),
         Case(
             name: "multiTF answer of the wrong type",
             json: survey(#"{"title": "Q", "kind": "multiTF", "options": ["a"], "answer": "T"}"#),
@@ -182,7 +182,7 @@ struct ValidationTests {
         Case(
             name: "title of the wrong type", json: #"{"title": 5, "items": []}"#, position: nil,
             rule: .wrongType,
-            message: "'title' is a string, not an integer"),
+            message: "'title' must be a string, not an integer"),
         Case(
             name: "a control character in the title", json: #"{"title": "a\u0001b", "items": []}"#,
             position: nil, rule: .unwritableText,
@@ -226,7 +226,7 @@ struct ValidationTests {
         let error = #expect(throws: SurveyError.self) { try Survey(data: Data(json.utf8), file: "m.json") }
         #expect(
             error?.description
-                == "m.json: item 1 (\"m\"): flag 2 of the answer is an integer, not a boolean (a multiTF item is answered by one boolean per option) [answerType]",
+                == "m.json: item 1 (\"m\"): flag 2 of the answer must be a boolean, not an integer (a multiTF item is answered by one boolean per option) [answerType]",
             "\(error?.description ?? "no error")")
         // Stored content is read by the same rule.
         let stored = PropertyList.dictionary([
@@ -237,7 +237,7 @@ struct ValidationTests {
         ])
         let storedError = #expect(throws: SurveyError.self) { try Survey(interchange: stored) }
         #expect(storedError?.rule == .answerType)
-        #expect(storedError?.message.hasPrefix("flag 2 of the answer is a date, not a boolean") == true)
+        #expect(storedError?.message.hasPrefix("flag 2 of the answer must be a boolean, not a date") == true)
     }
 
     @Test("Messages never quote the answer")

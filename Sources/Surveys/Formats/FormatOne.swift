@@ -10,7 +10,7 @@ enum FormatOne {
         guard case .dictionary(let root) = value else {
             throw SurveyError(
                 position: nil, title: nil, rule: .wrongType,
-                message: "a format-1 survey is a dictionary, not \(value.typeDescription)")
+                message: "a format-1 survey must be a dictionary, not \(value.typeDescription)")
         }
         if let unknown = root.keys.filter({ $0 != "title" && $0 != "items" }).sorted().first {
             throw SurveyError(
@@ -38,7 +38,7 @@ enum FormatOne {
         guard case .dictionary(let item) = value else {
             throw SurveyError(
                 position: position, title: nil, rule: .wrongType,
-                message: "an item is a dictionary, not \(value.typeDescription)")
+                message: "an item must be a dictionary, not \(value.typeDescription)")
         }
         let title = item["title"]?.stringValue
         func fail(_ rule: SurveyError.Rule, _ message: String) -> SurveyError {
@@ -50,7 +50,7 @@ enum FormatOne {
         func string(_ key: String) throws -> String? {
             guard let value = item[key] else { return nil }
             guard case .string(let text) = value else {
-                throw fail(.wrongType, "'\(key)' is a string in format 1, not \(value.typeDescription)")
+                throw fail(.wrongType, "'\(key)' must be a string in format 1, not \(value.typeDescription)")
             }
             return text
         }
@@ -62,7 +62,7 @@ enum FormatOne {
             guard case .dictionary(let entries) = resultValue, entries.count == 1,
                 case .string(let text)? = entries["text"]
             else {
-                throw fail(.wrongType, "'result' is a dictionary with one key, 'text', a string")
+                throw fail(.wrongType, "'result' must be a dictionary with one key, 'text', a string")
             }
             result = text
         }
@@ -121,7 +121,7 @@ enum FormatOne {
             switch value3 {
             case nil, "F": out["roundToInteger"] = false
             case "T": out["roundToInteger"] = true
-            case let other?: throw fail(.wrongType, "a Slider's value3 is \"T\" or \"F\", not '\(other)'")
+            case let other?: throw fail(.wrongType, "a Slider's value3 must be \"T\" or \"F\", not '\(other)'")
             }
             if let result {
                 guard let number = Answer.number(decimal: result) else {

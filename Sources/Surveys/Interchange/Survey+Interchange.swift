@@ -65,7 +65,7 @@ extension Survey {
         guard case .dictionary(let root) = interchange else {
             throw SurveyError(
                 position: nil, title: nil, rule: .wrongType,
-                message: "a survey is a dictionary, not \(Self.describe(interchange))")
+                message: "a survey must be a dictionary, not \(Self.describe(interchange))")
         }
         let known = envelope ? Self.surveyKeys.union(Self.envelopeKeys) : Self.surveyKeys
         if let unknown = root.keys.filter({ !known.contains($0) }).sorted().first {
@@ -80,7 +80,7 @@ extension Survey {
         guard case .string(let title) = titleValue else {
             throw SurveyError(
                 position: nil, title: nil, rule: .wrongType,
-                message: "'title' is a string, not \(Self.describe(titleValue))")
+                message: "'title' must be a string, not \(Self.describe(titleValue))")
         }
         guard let itemsValue = root["items"] else {
             throw SurveyError(
@@ -89,7 +89,7 @@ extension Survey {
         guard case .array(let elements) = itemsValue else {
             throw SurveyError(
                 position: nil, title: nil, rule: .wrongType,
-                message: "'items' is an array, not \(Self.describe(itemsValue))")
+                message: "'items' must be an array, not \(Self.describe(itemsValue))")
         }
         try Self.checkItemCount(elements.count)
         let items = try elements.enumerated().map {
@@ -106,7 +106,7 @@ extension Survey {
         }
         if let value = root["id"] {
             guard case .string(let text) = value else {
-                throw fail(.wrongType, "'id' is a string, not \(describe(value))")
+                throw fail(.wrongType, "'id' must be a string, not \(describe(value))")
             }
             guard let id = UUID(uuidString: text) else {
                 throw fail(.invalidID, "'id' is not a document UUID")
@@ -119,15 +119,15 @@ extension Survey {
             }
         }
         if let value = root["revision"], value.stringValue == nil {
-            throw fail(.wrongType, "'revision' is a string, not \(describe(value))")
+            throw fail(.wrongType, "'revision' must be a string, not \(describe(value))")
         }
         if let value = root["formatVersion"], case .integer = value {
         } else if let value = root["formatVersion"] {
-            throw fail(.wrongType, "'formatVersion' is an integer, not \(describe(value))")
+            throw fail(.wrongType, "'formatVersion' must be an integer, not \(describe(value))")
         }
         if let value = root["conflicts"] {
             guard case .array(let ids) = value, ids.allSatisfy({ $0.stringValue != nil }) else {
-                throw fail(.wrongType, "'conflicts' is an array of strings, not \(describe(value))")
+                throw fail(.wrongType, "'conflicts' must be an array of strings, not \(describe(value))")
             }
         }
     }
@@ -142,7 +142,7 @@ extension Survey {
         guard case .dictionary(let entries) = value else {
             throw SurveyError(
                 position: position, title: nil, rule: .wrongType,
-                message: "an item is a dictionary, not \(describe(value))")
+                message: "an item must be a dictionary, not \(describe(value))")
         }
         let title = entries["title"]?.stringValue
         func fail(_ rule: SurveyError.Rule, _ message: String) -> SurveyError {
@@ -154,7 +154,7 @@ extension Survey {
                 return nil
             }
             guard case .string(let text) = value else {
-                throw fail(.wrongType, "'\(key)' is a string, not \(describe(value))")
+                throw fail(.wrongType, "'\(key)' must be a string, not \(describe(value))")
             }
             return text
         }
@@ -170,7 +170,7 @@ extension Survey {
                     )
                 }
                 return number
-            default: throw fail(.wrongType, "'\(key)' is a number, not \(describe(value))")
+            default: throw fail(.wrongType, "'\(key)' must be a number, not \(describe(value))")
             }
         }
         func options() throws -> [String] {
@@ -178,11 +178,11 @@ extension Survey {
                 throw fail(.missingKey, "the key 'options' is missing")
             }
             guard case .array(let labels) = value else {
-                throw fail(.wrongType, "'options' is an array of strings, not \(describe(value))")
+                throw fail(.wrongType, "'options' must be an array of strings, not \(describe(value))")
             }
             return try labels.map { label in
                 guard case .string(let text) = label else {
-                    throw fail(.wrongType, "'options' holds strings, not \(describe(label))")
+                    throw fail(.wrongType, "'options' must hold strings, not \(describe(label))")
                 }
                 return text
             }
@@ -221,7 +221,7 @@ extension Survey {
             var round = false
             if let value = entries["roundToInteger"] {
                 guard case .boolean(let flag) = value else {
-                    throw fail(.wrongType, "'roundToInteger' is a boolean, not \(describe(value))")
+                    throw fail(.wrongType, "'roundToInteger' must be a boolean, not \(describe(value))")
                 }
                 round = flag
             }
@@ -276,7 +276,7 @@ extension Survey {
                 guard case .boolean(let flag) = element else {
                     throw fail(
                         .answerType,
-                        "flag \(index + 1) of the answer is \(describe(element)), not a boolean (a multiTF item is answered by one boolean per option)"
+                        "flag \(index + 1) of the answer must be a boolean, not \(describe(element)) (a multiTF item is answered by one boolean per option)"
                     )
                 }
                 flags.append(flag)

@@ -427,7 +427,7 @@ struct ResolveCommand: ParsableCommand {
             try Console.printJSON(report)
         } else {
             if report.resolved.isEmpty && report.unresolved.isEmpty {
-                print("no document is in conflict; nothing to resolve")
+                Console.error("no document is in conflict; nothing to resolve")
             }
             for row in report.resolved {
                 print(
@@ -603,7 +603,18 @@ struct VerifyCommand: ParsableCommand {
         try runReporting {
             var repair: SurveyStore.RepairReport?
             if let repairFrom {
-                repair = try options.open().repair(from: try SurveyStore.openForReading(at: repairFrom))
+                let source: SurveyStore
+                do {
+                    source = try SurveyStore.openForReading(at: repairFrom)
+                } catch StoreError.noSuchStore(let path) {
+                    // A new store would hold nothing to repair from: not advised.
+                    throw CommandFailure(
+                        code: "noSuchStore",
+                        message:
+                            "there is no store at \(ShownText.escaping(path)) to repair from (--repair-from names a replica of this store)",
+                        exit: ExitStatus.noInput.rawValue)
+                }
+                repair = try options.open().repair(from: source)
                 for entry in repair?.repaired ?? [] { Console.error("repaired: \(entry)") }
                 for entry in repair?.unrepaired ?? [] { Console.error("not repaired: \(entry)") }
             }
