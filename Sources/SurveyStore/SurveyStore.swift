@@ -351,10 +351,17 @@ public final class SurveyStore: Sendable {
 
     static func isLayoutTorn(at path: String, calls: SystemCalls) throws -> Bool {
         let reader = FileReader(root: path, calls: calls)
-        guard try reader.status(atPath: path + "/" + StoreLayout.documentsFolder)?.isDirectory == true,
-            try reader.status(atPath: path + "/" + layoutFile)?.kind == .regular,
-            let data = try reader.contents(atPath: path + "/" + layoutFile)
-        else { return false }
+        let data: Data
+        do {
+            guard try reader.status(atPath: path + "/" + StoreLayout.documentsFolder)?.isDirectory == true,
+                try reader.status(atPath: path + "/" + layoutFile)?.kind == .regular,
+                let bytes = try reader.contents(atPath: path + "/" + layoutFile)
+            else { return false }
+            data = bytes
+        } catch let error as FileSystemError where error.code == .notFound {
+            // No store's folder yet (init makes it).
+            return false
+        }
         do {
             _ = try PropertyList(xml: data)
             return false

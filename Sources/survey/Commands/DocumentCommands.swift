@@ -29,7 +29,7 @@ struct InitCommand: ParsableCommand {
                     exit: ExitStatus.noInput.rawValue)
             }
             // A layout file cut short is written again by `create`; said here.
-            let isTorn = (try? SurveyStore.isLayoutTorn(at: options.path)) ?? false
+            let isTorn = try SurveyStore.isLayoutTorn(at: options.path)
             let store = try SurveyStore.create(at: options.path, deviceName: device)
             if isTorn {
                 Console.error(
