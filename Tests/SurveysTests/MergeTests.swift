@@ -597,6 +597,33 @@ struct MergeRuleTests {
     }
 
     @Test(
+        "A virtual base whose binary options are unknown (its bases renamed them two ways): heads holding different options merge options and answer as one unit, contested, so the answer stays on the option its head chose (it went by place onto the other head's options)"
+    )
+    func virtualBaseWithUnknownOptions() throws {
+        func binary(_ options: [String], _ answer: Int?) -> Survey {
+            F.edit {
+                $0[F.index($0, 1)].kind = .binary(options: options)
+                F.setAnswer(&$0, 1, answer.map { .choice($0) })
+            }
+        }
+        let bases = F.merge(F.base, [binary(["Nope", "Yeah"], nil), binary(["Non", "Oui"], nil)])
+        #expect(bases.contested.map(\.field) == ["options"])
+        let virtual = SurveyMerge.VirtualBase(merging: bases)
+        // One head reordered its options and chose "Yeah"; the other renamed one.
+        let yeah = binary(["Yeah", "Nope"], 0)
+        let nein = binary(["Nein", "Oui"], nil)
+        for heads in [[yeah, nein], [nein, yeah]] {
+            let result = SurveyMerge.merge(
+                virtualBase: virtual,
+                heads: heads.enumerated().map { .init(label: "h\($0)", survey: $1, rank: $0) })
+            try result.survey.validate()
+            #expect(result.contested.map(\.field) == ["kind"])
+            let item = result.survey.items[F.index(result.survey.items, 1)]
+            #expect(item == heads[0].items[F.index(heads[0].items, 1)], "\(item)")
+        }
+    }
+
+    @Test(
         "A virtual base (two bases merged) leaves what they contested unknown: heads that agree on such a field take it, heads that differ contest it, none counted unchanged; every other field merges as from one base"
     )
     func virtualBase() throws {

@@ -207,7 +207,11 @@ extension MergeState {
         for group in groups {
             for contest in heads[group].group!.contested {
                 let key = FieldKey(contest)
-                guard !done.contains(key), stands(group, key) else { continue }
+                // A whole item the group took (rule 9) is carried while the merge keeps the
+                // item, even where the merge then changed it further: the heads of the group
+                // whose item was not taken are listed, never dropped unreported.
+                let isWholeItemKept = key.field == "item" && key.item.map { merged[$0] != nil } == true
+                guard !done.contains(key), stands(group, key) || isWholeItemKept else { continue }
                 done.insert(key)
                 var carried = contest
                 carried.values = []

@@ -47,7 +47,8 @@ import PropertyList
 ///     renames of one option or merged labels that are not distinct leave the option
 ///     lists to merge as one field. A binary or multiTF item whose options a head renamed
 ///     and reordered at once, grew or shrank (no answer can follow its option) merges as
-///     one unit, as in rule 8.
+///     one unit, as in rule 8; so does one whose options are unknown on a side or in the
+///     base, unless every head holds the same options.
 /// 12. A base may be *virtual* (``VirtualBase``): several bases merged by these rules,
 ///     whatever they contested unknown. A head's value of an unknown field counts as a
 ///     change (heads that agree take it, heads that differ contest it); an item unknown as
@@ -347,6 +348,16 @@ public enum SurveyMerge {
                     let now = item.fields
                     let then = was.fields
                     for name in Item.fieldOrder where now[name] != then[name] { fields.insert(name) }
+                    // A binary or multiTF answer is a place in the options: with the options
+                    // reordered, the same place may hold another option, and the answer
+                    // changed although its value did not.
+                    if fields.contains("options"), !fields.contains("answer"),
+                        ["binary", "multiTF"].contains(item.kind.name), item.kind.name == was.kind.name,
+                        MergeState.answer(now["answer"], from: now["options"], to: then["options"])
+                            != then["answer"]
+                    {
+                        fields.insert("answer")
+                    }
                 }
                 if fields.contains("kind") { fields.formUnion(MergeState.bodyFields + ["kind"]) }
                 if !fields.isEmpty { marked.unknownFields[item.id, default: []].formUnion(fields) }
@@ -602,9 +613,16 @@ struct MergeState {
         let reference =
             unknown.contains("options") ? sideFields[0]["options"] : (baseFields ?? sideFields[0])["options"]
         let isPositional = kinds.first.map { ["binary", "multiTF"].contains($0) } ?? false
+        // Options unknown on a side (a group that changed or contested them since its own
+        // base) or in the base (a virtual one) say nothing of where a head's option went:
+        // read across only when every head holds the same options.
+        let isOptionsUnknown =
+            unknown.contains("options") || sides.indices.contains { unknownOn($0).contains("options") }
         let optionsRead =
             !isPositional
-            || sideFields.allSatisfy { Self.options($0["options"], canBeReadAgainst: reference) }
+            || (isOptionsUnknown
+                ? sideFields.allSatisfy { $0["options"] == sideFields[0]["options"] }
+                : sideFields.allSatisfy { Self.options($0["options"], canBeReadAgainst: reference) })
         if kinds.count == 1, optionsRead {
             // Rule 11: options reordered on one head and renamed in place on others merge
             // slot by slot (the renamed labels in the new order); otherwise the option
