@@ -145,4 +145,23 @@ extension MergeCommandTests {
                 }, "\(values)")
         }
     }
+
+    @Test(
+        "A group's own contest of an answer is not carried beside this merge's contest of the unit (options and answer) that stands for it: one contest, listing each head's options and answer (a second one named an answer on another option than the merged one)"
+    )
+    func groupAnswerContestInsideAUnitContest() throws {
+        let forks = try Forks(
+            o: Self.oneItem("binary", ["A", "B"], answer: 0),
+            a: Self.oneItem("binary", ["A", "Ba"], answer: 1),
+            g1: Self.oneItem("binary", ["A", "Bap"], answer: nil),
+            g2: Self.oneItem("binary", ["X0", "X1"], answer: 0),
+            h3: Self.oneItem("binary", ["A", "Br"], answer: 0))
+        let merged = try forks.merged()
+        let contests = Self.contested(merged.merge)
+        #expect(contests.map { $0["field"] as? String } == ["kind"], "\(contests)")
+        let values = contests.first?["values"] as? [[String: Any]] ?? []
+        #expect(
+            Set(values.compactMap { $0["revision"] as? String }) == [forks.g1, forks.g2, forks.h3],
+            "\(values)")
+    }
 }

@@ -202,8 +202,14 @@ extension MergeState {
             contested[index] = contest
         }
 
-        // The groups' own contests.
+        // The groups' own contests. One on a field that a contest of this merge stands for
+        // (a `kind` contest: the settings and the answer; an `item` contest: every field)
+        // is not carried: that contest lists each head of the group with its own value, and
+        // a second one would name a value of the field the merge did not take.
         var done = covered
+        for key in covered where key.field == "kind" || key.field == "item" {
+            for field in Self.fields(of: key.field) { done.insert(FieldKey(item: key.item, field: field)) }
+        }
         for group in groups {
             for contest in heads[group].group!.contested {
                 let key = FieldKey(contest)
