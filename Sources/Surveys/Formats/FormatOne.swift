@@ -121,7 +121,8 @@ enum FormatOne {
             switch value3 {
             case nil, "F": out["roundToInteger"] = false
             case "T": out["roundToInteger"] = true
-            case let other?: throw fail(.wrongType, "a Slider's value3 must be \"T\" or \"F\", not '\(other)'")
+            case let other?:
+                throw fail(.wrongType, "a Slider's value3 must be \"T\" or \"F\", not '\(other)'")
             }
             if let result {
                 guard let number = Answer.number(decimal: result) else {
