@@ -454,8 +454,11 @@ extension SurveyStore {
         let graph = try revisions.graph(of: id).graph
         guard let winner = graph.winner else { throw noWinner(id) }
         if winner.isDeleted { throw deletedError(id, winner) }
-        let heads = graph.conflicts
-        guard !heads.isEmpty else { return ([], []) }
+        // Every other head: a deletion among them is left out, and named.
+        let heads = graph.heads.filter { $0.id != winner.id }
+        guard !graph.conflicts.isEmpty else {
+            return ([], heads.filter(\.isDeleted).map { ($0.id, StoreError.deletion($0.id)) })
+        }
         let base = try survey(id, winner)
         var diffs: [RevisionDiff] = []
         var leftOut: [(RevisionID, any Error)] = []

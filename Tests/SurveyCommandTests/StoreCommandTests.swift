@@ -244,6 +244,70 @@ struct StoreCommandTests {
         #expect(!FileManager.default.fileExists(atPath: missing))
     }
 
+    @Test(
+        "Deletions and conflicts as a user meets them: save without --base does not restore a deleted document (exit 66, as edit); show of an earlier revision names the document's conflicts as such; resolve --keep DELETION says the document is deleted; diff names a head that is a deletion; a title may start with '-'"
+    )
+    func deletionsAndConflictsSaidPlainly() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("store").path
+        func run(_ arguments: [String]) throws -> CommandRunner.Result {
+            try CommandRunner.run([arguments[0], "--store", path] + arguments.dropFirst())
+        }
+        func revision(_ arguments: [String]) throws -> String {
+            let result = try run(arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(try run(["init"]).status == 0)
+        let id = try revision(["new", "--title", "-10 degrees"])
+        let first = try revision(["versions", id, "--json"])
+        let origin = try #require(
+            (try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [[String: Any]])?.first?["revision"]
+                as? String)
+        let file = directory.appendingPathComponent("content.json").path
+        #expect(try run(["export", id, "-o", file]).status == 0)
+        #expect(try run(["show", id]).stdout.hasPrefix("-10 degrees\n"))
+
+        // Two edits from the first revision and a deletion of it: three heads.
+        var content = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file)))
+                as? [String: Any])
+        for title in ["Left", "Right"] {
+            content["title"] = title
+            let edited = directory.appendingPathComponent(title + ".json")
+            try JSONSerialization.data(withJSONObject: content).write(to: edited)
+            _ = try revision(["save", id, "--from", edited.path, "--base", origin])
+        }
+        let deletion = try revision(["delete", id, "--base", origin])
+        let shownEarlier = try run(["show", id, "--revision", origin])
+        #expect(
+            shownEarlier.stdout.contains("the document's conflicts (not won): "), "\(shownEarlier.stdout)")
+        #expect(!shownEarlier.stdout.contains("in conflict with"), "\(shownEarlier.stdout)")
+        let diff = try run(["diff", id])
+        #expect(diff.status == 0, "\(diff.stderr)")
+        #expect(
+            diff.stderr.contains("warning: \(deletion): not compared with the winner: it records a deletion"))
+
+        // Keeping the deletion deletes the document, and says so.
+        let kept = try run(["resolve", id, "--keep", deletion])
+        #expect(kept.status == 0 && kept.stderr.contains("the revision kept is a deletion"), "\(kept.stderr)")
+        // A plain save (or --if-current) does not restore it; --base DELETION does.
+        for extra in [[], ["--if-current"]] {
+            let refused = try run(["save", id, "--from", file] + extra)
+            #expect(
+                refused.status == 66 && refused.stderr.contains("was deleted at"),
+                "\(extra): \(refused.stderr)")
+        }
+        let winner = try revision(["versions", id, "--json"])
+        let current = try #require(
+            (try JSONSerialization.jsonObject(with: Data(winner.utf8)) as? [[String: Any]])?.first?[
+                "revision"]
+                as? String)
+        #expect(try run(["save", id, "--from", file, "--base", current]).status == 0)
+        #expect(try run(["show", id]).status == 0)
+    }
+
     @Test("The store defaults to $SURVEY_STORE, else ./Surveys")
     func storeDefault() throws {
         let directory = try CommandRunner.temporaryDirectory()

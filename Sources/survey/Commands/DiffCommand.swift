@@ -77,7 +77,13 @@ struct DiffCommand: ParsableCommand {
                 }
             Console.error("warning: \(head): not compared with the winner: \(why)")
         }
-        if pairs.isEmpty, let (_, error) = leftOut.first { throw error }
+        // No head compared: a failure, unless those left out are deletions (which have no
+        // content to compare, and were named).
+        let failures = leftOut.filter { _, error in
+            if case StoreError.deletion = error { return false }
+            return true
+        }
+        if pairs.isEmpty, let (_, error) = failures.first { throw error }
         return pairs
     }
 }

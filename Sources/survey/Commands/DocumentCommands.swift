@@ -54,7 +54,7 @@ struct NewCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "new", abstract: "Create a document.", discussion: SurveyTool.exitCodesReference)
     @OptionGroup var options: StoreOptions
-    @Option(help: "The title of a new, empty survey.") var title: String?
+    @Option(parsing: .unconditional, help: "The title of a new, empty survey.") var title: String?
     @Option(help: "A survey in the interchange form (JSON or XML plist).") var from: String?
 
     func validate() throws {
@@ -149,7 +149,8 @@ struct ShowCommand: ParsableCommand {
         commandName: "show", abstract: "Show the winner (or a revision).",
         discussion: """
             Prints the title, the document id, the revision and its format version, the revisions it is in \
-            conflict with, and each item with its answer (a binary answer as its label).
+            conflict with (for an earlier revision, the document's heads that do not win), and each item \
+            with its answer (a binary answer as its label).
 
             \(SurveyTool.exitCodesReference)
             """)
@@ -181,7 +182,17 @@ struct ShowCommand: ParsableCommand {
             Console.printRow(survey.title)
             print("  document  \(id.lowercased)")
             print("  revision  \(shown.id) (format \(shown.formatVersion))")
-            if !conflicts.isEmpty { print("  in conflict with: \(conflicts.joined(separator: ", "))") }
+            if !conflicts.isEmpty {
+                // An earlier revision is in conflict with nothing: the document's heads that
+                // do not win are named as such.
+                var isHead = false
+                if case .inConflict(let heads) = opened.state {
+                    isHead = heads.contains { $0.id == shown.id }
+                }
+                print(
+                    "  \(isHead ? "in conflict with" : "the document's conflicts (not won)"): \(conflicts.joined(separator: ", "))"
+                )
+            }
             for (index, item) in survey.items.enumerated() {
                 Console.printRow(
                     "  \(index + 1). \(item.title) (\(item.kind.name))\(item.answerText.map { ": " + $0 } ?? "")"
@@ -213,7 +224,7 @@ struct EditCommand: ParsableCommand {
     @OptionGroup var options: StoreOptions
     @Argument(help: "The document.") var document: String
     @Option(help: "The revision the edit is based on (default: the winner).") var base: String?
-    @Option(help: "A new title.") var title: String?
+    @Option(parsing: .unconditional, help: "A new title.") var title: String?
     @Option(name: .customLong("answer"), help: "ITEM=VALUE (see above); repeat for several answers.")
     var answers: [String] = []
 
@@ -322,7 +333,8 @@ struct SaveCommand: ParsableCommand {
         discussion: """
             Prints the new revision. Content identical to the base's writes nothing: it says so on standard \
             error and prints the base ("changed": false with --json). Saving on top of a deletion (--base \
-            DELETION) restores a deleted document. An item of the file without an id takes the id of \
+            DELETION) restores a deleted document; without --base, a deleted document is refused (exit 66), \
+            as edit refuses it. An item of the file without an id takes the id of \
             the base's first item of the same kind and title not taken already, or is a new item, so \
             that a file edited without ids still saves as the same items, edited.
 
@@ -345,6 +357,9 @@ struct SaveCommand: ParsableCommand {
             let store = try options.open()
             let id = try store.document(document)
             let based = try store.revision(id, try store.revisionID(base, in: id))
+            // Restoring a deleted document takes a --base naming the deletion: a save on
+            // top of the winner, without one, is refused as edit refuses it.
+            if base == nil, based.isDeleted, let deleted = try store.deletedDocument(id) { throw deleted }
             let survey = try readSurvey(from: from, document: id, on: based, in: store)
             let saved = try store.save(survey, to: id, base: based.id, ifCurrent: ifCurrent)
             try options.report(id, saved, changed: saved.id != based.id)

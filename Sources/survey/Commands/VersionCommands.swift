@@ -263,6 +263,12 @@ struct ResolveCommand: ParsableCommand {
                         deleted: resolved.isDeleted))
             } else {
                 print(resolved.id.description)
+                // Keeping a deletion deletes the document: said, since nothing else shows it.
+                if resolved.isDeleted {
+                    Console.error(
+                        "the revision kept is a deletion: document \(id.lowercased) is deleted now (`survey resolve \(id.lowercased) --keep REV` restores an earlier revision)"
+                    )
+                }
             }
         }
     }
