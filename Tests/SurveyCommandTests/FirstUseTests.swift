@@ -360,7 +360,11 @@ struct FirstUseTests {
         let show = try store.run(["show", id, "--revision", first])
         #expect(show.status == 0 && controls(show.stdout).isEmpty, "\(show.stdout.debugDescription)")
         let shown = show.stdout.split(separator: "\n")
-        let starts = ["Real", "  document  ", "  revision  ", "  in conflict with: ", "  1. ", "  2. "]
+        let starts = [
+            "Real", "  document  ", "  revision  ", "  in conflict with: ",
+            "  the document's conflicts (not won): ",
+            "  1. ", "  2. ",
+        ]
         #expect(
             shown.allSatisfy { line in starts.contains { line.hasPrefix($0) } } && shown.count >= 5,
             "title, document, revision, two items: \(show.stdout)")

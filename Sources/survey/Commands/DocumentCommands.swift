@@ -54,7 +54,10 @@ struct NewCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "new", abstract: "Create a document.", discussion: SurveyTool.exitCodesReference)
     @OptionGroup var options: StoreOptions
-    @Option(parsing: .unconditional, help: "The title of a new, empty survey.") var title: String?
+    @Option(
+        parsing: .unconditional,
+        help: "The title of a new, empty survey (the next argument, even one that starts with -).")
+    var title: String?
     @Option(help: "A survey in the interchange form (JSON or XML plist).") var from: String?
 
     func validate() throws {
@@ -224,7 +227,8 @@ struct EditCommand: ParsableCommand {
     @OptionGroup var options: StoreOptions
     @Argument(help: "The document.") var document: String
     @Option(help: "The revision the edit is based on (default: the winner).") var base: String?
-    @Option(parsing: .unconditional, help: "A new title.") var title: String?
+    @Option(parsing: .unconditional, help: "A new title (the next argument, even one that starts with -).")
+    var title: String?
     @Option(name: .customLong("answer"), help: "ITEM=VALUE (see above); repeat for several answers.")
     var answers: [String] = []
 
