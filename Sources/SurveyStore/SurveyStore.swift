@@ -641,7 +641,7 @@ public final class SurveyStore: Sendable {
     ///   - survey: The new content.
     ///   - id: The document.
     ///   - base: The revision the content is based on; the winner when `nil`.
-    ///   - ifCurrent: Refuse with `StoreError/notCurrent(base:heads:)` unless `base` is
+    ///   - ifCurrent: Refuse with `StoreError/notCurrent(base:heads:deletions:)` unless `base` is
     ///     the document's only current revision: the winner, every other head (if any) a
     ///     deletion it won over, since an edit never loses to a deletion it raced.
     /// - Returns: The new revision (or the base, when the content is the base's).
@@ -660,7 +660,7 @@ public final class SurveyStore: Sendable {
     ///
     /// - Parameters:
     ///   - document: The document, as opened (or last saved) and edited since.
-    ///   - ifCurrent: Refuse with `StoreError/notCurrent(base:heads:)` unless the
+    ///   - ifCurrent: Refuse with `StoreError/notCurrent(base:heads:deletions:)` unless the
     ///     document's base is its only current revision (as `save(_:to:base:ifCurrent:)`
     ///     says).
     /// - Returns: The document after the save: the same survey, the revision written
@@ -694,7 +694,9 @@ public final class SurveyStore: Sendable {
                 && (graph.winner?.id != baseRevision.id
                     || heads.contains { $0.id != baseRevision.id && !$0.isDeleted })
             {
-                throw StoreError.notCurrent(base: baseRevision.id, heads: heads.map(\.id))
+                throw StoreError.notCurrent(
+                    base: baseRevision.id, heads: heads.map(\.id),
+                    deletions: Set(heads.filter(\.isDeleted).map(\.id)))
             }
             return (baseRevision, !baseRevision.isDeleted && baseRevision.contentDigest == digest)
         }

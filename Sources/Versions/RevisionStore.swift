@@ -1309,8 +1309,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case noContent(RevisionID)
     /// The revision records the document's deletion: it has no content.
     case deletion(RevisionID)
-    /// The base of a save is no longer the document's only head.
-    case notCurrent(base: RevisionID, heads: [RevisionID])
+    /// The base of a save is no longer the document's only head: the heads, and those of
+    /// them that are deletions.
+    case notCurrent(base: RevisionID, heads: [RevisionID], deletions: Set<RevisionID> = [])
     /// A document's winner cannot be read, so its history is kept.
     case unreadableWinner(UUID, String)
     /// A document's folder holds packages of revisions it cannot read yet (half-copied,
@@ -1360,8 +1361,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "the revision's \(name) would be \(size) bytes, more than the \(limit) its readers take; nothing was written"
         case .noContent(let id): "revision \(id) has been pruned; only its place in the history remains"
         case .deletion(let id): "revision \(id) records a deletion: it has no content"
-        case .notCurrent(let base, let heads):
-            "revision \(base) is not the only current revision (current: \(heads.map(\.description).joined(separator: ", ")))"
+        case .notCurrent(let base, let heads, let deletions):
+            "revision \(base) is not the only current revision (current: \(heads.map { $0.description + (deletions.contains($0) ? " (a deletion)" : "") }.joined(separator: ", ")))"
         case .unreadableWinner(let id, let why):
             "document \(id.uuidString.lowercased()) is not pruned: its current revision cannot be read (\(why)), and its history may be all that is left to read"
         case .unseenRevisions(let id, let revisions):

@@ -292,6 +292,9 @@ struct StoreCommandTests {
         // Keeping the deletion deletes the document, and says so.
         let kept = try run(["resolve", id, "--keep", deletion])
         #expect(kept.status == 0 && kept.stderr.contains("the revision kept is a deletion"), "\(kept.stderr)")
+        // A save on an earlier revision is refused, naming the current deletion as one.
+        let stale = try run(["save", id, "--from", file, "--base", origin, "--if-current"])
+        #expect(stale.status == 75 && stale.stderr.contains(" (a deletion))"), "\(stale.stderr)")
         // A plain save (or --if-current) does not restore it; --base DELETION does.
         for extra in [[], ["--if-current"]] {
             let refused = try run(["save", id, "--from", file] + extra)
