@@ -5,7 +5,8 @@ import Versions
 
 // The `async` forms of the calls that block on the file system. Each runs its blocking
 // form on a queue of its own (``BlockingQueue``), off the caller's executor, and has
-// that form's documentation.
+// that form's documentation. Each throws `CancellationError`, doing nothing, when its
+// task is cancelled before it starts; once started, it runs to its end.
 
 extension SurveyStore {
     /// Creates the store if needed and opens it, off the caller's executor: see

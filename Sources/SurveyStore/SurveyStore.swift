@@ -927,6 +927,9 @@ public final class SurveyStore: Sendable {
 
     /// Resolves a document's conflict (see `resolve(_:_:)`) and opens it again.
     ///
+    /// Only the document's id is used: edits in `document.survey` that were not saved
+    /// are not part of the resolution (give `.content(document.survey)` to keep them).
+    ///
     /// - Returns: The document at its winner after the resolution (at its winner as it
     ///   is, when there was nothing to resolve).
     /// - Throws: As `resolve(_:_:)`, and ``DocumentDeletedError`` when the document is

@@ -1356,7 +1356,10 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noSuchDocument(let id): "there is no document \(id.uuidString.lowercased())"
         case .documentExists(let id):
             "there is a document \(id.uuidString.lowercased()) already: a new one needs an id of its own"
-        case .noSuchRevision(let text): "there is no revision \(ShownText.escaping(text))"
+        case .noSuchRevision(let text):
+            text.isEmpty
+                ? "no revision named: give a revision id or a prefix of one"
+                : "there is no revision \(ShownText.escaping(text))"
         case .revisionTooLarge(let name, let size, let limit):
             "the revision's \(name) would be \(size) bytes, more than the \(limit) its readers take; nothing was written"
         case .noContent(let id): "revision \(id) has been pruned; only its place in the history remains"

@@ -35,6 +35,39 @@ struct AppAPITests {
     }
 
     @Test(
+        "A second task waiting on one StoreChanges gets ConcurrentIterationError and the first goes on (the second took the first's place, and the first hung even once cancelled)"
+    )
+    func secondConsumerIsRefused() async throws {
+        let (store, path) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let changes = try store.changes()
+        let first = Task { () -> StoreChange? in
+            for try await change in changes { return change }
+            return nil
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let second = Task { () -> (any Error)? in
+            do {
+                for try await _ in changes {}
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let refused = await second.value
+        #expect(
+            refused as? ConcurrentIterationError == ConcurrentIterationError(),
+            "\(String(describing: refused))")
+        let (id, _) = try await store.create(try Self.survey("Seen"))
+        let seen = try await first.value
+        #expect(seen?.document == id && seen?.kind == .created, "\(String(describing: seen))")
+        // An empty revision name says what to give.
+        #expect(throws: StoreError.noSuchRevision("")) { try store.revisionID(matching: "", in: id) }
+        #expect(
+            "\(StoreError.noSuchRevision(""))" == "no revision named: give a revision id or a prefix of one")
+    }
+
+    @Test(
         "open gives the document at its winner; save(document) saves on its own base, returns the next"
     )
     func openAndSave() throws {

@@ -102,6 +102,8 @@ final class ChangeChannel: Sendable {
                         defer { state.failure = nil }
                         return state.failure.map { .failure($0) } ?? .success(nil)
                     }
+                    // One consumer: a second one waiting would take the first's place.
+                    if state.waiter != nil { return .failure(ConcurrentIterationError()) }
                     state.waiter = continuation
                     return nil
                 }
