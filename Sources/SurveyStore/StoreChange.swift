@@ -6,7 +6,8 @@ import Versions
 /// Changes are found by reading a document's folder again after its files changed and
 /// comparing what `RevisionStore.read(_:)` finds with what it found before, so only
 /// complete revisions count: a package being copied in produces nothing until its last
-/// file is there. Each new revision is reported once, as ``Kind/created`` (the first
+/// file is there (and, when it was not renamed into place, until its content matches its
+/// digest). Each new revision is reported once, as ``Kind/created`` (the first
 /// revision of a document not seen before) or ``Kind/revisionAdded``, however many
 /// files brought it; after those, a document whose state changed gets one
 /// ``Kind/conflictAppeared``, ``Kind/conflictResolved``, ``Kind/deleted`` or

@@ -27,7 +27,12 @@ extension SurveyStore {
     /// verified, its content checked to be there, as `RevisionStore.read(_:)` does) and
     /// reported at once; anything else that changed (a removal, a tombstone, a package
     /// still being copied) makes the feed read that document's folder again and compare
-    /// it with the last read. Either way only complete revisions count, each new revision
+    /// it with the last read. A package that appeared other than by a rename into its
+    /// document's folder (made in place by `cp -r`, `scp` or `rsync --inplace`, which write
+    /// each file under its final name) counts only once its content matches the digest in
+    /// its metadata; until then it is watched as one still being copied. (The packages
+    /// present when the feed starts are taken as the first read finds them.) Either way
+    /// only complete revisions count, each new revision
     /// is reported once (see ``StoreChange``), and a change of state (conflict,
     /// resolution, deletion) once. When changes may have been missed (the kernel's queue
     /// overflowed, a watched folder was removed or replaced), the sequence yields one

@@ -276,6 +276,25 @@ public final class RevisionStore: Sendable {
     /// metadata file read on the way (``DocumentRead/metadataBytes``), for a caller that
     /// copies the packages and need not read them twice.
     public func read(_ document: UUID, keepingMetadata: Bool) throws -> DocumentRead {
+        try read(document, keepingMetadata: keepingMetadata, checkingContentOf: { _ in false })
+    }
+
+    /// ``read(_:)``, and for each complete package whose revision `isSuspect`, the content
+    /// read and checked against its digest: a package whose content does not match (still
+    /// being written in place by a copy that does not rename, or torn) is counted as
+    /// not complete yet (``DocumentRead/incomplete``).
+    ///
+    /// A watch uses it for packages that were not renamed into place: a package made in
+    /// place holds a content file from its first byte, which a plain read takes as whole.
+    public func read(_ document: UUID, checkingContentOf isSuspect: (RevisionID) -> Bool) throws
+        -> DocumentRead
+    {
+        try read(document, keepingMetadata: false, checkingContentOf: isSuspect)
+    }
+
+    private func read(
+        _ document: UUID, keepingMetadata: Bool, checkingContentOf isSuspect: (RevisionID) -> Bool
+    ) throws -> DocumentRead {
         let path = root + "/" + folder(of: document)
         // The folder is held open for the whole read: its tombstones are looked up and
         // read through its descriptor, one `fstatat` each when remembered, rather than
@@ -289,7 +308,9 @@ public final class RevisionStore: Sendable {
                 // open lists as not found): no folder, as if it had gone before.
                 return nil
             }
-            return try read(document, in: folder, entries: entries, keepingMetadata: keepingMetadata)
+            return try read(
+                document, in: folder, entries: entries, keepingMetadata: keepingMetadata,
+                checkingContentOf: isSuspect)
         }
         guard let found = found ?? nil else {
             try checkDocumentsFolder()
@@ -302,7 +323,7 @@ public final class RevisionStore: Sendable {
     /// entries are `entries`.
     private func read(
         _ document: UUID, in folder: FileReader.Folder, entries: [SystemCalls.DirectoryEntry],
-        keepingMetadata: Bool
+        keepingMetadata: Bool, checkingContentOf isSuspect: (RevisionID) -> Bool
     ) throws -> DocumentRead {
         let path = folder.path
         var result = DocumentRead()
@@ -362,7 +383,11 @@ public final class RevisionStore: Sendable {
                         at: file, id: id, document: document,
                         keep: { if keepingMetadata { result.metadataBytes[id] = $0 } })
                     {
-                        live[id] = metadata
+                        if isSuspect(id), !metadata.isDeleted, try !contentMatches(metadata, of: document) {
+                            result.incomplete.append(id)
+                        } else {
+                            live[id] = metadata
+                        }
                     } else if let metadata = try tombstone(
                         StoreLayout.tombstoneName(id), in: folder, document: document)
                     {
@@ -602,6 +627,16 @@ public final class RevisionStore: Sendable {
         case let error as FileSystemError: error.isAboutTheEntry
         default: false
         }
+    }
+
+    /// Whether the content of a complete package is there and matches its digest; a file
+    /// too large, or anything but a regular file, in its place throws, as a read does.
+    public func contentMatches(_ revision: RevisionMetadata, of document: UUID) throws -> Bool {
+        let file = root + "/" + StoreLayout.package(revision.id, of: document) + "/" + Self.contentFile
+        guard let data = try reader.contents(atPath: file, limit: FileReader.contentLimit) else {
+            return false
+        }
+        return RevisionID.sha256Hex(data) == revision.contentDigest
     }
 
     /// The content of a revision, checked against its digest.

@@ -51,6 +51,31 @@ struct FolderWatcherTests {
         _ = try unconfined.add(root + "/link/sub", interest: .allEntries)
     }
 
+    #if os(Linux)
+        @Test("An entry created in a folder and one renamed into it are told apart (inotify)")
+        func renamedInToldFromCreated() throws {
+            let (root, base) = try Self.rootWithLinkOut()
+            defer { try? FileManager.default.removeItem(atPath: base) }
+            let watcher = try FolderWatcher(mechanism: .inotify, root: root)
+            defer { watcher.close() }
+            let watch = try watcher.add(root + "/real", interest: .allEntries)
+            try FileManager.default.createDirectory(
+                atPath: root + "/made", withIntermediateDirectories: false)
+            #expect(mkdir(root + "/real/created", 0o755) == 0)
+            #expect(rename(root + "/made", root + "/real/renamed") == 0)
+            let wanted: [FolderWatcher.Event] = [
+                .appeared(watch, name: "created", byRename: false),
+                .appeared(watch, name: "renamed", byRename: true),
+            ]
+            var events: [FolderWatcher.Event] = []
+            let deadline = ContinuousClock.now + .seconds(10)
+            while events.count < 2 && ContinuousClock.now < deadline {
+                events += try watcher.wait(timeout: .seconds(2)).events
+            }
+            #expect(events == wanted)
+        }
+    #endif
+
     @Test("A folder beneath the root is watched, and a new entry in it reported", arguments: mechanisms)
     func folderBeneathRootWatched(mechanism: FolderWatcher.Mechanism) throws {
         let (root, base) = try Self.rootWithLinkOut()
@@ -61,10 +86,12 @@ struct FolderWatcherTests {
         try Data("x".utf8).write(to: URL(fileURLWithPath: root + "/real/new"))
         var events: [FolderWatcher.Event] = []
         let deadline = ContinuousClock.now + .seconds(10)
-        while !events.contains(.appeared(watch, name: "new")) && ContinuousClock.now < deadline {
+        while !events.contains(.appeared(watch, name: "new", byRename: false))
+            && ContinuousClock.now < deadline
+        {
             events += try watcher.wait(timeout: .seconds(2)).events
         }
-        #expect(events.contains(.appeared(watch, name: "new")), "\(events)")
+        #expect(events.contains(.appeared(watch, name: "new", byRename: false)), "\(events)")
         // Removing the folder ends the watch.
         try FileManager.default.removeItem(atPath: root + "/real")
         var later: [FolderWatcher.Event] = []

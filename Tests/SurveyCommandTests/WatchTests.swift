@@ -384,6 +384,130 @@ struct WatchTests {
         watchers.stop()
     }
 
+    @Test(
+        "A package copied in place without a rename (cp -r, scp, rsync --inplace) produces nothing while its content is being written, then one change",
+        arguments: FolderWatcher.Mechanism.allCases)
+    func packageWrittenInPlace(mechanism: FolderWatcher.Mechanism) throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let other = scratch.directory.appendingPathComponent("other").path
+        try scratch.run(["init", "--device", "other"], store: other)
+        let id = try scratch.run(["new", "--title", "Copied in place"], store: other)
+        let first = try scratch.revision(["show", id], store: other)
+        let second = try scratch.revision(["edit", id, "--title", "Copied in place again"], store: other)
+
+        let watchers = try Watchers(scratch.store, mechanism: mechanism)
+        let folder = "/Documents/" + id
+        func package(_ revision: String) -> String { folder + "/" + revision + ".survey" }
+        /// Writes one file under its final name, as `cp` does: created, written in two
+        /// halves with `pause` between them, closed.
+        func write(_ relative: String, pause: () -> Void = {}) throws {
+            let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: other + relative)))
+            let descriptor = open(scratch.store + relative, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+            try #require(descriptor >= 0, "cannot create \(relative)")
+            let half = data.count / 2
+            #expect(
+                data[..<half].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, half) } == half)
+            pause()
+            #expect(
+                data[half...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+                    == data.count - half)
+            #expect(close(descriptor) == 0)
+        }
+        /// Waits long enough for either watch (polling too) to have looked, and checks that
+        /// neither reported anything beyond `expected`.
+        func expectNothingMore(than expected: [SeenChange], _ when: String) {
+            usleep(2_500_000)
+            #expect(watchers.library.collected.changes == expected, "\(when)")
+            #expect(watchers.command.collected.changes == expected, "\(when)")
+        }
+        // The whole document's folder, as `cp -r` of it copies it: folders first, the
+        // metadata whole, then the content, half of it there for a while.
+        try FileManager.default.createDirectory(
+            atPath: scratch.store + package(first), withIntermediateDirectories: true)
+        try write(package(first) + "/DocumentMetadata.plist")
+        try write(package(first) + "/Survey.plist") {
+            expectNothingMore(than: [], "with the first revision's content half written")
+        }
+        var expected = [SeenChange(event: "created", id: id, revision: first, heads: [first])]
+        watchers.expect(expected)
+        // One more package into the document watched: the content first, half written,
+        // then the metadata whole, then the rest of the content.
+        try FileManager.default.createDirectory(
+            atPath: scratch.store + package(second), withIntermediateDirectories: false)
+        let content = package(second) + "/Survey.plist"
+        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: other + content)))
+        let descriptor = open(scratch.store + content, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        try #require(descriptor >= 0)
+        let half = data.count / 2
+        #expect(data[..<half].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, half) } == half)
+        try write(package(second) + "/DocumentMetadata.plist")
+        expectNothingMore(than: expected, "with the second revision's content half written")
+        #expect(
+            data[half...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+                == data.count - half)
+        #expect(close(descriptor) == 0)
+        expected.append(SeenChange(event: "revision-added", id: id, revision: second, heads: [second]))
+        watchers.expect(expected)
+        watchers.stop()
+    }
+
+    @Test(
+        "rsync --inplace writing a revision slowly under its final name: nothing while its content is partly there, then one change",
+        CommandRunner.needs("rsync"))
+    func rsyncInPlace() throws {
+        guard let rsync = CommandRunner.requireTool("rsync") else { return }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let other = scratch.directory.appendingPathComponent("other").path
+        try scratch.run(["init", "--device", "other"], store: other)
+        // A survey of about 100 KB, which rsync limited to 25 KB a second writes for seconds.
+        let items = (0..<300).map { index in
+            [
+                "id": UUID().uuidString, "kind": "textOnly", "title": "Part \(index + 1)",
+                "text": String(repeating: "Words for the page, ", count: 15),
+            ]
+        }
+        let source = scratch.directory.appendingPathComponent("large.json")
+        try JSONSerialization.data(withJSONObject: ["title": "Large", "items": items]).write(to: source)
+        let id = try scratch.run(["new", "--from", source.path], store: other)
+        let revision = try scratch.revision(["show", id], store: other)
+        let content = "/Documents/\(id)/\(revision).survey/Survey.plist"
+        let size = try #require(
+            try FileManager.default.attributesOfItem(atPath: other + content)[.size] as? Int)
+
+        let watchers = try Watchers(scratch.store)
+        let copy = Process()
+        copy.executableURL = URL(fileURLWithPath: rsync)
+        copy.arguments = [
+            "-a", "--inplace", "--bwlimit=25", "--exclude=*.nosync", other + "/Documents/",
+            scratch.store + "/Documents/",
+        ]
+        copy.standardOutput = FileHandle.nullDevice
+        copy.standardError = FileHandle.nullDevice
+        try copy.run()
+        // While rsync writes: whenever the content is not all there (looked at after the
+        // changes were taken), no change may have been reported.
+        var partlyThere = 0
+        while copy.isRunning {
+            usleep(100_000)
+            let library = watchers.library.collected.changes
+            let command = watchers.command.collected.changes
+            let written =
+                (try? FileManager.default.attributesOfItem(atPath: scratch.store + content))?[.size] as? Int
+            guard let written, written < size else { continue }
+            partlyThere += 1
+            #expect(library.isEmpty, "\(written) of \(size) bytes: \(library)")
+            #expect(command.isEmpty, "\(written) of \(size) bytes: \(command)")
+        }
+        copy.waitUntilExit()
+        #expect(copy.terminationStatus == 0)
+        // The copy was seen half done more than once, so the check above meant something.
+        #expect(partlyThere >= 3, "the content was partly there at only \(partlyThere) looks")
+        watchers.expect([SeenChange(event: "created", id: id, revision: revision, heads: [revision])])
+        watchers.stop()
+    }
+
     /// Whether this process may make a user namespace (where a test may set its own limit
     /// of inotify watches); CI requires it.
     static let userNamespaces: Bool =

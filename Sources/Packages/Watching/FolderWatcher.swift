@@ -19,7 +19,7 @@ import Foundation
 ///   ``pollingInterval`` each watched folder is listed (`fdopendir`, `readdir`; opened
 ///   without updating its access time, as the store's readers open folders) and each
 ///   entry's status read (`fstatat`), and the listing compared with the previous one: a
-///   new name is reported as ``Event/appeared(_:name:)``, a name gone or a file whose
+///   new name is reported as ``Event/appeared(_:name:byRename:)``, a name gone or a file whose
 ///   size, inode or modification time changed as ``Event/changed(_:name:)``, and a folder
 ///   removed or replaced as ``Event/lost(_:)``. A poll costs a listing of every watched
 ///   folder and one `fstatat` per entry; changes are seen up to one interval late.
@@ -97,9 +97,13 @@ public final class FolderWatcher {
 
     /// What a wait reports.
     public enum Event: Sendable, Equatable {
-        /// An entry named `name` appeared in the watched folder: created or renamed into
-        /// it (`IN_CREATE`, `IN_MOVED_TO`; when polling, a name not listed before).
-        case appeared(Watch, name: String)
+        /// An entry named `name` appeared in the watched folder: created in it
+        /// (`IN_CREATE`), or renamed into it (`IN_MOVED_TO`, `byRename` true); when
+        /// polling, a name not listed before (`byRename` false: how it came is unknown).
+        ///
+        /// An entry renamed into place was whole before it came (a writer that renames
+        /// finished first); one created in place may still be being written.
+        case appeared(Watch, name: String, byRename: Bool)
         /// Something else in the watched folder changed (an entry removed or renamed
         /// away, a file written); `name` is the entry, when known.
         case changed(Watch, name: String?)
@@ -361,7 +365,7 @@ public final class FolderWatcher {
                         events.append(.changed(watch, name: name))
                     }
                 } else if !old.interest.isDisjoint(with: [.created, .movedIn]) {
-                    events.append(.appeared(watch, name: name))
+                    events.append(.appeared(watch, name: name, byRename: false))
                 }
             }
             if !old.interest.isDisjoint(with: [.deleted, .movedOut]) {
@@ -406,7 +410,8 @@ public final class FolderWatcher {
                         } else {
                             let name = String(decoding: nameBytes, as: UTF8.self)
                             if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
-                                events.append(.appeared(watch, name: name))
+                                let byRename = mask & UInt32(IN_MOVED_TO) != 0
+                                events.append(.appeared(watch, name: name, byRename: byRename))
                             } else {
                                 events.append(.changed(watch, name: name))
                             }

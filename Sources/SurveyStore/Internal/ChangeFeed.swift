@@ -54,6 +54,9 @@ final class ChangeFeed: @unchecked Sendable {
     /// Packages not complete yet, or damaged, watched until they are revisions.
     private var packageWatches: [UUID: [RevisionID: FolderWatcher.Watch]] = [:]
     private var packageOfWatch: [FolderWatcher.Watch: (document: UUID, revision: RevisionID)] = [:]
+    /// Packages seen renamed into their document's folder since it was last read: whole
+    /// when they came, so their content need not be checked (see ``isSuspect(_:of:counted:)``).
+    private var renamedIn: [UUID: Set<RevisionID>] = [:]
     private var known: [UUID: Snapshot] = [:]
     /// Documents whose last read failed because their folder, or a package or file in it,
     /// may not be read (permission denied, an I/O error), and why. Such a document keeps
@@ -177,13 +180,14 @@ final class ChangeFeed: @unchecked Sendable {
                     packageWatches[id]?[revision] = nil
                     mark(id)
                 }
-            case .appeared(let watch, let name):
+            case .appeared(let watch, let name, let byRename):
                 if watch == rootWatch {
                     if name == StoreLayout.documentsFolder { reread = true }
                 } else if watch == documentsWatch {
                     documentAppeared(name, mark: { mark($0) })
                 } else if let id = documentOfFolder[watch] {
                     if known[id] != nil, let revision = StoreLayout.revision(packageName: name) {
+                        if byRename { renamedIn[id, default: []].insert(revision) }
                         mark(id, appeared: revision)
                     } else {
                         mark(id)
@@ -220,6 +224,8 @@ final class ChangeFeed: @unchecked Sendable {
         }
         for id in order {
             let before = known[id].map(State.init) ?? State()
+            // What was seen renamed in is settled by this document's read, whichever it is.
+            defer { renamedIn[id] = nil }
             if unreadable[id] == nil, let work = dirty[id], !work.full,
                 let added = incremental(id, work.appeared)
             {
@@ -229,7 +235,7 @@ final class ChangeFeed: @unchecked Sendable {
             let old = known[id] ?? Snapshot()
             let now: Snapshot?
             do {
-                now = try refresh(id)
+                now = try refresh(id, counted: old.read.live)
             } catch {
                 guard let issue = unreadableIssue(error, of: id) else { throw error }
                 // Said once, until a read succeeds; its last snapshot is kept.
@@ -279,7 +285,9 @@ final class ChangeFeed: @unchecked Sendable {
             }
             if found.contains(where: { $0.id == revision }) { continue }
             guard let metadata = try? revisions.completePackage(revision, of: id),
-                known[id]!.read.canInsert(complete: metadata)
+                known[id]!.read.canInsert(complete: metadata),
+                metadata.isDeleted || !isSuspect(revision, of: id, counted: [:])
+                    || (try? revisions.contentMatches(metadata, of: id)) == true
             else { return nil }
             found.append(metadata)
         }
@@ -326,17 +334,19 @@ final class ChangeFeed: @unchecked Sendable {
             return
         }
         for id in Set(known.keys).union(unreadable.keys) where !present.contains(id) { forget(id) }
+        let before = known
         known = [:]
         unreadable = [:]
         for id in present {
             do {
-                known[id] = try refresh(id)
+                known[id] = try refresh(id, counted: before[id]?.read.live ?? [:])
             } catch {
                 // One document that cannot be read keeps none of the others from being watched.
                 guard let issue = unreadableIssue(error, of: id) else { throw error }
                 unreadable[id] = issue
             }
         }
+        renamedIn = [:]
     }
 
     /// What to say of document `id` when `error`, thrown reading or watching its folder,
@@ -415,6 +425,7 @@ final class ChangeFeed: @unchecked Sendable {
     }
 
     private func forget(_ id: UUID) {
+        renamedIn[id] = nil
         if let watch = folderWatches.removeValue(forKey: id) {
             documentOfFolder[watch] = nil
             watcher.remove(watch)
@@ -425,10 +436,28 @@ final class ChangeFeed: @unchecked Sendable {
         }
     }
 
+    /// Whether the content of `revision`'s package in document `id`, found complete by its
+    /// metadata, must be checked against its digest before it counts: after the first read,
+    /// unless this feed counted it before (`counted`) or saw it renamed into place.
+    ///
+    /// A copy that does not rename (`cp -r`, `scp`, `rsync --inplace`) makes the package's
+    /// files under their final names and writes them there: its content file is present,
+    /// and looks whole to a read, from its first byte. A package renamed into place (a save,
+    /// `survey sync`, or an engine that renames folders) was whole before it came.
+    private func isSuspect(
+        _ revision: RevisionID, of id: UUID, counted: [RevisionID: RevisionMetadata]
+    ) -> Bool {
+        started && counted[revision] == nil && renamedIn[id]?.contains(revision) != true
+    }
+
     /// Reads a document's folder, watching it first (and each package in it that is not
     /// complete yet or damaged, reading again after adding one, so that none completes or
     /// is repaired unseen); `nil` when the folder is gone.
-    private func refresh(_ id: UUID) throws -> Snapshot? {
+    ///
+    /// A package first counted here, not renamed into place, counts once its content
+    /// matches its digest (``isSuspect(_:of:counted:)``); until then it is not complete
+    /// yet, and watched.
+    private func refresh(_ id: UUID, counted: [RevisionID: RevisionMetadata]) throws -> Snapshot? {
         let folder = root + "/" + StoreLayout.folder(of: id)
         if folderWatches[id] == nil {
             do {
@@ -443,7 +472,7 @@ final class ChangeFeed: @unchecked Sendable {
         while true {
             let read: DocumentRead
             do {
-                read = try revisions.read(id)
+                read = try revisions.read(id) { isSuspect($0, of: id, counted: counted) }
             } catch let error as StoreError where error == .noSuchDocument(id) {
                 forget(id)
                 return nil
