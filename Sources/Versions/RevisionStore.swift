@@ -632,11 +632,12 @@ public final class RevisionStore: Sendable {
     /// Whether the content of a complete package is there and matches its digest; a file
     /// too large, or anything but a regular file, in its place throws, as a read does.
     public func contentMatches(_ revision: RevisionMetadata, of document: UUID) throws -> Bool {
-        let file = root + "/" + StoreLayout.package(revision.id, of: document) + "/" + Self.contentFile
-        guard let data = try reader.contents(atPath: file, limit: FileReader.contentLimit) else {
+        do {
+            _ = try content(of: document, revision: revision)
+            return true
+        } catch StoreError.noContent(_), VersionsError.contentMismatch(_, _) {
             return false
         }
-        return RevisionID.sha256Hex(data) == revision.contentDigest
     }
 
     /// The content of a revision, checked against its digest.
