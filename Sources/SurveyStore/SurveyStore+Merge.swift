@@ -217,8 +217,9 @@ extension SurveyStore {
     ///
     /// - Returns: The base (`nil`: no revision of the first level can be read, or there is
     ///   none) and the revisions it was made of.
-    /// - Throws: An input/output error reading a base's content: a merge made without it
-    ///   would differ from the one another replica makes with it.
+    /// - Throws: An input/output error reading a base's content, or content that does not
+    ///   match its digest: a merge made without it would differ from the one another
+    ///   replica makes with it.
     func mergeBase(_ id: UUID, levels: ArraySlice<[RevisionMetadata]>) throws -> (
         SurveyMerge.VirtualBase?, [RevisionMetadata]
     ) {
@@ -234,9 +235,15 @@ extension SurveyStore {
                 // would contest every difference here, and differ from the one another
                 // replica makes with it.
                 throw error
+            } catch VersionsError.contentMismatch(let file, let revision) {
+                // Damaged content (torn by a copy that was never made durable, or changed):
+                // repairable from a replica that holds it intact, and a merge made without
+                // it would differ from the one that replica makes with it.
+                throw VersionsError.contentMismatch(file, revision)
             } catch {
-                // Pruned, damaged or unreadable content: the base is made of the others, or
-                // the merge is two-way.
+                // Pruned content (a tombstone stands for the revision), or content that is
+                // not a survey this build reads: the base is made of the others, or the
+                // merge is two-way.
             }
         }
         guard readable.count > 1 else { return (surveys.first.map(SurveyMerge.VirtualBase.init), readable) }
@@ -278,7 +285,10 @@ extension SurveyStore {
     ///   document is not in conflict (see `mergePlan(_:prefer:)`).
     /// - Throws: ``MergeRefusal`` when `strict` and a field is contested; `SurveyError`
     ///   (rule `tooManyItems`) when the merge would hold more than `Survey.maximumItemCount`
-    ///   items, dry run or not, nothing written; `StoreError`.
+    ///   items, dry run or not, nothing written; `StoreError` (`StoreError/unseenForMerge(_:_:)`
+    ///   when the document's folder holds a package it cannot read yet, which may be a head
+    ///   or the merge base); `VersionsError/contentMismatch(_:_:)` when a merge base's
+    ///   content does not match its digest (repairable from a replica that holds it).
     @discardableResult
     public func resolveMerge(
         _ id: UUID, prefer: RevisionID? = nil, strict: Bool = false, dryRun: Bool = false
@@ -293,6 +303,12 @@ extension SurveyStore {
         let lock = dryRun ? nil : try documentLock(id)
         defer { lock?.unlock() }
         var read = try revisions.read(id)
+        // A package this read cannot count may be a head or the merge base: merged without
+        // it, the heads would merge differently here than on a replica that reads it.
+        let unseen = read.unseen.subtracting(read.tombstones.keys)
+        if !unseen.isEmpty && RevisionGraph.isInConflict(heads: read.graph.heads) {
+            throw StoreError.unseenForMerge(id, unseen.sorted())
+        }
         guard let plan = try mergePlan(id, prefer: prefer, in: read.graph) else { return nil }
         if strict && !plan.isClean { throw MergeRefusal(plan: plan) }
         if dryRun { return (plan, nil) }
@@ -363,6 +379,8 @@ extension SurveyStore {
             } catch is MergeRefusal {
                 unmerged.append(summary.id)
             } catch StoreError.noContent {
+                unmerged.append(summary.id)
+            } catch StoreError.unseenForMerge {
                 unmerged.append(summary.id)
             } catch  where Self.isAboutHeads(error) {
                 unmerged.append(summary.id)

@@ -1354,6 +1354,11 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// damaged, or a link or file in their place): they may be heads whose history a
     /// prune would remove, so the document is not pruned.
     case unseenRevisions(UUID, [RevisionID])
+    /// A document in conflict whose folder holds packages of revisions it cannot read yet
+    /// (half-copied, damaged, or a link or file in their place): each may be a head or a
+    /// merge base, and a merge made without it would differ from the one a replica that
+    /// reads it makes, so the heads are not merged.
+    case unseenForMerge(UUID, [RevisionID])
     /// The document's folder holds no revision that can be read, and items in it were
     /// skipped (the count), each for a reason that ``RevisionStore/read(_:)`` gives.
     case noReadableRevision(UUID, skipped: Int)
@@ -1406,6 +1411,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "document \(id.uuidString.lowercased()) is not pruned: its current revision cannot be read (\(why)), and its history may be all that is left to read"
         case .unseenRevisions(let id, let revisions):
             "document \(id.uuidString.lowercased()) is not pruned: its folder holds \(revisions.count == 1 ? "a revision" : "\(revisions.count) revisions") it cannot read yet (\(revisions.map(\.description).joined(separator: ", ")): half-copied, damaged, or something else in its place), which may need the history a prune would remove; let the copy finish, or repair them (`survey verify --repair-from REPLICA`), then prune"
+        case .unseenForMerge(let id, let revisions):
+            "document \(id.uuidString.lowercased()) is not merged: its folder holds \(revisions.count == 1 ? "a revision" : "\(revisions.count) revisions") it cannot read yet (\(revisions.map(\.description).joined(separator: ", ")): half-copied, damaged, or something else in its place), which may be a head or the merge base, so a merge now could differ from the one a replica that reads it makes; let the copy finish, or repair \(revisions.count == 1 ? "it" : "them") (`survey verify --repair-from REPLICA`), then merge, or resolve with --keep REV, --accept or --from FILE"
         case .noReadableRevision(let id, let skipped):
             "document \(id.uuidString.lowercased()) has no revision that can be read: \(skipped == 1 ? "1 item in its folder was" : "\(skipped) items in its folder were") skipped (`survey verify` names each, and why; `survey verify --repair-from REPLICA` repairs what another store holds intact)"
         case .readOnly(let path): "the store at \(ShownText.escaping(path)) was opened for reading only"

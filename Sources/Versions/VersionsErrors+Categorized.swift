@@ -13,6 +13,7 @@ extension StoreError: CategorizedError {
         case .notCurrent: "notCurrent"
         case .unreadableWinner: "unreadableWinner"
         case .unseenRevisions: "unseenRevisions"
+        case .unseenForMerge: "unseenForMerge"
         case .noReadableRevision: "noReadableRevision"
         case .readOnly: "readOnly"
         case .newerLayout: "newerLayout"
@@ -36,7 +37,7 @@ extension StoreError: CategorizedError {
         case .newerLayout, .newerFormat, .damagedStore, .noReadableRevision, .unimportablePackage,
             .documentsFolderBlocked, .revisionTooLarge:
             .invalidData
-        case .unreadableWinner, .unseenRevisions, .readOnly: .failure
+        case .unreadableWinner, .unseenRevisions, .unseenForMerge, .readOnly: .failure
         }
     }
 }
