@@ -453,6 +453,58 @@ struct WatchTests {
     }
 
     @Test(
+        "A revision whose content file is removed and put back (tar extracting over a copy) is reported once",
+        arguments: FolderWatcher.Mechanism.allCases)
+    func contentPutBackReportedOnce(mechanism: FolderWatcher.Mechanism) throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let other = scratch.directory.appendingPathComponent("other").path
+        try scratch.run(["init", "--device", "other"], store: other)
+        let id = try scratch.run(["new", "--title", "Put back"], store: other)
+        let first = try scratch.revision(["show", id], store: other)
+        let second = try scratch.revision(["edit", id, "--title", "Second"], store: other)
+        let third = try scratch.revision(["edit", id, "--title", "Third"], store: other)
+        let folder = "/Documents/" + id
+        func package(_ revision: String) -> String { folder + "/" + revision + ".survey" }
+        func copy(_ revision: String) throws {
+            try FileManager.default.copyItem(
+                atPath: other + package(revision), toPath: scratch.store + package(revision))
+        }
+        try FileManager.default.createDirectory(
+            atPath: scratch.store + folder, withIntermediateDirectories: false)
+        try copy(first)
+        let watchers = try Watchers(scratch.store, mechanism: mechanism)
+        try copy(second)
+        watchers.expect([SeenChange(event: "revision-added", id: id, revision: second, heads: [second])])
+        // The second's content removed (the revision is not counted while it is gone),
+        // the third copied in, and the same bytes put back: each poll (polling) sees
+        // each state.
+        let content = scratch.store + package(second) + "/Survey.plist"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: content))
+        try FileManager.default.removeItem(atPath: content)
+        usleep(2_500_000)
+        try copy(third)
+        usleep(2_500_000)
+        try bytes.write(to: URL(fileURLWithPath: content))
+        usleep(2_500_000)
+        for (name, collected) in [
+            ("store.changes()", watchers.library.collected),
+            ("survey watch --json", watchers.command.collected),
+        ] {
+            let added = collected.changes.filter { $0.event == "revision-added" || $0.event == "created" }
+            #expect(added.map(\.revision) == [second, third], "\(name): \(collected.changes)")
+            // While the second's content was gone, its parent was a head beside the third:
+            // a conflict that a read in between reports, and its end. Nothing else.
+            let others = collected.changes.filter { !added.contains($0) }.map(\.event)
+            #expect(
+                others.isEmpty || others == ["conflict-appeared", "conflict-resolved"],
+                "\(name): \(collected.changes)")
+            #expect(collected.changes.last?.heads == [third], "\(name): \(collected.changes)")
+        }
+        watchers.stop()
+    }
+
+    @Test(
         "rsync --inplace writing a revision slowly under its final name: nothing while its content is partly there, then one change",
         CommandRunner.needs("rsync"))
     func rsyncInPlace() throws {

@@ -55,9 +55,14 @@ final class ChangeFeed: @unchecked Sendable {
     private var packageWatches: [UUID: [RevisionID: FolderWatcher.Watch]] = [:]
     private var packageOfWatch: [FolderWatcher.Watch: (document: UUID, revision: RevisionID)] = [:]
     /// Packages seen renamed into their document's folder since it was last read: whole
-    /// when they came, so their content need not be checked (see ``isSuspect(_:of:counted:)``).
+    /// when they came, so their content need not be checked (see ``isSuspect(_:of:)``).
     private var renamedIn: [UUID: Set<RevisionID>] = [:]
     private var known: [UUID: Snapshot] = [:]
+    /// Every revision of each document this feed has counted (reported, or found by the
+    /// read the feed started from): a revision is reported once, even when a read in
+    /// between could not count it (its content file removed and put back, as `tar`
+    /// extracting over a copy does).
+    private var counted: [UUID: Set<RevisionID>] = [:]
     /// Documents whose last read failed because their folder, or a package or file in it,
     /// may not be read (permission denied, an I/O error), and why. Such a document keeps
     /// its last snapshot in ``known`` (none, when it was never read), so that the read
@@ -227,15 +232,17 @@ final class ChangeFeed: @unchecked Sendable {
             // What was seen renamed in is settled by this document's read, whichever it is.
             defer { renamedIn[id] = nil }
             if unreadable[id] == nil, let work = dirty[id], !work.full,
-                let added = incremental(id, work.appeared)
+                let found = incremental(id, work.appeared)
             {
+                let added = found.filter { counted[id]?.contains($0) != true }
+                counted[id, default: []].formUnion(found)
                 Self.emitChanges(of: id, added: added, from: before, to: State(known[id]!), emit: emit)
                 continue
             }
             let old = known[id] ?? Snapshot()
             let now: Snapshot?
             do {
-                now = try refresh(id, counted: old.read.live)
+                now = try refresh(id)
             } catch {
                 guard let issue = unreadableIssue(error, of: id) else { throw error }
                 // Said once, until a read succeeds; its last snapshot is kept.
@@ -253,7 +260,8 @@ final class ChangeFeed: @unchecked Sendable {
                 return
             }
             let new = now ?? Snapshot()
-            let added = new.revisions.subtracting(old.revisions).sorted()
+            let added = new.revisions.subtracting(old.revisions).subtracting(counted[id] ?? []).sorted()
+            counted[id, default: []].formUnion(new.revisions)
             Self.emitChanges(of: id, added: added, from: before, to: State(new), emit: emit)
             known[id] = now
         }
@@ -286,7 +294,7 @@ final class ChangeFeed: @unchecked Sendable {
             if found.contains(where: { $0.id == revision }) { continue }
             guard let metadata = try? revisions.completePackage(revision, of: id),
                 known[id]!.read.canInsert(complete: metadata),
-                metadata.isDeleted || !isSuspect(revision, of: id, counted: [:])
+                metadata.isDeleted || !isSuspect(revision, of: id)
                     || (try? revisions.contentMatches(metadata, of: id)) == true
             else { return nil }
             found.append(metadata)
@@ -334,12 +342,12 @@ final class ChangeFeed: @unchecked Sendable {
             return
         }
         for id in Set(known.keys).union(unreadable.keys) where !present.contains(id) { forget(id) }
-        let before = known
         known = [:]
         unreadable = [:]
         for id in present {
             do {
-                known[id] = try refresh(id, counted: before[id]?.read.live ?? [:])
+                known[id] = try refresh(id)
+                if let snapshot = known[id] { counted[id, default: []].formUnion(snapshot.revisions) }
             } catch {
                 // One document that cannot be read keeps none of the others from being watched.
                 guard let issue = unreadableIssue(error, of: id) else { throw error }
@@ -426,6 +434,7 @@ final class ChangeFeed: @unchecked Sendable {
 
     private func forget(_ id: UUID) {
         renamedIn[id] = nil
+        counted[id] = nil
         if let watch = folderWatches.removeValue(forKey: id) {
             documentOfFolder[watch] = nil
             watcher.remove(watch)
@@ -438,16 +447,16 @@ final class ChangeFeed: @unchecked Sendable {
 
     /// Whether the content of `revision`'s package in document `id`, found complete by its
     /// metadata, must be checked against its digest before it counts: after the first read,
-    /// unless this feed counted it before (`counted`) or saw it renamed into place.
+    /// unless this feed counted it before or saw it renamed into place.
     ///
     /// A copy that does not rename (`cp -r`, `scp`, `rsync --inplace`) makes the package's
     /// files under their final names and writes them there: its content file is present,
     /// and looks whole to a read, from its first byte. A package renamed into place (a save,
     /// `survey sync`, or an engine that renames folders) was whole before it came.
     private func isSuspect(
-        _ revision: RevisionID, of id: UUID, counted: [RevisionID: RevisionMetadata]
+        _ revision: RevisionID, of id: UUID
     ) -> Bool {
-        started && counted[revision] == nil && renamedIn[id]?.contains(revision) != true
+        started && counted[id]?.contains(revision) != true && renamedIn[id]?.contains(revision) != true
     }
 
     /// Reads a document's folder, watching it first (and each package in it that is not
@@ -455,9 +464,9 @@ final class ChangeFeed: @unchecked Sendable {
     /// is repaired unseen); `nil` when the folder is gone.
     ///
     /// A package first counted here, not renamed into place, counts once its content
-    /// matches its digest (``isSuspect(_:of:counted:)``); until then it is not complete
+    /// matches its digest (``isSuspect(_:of:)``); until then it is not complete
     /// yet, and watched.
-    private func refresh(_ id: UUID, counted: [RevisionID: RevisionMetadata]) throws -> Snapshot? {
+    private func refresh(_ id: UUID) throws -> Snapshot? {
         let folder = root + "/" + StoreLayout.folder(of: id)
         if folderWatches[id] == nil {
             do {
@@ -472,7 +481,7 @@ final class ChangeFeed: @unchecked Sendable {
         while true {
             let read: DocumentRead
             do {
-                read = try revisions.read(id) { isSuspect($0, of: id, counted: counted) }
+                read = try revisions.read(id) { isSuspect($0, of: id) }
             } catch let error as StoreError where error == .noSuchDocument(id) {
                 forget(id)
                 return nil
