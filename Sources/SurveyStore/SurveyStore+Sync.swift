@@ -16,7 +16,9 @@ extension SurveyStore {
         /// Documents looked at.
         public var documents = 0
         /// Revisions whose content does not match its digest on the side that has them,
-        /// and that no side has intact: not copied, not repaired; and damage a sync leaves
+        /// and that no side has intact: not copied, not repaired; packages and tombstones
+        /// that do not verify on one side (torn or garbled metadata, something else where
+        /// one of their files belongs) and that the other side has no copy of; and damage a sync leaves
         /// (a folder that is not empty where a revision's file belongs, a regular file
         /// where a document's folder or a revision's package belongs). The other documents
         /// sync as usual.

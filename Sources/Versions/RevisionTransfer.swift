@@ -303,9 +303,9 @@ public struct RevisionTransfer: Sendable {
         }
         if let mine, let theirs {
             try repairDamaged(
-                document, in: local, mine, from: remote, theirs, reportingMissing: false, &plan.outcome)
+                document, in: local, mine, from: remote, theirs, reportingMissing: true, &plan.outcome)
             try repairDamaged(
-                document, in: remote, theirs, from: local, mine, reportingMissing: false, &plan.outcome)
+                document, in: remote, theirs, from: local, mine, reportingMissing: true, &plan.outcome)
             try repairDiffering(document, mine, theirs, &plan.outcome)
         }
         // Written now, on this thread, under each receiver's temporary folder: the batch

@@ -152,6 +152,37 @@ struct SelfHealingTests {
     }
 
     @Test(
+        "A package whose metadata is torn and that no other store holds is named by sync (damaged, exit 1), both ways, and left as it is; everything else syncs"
+    )
+    func tornMetadataNobodyHasIsNamed() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (a, b, ids) = try Self.replicas(in: directory)
+        // A revision only b holds, its metadata cut short; and a new document on a.
+        let edited = try CommandRunner.run(["edit", ids[0], "--title", "Only on b", "--json", "--store", b])
+        let revision = try #require(
+            (try JSONSerialization.jsonObject(with: Data(edited.stdout.utf8)) as? [String: Any])?["revision"]
+                as? String)
+        let package = b + "/Documents/\(ids[0])/\(revision).survey"
+        let metadata = package + "/DocumentMetadata.plist"
+        try Self.tear(metadata, keeping: 200)
+        let torn = try Data(contentsOf: URL(fileURLWithPath: metadata))
+        let fresh = try CommandRunner.run(["new", "--title", "New on a", "--store", a]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        for (store, other) in [(a, b), (b, a)] {
+            let sync = try CommandRunner.run(["sync", other, "--json", "--store", store])
+            #expect(sync.status == 1, "\(store): \(sync.stderr)")
+            let report = try #require(
+                try JSONSerialization.jsonObject(with: Data(sync.stdout.utf8)) as? [String: Any])
+            #expect(report["damaged"] as? [String] == [package], "\(report)")
+            #expect(sync.stderr.contains("error: \(package): the package is damaged"), "\(sync.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: metadata)) == torn)
+            #expect(!FileManager.default.fileExists(atPath: a + "/Documents/\(ids[0])/\(revision).survey"))
+        }
+        #expect(try CommandRunner.run(["show", fresh, "--store", b]).status == 0)
+    }
+
+    @Test(
         "Metadata that does not verify is repaired from the other replica by sync (both ways) and by verify --repair-from, with damaged content after it; never copied over nor counted as received"
     )
     func metadataRepaired() throws {

@@ -14,7 +14,8 @@ struct SyncCommand: ParsableCommand {
             belongs) is repaired from the other side's intact copy, and a link or FIFO where a \
             document's folder or a package belongs is removed (never followed) to make way: each is \
             named on standard error ("repaired: ...") and in --json's repaired. What cannot be copied \
-            or repaired (no side has it intact, or a file or a folder holding files is in the way), \
+            or repaired (no side has it intact, a package or tombstone damaged on one side that the other \
+            lacks, or a file or a folder holding files is in the way), \
             and a document whose lock file is something else (a folder, a link), \
             is named ("error: ...", damaged), everything else is still synced, and the exit \
             status is 1. So is a document whose folder, or a package or file in it, may not be read \
