@@ -9,9 +9,11 @@ extension SurveyStore {
         public var sent = 0
         /// Revisions and tombstones copied from the other store to this one.
         public var received = 0
-        /// Documents that are in conflict after the sync and were not before, on either side.
+        /// Documents in conflict after the sync on a side where they were not before (a
+        /// conflict copied to a side that lacked it; with damage left on one side, the sides
+        /// can differ, and each is looked at).
         public var conflictsAppeared: [UUID] = []
-        /// Documents that were in conflict on either side and are not any more.
+        /// Documents that were in conflict on either side and are on neither any more.
         public var conflictsResolved: [UUID] = []
         /// Documents looked at.
         public var documents = 0

@@ -193,7 +193,12 @@ public struct RevisionTransfer: Sendable {
             try finish(plans[finishing[index]])
         }
         for index in plans.indices where !plans[index].skipped {
-            plans[index].settle(after: plans[index].localBefore)
+            // Nothing received and nothing failed: the local side is as it was, and the
+            // remote one too, or now holds the same revisions.
+            let before = plans[index]
+            plans[index].settle(
+                localAfter: before.localBefore,
+                remoteAfter: before.outcome.sent == 0 ? before.remoteBefore : before.localBefore)
         }
         for (index, outcome) in zip(finishing, finished) { plans[index].outcome = outcome }
     }
@@ -227,10 +232,12 @@ public struct RevisionTransfer: Sendable {
         var remoteFailed = false
         var outcome = DocumentOutcome()
 
-        /// Sets whether a conflict appeared or was resolved, given the local side's state after.
-        mutating func settle(after: Bool) {
-            outcome.conflictAppeared = after && !(localBefore && remoteBefore)
-            outcome.conflictResolved = !after && (localBefore || remoteBefore)
+        /// Sets whether a conflict appeared (a side is in conflict that was not before: a
+        /// conflict copied to a side that lacked it) or was resolved (neither side is in
+        /// conflict, and one was before), given each side's state after.
+        mutating func settle(localAfter: Bool, remoteAfter: Bool) {
+            outcome.conflictAppeared = localAfter && !localBefore || remoteAfter && !remoteBefore
+            outcome.conflictResolved = !localAfter && !remoteAfter && (localBefore || remoteBefore)
         }
 
         /// Whether the document needs its second step, under its locks again: tombstones
@@ -239,7 +246,8 @@ public struct RevisionTransfer: Sendable {
             !skipped
                 && (!toRemote.tombstones.isEmpty || !toLocal.tombstones.isEmpty || outcome.received > 0
                     || localFailed
-                    || remoteFailed)
+                    || remoteFailed || !outcome.repaired.isEmpty
+                    || outcome.sent > 0 && !outcome.damaged.isEmpty)
         }
     }
 
@@ -712,11 +720,24 @@ public struct RevisionTransfer: Sendable {
         // that before they were copied, and removes them now (then the note).
         if plan.outcome.tombstonesSent > 0 || plan.remoteFailed { try remote.finishPrune(document) }
         if plan.outcome.tombstonesReceived > 0 { try local.finishPrune(document) }
-        var after = plan.localBefore
+        var localAfter = plan.localBefore
         if plan.outcome.received > 0 || plan.localFailed || !plan.outcome.repaired.isEmpty {
-            after = try local.cleanedGraph(of: document).graph.isInConflict
+            localAfter = try local.cleanedGraph(of: document).graph.isInConflict
         }
-        plan.settle(after: after)
+        // The sides hold the same revisions now, unless damage was left (a revision one
+        // side could not copy) or a write failed: then the remote side is read too, so that
+        // a conflict the copy made there (a child sent without its damaged parent) counts,
+        // and one that only the damage made here is not called resolved.
+        var remoteAfter = localAfter
+        if plan.remoteFailed || !plan.outcome.damaged.isEmpty {
+            do {
+                remoteAfter = try remote.cleanedGraph(of: document).graph.isInConflict
+            } catch let error as StoreError where error == .noSuchDocument(document) {
+                // Nothing could be copied there: the document is not in conflict there.
+                remoteAfter = false
+            }
+        }
+        plan.settle(localAfter: localAfter, remoteAfter: remoteAfter)
         return plan.outcome
     }
 

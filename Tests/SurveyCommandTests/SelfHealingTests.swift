@@ -183,6 +183,57 @@ struct SelfHealingTests {
     }
 
     @Test(
+        "sync's conflict lists follow both stores: a conflict that only damage made, repaired, is not called new; one the copy made on the other store (a child sent without its damaged parent) is, once; a sync that changes nothing reports none"
+    )
+    func conflictListsWithDamage() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func sync(_ store: String, with other: String) throws -> [String: Any] {
+            let result = try CommandRunner.run(["sync", other, "--json", "--store", store])
+            return try #require(
+                try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        }
+        func edit(_ store: String, _ id: String, _ title: String) throws -> String {
+            let edited = try CommandRunner.run(["edit", id, "--title", title, "--json", "--store", store])
+            return try #require(
+                (try JSONSerialization.jsonObject(with: Data(edited.stdout.utf8)) as? [String: Any])?[
+                    "revision"]
+                    as? String)
+        }
+        func inConflict(_ store: String) throws -> Int {
+            let listed = try CommandRunner.run(["conflicts", "--json", "--store", store])
+            return (try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [Any])?.count ?? -1
+        }
+        // b's copy of a's second revision has its metadata torn: on b its child's parent
+        // cannot be read, so b shows a conflict that a holds none of.
+        let (a, b, ids) = try Self.replicas(in: directory)
+        let second = try edit(a, ids[0], "Second")
+        _ = try edit(a, ids[0], "Third")
+        _ = try sync(a, with: b)
+        try Self.tear(b + "/Documents/\(ids[0])/\(second).survey/DocumentMetadata.plist", keeping: 200)
+        #expect(try inConflict(b) == 1)
+        let repairing = try sync(b, with: a)
+        #expect((repairing["repaired"] as? [String])?.count == 1, "\(repairing)")
+        #expect((repairing["conflictsAppeared"] as? [String]) == [], "\(repairing)")
+        #expect(try inConflict(a) == 0 && inConflict(b) == 0)
+
+        // A revision only b holds, its content torn, under an intact child: the child
+        // reaches a without it, and a is in conflict (its parent missing) until it comes.
+        let id = ids[1]
+        let onlyOnB = try edit(b, id, "Only on b")
+        _ = try edit(b, id, "Its child")
+        try Self.tear(b + "/Documents/\(id)/\(onlyOnB).survey/Survey.plist", keeping: 10)
+        let first = try sync(b, with: a)
+        #expect((first["conflictsAppeared"] as? [String]) == [id], "\(first)")
+        #expect(try inConflict(a) == 1 && inConflict(b) == 0)
+        for (store, other) in [(a, b), (b, a)] {
+            let again = try sync(store, with: other)
+            #expect((again["conflictsAppeared"] as? [String]) == [], "\(again)")
+            #expect((again["conflictsResolved"] as? [String]) == [], "\(again)")
+        }
+    }
+
+    @Test(
         "Metadata that does not verify is repaired from the other replica by sync (both ways) and by verify --repair-from, with damaged content after it; never copied over nor counted as received"
     )
     func metadataRepaired() throws {
