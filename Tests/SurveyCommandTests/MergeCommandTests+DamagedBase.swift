@@ -7,6 +7,18 @@ extension MergeCommandTests {
         store.path + "/Documents/\(id)/\(revision).survey/Survey.plist"
     }
 
+    /// A document in conflict whose heads merge cleanly from their base: one retitles the
+    /// survey, the other answers the name "Grace". Returns the document and the base.
+    static func retitledAndRenamed(_ store: Store) throws -> (id: String, base: String) {
+        let (id, base, _) = try conflict(
+            store,
+            heads: [
+                survey(baseItems, title: "Visit, retitled"),
+                survey([binary(), name("Grace"), rate(), dish()]),
+            ])
+        return (id, base)
+    }
+
     /// The revisions of `id` with their state, and every head's content, to compare before
     /// and after a command that must change nothing.
     static func snapshot(_ store: Store, _ id: String) throws -> [String] {
@@ -19,12 +31,7 @@ extension MergeCommandTests {
     func tornBaseFailsTheMerge() throws {
         let store = try Store()
         defer { try? FileManager.default.removeItem(at: store.directory) }
-        let (id, base, _) = try Self.conflict(
-            store,
-            heads: [
-                Self.survey(Self.baseItems, title: "Visit, retitled"),
-                Self.survey([Self.binary(), Self.name("Grace"), Self.rate(), Self.dish()]),
-            ])
+        let (id, base) = try Self.retitledAndRenamed(store)
         let replica = store.directory.appendingPathComponent("replica").path
         try FileManager.default.copyItem(atPath: store.path, toPath: replica)
         // Torn under its name, as a copy that was never made durable leaves it after a power loss.
@@ -56,12 +63,7 @@ extension MergeCommandTests {
     func unseenPackageFailsTheMerge() throws {
         let store = try Store()
         defer { try? FileManager.default.removeItem(at: store.directory) }
-        let (id, base, _) = try Self.conflict(
-            store,
-            heads: [
-                Self.survey(Self.baseItems, title: "Visit, retitled"),
-                Self.survey([Self.binary(), Self.name("Grace"), Self.rate(), Self.dish()]),
-            ])
+        let (id, base) = try Self.retitledAndRenamed(store)
         let content = Self.content(store, id, base)
         try FileManager.default.removeItem(atPath: content)
         try FileManager.default.createSymbolicLink(atPath: content, withDestinationPath: "/etc/hostname")

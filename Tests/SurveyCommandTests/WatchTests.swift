@@ -51,10 +51,13 @@ struct WatchTests {
         }
 
         /// Waits for `expected` (in this order) from both, then checks that nothing else came.
+        /// Each watch's changes, with its name for messages.
+        var both: [(name: String, collected: Collected)] {
+            [("store.changes()", library.collected), ("survey watch --json", command.collected)]
+        }
+
         func expect(_ expected: [SeenChange], sourceLocation: SourceLocation = #_sourceLocation) {
-            for (name, collected) in [
-                ("store.changes()", library.collected), ("survey watch --json", command.collected),
-            ] {
+            for (name, collected) in both {
                 let seen = collected.settle(count: expected.count)
                 // Heads depend on how a burst was split: each change's own part must match,
                 // and the last change's heads.
@@ -300,10 +303,7 @@ struct WatchTests {
             SeenChange(event: "revision-added", id: a, revision: a3, heads: [a3]),
         ]
         let expectedB = [SeenChange(event: "created", id: b, revision: b1, heads: [b1])]
-        for (name, collected) in [
-            ("store.changes()", watchers.library.collected),
-            ("survey watch --json", watchers.command.collected),
-        ] {
+        for (name, collected) in watchers.both {
             let all = collected.settle(count: 4)
             // A child copied before its parent makes both heads for a moment: when the feed
             // reads in between (a loaded machine), that is a conflict appearing, resolved
@@ -335,11 +335,8 @@ struct WatchTests {
     func halfCopiedPackage(mechanism: FolderWatcher.Mechanism) throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let other = scratch.directory.appendingPathComponent("other").path
-        try scratch.run(["init", "--device", "other"], store: other)
-        let id = try scratch.run(["new", "--title", "Copied"], store: other)
-        let first = try scratch.revision(["show", id], store: other)
-        let second = try scratch.revision(["edit", id, "--title", "Copied again"], store: other)
+        let (other, id, first, second) = try Self.twoRevisionsElsewhere(
+            scratch, titles: ("Copied", "Copied again"))
 
         let watchers = try Watchers(scratch.store, mechanism: mechanism)
         let folder = "/Documents/" + id
@@ -390,11 +387,8 @@ struct WatchTests {
     func packageWrittenInPlace(mechanism: FolderWatcher.Mechanism) throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let other = scratch.directory.appendingPathComponent("other").path
-        try scratch.run(["init", "--device", "other"], store: other)
-        let id = try scratch.run(["new", "--title", "Copied in place"], store: other)
-        let first = try scratch.revision(["show", id], store: other)
-        let second = try scratch.revision(["edit", id, "--title", "Copied in place again"], store: other)
+        let (other, id, first, second) = try Self.twoRevisionsElsewhere(
+            scratch, titles: ("Copied in place", "Copied in place again"))
 
         let watchers = try Watchers(scratch.store, mechanism: mechanism)
         let folder = "/Documents/" + id
@@ -458,11 +452,8 @@ struct WatchTests {
     func contentPutBackReportedOnce(mechanism: FolderWatcher.Mechanism) throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let other = scratch.directory.appendingPathComponent("other").path
-        try scratch.run(["init", "--device", "other"], store: other)
-        let id = try scratch.run(["new", "--title", "Put back"], store: other)
-        let first = try scratch.revision(["show", id], store: other)
-        let second = try scratch.revision(["edit", id, "--title", "Second"], store: other)
+        let (other, id, first, second) = try Self.twoRevisionsElsewhere(
+            scratch, titles: ("Put back", "Second"))
         let third = try scratch.revision(["edit", id, "--title", "Third"], store: other)
         let folder = "/Documents/" + id
         func package(_ revision: String) -> String { folder + "/" + revision + ".survey" }
@@ -487,10 +478,7 @@ struct WatchTests {
         usleep(2_500_000)
         try bytes.write(to: URL(fileURLWithPath: content))
         usleep(2_500_000)
-        for (name, collected) in [
-            ("store.changes()", watchers.library.collected),
-            ("survey watch --json", watchers.command.collected),
-        ] {
+        for (name, collected) in watchers.both {
             let added = collected.changes.filter { $0.event == "revision-added" || $0.event == "created" }
             #expect(added.map(\.revision) == [second, third], "\(name): \(collected.changes)")
             // While the second's content was gone, its parent was a head beside the third:
@@ -641,10 +629,7 @@ struct WatchTests {
             executable: URL(fileURLWithPath: python), timeLimit: 120)
         #expect(flood.status == 0, "\(flood.stderr)")
         let made = files
-        for (name, collected) in [
-            ("store.changes()", watchers.library.collected),
-            ("survey watch --json", watchers.command.collected),
-        ] {
+        for (name, collected) in watchers.both {
             let seen = collected.wait { $0.contains { $0.event == "reread" } }
             #expect(
                 seen.contains(SeenChange(event: "reread", id: nil, revision: nil, heads: [])),
@@ -658,10 +643,7 @@ struct WatchTests {
         }
         for name in junk { try FileManager.default.removeItem(atPath: folder + "/" + name) }
         let edit = try scratch.revision(["edit", id, "--title", "Calm"])
-        for (name, collected) in [
-            ("store.changes()", watchers.library.collected),
-            ("survey watch --json", watchers.command.collected),
-        ] {
+        for (name, collected) in watchers.both {
             let seen = collected.wait { $0.contains { $0.revision == edit } }
             #expect(
                 seen.filter { $0.revision == edit } == [
@@ -682,10 +664,7 @@ struct WatchTests {
         let documents = scratch.store + "/Documents", aside = scratch.store + "/Documents.aside"
         let manager = FileManager.default
         func rereads(_ count: Int) {
-            for (name, collected) in [
-                ("store.changes()", watchers.library.collected),
-                ("survey watch --json", watchers.command.collected),
-            ] {
+            for (name, collected) in watchers.both {
                 let seen = collected.wait { $0.filter { $0.event == "reread" }.count >= count }
                 #expect(seen.filter { $0.event == "reread" }.count >= count, "\(name): \(seen)")
                 #expect(collected.failure == nil, "\(name): \(collected.failure ?? "")")
@@ -702,10 +681,7 @@ struct WatchTests {
         // reading it (a third reread, when its polls fell between the steps above), and a
         // save made meanwhile is in what that reread reads, not a change of its own: so the
         // store is edited again until a save is reported by both, at most three times.
-        let watched = [
-            ("store.changes()", watchers.library.collected),
-            ("survey watch --json", watchers.command.collected),
-        ]
+        let watched = watchers.both
         var edits: [String] = []
         for attempt in 1...3 {
             let edit = try scratch.revision(["edit", id, "--title", "Back \(attempt)"])
@@ -741,10 +717,7 @@ struct WatchTests {
         _ = try scratch.revision(["edit", gone, "--title", "Gone again"])
         let watchers = try Watchers(scratch.store, mechanism: mechanism)
         try FileManager.default.removeItem(atPath: scratch.store + "/Documents/" + gone)
-        let watched = [
-            ("store.changes()", watchers.library.collected),
-            ("survey watch --json", watchers.command.collected),
-        ]
+        let watched = watchers.both
         for (name, collected) in watched {
             let seen = collected.wait(seconds: 10) { $0.contains { $0.event == "reread" } }
             #expect(seen.contains { $0.event == "reread" }, "\(name): \(seen)")
