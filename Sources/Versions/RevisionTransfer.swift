@@ -663,10 +663,11 @@ public struct RevisionTransfer: Sendable {
         // Only a copy found wrong is replaced (never one that cannot be read).
         guard let damage = try damaged.contentDamage(revision, of: document) else { return false }
         guard let good = try intact.intactContent(revision, of: document) else {
+            let absence = try intact.absence(ofContent: revision, of: document)
             outcome.damaged.append(
                 StoreIssue(
                     path: damaged.contentPath(revision.id, of: document),
-                    message: "\(damage.description(of: "content", now: true)), and no other copy is intact"))
+                    message: "\(damage.description(of: "content", now: true)), and \(absence)"))
             return true
         }
         _ = try replace(
@@ -1015,6 +1016,31 @@ extension RevisionStore {
             return nil
         }
         return data
+    }
+
+    /// Why this store holds no intact copy of `revision`'s content, once
+    /// ``intactContent(_:of:)`` found none, as the end of a sentence: it has no copy, has
+    /// pruned it, holds a package a copy has not completed, a damaged copy, or something
+    /// that cannot be read in the content's place.
+    ///
+    /// - Throws: `FileSystemError` when the store cannot be looked at (an input/output
+    ///   error, no permission).
+    func absence(ofContent revision: RevisionMetadata, of document: UUID) throws -> String {
+        let file = contentPath(revision.id, of: document)
+        do {
+            if try reader.contents(atPath: file, limit: FileReader.contentLimit) != nil {
+                return "\(root)'s copy does not match its digest either"
+            }
+        } catch  where Self.isAboutContents(error) {
+            return "\(root)'s copy cannot be read: \(Self.reason(error, file: file))"
+        }
+        if try reader.status(atPath: root + "/" + StoreLayout.tombstone(revision.id, of: document)) != nil {
+            return "\(root) has pruned it"
+        }
+        if try reader.status(atPath: root + "/" + StoreLayout.package(revision.id, of: document)) != nil {
+            return "\(root)'s package of it has no content (a copy in progress there, or interrupted)"
+        }
+        return "\(root) has no copy of it"
     }
 
     private func content(_ revision: RevisionMetadata, of document: UUID) throws -> Data? {

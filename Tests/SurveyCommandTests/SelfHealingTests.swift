@@ -152,6 +152,59 @@ struct SelfHealingTests {
     }
 
     @Test(
+        "verify --repair-from says why the other store cannot repair a torn content file: it has no copy, has pruned it, has a damaged or half-copied one, or a link there (it said 'no other copy is intact' for each)"
+    )
+    func whyNotRepaired() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (a, b, ids) = try Self.replicas(in: directory)
+        // A fourth document with two revisions on both sides, the first pruned on b.
+        let fourth = try CommandRunner.run(["new", "--title", "Fourth", "--store", a]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let first = try Self.content(a, fourth)
+        #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
+        #expect(
+            try CommandRunner.run(["edit", fourth, "--title", "Fourth, again", "--store", a]).status == 0)
+        #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
+        #expect(try CommandRunner.run(["prune", "--store", b]).status == 0)
+
+        let torn = try ids.map { try Self.content(a, $0) } + [first]
+        for file in torn { try Self.tear(file, keeping: 10) }
+        let onB = try ids.map { try Self.content(b, $0) }
+        let manager = FileManager.default
+        try manager.removeItem(atPath: URL(fileURLWithPath: onB[0]).deletingLastPathComponent().path)
+        try manager.removeItem(atPath: onB[1])
+        try manager.createSymbolicLink(atPath: onB[1], withDestinationPath: "/etc/hostname")
+        try Self.tear(onB[2], keeping: 20)
+
+        let verify = try CommandRunner.run(["verify", "--repair-from", b, "--store", a])
+        #expect(verify.status == 1)
+        #expect(verify.stdout.contains("repaired 0 revision(s)\n4 problem(s)"), "\(verify.stdout)")
+        let lines = verify.stderr.split(separator: "\n").map(String.init)
+        let expected = [
+            "\(b) has no copy of it", "\(b)'s copy cannot be read: ",
+            "\(b)'s copy does not match its digest either",
+            "\(b) has pruned it",
+        ]
+        for (file, why) in zip(torn, expected) {
+            let naming = lines.filter { $0.hasPrefix("not repaired: \(file): ") }
+            #expect(naming.count == 1, "\(verify.stderr)")
+            #expect(
+                naming.first?.hasPrefix(
+                    "not repaired: \(file): the content does not match its digest, and \(why)")
+                    == true, "\(verify.stderr)")
+        }
+        // A package a copy has not completed on b.
+        #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 1)
+        try manager.removeItem(atPath: onB[2])
+        let halfCopied = try CommandRunner.run(["verify", "--repair-from", b, "--store", a])
+        #expect(
+            halfCopied.stderr.contains(
+                "not repaired: \(torn[2]): the content does not match its digest, and \(b)'s package of it has no content"
+            ), "\(halfCopied.stderr)")
+    }
+
+    @Test(
         "A package whose metadata is torn and that no other store holds is named by sync (damaged, exit 1), both ways, and left as it is; everything else syncs"
     )
     func tornMetadataNobodyHasIsNamed() throws {
