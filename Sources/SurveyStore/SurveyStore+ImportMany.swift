@@ -152,7 +152,7 @@ extension SurveyStore {
                     writes.append((id, metadata.id, files))
                     outcomes.append(.added(id, metadata))
                 }
-            case .content(let id, let bytes):
+            case .content(let id, let bytes, let exported):
                 let digest = RevisionID.sha256Hex(bytes)
                 if let same = Self.revision(withContent: digest, in: known) {
                     outcomes.append(.alreadyPresent(id, same))
@@ -162,7 +162,9 @@ extension SurveyStore {
                         known: known, contentDigest: digest)
                     known.insert(metadata)
                     writes.append((id, metadata.id, files))
-                    outcomes.append(.newRevision(id, metadata))
+                    outcomes.append(
+                        exported.map { .changedContent(id, metadata, exported: $0) }
+                            ?? .newRevision(id, metadata))
                 }
             }
         }
@@ -174,7 +176,7 @@ extension SurveyStore.ImportedPackage {
     /// The document the package belongs to.
     var document: UUID {
         switch self {
-        case .verbatim(let id, _, _), .content(let id, _): id
+        case .verbatim(let id, _, _), .content(let id, _, _): id
         }
     }
 }

@@ -171,6 +171,11 @@ extension SurveyStore {
         /// The package's content became a new revision, with no parents: a new document,
         /// or a new head of a known one (which is then in conflict).
         case newRevision(UUID, RevisionMetadata)
+        /// As ``newRevision(_:_:)``, for a package whose metadata is revision `exported`'s
+        /// but whose content does not match that revision's digest: edited, or damaged,
+        /// since it was exported. Its content, valid as a survey, became a new revision
+        /// without parents, which can win over the document's others by its timestamp.
+        case changedContent(UUID, RevisionMetadata, exported: RevisionID)
     }
 
     /// Adds a revision package, of any format this build reads or keeps.
@@ -207,8 +212,10 @@ extension SurveyStore {
         /// it is or written again as the store writes content): kept as it is, with that
         /// content.
         case verbatim(UUID, RevisionMetadata, [PackageFile])
-        /// Content in the current format, to become a new revision without parents.
-        case content(UUID, Data)
+        /// Content in the current format, to become a new revision without parents; with
+        /// the revision the package's metadata verifies as, when its content does not match
+        /// that revision's digest.
+        case content(UUID, Data, exported: RevisionID?)
     }
 
     /// Reads the package at `path` and checks it (its digest, its format, its content a
@@ -274,7 +281,7 @@ extension SurveyStore {
         let survey = try FormatMigrator.survey(
             from: content, version: document.formatVersion,
             seed: RevisionID.sha256Hex(metadataData + content), file: contentPath)
-        return .content(document.id, try survey.plistData())
+        return .content(document.id, try survey.plistData(), exported: metadata?.id)
     }
 
     /// Why `path`, which holds no metadata file, is no package: nothing is there, a link

@@ -908,10 +908,20 @@ extension StoreCommandTests {
         let text = try String(contentsOfFile: survey, encoding: .utf8).replacingOccurrences(
             of: "Ada", with: "Alan")
         try Data(text.utf8).write(to: URL(fileURLWithPath: survey))
-        let changed = try other.json(["import", package]) as! [String: Any]
-        #expect(changed["outcome"] as? String == "new revision")
+        let changed = try other.run(["import", package, "--json"])
+        let outcome = try JSONSerialization.jsonObject(with: Data(changed.stdout.utf8)) as! [String: Any]
+        #expect(outcome["outcome"] as? String == "new revision")
         #expect(try other.versions(id).count == 2)
         #expect((try other.json(["list"]) as! [[String: Any]])[0]["conflicts"] as? Int == 1)
+        // Edited or damaged, nothing tells: the import says which revision the bytes no
+        // longer match, and where to look at what they became.
+        let added = try #require(outcome["revision"] as? String)
+        #expect(
+            changed.stderr.contains(
+                "warning: \(package): its content does not match the digest of revision \(revision), which its DocumentMetadata.plist records (edited, or damaged, since it was exported): imported as revision \(added) without parents; see it with `survey show --store \(other.path) \(id) --revision \(added)`"
+            ), "\(changed.stderr)")
+        #expect(
+            !(try other.run(["import", package]).stderr.contains("warning")), "already present: no warning")
     }
 
     @Test(

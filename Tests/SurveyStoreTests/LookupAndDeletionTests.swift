@@ -404,6 +404,40 @@ struct LookupAndDeletionTests {
     }
 
     @Test(
+        "import of a package whose content no longer matches the revision its metadata verifies as says which revision (changedContent); one whose metadata no longer verifies is plain new content"
+    )
+    func importChangedContent() throws {
+        let (store, path) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (id, first) = try store.create(Self.survey)
+        let package = path + "-package"
+        defer { try? FileManager.default.removeItem(atPath: package) }
+        _ = try store.exportPackage(id, revision: first.id, to: package)
+        let contentFile = package + "/" + StoreLayout.contentFile
+        let content = try String(contentsOfFile: contentFile, encoding: .utf8)
+        try content.replacingOccurrences(of: "<string>T</string>", with: "<string>U</string>")
+            .write(toFile: contentFile, atomically: true, encoding: .utf8)
+        let outcome = try store.importPackage(at: package)
+        guard case .changedContent(let document, let added, exported: let exported) = outcome else {
+            Issue.record("\(outcome)")
+            return
+        }
+        #expect(document == id && exported == first.id && added.parents.isEmpty)
+        #expect(try store.open(id, revision: added.id).survey.title == "U")
+
+        try content.replacingOccurrences(of: "<string>T</string>", with: "<string>V</string>")
+            .write(toFile: contentFile, atomically: true, encoding: .utf8)
+        let metadataFile = package + "/" + StoreLayout.metadataFile
+        let metadata = try String(contentsOfFile: metadataFile, encoding: .utf8)
+        try metadata.replacingOccurrences(of: "<string>laptop</string>", with: "<string>elsewhere</string>")
+            .write(toFile: metadataFile, atomically: true, encoding: .utf8)
+        guard case .newRevision(id, _) = try store.importPackage(at: package) else {
+            Issue.record("metadata that does not verify names no revision")
+            return
+        }
+    }
+
+    @Test(
         "import fails on an I/O error reading the document's folder; it does not take content already here for new (a needless head)"
     )
     func importOnAnIOError() throws {

@@ -568,7 +568,10 @@ struct ImportCommand: ParsableCommand {
         abstract: "Add revision packages, each as a new document or a revision of a known one.",
         discussion: """
             Each package is checked (its digest, its format, its content) and imported \
-            whole or not at all; with several, they are written in batches made durable \
+            whole or not at all; one whose content no longer matches the revision its \
+            metadata records (edited, or damaged, since it was exported) becomes a new \
+            revision without parents, with a warning on standard error; with several, \
+            they are written in batches made durable \
             at once, and a package that fails is reported on standard error with its path \
             and why, without keeping the others out. With one package, --json prints one \
             object {"id", "revision", "outcome"}; with several, an array with one object \
@@ -595,7 +598,7 @@ struct ImportCommand: ParsableCommand {
         try runReporting {
             let store = try options.open()
             if paths.count == 1 {
-                let described = describe(try store.importPackage(at: paths[0]), in: store)
+                let described = describe(try store.importPackage(at: paths[0]), of: paths[0], in: store)
                 if options.json {
                     try Console.printJSON([
                         "id": described.id, "revision": described.revision, "outcome": described.how,
@@ -615,7 +618,7 @@ struct ImportCommand: ParsableCommand {
             for (path, result) in zip(paths, try store.importPackages(at: paths)) {
                 switch result {
                 case .success(let outcome):
-                    let described = describe(outcome, in: store)
+                    let described = describe(outcome, of: path, in: store)
                     entries.append(
                         Entry(
                             path: path, id: described.id, revision: described.revision, outcome: described.how
@@ -653,8 +656,9 @@ struct ImportCommand: ParsableCommand {
         return "\(shown): not imported: \(failure.located)"
     }
 
-    /// The document, revision and outcome as printed; warns of a revision stamped ahead.
-    private func describe(_ outcome: SurveyStore.ImportOutcome, in store: SurveyStore) -> (
+    /// The document, revision and outcome as printed; warns of a revision stamped ahead,
+    /// and of content that does not match the revision the package's metadata records.
+    private func describe(_ outcome: SurveyStore.ImportOutcome, of path: String, in store: SurveyStore) -> (
         id: String, revision: String, how: String
     ) {
         let (id, revision, how): (UUID, RevisionMetadata, String)
@@ -664,6 +668,13 @@ struct ImportCommand: ParsableCommand {
             (id, revision, how) = (document, metadata, "already present")
         case .newRevision(let document, let metadata):
             (id, revision, how) = (document, metadata, "new revision")
+        case .changedContent(let document, let metadata, let exported):
+            (id, revision, how) = (document, metadata, "new revision")
+            Console.error(
+                Advice.namingStore(
+                    in:
+                        "warning: \(ShownText.escaping(path)): its content does not match the digest of revision \(exported), which its \(StoreLayout.metadataFile) records (edited, or damaged, since it was exported): imported as revision \(metadata.id) without parents; see it with `survey show \(document.lowercased) --revision \(metadata.id)`"
+                ))
         }
         if store.isStampedAhead(revision) {
             Console.error(
