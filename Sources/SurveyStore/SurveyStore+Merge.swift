@@ -91,17 +91,54 @@ extension SurveyStore {
     ///   - prefer: A head whose values win contests instead of the winner's.
     /// - Returns: The merge, or `nil` when the document is not in conflict: it has a single
     ///   head, or its other heads are deletions (which never win over an edit).
-    /// - Throws: `StoreError` when `prefer` is no head or a head cannot be read;
-    ///   `SurveyError` (rule `tooManyItems`) when the merge would hold more than
+    /// - Throws: `StoreError` when `prefer` is no head or a head cannot be read, and
+    ///   `StoreError/unseenForMerge(_:_:)` as `resolveMerge(_:prefer:strict:dryRun:)` throws
+    ///   it; `SurveyError` (rule `tooManyItems`) when the merge would hold more than
     ///   `Survey.maximumItemCount` items, so that no reader would take it.
     public func mergePlan(_ id: UUID, prefer: RevisionID? = nil) throws -> MergePlan? {
-        try mergePlan(id, prefer: prefer, in: revisions.graph(of: id).graph)
+        try mergePlan(id, prefer: prefer, in: mergeableRead(id).graph)
+    }
+
+    /// The revisions of the document whose packages its folder holds but that cannot be
+    /// read yet (half-copied, damaged, or something else in their place), pruned ones
+    /// left out: beside them a conflict is not merged (`StoreError/unseenForMerge(_:_:)`)
+    /// and the document is not pruned (`StoreError/unseenRevisions(_:_:)`).
+    ///
+    /// - Throws: `StoreError/noSuchDocument(_:)`; `FileSystemError` when the folder cannot
+    ///   be read.
+    public func unseenRevisions(of id: UUID) throws -> [RevisionID] {
+        Self.unseen(in: try revisions.read(id))
+    }
+
+    /// ``graph(of:)`` and ``unseenRevisions(of:)`` from one read of the document's folder:
+    /// what a preview of its merge needs (``contestedFieldCount(of:in:)`` when `unseen` is
+    /// empty).
+    public func graphAndUnseenRevisions(of id: UUID) throws -> (graph: RevisionGraph, unseen: [RevisionID]) {
+        let read = isReadOnly ? try revisions.read(id) : try revisions.cleanedRead(id)
+        return (read.graph, Self.unseen(in: read))
+    }
+
+    static func unseen(in read: DocumentRead) -> [RevisionID] {
+        read.unseen.subtracting(read.tombstones.keys).sorted()
+    }
+
+    /// The document read for a merge: a package this read cannot count may be a head or
+    /// the merge base, and merged without it the heads would merge differently here than
+    /// on a replica that reads it, so a conflict beside one is refused.
+    private func mergeableRead(_ id: UUID) throws -> DocumentRead {
+        let read = try revisions.read(id)
+        let unseen = Self.unseen(in: read)
+        if !unseen.isEmpty && RevisionGraph.isInConflict(heads: read.graph.heads) {
+            throw StoreError.unseenForMerge(id, unseen)
+        }
+        return read
     }
 
     /// How many fields `resolveMerge(_:prefer:strict:dryRun:)` would contest: 0 when the
     /// heads merge cleanly or the document is not in conflict; `nil` when its heads cannot
     /// be merged (no such document, a head damaged or malformed, or in a format newer than
-    /// this build, or a merge of more items than a survey may hold).
+    /// this build, a merge of more items than a survey may hold, or a package in the
+    /// folder that cannot be read yet: ``unseenRevisions(of:)``).
     ///
     /// - Parameter id: The document.
     /// - Throws: `FileSystemError` when the document or a head could not be looked at
@@ -109,7 +146,7 @@ extension SurveyStore {
     ///   merge, so it is never answered with `nil`.
     public func contestedFieldCount(of id: UUID) throws -> Int? {
         let graph: RevisionGraph? = try FileSystemError.rethrowingFailureToLook {
-            try revisions.graph(of: id).graph
+            try mergeableRead(id).graph
         } otherwise: { _ in
             nil
         }
@@ -119,7 +156,9 @@ extension SurveyStore {
 
     /// ``contestedFieldCount(of:)`` for a document whose graph the caller has read already
     /// (``graph(of:)``), so that its revisions' metadata is not read again: only the heads'
-    /// and the merge bases' content is.
+    /// and the merge bases' content is. A graph holds no package that could not be read:
+    /// ask ``unseenRevisions(of:)`` too, since `resolveMerge(_:prefer:strict:dryRun:)`
+    /// refuses a conflict beside one.
     ///
     /// - Parameters:
     ///   - id: The document.
@@ -163,6 +202,8 @@ extension SurveyStore {
                         "the content of the merge base \(unreadable.id) has been pruned or cannot be read"
                     } else if let deletion = mergeBases.first {
                         "the merge base \(deletion.id) is a deletion, which has no content: the heads were each saved after it"
+                    } else if let (revision, parent) = graph.missingParent(inHistoryOf: group.heads) {
+                        "the heads have no common ancestor in this store, whose history is incomplete: the parent \(parent) of \(revision) is not here (a copy still under way, or a revision imported without its history), so a sync or a finished copy may give them one"
                     } else {
                         "the heads have no common ancestor"
                     }
@@ -302,13 +343,7 @@ extension SurveyStore {
         }
         let lock = dryRun ? nil : try documentLock(id)
         defer { lock?.unlock() }
-        var read = try revisions.read(id)
-        // A package this read cannot count may be a head or the merge base: merged without
-        // it, the heads would merge differently here than on a replica that reads it.
-        let unseen = read.unseen.subtracting(read.tombstones.keys)
-        if !unseen.isEmpty && RevisionGraph.isInConflict(heads: read.graph.heads) {
-            throw StoreError.unseenForMerge(id, unseen.sorted())
-        }
+        var read = try mergeableRead(id)
         guard let plan = try mergePlan(id, prefer: prefer, in: read.graph) else { return nil }
         if strict && !plan.isClean { throw MergeRefusal(plan: plan) }
         if dryRun { return (plan, nil) }

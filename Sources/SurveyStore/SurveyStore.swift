@@ -983,8 +983,8 @@ public final class SurveyStore: Sendable {
         let graph = read.graph
         // A package this read cannot count (half-copied, damaged, something else in its
         // place) may be a head: the history it needs is not this read's to remove.
-        let unseen = read.unseen.subtracting(read.tombstones.keys)
-        if !unseen.isEmpty { throw StoreError.unseenRevisions(id, unseen.sorted()) }
+        let unseen = Self.unseen(in: read)
+        if !unseen.isEmpty { throw StoreError.unseenRevisions(id, unseen) }
         // Its history is all that is left to read while the winner cannot be read.
         if let winner = graph.winner, !winner.isDeleted, winner.formatVersion <= Self.formatVersion {
             // A failure to read it (an I/O error, too many open files) says nothing of the

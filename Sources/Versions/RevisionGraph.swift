@@ -84,6 +84,18 @@ extension RevisionGraph {
         return seen
     }
 
+    /// A revision `heads` descend from (or one of them) whose parent is not in the graph,
+    /// with that parent, the first in id order: the history here is incomplete (a copy
+    /// still under way, or a revision imported without its history), so what the heads
+    /// share may be missing. `nil` when every parent is here.
+    public func missingParent(inHistoryOf heads: [RevisionID]) -> (revision: RevisionID, parent: RevisionID)?
+    {
+        let history = heads.reduce(into: Set<RevisionID>()) { $0.formUnion(ancestors(of: $1)) }
+        return history.sorted().lazy.compactMap { id in
+            self.revisions[id]!.parents.sorted().first { self.revisions[$0] == nil }.map { (id, $0) }
+        }.first
+    }
+
     /// The best common ancestors of `heads`: revisions every head descends from (a head
     /// counts as its own ancestor) that are not an ancestor of another such revision.
     ///

@@ -58,7 +58,7 @@ extension MergeCommandTests {
     }
 
     @Test(
-        "A document in conflict whose folder holds a package that cannot be read (a link in place of a content file) is not merged: resolve --merge exits 1 (unseenForMerge) naming it, resolve --all --merge lists it, nothing written"
+        "A document in conflict whose folder holds a package that cannot be read (a link in place of a content file) is not merged: resolve --merge exits 1 (unseenForMerge) naming it, resolve --all --merge lists it, conflicts counts no contested fields but names it, nothing written"
     )
     func unseenPackageFailsTheMerge() throws {
         let store = try Store()
@@ -82,6 +82,16 @@ extension MergeCommandTests {
         let unresolved = try #require(report["unresolved"] as? [[String: Any]])
         #expect(unresolved.map { $0["id"] as? String } == [id], "\(report)")
         #expect((unresolved.first?["reason"] as? String)?.contains("is not merged") == true, "\(report)")
+        // `conflicts` agrees: no count of contested fields for a merge that is refused.
+        let conflicts = try store.run(["conflicts", "--json"])
+        let rows = try #require(
+            try JSONSerialization.jsonObject(with: Data(conflicts.stdout.utf8)) as? [[String: Any]])
+        #expect(rows.count == 1 && rows[0]["contested"] is NSNull, "\(conflicts.stdout)")
+        #expect(rows.first?["unreadable"] as? [String] == [base], "\(conflicts.stdout)")
+        let text = try store.run(["conflicts"])
+        #expect(
+            text.stdout.contains("not merged while \(base) cannot be read (a copy in progress, or damage)"),
+            "\(text.stdout)")
         #expect(try Self.snapshot(store, id) == before)
         // Keeping a head still resolves it.
         #expect(try store.run(["resolve", id, "--accept"]).status == 0)

@@ -629,6 +629,42 @@ struct MergeCommandTests {
     }
 
     @Test(
+        "A revision copied in before its parent (an rsync under way) makes a conflict whose two-way merge says the history here is incomplete, naming the missing parent, not that the heads share no ancestor"
+    )
+    func twoWayWhileHistoryIsMissing() throws {
+        let a = try Store(), b = try Store()
+        defer {
+            try? FileManager.default.removeItem(at: a.directory)
+            try? FileManager.default.removeItem(at: b.directory)
+        }
+        #expect(try a.run(["init"]).status == 0 && b.run(["init"]).status == 0)
+        let created =
+            try a.json(["new", "--from", a.write(Self.survey(Self.baseItems), "base.json")]) as! [String: Any]
+        let id = created["id"] as! String
+        #expect(try a.run(["sync", b.path]).status == 0)
+        let second = try a.json(["edit", id, "--title", "Second"]) as! [String: Any]
+        let third = try a.json(["edit", id, "--title", "Third"]) as! [String: Any]
+        let parent = try #require(second["revision"] as? String),
+            child = try #require(third["revision"] as? String)
+        // Only the newest package has arrived on b.
+        try FileManager.default.copyItem(
+            atPath: a.path + "/Documents/\(id)/\(child).survey",
+            toPath: b.path + "/Documents/\(id)/\(child).survey")
+        let merged = try b.json(["resolve", id, "--merge", "--dry-run"]) as! [String: Any]
+        #expect(merged["twoWay"] as? Bool == true, "\(merged)")
+        let reason = try #require(merged["twoWayReason"] as? String)
+        #expect(
+            reason.contains(
+                "history is incomplete: the parent \(parent) of \(child) is not here (a copy still under way"),
+            "\(reason)")
+        // Once the copy is complete there is no conflict left to merge.
+        try FileManager.default.copyItem(
+            atPath: a.path + "/Documents/\(id)/\(parent).survey",
+            toPath: b.path + "/Documents/\(id)/\(parent).survey")
+        #expect(try b.run(["resolve", id, "--merge", "--dry-run"]).stderr.contains("not in conflict"))
+    }
+
+    @Test(
         "demo: two devices agree after a clean merge and a contested one; its temporary folder is removed; a re-run reuses a kept store"
     )
     func demo() throws {

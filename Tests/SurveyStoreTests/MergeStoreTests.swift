@@ -56,6 +56,33 @@ struct MergeStoreTests {
     }
 
     @Test(
+        "Beside a package that cannot be read yet, a conflict is not merged by mergePlan or resolveMerge (unseenForMerge) and contestedFieldCount(of:) has no count; unseenRevisions(of:) names the package"
+    )
+    func unseenPackageKeepsTheMergeWaiting() throws {
+        let path = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try SurveyStore.create(at: path, deviceName: "here")
+        let (id, base) = try store.create(try Survey(title: "Base", items: []))
+        _ = try store.save(try Survey(title: "One", items: []), to: id, base: base.id)
+        _ = try store.save(
+            try Survey(title: "Base", items: [Item(title: "Two", kind: .textOnly(text: nil))]), to: id,
+            base: base.id)
+        #expect(try store.contestedFieldCount(of: id) == 0)
+        #expect(try store.unseenRevisions(of: id).isEmpty)
+        let content = path + "/" + StoreLayout.package(base.id, of: id) + "/" + StoreLayout.contentFile
+        try FileManager.default.removeItem(atPath: content)
+        #expect(try store.unseenRevisions(of: id) == [base.id])
+        #expect(try store.contestedFieldCount(of: id) == nil)
+        for attempt in [{ _ = try store.mergePlan(id) }, { _ = try store.resolveMerge(id, dryRun: true) }] {
+            let error = #expect(throws: StoreError.self) { try attempt() }
+            guard case .unseenForMerge(id, [base.id])? = error else {
+                Issue.record("\(String(describing: error))")
+                continue
+            }
+        }
+    }
+
+    @Test(
         "A format-1 head (an older app's edit) merges with a format-2 head: its items are matched to the base's by position"
     )
     func formatOneHeads() throws {

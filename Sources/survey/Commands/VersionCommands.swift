@@ -84,9 +84,14 @@ struct ConflictsCommand: ParsableCommand {
         /// it): no conflict versions, but a resolution supersedes them too.
         var deletions: [String]
         /// Fields `resolve --merge` would contest; `null` when the heads cannot be merged
-        /// (a head in a newer format or unreadable; one that could not be read for an
-        /// input/output error is named in a warning).
+        /// (a head in a newer format or unreadable, or a package in the folder that cannot
+        /// be read yet; one that could not be read for an input/output error is named in a
+        /// warning).
         @NullIfAbsent var contested: Int?
+        /// Revisions whose packages the folder holds but that cannot be read yet
+        /// (half-copied, damaged, something else in their place): `resolve --merge` waits
+        /// for them, since one may be a head or the merge base.
+        var unreadable: [String]
         /// Heads stamped more than a day ahead of this device's clock: they win until a
         /// save or resolution supersedes them.
         var aheadOfClock: [String]
@@ -122,25 +127,29 @@ struct ConflictsCommand: ParsableCommand {
             }
             let rows = try documents.filter { !$0.conflicts.isEmpty }.map { document in
                 let id = document.id
-                // Read once, for the deletions among the heads and for the merge preview.
-                let graph = try looking(at: id, "the deletions and the merge preview", are: true) {
+                // Read once, for the deletions among the heads and for the merge preview,
+                // which packages a copy has not completed (or damage) keep waiting.
+                let read = try looking(at: id, "the deletions and the merge preview", are: true) {
                     // Pruned and gone, or damaged, since it was listed: it names no deletion
                     // and cannot be merged, rather than stop the listing of the others.
                     try FileSystemError.rethrowingFailureToLook {
-                        try store.graph(of: id)
+                        try store.graphAndUnseenRevisions(of: id)
                     } otherwise: { _ in
                         nil
                     }
                 }
+                let graph = read?.graph, unseen = read?.unseen ?? []
                 return Row(
                     id: id.lowercased, current: document.revision.id.description, title: document.title,
                     conflicts: document.conflicts.map(\.description),
                     deletions: (graph?.heads ?? []).filter(\.isDeleted).map(\.id.description),
                     contested: try graph.flatMap { graph in
-                        try looking(at: id, "the merge preview") {
+                        guard unseen.isEmpty else { return nil }
+                        return try looking(at: id, "the merge preview") {
                             try store.contestedFieldCount(of: id, in: graph)
                         }
                     },
+                    unreadable: unseen.map(\.description),
                     aheadOfClock: ([document.revision] + document.conflictRevisions).filter(
                         store.isStampedAhead
                     )
@@ -154,7 +163,11 @@ struct ConflictsCommand: ParsableCommand {
                 for row in rows {
                     let merge =
                         row.contested.map { $0 == 0 ? "merges cleanly" : "merge contests \($0) field(s)" }
-                        ?? (notPreviewed.contains(row.id) ? "merge not previewed" : "cannot be merged")
+                        ?? (notPreviewed.contains(row.id)
+                            ? "merge not previewed"
+                            : row.unreadable.isEmpty
+                                ? "cannot be merged"
+                                : "not merged while \(row.unreadable.joined(separator: ", ")) cannot be read (a copy in progress, or damage)")
                     let deletions =
                         row.deletions.isEmpty ? "" : "  deletions \(row.deletions.joined(separator: ", "))"
                     let ahead =
