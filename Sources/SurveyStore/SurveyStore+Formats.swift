@@ -182,7 +182,8 @@ public enum FormatCheck {
         public var formatVersion: Int?
         /// What the check found.
         public var status: Status
-        /// Why a revision is invalid or newer, in words.
+        /// Why a revision is invalid or newer, in words; for a bare package that passes,
+        /// a note (its content was re-encoded, which import mends).
         public var message: String?
 
         /// Every key, with `null` for what is not known, so that each result has the same
@@ -272,21 +273,33 @@ public enum FormatCheck {
         }
         var tombstoned = Set<String>()
         let packages = folders.flatMap { folder in
-            let names: [String]
+            let entries: [SystemCalls.DirectoryEntry]
             do {
-                names = try reader.names(atPath: folder).sorted()
+                entries = try reader.entries(atPath: folder) ?? []
             } catch {
                 results.append(unlisted(folder, error))
-                return [String]()
+                return [(path: String, kind: SystemCalls.FileKind)]()
             }
-            for name in names where name.hasSuffix(StoreLayout.tombstoneSuffix) {
-                tombstoned.insert(folder + "/" + name.dropLast(StoreLayout.tombstoneSuffix.count))
+            for entry in entries where entry.name.hasSuffix(StoreLayout.tombstoneSuffix) {
+                tombstoned.insert(folder + "/" + entry.name.dropLast(StoreLayout.tombstoneSuffix.count))
             }
-            return names.filter { $0.hasSuffix(StoreLayout.packageSuffix) && !StoreLayout.isHidden($0) }
-                .map { folder + "/" + $0 }
+            return entries.filter {
+                $0.name.hasSuffix(StoreLayout.packageSuffix) && !StoreLayout.isHidden($0.name)
+            }
+            .map { (path: folder + "/" + $0.name, kind: $0.kind) }.sorted { $0.path < $1.path }
         }
-        for (done, package) in packages.enumerated() {
+        for (done, (package, kind)) in packages.enumerated() {
             defer { progress?(done + 1, packages.count) }
+            // A link (never followed) or a file where a package belongs: said of the entry
+            // itself, as `verify` says it, rather than of a file beneath it.
+            guard kind == .directory || kind == .unknown else {
+                let what = kind == .symbolicLink ? kind.asFound : "not a folder"
+                results.append(
+                    Result(
+                        path: package, status: .invalid,
+                        message: "\(what) where a revision package belongs; the store skips it"))
+                continue
+            }
             let result = checkPackage(package, reader: reader, asRevision: isStore)
             // A copy of a pruned revision that is not whole (half-copied, or emptied) is no
             // revision: the store removes it, and `verify` calls it a note.
@@ -357,14 +370,9 @@ public enum FormatCheck {
             }
             result.document = document.lowercased()
             result.revision = metadata["RevisionID"]?.stringValue
-            var version = 1
-            if let value = metadata["FormatVersion"] {
-                guard case .integer(let number) = value, let exact = number.exactly(Int.self) else {
-                    result.message = "\(metadataPath): 'FormatVersion' is not an integer"
-                    return result
-                }
-                version = exact
-            }
+            // Read as import reads it: absent means 1; anything but an integer in range
+            // fails, naming the file.
+            let version = try RevisionMetadata.formatVersion(of: metadata, file: metadataPath)
             result.formatVersion = version
             // A revision is what verifies: its id covers the metadata, and through its
             // content digest the content.
@@ -394,7 +402,15 @@ public enum FormatCheck {
                 return result
             }
             if let verified, RevisionID.sha256Hex(content) != verified.contentDigest {
-                throw VersionsError.contentMismatch(contentPath, verified.id)
+                // A bare package whose content was only re-encoded (line ends, a byte-order
+                // mark, UTF-16) is that revision, as import takes it; in a store, where it
+                // is read as it is, it fails to open.
+                guard !asRevision, SurveyStore.reencoded(content, of: verified, file: contentPath) != nil
+                else {
+                    throw VersionsError.contentMismatch(contentPath, verified.id)
+                }
+                result.message =
+                    "\(contentPath): re-encoded since it was written (line ends, a byte-order mark or its encoding); import stores it as the store writes content, keeping the revision"
             }
             _ = try FormatMigrator.survey(
                 from: content, version: version, seed: result.revision ?? result.document ?? path,

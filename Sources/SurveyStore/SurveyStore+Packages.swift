@@ -249,13 +249,8 @@ extension SurveyStore {
             if let content { files.append(PackageFile(name: StoreLayout.contentFile, contents: content)) }
             return .verbatim(metadata.documentID, metadata, files)
         }
-        // Content re-encoded since it was exported (its line ends, a byte-order mark, its
-        // encoding) but saying the same: written again as the store writes content, it has
-        // the digest the metadata records, so it is that revision, kept with those bytes.
-        if let metadata, let content, !metadata.isDeleted, metadata.formatVersion == Self.formatVersion,
-            let survey = try? Self.decode(content, of: metadata, file: contentPath),
-            let rewritten = try? survey.plistData(),
-            RevisionID.sha256Hex(rewritten) == metadata.contentDigest
+        // Content re-encoded since it was exported, kept with the bytes its digest names.
+        if let metadata, let content, let rewritten = Self.reencoded(content, of: metadata, file: contentPath)
         {
             return .verbatim(
                 metadata.documentID, metadata,
@@ -282,6 +277,20 @@ extension SurveyStore {
             from: content, version: document.formatVersion,
             seed: RevisionID.sha256Hex(metadataData + content), file: contentPath)
         return .content(document.id, try survey.plistData(), exported: metadata?.id)
+    }
+
+    /// `content`, which does not match `metadata`'s digest, written again as the store
+    /// writes content, when that matches it: content re-encoded on the way (its line ends,
+    /// a byte-order mark, its encoding) but saying the same, so it is that revision, kept
+    /// with the bytes its digest names. `nil` otherwise (edited, damaged, a deletion, or
+    /// another format than the current one).
+    static func reencoded(_ content: Data, of metadata: RevisionMetadata, file: String) -> Data? {
+        guard !metadata.isDeleted, metadata.formatVersion == formatVersion,
+            let survey = try? decode(content, of: metadata, file: file),
+            let rewritten = try? survey.plistData(),
+            RevisionID.sha256Hex(rewritten) == metadata.contentDigest
+        else { return nil }
+        return rewritten
     }
 
     /// Why `path`, which holds no metadata file, is no package: nothing is there, a link
@@ -312,17 +321,16 @@ extension SurveyStore {
 }
 
 /// The two keys every format's metadata file has: `DocumentUUID` and
-/// `FormatVersion` (absent means 1).
+/// `FormatVersion` (absent means 1; see `RevisionMetadata.formatVersion(of:file:)`).
 enum DocumentIdentity {
+    /// - Throws: `PropertyListError` for a file that is no property list;
+    ///   `VersionsError/malformedMetadata(_:_:)` naming `file` for a `DocumentUUID` that is
+    ///   missing or no UUID, or a `FormatVersion` that is no integer in 1...10^6.
     static func read(_ data: Data, file: String) throws -> (id: UUID, formatVersion: Int) {
         let value = try PropertyList(xml: data, file: file)
         guard case .string(let text)? = value["DocumentUUID"], let id = UUID(uuidString: text) else {
             throw VersionsError.malformedMetadata(file, "'DocumentUUID' is missing or not a UUID")
         }
-        var version = 1
-        if case .integer(let number)? = value["FormatVersion"], let exact = number.exactly(Int.self) {
-            version = exact
-        }
-        return (id, version)
+        return (id, try RevisionMetadata.formatVersion(of: value, file: file))
     }
 }

@@ -84,6 +84,25 @@ public struct RevisionMetadata: Hashable, Sendable {
     static let counterRange: ClosedRange<Int> = 0...Int(Int32.max)
     static let formatVersionRange: ClosedRange<Int> = 1...1_000_000
 
+    /// The format version `metadata` (a package's metadata file, read but not verified)
+    /// records, as every reader of a package takes it, whether or not the package
+    /// verifies: 1 when `FormatVersion` is absent (an older app's package, whose metadata
+    /// may hold only `DocumentUUID`), else an integer in 1...10^6.
+    ///
+    /// - Throws: ``VersionsError/malformedMetadata(_:_:)`` naming `file` when the value is
+    ///   no integer or outside that range.
+    public static func formatVersion(of metadata: PropertyList, file: String?) throws -> Int {
+        guard let value = metadata[Key.formatVersion] else { return 1 }
+        guard case .integer(let number) = value, let version = number.exactly(Int.self) else {
+            throw VersionsError.malformedMetadata(file, "'\(Key.formatVersion)' is not an integer")
+        }
+        guard formatVersionRange.contains(version) else {
+            throw VersionsError.malformedMetadata(
+                file, "'\(Key.formatVersion)' \(version) is outside \(formatVersionRange)")
+        }
+        return version
+    }
+
     func checkRanges(file: String?) throws {
         guard Self.millisecondRange.contains(timestamp.milliseconds) else {
             throw VersionsError.malformedMetadata(

@@ -664,4 +664,101 @@ struct FormatCommandTests {
         ])
         #expect(broken.status == 65 && broken.stderr.contains("Rating"))
     }
+
+    @Test(
+        "check and import judge a package's FormatVersion alike: no integer, or outside 1...10^6, fails both with 65 naming the metadata file (import took no integer for format 1, and said of 0 only 'format 0 is not a known format')",
+        arguments: [
+            "<string>banana</string>", "<string>2</string>", "<integer>0</integer>", "<integer>-1</integer>",
+        ])
+    func formatVersionAlike(value: String) throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("s").path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        let package = directory.appendingPathComponent("answered.survey").path
+        try FileManager.default.copyItem(atPath: Self.fixtures + "/format1/answered.survey", toPath: package)
+        let metadataFile = package + "/DocumentMetadata.plist"
+        let metadata = try String(contentsOfFile: metadataFile, encoding: .utf8)
+        #expect(metadata.contains("<integer>1</integer>"))
+        try metadata.replacingOccurrences(of: "<integer>1</integer>", with: value)
+            .write(toFile: metadataFile, atomically: true, encoding: .utf8)
+        let before = try FileManager.default.subpathsOfDirectory(atPath: store).sorted()
+        let check = try CommandRunner.run(["check", package])
+        let imported = try CommandRunner.run(["import", package, "--store", store])
+        let reason = value.hasPrefix("<string>") ? "is not an integer" : "is outside 1...1000000"
+        for (name, result) in [("check", check), ("import", imported)] {
+            #expect(result.status == 65, "\(name): \(result.stdout)\(result.stderr)")
+            #expect(
+                result.stderr.contains(
+                    "\(metadataFile): 'FormatVersion' \(value.hasPrefix("<string>") ? "" : "\(value.dropFirst(9).prefix { $0 != "<" }) ")\(reason)"
+                ),
+                "\(name): \(result.stderr)")
+        }
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: store).sorted() == before)
+    }
+
+    @Test(
+        "check passes a bare package whose content was only re-encoded (CRLF, a byte-order mark), with a note, as import keeps its revision; in a store the same bytes are invalid (they do not open)"
+    )
+    func checkReencoded() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("s").path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        let id = try CommandRunner.run(["new", "--title", "Lines", "--store", store]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let package = directory.appendingPathComponent("exported.survey").path
+        #expect(try CommandRunner.run(["export", id, "--package", package, "--store", store]).status == 0)
+        let content = package + "/Survey.plist"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: content))
+        for variant in [
+            Data(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\n", with: "\r\n").utf8),
+            Data([0xEF, 0xBB, 0xBF]) + bytes,
+        ] {
+            try variant.write(to: URL(fileURLWithPath: content))
+            let check = try CommandRunner.run(["check", package])
+            #expect(check.status == 0 && check.stdout.hasPrefix("current"), "\(check.stdout)\(check.stderr)")
+            #expect(
+                check.stderr.hasPrefix("note: \(content): re-encoded since it was written"), "\(check.stderr)"
+            )
+        }
+        let other = directory.appendingPathComponent("t").path
+        #expect(try CommandRunner.run(["init", "--store", other]).status == 0)
+        let imported = try CommandRunner.run(["import", package, "--json", "--store", other])
+        #expect(imported.stdout.contains("\"outcome\" : \"added\""), "\(imported.stdout)")
+        // The same bytes inside a store do not open: invalid there.
+        let folder = store + "/Documents/" + id
+        let inStore = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix(".survey") })
+        try FileManager.default.removeItem(atPath: folder + "/" + inStore + "/Survey.plist")
+        try FileManager.default.copyItem(atPath: content, toPath: folder + "/" + inStore + "/Survey.plist")
+        let checkStore = try CommandRunner.run(["check", store])
+        #expect(
+            checkStore.status == 65 && checkStore.stderr.contains("does not match the digest"),
+            "\(checkStore.stderr)")
+    }
+
+    @Test(
+        "check names a link where a revision package belongs as the link it is, as verify does (it named a file beneath it that does not exist)"
+    )
+    func checkNamesPackageLink() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("s").path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        let id = try CommandRunner.run(["new", "--title", "Linked", "--store", store]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let elsewhere = directory.appendingPathComponent("elsewhere").path
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: false)
+        let link = store + "/Documents/\(id)/2-" + String(repeating: "0", count: 64) + ".survey"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: elsewhere)
+        for path in [store, store + "/Documents/" + id] {
+            let result = try CommandRunner.run(["check", path])
+            #expect(result.status == 65)
+            #expect(
+                result.stderr
+                    == "\(link): a symbolic link (never followed) where a revision package belongs; the store skips it\n",
+                "\(result.stderr)")
+        }
+    }
 }

@@ -11,6 +11,8 @@ struct CheckCommand: ParsableCommand {
             --json: {"revisions": [{"path", "document", "revision", "formatVersion", "status", "message"}]}. \
             Exits 0 only if every revision is current or migratable (a store with no documents has none to \
             check: it passes, and a note on standard error says so); 66 when a PATH does not exist, else 65. \
+            A bare package whose content was only re-encoded (line ends, a byte-order mark, UTF-16) passes, \
+            with a note, as import keeps its revision; in a store such content is invalid (it does not open). \
             An entry of a store's Documents that verify names as skipped (a link or file in a document \
             folder's place), and a folder that cannot be listed, are invalid rows too.
 
@@ -43,8 +45,10 @@ struct CheckCommand: ParsableCommand {
                 )
             }
         }
-        for result in results where result.status == .invalid || result.status == .newer {
-            Console.error(Self.message(result))
+        for result in results
+        where result.message != nil || result.status == .invalid || result.status == .newer {
+            let passes = result.status == .current || result.status == .migratable
+            Console.error((passes ? "note: " : "") + Self.message(result))
         }
         if paths.contains(where: { !FormatCheck.exists($0) }) { throw ExitStatus.noInput }
         if results.contains(where: { $0.status == .invalid || $0.status == .newer }) {
