@@ -784,8 +784,8 @@ struct FirstUseTests {
     }
 
     @Test(
-        "An item that does not exist is not found (66, noSuchItem), as an unknown document is (it was a usage error)",
-        arguments: ["9", "0", "00000000-0000-4000-8000-000000000009", "nine"])
+        "An item that does not exist is not found (66, noSuchItem), as an unknown document is (it was a usage error; so was one that starts with -, 'Missing value for --answer')",
+        arguments: ["9", "0", "00000000-0000-4000-8000-000000000009", "nine", "-1"])
     func unknownItem(_ item: String) throws {
         let store = try Store()
         let (id, _) = try store.makeDocument()

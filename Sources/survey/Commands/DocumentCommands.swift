@@ -229,7 +229,11 @@ struct EditCommand: ParsableCommand {
     @Option(help: "The revision the edit is based on (default: the winner).") var base: String?
     @Option(parsing: .unconditional, help: "A new title (the next argument, even one that starts with -).")
     var title: String?
-    @Option(name: .customLong("answer"), help: "ITEM=VALUE (see above); repeat for several answers.")
+    @Option(
+        name: .customLong("answer"), parsing: .unconditionalSingleValue,
+        help:
+            "ITEM=VALUE (see above; the next argument, even one that starts with -); repeat for several answers."
+    )
     var answers: [String] = []
 
     func validate() throws {
