@@ -315,6 +315,15 @@ public struct RevisionTransfer: Sendable {
             try repairDamaged(
                 document, in: remote, theirs, from: local, mine, reportingMissing: true, &plan.outcome)
             try repairDiffering(document, mine, theirs, &plan.outcome)
+        } else if let mine, remoteError == nil {
+            // The other side has no folder for the document: what is damaged here has no
+            // copy to be repaired from, and is named rather than left out of the copy in
+            // silence.
+            try repairDamaged(
+                document, in: local, mine, from: remote, nil, reportingMissing: true, &plan.outcome)
+        } else if let theirs, localError == nil {
+            try repairDamaged(
+                document, in: remote, theirs, from: local, nil, reportingMissing: true, &plan.outcome)
         }
         // Written now, on this thread, under each receiver's temporary folder: the batch
         // only flushes and publishes them.

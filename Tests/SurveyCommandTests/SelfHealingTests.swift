@@ -51,7 +51,9 @@ struct SelfHealingTests {
         #expect(show.status == 65, "\(show.stderr)")
         #expect(
             show.stderr.contains("the content does not match the digest")
-                && show.stderr.contains("`survey verify --store \(a) --repair-from OTHER_STORE`"),
+                && show.stderr.contains("`survey verify --store \(a) --repair-from OTHER_STORE`")
+                && show.stderr.contains(
+                    "`survey sync --store \(a) OTHER_STORE` does too when the damage changed the file's size"),
             "\(show.stderr)")
 
         let sync = try CommandRunner.run(["sync", b, "--json", "--store", a])
@@ -205,7 +207,7 @@ struct SelfHealingTests {
     }
 
     @Test(
-        "A package whose metadata is torn and that no other store holds is named by sync (damaged, exit 1), both ways, and left as it is; everything else syncs"
+        "A package whose metadata is torn and that no other store holds is named by sync (damaged, exit 1), both ways, and left as it is, in a document the other store lacks too (it was left out in silence); everything else syncs"
     )
     func tornMetadataNobodyHasIsNamed() throws {
         let directory = try CommandRunner.temporaryDirectory()
@@ -222,17 +224,32 @@ struct SelfHealingTests {
         let torn = try Data(contentsOf: URL(fileURLWithPath: metadata))
         let fresh = try CommandRunner.run(["new", "--title", "New on a", "--store", a]).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
+        // A document only b has, its second revision's metadata garbled: b's first
+        // revision is copied, the damaged one named (it was left out in silence, exit 0).
+        let onlyB = try CommandRunner.run(["new", "--title", "Only b has it", "--store", b]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let second = try #require(
+            (try JSONSerialization.jsonObject(
+                with: Data(
+                    try CommandRunner.run(["edit", onlyB, "--title", "Again", "--json", "--store", b]).stdout
+                        .utf8))
+                as? [String: Any])?["revision"] as? String)
+        let garbled = b + "/Documents/\(onlyB)/\(second).survey"
+        try Data("junk\n".utf8).write(to: URL(fileURLWithPath: garbled + "/DocumentMetadata.plist"))
         for (store, other) in [(a, b), (b, a)] {
             let sync = try CommandRunner.run(["sync", other, "--json", "--store", store])
             #expect(sync.status == 1, "\(store): \(sync.stderr)")
             let report = try #require(
                 try JSONSerialization.jsonObject(with: Data(sync.stdout.utf8)) as? [String: Any])
-            #expect(report["damaged"] as? [String] == [package], "\(report)")
+            #expect(Set(report["damaged"] as? [String] ?? []) == [package, garbled], "\(report)")
             #expect(sync.stderr.contains("error: \(package): the package is damaged"), "\(sync.stderr)")
+            #expect(sync.stderr.contains("error: \(garbled): the package is damaged"), "\(sync.stderr)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: metadata)) == torn)
             #expect(!FileManager.default.fileExists(atPath: a + "/Documents/\(ids[0])/\(revision).survey"))
+            #expect(!FileManager.default.fileExists(atPath: a + "/Documents/\(onlyB)/\(second).survey"))
         }
         #expect(try CommandRunner.run(["show", fresh, "--store", b]).status == 0)
+        #expect(try CommandRunner.run(["show", onlyB, "--store", a]).stdout.contains("Only b has it"))
     }
 
     @Test(

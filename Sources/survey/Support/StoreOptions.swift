@@ -168,9 +168,13 @@ struct CommandFailure: Error {
                     " (create one with `survey init --store \(Advice.shellWord(ShownText.escaping(path)))`)"
             }
         }
-        // A damaged file of a revision: a replica's intact copy repairs it.
+        // A damaged file of a revision: a replica's intact copy repairs it. A sync compares
+        // content by size only, so it mends content cut short, not every change.
         switch error as? VersionsError {
-        case .contentMismatch?, .digestMismatch?:
+        case .contentMismatch?:
+            message +=
+                " (`survey verify --repair-from OTHER_STORE` repairs it from a replica that has it intact; `survey sync OTHER_STORE` does too when the damage changed the file's size)"
+        case .digestMismatch?:
             message +=
                 " (`survey verify --repair-from OTHER_STORE` or `survey sync OTHER_STORE` repairs it from a replica that has it intact)"
         default: break
