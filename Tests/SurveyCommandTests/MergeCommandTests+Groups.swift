@@ -84,6 +84,40 @@ extension MergeCommandTests {
     }
 
     @Test(
+        "A whole item a group took by rule 9 is reported as a contest of item even where the merge changes it further (a third head retitled it); the note tookWholeItem only where the merge holds that item as the group took it"
+    )
+    func groupWholeItemChangedFurther() throws {
+        let store = try Store()
+        #expect(try store.run(["init", "--device", "test"]).status == 0)
+        func survey(
+            name: String = "x", dish: String = "Dish", options: String = #"["Soup", "Fish", "Cake"]"#,
+            answer: String = "Fish", title: String = "T"
+        ) -> String {
+            #"{"title": "\#(title)", "items": [{"id": "\#(Self.id(2))", "kind": "textField", "title": "Name", "answer": "\#(name)"}, {"id": "\#(Self.id(4))", "kind": "picker", "title": "\#(dish)", "options": \#(options), "answer": "\#(answer)"}]}"#
+        }
+        for (third, noted) in [(survey(dish: "Dish, retitled"), false), (survey(title: "T, retitled"), true)]
+        {
+            let history = try History(store, survey())
+            let a = try history.save(survey(name: "from A"), base: history.origin)
+            // In the group: one answers Cake, the other removes Cake: rule 9 takes a whole item.
+            _ = try history.save(survey(name: "from A", answer: "Cake"), base: a)
+            _ = try history.save(survey(name: "from A", options: #"["Soup", "Fish"]"#), base: a)
+            _ = try history.save(third, base: history.origin)
+            let dry = try store.json(["resolve", history.id, "--merge", "--dry-run"]) as! [String: Any]
+            #expect((dry["groups"] as? [Any])?.count == 1, "\(dry)")
+            #expect(
+                Self.contested(dry).contains {
+                    $0["item"] as? String == Self.id(4) && $0["field"] as? String == "item"
+                },
+                "\(Self.contested(dry))")
+            let notes = (dry["notes"] as? [[String: Any]] ?? []).filter {
+                $0["note"] as? String == "tookWholeItem"
+            }
+            #expect(notes.count == (noted ? 1 : 0), "\(dry["notes"] ?? [])")
+        }
+    }
+
+    @Test(
         "A group's change that sets a field back to O's value counts as a change from O too: when the third head changed that field, the two are contested (the third's value silently replaced it), each group head listed with its own value, and --prefer makes either win"
     )
     func groupSettingBackIsContested() throws {
