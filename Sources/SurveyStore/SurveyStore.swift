@@ -146,8 +146,9 @@ public final class SurveyStore: Sendable {
     ///   `StoreError/damagedStore(_:_:)` when its `Store.plist` is not a layout file and
     ///   `StoreError/newerLayout(_:_:supported:)` when it is a newer layout's, before
     ///   anything is written into it; `FileSystemError`. A `Store.plist` that is empty or
-    ///   not a well-formed property list (cut short by a power loss, as a copy that was
-    ///   never made durable leaves it) in a folder that holds `Documents/` is written again
+    ///   cut short (by a power loss, as a copy that was never made durable leaves it: the
+    ///   start of the layout file, zero bytes in place of some of it) in a folder that
+    ///   holds `Documents/` is written again
     ///   (see ``isLayoutTorn(at:)``), since the only thing it holds is the layout version,
     ///   and this layout is the only one there has been.
     public static func create(at path: String, deviceName: String? = nil) throws -> SurveyStore {
@@ -161,8 +162,7 @@ public final class SurveyStore: Sendable {
         if let deviceName { try checkDeviceName(deviceName) }
         let writer = RevisionStore.writer(root: path, calls: calls)
         try writer.createRoot()
-        let layout = PropertyList.dictionary([layoutKey: .integer(PropertyList.Integer(Int64(layoutVersion)))]
-        )
+        let layout = try layoutFileBytes()
         // An existing store's layout file is checked before anything is written into it;
         // one cut short (a torn write) is written again.
         var isTorn = false
@@ -171,8 +171,8 @@ public final class SurveyStore: Sendable {
             if !isTorn { try checkLayout(at: path, calls: calls, forWriting: true) }
         }
         try writer.prepare()
-        if isTorn { try writer.replaceFile(try layout.xmlData(), at: layoutFile) }
-        if try writer.writeFile(try layout.xmlData(), at: layoutFile) == .alreadyExists {
+        if isTorn { try writer.replaceFile(layout, at: layoutFile) }
+        if try writer.writeFile(layout, at: layoutFile) == .alreadyExists {
             try checkLayout(at: path, calls: calls, forWriting: true)
         }
         try RevisionStore.createDocumentsFolder(with: writer, reader: FileReader(root: path, calls: calls))
@@ -338,10 +338,18 @@ public final class SurveyStore: Sendable {
         try checkLayout(at: path, calls: .live, forWriting: true)
     }
 
+    /// The bytes of this build's `Store.plist`.
+    static func layoutFileBytes() throws -> Data {
+        try PropertyList.dictionary([layoutKey: .integer(PropertyList.Integer(Int64(layoutVersion)))])
+            .xmlData()
+    }
+
     /// Whether the store at `path` has a torn layout file, which
     /// `create(at:deviceName:)` writes again: `Store.plist` is a regular file that is
-    /// empty or not a well-formed property list, and `Documents/` is a folder beside it.
-    /// Any other damage (a property list without the version, a folder or link in its
+    /// empty or cut short, `Documents/` a folder beside it. Cut short means what a write
+    /// a power loss interrupted leaves: the start of the layout file's bytes, some of them
+    /// (or all of its end) zero bytes where blocks were allocated but not written. Any
+    /// other content (a property list without the version, text, a folder or link in its
     /// place) is not torn, and is left for a person to look at.
     ///
     /// - Throws: `FileSystemError` when either cannot be looked at.
@@ -362,12 +370,10 @@ public final class SurveyStore: Sendable {
             // No store's folder yet (init makes it).
             return false
         }
-        do {
-            _ = try PropertyList(xml: data)
-            return false
-        } catch is PropertyListError {
-            return true
-        }
+        let layout = try layoutFileBytes()
+        return data.count <= layout.count
+            && zip(data, layout).allSatisfy { written, expected in written == expected || written == 0 }
+            && data != layout
     }
 
     /// Checks `Store.plist`: a regular file holding a dictionary with an integer

@@ -179,7 +179,7 @@ struct StoreCommandTests {
     }
 
     @Test(
-        "A Store.plist cut short beside Documents/: every command exits 65 saying init writes it again; init does, warns, and the documents are all there; other damage init leaves alone"
+        "A Store.plist cut short beside Documents/ (empty, its start, zero bytes in place of some of it): every command exits 65 saying init writes it again; init does, warns, and the documents are all there; other damage (text, a layout file with more after it) init leaves alone"
     )
     func tornLayoutFileWrittenAgainByInit() throws {
         let directory = try CommandRunner.temporaryDirectory()
@@ -189,7 +189,11 @@ struct StoreCommandTests {
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let layoutFile = path + "/Store.plist"
         let whole = try Data(contentsOf: URL(fileURLWithPath: layoutFile))
-        for torn in [Data(), whole.prefix(whole.count / 2)] {
+        // Empty, its start, and zero bytes where blocks were allocated but not written.
+        var zeroed = whole
+        zeroed.replaceSubrange(
+            (whole.count / 3)..<whole.count, with: Data(count: whole.count - whole.count / 3))
+        for torn in [Data(), whole.prefix(whole.count / 2), zeroed, Data(count: whole.count)] {
             try torn.write(to: URL(fileURLWithPath: layoutFile))
             let list = try CommandRunner.run(["list", "--store", path])
             #expect(list.status == 65, "\(list.stderr)")
@@ -217,7 +221,13 @@ struct StoreCommandTests {
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict><key>Name</key><string>x</string></dict></plist>
             """.utf8)
-        for (folder, bytes) in [(path, missingVersion), (other, Data()), (other, whole.prefix(10))] {
+        // Nor is text, or a layout file with something after it: a person's, not a torn write
+        // (init took any file that was no well-formed property list for one, and replaced it).
+        for (folder, bytes) in [
+            (path, missingVersion), (other, Data()), (other, whole.prefix(10)),
+            (path, Data("my notes\n".utf8)),
+            (path, whole + Data("<junk".utf8)),
+        ] {
             try bytes.write(to: URL(fileURLWithPath: folder + "/Store.plist"))
             let refused = try CommandRunner.run(["init", "--store", folder])
             #expect(refused.status == 65, "\(refused.stderr)")
