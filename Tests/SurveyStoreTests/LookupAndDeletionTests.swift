@@ -20,6 +20,26 @@ struct LookupAndDeletionTests {
 
     static let survey = try! Survey(title: "T", items: [])
 
+    /// A store holding one document of ``survey``, and its first revision exported as a
+    /// package beside the store.
+    static func exported() throws -> (
+        store: SurveyStore, path: String, id: UUID, first: RevisionMetadata, package: String
+    ) {
+        let (store, path) = try store()
+        let (id, first) = try store.create(survey)
+        let package = path + "-package"
+        _ = try store.exportPackage(id, revision: first.id, to: package)
+        return (store, path, id, first, package)
+    }
+
+    /// Replaces `text` by `replacement` in `file`.
+    static func replace(_ text: String, with replacement: String, in file: String) throws {
+        let contents = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(contents.contains(text), "\(file) holds no \(text)")
+        try contents.replacingOccurrences(of: text, with: replacement)
+            .write(toFile: file, atomically: true, encoding: .utf8)
+    }
+
     @Test("documentID(matching:) takes a unique prefix in any letter case")
     func documentLookup() throws {
         let (store, _) = try Self.store()
@@ -407,16 +427,13 @@ struct LookupAndDeletionTests {
         "import of a package whose content no longer matches the revision its metadata verifies as says which revision (changedContent); one whose metadata no longer verifies is plain new content"
     )
     func importChangedContent() throws {
-        let (store, path) = try Self.store()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let (id, first) = try store.create(Self.survey)
-        let package = path + "-package"
-        defer { try? FileManager.default.removeItem(atPath: package) }
-        _ = try store.exportPackage(id, revision: first.id, to: package)
+        let (store, path, id, first, package) = try Self.exported()
+        defer {
+            try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: package)
+        }
         let contentFile = package + "/" + StoreLayout.contentFile
-        let content = try String(contentsOfFile: contentFile, encoding: .utf8)
-        try content.replacingOccurrences(of: "<string>T</string>", with: "<string>U</string>")
-            .write(toFile: contentFile, atomically: true, encoding: .utf8)
+        try Self.replace("<string>T</string>", with: "<string>U</string>", in: contentFile)
         let outcome = try store.importPackage(at: package)
         guard case .changedContent(let document, let added, exported: let exported) = outcome else {
             Issue.record("\(outcome)")
@@ -425,12 +442,10 @@ struct LookupAndDeletionTests {
         #expect(document == id && exported == first.id && added.parents.isEmpty)
         #expect(try store.open(id, revision: added.id).survey.title == "U")
 
-        try content.replacingOccurrences(of: "<string>T</string>", with: "<string>V</string>")
-            .write(toFile: contentFile, atomically: true, encoding: .utf8)
-        let metadataFile = package + "/" + StoreLayout.metadataFile
-        let metadata = try String(contentsOfFile: metadataFile, encoding: .utf8)
-        try metadata.replacingOccurrences(of: "<string>laptop</string>", with: "<string>elsewhere</string>")
-            .write(toFile: metadataFile, atomically: true, encoding: .utf8)
+        try Self.replace("<string>U</string>", with: "<string>V</string>", in: contentFile)
+        try Self.replace(
+            "<string>laptop</string>", with: "<string>elsewhere</string>",
+            in: package + "/" + StoreLayout.metadataFile)
         guard case .newRevision(id, _) = try store.importPackage(at: package) else {
             Issue.record("metadata that does not verify names no revision")
             return
@@ -441,17 +456,15 @@ struct LookupAndDeletionTests {
         "import fails on an I/O error reading the document's folder; it does not take content already here for new (a needless head)"
     )
     func importOnAnIOError() throws {
-        let (store, path) = try Self.store()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let (id, first) = try store.create(Self.survey)
-        let package = path + "-package"
-        defer { try? FileManager.default.removeItem(atPath: package) }
-        _ = try store.exportPackage(id, revision: first.id, to: package)
+        let (store, path, id, first, package) = try Self.exported()
+        defer {
+            try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: package)
+        }
         // Metadata that no longer verifies: the package's content is imported as content.
-        let metadataFile = package + "/" + StoreLayout.metadataFile
-        let metadata = try String(contentsOfFile: metadataFile, encoding: .utf8)
-        try metadata.replacingOccurrences(of: "<string>laptop</string>", with: "<string>elsewhere</string>")
-            .write(toFile: metadataFile, atomically: true, encoding: .utf8)
+        try Self.replace(
+            "<string>laptop</string>", with: "<string>elsewhere</string>",
+            in: package + "/" + StoreLayout.metadataFile)
         #expect(try store.importPackage(at: package) == .alreadyPresent(id, first))
         // The next listing of the document's folder fails with EIO.
         let armed = Atomic<Bool>(true)
