@@ -292,12 +292,9 @@ public enum FormatCheck {
             defer { progress?(done + 1, packages.count) }
             // A link (never followed) or a file where a package belongs: said of the entry
             // itself, as `verify` says it, rather than of a file beneath it.
-            guard kind == .directory || kind == .unknown else {
-                let what = kind == .symbolicLink ? kind.asFound : "not a folder"
+            if let blocked = RevisionStore.blockedPackage(kind) {
                 results.append(
-                    Result(
-                        path: package, status: .invalid,
-                        message: "\(what) where a revision package belongs; the store skips it"))
+                    Result(path: package, status: .invalid, message: blocked + "; the store skips it"))
                 continue
             }
             let result = checkPackage(package, reader: reader, asRevision: isStore)

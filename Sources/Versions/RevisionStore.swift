@@ -363,14 +363,11 @@ public final class RevisionStore: Sendable {
                         StoreIssue(path: file, message: Self.reason(error, file: file) + " (skipped)"))
                 }
             } else if name.hasSuffix(StoreLayout.packageSuffix) {
-                guard entry.kind == .directory || entry.kind == .unknown else {
-                    let what =
-                        entry.kind == .symbolicLink ? entry.kind.asFound : "not a folder"
+                if let blocked = Self.blockedPackage(entry.kind) {
                     if let id = StoreLayout.revision(packageName: name) {
                         result.blockedPackages[id] = entry.kind
                     }
-                    result.skipped.append(
-                        StoreIssue(path: file, message: "\(what) where a revision package belongs (skipped)"))
+                    result.skipped.append(StoreIssue(path: file, message: blocked + " (skipped)"))
                     continue
                 }
                 guard let id = StoreLayout.revision(packageName: name) else {
@@ -615,6 +612,14 @@ public final class RevisionStore: Sendable {
             return String(text[text.index(after: colon)...].drop { $0 == " " })
         }
         return text
+    }
+
+    /// What stands where a revision package belongs, when an entry of `kind` is no folder
+    /// (a link, never followed, or anything else): the read skips it. `nil` for a folder,
+    /// or an entry whose kind the listing did not say.
+    public static func blockedPackage(_ kind: SystemCalls.FileKind) -> String? {
+        guard kind != .directory && kind != .unknown else { return nil }
+        return (kind == .symbolicLink ? kind.asFound : "not a folder") + " where a revision package belongs"
     }
 
     /// Whether `error` says something about what is in the store (a link, a special or
