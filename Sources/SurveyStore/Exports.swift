@@ -14,6 +14,7 @@
 @_exported import struct Versions.Device
 @_exported import struct Versions.HybridClock
 @_exported import struct Versions.HybridTimestamp
+@_exported import enum Versions.Remedy
 @_exported import struct Versions.RevisionGraph
 @_exported import struct Versions.RevisionID
 @_exported import struct Versions.RevisionMetadata

@@ -35,8 +35,8 @@ public enum LookupError: Error, Equatable, Sendable, CustomStringConvertible {
 /// Opening the content of a deleted document, or of a deletion revision.
 ///
 /// The description says when and on which device the document was deleted, and how to
-/// bring it back: keep an earlier revision (`survey resolve DOC --keep REV`) or save
-/// content on top of the deletion (`survey save DOC --from FILE --base REV`).
+/// bring it back (``remedy``): keep an earlier revision, or save content on top of the
+/// deletion.
 public struct DocumentDeletedError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The deleted document.
     public var document: UUID
@@ -46,15 +46,20 @@ public struct DocumentDeletedError: Error, Equatable, Sendable, CustomStringConv
     /// `resolve --keep` can restore.
     public var restorable: [RevisionID]
 
-    public var description: String {
-        let id = document.uuidString.lowercased()
+    /// When, on which device and by which revision the document was deleted.
+    public var problem: String {
         let when = deletion.timestamp.date.formatted(.iso8601)
-        var text =
-            "document \(id) was deleted at \(when) on device \(ShownText.quoted(deletion.device.name)) (revision \(deletion.id)); restore it with "
-        if let kept = restorable.first { text += "`survey resolve \(id) --keep \(kept)` or " }
-        text += "`survey save \(id) --from FILE --base \(deletion.id)`"
-        return text
+        return
+            "document \(document.uuidString.lowercased()) was deleted at \(when) on device \(ShownText.quoted(deletion.device.name)) (revision \(deletion.id))"
     }
+
+    /// What restores it: `Remedy.restoreDeleted(_:deletion:restorable:)`.
+    public var remedy: Remedy {
+        .restoreDeleted(document, deletion: deletion.id, restorable: restorable.first)
+    }
+
+    /// The ``problem``, then the ``remedy``'s advice (`Remedy.advice`).
+    public var description: String { problem + remedy.advice }
 }
 
 extension SurveyStore {

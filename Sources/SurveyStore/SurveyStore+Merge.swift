@@ -65,10 +65,15 @@ extension SurveyStore {
     public struct MergeRefusal: Error, Sendable, CustomStringConvertible {
         /// The merge that was refused.
         public var plan: MergePlan
+        /// What was refused: the document, how many fields the merge contests, and that
+        /// nothing was written.
+        public var problem: String {
+            "document \(plan.document.uuidString.lowercased()): the merge contests \(plan.result?.contested.count ?? 0) field(s); nothing written"
+        }
+        /// The ``problem``, and what a merge that is not strict does instead.
         public var description: String {
-            let count = plan.result?.contested.count ?? 0
-            return
-                "document \(plan.document.uuidString.lowercased()): the merge contests \(count) field(s); nothing written (without --strict each takes the change of the first head that made one, the winner first, or --prefer REV)"
+            problem
+                + " (a merge that is not strict gives each the change of the first head that made one, the winner first, or of the head preferred)"
         }
     }
 

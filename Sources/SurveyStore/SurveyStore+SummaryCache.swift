@@ -66,9 +66,8 @@ extension SurveyStore {
                     issues.append(
                         StoreIssue(
                             path: root + "/" + revisions.folder(of: id),
-                            message:
-                                "no revision of this document can be read, so it is not listed (survey verify says what is wrong; survey sync or survey verify --repair-from repairs it from a replica)"
-                        ))
+                            message: "no revision of this document can be read, so it is not listed",
+                            remedy: .verifyThenRepair))
                 }
                 return nil
             }
@@ -87,11 +86,11 @@ extension SurveyStore {
                         StoreIssue(
                             path: root + "/" + revisions.folder(of: id),
                             message:
-                                "its current revision cannot be read, so it is listed without a title: \(error)"
-                                + Self.remedy(
-                                    forUnreadable: error, of: id, winner: winner,
-                                    conflicts: read.graph.conflicts),
-                            isFailureToLook: failure != nil))
+                                "its current revision cannot be read, so it is listed without a title: \(error)",
+                            isFailureToLook: failure != nil,
+                            remedy: Self.remedy(
+                                forUnreadable: error, of: id, winner: winner, conflicts: read.graph.conflicts)
+                        ))
                 }
             }
             let conflicts = read.graph.conflicts
@@ -110,16 +109,15 @@ extension SurveyStore {
     /// failed with `error`, as ``remedy(forUnreadable:of:winner:conflicts:)`` says it for
     /// `list`: nothing unless the revision is the winner, which a save on top or a head
     /// kept replaces.
-    package func remedy(forUnreadable error: any Error, of id: UUID, revision: RevisionID?) -> String {
+    package func remedy(forUnreadable error: any Error, of id: UUID, revision: RevisionID?) -> Remedy? {
         guard let graph = try? graph(of: id), let winner = graph.winner, !winner.isDeleted,
             revision == nil || revision == winner.id
-        else { return "" }
+        else { return nil }
         return Self.remedy(forUnreadable: error, of: id, winner: winner, conflicts: graph.conflicts)
     }
 
-    /// What mends document `id` whose `winner` cannot be read, as `error` says: in
-    /// parentheses after a space, or nothing when neither remedy applies (an input/output
-    /// error, say).
+    /// What mends document `id` whose `winner` cannot be read, as `error` says, or `nil`
+    /// when neither remedy applies (an input/output error, say).
     ///
     /// Content that does not match the digest in its metadata is damaged here, and a
     /// replica's intact copy repairs it. Content that matches it but is no survey this
@@ -128,25 +126,14 @@ extension SurveyStore {
     /// one of `conflicts`, the other heads.
     static func remedy(
         forUnreadable error: any Error, of id: UUID, winner: RevisionMetadata, conflicts: [RevisionMetadata]
-    ) -> String {
-        let document = id.uuidString.lowercased()
+    ) -> Remedy? {
         switch error {
         case VersionsError.contentMismatch, VersionsError.digestMismatch:
-            return " (`survey verify --repair-from OTHER_STORE` repairs it from a replica that has it intact)"
+            .repairFromReplica
         case is PropertyListError, is SurveyError, is SurveyFileError, is FormatError:
-            var text =
-                " (its content matches the digest in its metadata, so every replica holds these same bytes and no repair"
-                + " mends them; save new content on top with `survey save \(document) --from FILE`"
-            if let other = conflicts.first {
-                text +=
-                    ", or keep \(conflicts.count == 1 ? "the other head" : "another head") with `survey resolve \(document) --keep \(other.id)`"
-            } else if !winner.parents.isEmpty {
-                text +=
-                    ", such as an earlier revision's content, which `survey export \(document) --revision REV -o FILE` writes"
-            }
-            return text + ")"
+            .replaceContent(id, otherHeads: conflicts.map(\.id), hasHistory: !winner.parents.isEmpty)
         default:
-            return ""
+            nil
         }
     }
 }

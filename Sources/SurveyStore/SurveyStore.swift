@@ -393,10 +393,11 @@ public final class SurveyStore: Sendable {
         do {
             value = try PropertyList(xml: data, file: file)
         } catch let error as PropertyListError {
-            // Cut short beside the documents: a torn write, which `init` mends.
+            // Cut short beside the documents: a torn write, which creating the store mends.
             let isTorn = (try? isLayoutTorn(at: path, calls: calls)) ?? false
-            throw StoreError.damagedStore(
-                file, error.description + (isTorn ? " (cut short; `survey init` writes it again)" : ""))
+            throw isTorn
+                ? StoreError.tornLayout(file, error.description)
+                : StoreError.damagedStore(file, error.description)
         }
         // Any positive integer a property list can hold is a layout version: one past
         // `Int.max` is newer than this build, not damage.

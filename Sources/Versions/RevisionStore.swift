@@ -1237,7 +1237,7 @@ public struct DocumentRead: Sendable {
 public struct StoreIssue: Sendable, Hashable, CustomStringConvertible {
     /// The file or folder concerned.
     public var path: String
-    /// What is wrong, in words.
+    /// What is wrong, in words (the ``remedy``'s advice apart).
     public var message: String
     /// A note rather than a problem: something harmless that the store handles by
     /// itself (a copy of a pruned revision that the next write removes, a tombstone
@@ -1248,11 +1248,21 @@ public struct StoreIssue: Sendable, Hashable, CustomStringConvertible {
     /// input/output error), rather than something found wrong: what it holds is unknown,
     /// so a listing or report with such an issue is incomplete.
     public var isFailureToLook: Bool
+    /// What mends it, where the store knows; its ``Remedy/advice`` follows the
+    /// ``message`` in the ``description``.
+    public var remedy: Remedy?
+
     /// `PATH: message`, or `PATH:LINE:COLUMN: message` when the message starts with a
-    /// position in the file; `PATH: note: message` for a note.
-    public var description: String {
+    /// position in the file; `PATH: note: message` for a note; then the remedy's
+    /// ``Remedy/advice``.
+    public var description: String { described(advice: remedy?.advice ?? "") }
+
+    /// The ``description`` with `advice` in place of the ``remedy``'s own words: for a
+    /// tool or app that says what mends the issue in terms of its own.
+    public func described(advice: String) -> String {
         // A name in a store can hold a line feed: shown escaped, it cannot split the line.
         let path = ShownText.escaping(path)
+        let message = message + advice
         if isNote { return "\(path): note: \(message)" }
         return message.first?.isNumber == true
             && message.prefix(while: { $0.isNumber || $0 == ":" }).contains(":")
@@ -1260,11 +1270,15 @@ public struct StoreIssue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Creates an issue, or a note.
-    public init(path: String, message: String, isNote: Bool = false, isFailureToLook: Bool = false) {
+    public init(
+        path: String, message: String, isNote: Bool = false, isFailureToLook: Bool = false,
+        remedy: Remedy? = nil
+    ) {
         self.path = path
         self.message = message
         self.isNote = isNote
         self.isFailureToLook = isFailureToLook
+        self.remedy = remedy
     }
 }
 
@@ -1373,6 +1387,11 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case newerLayout(String, UInt64, supported: Int)
     /// `Store.plist` is not a store's layout file.
     case damagedStore(String, String)
+    /// `Store.plist` is not a store's layout file, and it is as an interrupted write leaves
+    /// one (empty, the start of one, zero bytes in place of some of it) beside the
+    /// documents' folder: creating the store again writes it (``Remedy/writeLayoutAgain``).
+    /// Its ``errorCode`` is `damagedStore`, as for any other layout file that is not one.
+    case tornLayout(String, String)
     /// The revision's content is in a format newer than this build supports (the version,
     /// and the newest supported): it can be listed, synced, kept and exported as it is,
     /// never read.
@@ -1394,7 +1413,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// limit): nothing was written, since the revision could not then be read.
     case revisionTooLarge(String, Int, limit: Int)
 
-    public var description: String {
+    /// What is wrong: the description without the ``remedy``'s ``Remedy/advice``.
+    public var problem: String {
         switch self {
         case .noSuchStore(let path): "there is no store at \(ShownText.escaping(path))"
         case .storeGone(let path):
@@ -1415,15 +1435,17 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unreadableWinner(let id, let why):
             "document \(id.uuidString.lowercased()) is not pruned: its current revision cannot be read (\(why)), and its history may be all that is left to read"
         case .unseenRevisions(let id, let revisions):
-            "document \(id.uuidString.lowercased()) is not pruned: its folder holds \(revisions.count == 1 ? "a revision" : "\(revisions.count) revisions") it cannot read yet (\(revisions.map(\.description).joined(separator: ", ")): half-copied, damaged, or something else in its place), which may need the history a prune would remove; let the copy finish, or repair them (`survey verify --repair-from REPLICA`), then prune"
+            "document \(id.uuidString.lowercased()) is not pruned: its folder holds \(revisions.count == 1 ? "a revision" : "\(revisions.count) revisions") it cannot read yet (\(revisions.map(\.description).joined(separator: ", ")): half-copied, damaged, or something else in its place), which may need the history a prune would remove"
         case .unseenForMerge(let id, let revisions):
-            "document \(id.uuidString.lowercased()) is not merged: its folder holds \(revisions.count == 1 ? "a revision" : "\(revisions.count) revisions") it cannot read yet (\(revisions.map(\.description).joined(separator: ", ")): half-copied, damaged, or something else in its place), which may be a head or the merge base, so a merge now could differ from the one a replica that reads it makes; let the copy finish, or repair \(revisions.count == 1 ? "it" : "them") (`survey verify --repair-from REPLICA`), then merge, or resolve with --keep REV, --accept or --from FILE"
+            "document \(id.uuidString.lowercased()) is not merged: its folder holds \(revisions.count == 1 ? "a revision" : "\(revisions.count) revisions") it cannot read yet (\(revisions.map(\.description).joined(separator: ", ")): half-copied, damaged, or something else in its place), which may be a head or the merge base, so a merge now could differ from the one a replica that reads it makes"
         case .noReadableRevision(let id, let skipped):
-            "document \(id.uuidString.lowercased()) has no revision that can be read: \(skipped == 1 ? "1 item in its folder was" : "\(skipped) items in its folder were") skipped (`survey verify` names each, and why; `survey verify --repair-from REPLICA` repairs what another store holds intact)"
+            "document \(id.uuidString.lowercased()) has no revision that can be read: \(skipped == 1 ? "1 item in its folder was" : "\(skipped) items in its folder were") skipped"
         case .readOnly(let path): "the store at \(ShownText.escaping(path)) was opened for reading only"
         case .newerLayout(let file, let version, let supported):
             "\(ShownText.escaping(file)): store layout \(version) is newer than this build supports (\(supported)); it can be read but not changed"
         case .damagedStore(let file, let why):
+            "\(ShownText.escaping(file)): not a store's layout file: \(why)"
+        case .tornLayout(let file, let why):
             "\(ShownText.escaping(file)): not a store's layout file: \(why)"
         case .newerFormat(let id, let version, let supported):
             "\(id): format \(version) is newer than this build supports (\(supported))"
@@ -1434,6 +1456,21 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(ShownText.escaping(path)): \(Self.blockedDocuments(kind))"
         }
     }
+
+    /// What mends it, where the store knows: a torn layout file, revisions that cannot be
+    /// read yet, a document with no revision that can be read.
+    public var remedy: Remedy? {
+        switch self {
+        case .tornLayout: .writeLayoutAgain
+        case .unseenRevisions(_, let revisions): .finishCopyThenPrune(count: revisions.count)
+        case .unseenForMerge(_, let revisions): .finishCopyThenMerge(count: revisions.count)
+        case .noReadableRevision: .verifyThenRepair
+        default: nil
+        }
+    }
+
+    /// The ``problem``, then the ``remedy``'s ``Remedy/advice``.
+    public var description: String { problem + (remedy?.advice ?? "") }
 }
 
 /// The device a store's new revisions name (``RevisionStore/device``): set when the store

@@ -1,7 +1,8 @@
 import Diagnostics
 
 extension StoreError: CategorizedError {
-    /// The case's name, such as `noSuchDocument` or `notCurrent`.
+    /// The case's name, such as `noSuchDocument` or `notCurrent` (`damagedStore` for
+    /// ``StoreError/tornLayout(_:_:)`` too).
     public var errorCode: String {
         switch self {
         case .noSuchStore: "noSuchStore"
@@ -17,7 +18,7 @@ extension StoreError: CategorizedError {
         case .noReadableRevision: "noReadableRevision"
         case .readOnly: "readOnly"
         case .newerLayout: "newerLayout"
-        case .damagedStore: "damagedStore"
+        case .damagedStore, .tornLayout: "damagedStore"
         case .newerFormat: "newerFormat"
         case .noSuchPackage: "noSuchPackage"
         case .unimportablePackage: "unimportablePackage"
@@ -34,7 +35,8 @@ extension StoreError: CategorizedError {
             .deletion:
             .notFound
         case .notCurrent, .documentExists: .refused
-        case .newerLayout, .newerFormat, .damagedStore, .noReadableRevision, .unimportablePackage,
+        case .newerLayout, .newerFormat, .damagedStore, .tornLayout, .noReadableRevision,
+            .unimportablePackage,
             .documentsFolderBlocked, .revisionTooLarge:
             .invalidData
         case .unreadableWinner, .unseenRevisions, .unseenForMerge, .readOnly: .failure

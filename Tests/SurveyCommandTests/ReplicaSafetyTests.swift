@@ -315,7 +315,7 @@ struct ReplicaSafetyTests {
         #expect(
             rows.first { $0["id"] as? String == ids[1] }?["skipped"] as? String
                 == "cannot lock \(lock): it is a folder"
-                + "; lock files hold nothing: remove it while no survey command runs (lock files are made again as needed)",
+                + "; lock files hold nothing: remove it while nothing uses the store (lock files are made again as needed)",
             "\(rows)")
         for id in [ids[0], ids[2]] {
             #expect(

@@ -227,7 +227,7 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     /// Why the operation failed, in words.
     public var reason: String {
         // A lock file holds nothing: whatever stands in its place can go.
-        let removal = "remove it while no survey command runs (lock files are made again as needed)"
+        let removal = "remove it while nothing uses the store (lock files are made again as needed)"
         let lockAdvice = operation == .lock ? "; lock files hold nothing: " + removal : ""
         switch code {
         case .symbolicLink: return "it is a symbolic link, and a link is never followed" + lockAdvice

@@ -98,15 +98,15 @@ struct SyncCommand: ParsableCommand {
                 unreadable: report.unreadable.map { issue in
                     Unreadable(
                         id: SafeName.lastComponent(of: issue.path), path: issue.path,
-                        message: issue.message)
+                        message: Advice.message(of: issue))
                 },
                 aheadOfClock: report.aheadOfClock.map(\.path),
                 merged: merging?.merged.map(\.lowercased), unmerged: merging?.unmerged.map(\.lowercased))
-            for issue in report.aheadOfClock { Console.error("warning: \(issue)") }
-            for issue in report.repaired { Console.error("repaired: \(issue)") }
+            for issue in report.aheadOfClock { Console.error("warning: \(Advice.describe(issue))") }
+            for issue in report.repaired { Console.error("repaired: \(Advice.describe(issue))") }
             // Damaged revisions are skipped, everything else is synced; the exit says so.
-            for issue in report.damaged { Console.error("error: \(issue)") }
-            for issue in report.unreadable { Console.error("error: \(issue)") }
+            for issue in report.damaged { Console.error("error: \(Advice.describe(issue))") }
+            for issue in report.unreadable { Console.error("error: \(Advice.describe(issue))") }
             if options.json {
                 try Console.printJSON(result)
             } else {

@@ -101,7 +101,7 @@ struct ConflictsCommand: ParsableCommand {
         try runReporting {
             let store = try options.openForListing()
             let (documents, issues) = try store.documentsReport()
-            for issue in issues { Console.error("warning: \(issue)") }
+            for issue in issues { Console.error("warning: \(Advice.describe(issue))") }
             // The documents that could not be looked at, whole or in part: this listing is
             // incomplete, so it ends in exit 1, as `list`'s does.
             var unreadable = Unreadable.folders(among: issues)
@@ -368,7 +368,9 @@ struct ResolveCommand: ParsableCommand {
             } else {
                 for line in MergeText.lines(refusal.plan) { Console.error(line) }
             }
-            Console.error("error: \(refusal)")
+            Console.error(
+                "error: \(refusal.problem) (without --strict each takes the change of the first head that made one, the winner first, or --prefer REV)"
+            )
             throw ExitStatus.refused
         }
         // What a dry run shows besides the decisions: the merge against the winner.
@@ -428,7 +430,7 @@ struct ResolveCommand: ParsableCommand {
                 report.unresolved.append(
                     Unresolved(
                         id: summary.id.lowercased, title: summary.title, contested: nil,
-                        reason: error.description))
+                        reason: Advice.describe(error)))
             } catch  where SurveyStore.isAboutHeads(error) {
                 report.unresolved.append(
                     Unresolved(
@@ -521,9 +523,10 @@ struct PruneCommand: ParsableCommand {
                 switch outcome {
                 case .skippedUnreadable(let issue):
                     // Named now, as the others go on; counted in the last line.
-                    unreadable.append(Unreadable(id: id.lowercased, path: issue.path, message: issue.message))
+                    unreadable.append(
+                        Unreadable(id: id.lowercased, path: issue.path, message: Advice.message(of: issue)))
                     progress.clear()
-                    Console.error("error: \(issue)")
+                    Console.error("error: \(Advice.describe(issue))")
                     total = count
                     progress.update(position, of: count)
                     return
@@ -634,8 +637,10 @@ struct VerifyCommand: ParsableCommand {
                         exit: ExitStatus.noInput.rawValue)
                 }
                 repair = try options.open().repair(from: source)
-                for entry in repair?.repaired ?? [] { Console.error("repaired: \(entry)") }
-                for entry in repair?.unrepaired ?? [] { Console.error("not repaired: \(entry)") }
+                for entry in repair?.repaired ?? [] { Console.error("repaired: \(Advice.describe(entry))") }
+                for entry in repair?.unrepaired ?? [] {
+                    Console.error("not repaired: \(Advice.describe(entry))")
+                }
             }
             // Read only: verify reports leftovers instead of removing them, and works on a
             // read-only store.
@@ -666,7 +671,7 @@ struct VerifyCommand: ParsableCommand {
                             found.unrepaired.map { .init(path: $0.path, message: $0.message) }
                         }))
             }
-            for entry in found { Console.error(entry.description) }
+            for entry in found { Console.error(Advice.describe(entry)) }
             if !options.json {
                 if let repair { print("repaired \(repair.repaired.revisionCount) revision(s)") }
                 print(

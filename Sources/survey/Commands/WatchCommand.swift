@@ -75,7 +75,7 @@ struct WatchCommand: ParsableCommand {
             let task = Task {
                 do {
                     for try await change in changes {
-                        if let issue = change.issue { Console.error("warning: \(issue)") }
+                        if let issue = change.issue { Console.error("warning: \(Advice.describe(issue))") }
                         Console.write(
                             Data((json ? try Self.jsonLine(change) : change.description + "\n").utf8))
                     }
@@ -101,7 +101,7 @@ struct WatchCommand: ParsableCommand {
         ]
         if let issue = change.issue {
             object["path"] = issue.path
-            object["message"] = issue.message
+            object["message"] = Advice.message(of: issue)
         }
         let data = try JSONSerialization.data(
             withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])

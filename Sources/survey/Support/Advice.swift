@@ -41,6 +41,68 @@ enum Advice {
         return result + rest
     }
 
+    /// `remedy` as the command line says it, as a suffix for a message (starting with ` (`
+    /// or `; `): the commands that carry it out. The library says it in words of its own
+    /// (``Remedy/advice``).
+    static func suffix(for remedy: Remedy) -> String {
+        switch remedy {
+        case .writeLayoutAgain:
+            return " (cut short; `survey init` writes it again)"
+        case .repairFromReplica:
+            return " (`survey verify --repair-from OTHER_STORE` repairs it from a replica that has it intact)"
+        case .verifyThenRepair:
+            return
+                " (`survey verify` names each, and why; `survey verify --repair-from REPLICA` repairs what another store holds intact)"
+        case .finishCopyThenPrune(let count):
+            return
+                "; let the copy finish, or repair \(Remedy.them(count)) (`survey verify --repair-from REPLICA`), then prune"
+        case .finishCopyThenMerge(let count):
+            return
+                "; let the copy finish, or repair \(Remedy.them(count)) (`survey verify --repair-from REPLICA`), then merge, or resolve with --keep REV, --accept or --from FILE"
+        case .replaceContent(let id, let otherHeads, let hasHistory):
+            let document = id.lowercased
+            var text =
+                " (its content matches the digest in its metadata, so every replica holds these same bytes and no repair"
+                + " mends them; save new content on top with `survey save \(document) --from FILE`"
+            if let other = otherHeads.first {
+                text +=
+                    ", or keep \(otherHeads.count == 1 ? "the other head" : "another head") with `survey resolve \(document) --keep \(other)`"
+            } else if hasHistory {
+                text +=
+                    ", such as an earlier revision's content, which `survey export \(document) --revision REV -o FILE` writes"
+            }
+            return text + ")"
+        case .restoreDeleted(let id, let deletion, let restorable):
+            let document = id.lowercased
+            return "; restore it with "
+                + (restorable.map { "`survey resolve \(document) --keep \($0)` or " } ?? "")
+                + "`survey save \(document) --from FILE --base \(deletion)`"
+        }
+    }
+
+    /// `error`'s message with its remedy, where it has one, as the command line says it
+    /// (``suffix(for:)``); its description otherwise.
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case let error as StoreError:
+            error.problem + (error.remedy.map(suffix(for:)) ?? "")
+        case let error as DocumentDeletedError:
+            error.problem + suffix(for: error.remedy)
+        default:
+            "\(error)"
+        }
+    }
+
+    /// `issue` as its description shows it, with its remedy as the command line says it.
+    static func describe(_ issue: StoreIssue) -> String {
+        issue.described(advice: issue.remedy.map(suffix(for:)) ?? "")
+    }
+
+    /// `issue`'s message with its remedy as the command line says it, for a JSON `message`.
+    static func message(of issue: StoreIssue) -> String {
+        issue.message + (issue.remedy.map(suffix(for:)) ?? "")
+    }
+
     /// `text` as one word of a shell command: as it is when it holds only characters no
     /// shell treats specially, else in single quotes (a quote in it as `'\''`).
     static func shellWord(_ text: String) -> String {

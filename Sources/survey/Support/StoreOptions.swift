@@ -74,7 +74,7 @@ struct StoreOptions: ParsableArguments {
     ///   error): the listing is incomplete when there are any.
     func listDocuments() throws -> (documents: [SurveyStore.Summary], skippedAny: Bool, unreadable: Int) {
         let (documents, issues) = try openForListing().documentsReport()
-        for issue in issues { Console.error("warning: \(issue)") }
+        for issue in issues { Console.error("warning: \(Advice.describe(issue))") }
         return (documents, !issues.isEmpty, Unreadable.folders(among: issues).count)
     }
 
@@ -154,10 +154,15 @@ struct CommandFailure: Error {
             return
         }
         guard let error = error as? any CategorizedError else {
-            self.init(code: "failure", message: "\(error)", exit: ExitStatus.failure.rawValue)
+            self.init(
+                code: "failure", message: Advice.namingStore(in: Advice.describe(error)),
+                exit: ExitStatus.failure.rawValue)
             return
         }
-        var message = error.inputLocation == nil ? error.description : error.message
+        // The library says what mends it in words; the command says it in commands.
+        var message =
+            error is StoreError || error is DocumentDeletedError
+            ? Advice.describe(error) : error.inputLocation == nil ? error.description : error.message
         // The library does not know the command; the command adds how to go on.
         // A file where the store's folder belongs: init cannot make one there either.
         if case StoreError.noSuchStore(let path) = error {
@@ -327,7 +332,7 @@ extension SurveyStore {
     func document(_ text: String) throws -> UUID {
         let match = try matchDocument(text)
         // What the document's folder holds that is no revision is named, never hidden.
-        for issue in match.skipped { Console.error("warning: \(issue)") }
+        for issue in match.skipped { Console.error("warning: \(Advice.describe(issue))") }
         return match.id
     }
 
@@ -408,10 +413,9 @@ extension SurveyStore {
             return try body()
         } catch {
             guard !(error is VersionsError), !(error is CommandFailure) else { throw error }
-            let remedy = remedy(forUnreadable: error, of: id, revision: revision)
-            guard !remedy.isEmpty else { throw error }
+            guard let remedy = remedy(forUnreadable: error, of: id, revision: revision) else { throw error }
             var failure = CommandFailure(error)
-            failure.message += Advice.namingStore(in: remedy)
+            failure.message += Advice.namingStore(in: Advice.suffix(for: remedy))
             throw failure
         }
     }
