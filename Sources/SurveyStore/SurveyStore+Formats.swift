@@ -25,14 +25,16 @@ extension SurveyStore {
     }
 
     /// A document whose winner `migrate` could not migrate (its content is malformed or
-    /// damaged, or does not migrate to a valid survey): left as it is, and reported.
+    /// damaged, or does not migrate to a valid survey, or its lock file is a folder, a link
+    /// or keeps being replaced): left as it is, and reported.
     public struct MigrationFailure: Sendable {
         /// The document.
         public var document: UUID
         /// The winner in the older format, left as it is.
         public var from: RevisionMetadata
-        /// Why it could not be migrated, an error of category `invalidData`: for an invalid
-        /// survey, a `SurveyError` naming the item and the rule.
+        /// Why it could not be migrated: an error of category `invalidData` (for an invalid
+        /// survey, a `SurveyError` naming the item and the rule), or the `FileSystemError`
+        /// of a lock file that cannot be used (`FileSystemError/isUnusableLock`).
         public var error: any CategorizedError
     }
 
@@ -43,6 +45,9 @@ extension SurveyStore {
         public var migrated: [Migration]
         /// The documents whose winners could not be migrated, in the order of their ids.
         public var notMigrated: [MigrationFailure]
+        /// The documents whose winners are in a format newer than this build reads, in the
+        /// order of their ids: left as they are (a newer build migrates them, if needed).
+        public var newer: [Summary] = []
     }
 
     /// Rewrites winners in older formats as new revisions in the current format, each
@@ -57,7 +62,9 @@ extension SurveyStore {
     /// format, it is the one migrated. A winner that cannot be
     /// migrated (its content malformed or damaged, or not a valid survey once migrated)
     /// keeps no other document from being migrated: it is left as it is and reported in
-    /// ``MigrationReport/notMigrated``, and a dry run reports the same.
+    /// ``MigrationReport/notMigrated``, and a dry run reports the same. So is a document
+    /// whose lock file cannot be used (a folder or a link in its place, or one that keeps
+    /// being replaced), which only a migration that writes finds.
     ///
     /// - Parameters:
     ///   - dryRun: Only say what would be migrated: nothing is locked or written, so it
@@ -65,7 +72,8 @@ extension SurveyStore {
     ///   - progress: Called after each batch with the number of documents done and the total.
     ///   - written: Called after each batch is written (never in a dry run) with its
     ///     migrations: what stays migrated when a later batch fails.
-    /// - Returns: The documents migrated and those that could not be.
+    /// - Returns: The documents migrated, those that could not be, and those in a newer
+    ///   format.
     /// - Throws: `StoreError` when the store's documents cannot be listed, an error other
     ///   than invalid data (an input/output error) reading a winner, and
     ///   ``OperationError`` when a batch cannot be locked or written (the migrations of
@@ -75,7 +83,9 @@ extension SurveyStore {
         dryRun: Bool = false, progress: ((Int, Int) -> Void)? = nil, written: (([Migration]) -> Void)? = nil
     ) throws -> MigrationReport {
         var report = MigrationReport(migrated: [], notMigrated: [])
-        let older = try documents().filter { !$0.isDeleted && $0.revision.formatVersion < Self.formatVersion }
+        let current = try documents().filter { !$0.isDeleted }
+        let older = current.filter { $0.revision.formatVersion < Self.formatVersion }
+        report.newer = current.filter { $0.revision.formatVersion > Self.formatVersion }
         // In batches: each batch's documents are read, locked (in order), and their
         // migrations written together with one flush to disk.
         let batchSize = Self.lockedBatchSize(Self.migrationBatch)
@@ -91,7 +101,19 @@ extension SurveyStore {
                 try pendingMigration(of: $0.id, from: $0.revision, report: &report)
             }
             if !dryRun {
-                for migration in migrations { locks.append(try documentLock(migration.document)) }
+                // A document whose lock file is unusable (a folder, a link, one that keeps
+                // being replaced) is left and reported; the others go on.
+                migrations = try migrations.filter { migration in
+                    do {
+                        locks.append(try documentLock(migration.document))
+                        return true
+                    } catch let error as FileSystemError where error.isUnusableLock {
+                        report.notMigrated.append(
+                            MigrationFailure(
+                                document: migration.document, from: migration.parent, error: error))
+                        return false
+                    }
+                }
                 migrations = try decideAgain(migrations, report: &report)
             }
             let revisionsWritten: [RevisionMetadata?] =
@@ -408,6 +430,28 @@ public enum FormatCheck {
                 }
                 result.message =
                     "\(contentPath): re-encoded since it was written (line ends, a byte-order mark or its encoding); import stores it as the store writes content, keeping the revision"
+            }
+            // A package without its id that names its content's digest is held to it: a
+            // fixture edited or damaged since it was made does not pass.
+            if verified == nil, let named = metadata["ContentDigest"] {
+                guard case .string(let digest) = named else {
+                    result.message = "\(metadataPath): 'ContentDigest' is not a string"
+                    return result
+                }
+                if RevisionID.sha256Hex(content) != digest {
+                    let rewritten = try? FormatMigrator.survey(
+                        from: content, version: version, seed: result.document ?? path, file: contentPath
+                    ).plistData()
+                    guard version == FormatMigrator.current, let rewritten,
+                        RevisionID.sha256Hex(rewritten) == digest
+                    else {
+                        result.message =
+                            "\(contentPath): its SHA-256 is not the ContentDigest its \(StoreLayout.metadataFile) names (\(ShownText.escaping(digest))): edited or damaged since the package was made"
+                        return result
+                    }
+                    result.message =
+                        "\(contentPath): re-encoded since it was written (line ends, a byte-order mark or its encoding); its content says what the ContentDigest names"
+                }
             }
             _ = try FormatMigrator.survey(
                 from: content, version: version, seed: result.revision ?? result.document ?? path,

@@ -599,8 +599,7 @@ public final class SurveyStore: Sendable {
         let data = try revisions.content(of: id, revision: revision)
         return try Self.decode(
             data, of: revision,
-            file: StoreLayout.folderName(of: id) + "/" + StoreLayout.packageName(revision.id) + "/"
-                + StoreLayout.contentFile)
+            file: root + "/" + StoreLayout.package(revision.id, of: id) + "/" + StoreLayout.contentFile)
     }
 
     /// Opens a document: the survey of its winner (or of `revision`), that revision as

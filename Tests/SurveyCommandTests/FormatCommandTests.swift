@@ -291,6 +291,40 @@ struct FormatCommandTests {
     }
 
     @Test(
+        "migrate leaves a document whose lock file is a folder, names it with the lock file's problem, migrates the others and exits 1 (it stopped at the lock, migrating none)"
+    )
+    func migrateSkipsUnusableLock() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("s").path
+        let (locked, _) = try Self.store(with: "format1/answered.survey", formatVersion: 1, at: store)
+        let other = UUID(uuidString: "5A1D1E7C-0B7E-4F0A-9C3B-2F6E8D9A0002")!
+        _ = try RevisionStore(root: store, device: Device(id: "old-app-1", name: "old app")).write(
+            document: other, parents: [],
+            content: try Data(
+                contentsOf: URL(fileURLWithPath: Self.fixtures + "/format1/unanswered.survey/Survey.plist")),
+            formatVersion: 1)
+        let lock = store + "/" + StoreLayout.lock(of: locked)
+        try FileManager.default.createDirectory(atPath: lock, withIntermediateDirectories: true)
+        let migrated = try CommandRunner.run(["migrate", "--store", store])
+        #expect(migrated.status == 1, "\(migrated.stdout)\(migrated.stderr)")
+        #expect(
+            migrated.stdout.contains("\(other.uuidString.lowercased()): format 1 → 2 as "),
+            "\(migrated.stdout)")
+        #expect(
+            migrated.stdout.contains(
+                "\(locked.uuidString.lowercased()): format 1 (")
+                && migrated.stdout.contains("not migrated: cannot lock \(lock): it is a folder"),
+            "\(migrated.stdout)")
+        let list = try CommandRunner.run(["list", "--json", "--store", store])
+        let formats =
+            (try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])?.map {
+                $0["formatVersion"] as? Int
+            }
+        #expect(formats == [1, 2], "\(list.stdout)")
+    }
+
+    @Test(
         "A format-1 winner opens migrated in memory; migrate on two replicas at once, then sync: no conflict")
     func migrateTwoReplicas() throws {
         let directory = try CommandRunner.temporaryDirectory()
@@ -736,6 +770,61 @@ struct FormatCommandTests {
         #expect(
             checkStore.status == 65 && checkStore.stderr.contains("does not match the digest"),
             "\(checkStore.stderr)")
+    }
+
+    @Test(
+        "check holds a bare package without its RevisionID to the ContentDigest its metadata names: content edited since fails (65), re-encoded content passes with a note, a digest that is no string fails (it passed any content)"
+    )
+    func checkContentDigestWithoutID() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("s").path
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        let id = try CommandRunner.run(["new", "--title", "Digest", "--store", store]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let package = directory.appendingPathComponent("bare.survey").path
+        #expect(try CommandRunner.run(["export", id, "--package", package, "--store", store]).status == 0)
+        let metadataFile = package + "/DocumentMetadata.plist"
+        let metadata = try String(contentsOfFile: metadataFile, encoding: .utf8)
+        let withoutID = metadata.replacingOccurrences(
+            of: #"\s*<key>RevisionID</key>\s*<string>[^<]*</string>"#, with: "", options: .regularExpression)
+        #expect(withoutID != metadata && withoutID.contains("<key>ContentDigest</key>"))
+        try withoutID.write(toFile: metadataFile, atomically: true, encoding: .utf8)
+        let content = package + "/Survey.plist"
+        let original = try String(contentsOfFile: content, encoding: .utf8)
+
+        let intact = try CommandRunner.run(["check", package])
+        #expect(
+            intact.status == 0 && intact.stdout.hasPrefix("current") && intact.stderr.isEmpty,
+            "\(intact.stderr)")
+
+        try original.replacingOccurrences(of: "<string>Digest</string>", with: "<string>Edited</string>")
+            .write(toFile: content, atomically: true, encoding: .utf8)
+        let edited = try CommandRunner.run(["check", package])
+        #expect(edited.status == 65 && edited.stdout.hasPrefix("invalid"), "\(edited.stdout)")
+        #expect(
+            edited.stderr.contains(
+                "\(content): its SHA-256 is not the ContentDigest its DocumentMetadata.plist names"),
+            "\(edited.stderr)")
+
+        try original.replacingOccurrences(of: "\n", with: "\r\n").write(
+            toFile: content, atomically: true, encoding: .utf8)
+        let reencoded = try CommandRunner.run(["check", package])
+        #expect(reencoded.status == 0 && reencoded.stdout.hasPrefix("current"), "\(reencoded.stdout)")
+        #expect(
+            reencoded.stderr.hasPrefix("note: \(content): re-encoded since it was written"),
+            "\(reencoded.stderr)")
+
+        try original.write(toFile: content, atomically: true, encoding: .utf8)
+        try withoutID.replacingOccurrences(
+            of: #"<key>ContentDigest</key>\s*<string>[^<]*</string>"#,
+            with: "<key>ContentDigest</key><integer>7</integer>", options: .regularExpression
+        ).write(toFile: metadataFile, atomically: true, encoding: .utf8)
+        let noString = try CommandRunner.run(["check", package])
+        #expect(
+            noString.status == 65
+                && noString.stderr.contains("\(metadataFile): 'ContentDigest' is not a string"),
+            "\(noString.stderr)")
     }
 
     @Test(

@@ -64,6 +64,45 @@ struct MigrationTests {
     }
 
     @Test(
+        "A document whose lock file is a folder is reported as not migrated, and every other document is migrated (the first such lock stopped the whole run)"
+    )
+    func unusableLockIsReported() throws {
+        let (store, path) = try Self.store()
+        defer { try? SurveyStore.removeFolder(path) }
+        let ids = (1...3).map { UUID(uuidString: String(format: "%08X-0000-4000-8000-000000000000", $0))! }
+        for id in ids {
+            _ = try store.revisions.write(
+                document: id, parents: [], content: try Self.named("Ada"), formatVersion: 1)
+        }
+        try FileManager.default.createDirectory(
+            atPath: path + "/" + StoreLayout.lock(of: ids[1]), withIntermediateDirectories: true)
+        let report = try store.migrate()
+        #expect(report.migrated.map(\.document) == [ids[0], ids[2]])
+        #expect(report.notMigrated.map(\.document) == [ids[1]])
+        let error = try #require(report.notMigrated.first?.error as? FileSystemError)
+        #expect(error.isUnusableLock, "\(error)")
+        #expect(try store.documents().map(\.revision.formatVersion) == [2, 1, 2])
+    }
+
+    @Test("migrate names the documents whose winners are in a newer format, and leaves them as they are")
+    func newerWinnersAreNamed() throws {
+        let (store, path) = try Self.store()
+        defer { try? SurveyStore.removeFolder(path) }
+        let ids = (1...3).map { UUID(uuidString: String(format: "%08X-0000-4000-8000-000000000000", $0))! }
+        let newer = try store.revisions.write(
+            document: ids[0], parents: [], content: Data("a later format".utf8), formatVersion: 3)
+        _ = try store.revisions.write(
+            document: ids[1], parents: [], content: try Self.named("Ada"), formatVersion: 1)
+        _ = try store.create(try Survey(title: "Current", items: []), id: ids[2])
+        for dryRun in [true, false] {
+            let report = try store.migrate(dryRun: dryRun)
+            #expect(report.newer.map(\.id) == [ids[0]] && report.newer.first?.revision == newer)
+            #expect(report.migrated.map(\.document) == [ids[1]] && report.notMigrated.isEmpty)
+        }
+        #expect(try store.graph(of: ids[0]).revisions.count == 1)
+    }
+
+    @Test(
         "migrate decides again under each document's lock: a revision saved after the winners were read is not migrated over (that made a conflict), and a winner in an older format that arrived meanwhile is the one migrated"
     )
     func winnerChangedBeforeTheLock() throws {

@@ -79,7 +79,8 @@ struct MigrateCommand: ParsableCommand {
             Winners in a format newer than this build are left as they are and listed ("newer" with --json). \
             A winner that cannot be migrated (malformed or damaged content, or not a valid survey once \
             migrated) is left as it is and listed with its revision and why ("notMigrated" with --json); \
-            every other document is migrated, and the command then exits 65. \
+            every other document is migrated, and the command then exits 65. So is a document whose lock \
+            file is a folder or a link, or keeps being replaced (exit 1 when no winner is invalid). \
             --json: {"migrated": [{"id", "from", "fromFormat", "revision"}], "newer": [id], "notMigrated": \
             [{"id", "revision", "fromFormat", "error": {"code", "message", "exit"}}]}, where "revision" in \
             "migrated" is the new revision (null with --dry-run).
@@ -122,11 +123,6 @@ struct MigrateCommand: ParsableCommand {
         try runReporting {
             let progress = ProgressBar(label: "documents", json: options.json)
             let store = try dryRun ? options.openForReading() : options.open()
-            // Looked at before anything is written: a failure to list fails the command
-            // while nothing is migrated yet.
-            let newer = try store.documents().filter {
-                !$0.isDeleted && $0.revision.formatVersion > SurveyStore.formatVersion
-            }
             var writtenBefore: [SurveyStore.Migration] = []
             let report: SurveyStore.MigrationReport
             do {
@@ -144,6 +140,7 @@ struct MigrateCommand: ParsableCommand {
                 throw error
             }
             let rows = report.migrated.map(Row.init)
+            let newer = report.newer
             // Each is named by its document and revision: a broken rule needs no file too.
             let failures = report.notMigrated.map { failed in
                 (
@@ -190,7 +187,9 @@ struct MigrateCommand: ParsableCommand {
             let count = failures.count == 1 ? "1 document" : "\(failures.count) documents"
             Console.error(
                 "error: \(count) not migrated, left as \(failures.count == 1 ? "it is" : "they are")")
-            throw ExitCode(first.failure.exit)
+            // A winner that is invalid data decides the exit; lock files alone exit 1.
+            let invalid = failures.contains { $0.failure.exit == ExitStatus.invalidData.rawValue }
+            throw invalid ? ExitStatus.invalidData : ExitCode(first.failure.exit)
         }
     }
 }
