@@ -144,7 +144,8 @@ struct ErrorShapeTests {
         let other = RevisionStore(root: path, device: Device(id: "other", name: "other app"))
         let broken = try other.write(
             document: id, parents: [first], content: twice, formatVersion: SurveyStore.formatVersion)
-        let file = "\(id.uuidString.lowercased())/\(broken.id).survey/Survey.plist"
+        // Named by its path in the store, as damage to it is.
+        let file = path + "/Documents/\(id.uuidString.lowercased())/\(broken.id).survey/Survey.plist"
         let error = #expect(throws: SurveyError.self) { try store.open(id, revision: broken.id) }
         #expect(error?.rule == .duplicateID)
         #expect(error?.file == file)
