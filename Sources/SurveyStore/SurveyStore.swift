@@ -426,14 +426,34 @@ public final class SurveyStore: Sendable {
     /// Removes what prunes interrupted by a crash left behind (packages their tombstones
     /// already disown), each under its document's lock, and then whatever else stands in
     /// the pruning folder (no note of a prune).
+    ///
+    /// A prune that cannot be finished (a package that may not be removed, a lock file
+    /// that cannot be used) is left, its note kept for the next write, and keeps no write
+    /// to the store from going ahead: the packages it leaves are disowned by tombstones,
+    /// which every read honours, and a prune of that document names what stands in its
+    /// way. So is a stray entry that cannot be removed.
     private func finishInterruptedPrunes() throws {
         let notes = try revisions.pruneNotes()
+        let pruning = root + "/" + StoreLayout.pruningFolder + "/"
         for id in notes.documents {
-            let lock = try documentLock(id)
-            defer { lock.unlock() }
-            try revisions.finishPrune(id)
+            do {
+                let lock = try documentLock(id)
+                defer { lock.unlock() }
+                try revisions.finishPrune(id)
+            } catch let error as FileSystemError
+                where error.isUnusableLock || revisions.document(containing: error.path) == id
+                || error.path.hasPrefix(pruning)
+            {
+                continue
+            }
         }
-        for name in notes.stray { try revisions.removeStrayPruneNote(name) }
+        for name in notes.stray {
+            do {
+                try revisions.removeStrayPruneNote(name)
+            } catch let error as FileSystemError where error.path.hasPrefix(pruning) {
+                continue
+            }
+        }
     }
 
     // MARK: Documents
@@ -1031,6 +1051,12 @@ public final class SurveyStore: Sendable {
         /// (permission denied) or gives an input/output error: the folder, and the system's
         /// reason. Every other document is pruned.
         case skippedUnreadable(StoreIssue)
+        /// Not finished because a file or folder in its folder may not be removed
+        /// (permission denied, a read-only file system; an input/output error fails the
+        /// prune): the error, naming it. The tombstones are written, so every read already leaves out what
+        /// stays; a prune once it can be removed (or the next write to the store) finishes.
+        /// Every other document is pruned.
+        case skippedUnremovable(String)
     }
 
     /// Prunes every document, one at a time, each under its own lock, and reports each
@@ -1069,9 +1095,21 @@ public final class SurveyStore: Sendable {
             } catch let error as FileSystemError where error.isUnusableLock {
                 outcome = .skippedUnusableLock(error.description)
             } catch {
-                // A document that cannot be read keeps none of the others from being pruned.
-                guard let issue = revisions.unreadable(error, of: id, so: "pruned") else { throw error }
-                outcome = .skippedUnreadable(issue)
+                // A package that may not be removed (permission denied, a read-only file
+                // system: the prune's tombstones are written, so no read counts it) keeps
+                // none of the others from being pruned either.
+                let fileError =
+                    error as? FileSystemError ?? (error as? OperationError)?.underlying as? FileSystemError
+                if let fileError, [.unlink, .rmdir].contains(fileError.operation),
+                    [.permissionDenied, .readOnly].contains(fileError.code),
+                    revisions.document(containing: fileError.path) == id
+                {
+                    outcome = .skippedUnremovable(fileError.description)
+                } else {
+                    // A document that cannot be read keeps none of the others from being pruned.
+                    guard let issue = revisions.unreadable(error, of: id, so: "pruned") else { throw error }
+                    outcome = .skippedUnreadable(issue)
+                }
             }
             try each(index + 1, ids.count, id, outcome)
         }

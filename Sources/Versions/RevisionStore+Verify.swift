@@ -106,7 +106,7 @@ extension RevisionStore {
             report(
                 pruning + "/" + name,
                 isNote
-                    ? "an interrupted prune (the next command that writes finishes it)"
+                    ? "an interrupted prune (the next command that writes finishes it; a prune of the document names anything in the way)"
                     : "not a note of a prune, which names a document's UUID in lower case (the next command that writes removes it)",
                 false)
         }

@@ -299,40 +299,56 @@ public struct RevisionTransfer: Sendable {
         (plan.localFailed, plan.remoteFailed) = (localError != nil, remoteError != nil)
         plan.localBefore = mine?.graph.isInConflict ?? false
         plan.remoteBefore = theirs?.graph.isInConflict ?? false
-        plan.toRemote = try Self.delivery(document, from: local, mine, to: remote, theirs, &plan.outcome)
-        plan.toLocal = try Self.delivery(document, from: remote, theirs, to: local, mine, &plan.outcome)
-        // A side without the document's folder, whose name something else takes: made way
-        // for, or nothing is copied to it.
-        if theirs == nil, let kind = blocked.remote[document] {
-            try Self.clearFolder(of: document, &plan.toRemote, in: remote, taken: kind, &plan.outcome)
-        }
-        if mine == nil, let kind = blocked.local[document] {
-            try Self.clearFolder(of: document, &plan.toLocal, in: local, taken: kind, &plan.outcome)
-        }
-        if let mine, let theirs {
-            try repairDamaged(
-                document, in: local, mine, from: remote, theirs, reportingMissing: true, &plan.outcome)
-            try repairDamaged(
-                document, in: remote, theirs, from: local, mine, reportingMissing: true, &plan.outcome)
-            try repairDiffering(document, mine, theirs, &plan.outcome)
-        } else if let mine, remoteError == nil {
-            // The other side has no folder for the document: what is damaged here has no
-            // copy to be repaired from, and is named rather than left out of the copy in
-            // silence.
-            try repairDamaged(
-                document, in: local, mine, from: remote, nil, reportingMissing: true, &plan.outcome)
-        } else if let theirs, localError == nil {
-            try repairDamaged(
-                document, in: remote, theirs, from: local, nil, reportingMissing: true, &plan.outcome)
-        }
-        // Written now, on this thread, under each receiver's temporary folder: the batch
-        // only flushes and publishes them.
-        plan.toRemote.staged = try remote.stage(plan.toRemote.packages, of: document)
         do {
-            plan.toLocal.staged = try local.stage(plan.toLocal.packages, of: document)
+            plan.toRemote = try Self.delivery(document, from: local, mine, to: remote, theirs, &plan.outcome)
+            plan.toLocal = try Self.delivery(document, from: remote, theirs, to: local, mine, &plan.outcome)
+            // A side without the document's folder, whose name something else takes: made way
+            // for, or nothing is copied to it.
+            if theirs == nil, let kind = blocked.remote[document] {
+                try Self.clearFolder(of: document, &plan.toRemote, in: remote, taken: kind, &plan.outcome)
+            }
+            if mine == nil, let kind = blocked.local[document] {
+                try Self.clearFolder(of: document, &plan.toLocal, in: local, taken: kind, &plan.outcome)
+            }
+            if let mine, let theirs {
+                try repairDamaged(
+                    document, in: local, mine, from: remote, theirs, reportingMissing: true, &plan.outcome)
+                try repairDamaged(
+                    document, in: remote, theirs, from: local, mine, reportingMissing: true, &plan.outcome)
+                try repairDiffering(document, mine, theirs, &plan.outcome)
+            } else if let mine, remoteError == nil {
+                // The other side has no folder for the document: what is damaged here has no
+                // copy to be repaired from, and is named rather than left out of the copy in
+                // silence.
+                try repairDamaged(
+                    document, in: local, mine, from: remote, nil, reportingMissing: true, &plan.outcome)
+            } else if let theirs, localError == nil {
+                try repairDamaged(
+                    document, in: remote, theirs, from: local, nil, reportingMissing: true, &plan.outcome)
+            }
+            // Written now, on this thread, under each receiver's temporary folder: the
+            // batch only flushes and publishes them.
+            plan.toRemote.staged = try remote.stage(plan.toRemote.packages, of: document)
+            do {
+                plan.toLocal.staged = try local.stage(plan.toLocal.packages, of: document)
+            } catch {
+                remote.writer.discard(plan.toRemote.staged)
+                throw error
+            }
         } catch {
-            remote.writer.discard(plan.toRemote.staged)
-            throw error
+            // A file of the document that its read did not open (the content of a package
+            // to copy or repair) may not be read: the document is named and nothing of it
+            // copied, as when its folder may not be read; every other document syncs.
+            let unreadable = [
+                local.unreadable(error, of: document, so: "synced"),
+                remote.unreadable(error, of: document, so: "synced"),
+            ].compactMap { $0 }
+            guard !unreadable.isEmpty else { throw error }
+            var named = Plan(document: document)
+            named.skipped = false
+            named.outcome.unreadable = unreadable
+            named.outcome.repaired = plan.outcome.repaired  // made already, under the locks
+            return named
         }
         return plan
     }
@@ -897,16 +913,23 @@ extension RevisionTransfer {
             let lock = try local.documentLock(document)
             defer { lock.unlock() }
             var outcome = DocumentOutcome()
-            try repairDamaged(
-                document, in: local, read, from: remote, theirs, reportingMissing: true, &outcome)
+            do {
+                try repairDamaged(
+                    document, in: local, read, from: remote, theirs, reportingMissing: true, &outcome)
+                for revision in damaged.sorted(by: { $0.id < $1.id }) {
+                    try repair(revision, of: document, in: local, from: remote, &outcome)
+                }
+            } catch {
+                // A file of the other store's copy that may not be read (its folder, a
+                // package, a content file): named, and what this document has left to
+                // repair is left; every other document is repaired.
+                guard let issue = remote.unreadable(error, of: document, so: "used for the repair") else {
+                    throw error
+                }
+                outcome.damaged.append(issue)
+            }
             report.repaired += outcome.repaired
             report.unrepaired += outcome.damaged
-            for revision in damaged.sorted(by: { $0.id < $1.id }) {
-                var outcome = DocumentOutcome()
-                try repair(revision, of: document, in: local, from: remote, &outcome)
-                report.repaired += outcome.repaired
-                report.unrepaired += outcome.damaged
-            }
         }
         return report
     }

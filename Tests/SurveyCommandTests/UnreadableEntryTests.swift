@@ -199,6 +199,114 @@ struct UnreadableEntryTests {
         #expect(Self.unreadable(sync.stdout)?.isEmpty == true, "\(sync.stdout)")
     }
 
+    /// Sets the permissions of `path` (as the test's user, root or not).
+    static func chmod(_ path: String, _ mode: Int) throws {
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+    }
+
+    @Test(
+        "sync names a document whose content file it must copy cannot be read, copies nothing of it and syncs every other document, exit 1 (it failed whole, \"cannot sync\")",
+        CommandRunner.needs("setpriv"))
+    func syncPassesOverUnreadableContent() throws {
+        let setup = try ThreeDocuments(.metadata, otherStore: true)
+        defer { setup.remove() }
+        setup.restore()
+        let content = (setup.target as NSString).deletingLastPathComponent + "/" + StoreLayout.contentFile
+        try Self.chmod(content, 0)
+        defer { try? Self.chmod(content, 0o644) }
+        let sync = try CommandRunner.run(
+            ["sync", setup.other, "--json", "--store", setup.root], prefix: setup.prefix)
+        #expect(sync.status == 1, "\(sync.stdout)\(sync.stderr)")
+        let named = Self.unreadable(sync.stdout)
+        #expect(named?.map { $0["path"] } == [setup.folder], "\(sync.stdout)")
+        #expect(named?.first?["message"]?.contains("Permission denied") == true, "\(sync.stdout)")
+        #expect(
+            sync.stderr.hasSuffix("error: 1 document could not be read, so not synced\n"), "\(sync.stderr)")
+        let copied = try FileManager.default.contentsOfDirectory(atPath: setup.other + "/Documents").sorted()
+        #expect(copied == setup.readable.map { $0.uuidString.lowercased() })
+    }
+
+    @Test(
+        "verify --repair-from names a document whose copy in the other store cannot be read, and repairs every other damaged document (it stopped at that copy, exit 1, with no report)",
+        CommandRunner.needs("setpriv"))
+    func repairPassesOverUnreadableCopy() throws {
+        let setup = try ThreeDocuments(.metadata, otherStore: true)
+        defer { setup.remove() }
+        setup.restore()
+        let synced = try CommandRunner.run(
+            ["sync", setup.other, "--store", setup.root], prefix: setup.prefix)
+        #expect(synced.status == 0, "\(synced.stderr)")
+        let store = try SurveyStore.openForReading(at: setup.root)
+        var damaged: [String] = []
+        for id in setup.ids {
+            let file =
+                setup.root + "/" + StoreLayout.package(try store.open(id).base.id, of: id) + "/"
+                + StoreLayout.contentFile
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+            bytes[bytes.count - 12] ^= 0x01
+            try bytes.write(to: URL(fileURLWithPath: file))
+            damaged.append(file)
+        }
+        let theirs = setup.other + "/" + StoreLayout.folder(of: setup.hidden)
+        try Self.chmod(theirs, 0)
+        defer { try? Self.chmod(theirs, 0o755) }
+        let repair = try CommandRunner.run(
+            ["verify", "--repair-from", setup.other, "--store", setup.root], prefix: setup.prefix)
+        #expect(repair.status == 1, "\(repair.stdout)\(repair.stderr)")
+        let output = repair.stdout + repair.stderr
+        for (index, file) in damaged.enumerated() where index != 1 {
+            #expect(output.contains("repaired: \(file): "), "\(output)")
+        }
+        #expect(
+            output.contains("not repaired: \(theirs): cannot be read, so it is not used for the repair")
+                && output.contains("Permission denied"), "\(output)")
+        #expect(output.contains("repaired 2 revision(s)"), "\(output)")
+    }
+
+    @Test(
+        "A prune that may not remove a package names the document as skipped, prunes the others and exits 1; every later write to the store goes ahead, and once the package may be removed the prune finishes (each write failed on it)",
+        CommandRunner.needs("setpriv"))
+    func unremovablePackageKeepsNoWriteWaiting() throws {
+        let setup = try ThreeDocuments(.metadata)
+        defer { setup.remove() }
+        setup.restore()
+        let store = try SurveyStore.openForReading(at: setup.root)
+        let first = try #require(
+            try store.graph(of: setup.hidden).revisions.values.first { $0.parents.isEmpty })
+        let package = setup.root + "/" + StoreLayout.package(first.id, of: setup.hidden)
+        try Self.chmod(package, 0o555)
+        defer { try? Self.chmod(package, 0o755) }
+        let prune = try CommandRunner.run(["prune", "--json", "--store", setup.root], prefix: setup.prefix)
+        #expect(prune.status == 1, "\(prune.stderr)")
+        #expect(prune.stderr.hasPrefix("error: 1 document could not be pruned whole"), "\(prune.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(prune.stdout.utf8)) as? [String: Any]
+        let rows = (report?["documents"] as? [[String: Any]]) ?? []
+        let skipped =
+            rows.first { $0["id"] as? String == setup.hidden.uuidString.lowercased() }?["skipped"] as? String
+        #expect(
+            skipped?.hasPrefix("cannot remove \(package)/") == true
+                && skipped?.hasSuffix(": Permission denied") == true,
+            "\(rows)")
+        for id in setup.readable {
+            #expect(
+                (rows.first { $0["id"] as? String == id.uuidString.lowercased() }?["pruned"] as? [String])?
+                    .count == 1,
+                "\(rows)")
+        }
+        let edit = try CommandRunner.run(
+            ["edit", setup.readable[0].uuidString.lowercased(), "--title", "Edited", "--store", setup.root],
+            prefix: setup.prefix)
+        #expect(edit.status == 0, "\(edit.stderr)")
+        let verify = try CommandRunner.run(["verify", "--store", setup.root], prefix: setup.prefix)
+        #expect((verify.stdout + verify.stderr).contains("an interrupted prune"), "\(verify.stdout)")
+        try Self.chmod(package, 0o755)
+        let again = try CommandRunner.run(["prune", "--store", setup.root], prefix: setup.prefix)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: package))
+        let clean = try CommandRunner.run(["verify", "--store", setup.root], prefix: setup.prefix)
+        #expect(clean.status == 0, "\(clean.stdout)\(clean.stderr)")
+    }
+
     @Test(
         "watch starts when one document cannot be read, names it (stderr, an unreadable line with --json), reports the others, and picks it up once it can be read (it would not start, exit 1)",
         CommandRunner.needs("setpriv"), arguments: [Entry.documentFolder, .package])

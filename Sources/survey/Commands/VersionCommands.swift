@@ -518,6 +518,8 @@ struct PruneCommand: ParsableCommand {
             var unreadable: [Unreadable] = []
             var pruned = 0
             var total = 0
+            // Documents whose prune could not remove everything (permission denied).
+            var unfinished: [UUID] = []
             func record(_ position: Int, _ count: Int, _ id: UUID, _ outcome: SurveyStore.PruneOutcome) {
                 let row: Row
                 switch outcome {
@@ -542,6 +544,9 @@ struct PruneCommand: ParsableCommand {
                     )
                 case .skippedUnusableLock(let reason):
                     row = Row(id: id.lowercased, pruned: [], skipped: reason)
+                case .skippedUnremovable(let reason):
+                    row = Row(id: id.lowercased, pruned: [], skipped: reason)
+                    unfinished.append(id)
                 }
                 total = count
                 pruned += row.pruned.count
@@ -586,8 +591,13 @@ struct PruneCommand: ParsableCommand {
             if !unreadable.isEmpty {
                 Console.error(
                     "error: \(Unreadable.count(unreadable.count)), so not \(dryRun ? "looked at" : "pruned")")
-                throw ExitStatus.failure
             }
+            if !unfinished.isEmpty {
+                Console.error(
+                    "error: \(unfinished.count == 1 ? "1 document" : "\(unfinished.count) documents") could not be pruned whole: what may not be removed stays until it may (the next write, or a prune, finishes)"
+                )
+            }
+            if !unreadable.isEmpty || !unfinished.isEmpty { throw ExitStatus.failure }
         }
     }
 }
