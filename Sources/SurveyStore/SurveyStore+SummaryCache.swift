@@ -68,6 +68,16 @@ extension SurveyStore {
                             path: root + "/" + revisions.folder(of: id),
                             message: "no revision of this document can be read, so it is not listed",
                             remedy: .verifyThenRepair))
+                } else if !read.incomplete.isEmpty {
+                    // A copy under way (or interrupted) of a document new here: said, so that
+                    // a store holding only such copies is not called empty.
+                    let count = read.incomplete.count
+                    issues.append(
+                        StoreIssue(
+                            path: root + "/" + revisions.folder(of: id),
+                            message:
+                                "no revision of this document is complete yet (\(count == 1 ? "1 is still being copied, or its" : "\(count) are still being copied, or their") copy was interrupted), so it is not listed until one is"
+                        ))
                 }
                 return nil
             }

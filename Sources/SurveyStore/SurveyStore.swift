@@ -566,10 +566,12 @@ public final class SurveyStore: Sendable {
     }
 
     /// The error for a document whose graph has no winner: `StoreError/noReadableRevision(_:skipped:)`
-    /// when its folder holds items that were skipped, else `StoreError/noSuchDocument(_:)`.
+    /// when its folder holds items that were skipped or packages not complete yet, else
+    /// `StoreError/noSuchDocument(_:)`.
     /// Only on that failure path does it read the folder again.
     func noWinner(_ id: UUID) -> StoreError {
-        let skipped = (try? revisions.read(id).skipped.count) ?? 0
+        // A package still being copied counts: the document is there, not yet readable.
+        let skipped = (try? revisions.read(id)).map { $0.skipped.count + $0.incomplete.count } ?? 0
         return skipped > 0 ? .noReadableRevision(id, skipped: skipped) : .noSuchDocument(id)
     }
 

@@ -1379,7 +1379,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// reads it makes, so the heads are not merged.
     case unseenForMerge(UUID, [RevisionID])
     /// The document's folder holds no revision that can be read, and items in it were
-    /// skipped (the count), each for a reason that ``RevisionStore/read(_:)`` gives.
+    /// skipped (the count, packages not complete yet among them), each for a reason that
+    /// ``RevisionStore/read(_:)`` gives.
     case noReadableRevision(UUID, skipped: Int)
     /// The store was opened for reading only.
     case readOnly(String)

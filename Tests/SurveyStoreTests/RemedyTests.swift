@@ -101,6 +101,26 @@ struct RemedyTests {
     }
 
     @Test(
+        "A document whose only revision is still being copied is named by the listing and is no readable document rather than none (it was 'there is no document', and a store of such copies was called empty)"
+    )
+    func onlyRevisionStillCopied() throws {
+        let (store, path) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (id, first) = try store.create(try Survey(title: "Arriving", items: []))
+        try FileManager.default.removeItem(
+            atPath: path + "/" + StoreLayout.package(first.id, of: id) + "/" + StoreLayout.contentFile)
+        let error = try #require(throws: StoreError.self) { try store.open(id) }
+        #expect(error == .noReadableRevision(id, skipped: 1))
+        let (documents, issues) = try store.documentsReport()
+        #expect(documents.isEmpty)
+        #expect(issues.map(\.path) == [path + "/" + StoreLayout.folder(of: id)])
+        #expect(
+            issues.first?.message
+                == "no revision of this document is complete yet (1 is still being copied, or its copy was interrupted), so it is not listed until one is"
+        )
+    }
+
+    @Test(
         "A current revision whose content is damaged is repaired from a replica; one whose content is no survey is replaced"
     )
     func unreadableWinner() throws {

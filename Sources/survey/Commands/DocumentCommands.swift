@@ -135,7 +135,8 @@ struct ListCommand: ParsableCommand {
                     try SurveyStore.checkLayoutForWriting(at: options.path)
                 } catch let error as StoreError {
                     // No advice to create a document where this build cannot: it says why.
-                    return Console.error("the store at \(store) has no documents yet (\(error))")
+                    return Console.error(
+                        "the store at \(store) has no documents yet (\(Advice.describe(error)))")
                 } catch {
                     return Console.error("the store at \(store) has no documents yet")
                 }
