@@ -42,8 +42,9 @@ public struct DocumentDeletedError: Error, Equatable, Sendable, CustomStringConv
     public var document: UUID
     /// The deletion revision.
     public var deletion: RevisionMetadata
-    /// Revisions before the deletion whose content is still there, newest first: the ones
-    /// `resolve --keep` can restore.
+    /// Revisions before the deletion whose content is still there, newest first, from the
+    /// newest whose content can be read: the ones `resolve --keep` can restore (an older
+    /// one further down may still be damaged; each is read when it is kept).
     public var restorable: [RevisionID]
 
     /// When, on which device and by which revision the document was deleted.
@@ -175,9 +176,10 @@ extension SurveyStore {
             if !revision.isDeleted, !pruned.contains(next) { restorable.append(revision) }
             queue += revision.parents
         }
-        return DocumentDeletedError(
-            document: id, deletion: deletion,
-            restorable: restorable.sorted(by: RevisionGraph.precedes).map(\.id))
+        // One whose content cannot be read (damaged, or no survey this build reads) would
+        // restore a document nobody can open: the list starts at the newest that can be.
+        let readable = restorable.sorted(by: RevisionGraph.precedes).drop { (try? survey(id, $0)) == nil }
+        return DocumentDeletedError(document: id, deletion: deletion, restorable: readable.map(\.id))
     }
 
     /// Why `id` has no content to open when the document is deleted (its winner is a

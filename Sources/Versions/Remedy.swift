@@ -7,9 +7,10 @@ import Foundation
 /// say what is wrong in their ``StoreError/problem`` or ``StoreIssue/message``; their
 /// descriptions add ``advice``, the remedy in words that name no program's commands.
 public enum Remedy: Sendable, Hashable {
-    /// The store's layout file was cut short, as an interrupted write leaves it: creating
-    /// the store at the same path writes it again and keeps the documents.
-    case writeLayoutAgain
+    /// The layout file of the store at this path was cut short, as an interrupted write
+    /// leaves it: creating the store at the same path writes it again and keeps the
+    /// documents.
+    case writeLayoutAgain(String)
     /// A revision's files are damaged here (they do not match what their metadata
     /// records): a replica that holds the revision intact repairs it.
     case repairFromReplica
@@ -39,7 +40,7 @@ public enum Remedy: Sendable, Hashable {
     /// no program's commands.
     public var advice: String {
         switch self {
-        case .writeLayoutAgain:
+        case .writeLayoutAgain(_):
             " (cut short; creating the store at this path writes it again, and keeps its documents)"
         case .repairFromReplica:
             " (a repair from a replica that has it intact mends it)"

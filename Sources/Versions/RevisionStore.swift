@@ -1390,7 +1390,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case damagedStore(String, String)
     /// `Store.plist` is not a store's layout file, and it is as an interrupted write leaves
     /// one (empty, the start of one, zero bytes in place of some of it) beside the
-    /// documents' folder: creating the store again writes it (``Remedy/writeLayoutAgain``).
+    /// documents' folder: creating the store again writes it (``Remedy/writeLayoutAgain(_:)``).
     /// Its ``errorCode`` is `damagedStore`, as for any other layout file that is not one.
     case tornLayout(String, String)
     /// The revision's content is in a format newer than this build supports (the version,
@@ -1462,7 +1462,11 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// read yet, a document with no revision that can be read.
     public var remedy: Remedy? {
         switch self {
-        case .tornLayout: .writeLayoutAgain
+        case .tornLayout(let file, _):
+            // The store is the folder the layout file is in.
+            .writeLayoutAgain(
+                file.hasSuffix("/" + StoreLayout.layoutFile)
+                    ? String(file.dropLast(StoreLayout.layoutFile.count + 1)) : ".")
         case .unseenRevisions(_, let revisions): .finishCopyThenPrune(count: revisions.count)
         case .unseenForMerge(_, let revisions): .finishCopyThenMerge(count: revisions.count)
         case .noReadableRevision: .verifyThenRepair

@@ -36,8 +36,8 @@ struct RemedyTests {
             Issue.record("\(torn)")
             return
         }
-        #expect(torn.remedy == .writeLayoutAgain && torn.errorCode == "damagedStore")
-        #expect(torn.description == torn.problem + Remedy.writeLayoutAgain.advice)
+        #expect(torn.remedy == .writeLayoutAgain(path) && torn.errorCode == "damagedStore")
+        #expect(torn.description == torn.problem + Remedy.writeLayoutAgain(path).advice)
         Self.expectNoCommand(torn.description)
 
         try Data("not a layout".utf8).write(to: URL(fileURLWithPath: file))

@@ -46,19 +46,24 @@ enum Advice {
     /// (``Remedy/advice``).
     static func suffix(for remedy: Remedy) -> String {
         switch remedy {
-        case .writeLayoutAgain:
-            return " (cut short; `survey init` writes it again)"
+        case .writeLayoutAgain(let store):
+            // Named whatever store the command was given: the torn one may be the other
+            // store of a sync or a repair.
+            return
+                " (cut short; `survey init --store \(shellWord(ShownText.escaping(store)))` writes it again)"
         case .repairFromReplica:
             return " (`survey verify --repair-from OTHER_STORE` repairs it from a replica that has it intact)"
         case .verifyThenRepair:
             return
-                " (`survey verify` names each, and why; `survey verify --repair-from REPLICA` repairs what another store holds intact)"
+                " (`survey verify` names each, and why; `survey sync REPLICA` completes or repairs what another store holds intact)"
+        // A sync copies a package again, completing a half-copied one, where
+        // `verify --repair-from` replaces only files that are there and do not verify.
         case .finishCopyThenPrune(let count):
             return
-                "; let the copy finish, or repair \(Remedy.them(count)) (`survey verify --repair-from REPLICA`), then prune"
+                "; let the copy finish, or copy \(Remedy.them(count)) again from a replica that holds \(Remedy.them(count)) intact (`survey sync REPLICA`), then prune"
         case .finishCopyThenMerge(let count):
             return
-                "; let the copy finish, or repair \(Remedy.them(count)) (`survey verify --repair-from REPLICA`), then merge, or resolve with --keep REV, --accept or --from FILE"
+                "; let the copy finish, or copy \(Remedy.them(count)) again from a replica that holds \(Remedy.them(count)) intact (`survey sync REPLICA`), then merge, or resolve with --keep REV, --accept or --from FILE"
         case .replaceContent(let id, let otherHeads, let hasHistory):
             let document = id.lowercased
             var text =
@@ -81,13 +86,14 @@ enum Advice {
     }
 
     /// `error`'s message with its remedy, where it has one, as the command line says it
-    /// (``suffix(for:)``); its description otherwise.
+    /// (``suffix(for:)``, naming the store: ``namingStore(in:)``); its description
+    /// otherwise.
     static func describe(_ error: any Error) -> String {
         switch error {
         case let error as StoreError:
-            error.problem + (error.remedy.map(suffix(for:)) ?? "")
+            namingStore(in: error.problem + (error.remedy.map(suffix(for:)) ?? ""))
         case let error as DocumentDeletedError:
-            error.problem + suffix(for: error.remedy)
+            namingStore(in: error.problem + suffix(for: error.remedy))
         default:
             "\(error)"
         }
@@ -95,17 +101,19 @@ enum Advice {
 
     /// `issue` as its description shows it, with its remedy as the command line says it.
     static func describe(_ issue: StoreIssue) -> String {
-        issue.described(advice: issue.remedy.map(suffix(for:)) ?? "")
+        namingStore(in: issue.described(advice: issue.remedy.map(suffix(for:)) ?? ""))
     }
 
     /// `issue`'s message with its remedy as the command line says it, for a JSON `message`.
     static func message(of issue: StoreIssue) -> String {
-        issue.message + (issue.remedy.map(suffix(for:)) ?? "")
+        namingStore(in: issue.message + (issue.remedy.map(suffix(for:)) ?? ""))
     }
 
-    /// `text` as one word of a shell command: as it is when it holds only characters no
-    /// shell treats specially, else in single quotes (a quote in it as `'\''`).
-    static func shellWord(_ text: String) -> String {
+    /// `path` as one word of a shell command: as it is when it holds only characters no
+    /// shell treats specially, else in single quotes (a quote in it as `'\''`); a path
+    /// that starts with `-` starts with `./`, so that it is not taken for an option.
+    static func shellWord(_ path: String) -> String {
+        let text = path.hasPrefix("-") ? "./" + path : path
         let plain =
             !text.isEmpty
             && text.unicodeScalars.allSatisfy { scalar in
