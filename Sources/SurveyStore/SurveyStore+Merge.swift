@@ -384,13 +384,15 @@ extension SurveyStore {
     ///   - progress: Called after each document of the sync with the number done and the total.
     /// - Returns: The sync's report and what was merged.
     /// - Throws: What the sync throws; after the sync, `FileSystemError` when a document it
-    ///   did not name as unreadable cannot be read for the merge (an input/output error), or
-    ///   when a merge cannot be written: the documents already merged stay merged.
+    ///   did not name as unreadable cannot be listed for the merge (an input/output error),
+    ///   or when a merge cannot be written: the documents already merged stay merged. A
+    ///   document whose heads or base may not be read on a side is named in the sync
+    ///   report's `unreadable` ("cannot be read, so it is not merged") and left in conflict.
     public func syncMerging(
         with other: SurveyStore, concurrency: Int = SurveyStore.syncConcurrency,
         progress: ((Int, Int) -> Void)? = nil
     ) throws -> MergingSyncReport {
-        let report = try sync(with: other, concurrency: concurrency, progress: progress)
+        var report = try sync(with: other, concurrency: concurrency, progress: progress)
         var merged: [UUID] = []
         var unmerged: [UUID] = []
         var differing = false
@@ -424,10 +426,28 @@ extension SurveyStore {
                 unmerged.append(summary.id)
             } catch  where Self.isAboutHeads(error) {
                 unmerged.append(summary.id)
+            } catch {
+                // A head or base that may not be read on a side (permission denied, an
+                // input/output error): named, left in conflict, and every other one merged.
+                guard
+                    let issue = revisions.unreadable(error, of: summary.id, so: "merged")
+                        ?? other.revisions.unreadable(error, of: summary.id, so: "merged")
+                else { throw error }
+                report.unreadable.append(issue)
+                unmerged.append(summary.id)
             }
         }
         if differing { _ = try sync(with: other, concurrency: concurrency) }
         return MergingSyncReport(sync: report, merged: merged, unmerged: unmerged)
+    }
+
+    /// What to say of document `id` when `error`, thrown while working on it, says that its
+    /// folder, or a package or file in it, may not be read (permission denied) or gives an
+    /// input/output error: its folder, and "cannot be read, so it is not `outcome`: " with
+    /// the system's reason; `nil` for any other error. A command over many documents names
+    /// such a document with it, leaves it, and goes on with the others.
+    public func unreadableIssue(_ error: any Error, of id: UUID, so outcome: String) -> StoreIssue? {
+        revisions.unreadable(error, of: id, so: outcome)
     }
 
     /// Whether `error`, thrown by a merge of a document's heads, is about those heads: one

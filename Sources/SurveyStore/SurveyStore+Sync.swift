@@ -38,6 +38,11 @@ extension SurveyStore {
         /// gives an input/output error: that side's folder, and the system's reason. Nothing
         /// of such a document is copied either way; every other document syncs as usual.
         public var unreadable: [StoreIssue] = []
+        /// Documents not synced whole because their folder (or the documents' folder, for a
+        /// document new there) may not be written on one side (permission denied, a
+        /// read-only file system): that side's folder, and the system's reason. What could
+        /// be copied to the other side is; every other document syncs as usual.
+        public var unwritable: [StoreIssue] = []
     }
 
     /// Two-way sync with another store: afterwards both hold the same revisions and
@@ -52,9 +57,10 @@ extension SurveyStore {
     /// once (see `RevisionTransfer` in Versions); when this returns, everything copied is durable.
     ///
     /// A document that cannot be read on one side (permission denied, an input/output
-    /// error) is left as it is on both and named in ``SyncReport/unreadable``, and every
-    /// other one is synced: a document named there or in ``SyncReport/damaged`` may still
-    /// differ between the two stores.
+    /// error) is left as it is on both and named in ``SyncReport/unreadable``, one whose
+    /// folder may not be written on a side (permission denied, a read-only file system)
+    /// is named in ``SyncReport/unwritable``, and every other one is synced: a document
+    /// named there or in ``SyncReport/damaged`` may still differ between the two stores.
     ///
     /// - Parameters:
     ///   - other: The other store.
@@ -93,6 +99,7 @@ extension SurveyStore {
             report.aheadOfClock += outcome.aheadOfClock
             report.repaired += outcome.repaired
             report.unreadable += outcome.unreadable
+            report.unwritable += outcome.unwritable
         }
         return report
     }

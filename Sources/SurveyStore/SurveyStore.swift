@@ -1053,12 +1053,13 @@ public final class SurveyStore: Sendable {
         /// (permission denied) or gives an input/output error: the folder, and the system's
         /// reason. Every other document is pruned.
         case skippedUnreadable(StoreIssue)
-        /// Not finished because a file or folder in its folder may not be removed
-        /// (permission denied, a read-only file system; an input/output error fails the
-        /// prune): the error, naming it. The tombstones are written, so every read already leaves out what
-        /// stays; a prune once it can be removed (or the next write to the store) finishes.
-        /// Every other document is pruned.
-        case skippedUnremovable(String)
+        /// Not pruned, or not finished, because its folder may not be written or a file or
+        /// folder in it may not be removed (permission denied, a read-only file system; an
+        /// input/output error fails the prune): the error, naming it. What was done is
+        /// safe: a package whose tombstone is written is left out by every read, and a
+        /// prune once it can be written (or the next write to the store) finishes. Every
+        /// other document is pruned.
+        case skippedUnwritable(String)
     }
 
     /// Prunes every document, one at a time, each under its own lock, and reports each
@@ -1097,16 +1098,17 @@ public final class SurveyStore: Sendable {
             } catch let error as FileSystemError where error.isUnusableLock {
                 outcome = .skippedUnusableLock(error.description)
             } catch {
-                // A package that may not be removed (permission denied, a read-only file
-                // system: the prune's tombstones are written, so no read counts it) keeps
-                // none of the others from being pruned either.
+                // A document folder that may not be written, or a package in it that may
+                // not be removed (permission denied, a read-only file system: a tombstone
+                // written already keeps every read from counting its package), keeps none
+                // of the others from being pruned either.
                 let fileError =
                     error as? FileSystemError ?? (error as? OperationError)?.underlying as? FileSystemError
-                if let fileError, [.unlink, .rmdir].contains(fileError.operation),
-                    [.permissionDenied, .readOnly].contains(fileError.code),
+                if let fileError, RevisionStore.isDenied(fileError),
+                    ![.open, .read, .list, .stat].contains(fileError.operation),
                     revisions.document(containing: fileError.path) == id
                 {
-                    outcome = .skippedUnremovable(fileError.description)
+                    outcome = .skippedUnwritable(fileError.description)
                 } else {
                     // A document that cannot be read keeps none of the others from being pruned.
                     guard let issue = revisions.unreadable(error, of: id, so: "pruned") else { throw error }

@@ -27,6 +27,11 @@ extension RevisionStore {
                 return
             }
             throw error
+        } catch let error as FileSystemError where Self.isDenied(error) {
+            // State the file system refuses to remove (permission denied, a read-only file
+            // system) stays: it is never read for a document without content, and keeps no
+            // prune or sync from going ahead.
+            return
         }
     }
 }

@@ -889,17 +889,33 @@ public final class RevisionStore: Sendable {
     }
 
     /// Publishes packages staged by ``stage(_:of:)`` as one batch, as
-    /// ``publish(batch:lockingCompletions:)`` writes and publishes them.
+    /// ``publish(batch:lockingCompletions:)`` writes and publishes them; with
+    /// `refusingDenied`, a document's folder that may not be written (permission denied, a
+    /// read-only file system) refuses its packages and the others are published
+    /// (`PackageWriter.publish(_:creatingFolders:refusing:)`).
+    ///
+    /// - Returns: Each package's outcome, in the order of `staged`.
+    @discardableResult
     func publish(
         staged: [(document: UUID, revision: RevisionID, item: PackageWriter.StagedItem)],
-        lockingCompletions: Bool
-    ) throws {
+        lockingCompletions: Bool, refusingDenied: Bool = false
+    ) throws -> [PackageWriter.Outcome] {
         let outcomes = try creatingDocumentsFolder {
-            try writer.publish(staged.map(\.item), creatingFolders: Self.folders(of: staged.map(\.document)))
+            try writer.publish(
+                staged.map(\.item), creatingFolders: Self.folders(of: staged.map(\.document)),
+                refusing: { refusingDenied && Self.isDenied($0) })
         }
         try complete(
             staged.map { ($0.document, $0.revision, $0.item.item) }, outcomes,
             lockingCompletions: lockingCompletions)
+        return outcomes
+    }
+
+    /// Whether `error` is a write that the file system refuses for good (permission
+    /// denied, a read-only file system) rather than a failure (an input/output error, no
+    /// space left): a person must change something before it can succeed.
+    public static func isDenied(_ error: FileSystemError) -> Bool {
+        error.code == .permissionDenied || error.code == .readOnly
     }
 
     /// The documents folder, then each document's folder once, in order.
@@ -1134,10 +1150,19 @@ public final class RevisionStore: Sendable {
     /// content is gone. `read.graph` stays as it is (those copies were never in it), so a
     /// write may decide on the read first and clean only when it goes on to write: one
     /// that refuses or finds nothing to do then removes nothing.
+    ///
+    /// What the file system refuses to remove (permission denied, a read-only file system)
+    /// is left: a copy that stays is disowned by its tombstone, which every read honours,
+    /// and `verify` notes it; state that stays is never read for a document without
+    /// content. Nothing that writes is kept from going ahead by it.
     public func clean(_ read: inout DocumentRead, of document: UUID) throws {
         for id in read.resurrected.sorted() where try hasIntactSuccessor(of: id, in: read, document: document)
         {
-            try removePackage(StoreLayout.package(id, of: document))
+            do {
+                try removePackage(StoreLayout.package(id, of: document))
+            } catch let error as FileSystemError where Self.isDenied(error) {
+                continue
+            }
             read.resurrected.remove(id)
             read.live[id] = nil
         }

@@ -24,7 +24,7 @@ import Synchronization
 /// Revisions are written in batches: each package under the receiver's temporary folder
 /// as soon as its document is read (`PackageWriter.stage(_:)`), then many packages
 /// flushed to disk at once and published, each still atomic
-/// (`PackageWriter.publish(_:creatingFolders:)`, which fsyncs a batch of one package file
+/// (`PackageWriter.publish(_:creatingFolders:refusing:)`, which fsyncs a batch of one package file
 /// by file instead); a sync returns once every revision and tombstone it copied is
 /// durable.
 public struct RevisionTransfer: Sendable {
@@ -77,6 +77,11 @@ public struct RevisionTransfer: Sendable {
         /// (``RevisionStore/unreadable(_:of:so:)``): nothing of the document is copied
         /// either way, since what that side holds cannot be known.
         public var unreadable: [StoreIssue] = []
+        /// The document's folder on a side that may not be written (permission denied, a
+        /// read-only file system), and why: the packages bound for it are not copied, its
+        /// tombstones and clean-up are left, and what else of the document could be copied
+        /// (to the other side) is counted in ``sent`` or ``received``.
+        public var unwritable: [StoreIssue] = []
 
         /// Nothing done.
         public init() {}
@@ -192,7 +197,7 @@ public struct RevisionTransfer: Sendable {
         let finished = try BoundedWork.map(count: finishing.count, width: width) { [self, plans] index in
             try finish(plans[finishing[index]])
         }
-        for index in plans.indices where !plans[index].skipped {
+        for index in plans.indices where !plans[index].skipped && !plans[index].refused {
             // Nothing received and nothing failed: the local side is as it was, and the
             // remote one too, or now holds the same revisions.
             let before = plans[index]
@@ -230,6 +235,8 @@ public struct RevisionTransfer: Sendable {
         var remoteBefore = false
         var localFailed = false
         var remoteFailed = false
+        /// Whether a side refused packages of the document (``DocumentOutcome/unwritable``).
+        var refused = false
         var outcome = DocumentOutcome()
 
         /// Sets whether a conflict appeared (a side is in conflict that was not before: a
@@ -243,7 +250,7 @@ public struct RevisionTransfer: Sendable {
         /// Whether the document needs its second step, under its locks again: tombstones
         /// to write, clean-up, or its conflict state to read again.
         var needsFinishing: Bool {
-            !skipped
+            !skipped && !refused
                 && (!toRemote.tombstones.isEmpty || !toLocal.tombstones.isEmpty || outcome.received > 0
                     || localFailed
                     || remoteFailed || !outcome.repaired.isEmpty
@@ -718,8 +725,21 @@ public struct RevisionTransfer: Sendable {
         }
         guard !batch.isEmpty else { return }
         // A package already there (or half there from an interrupted copy) is completed.
-        try target.publish(staged: batch, lockingCompletions: true)
-        for owner in owners {
+        // A document's folder that may not be written refuses its packages alone.
+        let outcomes = try target.publish(staged: batch, lockingCompletions: true, refusingDenied: true)
+        for (owner, outcome) in zip(owners, outcomes) {
+            if case .refused(let error) = outcome {
+                if !plans[owner].refused {
+                    plans[owner].refused = true
+                    let folder = target.root + "/" + target.folder(of: plans[owner].document)
+                    plans[owner].outcome.unwritable.append(
+                        StoreIssue(
+                            path: folder,
+                            message: "cannot be written, so it is not synced: "
+                                + RevisionStore.reason(error, file: folder)))
+                }
+                continue
+            }
             if direction == \Plan.toRemote {
                 plans[owner].outcome.sent += 1
             } else {

@@ -187,7 +187,9 @@ struct UnreadableEntryTests {
             #expect(named?.first?["message"]?.contains("Permission denied") == true, "\(sync.stdout)")
             #expect(sync.stderr.contains("error: \(setup.folder): cannot be read"), "\(sync.stderr)")
             #expect(
-                sync.stderr.hasSuffix("error: 1 document could not be read, so not synced\n"),
+                sync.stderr.hasSuffix(
+                    "error: 1 document could not be read, so not synced\(merge.isEmpty ? "" : " or not merged")\n"
+                ),
                 "\(sync.stderr)")
         }
         let copied = try FileManager.default.contentsOfDirectory(atPath: setup.other + "/Documents").sorted()
@@ -224,6 +226,56 @@ struct UnreadableEntryTests {
             sync.stderr.hasSuffix("error: 1 document could not be read, so not synced\n"), "\(sync.stderr)")
         let copied = try FileManager.default.contentsOfDirectory(atPath: setup.other + "/Documents").sorted()
         #expect(copied == setup.readable.map { $0.uuidString.lowercased() })
+    }
+
+    @Test(
+        "sync names a document whose folder may not be written on the other side (and a new document where the documents' folder may not be written), copies everything else, leaves no temporary and exits 1 (it failed whole, part of a batch copied)",
+        CommandRunner.needs("setpriv"))
+    func syncPassesOverUnwritableFolder() throws {
+        let setup = try ThreeDocuments(.metadata, otherStore: true)
+        defer { setup.remove() }
+        setup.restore()
+        func survey(_ arguments: [String], store: String? = nil) throws -> CommandRunner.Result {
+            try CommandRunner.run(arguments + ["--store", store ?? setup.root], prefix: setup.prefix)
+        }
+        #expect(try survey(["sync", setup.other]).status == 0)
+        for id in setup.ids {
+            #expect(try survey(["edit", id.uuidString.lowercased(), "--title", "Later"]).status == 0)
+        }
+        let theirs = setup.other + "/" + StoreLayout.folder(of: setup.hidden)
+        try Self.chmod(theirs, 0o555)
+        defer { try? Self.chmod(theirs, 0o755) }
+        let sync = try survey(["sync", setup.other, "--json"])
+        #expect(sync.status == 1, "\(sync.stdout)\(sync.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(sync.stdout.utf8)) as? [String: Any]
+        let named = report?["unwritable"] as? [[String: String]]
+        #expect(named?.map { $0["path"] } == [theirs], "\(sync.stdout)")
+        #expect(named?.first?["message"]?.hasPrefix("cannot be written, so it is not synced: ") == true)
+        #expect(named?.first?["message"]?.hasSuffix("Permission denied") == true, "\(sync.stdout)")
+        #expect(report?["sent"] as? Int == 2, "\(sync.stdout)")
+        #expect(
+            sync.stderr.hasSuffix("error: 1 document could not be written, so not synced whole\n"),
+            "\(sync.stderr)")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: setup.other + "/Local.nosync/tmp").isEmpty)
+        // A document new to the other side, whose documents' folder may not be written.
+        let created = try survey(["new", "--title", "New"]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        try Self.chmod(setup.other + "/Documents", 0o555)
+        defer { try? Self.chmod(setup.other + "/Documents", 0o755) }
+        let blocked = try survey(["sync", setup.other, "--json"])
+        #expect(blocked.status == 1, "\(blocked.stderr)")
+        let paths = Set(
+            ((try JSONSerialization.jsonObject(with: Data(blocked.stdout.utf8)) as? [String: Any])?[
+                "unwritable"]
+                as? [[String: String]] ?? []).compactMap { $0["path"] })
+        #expect(paths == [theirs, setup.other + "/Documents/" + created], "\(blocked.stdout)")
+        // Writable again: the rest is copied.
+        try Self.chmod(setup.other + "/Documents", 0o755)
+        try Self.chmod(theirs, 0o755)
+        let again = try survey(["sync", setup.other, "--json"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try survey(["verify"], store: setup.other).status == 0)
     }
 
     @Test(
@@ -264,47 +316,196 @@ struct UnreadableEntryTests {
     }
 
     @Test(
-        "A prune that may not remove a package names the document as skipped, prunes the others and exits 1; every later write to the store goes ahead, and once the package may be removed the prune finishes (each write failed on it)",
+        "A prune that may not remove a package, or write a tombstone into a document's folder, names each document as skipped, prunes the others and exits 1; every later write and sync goes ahead, and once it may the prune finishes (each write, each sync failed on what was left)",
         CommandRunner.needs("setpriv"))
-    func unremovablePackageKeepsNoWriteWaiting() throws {
-        let setup = try ThreeDocuments(.metadata)
+    func unwritableDocumentsKeepNoWriteWaiting() throws {
+        let setup = try ThreeDocuments(.metadata, otherStore: true)
         defer { setup.remove() }
         setup.restore()
+        func survey(_ arguments: [String], store: String? = nil) throws -> CommandRunner.Result {
+            try CommandRunner.run(arguments + ["--store", store ?? setup.root], prefix: setup.prefix)
+        }
         let store = try SurveyStore.openForReading(at: setup.root)
         let first = try #require(
             try store.graph(of: setup.hidden).revisions.values.first { $0.parents.isEmpty })
         let package = setup.root + "/" + StoreLayout.package(first.id, of: setup.hidden)
+        let folder = setup.root + "/" + StoreLayout.folder(of: setup.readable[0])
         try Self.chmod(package, 0o555)
-        defer { try? Self.chmod(package, 0o755) }
-        let prune = try CommandRunner.run(["prune", "--json", "--store", setup.root], prefix: setup.prefix)
+        try Self.chmod(folder, 0o555)
+        defer {
+            try? Self.chmod(package, 0o755)
+            try? Self.chmod(folder, 0o755)
+        }
+        let prune = try survey(["prune", "--json"])
         #expect(prune.status == 1, "\(prune.stderr)")
-        #expect(prune.stderr.hasPrefix("error: 1 document could not be pruned whole"), "\(prune.stderr)")
+        #expect(prune.stderr.hasPrefix("error: 2 documents could not be pruned whole"), "\(prune.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(prune.stdout.utf8)) as? [String: Any]
         let rows = (report?["documents"] as? [[String: Any]]) ?? []
+        func row(_ id: UUID) -> [String: Any]? {
+            rows.first { $0["id"] as? String == id.uuidString.lowercased() }
+        }
+        let unremovable = row(setup.hidden)?["skipped"] as? String
+        #expect(
+            unremovable?.hasPrefix("cannot remove \(package)/") == true
+                && unremovable?.hasSuffix(": Permission denied") == true, "\(rows)")
+        let unwritable = row(setup.readable[0])?["skipped"] as? String
+        #expect(
+            unwritable?.hasPrefix("cannot move into place \(folder)/") == true
+                && unwritable?.hasSuffix(".pruned: Permission denied") == true, "\(rows)")
+        #expect((row(setup.readable[1])?["pruned"] as? [String])?.count == 1, "\(rows)")
+        // What a prune left keeps no write and no sync from going ahead.
+        let edit = try survey(["edit", setup.readable[1].uuidString.lowercased(), "--title", "Edited"])
+        #expect(edit.status == 0, "\(edit.stderr)")
+        let sync = try survey(["sync", setup.other])
+        #expect(sync.status == 0, "\(sync.stdout)\(sync.stderr)")
+        let verify = try survey(["verify"])
+        #expect((verify.stdout + verify.stderr).contains("a copy of a pruned revision"), "\(verify.stdout)")
+        try Self.chmod(package, 0o755)
+        try Self.chmod(folder, 0o755)
+        let again = try survey(["prune"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: package))
+        let clean = try survey(["verify"])
+        #expect(clean.status == 0, "\(clean.stdout)\(clean.stderr)")
+    }
+
+    @Test(
+        "sync --merge and resolve --all --merge name a document whose conflicting head may not be read, leave it in conflict, merge every other one and exit 1 (each stopped at it; resolve --all had merged the documents before it, unreported)",
+        CommandRunner.needs("setpriv"))
+    func mergesPassOverUnreadableHead() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (a, b) = (directory.appendingPathComponent("a").path, directory.appendingPathComponent("b").path)
+        let here = try SurveyStore.create(at: a, deviceName: "laptop")
+        let there = try SurveyStore.create(at: b, deviceName: "phone")
+        var ids: [UUID] = []
+        for title in ["One", "Two", "Three"] {
+            let name = Item(title: "Name", kind: .textField(subtitle: nil))
+            let note = Item(title: "Note", kind: .textField(subtitle: nil))
+            ids.append(try here.create(try Survey(title: title, items: [name, note])).id)
+        }
+        ids.sort { $0.uuidString.lowercased() < $1.uuidString.lowercased() }
+        _ = try here.sync(with: there)
+        // Each side answers another item: conflicts that merge cleanly.
+        for (store, position) in [(here, 0), (there, 1)] {
+            for id in ids {
+                var document = try store.open(id)
+                try document.survey.setAnswer(.text("x"), forItem: document.survey.items[position].id)
+                _ = try store.save(document)
+            }
+        }
+        _ = try here.sync(with: there)
+        let hidden = ids[1]
+        // The head that does not win: the listing reads only the winner.
+        let graph = try here.graph(of: hidden)
+        let theirs = try #require(graph.heads.first { $0.id != graph.winner?.id })
+        let content = a + "/" + StoreLayout.package(theirs.id, of: hidden) + "/" + StoreLayout.contentFile
+        var prefix: [String] = []
+        if getuid() == 0 {
+            guard let setpriv = CommandRunner.requireTool("setpriv") else { return }
+            prefix = [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+            _ = try ChildProcess.run("/bin/chown", ["-R", "nobody:nogroup", directory.path])
+        }
+        try Self.chmod(content, 0)
+        defer { try? Self.chmod(content, 0o644) }
+        let folder = a + "/" + StoreLayout.folder(of: hidden)
+
+        let preview = try CommandRunner.run(
+            ["resolve", "--all", "--merge", "--dry-run", "--json", "--store", a], prefix: prefix)
+        #expect(preview.status == 1, "\(preview.stdout)\(preview.stderr)")
+        #expect(
+            preview.stderr.hasSuffix("error: 1 document could not be read, so not merged\n"),
+            "\(preview.stderr)")
+        let previewed = try JSONSerialization.jsonObject(with: Data(preview.stdout.utf8)) as? [String: Any]
+        #expect((previewed?["resolved"] as? [[String: Any]])?.count == 2, "\(preview.stdout)")
+        let left = (previewed?["unresolved"] as? [[String: Any]])?.first
+        #expect(left?["id"] as? String == hidden.uuidString.lowercased(), "\(preview.stdout)")
+        #expect(
+            (left?["reason"] as? String)?.hasPrefix("\(folder): cannot be read, so it is not merged: ")
+                == true,
+            "\(preview.stdout)")
+
+        let sync = try CommandRunner.run(["sync", b, "--merge", "--json", "--store", a], prefix: prefix)
+        #expect(sync.status == 1, "\(sync.stdout)\(sync.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(sync.stdout.utf8)) as? [String: Any]
+        #expect(
+            Set(report?["merged"] as? [String] ?? [])
+                == Set([ids[0], ids[2]].map { $0.uuidString.lowercased() }))
+        #expect(report?["unmerged"] as? [String] == [hidden.uuidString.lowercased()], "\(sync.stdout)")
+        #expect((Self.unreadable(sync.stdout) ?? []).map { $0["path"] } == [folder], "\(sync.stdout)")
+        #expect(
+            sync.stderr.hasSuffix("error: 1 document could not be read, so not synced or not merged\n"),
+            "\(sync.stderr)")
+
+        let all = try CommandRunner.run(
+            ["resolve", "--all", "--merge", "--json", "--store", a], prefix: prefix)
+        #expect(all.status == 1, "\(all.stdout)\(all.stderr)")
+        #expect(Self.unreadable(all.stdout)?.map { $0["path"] } == [folder], "\(all.stdout)")
+        let resolved = try JSONSerialization.jsonObject(with: Data(all.stdout.utf8)) as? [String: Any]
+        #expect(
+            (resolved?["unresolved"] as? [[String: Any]])?.map { $0["id"] as? String } == [
+                hidden.uuidString.lowercased()
+            ])
+    }
+
+    @Test(
+        "A lock file that may not be opened is named as one that can be removed: prune and sync leave its document and go on with the others (each stopped at it)",
+        CommandRunner.needs("setpriv"))
+    func unopenableLockFile() throws {
+        let setup = try ThreeDocuments(.metadata, otherStore: true)
+        defer { setup.remove() }
+        setup.restore()
+        let lock = setup.root + "/" + StoreLayout.lock(of: setup.hidden)
+        #expect(FileManager.default.fileExists(atPath: lock))
+        try Self.chmod(lock, 0)
+        defer { try? Self.chmod(lock, 0o644) }
+        let prune = try CommandRunner.run(["prune", "--json", "--store", setup.root], prefix: setup.prefix)
+        let rows =
+            (try JSONSerialization.jsonObject(with: Data(prune.stdout.utf8)) as? [String: Any])?["documents"]
+            as? [[String: Any]] ?? []
         let skipped =
             rows.first { $0["id"] as? String == setup.hidden.uuidString.lowercased() }?["skipped"] as? String
         #expect(
-            skipped?.hasPrefix("cannot remove \(package)/") == true
-                && skipped?.hasSuffix(": Permission denied") == true,
-            "\(rows)")
+            skipped?.hasPrefix("cannot lock \(lock): it may not be opened (Permission denied") == true
+                && skipped?.contains("lock files hold nothing") == true, "\(prune.stdout)\(prune.stderr)")
         for id in setup.readable {
             #expect(
                 (rows.first { $0["id"] as? String == id.uuidString.lowercased() }?["pruned"] as? [String])?
                     .count == 1,
                 "\(rows)")
         }
-        let edit = try CommandRunner.run(
-            ["edit", setup.readable[0].uuidString.lowercased(), "--title", "Edited", "--store", setup.root],
-            prefix: setup.prefix)
-        #expect(edit.status == 0, "\(edit.stderr)")
-        let verify = try CommandRunner.run(["verify", "--store", setup.root], prefix: setup.prefix)
-        #expect((verify.stdout + verify.stderr).contains("an interrupted prune"), "\(verify.stdout)")
-        try Self.chmod(package, 0o755)
-        let again = try CommandRunner.run(["prune", "--store", setup.root], prefix: setup.prefix)
-        #expect(again.status == 0, "\(again.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: package))
-        let clean = try CommandRunner.run(["verify", "--store", setup.root], prefix: setup.prefix)
-        #expect(clean.status == 0, "\(clean.stdout)\(clean.stderr)")
+        let sync = try CommandRunner.run(
+            ["sync", setup.other, "--json", "--store", setup.root], prefix: setup.prefix)
+        #expect(sync.status == 1, "\(sync.stderr)")
+        let copied = try FileManager.default.contentsOfDirectory(atPath: setup.other + "/Documents").sorted()
+        #expect(copied == setup.readable.map { $0.uuidString.lowercased() }, "\(sync.stdout)\(sync.stderr)")
+    }
+
+    @Test(
+        "Per-device state that may not be removed keeps no prune or sync from going ahead (prune said it failed after pruning, stopped, and every sync failed on it)",
+        CommandRunner.needs("setpriv"))
+    func unremovableStateKeepsNothingWaiting() throws {
+        let setup = try ThreeDocuments(.metadata, otherStore: true)
+        defer { setup.remove() }
+        setup.restore()
+        try SurveyStore.open(at: setup.root).setLocalState(["LastOpenedItem": 1], of: setup.hidden)
+        if getuid() == 0 {
+            _ = try ChildProcess.run("/bin/chown", ["-R", "nobody:nogroup", setup.directory.path])
+        }
+        let hidden = setup.hidden.uuidString.lowercased()
+        #expect(
+            try CommandRunner.run(["delete", hidden, "--store", setup.root], prefix: setup.prefix).status == 0
+        )
+        let state = setup.root + "/" + StoreLayout.stateFolder
+        try Self.chmod(state, 0o555)
+        defer { try? Self.chmod(state, 0o755) }
+        let prune = try CommandRunner.run(["prune", "--json", "--store", setup.root], prefix: setup.prefix)
+        #expect(prune.status == 0, "\(prune.stdout)\(prune.stderr)")
+        #expect(
+            FileManager.default.fileExists(atPath: setup.root + "/" + StoreLayout.stateFile(of: setup.hidden))
+        )
+        let sync = try CommandRunner.run(["sync", setup.other, "--store", setup.root], prefix: setup.prefix)
+        #expect(sync.status == 0, "\(sync.stderr)")
     }
 
     @Test(

@@ -62,7 +62,7 @@ extension PackageWriter {
         return try publish(try stage(items), creatingFolders: folders)
     }
 
-    /// The largest batch that ``publish(_:creatingFolders:)`` makes durable item by item
+    /// The largest batch that ``publish(_:creatingFolders:refusing:)`` makes durable item by item
     /// (each file and package folder fsynced before its rename, each parent after it)
     /// rather than with `syncfs`: a batch of one, whose own fsyncs cost what it wrote,
     /// while `syncfs` also waits for everything else dirty on the file system (see
@@ -80,7 +80,7 @@ extension PackageWriter {
 
     /// Step 1 of ``writeBatch(_:creatingFolders:)`` on its own: writes `items` under the
     /// temporary folder, without fsyncs, to be published later by
-    /// ``publish(_:creatingFolders:)`` or removed by ``discard(_:)``. Safe to call from
+    /// ``publish(_:creatingFolders:refusing:)`` or removed by ``discard(_:)``. Safe to call from
     /// several threads at once. The caller holds ``lockForWriting()`` from before this
     /// call until they are published or discarded, so that no writer opening the store
     /// takes them for leftovers.
@@ -131,9 +131,18 @@ extension PackageWriter {
     /// of at most ``largestBatchSyncedItemByItem``), renames each into place and makes
     /// the renames durable. The caller holds ``lockForWriting()``.
     ///
+    /// With `refusing`, a folder that cannot be made, or an item that cannot be renamed
+    /// into place, with an error that `refusing` accepts (a folder another user owns, a
+    /// read-only file system) does not fail the batch: each item bound for that folder, or
+    /// that item, is `.refused` and removed from the temporary folder, and the others are
+    /// published. Any other failure fails the batch, as it always does.
+    ///
     /// - Returns: Each item's outcome, in the order of `staged`.
     /// - Throws: ``FileSystemError``; the staged items not published are removed.
-    public func publish(_ staged: [StagedItem], creatingFolders folders: [String] = []) throws -> [Outcome] {
+    public func publish(
+        _ staged: [StagedItem], creatingFolders folders: [String] = [],
+        refusing isRefusal: (FileSystemError) -> Bool = { _ in false }
+    ) throws -> [Outcome] {
         guard !staged.isEmpty else { return [] }
         var unpublished = staged.map { Optional($0.temporary) }
         var created: [String] = []
@@ -146,8 +155,14 @@ extension PackageWriter {
                 for folder in created.reversed() { removeIfEmpty(folder) }
             }
         }
-        for folder in folders where try makeFolder(root + "/" + folder) {
-            created.append(folder)
+        // Folders that refused to be made, and why: what goes into them is refused too.
+        var refusedFolders: [(folder: String, error: FileSystemError)] = []
+        for folder in folders {
+            do {
+                if try makeFolder(root + "/" + folder) { created.append(folder) }
+            } catch let error as FileSystemError where isRefusal(error) {
+                refusedFolders.append((folder, error))
+            }
         }
         // A small batch, or a file system without syncfs: each item fsynced on its own.
         let flushed =
@@ -187,6 +202,10 @@ extension PackageWriter {
         var outcomes: [Outcome] = []
         var parents = Set<String>()
         for (index, entry) in staged.enumerated() {
+            if let refusal = refusedFolders.first(where: { entry.item.path.hasPrefix($0.folder + "/") }) {
+                outcomes.append(.refused(refusal.error))
+                continue
+            }
             let destination = root + "/" + entry.item.path
             let name = System.lastComponent(of: destination)
             guard !name.isEmpty, name != ".", name != ".." else {
@@ -204,7 +223,9 @@ extension PackageWriter {
             case .failure(let errno) where errno == .exists || errno == .notEmpty:
                 outcomes.append(.alreadyExists)
             case .failure(let errno):
-                throw FileSystemError(.rename, path: destination, errno: errno)
+                let error = FileSystemError(.rename, path: destination, errno: errno)
+                guard isRefusal(error) else { throw error }
+                outcomes.append(.refused(error))
             }
         }
         // The renames' entries: every parent at once by a second flush, or each fsynced.

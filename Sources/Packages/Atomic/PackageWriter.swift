@@ -41,6 +41,10 @@ public struct PackageWriter: Sendable {
         case created
         /// Something already had the destination's name; nothing was changed.
         case alreadyExists
+        /// The destination's folder refused it (the error, which the caller's `refusing`
+        /// accepted as such: permission denied, say); nothing was changed there. Only
+        /// ``publish(_:creatingFolders:refusing:)`` gives it.
+        case refused(FileSystemError)
     }
 
     /// The store's root folder.

@@ -187,12 +187,14 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     /// Whether a lock could not be taken because of what stands in its place: something
-    /// other than a lock file (a folder, a link, a FIFO, a file with a second name), an
-    /// entry that can be removed, or a file that something keeps replacing. Unlike a lock
-    /// held elsewhere or an I/O error, this is about one document's lock alone: a run over
-    /// many documents leaves that one, reports it with this error's reason, and goes on.
+    /// other than a lock file (a folder, a link, a FIFO, a file with a second name), a
+    /// lock file this user may not open (another user's, `chmod 000`), an entry that can
+    /// be removed, or a file that something keeps replacing. Unlike a lock held elsewhere
+    /// or an I/O error, this is about one document's lock alone: a run over many documents
+    /// leaves that one, reports it with this error's reason, and goes on.
     public var isUnusableLock: Bool {
-        operation == .lock && (isAboutTheEntry || code == .hardLinked || code == .keepsChanging)
+        operation == .lock
+            && (isAboutTheEntry || code == .hardLinked || code == .keepsChanging || code == .permissionDenied)
     }
 
     /// `cannot fsync /store/Documents/…: Input/output error`.
@@ -233,6 +235,8 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         case .symbolicLink: return "it is a symbolic link, and a link is never followed" + lockAdvice
         case .notRegularFile: return "it is not a regular file (a FIFO, socket or device)" + lockAdvice
         case .isDirectory: return "it is a folder" + lockAdvice
+        case .permissionDenied where operation == .lock:
+            return "it may not be opened (Permission denied: another user's, or its mode)" + lockAdvice
         case .hardLinked:
             return
                 "it has more than one name (hard links, as a copy made with `cp -al` leaves between a store and its copy), so a lock on it would lock the others too, and this name could not be removed to give the store a lock file of its own; "

@@ -97,6 +97,13 @@ public final class FileLock {
         } catch let error as FileSystemError where error.isAboutTheEntry {
             // A link or a folder where the lock file belongs: never a lock, and named as one.
             throw FileSystemError(error.code, operation: .lock, path: path)
+        } catch let error as FileSystemError
+            where error.code == .permissionDenied && (try? system.status(path)) != nil
+        {
+            // A lock file there that this user may not open (another user's, its mode):
+            // named as a lock file that can be removed. One that cannot be made (a folder
+            // of locks that may not be written) stays the failure it is, for every lock.
+            throw FileSystemError(.permissionDenied, operation: .lock, path: path)
         }
         var holding = false
         defer {

@@ -21,7 +21,11 @@ struct SyncCommand: ParsableCommand {
             status is 1. So is a document whose folder, or a package or file in it, may not be read \
             on either side (permission denied, an input/output error): nothing of it is copied either \
             way, it is named ("error: PATH: cannot be read, ...", unreadable: [{"id", "path", "message"}]), \
-            every other document is synced (and with --merge, merged), and the exit status is 1. Content damaged without a change of size is not looked for, since that would \
+            every other document is synced (and with --merge, merged), and the exit status is 1. So is a \
+            document whose folder (or, for a document new there, the documents' folder) may not be written \
+            on a side (permission denied, a read-only file system): what cannot go there is not copied, it is \
+            named ("error: PATH: cannot be written, ...", unwritable: [{"id", "path", "message"}]), and every \
+            other document is synced. Content damaged without a change of size is not looked for, since that would \
             read every file on both sides: `survey verify` finds it, and `survey verify --repair-from \
             OTHER_STORE` repairs it.
 
@@ -65,6 +69,8 @@ struct SyncCommand: ParsableCommand {
         /// Documents not synced because one side's folder, or a package or file in it, may
         /// not be read.
         var unreadable: [Unreadable]
+        /// Documents not synced whole because one side's folder may not be written.
+        var unwritable: [Unreadable]
         /// The packages (paths in the store that received them) of revisions copied that
         /// are stamped more than a day ahead of this clock.
         var aheadOfClock: [String]
@@ -100,6 +106,11 @@ struct SyncCommand: ParsableCommand {
                         id: SafeName.lastComponent(of: issue.path), path: issue.path,
                         message: Advice.message(of: issue))
                 },
+                unwritable: report.unwritable.map { issue in
+                    Unreadable(
+                        id: SafeName.lastComponent(of: issue.path), path: issue.path,
+                        message: Advice.message(of: issue))
+                },
                 aheadOfClock: report.aheadOfClock.map(\.path),
                 merged: merging?.merged.map(\.lowercased), unmerged: merging?.unmerged.map(\.lowercased))
             for issue in report.aheadOfClock { Console.error("warning: \(Advice.describe(issue))") }
@@ -107,6 +118,7 @@ struct SyncCommand: ParsableCommand {
             // Damaged revisions are skipped, everything else is synced; the exit says so.
             for issue in report.damaged { Console.error("error: \(Advice.describe(issue))") }
             for issue in report.unreadable { Console.error("error: \(Advice.describe(issue))") }
+            for issue in report.unwritable { Console.error("error: \(Advice.describe(issue))") }
             if options.json {
                 try Console.printJSON(result)
             } else {
@@ -128,9 +140,18 @@ struct SyncCommand: ParsableCommand {
             }
             if !report.unreadable.isEmpty {
                 let documents = Set(result.unreadable.map(\.id)).count
-                Console.error("error: \(Unreadable.count(documents)), so not synced")
+                Console.error(
+                    "error: \(Unreadable.count(documents)), so not synced\(merge ? " or not merged" : "")")
             }
-            if !report.damaged.isEmpty || !report.unreadable.isEmpty { throw ExitStatus.failure }
+            if !report.unwritable.isEmpty {
+                let documents = Set(result.unwritable.map(\.id)).count
+                Console.error(
+                    "error: \(documents == 1 ? "1 document" : "\(documents) documents") could not be written, so not synced whole"
+                )
+            }
+            if !report.damaged.isEmpty || !report.unreadable.isEmpty || !report.unwritable.isEmpty {
+                throw ExitStatus.failure
+            }
         }
     }
 

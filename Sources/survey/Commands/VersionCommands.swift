@@ -194,7 +194,8 @@ struct ResolveCommand: ParsableCommand {
             different changes to one field are contested and take the value of the first head, winner first \
             (or --prefer REV first), that changed it. \
             --strict refuses with exit 75, writing nothing, when a field is contested. \
-            --all --merge resolves every document in conflict and lists those it could not (exit 75 when any is left); \
+            --all --merge resolves every document in conflict and lists those it could not (exit 75 when any is left; \
+            1 when a head or base of one could not be read, which is named in "unreadable" with --json); \
             with nothing in conflict it says so. \
             The same resolution made on two replicas is the same revision.
 
@@ -410,8 +411,14 @@ struct ResolveCommand: ParsableCommand {
             @NullIfAbsent var contested: Int?  // null when it cannot be merged
             var reason: String
         }
-        struct Report: Encodable { var resolved: [Resolved]; var unresolved: [Unresolved]; var dryRun: Bool }
-        var report = Report(resolved: [], unresolved: [], dryRun: dryRun)
+        struct Report: Encodable {
+            var resolved: [Resolved]
+            var unresolved: [Unresolved]
+            /// Documents left in conflict because a head or base may not be read.
+            var unreadable: [Unreadable]
+            var dryRun: Bool
+        }
+        var report = Report(resolved: [], unresolved: [], unreadable: [], dryRun: dryRun)
         for summary in try store.documents() where !summary.conflicts.isEmpty {
             do {
                 guard
@@ -442,6 +449,20 @@ struct ResolveCommand: ParsableCommand {
                     Unresolved(
                         id: summary.id.lowercased, title: summary.title, contested: nil,
                         reason: error.description))
+            } catch {
+                // A head or base that may not be read (permission denied, an input/output
+                // error): this document is left, named, and every other one merged.
+                guard let issue = store.unreadableIssue(error, of: summary.id, so: "merged") else {
+                    throw error
+                }
+                report.unresolved.append(
+                    Unresolved(
+                        id: summary.id.lowercased, title: summary.title, contested: nil,
+                        reason: Advice.describe(issue)))
+                report.unreadable.append(
+                    Unreadable(
+                        id: summary.id.lowercased, path: issue.path, message: Advice.message(of: issue)))
+                Console.error("error: \(Advice.describe(issue))")
             }
         }
         if options.json {
@@ -460,6 +481,11 @@ struct ResolveCommand: ParsableCommand {
                     "\(row.id): left in conflict (\(row.contested.map { "\($0) contested field(s)" } ?? row.reason))"
                 )
             }
+        }
+        // A document that could not be read is a failure, not a refusal.
+        if !report.unreadable.isEmpty {
+            Console.error("error: \(Unreadable.count(report.unreadable.count)), so not merged")
+            throw ExitStatus.failure
         }
         if !report.unresolved.isEmpty { throw ExitStatus.refused }
     }
@@ -544,7 +570,7 @@ struct PruneCommand: ParsableCommand {
                     )
                 case .skippedUnusableLock(let reason):
                     row = Row(id: id.lowercased, pruned: [], skipped: reason)
-                case .skippedUnremovable(let reason):
+                case .skippedUnwritable(let reason):
                     row = Row(id: id.lowercased, pruned: [], skipped: reason)
                     unfinished.append(id)
                 }
