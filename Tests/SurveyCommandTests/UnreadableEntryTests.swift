@@ -122,6 +122,11 @@ struct UnreadableEntryTests {
         /// A second, empty store beside the first.
         var other: String { directory.appendingPathComponent("other").path }
 
+        /// Runs `survey` with `arguments` on the store (or on `store`), through ``prefix``.
+        func survey(_ arguments: [String], store: String? = nil) throws -> CommandRunner.Result {
+            try CommandRunner.run(arguments + ["--store", store ?? root], prefix: prefix)
+        }
+
         /// Makes the entry readable again.
         func restore() {
             try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: target)
@@ -235,17 +240,14 @@ struct UnreadableEntryTests {
         let setup = try ThreeDocuments(.metadata, otherStore: true)
         defer { setup.remove() }
         setup.restore()
-        func survey(_ arguments: [String], store: String? = nil) throws -> CommandRunner.Result {
-            try CommandRunner.run(arguments + ["--store", store ?? setup.root], prefix: setup.prefix)
-        }
-        #expect(try survey(["sync", setup.other]).status == 0)
+        #expect(try setup.survey(["sync", setup.other]).status == 0)
         for id in setup.ids {
-            #expect(try survey(["edit", id.uuidString.lowercased(), "--title", "Later"]).status == 0)
+            #expect(try setup.survey(["edit", id.uuidString.lowercased(), "--title", "Later"]).status == 0)
         }
         let theirs = setup.other + "/" + StoreLayout.folder(of: setup.hidden)
         try Self.chmod(theirs, 0o555)
         defer { try? Self.chmod(theirs, 0o755) }
-        let sync = try survey(["sync", setup.other, "--json"])
+        let sync = try setup.survey(["sync", setup.other, "--json"])
         #expect(sync.status == 1, "\(sync.stdout)\(sync.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(sync.stdout.utf8)) as? [String: Any]
         let named = report?["unwritable"] as? [[String: String]]
@@ -259,11 +261,11 @@ struct UnreadableEntryTests {
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: setup.other + "/Local.nosync/tmp").isEmpty)
         // A document new to the other side, whose documents' folder may not be written.
-        let created = try survey(["new", "--title", "New"]).stdout.trimmingCharacters(
+        let created = try setup.survey(["new", "--title", "New"]).stdout.trimmingCharacters(
             in: .whitespacesAndNewlines)
         try Self.chmod(setup.other + "/Documents", 0o555)
         defer { try? Self.chmod(setup.other + "/Documents", 0o755) }
-        let blocked = try survey(["sync", setup.other, "--json"])
+        let blocked = try setup.survey(["sync", setup.other, "--json"])
         #expect(blocked.status == 1, "\(blocked.stderr)")
         let paths = Set(
             ((try JSONSerialization.jsonObject(with: Data(blocked.stdout.utf8)) as? [String: Any])?[
@@ -273,9 +275,9 @@ struct UnreadableEntryTests {
         // Writable again: the rest is copied.
         try Self.chmod(setup.other + "/Documents", 0o755)
         try Self.chmod(theirs, 0o755)
-        let again = try survey(["sync", setup.other, "--json"])
+        let again = try setup.survey(["sync", setup.other, "--json"])
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(try survey(["verify"], store: setup.other).status == 0)
+        #expect(try setup.survey(["verify"], store: setup.other).status == 0)
     }
 
     @Test(
@@ -322,9 +324,6 @@ struct UnreadableEntryTests {
         let setup = try ThreeDocuments(.metadata, otherStore: true)
         defer { setup.remove() }
         setup.restore()
-        func survey(_ arguments: [String], store: String? = nil) throws -> CommandRunner.Result {
-            try CommandRunner.run(arguments + ["--store", store ?? setup.root], prefix: setup.prefix)
-        }
         let store = try SurveyStore.openForReading(at: setup.root)
         let first = try #require(
             try store.graph(of: setup.hidden).revisions.values.first { $0.parents.isEmpty })
@@ -336,7 +335,7 @@ struct UnreadableEntryTests {
             try? Self.chmod(package, 0o755)
             try? Self.chmod(folder, 0o755)
         }
-        let prune = try survey(["prune", "--json"])
+        let prune = try setup.survey(["prune", "--json"])
         #expect(prune.status == 1, "\(prune.stderr)")
         #expect(prune.stderr.hasPrefix("error: 2 documents could not be pruned whole"), "\(prune.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(prune.stdout.utf8)) as? [String: Any]
@@ -354,18 +353,18 @@ struct UnreadableEntryTests {
                 && unwritable?.hasSuffix(".pruned: Permission denied") == true, "\(rows)")
         #expect((row(setup.readable[1])?["pruned"] as? [String])?.count == 1, "\(rows)")
         // What a prune left keeps no write and no sync from going ahead.
-        let edit = try survey(["edit", setup.readable[1].uuidString.lowercased(), "--title", "Edited"])
+        let edit = try setup.survey(["edit", setup.readable[1].uuidString.lowercased(), "--title", "Edited"])
         #expect(edit.status == 0, "\(edit.stderr)")
-        let sync = try survey(["sync", setup.other])
+        let sync = try setup.survey(["sync", setup.other])
         #expect(sync.status == 0, "\(sync.stdout)\(sync.stderr)")
-        let verify = try survey(["verify"])
+        let verify = try setup.survey(["verify"])
         #expect((verify.stdout + verify.stderr).contains("a copy of a pruned revision"), "\(verify.stdout)")
         try Self.chmod(package, 0o755)
         try Self.chmod(folder, 0o755)
-        let again = try survey(["prune"])
+        let again = try setup.survey(["prune"])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(!FileManager.default.fileExists(atPath: package))
-        let clean = try survey(["verify"])
+        let clean = try setup.survey(["verify"])
         #expect(clean.status == 0, "\(clean.stdout)\(clean.stderr)")
     }
 
