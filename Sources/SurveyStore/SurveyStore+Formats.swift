@@ -439,11 +439,10 @@ public enum FormatCheck {
                     return result
                 }
                 if RevisionID.sha256Hex(content) != digest {
-                    let rewritten = try? FormatMigrator.survey(
-                        from: content, version: version, seed: result.document ?? path, file: contentPath
-                    ).plistData()
-                    guard version == FormatMigrator.current, let rewritten,
-                        RevisionID.sha256Hex(rewritten) == digest
+                    guard
+                        SurveyStore.reencoded(
+                            content, digest: digest, formatVersion: version, seed: result.document ?? path,
+                            file: contentPath) != nil
                     else {
                         result.message =
                             "\(contentPath): its SHA-256 is not the ContentDigest its \(StoreLayout.metadataFile) names (\(ShownText.escaping(digest))): edited or damaged since the package was made"

@@ -285,10 +285,23 @@ extension SurveyStore {
     /// with the bytes its digest names. `nil` otherwise (edited, damaged, a deletion, or
     /// another format than the current one).
     static func reencoded(_ content: Data, of metadata: RevisionMetadata, file: String) -> Data? {
-        guard !metadata.isDeleted, metadata.formatVersion == formatVersion,
-            let survey = try? decode(content, of: metadata, file: file),
+        guard !metadata.isDeleted, let digest = metadata.contentDigest else { return nil }
+        return reencoded(
+            content, digest: digest, formatVersion: metadata.formatVersion, seed: metadata.id.description,
+            file: file)
+    }
+
+    /// `content` written again as the store writes content when that matches `digest`:
+    /// ``reencoded(_:of:file:)`` for content of `formatVersion` whose item ids derive from
+    /// `seed`, without a revision's metadata (a bare package that names only its digest).
+    static func reencoded(_ content: Data, digest: String, formatVersion: Int, seed: String, file: String)
+        -> Data?
+    {
+        guard formatVersion == Self.formatVersion,
+            let survey = try? FormatMigrator.survey(
+                from: content, version: formatVersion, seed: seed, file: file),
             let rewritten = try? survey.plistData(),
-            RevisionID.sha256Hex(rewritten) == metadata.contentDigest
+            RevisionID.sha256Hex(rewritten) == digest
         else { return nil }
         return rewritten
     }

@@ -1469,9 +1469,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .readOnly(let path): "the store at \(ShownText.escaping(path)) was opened for reading only"
         case .newerLayout(let file, let version, let supported):
             "\(ShownText.escaping(file)): store layout \(version) is newer than this build supports (\(supported)); it can be read but not changed"
-        case .damagedStore(let file, let why):
-            "\(ShownText.escaping(file)): not a store's layout file: \(why)"
-        case .tornLayout(let file, let why):
+        case .damagedStore(let file, let why), .tornLayout(let file, let why):
             "\(ShownText.escaping(file)): not a store's layout file: \(why)"
         case .newerFormat(let id, let version, let supported):
             "\(id): format \(version) is newer than this build supports (\(supported))"

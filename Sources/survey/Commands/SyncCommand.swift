@@ -101,16 +101,8 @@ struct SyncCommand: ParsableCommand {
                 conflictsAppeared: report.conflictsAppeared.map(\.lowercased),
                 conflictsResolved: report.conflictsResolved.map(\.lowercased),
                 damaged: report.damaged.map(\.path), repaired: report.repaired.map(\.path),
-                unreadable: report.unreadable.map { issue in
-                    Unreadable(
-                        id: SafeName.lastComponent(of: issue.path), path: issue.path,
-                        message: Advice.message(of: issue))
-                },
-                unwritable: report.unwritable.map { issue in
-                    Unreadable(
-                        id: SafeName.lastComponent(of: issue.path), path: issue.path,
-                        message: Advice.message(of: issue))
-                },
+                unreadable: report.unreadable.map { Unreadable($0) },
+                unwritable: report.unwritable.map { Unreadable($0) },
                 aheadOfClock: report.aheadOfClock.map(\.path),
                 merged: merging?.merged.map(\.lowercased), unmerged: merging?.unmerged.map(\.lowercased))
             for issue in report.aheadOfClock { Console.error("warning: \(Advice.describe(issue))") }
@@ -146,7 +138,7 @@ struct SyncCommand: ParsableCommand {
             if !report.unwritable.isEmpty {
                 let documents = Set(result.unwritable.map(\.id)).count
                 Console.error(
-                    "error: \(documents == 1 ? "1 document" : "\(documents) documents") could not be written, so not synced whole"
+                    "error: \(Unreadable.documents(documents)) could not be written, so not synced whole"
                 )
             }
             if !report.damaged.isEmpty || !report.unreadable.isEmpty || !report.unwritable.isEmpty {

@@ -459,9 +459,7 @@ struct ResolveCommand: ParsableCommand {
                     Unresolved(
                         id: summary.id.lowercased, title: summary.title, contested: nil,
                         reason: Advice.describe(issue)))
-                report.unreadable.append(
-                    Unreadable(
-                        id: summary.id.lowercased, path: issue.path, message: Advice.message(of: issue)))
+                report.unreadable.append(Unreadable(issue, id: summary.id.lowercased))
                 Console.error("error: \(Advice.describe(issue))")
             }
         }
@@ -552,7 +550,7 @@ struct PruneCommand: ParsableCommand {
                 case .skippedUnreadable(let issue):
                     // Named now, as the others go on; counted in the last line.
                     unreadable.append(
-                        Unreadable(id: id.lowercased, path: issue.path, message: Advice.message(of: issue)))
+                        Unreadable(issue, id: id.lowercased))
                     progress.clear()
                     Console.error("error: \(Advice.describe(issue))")
                     total = count
@@ -620,7 +618,7 @@ struct PruneCommand: ParsableCommand {
             }
             if !unfinished.isEmpty {
                 Console.error(
-                    "error: \(unfinished.count == 1 ? "1 document" : "\(unfinished.count) documents") could not be pruned whole: what may not be removed stays until it may (the next write, or a prune, finishes)"
+                    "error: \(Unreadable.documents(unfinished.count)) could not be pruned whole: what may not be removed stays until it may (the next write, or a prune, finishes)"
                 )
             }
             if !unreadable.isEmpty || !unfinished.isEmpty { throw ExitStatus.failure }

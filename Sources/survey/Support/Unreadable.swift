@@ -1,3 +1,4 @@
+import Packages
 import SurveyStore
 
 /// A document a command over many documents could not read (its folder, or a package or
@@ -6,9 +7,22 @@ import SurveyStore
 struct Unreadable: Encodable {
     var id, path, message: String
 
+    /// `issue`, about document `id` (by default the one whose folder it names), with its
+    /// message as the command line says it (``Advice/message(of:)``).
+    init(_ issue: StoreIssue, id: String? = nil) {
+        self.id = id ?? SafeName.lastComponent(of: issue.path)
+        path = issue.path
+        message = Advice.message(of: issue)
+    }
+
     /// "1 document could not be read" or "N documents could not be read".
     static func count(_ count: Int) -> String {
-        count == 1 ? "1 document could not be read" : "\(count) documents could not be read"
+        documents(count) + " could not be read"
+    }
+
+    /// "1 document" or "N documents".
+    static func documents(_ count: Int) -> String {
+        count == 1 ? "1 document" : "\(count) documents"
     }
 
     /// The documents a listing's `issues` say could not be looked at, whole or in part
