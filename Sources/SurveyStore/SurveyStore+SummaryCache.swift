@@ -99,7 +99,7 @@ extension SurveyStore {
                                 "its current revision cannot be read, so it is listed without a title: \(error)",
                             isFailureToLook: failure != nil,
                             remedy: Self.remedy(
-                                forUnreadable: error, of: id, winner: winner, conflicts: read.graph.conflicts)
+                                forUnreadable: error, of: id, head: winner, otherHeads: read.graph.conflicts)
                         ))
                 }
             }
@@ -115,33 +115,35 @@ extension SurveyStore {
             documents: documents, issues: issues, fromCache: fromCache, unreadable: unreadable)
     }
 
-    /// What mends document `id` when opening it at `revision` (its winner when `nil`)
-    /// failed with `error`, as ``remedy(forUnreadable:of:winner:conflicts:)`` says it for
-    /// `list`: nothing unless the revision is the winner, which a save on top or a head
-    /// kept replaces.
+    /// What mends document `id` when reading it at `revision` (its winner when `nil`)
+    /// failed with `error`, as ``remedy(forUnreadable:of:head:otherHeads:)`` says it for
+    /// `list`: nothing unless the revision is a head that is not a deletion, which a save
+    /// on top, or another head kept, replaces.
     package func remedy(forUnreadable error: any Error, of id: UUID, revision: RevisionID?) -> Remedy? {
-        guard let graph = try? graph(of: id), let winner = graph.winner, !winner.isDeleted,
-            revision == nil || revision == winner.id
-        else { return nil }
-        return Self.remedy(forUnreadable: error, of: id, winner: winner, conflicts: graph.conflicts)
+        guard let graph = try? graph(of: id), let winner = graph.winner, !winner.isDeleted else { return nil }
+        let live = [winner] + graph.conflicts
+        guard let head = live.first(where: { $0.id == revision ?? winner.id }) else { return nil }
+        return Self.remedy(
+            forUnreadable: error, of: id, head: head, otherHeads: live.filter { $0.id != head.id })
     }
 
-    /// What mends document `id` whose `winner` cannot be read, as `error` says, or `nil`
-    /// when neither remedy applies (an input/output error, say).
+    /// What mends document `id` whose `head` (its winner, or another head in a conflict)
+    /// cannot be read, as `error` says, or `nil` when neither remedy applies (an
+    /// input/output error, say).
     ///
     /// Content that does not match the digest in its metadata is damaged here, and a
     /// replica's intact copy repairs it. Content that matches it but is no survey this
     /// build reads (malformed, or breaking a rule) holds the same bytes on every replica,
     /// so no repair mends it: new content saved on top does, or, in a conflict, keeping
-    /// one of `conflicts`, the other heads.
+    /// one of `otherHeads`, the document's other heads that are not deletions.
     static func remedy(
-        forUnreadable error: any Error, of id: UUID, winner: RevisionMetadata, conflicts: [RevisionMetadata]
+        forUnreadable error: any Error, of id: UUID, head: RevisionMetadata, otherHeads: [RevisionMetadata]
     ) -> Remedy? {
         switch error {
         case VersionsError.contentMismatch, VersionsError.digestMismatch:
             .repairFromReplica
         case is PropertyListError, is SurveyError, is SurveyFileError, is FormatError:
-            .replaceContent(id, otherHeads: conflicts.map(\.id), hasHistory: !winner.parents.isEmpty)
+            .replaceContent(id, otherHeads: otherHeads.map(\.id), hasHistory: !head.parents.isEmpty)
         default:
             nil
         }

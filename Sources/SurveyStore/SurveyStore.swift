@@ -619,9 +619,12 @@ public final class SurveyStore: Sendable {
             throw StoreError.newerFormat(revision.id, revision.formatVersion, supported: Self.formatVersion)
         }
         let data = try revisions.content(of: id, revision: revision)
-        return try Self.decode(
-            data, of: revision,
-            file: root + "/" + StoreLayout.package(revision.id, of: id) + "/" + StoreLayout.contentFile)
+        return try Self.decode(data, of: revision, file: contentFile(of: id, revision))
+    }
+
+    /// The path of `revision`'s content file, as errors about its content name it.
+    private func contentFile(of id: UUID, _ revision: RevisionMetadata) -> String {
+        root + "/" + StoreLayout.package(revision.id, of: id) + "/" + StoreLayout.contentFile
     }
 
     /// Opens a document: the survey of its winner (or of `revision`), that revision as
@@ -891,7 +894,9 @@ public final class SurveyStore: Sendable {
     ///   is not in conflict (and, for ``Resolution/keep(_:)`` and ``Resolution/content(_:)``,
     ///   not deleted either).
     /// - Throws: `StoreError`, also `StoreError/noSuchRevision(_:)` for a revision to
-    ///   keep that does not exist, even when there is nothing to resolve;
+    ///   keep that does not exist, even when there is nothing to resolve; the errors of
+    ///   reading the content to keep (the winner's, or the kept revision's), which must be
+    ///   a valid survey unless its format is newer than this build's, as a save's must;
     ///   `FileSystemError` when the revision cannot be written.
     @discardableResult
     public func resolve(_ id: UUID, _ resolution: Resolution) throws -> RevisionMetadata? {
@@ -918,11 +923,11 @@ public final class SurveyStore: Sendable {
         switch resolution {
         case .merge: return nil
         case .acceptWinner:
-            content = winner.isDeleted ? nil : try revisions.content(of: id, revision: winner)
+            content = try keptContent(of: id, winner)
             formatVersion = winner.formatVersion
         case .keep(let keptID):
             let kept = try revision(id, keptID, in: graph)
-            content = kept.isDeleted ? nil : try revisions.content(of: id, revision: kept)
+            content = try keptContent(of: id, kept)
             formatVersion = kept.formatVersion
         case .content(let survey):
             content = try survey.plistData()
@@ -931,6 +936,22 @@ public final class SurveyStore: Sendable {
             try revisions.writeResolution(
                 document: id, parents: heads, content: content, formatVersion: formatVersion)
         }
+    }
+
+    /// The content a resolution that keeps `kept` carries: none for a deletion, else its
+    /// content, read as a survey first, so that a resolution never carries content that is
+    /// no valid survey, as a save never does. Content in a format newer than this build's
+    /// is kept as it is: this build cannot check it, and a newer one reads it.
+    ///
+    /// - Throws: The errors of reading the content (naming its file, and the item and
+    ///   rule for content that breaks one).
+    private func keptContent(of id: UUID, _ kept: RevisionMetadata) throws -> Data? {
+        guard !kept.isDeleted else { return nil }
+        let content = try revisions.content(of: id, revision: kept)
+        if kept.formatVersion <= Self.formatVersion {
+            _ = try Self.decode(content, of: kept, file: contentFile(of: id, kept))
+        }
+        return content
     }
 
     /// Whether `resolution` has something to resolve in `graph`: a conflict (more than one

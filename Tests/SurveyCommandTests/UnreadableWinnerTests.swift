@@ -87,14 +87,19 @@ struct UnreadableWinnerTests {
         let list = try CommandRunner.run(["list", "--store", store])
         #expect(list.status == 0, "\(list.stderr)")
         let intactAdvice =
-            "its content matches the digest in its metadata, so every replica holds these same bytes and no repair mends them; save new content on top with `survey save --store \(store) "
+            "its content matches the digest in its metadata, so every replica holds these same bytes and no repair mends them; save new content on top"
         for id in [edited, old, conflicted] {
             let line = try #require(warning(id, in: list.stderr), "\(list.stderr)")
             let document = id.uuidString.lowercased()
             #expect(
                 line.contains("its current revision cannot be read, so it is listed without a title: "),
                 "\(line)")
-            #expect(line.contains(intactAdvice + document + " --from FILE`"), "\(line)")
+            // In a conflict, content saved on top of every head resolves it too.
+            let save =
+                id == conflicted
+                ? " of every head with `survey resolve --store \(store) "
+                : " with `survey save --store \(store) "
+            #expect(line.contains(intactAdvice + save + document + " --from FILE`"), "\(line)")
             #expect(!line.contains("--repair-from"), "\(line)")
         }
         let editedLine = warning(edited, in: list.stderr) ?? ""
@@ -200,5 +205,85 @@ struct UnreadableWinnerTests {
             named.status == 65 && named.stderr.contains("Opening and ending tag mismatch")
                 && !named.stderr.contains(advice), "\(named.stderr)")
         #expect(try CommandRunner.run(["show", document, "--store", store]).status == 0)
+    }
+
+    @Test(
+        "A head that is no valid survey: resolve --accept and --keep of it refuse (exit 65, nothing written; --accept wrote a revision carrying it), and diff and resolve --merge (one document or --all) give list's advice, naming the head to keep (they said only why)"
+    )
+    func conflictAdvice() throws {
+        let fixture = try Fixture()
+        defer { try? FileManager.default.removeItem(at: fixture.directory) }
+        let store = fixture.store
+        let (conflicted, readableHead) = (fixture.conflicted, fixture.readableHead)
+        let document = conflicted.uuidString.lowercased()
+        func heads(_ id: UUID) throws -> Set<RevisionID> {
+            Set(try SurveyStore.openForReading(at: store).graph(of: id).heads.map(\.id))
+        }
+        func advice(keeping head: RevisionID, of document: String) -> String {
+            " (its content matches the digest in its metadata, so every replica holds these same bytes and no repair mends them; save new content on top of every head with `survey resolve --store \(store) \(document) --from FILE`, or keep the other head with `survey resolve --store \(store) \(document) --keep \(head)`)"
+        }
+        let before = try heads(conflicted)
+        let winner = try #require(try SurveyStore.openForReading(at: store).graph(of: conflicted).winner)
+        #expect(winner.id != readableHead.id)
+        let winnerAdvice = advice(keeping: readableHead.id, of: document)
+        for command in [
+            ["resolve", document, "--accept"], ["resolve", document, "--keep", winner.id.description],
+            ["resolve", document, "--merge"], ["resolve", document, "--merge", "--dry-run"],
+            ["diff", document],
+            ["diff", document, readableHead.id.description],
+            ["diff", document, readableHead.id.description, winner.id.description],
+        ] {
+            let result = try CommandRunner.run(command + ["--store", store])
+            #expect(result.status == 65, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("Opening and ending tag mismatch"), "\(command): \(result.stderr)")
+            #expect(result.stderr.hasSuffix(winnerAdvice + "\n"), "\(command): \(result.stderr)")
+            #expect(try heads(conflicted) == before, "\(command) writes nothing")
+        }
+        let all = try CommandRunner.run(["resolve", "--all", "--merge", "--json", "--store", store])
+        #expect(all.status == 75, "\(all.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(all.stdout.utf8)) as? [String: Any]
+        let left = (report?["unresolved"] as? [[String: Any]])?.first { $0["id"] as? String == document }
+        #expect((left?["reason"] as? String)?.hasSuffix(winnerAdvice) == true, "\(all.stdout)")
+        #expect(try heads(conflicted) == before)
+
+        // The other way round: the winner reads, the other head does not.
+        let loserFirst = UUID(uuidString: "00000005-0000-4000-8000-000000000000")!
+        let base = try fixture.revisions.write(
+            document: loserFirst, parents: [], content: Fixture.good, formatVersion: 2)
+        let malformed = try fixture.revisions.write(
+            document: loserFirst, parents: [base], content: Fixture.malformed, formatVersion: 2)
+        let good = try fixture.revisions.write(
+            document: loserFirst, parents: [base],
+            content: try PropertyList.dictionary(["title": "Winner", "items": []]).xmlData(), formatVersion: 2
+        )
+        let other = loserFirst.uuidString.lowercased()
+        #expect(try SurveyStore.openForReading(at: store).graph(of: loserFirst).winner?.id == good.id)
+        let loserAdvice = advice(keeping: good.id, of: other)
+        for command in [
+            ["resolve", other, "--keep", malformed.id.description], ["resolve", other, "--merge"],
+            ["diff", other, malformed.id.description],
+        ] {
+            let result = try CommandRunner.run(command + ["--store", store])
+            #expect(result.status == 65, "\(command): \(result.stderr)")
+            #expect(result.stderr.hasSuffix(loserAdvice + "\n"), "\(command): \(result.stderr)")
+        }
+        // diff with no revision names the head it leaves out, and fails with the advice.
+        let diff = try CommandRunner.run(["diff", other, "--store", store])
+        #expect(
+            diff.status == 65
+                && diff.stderr.contains("warning: \(malformed.id): not compared with the winner"))
+        #expect(diff.stderr.hasSuffix(loserAdvice + "\n"), "\(diff.stderr)")
+
+        // What the advice says mends each: the other head kept, which --accept now keeps.
+        let kept = try CommandRunner.run([
+            "resolve", document, "--keep", readableHead.id.description, "--store", store,
+        ])
+        #expect(kept.status == 0, "\(kept.stderr)")
+        let accepted = try CommandRunner.run(["resolve", other, "--accept", "--store", store])
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+        for id in [conflicted, loserFirst] {
+            #expect(try SurveyStore.openForReading(at: store).graph(of: id).heads.count == 1)
+            #expect(try CommandRunner.run(["show", id.uuidString, "--store", store]).status == 0)
+        }
     }
 }

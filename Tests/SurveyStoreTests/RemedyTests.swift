@@ -151,6 +151,41 @@ struct RemedyTests {
         Self.expectNoCommand(replace.description)
     }
 
+    @Test(
+        "Resolving by keeping a head that is no survey throws, naming its file, and writes nothing (a resolution carried it); another head, or content in a newer format, is kept; either head's remedy is the other kept"
+    )
+    func keepingNoSurvey() throws {
+        let (store, path) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (id, base) = try store.create(try Survey(title: "Base", items: []))
+        let good = try store.save(try Survey(title: "Good", items: []), to: id, base: base.id)
+        // Written later, so the winner.
+        let bad = try store.revisions.write(
+            document: id, parents: [base], content: Data("no survey".utf8), formatVersion: 2)
+        let graph = try store.graph(of: id)
+        #expect(graph.winner?.id == bad.id && graph.heads.count == 2)
+        let file = path + "/" + StoreLayout.package(bad.id, of: id) + "/" + StoreLayout.contentFile
+        for resolution in [SurveyStore.Resolution.acceptWinner, .keep(bad.id)] {
+            let error = try #require(throws: (any Error).self) { try store.resolve(id, resolution) }
+            #expect("\(error)".hasPrefix(file + ":"), "\(resolution): \(error)")
+            #expect(try store.graph(of: id).heads.map(\.id).sorted() == graph.heads.map(\.id).sorted())
+        }
+        let noSurvey = try #require(throws: (any Error).self) { try store.survey(id, bad) }
+        #expect(
+            store.remedy(forUnreadable: noSurvey, of: id, revision: nil)
+                == .replaceContent(id, otherHeads: [good.id], hasHistory: true))
+        #expect(
+            store.remedy(forUnreadable: noSurvey, of: id, revision: good.id)
+                == .replaceContent(id, otherHeads: [bad.id], hasHistory: true))
+        #expect(store.remedy(forUnreadable: noSurvey, of: id, revision: base.id) == nil)
+        // A newer format's content cannot be checked here: keeping it keeps its bytes.
+        let newer = try store.revisions.write(
+            document: id, parents: [base], content: Data("format 3".utf8), formatVersion: 3)
+        let kept = try #require(try store.resolve(id, .keep(newer.id)))
+        #expect(kept.formatVersion == 3 && Set(kept.parents) == [good.id, bad.id, newer.id])
+        #expect(try store.revisions.content(of: id, revision: kept) == Data("format 3".utf8))
+    }
+
     @Test("A strict merge refused names no option of the command")
     func strictMergeRefused() throws {
         let (store, path) = try Self.store()

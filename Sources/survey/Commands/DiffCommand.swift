@@ -36,8 +36,10 @@ struct DiffCommand: ParsableCommand {
             let to = try store.revisionID(revisionB, in: id)
             let pairs =
                 revisionA == nil
-                ? try headPairs(store, id)
-                : try store.namingNewer { try store.diffs(id, from, to) }
+                ? try store.advisingOnUnreadableHeads(id) { try headPairs(store, id) }
+                : try store.advisingOnUnreadable(id, reading: [from, to]) {
+                    try store.namingNewer { try store.diffs(id, from, to) }
+                }
             if options.json {
                 if revisionA == nil {
                     try Console.printJSON(pairs.map(DiffJSON.init))

@@ -206,6 +206,10 @@ struct ResolveCommand: ParsableCommand {
             --keep REV (an earlier revision) or --from FILE; anything else says that it is deleted and \
             names the newest earlier revision to keep ("deleted": true with --json).
 
+            Content kept by --accept or --keep must be a valid survey, as a save's must: content that is not \
+            (malformed, or breaking a rule) is refused with exit 65, naming the file and the item and rule, and \
+            nothing is written; content in a format newer than this build's is kept as it is.
+
             \(SurveyTool.exitCodesReference)
             """)
     @OptionGroup var options: StoreOptions
@@ -258,16 +262,22 @@ struct ResolveCommand: ParsableCommand {
             let id = try store.document(document!)
             if merge { return try resolveMerge(store, id) }
             let resolution: SurveyStore.Resolution
+            // The head whose content is kept: advised on, should it be no valid survey.
+            var kept: RevisionID?
             if accept {
                 resolution = .acceptWinner
             } else if let keep {
-                resolution = .keep(try store.revisionID(matching: keep, in: id))
+                kept = try store.revisionID(matching: keep, in: id)
+                resolution = .keep(kept!)
             } else {
                 // Items without an id are matched with the winner's, as every replica has it.
                 resolution = .content(
                     try readSurvey(from: from!, document: id, on: try store.revision(id, nil), in: store))
             }
-            guard let resolved = try store.resolve(id, resolution) else {
+            guard
+                let resolved = try store.advisingOnUnreadable(
+                    id, revision: kept, { try store.resolve(id, resolution) })
+            else {
                 return try sayNothingToResolve(store, id, keepingDeletion: keep != nil)
             }
             if options.json {
@@ -442,7 +452,7 @@ struct ResolveCommand: ParsableCommand {
                 report.unresolved.append(
                     Unresolved(
                         id: summary.id.lowercased, title: summary.title, contested: nil,
-                        reason: "\(error)"))
+                        reason: "\(error)" + (store.advice(onUnreadableHeadOf: summary.id, error) ?? "")))
             } catch let error as FileSystemError where error.isUnusableLock {
                 // Its lock file is something else: this document is left, every other one merged.
                 report.unresolved.append(

@@ -66,9 +66,13 @@ enum Advice {
                 "; let the copy finish, or copy \(Remedy.them(count)) again from a replica that holds \(Remedy.them(count)) intact (`survey sync REPLICA`), then merge, or resolve with --keep REV, --accept or --from FILE"
         case .replaceContent(let id, let otherHeads, let hasHistory):
             let document = id.lowercased
+            // In a conflict, content saved on top of every head resolves it too.
             var text =
                 " (its content matches the digest in its metadata, so every replica holds these same bytes and no repair"
-                + " mends them; save new content on top with `survey save \(document) --from FILE`"
+                + " mends them; "
+                + (otherHeads.isEmpty
+                    ? "save new content on top with `survey save \(document) --from FILE`"
+                    : "save new content on top of every head with `survey resolve \(document) --from FILE`")
             if let other = otherHeads.first {
                 text +=
                     ", or keep \(otherHeads.count == 1 ? "the other head" : "another head") with `survey resolve \(document) --keep \(other)`"

@@ -404,19 +404,72 @@ extension SurveyStore {
     }
 
     /// Runs `body`, which reads document `id` at `revision` (its winner when `nil`). When
-    /// it fails because the winner's content matches its digest but is no survey this
-    /// build reads (malformed, or breaking a rule), the failure says what mends it, as
-    /// `list`'s warning does: new content saved on top, or another head kept. (Damaged
-    /// content is sent to a repair by ``CommandFailure`` itself.)
+    /// it fails because the revision, a head, has content that matches its digest but is
+    /// no survey this build reads (malformed, or breaking a rule), the failure says what
+    /// mends it, as `list`'s warning does: new content saved on top, or another head kept.
+    /// (Damaged content is sent to a repair by ``CommandFailure`` itself.)
     func advisingOnUnreadable<T>(_ id: UUID, revision: RevisionID?, _ body: () throws -> T) throws -> T {
+        try advisingOnUnreadable(id, reading: [revision], body)
+    }
+
+    /// Runs `body`, which reads document `id` at each of `revisions` (`nil` standing for
+    /// its winner), advising as ``advisingOnUnreadable(_:revision:_:)`` does on the first
+    /// of them whose content cannot be read: for a diff of two revisions.
+    func advisingOnUnreadable<T>(_ id: UUID, reading revisions: [RevisionID?], _ body: () throws -> T) throws
+        -> T
+    {
         do {
             return try body()
         } catch {
-            guard !(error is VersionsError), !(error is CommandFailure) else { throw error }
-            guard let remedy = remedy(forUnreadable: error, of: id, revision: revision) else { throw error }
+            guard let advice = advice(onUnreadable: error, of: id, reading: revisions) else { throw error }
             var failure = CommandFailure(error)
-            failure.message += Advice.namingStore(in: Advice.suffix(for: remedy))
+            failure.message += advice
             throw failure
         }
+    }
+
+    /// Runs `body`, which reads every head of document `id` (a merge), advising as
+    /// ``advisingOnUnreadable(_:revision:_:)`` does on the first head, winner first, whose
+    /// content cannot be read.
+    func advisingOnUnreadableHeads<T>(_ id: UUID, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            guard let advice = advice(onUnreadableHeadOf: id, error) else { throw error }
+            var failure = CommandFailure(error)
+            failure.message += advice
+            throw failure
+        }
+    }
+
+    /// What mends document `id`, whose heads a merge read when it failed with `error`, as
+    /// a suffix for the error's message; `nil` when the error is no head's content that
+    /// cannot be read, or nothing mends it.
+    func advice(onUnreadableHeadOf id: UUID, _ error: any Error) -> String? {
+        guard let graph = try? graph(of: id) else { return nil }
+        return advice(
+            onUnreadable: error, of: id,
+            reading: ((graph.winner.map { [$0] } ?? []) + graph.conflicts).map(\.id))
+    }
+
+    /// What mends the first of `revisions` of document `id` (`nil` standing for its
+    /// winner) whose content cannot be read, when reading them failed with `error`, as a
+    /// suffix for the error's message (see ``remedy(forUnreadable:of:revision:)``).
+    private func advice(onUnreadable error: any Error, of id: UUID, reading revisions: [RevisionID?])
+        -> String?
+    {
+        switch error {
+        case is VersionsError, is CommandFailure, is StoreError, is SurveyStore.MergeRefusal: return nil
+        default: break
+        }
+        // Read again only when it may have been any of several.
+        let failed =
+            revisions.count == 1
+            ? revisions.first
+            : revisions.first { revision in (try? survey(id, self.revision(id, revision))) == nil }
+        guard let failed, let remedy = remedy(forUnreadable: error, of: id, revision: failed) else {
+            return nil
+        }
+        return Advice.namingStore(in: Advice.suffix(for: remedy))
     }
 }
