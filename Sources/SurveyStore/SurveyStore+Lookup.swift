@@ -126,23 +126,39 @@ extension SurveyStore {
     ///   - document: The document.
     ///   - headsOnly: Look among the document's heads only.
     /// - Throws: `StoreError/noSuchRevision(_:)` when no revision matches `text`
-    ///   (or it is empty), ``LookupError/ambiguousRevision(_:_:)`` when several do;
+    ///   (or it is empty), `StoreError/unreadableRevision(_:_:)` when none does but the
+    ///   document's folder holds one package it names that cannot be read (not complete
+    ///   yet, or damaged), ``LookupError/ambiguousRevision(_:_:)`` when several do;
     ///   `StoreError/noSuchDocument(_:)`.
     public func revisionID(
         matching text: String, in document: UUID, headsOnly: Bool = false
     ) throws -> RevisionID {
-        let graph = try revisions.graph(of: document).graph
+        let read = try revisions.read(document)
+        let graph = read.graph
         let candidates = headsOnly ? graph.heads : Array(graph.revisions.values)
         let key = text.lowercased()
         if let exact = candidates.first(where: { $0.id.description == key }) { return exact.id }
         let matches = key.isEmpty ? [] : candidates.filter { $0.id.description.hasPrefix(key) }
         switch matches.count {
         case 1: return matches[0].id
-        case 0: throw StoreError.noSuchRevision(headsOnly ? "\(text) among the heads" : text)
+        case 0:
+            throw Self.noRevision(key, in: read)
+                ?? StoreError.noSuchRevision(headsOnly ? "\(text) among the heads" : text)
         default:
             let ids = matches.map(\.id).sorted { $0.description < $1.description }
             throw LookupError.ambiguousRevision(text, ids)
         }
+    }
+
+    /// The error for `key` (a revision id or a prefix of one, lowercased) when `read`
+    /// counted no revision it names but the folder holds exactly one package it names that
+    /// could not be read (``DocumentRead/unseen``): `StoreError/unreadableRevision(_:_:)`,
+    /// saying why, rather than that there is no such revision. `nil` otherwise.
+    static func noRevision(_ key: String, in read: DocumentRead) -> StoreError? {
+        guard !key.isEmpty else { return nil }
+        let unseen = read.unseen.filter { $0.description.hasPrefix(key) }
+        guard unseen.count == 1, let id = unseen.first, let why = read.whyUnseen(id) else { return nil }
+        return .unreadableRevision(id, why)
     }
 
     /// The deletion revision of `id` when the document is deleted (its winner is a

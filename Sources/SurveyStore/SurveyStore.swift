@@ -592,10 +592,18 @@ public final class SurveyStore: Sendable {
     ///   - id: The document.
     ///   - revision: A revision of the document; `nil` for the winner.
     /// - Throws: `StoreError/noSuchDocument(_:)`, `StoreError/noSuchRevision(_:)` when
-    ///   the document has no revision `revision`, `StoreError/noReadableRevision(_:skipped:)`
-    ///   when its folder holds nothing but items that were skipped.
+    ///   the document has no revision `revision`, `StoreError/unreadableRevision(_:_:)`
+    ///   when its folder holds the revision's package but it cannot be read (not complete
+    ///   yet, or damaged), `StoreError/noReadableRevision(_:skipped:)` when its folder
+    ///   holds nothing but items that were skipped.
     public func revision(_ id: UUID, _ revision: RevisionID? = nil) throws -> RevisionMetadata {
-        try self.revision(id, revision, in: revisions.graph(of: id).graph)
+        let read = try revisions.read(id)
+        if let revision, read.graph.revisions[revision] == nil,
+            let unreadable = Self.noRevision(revision.description, in: read)
+        {
+            throw unreadable
+        }
+        return try self.revision(id, revision, in: read.graph)
     }
 
     /// A revision of a document in its `graph`, already read.

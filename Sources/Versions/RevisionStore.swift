@@ -1253,6 +1253,22 @@ public struct DocumentRead: Sendable {
         Set(incomplete).union(damagedPackages).union(blockedPackages.keys)
     }
 
+    /// Why revision `id`, one of ``unseen``, could not be read, in words; `nil` for a
+    /// revision that is not.
+    public func whyUnseen(_ id: RevisionID) -> String? {
+        if let kind = blockedPackages[id] {
+            return "\(kind.inWords) stands where its package belongs"
+        }
+        if damagedPackages.contains(id) {
+            return
+                "its package is damaged (its metadata does not verify, or something other than a file stands in it)"
+        }
+        if incomplete.contains(id) {
+            return "its package is not complete yet (it is still being copied, or its copy was interrupted)"
+        }
+        return nil
+    }
+
     /// An empty read.
     public init() {}
 }
@@ -1407,6 +1423,10 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// skipped (the count, packages not complete yet among them), each for a reason that
     /// ``RevisionStore/read(_:)`` gives.
     case noReadableRevision(UUID, skipped: Int)
+    /// The revision named is in the document's folder, but its package cannot be read
+    /// here, and why (not complete yet, damaged, or something else in its place): a
+    /// sync with a replica that holds it intact completes or repairs it.
+    case unreadableRevision(RevisionID, String)
     /// The store was opened for reading only.
     case readOnly(String)
     /// `Store.plist` names a layout this build does not know.
@@ -1466,6 +1486,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "document \(id.uuidString.lowercased()) is not merged: its folder holds \(revisions.count == 1 ? "a revision" : "\(revisions.count) revisions") it cannot read yet (\(revisions.map(\.description).joined(separator: ", ")): half-copied, damaged, or something else in its place), which may be a head or the merge base, so a merge now could differ from the one a replica that reads it makes"
         case .noReadableRevision(let id, let skipped):
             "document \(id.uuidString.lowercased()) has no revision that can be read: \(skipped == 1 ? "1 item in its folder was" : "\(skipped) items in its folder were") skipped"
+        case .unreadableRevision(let id, let why):
+            "revision \(id) is in the document's folder but cannot be read here: \(why)"
         case .readOnly(let path): "the store at \(ShownText.escaping(path)) was opened for reading only"
         case .newerLayout(let file, let version, let supported):
             "\(ShownText.escaping(file)): store layout \(version) is newer than this build supports (\(supported)); it can be read but not changed"
@@ -1492,7 +1514,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
                     ? String(file.dropLast(StoreLayout.layoutFile.count + 1)) : ".")
         case .unseenRevisions(_, let revisions): .finishCopyThenPrune(count: revisions.count)
         case .unseenForMerge(_, let revisions): .finishCopyThenMerge(count: revisions.count)
-        case .noReadableRevision: .verifyThenRepair
+        case .noReadableRevision, .unreadableRevision: .verifyThenRepair
         default: nil
         }
     }

@@ -16,6 +16,7 @@ extension StoreError: CategorizedError {
         case .unseenRevisions: "unseenRevisions"
         case .unseenForMerge: "unseenForMerge"
         case .noReadableRevision: "noReadableRevision"
+        case .unreadableRevision: "unreadableRevision"
         case .readOnly: "readOnly"
         case .newerLayout: "newerLayout"
         case .damagedStore, .tornLayout: "damagedStore"
@@ -36,7 +37,7 @@ extension StoreError: CategorizedError {
             .notFound
         case .notCurrent, .documentExists: .refused
         case .newerLayout, .newerFormat, .damagedStore, .tornLayout, .noReadableRevision,
-            .unimportablePackage,
+            .unreadableRevision, .unimportablePackage,
             .documentsFolderBlocked, .revisionTooLarge:
             .invalidData
         case .unreadableWinner, .unseenRevisions, .unseenForMerge, .readOnly: .failure

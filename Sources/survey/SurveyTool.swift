@@ -42,10 +42,11 @@ struct SurveyTool: ParsableCommand {
               $SURVEY_STORE in use) that is not UTF-8; sync with the store itself
           65  invalid data: a malformed property list (FILE:LINE:COLUMN: message),
               an invalid survey (naming the item and the rule), an unsupported format,
-              a document none of whose revisions can be read, a file over its size
-              limit, a package to import with a link, FIFO or folder where a file
-              belongs, a store whose Documents is a link or a file, a winner that
-              migrate cannot migrate (reported once the others are migrated)
+              a document none of whose revisions can be read, a revision named
+              whose package cannot be read (half-copied or damaged), a file over its
+              size limit, a package to import with a link, FIFO or folder where a
+              file belongs, a store whose Documents is a link or a file, a winner
+              that migrate cannot migrate (reported once the others are migrated)
           66  no such store, document, revision, item (edit --answer ITEM=VALUE) or
               file; a file where a store's folder belongs (init and demo --store too);
               content that is not there (a deleted document's, a pruned revision's,

@@ -385,3 +385,60 @@ extension SelfHealingTests {
         #expect(try CommandRunner.run(["show", ids[0], "--store", a]).status == 0)
     }
 }
+
+extension SelfHealingTests {
+    @Test(
+        "A revision named whose package cannot be read (its metadata torn, its content not there yet, a link in its place) is said to be there but unreadable, and why, with what mends it: exit 65, code unreadableRevision (it said 'there is no revision', exit 66); after a sync it opens"
+    )
+    func unreadableRevisionNamed() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (a, b, ids) = try Self.replicas(in: directory)
+        var first: [String] = []
+        for id in ids {
+            first.append(
+                URL(fileURLWithPath: try Self.package(a, id)).deletingPathExtension().lastPathComponent)
+            #expect(try CommandRunner.run(["edit", id, "--title", "Edited", "--store", a]).status == 0)
+        }
+        #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
+        let packages = zip(ids, first).map { a + "/Documents/\($0)/\($1).survey" }
+        try Self.tear(packages[0] + "/DocumentMetadata.plist", keeping: 40)
+        try FileManager.default.removeItem(atPath: packages[1] + "/Survey.plist")
+        try FileManager.default.removeItem(atPath: packages[2])
+        try FileManager.default.createSymbolicLink(atPath: packages[2], withDestinationPath: "/etc")
+        let why = [
+            "its package is damaged (its metadata does not verify, or something other than a file stands in it)",
+            "its package is not complete yet (it is still being copied, or its copy was interrupted)",
+            "a symbolic link stands where its package belongs",
+        ]
+        for (index, id) in ids.enumerated() {
+            let revision = first[index]
+            for command in [
+                ["show", id, "--revision", revision],
+                ["show", id, "--revision", String(revision.prefix(12))],
+                ["export", id, "--revision", revision], ["diff", id, revision],
+                ["resolve", id, "--keep", revision],
+            ] {
+                let result = try CommandRunner.run(command + ["--store", a, "--json"])
+                #expect(result.status == 65, "\(command): \(result.stdout) \(result.stderr)")
+                let error =
+                    (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?[
+                        "error"] as? [String: Any]
+                #expect(error?["code"] as? String == "unreadableRevision", "\(command): \(result.stdout)")
+                #expect(
+                    error?["message"] as? String
+                        == "revision \(revision) is in the document's folder but cannot be read here: \(why[index]) (`survey verify --store \(a)` names each, and why; `survey sync --store \(a) REPLICA` completes or repairs what another store holds intact)",
+                    "\(command): \(result.stdout)")
+            }
+        }
+        // What the advice says mends them.
+        #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
+        for (id, revision) in zip(ids, first) {
+            let shown = try CommandRunner.run(["show", id, "--revision", revision, "--store", a])
+            #expect(shown.status == 0 && shown.stdout.contains("Document"), "\(shown.stderr)")
+        }
+        // A revision that is nowhere is still no revision at all.
+        let none = try CommandRunner.run(["show", ids[0], "--revision", "9-00", "--store", a])
+        #expect(none.status == 66 && none.stderr.contains("there is no revision 9-00"), "\(none.stderr)")
+    }
+}
