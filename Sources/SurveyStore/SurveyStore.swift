@@ -787,11 +787,12 @@ public final class SurveyStore: Sendable {
         /// Whether ``revision`` was written by this call.
         public var isNew: Bool
         /// For a deletion: revisions of the document that the store names but cannot read
-        /// (damaged, or a link or special file in their package's place) and that no
-        /// readable revision names as a parent. The deletion cannot name them as its
+        /// (not complete yet, damaged, or a link or special file in their package's place)
+        /// and that no readable revision names as a parent. The deletion cannot name them as its
         /// parents, so it does not supersede them: if a repair brings one back, it is a
-        /// current revision again, and since an edit never loses to a deletion, the
-        /// document is no longer deleted. Empty when there are none.
+        /// current revision again (as a half-copied one is once its copy completes), and
+        /// since an edit never loses to a deletion, the document is no longer deleted.
+        /// Empty when there are none.
         public var unsuperseded: [RevisionID]
 
         /// Creates an outcome.
@@ -862,7 +863,7 @@ public final class SurveyStore: Sendable {
     /// parent: what a repair could bring back as a head a deletion does not descend from
     /// (see ``WriteOutcome/unsuperseded``).
     private static func unsuperseded(in read: DocumentRead) -> [RevisionID] {
-        let unreadable = read.damagedPackages.union(read.blockedPackages.keys)
+        let unreadable = read.unseen
         guard !unreadable.isEmpty else { return [] }
         let graph = read.graph
         return unreadable.subtracting(graph.revisions.values.lazy.flatMap(\.parents))

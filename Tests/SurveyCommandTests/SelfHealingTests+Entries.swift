@@ -268,7 +268,7 @@ extension SelfHealingTests {
         #expect(first.status == 0, "\(first.stderr)")
         #expect(
             first.stderr.contains(
-                "warning: the deletion does not supersede 1 revision(s) of this document that cannot be read (\(edited))"
+                "warning: the deletion does not supersede 1 revision(s) of this document that cannot be read yet (\(edited); half-copied, damaged, or something else in the place of its package)"
             ), "\(first.stderr)")
 
         // The repair brings the edit back; it wins over the deletion, as the warning said.
@@ -440,5 +440,37 @@ extension SelfHealingTests {
         // A revision that is nowhere is still no revision at all.
         let none = try CommandRunner.run(["show", ids[0], "--revision", "9-00", "--store", a])
         #expect(none.status == 66 && none.stderr.contains("there is no revision 9-00"), "\(none.stderr)")
+    }
+
+    @Test(
+        "delete of a document whose only revision is half-copied warns that it does not supersede it (it said nothing); once the copy completes the document is back, and deleting again supersedes it"
+    )
+    func deletionAndHalfCopiedRevision() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (a, b, ids) = try Self.replicas(in: directory)
+        let id = ids[0]
+        // On a, the document's only package has lost its content: a copy not complete yet.
+        let package = try Self.package(a, id)
+        let revision = URL(fileURLWithPath: package).deletingPathExtension().lastPathComponent
+        try FileManager.default.removeItem(atPath: package + "/Survey.plist")
+        let deleted = try CommandRunner.run(["delete", id, "--store", a])
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        #expect(
+            deleted.stderr.contains(
+                "warning: the deletion does not supersede 1 revision(s) of this document that cannot be read yet (\(revision); "
+            ) && deleted.stderr.contains("if a copy under way completes it"), "\(deleted.stderr)")
+        // The copy completes (a sync brings the content): the document is back, as warned.
+        #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
+        for store in [a, b] {
+            let shown = try CommandRunner.run(["show", id, "--store", store])
+            #expect(shown.status == 0 && shown.stdout.contains("Document 0"), "\(store): \(shown.stderr)")
+        }
+        let again = try CommandRunner.run(["delete", id, "--store", a])
+        #expect(again.status == 0 && !again.stderr.contains("does not supersede"), "\(again.stderr)")
+        #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
+        for store in [a, b] {
+            #expect(try CommandRunner.run(["show", id, "--store", store]).status == 66, "\(store)")
+        }
     }
 }
