@@ -24,7 +24,8 @@ public struct StoreChange: Sendable, Hashable, CustomStringConvertible {
         case conflictAppeared = "conflict-appeared"
         /// The document left conflict; ``StoreChange/revision`` is the winner.
         case conflictResolved = "conflict-resolved"
-        /// The document's winner became a deletion: ``StoreChange/revision``.
+        /// The document's winner became a deletion: ``StoreChange/revision``. A conflict that
+        /// ends in a deletion (one kept) gets this change alone: the document is out of conflict.
         case deleted
         /// The document was deleted and is not any more, and is not in conflict (a
         /// document that comes back in conflict gets ``conflictAppeared``): an earlier

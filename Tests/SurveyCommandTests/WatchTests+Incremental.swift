@@ -169,3 +169,31 @@ extension WatchTests {
         #expect(Self.wait(for: descriptors, Self.inotifyDescriptors) == descriptors)
     }
 }
+
+extension WatchTests {
+    @Test(
+        "Revisions saved and pruned while the watch is held up (stopped, as a watch slow to wake or between polls is) are each reported once (the pruned one was never reported)",
+        arguments: FolderWatcher.Mechanism.allCases)
+    func prunedBeforeRead(mechanism: FolderWatcher.Mechanism) throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let id = try scratch.run(["new", "--title", "One"])
+        let first = try scratch.revision(["show", id])
+        let watch = try CommandWatch(store: scratch.store, mechanism: mechanism)
+        #expect(kill(watch.process.processIdentifier, SIGSTOP) == 0)
+        let second = try scratch.revision(["edit", id, "--title", "Two"])
+        let third = try scratch.revision(["edit", id, "--title", "Three"])
+        try scratch.run(["prune"])
+        #expect(try scratch.run(["versions", id]).contains("\(second)  "))
+        #expect(kill(watch.process.processIdentifier, SIGCONT) == 0)
+        let expected = [
+            SeenChange(event: "revision-added", id: id, revision: second, heads: [third]),
+            SeenChange(event: "revision-added", id: id, revision: third, heads: [third]),
+        ]
+        let seen = watch.collected.settle(count: expected.count)
+        #expect(seen.map(\.key) == expected.map(\.key), "\(seen)")
+        #expect(seen.allSatisfy { $0.heads == [third] }, "\(seen)")
+        #expect(!seen.contains { $0.revision == first })
+        #expect(watch.stop() == 0)
+    }
+}

@@ -27,8 +27,10 @@ final class ChangeFeed: @unchecked Sendable {
             heads = read.graph.heads
         }
 
-        /// The complete revisions whose content is not pruned.
-        var revisions: Set<RevisionID> { Set(read.graph.revisions.keys).subtracting(read.pruned) }
+        /// The complete revisions, their content pruned or not: a revision added and pruned
+        /// before the feed read its folder (a prune right after a save, a watch slow to
+        /// wake, polling) is reported all the same, as is one a sync brings pruned.
+        var revisions: Set<RevisionID> { Set(read.graph.revisions.keys) }
         var isInConflict: Bool { RevisionGraph.isInConflict(heads: heads) }
         var isDeleted: Bool { RevisionGraph.isDeleted(heads: heads) }
     }
@@ -519,7 +521,7 @@ final class ChangeFeed: @unchecked Sendable {
 
     /// What the changes of a document are measured by, besides its new revisions.
     struct State {
-        /// Whether no revision with content was known (the next one "creates" it).
+        /// Whether no revision was known (the next one "creates" the document).
         var isEmpty = true
         var heads: [RevisionID] = []
         var isInConflict = false
@@ -529,7 +531,7 @@ final class ChangeFeed: @unchecked Sendable {
 
         init(_ snapshot: Snapshot) {
             let read = snapshot.read
-            isEmpty = read.graph.revisions.keys.allSatisfy { read.pruned.contains($0) }
+            isEmpty = read.graph.revisions.isEmpty
             heads = snapshot.heads.map(\.id)
             isInConflict = snapshot.isInConflict
             isDeleted = snapshot.isDeleted
