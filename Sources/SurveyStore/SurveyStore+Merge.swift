@@ -93,7 +93,8 @@ extension SurveyStore {
     ///
     /// - Parameters:
     ///   - id: The document.
-    ///   - prefer: A head whose values win contests instead of the winner's.
+    ///   - prefer: A head whose values win contests instead of the winner's (not a
+    ///     deletion, which changes no field: `StoreError/noSuchRevision(_:)`).
     /// - Returns: The merge, or `nil` when the document is not in conflict: it has a single
     ///   head, or its other heads are deletions (which never win over an edit).
     /// - Throws: `StoreError` when `prefer` is no head or a head cannot be read, and
@@ -185,6 +186,10 @@ extension SurveyStore {
         if let prefer {
             guard let head = heads.first(where: { $0.id == prefer }) else {
                 throw StoreError.noSuchRevision("\(prefer) among the heads")
+            }
+            // A deletion changes no field: preferring it would change nothing, unsaid.
+            guard !head.isDeleted else {
+                throw StoreError.noSuchRevision("\(prefer) among the heads that are not deletions")
             }
             preferred = head
         }
@@ -323,7 +328,8 @@ extension SurveyStore {
     ///
     /// - Parameters:
     ///   - id: The document.
-    ///   - prefer: A head whose values win contests instead of the winner's.
+    ///   - prefer: A head whose values win contests instead of the winner's (not a
+    ///     deletion, which changes no field: `StoreError/noSuchRevision(_:)`).
     ///   - strict: Refuse, writing nothing, when any field is contested.
     ///   - dryRun: Compute the merge, and lock and write nothing (it works on a store
     ///     opened for reading).

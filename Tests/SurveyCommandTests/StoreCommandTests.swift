@@ -729,6 +729,34 @@ struct StoreCommandTests {
     }
 
     @Test(
+        "resolve --merge --prefer of a head that records a deletion is refused (exit 66, nothing written), naming the heads that may be preferred (it merged as without --prefer)"
+    )
+    func preferDeletionHead() throws {
+        let store = try Store()
+        let (id, first) = try store.makeDocument()
+        var heads: [String] = []
+        for rating in [3, 4] {
+            let file = try store.write(Self.edited(rating: rating), "head.json")
+            let saved = try store.json(["save", id, "--from", file, "--base", first]) as! [String: Any]
+            heads.insert(saved["revision"] as! String, at: 0)
+        }
+        let deletion = try store.run(["delete", id, "--base", first]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let before = try ImportTests.tree(store.path)
+        for command in [["resolve", id, "--merge"], ["resolve", id, "--merge", "--dry-run"]] {
+            let result = try store.run(command + ["--prefer", String(deletion.prefix(10))])
+            #expect(result.status == 66, "\(command): \(result.stderr)")
+            #expect(
+                result.stderr.contains(
+                    "there is no revision \(deletion.prefix(10)) among the heads that are not deletions (\(deletion) records a deletion, which changes no field; the heads that do not: \(heads[0]), \(heads[1]))"
+                ), "\(command): \(result.stderr)")
+        }
+        #expect(try ImportTests.tree(store.path) == before, "nothing written")
+        // A head that is no deletion may be preferred.
+        #expect(try store.run(["resolve", id, "--merge", "--prefer", heads[1]]).status == 0)
+    }
+
+    @Test(
         "resolve --merge --prefer on a document not in conflict has nothing to resolve (exit 0, nothing written), as --merge alone; it said there was no such head (exit 66)"
     )
     func preferNotInConflict() throws {

@@ -23,6 +23,29 @@ struct MergeStoreTests {
     }
 
     @Test(
+        "A merge preferring a head that records a deletion is refused, writing nothing: a deletion changes no field"
+    )
+    func preferDeletion() throws {
+        let path = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try SurveyStore.create(at: path, deviceName: "laptop")
+        let (id, base) = try store.create(try Survey(title: "Base", items: []))
+        _ = try store.save(try Survey(title: "One", items: []), to: id, base: base.id)
+        _ = try store.save(try Survey(title: "Two", items: []), to: id, base: base.id)
+        let deletion = try store.delete(id, base: base.id)
+        let heads = try store.graph(of: id).heads
+        #expect(heads.count == 3 && heads.contains { $0.id == deletion.id })
+        for dryRun in [true, false] {
+            let refused = try #require(throws: StoreError.self) {
+                try store.resolveMerge(id, prefer: deletion.id, dryRun: dryRun)
+            }
+            #expect(refused == .noSuchRevision("\(deletion.id) among the heads that are not deletions"))
+        }
+        #expect(try store.graph(of: id).heads == heads)
+        #expect(try store.resolveMerge(id, prefer: heads.first { !$0.isDeleted }!.id) != nil)
+    }
+
+    @Test(
         "A merge that would hold more than 100,000 items is refused, dry run or not, and nothing is written (it wrote a resolution no reader takes, and the document's winner could no longer be read); conflicts counts it as one that cannot be merged"
     )
     func mergeOverTheItemLimit() throws {

@@ -338,11 +338,13 @@ struct ResolveCommand: ParsableCommand {
     /// The head `--prefer` names. A revision that is there but no head is named as
     /// superseded, and the heads are listed, rather than said not to exist; on a document
     /// not in conflict it is returned as it is, for the merge to find nothing to resolve
-    /// (as `--keep REV` does, the revision must exist all the same).
+    /// (as `--keep REV` does, the revision must exist all the same). A head that records a
+    /// deletion is refused in a conflict: it changes no field to prefer.
     private func preferredHead(_ store: SurveyStore, _ id: UUID) throws -> RevisionID? {
         guard let prefer else { return nil }
+        let head: RevisionID
         do {
-            return try store.revisionID(matching: prefer, in: id, headsOnly: true)
+            head = try store.revisionID(matching: prefer, in: id, headsOnly: true)
         } catch StoreError.noSuchRevision {
             let superseded = try? store.revisionID(matching: prefer, in: id)
             // Not in conflict (the plan, which reads without cleaning anything, is none):
@@ -364,13 +366,25 @@ struct ResolveCommand: ParsableCommand {
                     "\(prefer) among the heads (\($0) is superseded, not a head; the heads: \(heads))"
                 } ?? "\(prefer) among the heads (the heads: \(heads))")
         }
+        // A deletion changes no field, so preferring it would change nothing: refused in a
+        // conflict, naming the heads that may be preferred.
+        let graph = try store.graph(of: id)
+        if graph.revisions[head]?.isDeleted == true, RevisionGraph.isInConflict(heads: graph.heads) {
+            let live = graph.heads.filter { !$0.isDeleted }.map(\.id.description).joined(separator: ", ")
+            throw StoreError.noSuchRevision(
+                "\(prefer) among the heads that are not deletions (\(head) records a deletion, which changes no field; the heads that do not: \(live))"
+            )
+        }
+        return head
     }
 
     private func resolveMerge(_ store: SurveyStore, _ id: UUID) throws {
         let outcome: (plan: SurveyStore.MergePlan, revision: RevisionMetadata?)
         do {
             let preferred = try preferredHead(store, id)
-            let made = try store.resolveMerge(id, prefer: preferred, strict: strict, dryRun: dryRun)
+            let made = try store.advisingOnUnreadableHeads(id) {
+                try store.resolveMerge(id, prefer: preferred, strict: strict, dryRun: dryRun)
+            }
             guard let made else { return try sayNothingToResolve(store, id, keepingDeletion: false) }
             outcome = made
         } catch let refusal as SurveyStore.MergeRefusal {
