@@ -67,15 +67,18 @@ struct SurveyTool: ParsableCommand {
     /// (or, with `--json`, one `{"error": …}` document on standard output) and its
     /// documented exit code.
     static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let isWatch = namedCommand(in: arguments) is WatchCommand.Type
+        // Before anything else: a watch told to end as it starts ends with success.
+        if isWatch { WatchCommand.holdEndingSignals() }
         StandardStreams.occupyClosed()
         StandardStreams.checkOutputAtExit()
-        let arguments = Array(CommandLine.arguments.dropFirst())
         // `--json` before a `--` terminator asks for JSON, even when the rest of the line
         // does not parse.
         let json = arguments.prefix { $0 != "--" }.contains("--json")
         // `watch --json` is a stream of lines: a failure is one more line, at start-up (a
         // usage error found before the command runs) as later.
-        Console.streamsLines = namedCommand(in: arguments) is WatchCommand.Type
+        Console.streamsLines = isWatch
         // Arguments reach the commands as text: bytes that are not UTF-8 (a terminal or a
         // file name in another encoding) would be read as U+FFFD, and an answer saved, or
         // a path looked up, changed without a word.

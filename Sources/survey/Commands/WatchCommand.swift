@@ -34,7 +34,8 @@ struct WatchCommand: ParsableCommand {
             are printed up to a second late, and each second costs a listing of every document folder.
 
             Runs until SIGINT (Ctrl-C) or SIGTERM, then exits 0 (a signal while the store is \
-            first read ends it as soon as the read is done). The store's folder removed, moved away \
+            first read ends it as soon as the read is done; one sent while the program is still \
+            being loaded, its first few milliseconds, ends it as it ends any program). The store's folder removed, moved away \
             or replaced (or its Store.plist removed) ends it with exit 66, code storeGone; a store whose \
             Documents is a link or a file is refused at once, exit 65.
 
@@ -49,19 +50,11 @@ struct WatchCommand: ParsableCommand {
             let json = options.json
             let finished = Finished()
             // SIGINT and SIGTERM end the watch with success: every line was written whole.
-            // Caught from the start, so that a signal while the store is first read (a
-            // large store takes a while) ends the watch as one afterwards does.
-            // Blocked on this thread before any other is made (each inherits the mask), so
-            // that the kernel leaves them pending for the dispatch sources to read, rather
-            // than handing them to a thread that does not block them.
-            let ending = [SIGINT, SIGTERM]
-            var blocked = sigset_t()
-            sigemptyset(&blocked)
-            for signalNumber in ending { sigaddset(&blocked, signalNumber) }
-            pthread_sigmask(SIG_BLOCK, &blocked, nil)
+            // Held since `SurveyTool.main` began (``holdEndingSignals()``), so that one
+            // while the arguments are parsed or the store is first read (a large store takes
+            // a while) ends the watch as one afterwards does.
             var sources: [any DispatchSourceSignal] = []
-            for signalNumber in ending {
-                signal(signalNumber, SIG_IGN)
+            for signalNumber in Self.endingSignals {
                 let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
                 source.setEventHandler { finished.finish(nil) }
                 source.resume()
@@ -88,6 +81,24 @@ struct WatchCommand: ParsableCommand {
             task.cancel()
             if let error { throw error }
         }
+    }
+
+    /// The signals that end the watch with success.
+    static let endingSignals = [SIGINT, SIGTERM]
+
+    /// Holds ``endingSignals`` for the dispatch sources that ``run()`` makes: blocked on
+    /// this thread before any other is made (each inherits the mask), so that the kernel
+    /// leaves them pending for the sources to read, rather than handing them to a thread
+    /// that does not block them, and ignored besides. Called first thing by
+    /// `SurveyTool.main` for this command, so that a signal sent as the watch starts is
+    /// not taken by the default action (the process killed, exit 143); only one sent
+    /// before `main` runs is.
+    static func holdEndingSignals() {
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        for signalNumber in endingSignals { sigaddset(&blocked, signalNumber) }
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
+        for signalNumber in endingSignals { signal(signalNumber, SIG_IGN) }
     }
 
     /// `{"event":…,"heads":[…],"id":…,"revision":…}` (and `"path"` and `"message"` for
