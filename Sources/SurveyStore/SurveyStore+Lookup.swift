@@ -126,39 +126,64 @@ extension SurveyStore {
     ///   - document: The document.
     ///   - headsOnly: Look among the document's heads only.
     /// - Throws: `StoreError/noSuchRevision(_:)` when no revision matches `text`
-    ///   (or it is empty), `StoreError/unreadableRevision(_:_:)` when none does but the
-    ///   document's folder holds one package it names that cannot be read (not complete
-    ///   yet, or damaged), ``LookupError/ambiguousRevision(_:_:)`` when several do;
-    ///   `StoreError/noSuchDocument(_:)`.
+    ///   (or it is empty), `StoreError/unreadableRevision(_:_:)` when what it names is a
+    ///   package in the document's folder that cannot be read (not complete yet, damaged,
+    ///   something else in its place), ``LookupError/ambiguousRevision(_:_:)`` when
+    ///   several match, such packages among them (a prefix that names a revision now names
+    ///   it once a copy under way completes too); `StoreError/noSuchDocument(_:)`.
     public func revisionID(
         matching text: String, in document: UUID, headsOnly: Bool = false
     ) throws -> RevisionID {
         let read = try revisions.read(document)
         let graph = read.graph
-        let candidates = headsOnly ? graph.heads : Array(graph.revisions.values)
+        let candidates = (headsOnly ? graph.heads : Array(graph.revisions.values)).map(\.id)
         let key = text.lowercased()
-        if let exact = candidates.first(where: { $0.id.description == key }) { return exact.id }
-        let matches = key.isEmpty ? [] : candidates.filter { $0.id.description.hasPrefix(key) }
-        switch matches.count {
-        case 1: return matches[0].id
-        case 0:
-            throw Self.noRevision(key, in: read)
-                ?? StoreError.noSuchRevision(headsOnly ? "\(text) among the heads" : text)
+        if let exact = candidates.first(where: { $0.description == key }) { return exact }
+        // Packages that cannot be read yet are named as what they are, never passed over:
+        // one the text names is not "no revision", and one it matches makes a prefix as
+        // ambiguous as a revision would.
+        let unseen = key.isEmpty ? [] : read.unseen.filter { $0.description.hasPrefix(key) }
+        if let exact = unseen.first(where: { $0.description == key }) {
+            throw unreadableRevision(exact, of: document, in: read)
+        }
+        let matches = key.isEmpty ? [] : candidates.filter { $0.description.hasPrefix(key) }
+        switch (matches.count, unseen.count) {
+        case (1, 0): return matches[0]
+        case (0, 0): throw StoreError.noSuchRevision(headsOnly ? "\(text) among the heads" : text)
+        case (0, 1): throw unreadableRevision(unseen.first!, of: document, in: read)
         default:
-            let ids = matches.map(\.id).sorted { $0.description < $1.description }
+            let ids = (matches + unseen).sorted { $0.description < $1.description }
             throw LookupError.ambiguousRevision(text, ids)
         }
     }
 
-    /// The error for `key` (a revision id or a prefix of one, lowercased) when `read`
-    /// counted no revision it names but the folder holds exactly one package it names that
-    /// could not be read (``DocumentRead/unseen``): `StoreError/unreadableRevision(_:_:)`,
-    /// saying why, rather than that there is no such revision. `nil` otherwise.
-    static func noRevision(_ key: String, in read: DocumentRead) -> StoreError? {
-        guard !key.isEmpty else { return nil }
-        let unseen = read.unseen.filter { $0.description.hasPrefix(key) }
-        guard unseen.count == 1, let id = unseen.first, let why = read.whyUnseen(id) else { return nil }
-        return .unreadableRevision(id, why)
+    /// `StoreError/unreadableRevision(_:_:)` for `revision`, one of `read`'s packages that
+    /// cannot be read (``DocumentRead/unseen``), naming its package and saying why: the
+    /// reason the read gave for a damaged one.
+    func unreadableRevision(_ revision: RevisionID, of document: UUID, in read: DocumentRead) -> StoreError {
+        let package = root + "/" + StoreLayout.package(revision, of: document)
+        let why: String
+        if let kind = read.blockedPackages[revision] {
+            why =
+                "\(kind.inWords) stands where its package, \(ShownText.escaping(package)), belongs"
+                + (kind == .regular ? " (a sync copies nothing over a file: move it away first)" : "")
+        } else if read.damagedPackages.contains(revision) {
+            // What the read skipped in it, and why.
+            let found = read.skipped.first { $0.path == package || $0.path.hasPrefix(package + "/") }
+            let skipped = " (skipped)"
+            why =
+                "its package is damaged: "
+                + (found.map { issue in
+                    let message =
+                        issue.message.hasSuffix(skipped)
+                        ? String(issue.message.dropLast(skipped.count)) : issue.message
+                    return "\(ShownText.escaping(issue.path)): \(message)"
+                } ?? ShownText.escaping(package))
+        } else {
+            why =
+                "its package, \(ShownText.escaping(package)), is not complete yet (it is still being copied, or its copy was interrupted)"
+        }
+        return .unreadableRevision(revision, why)
     }
 
     /// The deletion revision of `id` when the document is deleted (its winner is a

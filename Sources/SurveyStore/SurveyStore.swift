@@ -597,13 +597,7 @@ public final class SurveyStore: Sendable {
     ///   yet, or damaged), `StoreError/noReadableRevision(_:skipped:)` when its folder
     ///   holds nothing but items that were skipped.
     public func revision(_ id: UUID, _ revision: RevisionID? = nil) throws -> RevisionMetadata {
-        let read = try revisions.read(id)
-        if let revision, read.graph.revisions[revision] == nil,
-            let unreadable = Self.noRevision(revision.description, in: read)
-        {
-            throw unreadable
-        }
-        return try self.revision(id, revision, in: read.graph)
+        try self.revision(id, revision, in: revisions.graph(of: id).graph)
     }
 
     /// A revision of a document in its `graph`, already read.
@@ -613,6 +607,11 @@ public final class SurveyStore: Sendable {
             return winner
         }
         guard let found = graph.revisions[revision] else {
+            // A package in the folder that cannot be read is named as such (read again:
+            // only on the way to failing).
+            if let read = try? revisions.read(id), read.unseen.contains(revision) {
+                throw unreadableRevision(revision, of: id, in: read)
+            }
             throw StoreError.noSuchRevision(revision.description)
         }
         return found

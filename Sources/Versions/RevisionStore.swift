@@ -1253,22 +1253,6 @@ public struct DocumentRead: Sendable {
         Set(incomplete).union(damagedPackages).union(blockedPackages.keys)
     }
 
-    /// Why revision `id`, one of ``unseen``, could not be read, in words; `nil` for a
-    /// revision that is not.
-    public func whyUnseen(_ id: RevisionID) -> String? {
-        if let kind = blockedPackages[id] {
-            return "\(kind.inWords) stands where its package belongs"
-        }
-        if damagedPackages.contains(id) {
-            return
-                "its package is damaged (its metadata does not verify, or something other than a file stands in it)"
-        }
-        if incomplete.contains(id) {
-            return "its package is not complete yet (it is still being copied, or its copy was interrupted)"
-        }
-        return nil
-    }
-
     /// An empty read.
     public init() {}
 }

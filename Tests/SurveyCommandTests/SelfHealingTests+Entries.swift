@@ -407,9 +407,9 @@ extension SelfHealingTests {
         try FileManager.default.removeItem(atPath: packages[2])
         try FileManager.default.createSymbolicLink(atPath: packages[2], withDestinationPath: "/etc")
         let why = [
-            "its package is damaged (its metadata does not verify, or something other than a file stands in it)",
-            "its package is not complete yet (it is still being copied, or its copy was interrupted)",
-            "a symbolic link stands where its package belongs",
+            "its package is damaged: \(packages[0]): DocumentMetadata.plist:2:1: the document has no root element",
+            "its package, \(packages[1]), is not complete yet (it is still being copied, or its copy was interrupted)",
+            "a symbolic link stands where its package, \(packages[2]), belongs",
         ]
         for (index, id) in ids.enumerated() {
             let revision = first[index]
@@ -417,7 +417,8 @@ extension SelfHealingTests {
                 ["show", id, "--revision", revision],
                 ["show", id, "--revision", String(revision.prefix(12))],
                 ["export", id, "--revision", revision], ["diff", id, revision],
-                ["resolve", id, "--keep", revision],
+                ["resolve", id, "--keep", revision], ["edit", id, "--title", "Again", "--base", revision],
+                ["delete", id, "--base", revision],
             ] {
                 let result = try CommandRunner.run(command + ["--store", a, "--json"])
                 #expect(result.status == 65, "\(command): \(result.stdout) \(result.stderr)")

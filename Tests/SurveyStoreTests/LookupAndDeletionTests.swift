@@ -506,4 +506,65 @@ struct LookupAndDeletionTests {
             },
             "\(problems)")
     }
+
+    @Test(
+        "A revision whose package cannot be read is named as such by every look-up (unreadableRevision, why and where), never 'no such revision'; a prefix it shares with a readable one is ambiguous; a file in its place is to be moved away first"
+    )
+    func unreadablePackagesInLookups() throws {
+        let (store, path) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (id, first) = try store.create(Self.survey)
+        // Two heads of generation 2 (a conflict), and a third revision on top of one.
+        let two = try store.save(try Survey(title: "Two", items: []), to: id, base: first.id)
+        let otherTwo = try store.save(try Survey(title: "Other two", items: []), to: id, base: first.id)
+        let three = try store.save(try Survey(title: "Three", items: []), to: id, base: otherTwo.id)
+        let revisions = [first, two, three]
+        func package(_ revision: RevisionMetadata) -> String {
+            path + "/" + StoreLayout.package(revision.id, of: id)
+        }
+        // The second half-copied, a file in the third's place.
+        try FileManager.default.removeItem(atPath: package(revisions[1]) + "/" + StoreLayout.contentFile)
+        try FileManager.default.removeItem(atPath: package(revisions[2]))
+        try Data("x".utf8).write(to: URL(fileURLWithPath: package(revisions[2])))
+        func expectUnreadable(
+            _ revision: RevisionMetadata, _ why: String, sourceLocation: SourceLocation = #_sourceLocation,
+            _ body: () throws -> Any
+        ) {
+            do {
+                _ = try body()
+                Issue.record("no error", sourceLocation: sourceLocation)
+            } catch StoreError.unreadableRevision(let named, let reason) {
+                #expect(named == revision.id, sourceLocation: sourceLocation)
+                #expect(reason.contains(package(revision)), "\(reason)", sourceLocation: sourceLocation)
+                #expect(reason.contains(why), "\(reason)", sourceLocation: sourceLocation)
+            } catch {
+                Issue.record("\(error)", sourceLocation: sourceLocation)
+            }
+        }
+        for (revision, why) in [
+            (revisions[1], "is not complete yet"),
+            (
+                revisions[2],
+                "a file stands where its package, \(package(revisions[2])), belongs (a sync copies nothing over a file: move it away first)"
+            ),
+        ] {
+            expectUnreadable(revision, why) { try store.revision(id, revision.id) }
+            expectUnreadable(revision, why) { try store.open(id, revision: revision.id) }
+            expectUnreadable(revision, why) {
+                try store.revisionID(matching: revision.id.description, in: id)
+            }
+            expectUnreadable(revision, why) {
+                try store.revisionID(matching: String(revision.id.description.prefix(40)), in: id)
+            }
+        }
+        // A prefix naming a readable revision and a package that cannot be read yet is
+        // ambiguous: it would be once the copy completes.
+        #expect(
+            throws: LookupError.ambiguousRevision(
+                "2-", [two.id, otherTwo.id].sorted { $0.description < $1.description })
+        ) {
+            try store.revisionID(matching: "2-", in: id)
+        }
+        #expect(throws: StoreError.noSuchRevision("9-0")) { try store.revisionID(matching: "9-0", in: id) }
+    }
 }
