@@ -17,7 +17,11 @@ public struct StoreChange: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// A document appeared: ``StoreChange/revision`` is its first revision seen.
         case created
-        /// A revision arrived: ``StoreChange/revision``.
+        /// A revision arrived: ``StoreChange/revision``. Every revision is reported once,
+        /// one pruned before the feed read its folder too, so its content may be gone by
+        /// the time the change is handled (`StoreError.noContent`): ``StoreChange/heads``
+        /// says what is current. One a sync brings already pruned may come after its
+        /// descendants, whose tombstone arrives after them.
         case revisionAdded = "revision-added"
         /// The document went into conflict (more than one head that is not a deletion);
         /// ``StoreChange/revision`` is the winner.

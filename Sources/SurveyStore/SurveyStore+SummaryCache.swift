@@ -99,7 +99,9 @@ extension SurveyStore {
                                 "its current revision cannot be read, so it is listed without a title: \(error)",
                             isFailureToLook: failure != nil,
                             remedy: Self.remedy(
-                                forUnreadable: error, of: id, head: winner, otherHeads: read.graph.conflicts)
+                                forUnreadable: error, of: id, head: winner,
+                                inConflict: !read.graph.conflicts.isEmpty,
+                                otherHeads: self.readableHeads(read.graph.conflicts, of: id))
                         ))
                 }
             }
@@ -116,34 +118,46 @@ extension SurveyStore {
     }
 
     /// What mends document `id` when reading it at `revision` (its winner when `nil`)
-    /// failed with `error`, as ``remedy(forUnreadable:of:head:otherHeads:)`` says it for
+    /// failed with `error`, as ``remedy(forUnreadable:of:head:inConflict:otherHeads:)`` says it for
     /// `list`: nothing unless the revision is a head that is not a deletion, which a save
-    /// on top, or another head kept, replaces.
+    /// on top, or another head kept (one that reads: a format newer than this build's
+    /// counts), replaces.
     package func remedy(forUnreadable error: any Error, of id: UUID, revision: RevisionID?) -> Remedy? {
         guard let graph = try? graph(of: id), let winner = graph.winner, !winner.isDeleted else { return nil }
         let live = [winner] + graph.conflicts
         guard let head = live.first(where: { $0.id == revision ?? winner.id }) else { return nil }
         return Self.remedy(
-            forUnreadable: error, of: id, head: head, otherHeads: live.filter { $0.id != head.id })
+            forUnreadable: error, of: id, head: head, inConflict: live.count > 1,
+            otherHeads: readableHeads(live.filter { $0.id != head.id }, of: id))
     }
 
-    /// What mends document `id` whose `head` (its winner, or another head in a conflict)
-    /// cannot be read, as `error` says, or `nil` when neither remedy applies (an
-    /// input/output error, say).
+    /// Those of `heads` (of document `id`) whose content reads as a survey, or is in a
+    /// format newer than this build's (which it cannot check, and keeps as it is): the
+    /// heads a remedy may offer to keep. Each is read: only on the way to failing.
+    func readableHeads(_ heads: [RevisionMetadata], of id: UUID) -> [RevisionMetadata] {
+        heads.filter { $0.formatVersion > Self.formatVersion || (try? survey(id, $0)) != nil }
+    }
+
+    /// What mends document `id` whose `head` (its winner, or another head in a conflict,
+    /// `inConflict`) cannot be read, as `error` says, or `nil` when neither remedy applies
+    /// (an input/output error, say).
     ///
     /// Content that does not match the digest in its metadata is damaged here, and a
     /// replica's intact copy repairs it. Content that matches it but is no survey this
     /// build reads (malformed, or breaking a rule) holds the same bytes on every replica,
     /// so no repair mends it: new content saved on top does, or, in a conflict, keeping
-    /// one of `otherHeads`, the document's other heads that are not deletions.
+    /// one of `otherHeads`, the document's other heads that read (asked for only then).
     static func remedy(
-        forUnreadable error: any Error, of id: UUID, head: RevisionMetadata, otherHeads: [RevisionMetadata]
+        forUnreadable error: any Error, of id: UUID, head: RevisionMetadata, inConflict: Bool,
+        otherHeads: @autoclosure () -> [RevisionMetadata]
     ) -> Remedy? {
         switch error {
         case VersionsError.contentMismatch, VersionsError.digestMismatch:
             .repairFromReplica
         case is PropertyListError, is SurveyError, is SurveyFileError, is FormatError:
-            .replaceContent(id, otherHeads: otherHeads.map(\.id), hasHistory: !head.parents.isEmpty)
+            .replaceContent(
+                id, otherHeads: otherHeads().map(\.id), hasHistory: !head.parents.isEmpty,
+                inConflict: inConflict)
         default:
             nil
         }

@@ -785,13 +785,13 @@ public final class SurveyStore: Sendable {
         public var revision: RevisionMetadata
         /// Whether ``revision`` was written by this call.
         public var isNew: Bool
-        /// For a deletion: revisions of the document that the store names but cannot read
-        /// (not complete yet, damaged, or a link or special file in their package's place)
-        /// and that no readable revision names as a parent. The deletion cannot name them as its
-        /// parents, so it does not supersede them: if a repair brings one back, it is a
-        /// current revision again (as a half-copied one is once its copy completes), and
-        /// since an edit never loses to a deletion, the document is no longer deleted.
-        /// Empty when there are none.
+        /// For a deletion or a resolution: revisions of the document that the store names
+        /// but cannot read (not complete yet, damaged, or a link or special file in their
+        /// package's place) and that no readable revision names as a parent. The revision
+        /// written cannot name them as its parents, so it does not supersede them: if a
+        /// repair brings one back (or its copy completes), it is a current revision again,
+        /// so a deleted document is no longer deleted (an edit never loses to a deletion)
+        /// and a resolved one may be in conflict again. Empty when there are none.
         public var unsuperseded: [RevisionID]
 
         /// Creates an outcome.
@@ -903,13 +903,31 @@ public final class SurveyStore: Sendable {
     ///   not deleted either).
     /// - Throws: `StoreError`, also `StoreError/noSuchRevision(_:)` for a revision to
     ///   keep that does not exist, even when there is nothing to resolve; the errors of
-    ///   reading the content to keep (the winner's, or the kept revision's), which must be
-    ///   a valid survey unless its format is newer than this build's, as a save's must;
+    ///   reading the content to keep (the winner's, or the kept revision's), which must
+    ///   read as a survey, as ``survey(_:_:)`` reads it, unless its format is newer than
+    ///   this build's (nothing is cleaned or written then);
     ///   `FileSystemError` when the revision cannot be written.
     @discardableResult
     public func resolve(_ id: UUID, _ resolution: Resolution) throws -> RevisionMetadata? {
+        try resolveDocument(id, resolution)?.revision
+    }
+
+    /// Resolves a document as `resolve(_:_:)` does, and tells which revisions it could not
+    /// read and so does not supersede (``WriteOutcome/unsuperseded``, from the same read,
+    /// under the document's lock): once a copy completes one, or a repair brings it back,
+    /// the document may be in conflict again. A merge refuses beside such revisions
+    /// (`StoreError/unseenForMerge(_:_:)`), so its outcome names none.
+    ///
+    /// - Returns: The resolution written (``WriteOutcome/isNew``), or `nil` when there is
+    ///   nothing to resolve.
+    /// - Throws: As `resolve(_:_:)`.
+    public func resolveDocument(_ id: UUID, _ resolution: Resolution) throws -> WriteOutcome? {
         try checkWritable()
-        if case .merge(let prefer) = resolution { return try resolveMerge(id, prefer: prefer)?.revision }
+        if case .merge(let prefer) = resolution {
+            return try resolveMerge(id, prefer: prefer)?.revision.map {
+                WriteOutcome(revision: $0, isNew: true)
+            }
+        }
         // Content is checked before anything is locked: a refusal locks nothing.
         if case .content(let survey) = resolution { try survey.validate() }
         if !hasLocalState, try !needsResolution(id, resolution, in: revisions.graph(of: id).graph) {
@@ -917,15 +935,12 @@ public final class SurveyStore: Sendable {
         }
         let lock = try documentLock(id)
         defer { lock.unlock() }
-        // Cleaned only once there is something to resolve.
         var read = try revisions.read(id)
-        guard try needsResolution(id, resolution, in: read.graph), read.graph.winner != nil else {
+        guard try needsResolution(id, resolution, in: read.graph), let winner = read.graph.winner else {
             return nil
         }
-        try revisions.clean(&read, of: id)
-        let graph = read.graph
-        let heads = graph.heads
-        guard let winner = graph.winner else { return nil }
+        // The content kept is read (and checked) before anything is cleaned: a refusal
+        // changes nothing. Cleaning leaves the graph as it is.
         let content: Data?
         var formatVersion = Self.formatVersion
         switch resolution {
@@ -934,22 +949,25 @@ public final class SurveyStore: Sendable {
             content = try keptContent(of: id, winner)
             formatVersion = winner.formatVersion
         case .keep(let keptID):
-            let kept = try revision(id, keptID, in: graph)
+            let kept = try revision(id, keptID, in: read.graph)
             content = try keptContent(of: id, kept)
             formatVersion = kept.formatVersion
         case .content(let survey):
             content = try survey.plistData()
         }
-        return try wrapping(.resolve, id) {
+        try revisions.clean(&read, of: id)
+        let heads = read.graph.heads
+        let written = try wrapping(.resolve, id) {
             try revisions.writeResolution(
                 document: id, parents: heads, content: content, formatVersion: formatVersion)
         }
+        return WriteOutcome(revision: written, isNew: true, unsuperseded: Self.unsuperseded(in: read))
     }
 
     /// The content a resolution that keeps `kept` carries: none for a deletion, else its
-    /// content, read as a survey first, so that a resolution never carries content that is
-    /// no valid survey, as a save never does. Content in a format newer than this build's
-    /// is kept as it is: this build cannot check it, and a newer one reads it.
+    /// content, read as a survey first, so that a resolution never carries content that
+    /// ``survey(_:_:)`` could not read. Content in a format newer than this build's is kept
+    /// as it is: this build cannot check it, and a newer one reads it.
     ///
     /// - Throws: The errors of reading the content (naming its file, and the item and
     ///   rule for content that breaks one).

@@ -25,12 +25,14 @@ public enum Remedy: Sendable, Hashable {
     /// under way finishes, or a replica repairs them, then the merge can run; or the
     /// conflict is resolved another way (a head kept, the winner accepted, new content).
     case finishCopyThenMerge(count: Int)
-    /// The document's current content matches the digest in its metadata but is no
-    /// survey this build reads, so every replica holds the same bytes and no repair mends
-    /// them: new content saved on top does, or keeping another head (the first of
-    /// `otherHeads`, of how many), or an earlier revision's content saved on top when the
-    /// document has history (`hasHistory`).
-    case replaceContent(UUID, otherHeads: [RevisionID], hasHistory: Bool)
+    /// A head of the document (its winner, or in a conflict another head) has content that
+    /// matches the digest in its metadata but is no survey this build reads, so every
+    /// replica holds the same bytes and no repair mends them: new content saved on top
+    /// does (on top of every head when the document is in conflict, `inConflict`), or
+    /// keeping another head (the first of `otherHeads`, the other heads that do read, of
+    /// how many), or an earlier revision's content saved on top when the head has history
+    /// (`hasHistory`).
+    case replaceContent(UUID, otherHeads: [RevisionID], hasHistory: Bool, inConflict: Bool = false)
     /// The document was deleted by revision `deletion`: keeping an earlier revision whose
     /// content is still there (`restorable`, the newest) or saving content on top of the
     /// deletion restores it.
@@ -50,8 +52,9 @@ public enum Remedy: Sendable, Hashable {
             "; let the copy finish, or repair \(Self.them(count)) from a replica that holds \(Self.them(count)) intact, then prune"
         case .finishCopyThenMerge(let count):
             "; let the copy finish, or repair \(Self.them(count)) from a replica that holds \(Self.them(count)) intact, then merge, or resolve the conflict by keeping a head, accepting the winner or saving new content"
-        case .replaceContent(_, let otherHeads, let hasHistory):
+        case .replaceContent(_, let otherHeads, let hasHistory, let inConflict):
             " (its content matches the digest in its metadata, so every replica holds these same bytes and no repair mends them; save new content on top"
+                + (inConflict ? " of every head" : "")
                 + (otherHeads.first.map {
                     ", or keep \(otherHeads.count == 1 ? "the other head" : "another head"), \($0)"
                 }

@@ -475,3 +475,38 @@ extension SelfHealingTests {
         }
     }
 }
+
+extension SelfHealingTests {
+    @Test(
+        "resolve warns of a head whose copy has not completed, which the resolution cannot supersede (it said nothing); once the copy completes the document is in conflict again, as warned"
+    )
+    func resolutionAndHalfCopiedHead() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (a, b, ids) = try Self.replicas(in: directory)
+        let id = ids[0]
+        let base = URL(fileURLWithPath: try Self.package(a, id)).deletingPathExtension().lastPathComponent
+        var heads: [String] = []
+        for title in ["One", "Two", "Three"] {
+            let edit = try CommandRunner.run(["edit", id, "--title", title, "--base", base, "--store", a])
+            #expect(edit.status == 0, "\(edit.stderr)")
+            heads.append(edit.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
+        // On a, the third head's content has not arrived yet.
+        try FileManager.default.removeItem(atPath: a + "/Documents/\(id)/\(heads[2]).survey/Survey.plist")
+        let resolved = try CommandRunner.run(["resolve", id, "--accept", "--store", a])
+        #expect(resolved.status == 0, "\(resolved.stderr)")
+        #expect(
+            resolved.stderr.contains(
+                "warning: the resolution does not supersede 1 revision(s) of this document that cannot be read yet (\(heads[2]); "
+            ) && resolved.stderr.contains("the document may be in conflict again"), "\(resolved.stderr)")
+        // The copy completes: the document is in conflict again, as warned.
+        #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
+        let conflicts = try CommandRunner.run(["conflicts", "--json", "--store", a])
+        #expect(conflicts.stdout.contains(heads[2]), "\(conflicts.stdout)")
+        // With every head readable, a resolution warns of nothing.
+        let again = try CommandRunner.run(["resolve", id, "--accept", "--store", a])
+        #expect(again.status == 0 && !again.stderr.contains("does not supersede"), "\(again.stderr)")
+    }
+}

@@ -274,6 +274,35 @@ struct UnreadableWinnerTests {
                 && diff.stderr.contains("warning: \(malformed.id): not compared with the winner"))
         #expect(diff.stderr.hasSuffix(loserAdvice + "\n"), "\(diff.stderr)")
 
+        // Two heads neither of which reads: no head is offered, only new content on top of
+        // both (each used to offer the other, and pasting either failed); and with a third
+        // head that reads, that one is offered.
+        let neither = UUID(uuidString: "00000006-0000-4000-8000-000000000000")!
+        let neitherBase = try fixture.revisions.write(
+            document: neither, parents: [], content: Fixture.good, formatVersion: 2)
+        for _ in 0..<2 {
+            _ = try fixture.revisions.write(
+                document: neither, parents: [neitherBase], content: Fixture.malformed, formatVersion: 2)
+        }
+        let both = neither.uuidString.lowercased()
+        let newContent =
+            " (its content matches the digest in its metadata, so every replica holds these same bytes and no repair mends them; save new content on top of every head with `survey resolve --store \(store) \(both) --from FILE`, such as an earlier revision's content, which `survey export --store \(store) \(both) --revision REV -o FILE` writes)\n"
+        for command in [["diff", both], ["resolve", both, "--merge"], ["resolve", both, "--accept"]] {
+            let result = try CommandRunner.run(command + ["--store", store])
+            #expect(
+                result.status == 65 && result.stderr.hasSuffix(newContent), "\(command): \(result.stderr)")
+        }
+        let third = try fixture.revisions.write(
+            document: neither, parents: [neitherBase],
+            content: try PropertyList.dictionary(["title": "Third", "items": []]).xmlData(), formatVersion: 2)
+        let offered = try CommandRunner.run(["resolve", both, "--merge", "--store", store])
+        #expect(
+            offered.status == 65 && offered.stderr.hasSuffix(" --keep \(third.id)`)\n"), "\(offered.stderr)")
+        let file = fixture.directory.appendingPathComponent("new.json").path
+        try Data(#"{"title": "New", "items": []}"#.utf8).write(to: URL(fileURLWithPath: file))
+        #expect(try CommandRunner.run(["resolve", both, "--from", file, "--store", store]).status == 0)
+        #expect(try CommandRunner.run(["show", both, "--store", store]).stdout.contains("New"))
+
         // What the advice says mends each: the other head kept, which --accept now keeps.
         let kept = try CommandRunner.run([
             "resolve", document, "--keep", readableHead.id.description, "--store", store,

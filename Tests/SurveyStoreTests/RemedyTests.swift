@@ -170,20 +170,55 @@ struct RemedyTests {
             #expect("\(error)".hasPrefix(file + ":"), "\(resolution): \(error)")
             #expect(try store.graph(of: id).heads.map(\.id).sorted() == graph.heads.map(\.id).sorted())
         }
+        // The remedy offers only another head that reads: none for the good head, whose
+        // other head is the bad one.
         let noSurvey = try #require(throws: (any Error).self) { try store.survey(id, bad) }
         #expect(
             store.remedy(forUnreadable: noSurvey, of: id, revision: nil)
-                == .replaceContent(id, otherHeads: [good.id], hasHistory: true))
+                == .replaceContent(id, otherHeads: [good.id], hasHistory: true, inConflict: true))
         #expect(
             store.remedy(forUnreadable: noSurvey, of: id, revision: good.id)
-                == .replaceContent(id, otherHeads: [bad.id], hasHistory: true))
+                == .replaceContent(id, otherHeads: [], hasHistory: true, inConflict: true))
         #expect(store.remedy(forUnreadable: noSurvey, of: id, revision: base.id) == nil)
+        #expect(
+            Remedy.replaceContent(id, otherHeads: [], hasHistory: true, inConflict: true).advice.hasSuffix(
+                "; save new content on top of every head, such as an earlier revision's content)"))
         // A newer format's content cannot be checked here: keeping it keeps its bytes.
         let newer = try store.revisions.write(
             document: id, parents: [base], content: Data("format 3".utf8), formatVersion: 3)
         let kept = try #require(try store.resolve(id, .keep(newer.id)))
         #expect(kept.formatVersion == 3 && Set(kept.parents) == [good.id, bad.id, newer.id])
         #expect(try store.revisions.content(of: id, revision: kept) == Data("format 3".utf8))
+
+        // A refusal changes nothing in the store: a copy of a pruned revision that came
+        // back (as an engine brings one) is still there, which a resolution would remove.
+        let (other, first) = try store.create(try Survey(title: "First", items: []))
+        let middle = try store.save(try Survey(title: "Middle", items: []), to: other, base: first.id)
+        let noSurveyHead = try store.revisions.write(
+            document: other, parents: [middle], content: Data("no survey".utf8), formatVersion: 2)
+        _ = try store.save(try Survey(title: "Winner", items: []), to: other, base: middle.id)
+        let firstPackage = path + "/" + StoreLayout.package(first.id, of: other)
+        let aside = path + "-aside"
+        defer { try? FileManager.default.removeItem(atPath: aside) }
+        try FileManager.default.copyItem(atPath: firstPackage, toPath: aside)
+        #expect(try store.prune(other).contains(first.id))
+        try FileManager.default.copyItem(atPath: aside, toPath: firstPackage)
+        func tree() throws -> [String: Data] {
+            var files: [String: Data] = [:]
+            let enumerator = try #require(FileManager.default.enumerator(atPath: path))
+            while let name = enumerator.nextObject() as? String {
+                var isFolder: ObjCBool = false
+                _ = FileManager.default.fileExists(atPath: path + "/" + name, isDirectory: &isFolder)
+                files[name] =
+                    isFolder.boolValue
+                    ? Data() : try Data(contentsOf: URL(fileURLWithPath: path + "/" + name))
+            }
+            return files
+        }
+        let before = try tree()
+        #expect(before.keys.contains { $0.hasSuffix(StoreLayout.packageName(first.id)) })
+        #expect(throws: (any Error).self) { try store.resolve(other, .keep(noSurveyHead.id)) }
+        #expect(try tree() == before)
     }
 
     @Test("A strict merge refused names no option of the command")

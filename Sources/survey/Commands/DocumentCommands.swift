@@ -423,10 +423,11 @@ struct DeleteCommand: ParsableCommand {
                     : nil,
                 deleted: winner?.isDeleted ?? true)
             if !deletion.unsuperseded.isEmpty {
-                let count = deletion.unsuperseded.count
                 Console.error(
-                    "warning: the deletion does not supersede \(count) revision(s) of this document that cannot be read yet (\(deletion.unsuperseded.map(\.description).joined(separator: ", ")); half-copied, damaged, or something else in the place of \(count == 1 ? "its package" : "their packages")): if a copy under way completes \(count == 1 ? "it" : "one"), or a repair (survey sync, survey verify --repair-from) brings \(count == 1 ? "it" : "one") back, the document is no longer deleted, since an edit never loses to a deletion; let the copy finish or repair first, then delete again to supersede \(count == 1 ? "it" : "them")"
-                )
+                    Advice.unsupersededWarning(
+                        deletion.unsuperseded, written: "deletion",
+                        outcome: "the document is no longer deleted, since an edit never loses to a deletion",
+                        again: "delete"))
             }
             // A deletion based on an older revision races the edits made since: they win.
             // In a conflict, several such heads stay: each is named, and a deletion based on

@@ -206,9 +206,11 @@ struct ResolveCommand: ParsableCommand {
             --keep REV (an earlier revision) or --from FILE; anything else says that it is deleted and \
             names the newest earlier revision to keep ("deleted": true with --json).
 
-            Content kept by --accept or --keep must be a valid survey, as a save's must: content that is not \
+            Content kept by --accept or --keep must read as a survey, as show reads it: content that does not \
             (malformed, or breaking a rule) is refused with exit 65, naming the file and the item and rule, and \
-            nothing is written; content in a format newer than this build's is kept as it is.
+            nothing is written; content in a format newer than this build's is kept as it is. A resolution \
+            supersedes the heads this store can read: one it cannot read yet (half-copied, damaged) is named \
+            in a warning, since once it is complete or repaired the document may be in conflict again.
 
             \(SurveyTool.exitCodesReference)
             """)
@@ -261,24 +263,34 @@ struct ResolveCommand: ParsableCommand {
             if merge && all { return try resolveAll(store) }
             let id = try store.document(document!)
             if merge { return try resolveMerge(store, id) }
-            let resolution: SurveyStore.Resolution
-            // The head whose content is kept: advised on, should it be no valid survey.
-            var kept: RevisionID?
+            let outcome: SurveyStore.WriteOutcome?
+            // The head whose content is kept (the winner, `nil`, with --accept) is advised on,
+            // should it be no valid survey.
             if accept {
-                resolution = .acceptWinner
+                outcome = try store.advisingOnUnreadable(id, revision: nil) {
+                    try store.resolveDocument(id, .acceptWinner)
+                }
             } else if let keep {
-                kept = try store.revisionID(matching: keep, in: id)
-                resolution = .keep(kept!)
+                let kept = try store.revisionID(matching: keep, in: id)
+                outcome = try store.advisingOnUnreadable(id, revision: kept) {
+                    try store.resolveDocument(id, .keep(kept))
+                }
             } else {
                 // Items without an id are matched with the winner's, as every replica has it.
-                resolution = .content(
-                    try readSurvey(from: from!, document: id, on: try store.revision(id, nil), in: store))
+                let survey = try readSurvey(
+                    from: from!, document: id, on: try store.revision(id, nil), in: store)
+                outcome = try store.resolveDocument(id, .content(survey))
             }
-            guard
-                let resolved = try store.advisingOnUnreadable(
-                    id, revision: kept, { try store.resolve(id, resolution) })
-            else {
+            guard let outcome else {
                 return try sayNothingToResolve(store, id, keepingDeletion: keep != nil)
+            }
+            let resolved = outcome.revision
+            // Heads it could not read are not its parents: named, as delete names them.
+            if !outcome.unsuperseded.isEmpty {
+                Console.error(
+                    Advice.unsupersededWarning(
+                        outcome.unsuperseded, written: "resolution",
+                        outcome: "the document may be in conflict again", again: "resolve"))
             }
             if options.json {
                 try Console.printJSON(
@@ -367,10 +379,10 @@ struct ResolveCommand: ParsableCommand {
                 } ?? "\(prefer) among the heads (the heads: \(heads))")
         }
         // A deletion changes no field, so preferring it would change nothing: refused in a
-        // conflict, naming the heads that may be preferred.
-        let graph = try store.graph(of: id)
-        if graph.revisions[head]?.isDeleted == true, RevisionGraph.isInConflict(heads: graph.heads) {
-            let live = graph.heads.filter { !$0.isDeleted }.map(\.id.description).joined(separator: ", ")
+        // conflict, naming the heads that may be preferred (from the plan, which reads
+        // without cleaning anything).
+        if try store.revision(id, head).isDeleted, let plan = try store.mergePlan(id) {
+            let live = plan.heads.filter { !$0.isDeleted }.map(\.id.description).joined(separator: ", ")
             throw StoreError.noSuchRevision(
                 "\(prefer) among the heads that are not deletions (\(head) records a deletion, which changes no field; the heads that do not: \(live))"
             )

@@ -64,15 +64,15 @@ enum Advice {
         case .finishCopyThenMerge(let count):
             return
                 "; let the copy finish, or copy \(Remedy.them(count)) again from a replica that holds \(Remedy.them(count)) intact (`survey sync REPLICA`), then merge, or resolve with --keep REV, --accept or --from FILE"
-        case .replaceContent(let id, let otherHeads, let hasHistory):
+        case .replaceContent(let id, let otherHeads, let hasHistory, let inConflict):
             let document = id.lowercased
             // In a conflict, content saved on top of every head resolves it too.
             var text =
                 " (its content matches the digest in its metadata, so every replica holds these same bytes and no repair"
                 + " mends them; "
-                + (otherHeads.isEmpty
-                    ? "save new content on top with `survey save \(document) --from FILE`"
-                    : "save new content on top of every head with `survey resolve \(document) --from FILE`")
+                + (inConflict
+                    ? "save new content on top of every head with `survey resolve \(document) --from FILE`"
+                    : "save new content on top with `survey save \(document) --from FILE`")
             if let other = otherHeads.first {
                 text +=
                     ", or keep \(otherHeads.count == 1 ? "the other head" : "another head") with `survey resolve \(document) --keep \(other)`"
@@ -87,6 +87,19 @@ enum Advice {
                 + (restorable.map { "`survey resolve \(document) --keep \($0)` or " } ?? "")
                 + "`survey save \(document) --from FILE --base \(deletion)`"
         }
+    }
+
+    /// The warning that the revision just `written` (a "deletion", a "resolution") does
+    /// not supersede `revisions`, which the store cannot read yet and so could not name as
+    /// its parents: once a copy completes one or a repair brings it back, `outcome`; the
+    /// command to run `again` afterwards supersedes them.
+    static func unsupersededWarning(
+        _ revisions: [RevisionID], written: String, outcome: String, again: String
+    ) -> String {
+        let count = revisions.count
+        let one = count == 1 ? "it" : "one"
+        return
+            "warning: the \(written) does not supersede \(count) revision(s) of this document that cannot be read yet (\(revisions.map(\.description).joined(separator: ", ")); half-copied, damaged, or something else in the place of \(count == 1 ? "its package" : "their packages")): if a copy under way completes \(one), or a repair (survey sync, survey verify --repair-from) brings \(one) back, \(outcome); let the copy finish or repair first, then \(again) again to supersede \(Remedy.them(count))"
     }
 
     /// `error`'s message with its remedy, where it has one, as the command line says it

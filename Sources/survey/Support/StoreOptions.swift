@@ -418,24 +418,23 @@ extension SurveyStore {
     func advisingOnUnreadable<T>(_ id: UUID, reading revisions: [RevisionID?], _ body: () throws -> T) throws
         -> T
     {
-        do {
-            return try body()
-        } catch {
-            guard let advice = advice(onUnreadable: error, of: id, reading: revisions) else { throw error }
-            var failure = CommandFailure(error)
-            failure.message += advice
-            throw failure
-        }
+        try advising(body) { advice(onUnreadable: $0, of: id, reading: revisions) }
     }
 
     /// Runs `body`, which reads every head of document `id` (a merge), advising as
     /// ``advisingOnUnreadable(_:revision:_:)`` does on the first head, winner first, whose
     /// content cannot be read.
     func advisingOnUnreadableHeads<T>(_ id: UUID, _ body: () throws -> T) throws -> T {
+        try advising(body) { advice(onUnreadableHeadOf: id, $0) }
+    }
+
+    /// Runs `body`; when it fails, with `advice` for the error, fails with the error's
+    /// message and that advice after it.
+    private func advising<T>(_ body: () throws -> T, with advice: (any Error) -> String?) throws -> T {
         do {
             return try body()
         } catch {
-            guard let advice = advice(onUnreadableHeadOf: id, error) else { throw error }
+            guard let advice = advice(error) else { throw error }
             var failure = CommandFailure(error)
             failure.message += advice
             throw failure
@@ -452,24 +451,40 @@ extension SurveyStore {
             reading: ((graph.winner.map { [$0] } ?? []) + graph.conflicts).map(\.id))
     }
 
-    /// What mends the first of `revisions` of document `id` (`nil` standing for its
-    /// winner) whose content cannot be read, when reading them failed with `error`, as a
-    /// suffix for the error's message (see ``remedy(forUnreadable:of:revision:)``).
+    /// What mends the one of `revisions` of document `id` (`nil` standing for its winner)
+    /// whose content could not be read when reading them failed with `error`, as a suffix
+    /// for the error's message (see ``remedy(forUnreadable:of:revision:)``): `nil` unless
+    /// the error says that content is no survey this build reads. (Damaged content is sent
+    /// to a repair by ``CommandFailure`` itself.) The revision is the one whose content
+    /// file the error names; one named by no file is found by reading them again (only
+    /// when it may have been any of several).
     private func advice(onUnreadable error: any Error, of id: UUID, reading revisions: [RevisionID?])
         -> String?
     {
         switch error {
-        case is VersionsError, is CommandFailure, is StoreError, is SurveyStore.MergeRefusal: return nil
-        default: break
+        case is PropertyListError, is SurveyError, is SurveyFileError, is FormatError: break
+        default: return nil
         }
-        // Read again only when it may have been any of several.
-        let failed =
-            revisions.count == 1
-            ? revisions.first
-            : revisions.first { revision in (try? survey(id, self.revision(id, revision))) == nil }
+        let failed: RevisionID??
+        if let named = Self.revision(namedBy: error) {
+            failed = named
+        } else if revisions.count == 1 {
+            failed = revisions.first
+        } else {
+            failed = revisions.first { revision in (try? survey(id, self.revision(id, revision))) == nil }
+        }
         guard let failed, let remedy = remedy(forUnreadable: error, of: id, revision: failed) else {
             return nil
         }
         return Advice.namingStore(in: Advice.suffix(for: remedy))
+    }
+
+    /// The revision whose package holds the file `error` is about
+    /// (`…/REVISION.survey/Survey.plist`), if it names one.
+    private static func revision(namedBy error: any Error) -> RevisionID? {
+        guard let file = (error as? any CategorizedError)?.inputLocation?.file else { return nil }
+        let components = file.split(separator: "/")
+        guard components.count >= 2 else { return nil }
+        return StoreLayout.revision(packageName: String(components[components.count - 2]))
     }
 }
