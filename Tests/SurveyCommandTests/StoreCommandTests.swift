@@ -702,11 +702,9 @@ struct StoreCommandTests {
         #expect(again["deleted"] as? Bool == true, "\(again)")
     }
 
-    @Test(
-        "resolve --merge --prefer of a revision that is there but no head says it is superseded and names the heads (it said there was no such revision)"
-    )
-    func preferNonHead() throws {
-        let store = try Store()
+    /// A document of `store` in conflict: its first revision, and two heads saved on it
+    /// (the winner first).
+    static func twoHeads(_ store: Store) throws -> (id: String, first: String, heads: [String]) {
         let (id, first) = try store.makeDocument()
         var heads: [String] = []
         for rating in [3, 4] {
@@ -714,6 +712,15 @@ struct StoreCommandTests {
             let saved = try store.json(["save", id, "--from", file, "--base", first]) as! [String: Any]
             heads.insert(saved["revision"] as! String, at: 0)
         }
+        return (id, first, heads)
+    }
+
+    @Test(
+        "resolve --merge --prefer of a revision that is there but no head says it is superseded and names the heads (it said there was no such revision)"
+    )
+    func preferNonHead() throws {
+        let store = try Store()
+        let (id, first, heads) = try Self.twoHeads(store)
         let result = try store.run(["resolve", id, "--merge", "--prefer", String(first.prefix(8))])
         #expect(result.status == 66, "\(result.stderr)")
         #expect(
@@ -733,13 +740,7 @@ struct StoreCommandTests {
     )
     func preferDeletionHead() throws {
         let store = try Store()
-        let (id, first) = try store.makeDocument()
-        var heads: [String] = []
-        for rating in [3, 4] {
-            let file = try store.write(Self.edited(rating: rating), "head.json")
-            let saved = try store.json(["save", id, "--from", file, "--base", first]) as! [String: Any]
-            heads.insert(saved["revision"] as! String, at: 0)
-        }
+        let (id, first, heads) = try Self.twoHeads(store)
         let deletion = try store.run(["delete", id, "--base", first]).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let before = try ImportTests.tree(store.path)
