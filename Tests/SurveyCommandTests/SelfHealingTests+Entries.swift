@@ -455,8 +455,10 @@ extension SelfHealingTests {
         let package = try Self.package(a, id)
         let revision = URL(fileURLWithPath: package).deletingPathExtension().lastPathComponent
         try FileManager.default.removeItem(atPath: package + "/Survey.plist")
-        let deleted = try CommandRunner.run(["delete", id, "--store", a])
+        let deleted = try CommandRunner.run(["delete", id, "--json", "--store", a])
         #expect(deleted.status == 0, "\(deleted.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(deleted.stdout.utf8)) as? [String: Any]
+        #expect(report?["unsuperseded"] as? [String] == [revision], "\(deleted.stdout)")
         #expect(
             deleted.stderr.contains(
                 "warning: the deletion does not supersede 1 revision(s) of this document that cannot be read yet (\(revision); "
@@ -495,8 +497,10 @@ extension SelfHealingTests {
         #expect(try CommandRunner.run(["sync", b, "--store", a]).status == 0)
         // On a, the third head's content has not arrived yet.
         try FileManager.default.removeItem(atPath: a + "/Documents/\(id)/\(heads[2]).survey/Survey.plist")
-        let resolved = try CommandRunner.run(["resolve", id, "--accept", "--store", a])
+        let resolved = try CommandRunner.run(["resolve", id, "--accept", "--json", "--store", a])
         #expect(resolved.status == 0, "\(resolved.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(resolved.stdout.utf8)) as? [String: Any]
+        #expect(report?["unsuperseded"] as? [String] == [heads[2]], "\(resolved.stdout)")
         #expect(
             resolved.stderr.contains(
                 "warning: the resolution does not supersede 1 revision(s) of this document that cannot be read yet (\(heads[2]); "
@@ -506,7 +510,9 @@ extension SelfHealingTests {
         let conflicts = try CommandRunner.run(["conflicts", "--json", "--store", a])
         #expect(conflicts.stdout.contains(heads[2]), "\(conflicts.stdout)")
         // With every head readable, a resolution warns of nothing.
-        let again = try CommandRunner.run(["resolve", id, "--accept", "--store", a])
+        let again = try CommandRunner.run(["resolve", id, "--accept", "--json", "--store", a])
         #expect(again.status == 0 && !again.stderr.contains("does not supersede"), "\(again.stderr)")
+        let none = try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any]
+        #expect(none?["unsuperseded"] as? [String] == [], "\(again.stdout)")
     }
 }

@@ -386,10 +386,11 @@ struct DeleteCommand: ParsableCommand {
 
             With --base, the deletion supersedes only that revision and its ancestors: an edit saved since \
             stays current (an edit never loses to a deletion it raced), and a warning says so. --json: \
-            {"id", "revision", "changed", "deleted"}, where deleted says whether the document is deleted now.
+            {"id", "revision", "changed", "deleted", "unsuperseded"}, where deleted says whether the \
+            document is deleted now, and unsuperseded lists the revisions named in the warning below.
 
             A deletion supersedes the revisions the store can read. A revision it holds but cannot read \
-            (damaged, or a link in its package's place) cannot be named as a parent: a warning names it, \
+            (half-copied, damaged, or a link in its package's place) cannot be named as a parent: a warning names it, \
             since if a repair brings it back it counts as an edit the deletion did not see, and an edit \
             never loses to a deletion. Repair first (survey sync, survey verify --repair-from) to delete it \
             too.
@@ -421,7 +422,7 @@ struct DeleteCommand: ParsableCommand {
                 unchangedLine: outlived
                     ? "unchanged: revision \(baseID?.description ?? "") is deleted already, by revision \(deletion.revision.id); nothing was written"
                     : nil,
-                deleted: winner?.isDeleted ?? true)
+                deleted: winner?.isDeleted ?? true, unsuperseded: deletion.unsuperseded)
             if !deletion.unsuperseded.isEmpty {
                 Console.error(
                     Advice.unsupersededWarning(

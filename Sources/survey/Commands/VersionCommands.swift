@@ -296,7 +296,7 @@ struct ResolveCommand: ParsableCommand {
                 try Console.printJSON(
                     Resolved(
                         id: id.lowercased, revision: resolved.id.description, resolved: true,
-                        deleted: resolved.isDeleted))
+                        deleted: resolved.isDeleted, unsuperseded: outcome.unsuperseded.map(\.description)))
             } else {
                 print(resolved.id.description)
                 // Keeping a deletion deletes the document: said, since nothing else shows it.
@@ -317,6 +317,9 @@ struct ResolveCommand: ParsableCommand {
         /// Whether `revision` is a deletion: a resolution that keeps one, or a deleted
         /// document left as it is.
         var deleted: Bool
+        /// The revisions the resolution could not read, and so does not supersede (the
+        /// warning names them too); none when nothing was written.
+        var unsuperseded: [String] = []
     }
 
     /// Says that `id` has nothing to resolve and writes nothing: it is not in conflict.

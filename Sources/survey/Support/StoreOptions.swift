@@ -84,18 +84,21 @@ struct StoreOptions: ParsableArguments {
     /// prints `unchangedLine` in its place.
     func report(
         _ id: UUID, _ revision: RevisionMetadata, changed: Bool = true, unchanged: String = "unchanged",
-        unchangedLine: String? = nil, deleted: Bool? = nil
+        unchangedLine: String? = nil, deleted: Bool? = nil, unsuperseded: [RevisionID]? = nil
     ) throws {
         struct Written: Encodable {
             var id, revision: String
             var changed: Bool
             /// `delete` only: whether the document is deleted now.
             var deleted: Bool?
+            /// `delete` only: the revisions it could not read, and so does not supersede.
+            var unsuperseded: [String]?
         }
         if json {
             try Console.printJSON(
                 Written(
-                    id: id.lowercased, revision: revision.id.description, changed: changed, deleted: deleted))
+                    id: id.lowercased, revision: revision.id.description, changed: changed, deleted: deleted,
+                    unsuperseded: unsuperseded?.map(\.description)))
         } else {
             print(revision.id.description)
         }
