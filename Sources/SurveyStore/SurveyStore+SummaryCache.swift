@@ -123,8 +123,10 @@ extension SurveyStore {
     /// on top, or another head kept (one that reads: a format newer than this build's
     /// counts), replaces.
     package func remedy(forUnreadable error: any Error, of id: UUID, revision: RevisionID?) -> Remedy? {
-        guard let graph = try? graph(of: id), let winner = graph.winner, !winner.isDeleted else { return nil }
-        let live = [winner] + graph.conflicts
+        // The heads that are not deletions, the winner first: none when it is a deletion.
+        guard let live = try? graph(of: id).heads.filter({ !$0.isDeleted }), let winner = live.first else {
+            return nil
+        }
         guard let head = live.first(where: { $0.id == revision ?? winner.id }) else { return nil }
         return Self.remedy(
             forUnreadable: error, of: id, head: head, inConflict: live.count > 1,

@@ -235,9 +235,10 @@ public struct RevisionTransfer: Sendable {
         var remoteBefore = false
         var localFailed = false
         var remoteFailed = false
-        /// Whether a side refused packages of the document (``DocumentOutcome/unwritable``).
-        var refused = false
         var outcome = DocumentOutcome()
+
+        /// Whether a side refused packages of the document (``DocumentOutcome/unwritable``).
+        var refused: Bool { !outcome.unwritable.isEmpty }
 
         /// Sets whether a conflict appeared (a side is in conflict that was not before: a
         /// conflict copied to a side that lacked it) or was resolved (neither side is in
@@ -730,7 +731,6 @@ public struct RevisionTransfer: Sendable {
         for (owner, outcome) in zip(owners, outcomes) {
             if case .refused(let error) = outcome {
                 if !plans[owner].refused {
-                    plans[owner].refused = true
                     let folder = target.root + "/" + target.folder(of: plans[owner].document)
                     plans[owner].outcome.unwritable.append(
                         StoreIssue(

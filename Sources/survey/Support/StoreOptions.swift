@@ -448,10 +448,9 @@ extension SurveyStore {
     /// a suffix for the error's message; `nil` when the error is no head's content that
     /// cannot be read, or nothing mends it.
     func advice(onUnreadableHeadOf id: UUID, _ error: any Error) -> String? {
-        guard let graph = try? graph(of: id) else { return nil }
-        return advice(
-            onUnreadable: error, of: id,
-            reading: ((graph.winner.map { [$0] } ?? []) + graph.conflicts).map(\.id))
+        // The heads that are not deletions, the winner first.
+        guard let heads = try? graph(of: id).heads.filter({ !$0.isDeleted }) else { return nil }
+        return advice(onUnreadable: error, of: id, reading: heads.map(\.id))
     }
 
     /// What mends the one of `revisions` of document `id` (`nil` standing for its winner)
