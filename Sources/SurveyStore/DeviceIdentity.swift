@@ -26,16 +26,23 @@ enum DeviceIdentity {
 
     /// This store's device. A `Device.plist` copied along with a whole store names
     /// another folder; the copy then gets a new device id, keeping the name, so that two
-    /// replicas never save under one id.
+    /// replicas never save under one id. The renewal holds ``StoreLayout/deviceLock`` and
+    /// looks again once it is held: of processes opening the copy at once, the first
+    /// renews the id and the others take the one it recorded, so that the replica saves
+    /// under one id.
     static func read(store: String, writer: PackageWriter) throws -> Device {
         let reader = FileReader(root: store, calls: writer.calls)
         let (device, folder) = try recorded(store: store, reader: reader)
-        if let folder, try folder != folderIdentity(store, reader: reader) {
-            let renewed = Device(id: newID(), name: device.name)
-            try write(renewed, writer: writer)
-            return renewed
-        }
-        return device
+        guard let folder else { return device }
+        let identity = try folderIdentity(store, reader: reader)
+        guard folder != identity else { return device }
+        let lock = try writer.lock(at: StoreLayout.deviceLock, mode: .exclusive)
+        defer { lock.unlock() }
+        let again = try recorded(store: store, reader: reader)
+        if again.folder == identity { return again.device }
+        let renewed = Device(id: newID(), name: again.device.name)
+        try write(renewed, writer: writer)
+        return renewed
     }
 
     /// ``read(store:writer:)``, or `nil` when no identity is recorded: none, or something

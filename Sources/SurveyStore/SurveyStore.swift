@@ -177,13 +177,18 @@ public final class SurveyStore: Sendable {
         }
         try RevisionStore.createDocumentsFolder(with: writer, reader: FileReader(root: path, calls: calls))
         // As when opening: none recorded, or something else in its place, gives a new
-        // identity; an I/O error renews nothing.
-        let existing = try DeviceIdentity.readIfRecorded(store: path, writer: writer)
+        // identity, unless another process records one first (a second `init`, the first
+        // write of a store copied without its local state): that one is the store's; an
+        // I/O error renews nothing. A name given renames the device, keeping its id.
         var device =
-            existing
-            ?? Device(id: DeviceIdentity.newID(), name: deviceName ?? ProcessInfo.processInfo.hostName)
-        if let deviceName, existing != nil { device.name = deviceName }
-        if existing != device { try DeviceIdentity.write(device, writer: writer) }
+            try DeviceIdentity.readIfRecorded(store: path, writer: writer)
+            ?? DeviceIdentity.create(
+                Device(id: DeviceIdentity.newID(), name: deviceName ?? ProcessInfo.processInfo.hostName),
+                writer: writer)
+        if let deviceName, device.name != deviceName {
+            device.name = deviceName
+            try DeviceIdentity.write(device, writer: writer)
+        }
         let store = SurveyStore(root: path, device: device, calls: calls)
         // On an existing store, the same clean-up as opening it for writing.
         try writer.removeLeftovers()

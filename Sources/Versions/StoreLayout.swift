@@ -24,6 +24,9 @@ public enum StoreLayout {
     public static let pruningFolder = localFolder + "/pruning"
     /// This replica's device identity.
     public static let deviceFile = localFolder + "/Device.plist"
+    /// The lock a process holds while it renews this device's identity (in a copied
+    /// store), so that processes opening the copy at once renew it once.
+    public static let deviceLock = locksFolder + "/device.lock"
     /// Per-device state (an app's last-opened item, sort order…), under ``localFolder``:
     /// one property list per document and one for the store, made when first written.
     public static let stateFolder = localFolder + "/state"
