@@ -55,6 +55,22 @@ int cshim_ofd_lock(int fd, int mode, int wait) {
 #endif
 }
 
+int cshim_ofd_lock_held(int fd) {
+    struct flock lock;
+    memset(&lock, 0, sizeof lock);
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = 0;
+    lock.l_len = 0;
+#ifdef F_OFD_GETLK
+    int result = fcntl(fd, F_OFD_GETLK, &lock);
+#else
+    int result = fcntl(fd, F_GETLK, &lock);
+#endif
+    if (result != 0) return -1;
+    return lock.l_type == F_UNLCK ? 0 : 1;
+}
+
 int cshim_openat(int dirfd, const char *path, int flags, mode_t mode) {
     return openat(dirfd, path, flags, mode);
 }

@@ -205,6 +205,14 @@ public final class SimulatedDisk: @unchecked Sendable {
                     return .success(disk.status(of: file.node))
                 }
             },
+            // The disk has no permissions: whatever is there may be used.
+            access: { directory, path, _ in
+                self.call { $0.stat(directory, path).map { _ in } }
+            },
+            // Every lock is granted at once here (see `lock`): none is ever held.
+            lockHeld: { descriptor in
+                self.call { $0.open[descriptor] == nil ? .failure(.badDescriptor) : .success(false) }
+            },
             syncfs: { descriptor in
                 self.call { $0.syncfs(descriptor) }
             }

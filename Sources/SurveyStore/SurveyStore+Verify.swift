@@ -16,8 +16,9 @@ extension SurveyStore {
     /// Checks the whole store: its layout file and folders, every revision's metadata
     /// against its id and its content against its digest, every parent known, links,
     /// special files and anything else that does not belong, stray temporary files,
-    /// interrupted prunes, unreadable property lists, this device's identity file.
-    /// Changes nothing, follows no link, and needs no write access.
+    /// interrupted prunes, unreadable property lists, this device's identity file; and,
+    /// as notes, each folder of the store this process may not write in and each lock
+    /// file it may not open. Changes nothing, follows no link, and needs no write access.
     ///
     /// - Returns: The problems and notes found, by path; the store is clean when every
     ///   entry is a note.

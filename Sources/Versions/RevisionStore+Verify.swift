@@ -14,7 +14,9 @@ extension RevisionStore {
     /// own folders, stray temporary files, interrupted prunes, lock files, the entries of
     /// `Documents/`, and in each document folder every package and tombstone (metadata
     /// against its id, each package complete, nothing unexpected inside a package, every
-    /// parent known, timestamps far ahead) and every live revision's content.
+    /// parent known, timestamps far ahead) and every live revision's content; and, as
+    /// notes, each of its folders this process may not write in and each lock file it
+    /// may not open.
     ///
     /// Follows no link and needs no write access. The layout file is the layer above's
     /// to check.
@@ -36,7 +38,7 @@ extension RevisionStore {
         func report(_ path: String, _ message: String, note: Bool = false) {
             issues.append(StoreIssue(path: path, message: message, isNote: note))
         }
-        verifyFolders(checkingIdentity: checkIdentity, report: report)
+        let lockFiles = verifyFolders(checkingIdentity: checkIdentity, report: report)
         let documents: [UUID]
         do {
             let folders = try documentFolders()
@@ -53,6 +55,7 @@ extension RevisionStore {
         for document in documents {
             verifyDocument(document, checkingContent: checkContent, report: report)
         }
+        verifyWriteAccess(documents: documents, lockFiles: lockFiles, report: report)
         return issues.sorted { ($0.path, $0.message) < ($1.path, $1.message) }
     }
 
@@ -74,10 +77,12 @@ extension RevisionStore {
     }
 
     /// The folders the store itself makes (each a real folder, or absent), and what is
-    /// left in the temporary, pruning and locks folders.
+    /// left in the temporary, pruning and locks folders; returns the names of the regular
+    /// lock files found.
     private func verifyFolders(
         checkingIdentity checkIdentity: (String) -> String?, report: (String, String, Bool) -> Void
-    ) {
+    ) -> [String] {
+        var lockFiles: [String] = []
         func checked<T>(_ path: String, _ look: () throws -> T?) -> T? {
             Self.checked(path, report: report, look)
         }
@@ -92,29 +97,57 @@ extension RevisionStore {
             default: report(path, "not a folder", false)
             }
         }
+        // A write holds the writers' lock while its temporary file exists, and a prune its
+        // document's lock while its note exists: what a write or prune under way has made is
+        // a note, and what one finished removed while this looked is not reported at all.
         let temporary = root + "/" + StoreLayout.temporaryFolder
-        for name in (checked(temporary, { try reader.names(atPath: temporary) }) ?? []).sorted() {
-            report(
-                temporary + "/" + name,
-                "a temporary file left by an interrupted write (the next command that writes removes it)",
-                false)
+        let leftovers = (checked(temporary, { try reader.names(atPath: temporary) }) ?? []).sorted()
+        let writersLock = root + "/" + StoreLayout.locksFolder + "/" + PackageWriter.writersLockName
+        let writing = !leftovers.isEmpty && checked(writersLock, { try reader.isLockHeld(atPath: writersLock) }) == true
+        for name in leftovers {
+            let path = temporary + "/" + name
+            if writing {
+                report(
+                    path,
+                    "a temporary file of a write under way (a command holds the writers' lock now; were it left by an interrupted write, the next command that writes once none is writing removes it)",
+                    true)
+            } else if checked(path, { try reader.status(atPath: path) }) != nil {
+                report(
+                    path,
+                    "a temporary file left by an interrupted write (the next command that writes removes it)",
+                    false)
+            }
         }
         let pruning = root + "/" + StoreLayout.pruningFolder
         for name in (checked(pruning, { try reader.names(atPath: pruning) }) ?? []).sorted() {
+            let path = pruning + "/" + name
             // A note names its document as the document's folder does (pruneNotes' rule).
-            let isNote = StoreLayout.documentID(folderName: name) != nil
-            report(
-                pruning + "/" + name,
-                isNote
-                    ? "an interrupted prune (the next command that writes finishes it; a prune of the document names anything in the way)"
-                    : "not a note of a prune, which names a document's UUID in lower case (the next command that writes removes it)",
-                false)
+            guard let document = StoreLayout.documentID(folderName: name) else {
+                report(
+                    path,
+                    "not a note of a prune, which names a document's UUID in lower case (the next command that writes removes it)",
+                    false)
+                continue
+            }
+            let lock = root + "/" + StoreLayout.lock(of: document)
+            if checked(lock, { try reader.isLockHeld(atPath: lock) }) == true {
+                report(
+                    path,
+                    "a prune under way (its document's lock is held now; were it interrupted, the next command that writes finishes it)",
+                    true)
+            } else if checked(path, { try reader.status(atPath: path) }) != nil {
+                report(
+                    path,
+                    "an interrupted prune (the next command that writes finishes it; a prune of the document names anything in the way)",
+                    false)
+            }
         }
         let locks = root + "/" + StoreLayout.locksFolder
         for entry in (checked(locks, { try reader.entries(atPath: locks) }) ?? []).sorted(by: {
             $0.name < $1.name
         }) {
             let path = locks + "/" + entry.name
+            if entry.kind == .regular { lockFiles.append(entry.name) }
             if entry.kind != .regular && entry.kind != .unknown {
                 report(
                     path, "not a regular lock file (never opened; lock files hold nothing: remove it)", false)
@@ -143,6 +176,91 @@ extension RevisionStore {
                     device,
                     "\(kind.asFound) where this device's identity file belongs: the next command that writes"
                         + " replaces it with a new device identity", false)
+            }
+        }
+        return lockFiles
+    }
+
+    /// Notes each folder of the store that this process may not write in, and each lock
+    /// file it may not open, with the commands that fail for it: nothing is damaged, so
+    /// each is a note, but without one `verify` would call clean a store where every
+    /// save fails. A read-only file system is one note, on the store. `lockFiles`: the
+    /// regular files in the folder of locks, as `verifyFolders(checkingIdentity:report:)`
+    /// listed it.
+    private func verifyWriteAccess(
+        documents: [UUID], lockFiles: [String], report: (String, String, Bool) -> Void
+    ) {
+        // What each folder of the store is written for.
+        let roles: [(folder: String, fails: String)] = [
+            (
+                StoreLayout.temporaryFolder,
+                "every command that writes fails, since each write is made here first"
+            ),
+            (
+                StoreLayout.localFolder,
+                "a command that writes fails while this device's identity file is missing or must be renewed"
+            ),
+            (
+                StoreLayout.locksFolder,
+                "a command that writes a document whose lock file is not here yet fails"
+            ),
+            (StoreLayout.pruningFolder, "prune fails, and so does a sync that brings tombstones"),
+            (
+                StoreLayout.stateFolder,
+                "per-device state cannot be saved, and a document's stays once its content is gone"
+            ),
+            (
+                StoreLayout.documentsFolder,
+                "no document can be added here (new, import, and a sync that brings one fail)"
+            ),
+        ]
+        func denial(_ path: String, writingFile: Bool = false) -> Errno? {
+            Self.checked(path, report: report) {
+                try reader.writeDenial(atPath: path, writingFile: writingFile)
+            }
+        }
+        func unwritable(_ errno: Errno) -> String { "this user may not write here (\(errno)): " }
+        for (folder, fails) in roles {
+            let path = root + "/" + folder
+            guard let errno = denial(path) else { continue }
+            if errno == .readOnlyFileSystem {
+                report(
+                    root, "on a read-only file system: every command that writes fails (reading works)", true)
+                return
+            }
+            report(path, unwritable(errno) + fails, true)
+        }
+        for document in documents {
+            let path = root + "/" + folder(of: document)
+            if let errno = denial(path) {
+                report(
+                    path,
+                    unwritable(errno)
+                        + "no revision of this document can be added (edit, save, delete, resolve, and a sync that brings one fail), nor pruned",
+                    true)
+            }
+        }
+        let locks = root + "/" + StoreLayout.locksFolder
+        for name in lockFiles {
+            let path = locks + "/" + name
+            if let errno = denial(path, writingFile: true) {
+                let fails =
+                    if name == PackageWriter.writersLockName {
+                        "every command that writes fails"
+                    } else if locks + "/" + name == root + "/" + StoreLayout.deviceLock {
+                        "a command that must renew this device's identity (in a copied store) fails"
+                    } else if name.hasSuffix(".lock"),
+                        StoreLayout.documentID(folderName: String(name.dropLast(".lock".count))) != nil
+                    {
+                        "a command that writes its document fails (prune and sync pass over the document)"
+                    } else {
+                        "a command that takes this lock fails"
+                    }
+                report(
+                    path,
+                    "this user may not open this lock file (\(errno)): \(fails)"
+                        + "; lock files hold nothing: remove it while nothing uses the store (lock files are made again as needed)",
+                    true)
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Packages
 import Surveys
 import TestSupport
 import Testing
@@ -478,6 +479,50 @@ struct UnreadableEntryTests {
         #expect(sync.status == 1, "\(sync.stderr)")
         let copied = try FileManager.default.contentsOfDirectory(atPath: setup.other + "/Documents").sorted()
         #expect(copied == setup.readable.map { $0.uuidString.lowercased() }, "\(sync.stdout)\(sync.stderr)")
+    }
+
+    @Test(
+        "verify notes each folder this user may not write in and each lock file it may not open, naming the commands that fail, and still calls the store clean, exit 0 (it said \"clean\" and every save failed)",
+        CommandRunner.needs("setpriv"))
+    func verifyNotesWhatMayNotBeWritten() throws {
+        let setup = try ThreeDocuments(.metadata)
+        defer { setup.remove() }
+        setup.restore()
+        let clean = try setup.survey(["verify"])
+        #expect(clean.status == 0 && clean.stdout == "clean\n", "\(clean.stdout)\(clean.stderr)")
+        let temporary = setup.root + "/" + StoreLayout.temporaryFolder
+        let documentLock = setup.root + "/" + StoreLayout.lock(of: setup.hidden)
+        let writersLock = setup.root + "/" + StoreLayout.locksFolder + "/" + PackageWriter.writersLockName
+        let modes = [(temporary, 0o555), (setup.folder, 0o555), (documentLock, 0), (writersLock, 0)]
+        for (path, mode) in modes { try Self.chmod(path, mode) }
+        defer {
+            for (path, _) in modes { try? Self.chmod(path, path.hasSuffix(".lock") ? 0o644 : 0o755) }
+        }
+        let verify = try setup.survey(["verify", "--json"])
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any]
+        #expect(report?["clean"] as? Bool == true && (report?["problems"] as? [Any])?.isEmpty == true)
+        let notes = Dictionary(
+            ((report?["notes"] as? [[String: String]]) ?? []).map { ($0["path"] ?? "", $0["message"] ?? "") },
+            uniquingKeysWith: { a, _ in a })
+        let denied = "(Permission denied): "
+        #expect(
+            notes == [
+                temporary:
+                    "this user may not write here \(denied)every command that writes fails, since each write is made here first",
+                setup.folder:
+                    "this user may not write here \(denied)no revision of this document can be added (edit, save, delete, resolve, and a sync that brings one fail), nor pruned",
+                documentLock:
+                    "this user may not open this lock file \(denied)a command that writes its document fails (prune and sync pass over the document); lock files hold nothing: remove it while nothing uses the store (lock files are made again as needed)",
+                writersLock:
+                    "this user may not open this lock file \(denied)every command that writes fails; lock files hold nothing: remove it while nothing uses the store (lock files are made again as needed)",
+            ], "\(verify.stdout)")
+        let text = try setup.survey(["verify"])
+        #expect(text.status == 0 && text.stdout == "clean (4 note(s))\n", "\(text.stdout)\(text.stderr)")
+        #expect(text.stderr.contains("\(temporary): note: this user may not write here"), "\(text.stderr)")
+        // What the notes say is so: the edit fails, and changes nothing.
+        let edit = try setup.survey(["edit", setup.hidden.uuidString.lowercased(), "--title", "Changed"])
+        #expect(edit.status == 1, "\(edit.stdout)\(edit.stderr)")
     }
 
     @Test(

@@ -494,3 +494,78 @@ struct RevisionStoreTests {
         #expect(try FileManager.default.subpathsOfDirectory(atPath: store.root).sorted() == before)
     }
 }
+
+extension RevisionStoreTests {
+    @Test(
+        "verify notes each folder it may not write in, one note for a read-only file system, and an error answering the question as a problem (it called such a store clean, and every write failed)"
+    )
+    func verifyNotesWhatMayNotBeWritten() throws {
+        let (store, _) = try Self.chain(2)
+        defer { try? FileManager.default.removeItem(atPath: store.root) }
+        let documentFolder = StoreLayout.folderName(of: Self.document)
+        func verify(denying denied: @escaping @Sendable (String) -> Errno?) -> [StoreIssue] {
+            var calls = SystemCalls.live
+            calls.access = { directory, name, mode in
+                denied(name).map { .failure($0) } ?? SystemCalls.live.access(directory, name, mode)
+            }
+            return RevisionStore(root: store.root, device: Self.laptop, calls: calls).verify {
+                try _ = store.content(of: $0, revision: $1)
+            }
+        }
+        #expect(verify { _ in nil }.isEmpty, "a store this process may write")
+        let folder = path(store, StoreLayout.folder(of: Self.document))
+        let unwritable = verify { $0 == documentFolder ? .accessDenied : nil }
+        #expect(unwritable.map(\.path) == [folder] && unwritable.allSatisfy(\.isNote), "\(unwritable)")
+        #expect(
+            unwritable.first?.message.hasPrefix(
+                "this user may not write here (Permission denied): no revision of this document can be added")
+                == true, "\(unwritable)")
+        let readOnly = verify { _ in .readOnlyFileSystem }
+        #expect(readOnly.map(\.path) == [store.root] && readOnly.allSatisfy(\.isNote), "\(readOnly)")
+        #expect(
+            readOnly.first?.message
+                == "on a read-only file system: every command that writes fails (reading works)",
+            "\(readOnly)")
+        let failing = verify { $0 == "tmp" ? .io : nil }
+        #expect(
+            failing.map { "\($0.path) \($0.isNote) \($0.message)" } == [
+                path(store, StoreLayout.temporaryFolder) + " false cannot look up: Input/output error"
+            ], "\(failing)")
+    }
+}
+
+extension RevisionStoreTests {
+    @Test(
+        "verify calls a temporary file and a prune note made by a write or prune under way notes, while that write's lock is held, and problems once none holds it (a verify beside a save named the save's temporary file an interrupted write's, exit 1)"
+    )
+    func verifyTellsWritesUnderWay() throws {
+        let (store, _) = try Self.chain(1)
+        defer { try? FileManager.default.removeItem(atPath: store.root) }
+        let temporary = path(store, StoreLayout.temporaryFolder) + "/1234-5678-1.tmp"
+        let note = path(store, StoreLayout.pruneNote(of: Self.document))
+        try FileManager.default.createDirectory(
+            atPath: path(store, StoreLayout.pruningFolder), withIntermediateDirectories: true)
+        for file in [temporary, note] { try Data().write(to: URL(fileURLWithPath: file)) }
+        func findings() -> [String: Bool] {
+            let issues = store.verify { try _ = store.content(of: $0, revision: $1) }
+            return Dictionary(issues.map { ($0.path, $0.isNote) }, uniquingKeysWith: { a, _ in a })
+        }
+        #expect(findings() == [temporary: false, note: false], "left by writes that ended")
+        let writer = RevisionStore.writer(root: store.root, calls: store.calls)
+        let writing = try writer.lock(
+            at: StoreLayout.locksFolder + "/" + PackageWriter.writersLockName, mode: .shared)
+        let pruning = try writer.lock(at: StoreLayout.lock(of: Self.document), mode: .exclusive)
+        let underWay = store.verify { try _ = store.content(of: $0, revision: $1) }
+        #expect(
+            Dictionary(underWay.map { ($0.path, $0.isNote) }, uniquingKeysWith: { a, _ in a }) == [
+                temporary: true, note: true,
+            ], "\(underWay)")
+        #expect(
+            underWay.first { $0.path == temporary }?.message.hasPrefix("a temporary file of a write under way")
+                == true && underWay.first { $0.path == note }?.message.hasPrefix("a prune under way") == true,
+            "\(underWay)")
+        writing.unlock()
+        pruning.unlock()
+        #expect(findings() == [temporary: false, note: false])
+    }
+}

@@ -368,7 +368,10 @@ public struct PackageWriter: Sendable {
 
     /// The writers' lock file, relative to the root: writers hold it shared, the removal
     /// of leftovers exclusively.
-    private var writersLock: String { locksPath + "/writers.lock" }
+    private var writersLock: String { locksPath + "/" + Self.writersLockName }
+
+    /// The name of the lock file every writer takes (in the folder of lock files).
+    public static let writersLockName = "writers.lock"
 
     /// Takes the lock of the file at `relativePath` (beneath the root, created if
     /// missing, never through a link), opened through the descriptor of the root this

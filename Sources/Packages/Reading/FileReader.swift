@@ -84,6 +84,27 @@ public struct FileReader: Sendable {
         try system.status(path)
     }
 
+    /// Why this process may not write in the folder at `path` (add, rename and remove the
+    /// names in it; `writingFile`: open the file at `path` for reading and writing): the
+    /// error, `EACCES` or `EPERM` for its permissions, `EROFS` for a read-only file
+    /// system; `nil` when it may, or when nothing is there. Follows no link.
+    ///
+    /// The corresponding C function is `faccessat` with `AT_EACCESS`.
+    /// - Throws: ``FileSystemError`` when the question cannot be answered (an I/O error).
+    public func writeDenial(atPath path: String, writingFile: Bool = false) throws -> Errno? {
+        try system.denial(path, mode: writingFile ? R_OK | W_OK : W_OK | X_OK)
+    }
+
+    /// Whether a process holds a lock on the lock file at `path` (shared or exclusive),
+    /// asked without taking one and without write access; `nil` when nothing is there or
+    /// it may not be opened. Follows no link.
+    ///
+    /// The corresponding C function is `fcntl` with `F_OFD_GETLK`.
+    /// - Throws: ``FileSystemError`` when the question cannot be answered (an I/O error).
+    public func isLockHeld(atPath path: String) throws -> Bool? {
+        try system.isLockHeld(path)
+    }
+
     /// Whether anything is at `path`; a failed look-up counts as absence.
     public func exists(_ path: String) -> Bool {
         ((try? system.status(path)) ?? nil) != nil

@@ -71,6 +71,15 @@ public struct SystemCalls: Sendable {
     public var stat: @Sendable (_ directory: Int32, _ path: String) -> Result<FileStatus, Errno>
     /// `fstat(2)` of an open descriptor.
     public var fstat: @Sendable (_ descriptor: Int32) -> Result<FileStatus, Errno>
+    /// `faccessat(2)` with `AT_EACCESS` and `AT_SYMLINK_NOFOLLOW`: whether this process,
+    /// by its effective ids, may use the entry `name` of an open directory (`.` for the
+    /// directory itself) as `mode` asks (`R_OK`, `W_OK`, `X_OK`); `EACCES` when it may
+    /// not, `EROFS` for writing on a read-only file system.
+    public var access: @Sendable (_ directory: Int32, _ name: String, _ mode: Int32) -> Result<Void, Errno>
+    /// Whether a lock that an exclusive lock on the whole of the open file would conflict
+    /// with is held through another open file description (`fcntl(F_OFD_GETLK)`): looks,
+    /// takes nothing, and needs no write access.
+    public var lockHeld: @Sendable (_ descriptor: Int32) -> Result<Bool, Errno>
 
     /// What kind of file an entry or a status describes.
     public enum FileKind: Sendable, Equatable {
@@ -144,6 +153,8 @@ public struct SystemCalls: Sendable {
         listDirectory: @escaping @Sendable (Int32) -> Result<[DirectoryEntry], Errno>,
         stat: @escaping @Sendable (Int32, String) -> Result<FileStatus, Errno>,
         fstat: @escaping @Sendable (Int32) -> Result<FileStatus, Errno>,
+        access: @escaping @Sendable (Int32, String, Int32) -> Result<Void, Errno>,
+        lockHeld: @escaping @Sendable (Int32) -> Result<Bool, Errno>,
         syncfs: @escaping @Sendable (Int32) -> Result<Void, Errno> = { _ in .failure(.notSupported) },
         renameUndecodable: @escaping @Sendable (Int32, [UInt8], String) -> Result<Void, Errno> = { _, _, _ in
             .failure(.notSupported)
@@ -162,6 +173,8 @@ public struct SystemCalls: Sendable {
         self.listDirectory = listDirectory
         self.stat = stat
         self.fstat = fstat
+        self.access = access
+        self.lockHeld = lockHeld
         self.syncfs = syncfs
         self.renameUndecodable = renameUndecodable
     }
@@ -296,6 +309,17 @@ public struct SystemCalls: Sendable {
         fstat: { descriptor in
             var status = cshim_status()
             return cshim_fstat(descriptor, &status) == 0 ? .success(FileStatus(status)) : .failure(.current)
+        },
+        access: { directory, name, mode in
+            faccessat(directory, name, mode, AT_EACCESS | AT_SYMLINK_NOFOLLOW) == 0
+                ? .success(()) : .failure(.current)
+        },
+        lockHeld: { descriptor in
+            switch cshim_ofd_lock_held(descriptor) {
+            case 0: .success(false)
+            case 1: .success(true)
+            default: .failure(.current)
+            }
         },
         syncfs: { descriptor in
             if SystemCalls.syncfsDisabled { return .failure(.notSupported) }
@@ -662,6 +686,40 @@ struct System {
         case .failure(let errno) where errno == .noEntry || errno == .notDirectory: return nil
         case .failure(let errno): throw FileSystemError(.stat, path: path, errno: errno)
         }
+    }
+
+    /// Why this process may not use the entry at `path` as `mode` asks (`W_OK | X_OK`
+    /// of a folder: add and remove names in it), by its effective ids: `EACCES` or
+    /// `EPERM` (its permissions), `EROFS` (a read-only file system); `nil` when it may,
+    /// or when nothing is there. The last name is never followed.
+    func denial(_ path: String, mode: Int32) throws -> Errno? {
+        try inParent(of: path, operation: .stat) { folder, name in
+            switch retrying({ calls.access(folder, name, mode) }) {
+            case .success: return nil
+            case .failure(let errno) where errno == .noEntry || errno == .notDirectory: return nil
+            case .failure(let errno)
+            where errno == .accessDenied || errno == .notPermitted || errno == .readOnlyFileSystem:
+                return errno
+            case .failure(let errno): throw FileSystemError(.stat, path: path, errno: errno)
+            }
+        }
+    }
+
+    /// Whether a lock is held on the lock file at `path` (one an exclusive lock would
+    /// conflict with: a writer's, shared or exclusive), looked at through a descriptor
+    /// opened for reading, never through a link; `nil` when nothing is there, or the file
+    /// may not be opened (permission denied).
+    func isLockHeld(_ path: String) throws -> Bool? {
+        let descriptor: Int32
+        do {
+            descriptor = try open(path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
+        } catch let error as FileSystemError where error.code == .notFound || error.code == .permissionDenied {
+            return nil
+        }
+        defer { _ = calls.close(descriptor) }
+        return try retrying { calls.lockHeld(descriptor) }.mapError {
+            FileSystemError(.lock, path: path, errno: $0)
+        }.get()
     }
 
     /// Reads the whole regular file at `path`: open, check, read until the end, close.

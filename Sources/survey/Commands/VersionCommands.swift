@@ -671,7 +671,9 @@ struct VerifyCommand: ParsableCommand {
         discussion: """
             Exits 0 only when the store is clean (and, with --repair-from, nothing was left \
             unrepaired), 1 otherwise; what it cannot look at or read (an input/output error, no \
-            permission) is one of its problems, never taken for nothing to report. With \
+            permission) is one of its problems, never taken for nothing to report. A folder of the \
+            store this user may not write in, and a lock file it may not open, is a note saying \
+            which commands fail for it. With \
             --repair-from, each \
             revision whose content does not match its digest, or whose metadata or tombstone does \
             not verify, is first repaired from the other store's intact copy of that file (nothing \
