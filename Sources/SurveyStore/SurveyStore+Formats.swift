@@ -25,16 +25,18 @@ extension SurveyStore {
     }
 
     /// A document whose winner `migrate` could not migrate (its content is malformed or
-    /// damaged, or does not migrate to a valid survey, or its lock file is a folder, a link
-    /// or keeps being replaced): left as it is, and reported.
+    /// damaged, or does not migrate to a valid survey; its folder holds revisions that
+    /// cannot be read yet, one of which may supersede it; or its lock file is a folder, a
+    /// link or keeps being replaced): left as it is, and reported.
     public struct MigrationFailure: Sendable {
         /// The document.
         public var document: UUID
         /// The winner in the older format, left as it is.
         public var from: RevisionMetadata
         /// Why it could not be migrated: an error of category `invalidData` (for an invalid
-        /// survey, a `SurveyError` naming the item and the rule), or the `FileSystemError`
-        /// of a lock file that cannot be used (`FileSystemError/isUnusableLock`).
+        /// survey, a `SurveyError` naming the item and the rule),
+        /// `StoreError/unseenForMigration(_:_:)`, or the `FileSystemError` of a lock file
+        /// that cannot be used (`FileSystemError/isUnusableLock`).
         public var error: any CategorizedError
     }
 
@@ -48,6 +50,11 @@ extension SurveyStore {
         /// The documents whose winners are in a format newer than this build reads, in the
         /// order of their ids: left as they are (a newer build migrates them, if needed).
         public var newer: [Summary] = []
+        /// The documents no revision of which can be read yet (every package in the folder
+        /// half-copied, damaged, or something else in its place), each named by its
+        /// folder, in the order of their ids: left as they are, since any may hold a
+        /// winner in an older format.
+        public var unreadable: [StoreIssue] = []
     }
 
     /// Rewrites winners in older formats as new revisions in the current format, each
@@ -63,7 +70,10 @@ extension SurveyStore {
     /// migrated (its content malformed or damaged, or not a valid survey once migrated)
     /// keeps no other document from being migrated: it is left as it is and reported in
     /// ``MigrationReport/notMigrated``, and a dry run reports the same. So is a document
-    /// whose lock file cannot be used (a folder or a link in its place, or one that keeps
+    /// whose folder holds revisions that cannot be read yet (half-copied, damaged), one of
+    /// which may supersede the winner, so that its migration would be in conflict with it
+    /// once it can be read; and a document no revision of which can be read yet is in
+    /// ``MigrationReport/unreadable``. So is a document whose lock file cannot be used (a folder or a link in its place, or one that keeps
     /// being replaced), which only a migration that writes finds.
     ///
     /// - Parameters:
@@ -83,7 +93,16 @@ extension SurveyStore {
         dryRun: Bool = false, progress: ((Int, Int) -> Void)? = nil, written: (([Migration]) -> Void)? = nil
     ) throws -> MigrationReport {
         var report = MigrationReport(migrated: [], notMigrated: [])
-        let current = try documents().filter { !$0.isDeleted }
+        let listing = try summariesReport()
+        if let unreadable = listing.unreadable.first { throw unreadable }
+        report.unreadable = listing.withoutRevision.map { id in
+            StoreIssue(
+                path: root + "/" + revisions.folder(of: id),
+                message:
+                    "no revision of this document can be read yet, so it is not migrated (any may be in an older format)",
+                remedy: .verifyThenRepair)
+        }
+        let current = listing.documents.filter { !$0.isDeleted }
         let older = current.filter { $0.revision.formatVersion < Self.formatVersion }
         report.newer = current.filter { $0.revision.formatVersion > Self.formatVersion }
         // In batches: each batch's documents are read, locked (in order), and their
@@ -98,7 +117,7 @@ extension SurveyStore {
             // reported, and its document neither locked nor written. The others are
             // decided again once locked (a winner may have changed meanwhile).
             var migrations = try batch.compactMap {
-                try pendingMigration(of: $0.id, from: $0.revision, report: &report)
+                try pendingMigration(of: $0.id, from: $0.revision, in: revisions.read($0.id), report: &report)
             }
             if !dryRun {
                 // A document whose lock file is unusable (a folder, a link, one that keeps
@@ -134,14 +153,23 @@ extension SurveyStore {
         return report
     }
 
-    /// The migration of `winner`, document `id`'s winner in an older format: its content
-    /// read and migrated; `nil`, with the failure added to `report`, when that content
-    /// cannot be read or does not migrate to a valid survey.
+    /// The migration of `winner`, document `id`'s winner in an older format, as `read`
+    /// found the document: its content read and migrated; `nil`, with the failure added
+    /// to `report`, when that content cannot be read or does not migrate to a valid
+    /// survey, or when the folder holds revisions that cannot be read yet (one may
+    /// supersede the winner).
     ///
     /// - Throws: An error other than invalid data (an input/output error).
-    private func pendingMigration(of id: UUID, from winner: RevisionMetadata, report: inout MigrationReport)
-        throws -> PendingMigration?
-    {
+    private func pendingMigration(
+        of id: UUID, from winner: RevisionMetadata, in read: DocumentRead, report: inout MigrationReport
+    ) throws -> PendingMigration? {
+        let unseen = Self.unseen(in: read)
+        guard unseen.isEmpty else {
+            report.notMigrated.append(
+                MigrationFailure(
+                    document: id, from: winner, error: StoreError.unseenForMigration(id, unseen)))
+            return nil
+        }
         do {
             return (id, winner, try self.survey(id, winner).plistData(), Self.formatVersion)
         } catch let error as any CategorizedError where error.category == .invalidData {
@@ -167,8 +195,9 @@ extension SurveyStore {
             else { continue }
             guard
                 let decided =
-                    winner.id == migration.parent.id
-                    ? migration : try pendingMigration(of: migration.document, from: winner, report: &report)
+                    winner.id == migration.parent.id && Self.unseen(in: read).isEmpty
+                    ? migration
+                    : try pendingMigration(of: migration.document, from: winner, in: read, report: &report)
             else { continue }
             try revisions.clean(&read, of: migration.document)
             kept.append(decided)

@@ -16,6 +16,11 @@ extension SurveyStore {
         /// acts on every document (``documents()``) throws the first rather than pass over
         /// a document it could not see.
         var unreadable: [FileSystemError] = []
+        /// The documents left out because no revision of theirs can be read (every
+        /// package in their folders half-copied, damaged, or something else in its
+        /// place; each also among ``issues``): a caller that acts on every document
+        /// names them rather than pass over them.
+        var withoutRevision: [UUID] = []
     }
 
     /// ``documentsReport()``: each document from the summary cache when its folder is
@@ -34,6 +39,7 @@ extension SurveyStore {
                 writer: RevisionStore.writer(root: root, calls: calls)) : nil
         var fromCache = 0
         var unreadable: [FileSystemError] = []
+        var withoutRevision: [UUID] = []
         let documents = try ids.compactMap { id -> Summary? in
             if let summary = cache?.summary(of: id) {
                 fromCache += 1
@@ -62,6 +68,7 @@ extension SurveyStore {
             issues += read.skipped
             guard let winner = read.graph.winner else {
                 // Not a row, but not passed over in silence either.
+                if !read.skipped.isEmpty || !read.incomplete.isEmpty { withoutRevision.append(id) }
                 if !read.skipped.isEmpty {
                     issues.append(
                         StoreIssue(
@@ -114,7 +121,8 @@ extension SurveyStore {
         }
         if writesSummaryCache { cache?.finish() }
         return SummariesReport(
-            documents: documents, issues: issues, fromCache: fromCache, unreadable: unreadable)
+            documents: documents, issues: issues, fromCache: fromCache, unreadable: unreadable,
+            withoutRevision: withoutRevision)
     }
 
     /// What mends document `id` when reading it at `revision` (its winner when `nil`)

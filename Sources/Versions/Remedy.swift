@@ -25,6 +25,10 @@ public enum Remedy: Sendable, Hashable {
     /// under way finishes, or a replica repairs them, then the merge can run; or the
     /// conflict is resolved another way (a head kept, the winner accepted, new content).
     case finishCopyThenMerge(count: Int)
+    /// A winner in an older format is not migrated beside revisions it cannot read yet
+    /// (how many), one of which may supersede it: the copy under way finishes, or a
+    /// replica repairs them, then the migration can run.
+    case finishCopyThenMigrate(count: Int)
     /// A head of the document (its winner, or in a conflict another head) has content that
     /// matches the digest in its metadata but is no survey this build reads, so every
     /// replica holds the same bytes and no repair mends them: new content saved on top
@@ -52,6 +56,8 @@ public enum Remedy: Sendable, Hashable {
             "; let the copy finish, or repair \(Self.them(count)) from a replica that holds \(Self.them(count)) intact, then prune"
         case .finishCopyThenMerge(let count):
             "; let the copy finish, or repair \(Self.them(count)) from a replica that holds \(Self.them(count)) intact, then merge, or resolve the conflict by keeping a head, accepting the winner or saving new content"
+        case .finishCopyThenMigrate(let count):
+            "; let the copy finish, or repair \(Self.them(count)) from a replica that holds \(Self.them(count)) intact, then migrate"
         case .replaceContent(_, let otherHeads, let hasHistory, let inConflict):
             " (its content matches the digest in its metadata, so every replica holds these same bytes and no repair mends them; save new content on top"
                 + (inConflict ? " of every head" : "")

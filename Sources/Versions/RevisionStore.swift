@@ -1403,6 +1403,11 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// merge base, and a merge made without it would differ from the one a replica that
     /// reads it makes, so the heads are not merged.
     case unseenForMerge(UUID, [RevisionID])
+    /// A document whose winner is in an older format, and whose folder holds packages of
+    /// revisions it cannot read yet (half-copied, damaged, or a link or file in their
+    /// place): one may supersede the winner, and a migration of the winner made now would
+    /// be in conflict with it, so the winner is not migrated.
+    case unseenForMigration(UUID, [RevisionID])
     /// The document's folder holds no revision that can be read, and items in it were
     /// skipped (the count, packages not complete yet among them), each for a reason that
     /// ``RevisionStore/read(_:)`` gives.
@@ -1468,6 +1473,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "document \(id.uuidString.lowercased()) is not pruned: its folder holds \(revisions.count == 1 ? "a revision" : "\(revisions.count) revisions") it cannot read yet (\(revisions.map(\.description).joined(separator: ", ")): half-copied, damaged, or something else in its place), which may need the history a prune would remove"
         case .unseenForMerge(let id, let revisions):
             "document \(id.uuidString.lowercased()) is not merged: its folder holds \(revisions.count == 1 ? "a revision" : "\(revisions.count) revisions") it cannot read yet (\(revisions.map(\.description).joined(separator: ", ")): half-copied, damaged, or something else in its place), which may be a head or the merge base, so a merge now could differ from the one a replica that reads it makes"
+        case .unseenForMigration(let id, let revisions):
+            "document \(id.uuidString.lowercased()) is not migrated: its folder holds \(revisions.count == 1 ? "a revision" : "\(revisions.count) revisions") it cannot read yet (\(revisions.map(\.description).joined(separator: ", ")): half-copied, damaged, or something else in its place), which may supersede its winner, and a migration made now would be in conflict with \(Remedy.them(revisions.count))"
         case .noReadableRevision(let id, let skipped):
             "document \(id.uuidString.lowercased()) has no revision that can be read: \(skipped == 1 ? "1 item in its folder was" : "\(skipped) items in its folder were") skipped"
         case .unreadableRevision(let id, let why):
@@ -1498,6 +1505,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
                     ? String(file.dropLast(StoreLayout.layoutFile.count + 1)) : ".")
         case .unseenRevisions(_, let revisions): .finishCopyThenPrune(count: revisions.count)
         case .unseenForMerge(_, let revisions): .finishCopyThenMerge(count: revisions.count)
+        case .unseenForMigration(_, let revisions): .finishCopyThenMigrate(count: revisions.count)
         case .noReadableRevision, .unreadableRevision: .verifyThenRepair
         default: nil
         }

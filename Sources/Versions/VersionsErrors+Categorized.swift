@@ -15,6 +15,7 @@ extension StoreError: CategorizedError {
         case .unreadableWinner: "unreadableWinner"
         case .unseenRevisions: "unseenRevisions"
         case .unseenForMerge: "unseenForMerge"
+        case .unseenForMigration: "unseenForMigration"
         case .noReadableRevision: "noReadableRevision"
         case .unreadableRevision: "unreadableRevision"
         case .readOnly: "readOnly"
@@ -40,7 +41,7 @@ extension StoreError: CategorizedError {
             .unreadableRevision, .unimportablePackage,
             .documentsFolderBlocked, .revisionTooLarge:
             .invalidData
-        case .unreadableWinner, .unseenRevisions, .unseenForMerge, .readOnly: .failure
+        case .unreadableWinner, .unseenRevisions, .unseenForMerge, .unseenForMigration, .readOnly: .failure
         }
     }
 }

@@ -325,6 +325,52 @@ struct FormatCommandTests {
     }
 
     @Test(
+        "migrate names a document whose folder holds a revision it cannot read yet, and one no revision of which can be read, with what mends each, migrates the others and exits 1 (it migrated the first into a conflict and passed over the second, exit 0: \"every winner is in the current format\")"
+    )
+    func migrateHoldsBackBesideUnreadableRevisions() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("s").path
+        let (held, first) = try Self.store(with: "format1/answered.survey", formatVersion: 1, at: store)
+        let oldApp = RevisionStore(root: store, device: Device(id: "old-app-1", name: "old app"))
+        let content = try Data(
+            contentsOf: URL(fileURLWithPath: Self.fixtures + "/format1/unanswered.survey/Survey.plist"))
+        let child = try oldApp.write(document: held, parents: [first], content: content, formatVersion: 1)
+        let lone = UUID(uuidString: "5A1D1E7C-0B7E-4F0A-9C3B-2F6E8D9A0003")!
+        let loneRevision = try oldApp.write(document: lone, parents: [], content: content, formatVersion: 1)
+        for (id, revision) in [(held, child.id), (lone, loneRevision.id)] {
+            try FileManager.default.removeItem(
+                atPath: store + "/" + StoreLayout.package(revision, of: id) + "/" + StoreLayout.contentFile)
+        }
+        let migrated = try CommandRunner.run(["migrate", "--store", store])
+        #expect(migrated.status == 1, "\(migrated.stdout)\(migrated.stderr)")
+        #expect(
+            migrated.stdout.contains(
+                "\(held.uuidString.lowercased()): format 1 (\(first.id)) not migrated: its folder holds a revision it cannot read yet (\(child.id); half-copied, damaged, or something else in its place), which may supersede its winner: migrated now, the two would be in conflict; let the copy finish, or copy it again from a replica that holds it intact (`survey sync --store \(store) REPLICA`), then migrate"
+            ), "\(migrated.stdout)")
+        let folder = store + "/" + StoreLayout.folder(of: lone)
+        #expect(
+            migrated.stderr.contains(
+                "error: \(folder): no revision of this document can be read yet, so it is not migrated (any may be in an older format) (`survey verify --store \(store)` names each")
+                && migrated.stderr.contains("error: 1 document could not be read, so not migrated\n"),
+            "\(migrated.stderr)")
+        #expect(migrated.stdout.hasSuffix("nothing migrated\n"), "\(migrated.stdout)")
+        let json = try CommandRunner.run(["migrate", "--json", "--dry-run", "--store", store])
+        #expect(json.status == 1, "\(json.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let notMigrated = report?["notMigrated"] as? [[String: Any]]
+        #expect(
+            notMigrated?.map { ($0["error"] as? [String: Any])?["code"] as? String } == ["unseenForMigration"],
+            "\(json.stdout)")
+        #expect(
+            (report?["unreadable"] as? [[String: String]])?.map { $0["id"] } == [lone.uuidString.lowercased()],
+            "\(json.stdout)")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: store + "/" + StoreLayout.folder(of: held)).count
+                == 2, "nothing written")
+    }
+
+    @Test(
         "A format-1 winner opens migrated in memory; migrate on two replicas at once, then sync: no conflict")
     func migrateTwoReplicas() throws {
         let directory = try CommandRunner.temporaryDirectory()

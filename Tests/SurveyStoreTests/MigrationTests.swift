@@ -84,6 +84,44 @@ struct MigrationTests {
         #expect(try store.documents().map(\.revision.formatVersion) == [2, 1, 2])
     }
 
+    @Test(
+        "migrate leaves a document whose folder holds a revision it cannot read yet (which may supersede the winner) and names it, and names a document no revision of which can be read; once the copies complete, it migrates the newest (it migrated the superseded winner, a conflict once the copy completed, and passed over the other, saying every winner was current)"
+    )
+    func unreadableRevisionsHoldMigrationBack() throws {
+        let (store, path) = try Self.store()
+        defer { try? SurveyStore.removeFolder(path) }
+        let ids = (1...3).map { UUID(uuidString: String(format: "%08X-0000-4000-8000-000000000000", $0))! }
+        let first = try store.revisions.write(
+            document: ids[0], parents: [], content: try Self.named("Ada"), formatVersion: 1)
+        let child = try store.revisions.write(
+            document: ids[0], parents: [first], content: try Self.named("Grace"), formatVersion: 1)
+        let only = try store.revisions.write(
+            document: ids[1], parents: [], content: try Self.named("Ada"), formatVersion: 1)
+        _ = try store.revisions.write(
+            document: ids[2], parents: [], content: try Self.named("Ada"), formatVersion: 1)
+        // Half-copied: each metadata file has arrived, neither content file yet.
+        let contents = [(ids[0], child.id), (ids[1], only.id)].map { id, revision in
+            path + "/" + StoreLayout.package(revision, of: id) + "/" + StoreLayout.contentFile
+        }
+        for content in contents { try FileManager.default.moveItem(atPath: content, toPath: content + ".away") }
+        for dryRun in [true, false] {
+            let report = try store.migrate(dryRun: dryRun)
+            #expect(report.migrated.map(\.document) == [ids[2]], "\(report.migrated)")
+            #expect(report.notMigrated.map(\.document) == [ids[0]] && report.notMigrated.first?.from == first)
+            #expect(
+                report.notMigrated.first?.error as? StoreError == .unseenForMigration(ids[0], [child.id]),
+                "\(report.notMigrated)")
+            #expect(
+                report.unreadable.map(\.path) == [path + "/" + StoreLayout.folder(of: ids[1])]
+                    && report.unreadable.first?.remedy == .verifyThenRepair, "\(report.unreadable)")
+        }
+        for content in contents { try FileManager.default.moveItem(atPath: content + ".away", toPath: content) }
+        let report = try store.migrate()
+        #expect(report.migrated.map(\.document) == [ids[0], ids[1]], "\(report.migrated)")
+        #expect(report.migrated.first?.from == child && report.notMigrated.isEmpty && report.unreadable.isEmpty)
+        #expect(try !store.graph(of: ids[0]).isInConflict)
+    }
+
     @Test("migrate names the documents whose winners are in a newer format, and leaves them as they are")
     func newerWinnersAreNamed() throws {
         let (store, path) = try Self.store()

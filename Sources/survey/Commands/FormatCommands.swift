@@ -80,10 +80,13 @@ struct MigrateCommand: ParsableCommand {
             A winner that cannot be migrated (malformed or damaged content, or not a valid survey once \
             migrated) is left as it is and listed with its revision and why ("notMigrated" with --json); \
             every other document is migrated, and the command then exits 65. So is a document whose lock \
-            file is a folder or a link, or keeps being replaced (exit 1 when no winner is invalid). \
+            file is a folder or a link, or keeps being replaced, and one whose folder holds a revision that \
+            cannot be read yet (half-copied or damaged), which may supersede its winner (exit 1 when no \
+            winner is invalid). A document no revision of which can be read yet is named on standard error \
+            and left as it is, and the command then exits 1 (when no winner is invalid). \
             --json: {"migrated": [{"id", "from", "fromFormat", "revision"}], "newer": [id], "notMigrated": \
-            [{"id", "revision", "fromFormat", "error": {"code", "message", "exit"}}]}, where "revision" in \
-            "migrated" is the new revision (null with --dry-run).
+            [{"id", "revision", "fromFormat", "error": {"code", "message", "exit"}}], "unreadable": [{"id", \
+            "path", "message"}]}, where "revision" in "migrated" is the new revision (null with --dry-run).
 
             \(SurveyTool.exitCodesReference)
             """)
@@ -148,11 +151,13 @@ struct MigrateCommand: ParsableCommand {
                     failure: CommandFailure((failed.error as? SurveyError)?.leavingOutFile ?? failed.error)
                 )
             }
+            let unreadable = report.unreadable.map { Unreadable($0) }
             if options.json {
                 struct Report: Encodable {
                     var migrated: [Row]
                     var newer: [String]
                     var notMigrated: [NotMigrated]
+                    var unreadable: [Unreadable]
                 }
                 try Console.printJSON(
                     Report(
@@ -162,7 +167,7 @@ struct MigrateCommand: ParsableCommand {
                                 id: failed.document.lowercased, revision: failed.from.id.description,
                                 fromFormat: failed.from.formatVersion,
                                 error: failure.body)
-                        }))
+                        }, unreadable: unreadable))
             } else {
                 for row in rows { print(Self.line(row)) }
                 for summary in newer {
@@ -171,19 +176,36 @@ struct MigrateCommand: ParsableCommand {
                     )
                 }
                 for (failed, failure) in failures {
-                    let reason = failure.file == nil && failure.line == nil ? failure.message : failure.text
+                    var reason = failure.file == nil && failure.line == nil ? failure.message : failure.text
+                    if case StoreError.unseenForMigration(_, let revisions) = failed.error {
+                        // Not "document ID is not migrated" again after the row's own words.
+                        reason =
+                            "its folder holds \(revisions.count == 1 ? "a revision" : "revisions") it cannot read yet (\(revisions.map(\.description).joined(separator: ", ")); half-copied, damaged, or something else in its place), which may supersede its winner: migrated now, the two would be in conflict"
+                            + Advice.namingStore(
+                                in: Advice.suffix(for: .finishCopyThenMigrate(count: revisions.count)))
+                    }
                     Console.printRow(
                         "\(failed.document.lowercased): format \(failed.from.formatVersion) (\(failed.from.id)) not migrated: \(reason)"
                     )
                 }
-                if rows.isEmpty && newer.isEmpty && failures.isEmpty {
+                if rows.isEmpty && newer.isEmpty && failures.isEmpty && unreadable.isEmpty {
                     print("every winner is in the current format")
                 } else if rows.isEmpty {
-                    // Winners in newer formats, or ones that could not be migrated (listed above).
-                    print(failures.isEmpty ? "nothing to migrate" : "nothing migrated")
+                    // Winners in newer formats, or ones that could not be migrated or read
+                    // (named).
+                    print(failures.isEmpty && unreadable.isEmpty ? "nothing to migrate" : "nothing migrated")
                 }
             }
-            guard let first = failures.first else { return }
+            // Named on standard error, as every command over many documents names what it
+            // could not read, and counted at the end.
+            for issue in report.unreadable { Console.error("error: \(Advice.describe(issue))") }
+            if !unreadable.isEmpty {
+                Console.error("error: \(Unreadable.count(unreadable.count)), so not migrated")
+            }
+            guard let first = failures.first else {
+                if !unreadable.isEmpty { throw ExitStatus.failure }
+                return
+            }
             let count = failures.count == 1 ? "1 document" : "\(failures.count) documents"
             Console.error(
                 "error: \(count) not migrated, left as \(failures.count == 1 ? "it is" : "they are")")

@@ -64,6 +64,9 @@ enum Advice {
         case .finishCopyThenMerge(let count):
             return
                 "; let the copy finish, or copy \(Remedy.them(count)) again from a replica that holds \(Remedy.them(count)) intact (`survey sync REPLICA`), then merge, or resolve with --keep REV, --accept or --from FILE"
+        case .finishCopyThenMigrate(let count):
+            return
+                "; let the copy finish, or copy \(Remedy.them(count)) again from a replica that holds \(Remedy.them(count)) intact (`survey sync REPLICA`), then migrate"
         case .replaceContent(let id, let otherHeads, let hasHistory, let inConflict):
             let document = id.lowercased
             // In a conflict, content saved on top of every head resolves it too.
