@@ -636,6 +636,43 @@ struct FormatCommandTests {
     }
 
     @Test(
+        "conflicts says why heads cannot be merged in a plain warning with what mends it: a head in a newer format, a head whose content is no survey (it printed a Swift value, CommandFailure(code: ...), and no advice for the newer format)"
+    )
+    func conflictsWarnsOnUnmergeableHeads() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let a = directory.appendingPathComponent("a").path
+        let (document, _) = try Self.store(with: "format1/unanswered.survey", formatVersion: 1, at: a)
+        let id = document.uuidString.lowercased()
+        #expect(try CommandRunner.run(["migrate", "--store", a]).status == 0)
+        let base = try SurveyStore.open(at: a).revision(document, nil)
+        let other = RevisionStore(root: a, device: Device(id: "other-app-1", name: "other app"))
+        let newer = try other.write(
+            document: document, parents: [base],
+            content: try Data(
+                contentsOf: URL(fileURLWithPath: Self.fixtures + "/format3/newer.survey/Survey.plist")),
+            formatVersion: 3)
+        let noSurvey = try other.write(
+            document: document, parents: [base], content: Data("<plist><dict>".utf8), formatVersion: 2)
+        let conflicts = try CommandRunner.run(["conflicts", "--store", a])
+        #expect(conflicts.status == 0 && conflicts.stdout.contains("cannot be merged"), "\(conflicts.stdout)")
+        let warning = conflicts.stderr.split(separator: "\n").first {
+            $0.contains("its heads cannot be merged")
+        }
+        #expect(warning != nil && !(warning ?? "").contains("CommandFailure("), "\(conflicts.stderr)")
+        // Whichever head the merge reads first decides the reason: each comes with a remedy.
+        #expect(
+            (warning ?? "").contains("format 3 is newer than this build supports (2)")
+                && (warning ?? "").contains(
+                    "a build that reads that format merges them; or resolve the conflict with `survey resolve --store \(a) \(id) --keep REV`"
+                )
+                || (warning ?? "").contains(noSurvey.id.description)
+                    && (warning ?? "").contains("`survey resolve --store \(a) \(id)"),
+            "\(conflicts.stderr)")
+        _ = newer
+    }
+
+    @Test(
         "A format-3 winner: list, versions, sync, prune and resolve --keep work; show fails clearly; the revision is never changed"
     )
     func newerFormat() throws {

@@ -716,6 +716,42 @@ struct StoreCommandTests {
     }
 
     @Test(
+        "conflicts says in a warning why heads cannot be merged, with what mends it: a head's damaged content, which a repair from a replica mends (it said only \"cannot be merged\")"
+    )
+    func conflictsSaysWhyNotMerged() throws {
+        let store = try Store()
+        let (id, _, heads) = try Self.twoHeads(store)
+        let content = "\(store.path)/Documents/\(id)/\(heads[1]).survey/Survey.plist"
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: content))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("junk".utf8))
+        try handle.close()
+        let conflicts = try store.run(["conflicts"])
+        #expect(conflicts.status == 0 && conflicts.stdout.contains("cannot be merged"), "\(conflicts.stdout)")
+        #expect(
+            conflicts.stderr.contains("warning: \(id): its heads cannot be merged: ")
+                && conflicts.stderr.contains(content)
+                && conflicts.stderr.contains("does not match the digest")
+                && conflicts.stderr.contains(
+                    "`survey verify --store \(store.path) --repair-from OTHER_STORE` repairs it"),
+            "\(conflicts.stderr)")
+        let json = try store.run(["conflicts", "--json"])
+        let rows = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        #expect(rows?.count == 1 && rows?.first?["contested"] is NSNull, "\(json.stdout)")
+        #expect(json.stderr.contains("its heads cannot be merged"), "\(json.stderr)")
+        // A prune passes over a document whose winner is damaged, saying which file and why
+        // (it said only that its current revision cannot be read).
+        let winner = try #require(
+            store.versions(id).first { $0["state"] as? String == "current" }?["revision"] as? String)
+        let winnerContent = "\(store.path)/Documents/\(id)/\(winner).survey/Survey.plist"
+        try Data("damaged".utf8).write(to: URL(fileURLWithPath: winnerContent))
+        let prune = try store.run(["prune"])
+        #expect(
+            prune.stdout.contains("\(id): skipped (its current revision cannot be read: ")
+                && prune.stdout.contains(winnerContent), "\(prune.stdout)\(prune.stderr)")
+    }
+
+    @Test(
         "resolve --merge --prefer of a revision that is there but no head says it is superseded and names the heads (it said there was no such revision)"
     )
     func preferNonHead() throws {

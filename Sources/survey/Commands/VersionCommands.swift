@@ -139,16 +139,36 @@ struct ConflictsCommand: ParsableCommand {
                     }
                 }
                 let graph = read?.graph, unseen = read?.unseen ?? []
+                let contested: Int? = try graph.flatMap { graph in
+                    guard unseen.isEmpty else { return nil }
+                    return try looking(at: id, "the merge preview") {
+                        try store.contestedFieldCount(of: id, in: graph)
+                    }
+                }
+                if graph != nil, unseen.isEmpty, contested == nil, !notPreviewed.contains(id.lowercased) {
+                    // Why not, in a warning: a head damaged (which a repair mends), malformed
+                    // or no survey, in a newer format, or a merge too large; said as a merge
+                    // would say it, with what mends it.
+                    do {
+                        _ = try store.advisingOnUnreadableHeads(id) { try store.mergePlan(id) }
+                    } catch {
+                        // The advice was added as a failure of the command's own.
+                        let failure = error as? CommandFailure ?? CommandFailure(error)
+                        var why = failure.file == nil && failure.line == nil ? failure.message : failure.text
+                        if case StoreError.newerFormat = error {
+                            why += Advice.namingStore(
+                                in:
+                                    " (a build that reads that format merges them; or resolve the conflict with `survey resolve \(id.lowercased) --keep REV` or `--from FILE`)"
+                            )
+                        }
+                        Console.error("warning: \(id.lowercased): its heads cannot be merged: \(why)")
+                    }
+                }
                 return Row(
                     id: id.lowercased, current: document.revision.id.description, title: document.title,
                     conflicts: document.conflicts.map(\.description),
                     deletions: (graph?.heads ?? []).filter(\.isDeleted).map(\.id.description),
-                    contested: try graph.flatMap { graph in
-                        guard unseen.isEmpty else { return nil }
-                        return try looking(at: id, "the merge preview") {
-                            try store.contestedFieldCount(of: id, in: graph)
-                        }
-                    },
+                    contested: contested,
                     unreadable: unseen.map(\.description),
                     aheadOfClock: ([document.revision] + document.conflictRevisions).filter(
                         store.isStampedAhead
@@ -597,8 +617,10 @@ struct PruneCommand: ParsableCommand {
                     return
                 case .pruned(let revisions):
                     row = Row(id: id.lowercased, pruned: revisions.map(\.description))
-                case .skippedUnreadableWinner:
-                    row = Row(id: id.lowercased, pruned: [], skipped: "its current revision cannot be read")
+                case .skippedUnreadableWinner(let reason):
+                    row = Row(
+                        id: id.lowercased, pruned: [],
+                        skipped: "its current revision cannot be read: \(reason)")
                 case .skippedUnseenRevisions(let revisions):
                     row = Row(
                         id: id.lowercased, pruned: [],
