@@ -1056,6 +1056,100 @@ struct FirstUseTests {
         #expect(try store.run(["new", "--title", "X"]).status == 65, "what the advice would have led to")
     }
 
+    @Test(
+        "On a store in a newer layout, the dry runs of prune, migrate and resolve refuse as the commands do (exit 65), and verify notes the layout (the dry runs said what they would do, and verify said clean)"
+    )
+    func dryRunsOnNewerLayout() throws {
+        let store = try Store()
+        let (id, _) = try store.makeDocument()
+        let layout = store.path + "/Store.plist"
+        let text = try String(contentsOfFile: layout, encoding: .utf8)
+        try Data(text.replacingOccurrences(of: "<integer>1</integer>", with: "<integer>2</integer>").utf8)
+            .write(to: URL(fileURLWithPath: layout))
+        for arguments in [
+            ["prune"], ["migrate"], ["resolve", id, "--merge"], ["resolve", "--all", "--merge"],
+        ] {
+            let real = try store.run(arguments)
+            let dry = try store.run(arguments + ["--dry-run"])
+            #expect(real.status == 65, "\(arguments): \(real.stderr)")
+            #expect(
+                dry.status == 65 && dry.stdout.isEmpty, "\(arguments) --dry-run: \(dry.stdout)\(dry.stderr)")
+            #expect(dry.stderr == real.stderr, "\(arguments): \(dry.stderr) against \(real.stderr)")
+        }
+        let verify = try store.run(["verify"])
+        #expect(
+            verify.status == 0 && verify.stdout == "clean (1 note(s))\n", "\(verify.stdout)\(verify.stderr)")
+        #expect(
+            verify.stderr
+                == "\(layout): note: store layout 2 is newer than this build supports (1): it can be read but not changed (every command that writes refuses it)\n",
+            "\(verify.stderr)")
+    }
+
+    @Test(
+        "init refuses a folder inside another store's Documents or Local.nosync (a revision package too), exit 64, making nothing (it made a store there, which the other store's verify then called damaged)"
+    )
+    func initInsideAStore() throws {
+        let store = try Store()
+        let (id, revision) = try store.makeDocument()
+        let package = "\(store.path)/Documents/\(id)/\(revision).survey"
+        let before = try FileManager.default.subpathsOfDirectory(atPath: store.path).sorted()
+        for inside in [
+            package, store.path + "/Documents", store.path + "/Documents/new", store.path + "/Local.nosync/x",
+        ] {
+            let made = try CommandRunner.run(["init", "--store", inside])
+            #expect(made.status == 64, "\(inside): \(made.stdout)\(made.stderr)")
+            #expect(
+                made.stderr.contains("it is inside the store at \(store.path) (in its ")
+                    && made.stderr.contains("choose a folder outside it"), "\(made.stderr)")
+        }
+        // Through a link to the store's folders, to a folder not made yet; demo too.
+        let links = store.directory.appendingPathComponent("links").path
+        try FileManager.default.createDirectory(atPath: links, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: links + "/local", withDestinationPath: store.path + "/Local.nosync")
+        try FileManager.default.createSymbolicLink(
+            atPath: links + "/documents", withDestinationPath: store.path + "/Documents")
+        for inside in [
+            links + "/local/tmp/mine", links + "/documents/x", links + "/documents/../Documents/y",
+        ] {
+            let made = try CommandRunner.run(["init", "--store", inside])
+            #expect(made.status == 64, "\(inside): \(made.stderr)")
+            #expect(
+                made.stderr.contains("it is inside the store at \(store.path)"), "\(inside): \(made.stderr)")
+            let demo = try CommandRunner.run(["demo", "--store", inside])
+            #expect(demo.status == 64, "demo \(inside): \(demo.stdout)\(demo.stderr)")
+        }
+        // What a command says of a missing store there names no init that would be refused.
+        let listed = try CommandRunner.run(["list", "--store", store.path + "/Documents/new"])
+        #expect(
+            listed.status == 66 && listed.stderr.contains("a store belongs outside it")
+                && !listed.stderr.contains("survey init"), "\(listed.stderr)")
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: store.path).sorted() == before)
+        #expect(try store.run(["verify"]).stdout == "clean\n")
+        // Beside the store, not inside it: made.
+        #expect(try CommandRunner.run(["init", "--store", store.path + "-beside"]).status == 0)
+        try? FileManager.default.removeItem(atPath: store.path + "-beside")
+    }
+
+    @Test(
+        "init and demo of a new folder named with a slash at its end make it (they failed: cannot create the directory NEW/, code invalidName, leaving it made)"
+    )
+    func trailingSlash() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("new").path
+        let made = try CommandRunner.run(["init", "--store", store + "/"])
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(try CommandRunner.run(["new", "--title", "T", "--store", store + "//"]).status == 0)
+        #expect(try CommandRunner.run(["list", "--store", store]).stdout.contains("T"))
+        let demo = try CommandRunner.run([
+            "demo", "--store", directory.appendingPathComponent("demo").path + "/",
+        ])
+        #expect(
+            demo.status == 0 && demo.stdout.contains("verify, both stores: clean"),
+            "\(demo.stdout)\(demo.stderr)")
+    }
+
     @Test("show text has the format version, and a binary answer as its label")
     func showText() throws {
         let store = try Store()

@@ -50,8 +50,9 @@ struct DemoCommand: ParsableCommand {
     func run() throws {
         try runReporting {
             let temporary = store == nil
+            // `DIR/` names the folder `DIR`, whose stores are `DIR/laptop` and `DIR/phone`.
             let folder =
-                store
+                store.map(StoreFolder.withoutTrailingSlashes)
                 ?? FileManager.default.temporaryDirectory.appendingPathComponent(
                     "survey-demo-\(UUID().uuidString.prefix(8))"
                 ).path
@@ -59,6 +60,7 @@ struct DemoCommand: ParsableCommand {
             // A file where a folder belongs: said as init says it, rather than as a
             // folder that cannot be opened (exit 1).
             if !temporary {
+                try StoreFolder.refuseInsideStore(folder)
                 for (path, what) in [
                     (folder, "cannot keep the demo's stores in"),
                     (folder + "/laptop", "cannot create a store at"),

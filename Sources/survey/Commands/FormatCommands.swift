@@ -125,7 +125,7 @@ struct MigrateCommand: ParsableCommand {
     func run() throws {
         try runReporting {
             let progress = ProgressBar(label: "documents", json: options.json)
-            let store = try dryRun ? options.openForReading() : options.open()
+            let store = try dryRun ? options.openForDryRun() : options.open()
             var writtenBefore: [SurveyStore.Migration] = []
             let report: SurveyStore.MigrationReport
             do {

@@ -279,7 +279,7 @@ struct ResolveCommand: ParsableCommand {
     func run() throws {
         try runReporting {
             // A dry run opens the store for reading: it locks, cleans and writes nothing.
-            let store = try dryRun ? options.openForReading() : options.open()
+            let store = try dryRun ? options.openForDryRun() : options.open()
             if merge && all { return try resolveAll(store) }
             let id = try store.document(document!)
             if merge { return try resolveMerge(store, id) }
@@ -595,7 +595,7 @@ struct PruneCommand: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let store = try dryRun ? options.openForReading() : options.open()
+            let store = try dryRun ? options.openForDryRun() : options.open()
             let progress = ProgressBar(label: "documents", json: options.json)
             var rows: [Row] = []
             var unreadable: [Unreadable] = []

@@ -60,6 +60,15 @@ struct StoreOptions: ParsableArguments {
         try SurveyStore.openForReading(at: path)
     }
 
+    /// Opens the store for a dry run (`--dry-run`): read only, as ``openForReading()``, but
+    /// a store in a layout newer than this build writes is refused as the command itself
+    /// refuses it (exit 65), since a dry run says what the command would do.
+    func openForDryRun() throws -> SurveyStore {
+        let store = try openForReading()
+        try SurveyStore.checkLayoutForWriting(at: path)
+        return store
+    }
+
     /// Opens the store for a command that lists documents: as ``openForReading()``,
     /// except that the listing may refresh the summary cache when the store can be written.
     func openForListing() throws -> SurveyStore {
@@ -171,6 +180,10 @@ struct CommandFailure: Error {
         if case StoreError.noSuchStore(let path) = error {
             if let reason = StoreFolder.notAFolder(path) {
                 message += ": \(reason)"
+            } else if let (store, folder) = StoreFolder.enclosingStore(of: path) {
+                // `init` refuses it: a store is never made inside another.
+                message +=
+                    " (it is inside the store at \(ShownText.escaping(store)), in its \(folder) folder; a store belongs outside it)"
             } else {
                 message +=
                     " (create one with `survey init --store \(Advice.shellWord(ShownText.escaping(path)))`)"
