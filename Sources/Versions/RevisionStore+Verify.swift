@@ -38,7 +38,7 @@ extension RevisionStore {
         func report(_ path: String, _ message: String, note: Bool = false) {
             issues.append(StoreIssue(path: path, message: message, isNote: note))
         }
-        let lockFiles = verifyFolders(checkingIdentity: checkIdentity, report: report)
+        let (lockFiles, localFolderUsable) = verifyFolders(checkingIdentity: checkIdentity, report: report)
         let documents: [UUID]
         do {
             let folders = try documentFolders()
@@ -55,7 +55,7 @@ extension RevisionStore {
         for document in documents {
             verifyDocument(document, checkingContent: checkContent, report: report)
         }
-        verifyWriteAccess(documents: documents, lockFiles: lockFiles, report: report)
+        if localFolderUsable { verifyWriteAccess(documents: documents, lockFiles: lockFiles, report: report) }
         return issues.sorted { ($0.path, $0.message) < ($1.path, $1.message) }
     }
 
@@ -76,34 +76,70 @@ extension RevisionStore {
         }
     }
 
+    /// What fails while one of the store's own folders (``StoreLayout/folders``, the
+    /// state folder) cannot be used: something else in its place.
+    static func failsWithout(_ folder: String) -> String {
+        switch folder {
+        case StoreLayout.pruningFolder: "prune fails, and so does a sync that brings tombstones"
+        case StoreLayout.stateFolder: "per-device state cannot be kept"
+        default: "every command that writes fails"
+        }
+    }
+
+    /// What fails while the lock file `name` (in the folder of locks) cannot be opened.
+    static func failsWithoutLock(_ name: String) -> String {
+        if name == PackageWriter.writersLockName { return "every command that writes fails" }
+        if StoreLayout.locksFolder + "/" + name == StoreLayout.deviceLock {
+            return "a command that must renew this device's identity (in a copied store) fails"
+        }
+        if name.hasSuffix(".lock"),
+            StoreLayout.documentID(folderName: String(name.dropLast(".lock".count))) != nil
+        {
+            return "a command that writes its document fails (prune and sync pass over the document)"
+        }
+        return "a command that takes this lock fails"
+    }
+
     /// The folders the store itself makes (each a real folder, or absent), and what is
     /// left in the temporary, pruning and locks folders; returns the names of the regular
-    /// lock files found.
+    /// lock files found, and whether `Local.nosync` is a folder or absent (nothing else
+    /// in its place, under which nothing more is looked at).
     private func verifyFolders(
         checkingIdentity checkIdentity: (String) -> String?, report: (String, String, Bool) -> Void
-    ) -> [String] {
+    ) -> (lockFiles: [String], localFolderUsable: Bool) {
         var lockFiles: [String] = []
         func checked<T>(_ path: String, _ look: () throws -> T?) -> T? {
             Self.checked(path, report: report, look)
         }
         // The documents' folder is reported with what is in it, by `documentFolderIssues`.
+        var localFolderUsable = true
         for folder in StoreLayout.folders + [StoreLayout.stateFolder]
         where folder != StoreLayout.documentsFolder {
+            // Nothing is looked at beneath a `Local.nosync` that is no folder: it is named once.
+            if !localFolderUsable { break }
             let path = root + "/" + folder
             switch checked(path, { try reader.status(atPath: path) })?.kind {
             case nil, .directory?: break
             case .symbolicLink?:
-                report(path, "a symbolic link where the store's folder belongs (never followed)", false)
-            default: report(path, "not a folder", false)
+                report(
+                    path,
+                    "a symbolic link where the store's folder belongs (never followed): \(Self.failsWithout(folder)) until the link is removed",
+                    false)
+                if folder == StoreLayout.localFolder { localFolderUsable = false }
+            default:
+                report(path, "not a folder: \(Self.failsWithout(folder)) until it is moved aside", false)
+                if folder == StoreLayout.localFolder { localFolderUsable = false }
             }
         }
+        guard localFolderUsable else { return ([], false) }
         // A write holds the writers' lock while its temporary file exists, and a prune its
         // document's lock while its note exists: what a write or prune under way has made is
         // a note, and what one finished removed while this looked is not reported at all.
         let temporary = root + "/" + StoreLayout.temporaryFolder
         let leftovers = (checked(temporary, { try reader.names(atPath: temporary) }) ?? []).sorted()
         let writersLock = root + "/" + StoreLayout.locksFolder + "/" + PackageWriter.writersLockName
-        let writing = !leftovers.isEmpty && checked(writersLock, { try reader.isLockHeld(atPath: writersLock) }) == true
+        let writing =
+            !leftovers.isEmpty && checked(writersLock, { try reader.isLockHeld(atPath: writersLock) }) == true
         for name in leftovers {
             let path = temporary + "/" + name
             if writing {
@@ -150,7 +186,9 @@ extension RevisionStore {
             if entry.kind == .regular { lockFiles.append(entry.name) }
             if entry.kind != .regular && entry.kind != .unknown {
                 report(
-                    path, "not a regular lock file (never opened; lock files hold nothing: remove it)", false)
+                    path,
+                    "not a regular lock file (never opened): \(Self.failsWithoutLock(entry.name)) until it is removed; lock files hold nothing: remove it",
+                    false)
             } else if let status = checked(path, { try reader.status(atPath: path) }), status.links > 1 {
                 report(
                     path,
@@ -178,7 +216,7 @@ extension RevisionStore {
                         + " replaces it with a new device identity", false)
             }
         }
-        return lockFiles
+        return (lockFiles, true)
     }
 
     /// Notes each folder of the store that this process may not write in, and each lock
@@ -190,15 +228,15 @@ extension RevisionStore {
     private func verifyWriteAccess(
         documents: [UUID], lockFiles: [String], report: (String, String, Bool) -> Void
     ) {
-        // What each folder of the store is written for.
+        // What each folder of the store is written for, the store's local folder first.
         let roles: [(folder: String, fails: String)] = [
+            (
+                StoreLayout.localFolder,
+                "a command that writes fails while a file or folder it needs here is missing (this device's identity file, the folders below) or the identity must be renewed"
+            ),
             (
                 StoreLayout.temporaryFolder,
                 "every command that writes fails, since each write is made here first"
-            ),
-            (
-                StoreLayout.localFolder,
-                "a command that writes fails while this device's identity file is missing or must be renewed"
             ),
             (
                 StoreLayout.locksFolder,
@@ -220,8 +258,37 @@ extension RevisionStore {
             }
         }
         func unwritable(_ errno: Errno) -> String { "this user may not write here (\(errno)): " }
+        var localFolderMissing = false
         for (folder, fails) in roles {
             let path = root + "/" + folder
+            let status: SystemCalls.FileStatus?
+            do {
+                status = try reader.status(atPath: path)
+            } catch {
+                report(path, (error as? FileSystemError)?.failure ?? "\(error)", false)
+                continue
+            }
+            let inLocalFolder = folder != StoreLayout.localFolder && folder != StoreLayout.documentsFolder
+            if status == nil {
+                // Made by the first command that needs it, in the folder above it: that one
+                // must let this user make it. A missing local folder stands for all in it.
+                if inLocalFolder && localFolderMissing { continue }
+                let parent = inLocalFolder ? root + "/" + StoreLayout.localFolder : root
+                if folder == StoreLayout.localFolder { localFolderMissing = true }
+                guard let errno = denial(parent) else { continue }
+                if errno == .readOnlyFileSystem {
+                    report(
+                        root, "on a read-only file system: every command that writes fails (reading works)",
+                        true)
+                    return
+                }
+                report(
+                    path,
+                    "missing, and this user may not make it (\(errno)): "
+                        + (folder == StoreLayout.localFolder ? "every command that writes fails" : fails),
+                    true)
+                continue
+            }
             guard let errno = denial(path) else { continue }
             if errno == .readOnlyFileSystem {
                 report(
@@ -244,21 +311,9 @@ extension RevisionStore {
         for name in lockFiles {
             let path = locks + "/" + name
             if let errno = denial(path, writingFile: true) {
-                let fails =
-                    if name == PackageWriter.writersLockName {
-                        "every command that writes fails"
-                    } else if locks + "/" + name == root + "/" + StoreLayout.deviceLock {
-                        "a command that must renew this device's identity (in a copied store) fails"
-                    } else if name.hasSuffix(".lock"),
-                        StoreLayout.documentID(folderName: String(name.dropLast(".lock".count))) != nil
-                    {
-                        "a command that writes its document fails (prune and sync pass over the document)"
-                    } else {
-                        "a command that takes this lock fails"
-                    }
                 report(
                     path,
-                    "this user may not open this lock file (\(errno)): \(fails)"
+                    "this user may not open this lock file (\(errno)): \(Self.failsWithoutLock(name))"
                         + "; lock files hold nothing: remove it while nothing uses the store (lock files are made again as needed)",
                     true)
             }
@@ -348,6 +403,15 @@ extension RevisionStore {
                 folder + "/" + StoreLayout.packageName(revision.id) + "/" + StoreLayout.contentFile
             do {
                 try checkContent(document, revision)
+            } catch StoreError.noContent
+                where Self.checked(
+                    folder, report: report,
+                    {
+                        try reader.status(atPath: folder + "/" + StoreLayout.tombstoneName(revision.id))
+                    }) != nil
+            {
+                // Pruned by a command at work while this looked: its tombstone is there now.
+                continue
             } catch let error as FileSystemError where error.code == .permissionDenied {
                 report(contentPath, "cannot be read: \(error.reason)", false)
             } catch VersionsError.contentMismatch {

@@ -561,11 +561,64 @@ extension RevisionStoreTests {
                 temporary: true, note: true,
             ], "\(underWay)")
         #expect(
-            underWay.first { $0.path == temporary }?.message.hasPrefix("a temporary file of a write under way")
+            underWay.first { $0.path == temporary }?.message.hasPrefix(
+                "a temporary file of a write under way")
                 == true && underWay.first { $0.path == note }?.message.hasPrefix("a prune under way") == true,
             "\(underWay)")
         writing.unlock()
         pruning.unlock()
         #expect(findings() == [temporary: false, note: false])
+    }
+}
+
+extension RevisionStoreTests {
+    @Test(
+        "verify of a store without Local.nosync/ (a copy that excluded it) is clean for a user who may make it, and one note when none may be made (it named each missing folder a problem: cannot open, no such file)"
+    )
+    func verifyWithoutLocalFolder() throws {
+        let (store, _) = try Self.chain(1)
+        defer { try? FileManager.default.removeItem(atPath: store.root) }
+        try FileManager.default.removeItem(atPath: path(store, StoreLayout.localFolder))
+        /// Verify, with `denied` the answer for the store's folder (`.`, through its
+        /// descriptor) or, with `everywhere`, for every folder.
+        func verify(denying denied: Errno?, everywhere: Bool = false) -> [StoreIssue] {
+            var calls = SystemCalls.live
+            calls.access = { directory, name, mode in
+                (name == "." || everywhere ? denied : nil).map { .failure($0) }
+                    ?? SystemCalls.live.access(directory, name, mode)
+            }
+            return RevisionStore(root: store.root, device: Self.laptop, calls: calls).verify {
+                try _ = store.content(of: $0, revision: $1)
+            }
+        }
+        #expect(verify(denying: nil).isEmpty, "\(verify(denying: nil))")
+        let denied = verify(denying: .accessDenied)
+        #expect(
+            denied.map { "\($0.path) \($0.isNote) \($0.message)" } == [
+                path(store, StoreLayout.localFolder)
+                    + " true missing, and this user may not make it (Permission denied): every command that writes fails"
+            ], "\(denied)")
+        let readOnly = verify(denying: .readOnlyFileSystem, everywhere: true)
+        #expect(readOnly.map(\.path) == [store.root] && readOnly.allSatisfy(\.isNote), "\(readOnly)")
+    }
+
+    @Test(
+        "verify passes over a revision pruned while it looked (its tombstone there, its package gone); it named the pruned content a problem, exit 1, beside a running prune"
+    )
+    func verifyBesideAPrune() throws {
+        let (store, revisions) = try Self.chain(2)
+        defer { try? FileManager.default.removeItem(atPath: store.root) }
+        let folder = path(store, StoreLayout.folder(of: Self.document))
+        let first = revisions[0]
+        let issues = store.verify { document, revision in
+            if revision.id == first.id {
+                // A prune at work: the tombstone is published, then the package goes.
+                try first.plistData().write(
+                    to: URL(fileURLWithPath: folder + "/" + StoreLayout.tombstoneName(first.id)))
+                try FileManager.default.removeItem(atPath: folder + "/" + StoreLayout.packageName(first.id))
+            }
+            _ = try store.content(of: document, revision: revision)
+        }
+        #expect(issues.isEmpty, "\(issues)")
     }
 }

@@ -693,7 +693,7 @@ struct System {
     /// `EPERM` (its permissions), `EROFS` (a read-only file system); `nil` when it may,
     /// or when nothing is there. The last name is never followed.
     func denial(_ path: String, mode: Int32) throws -> Errno? {
-        try inParent(of: path, operation: .stat) { folder, name in
+        func asked(_ folder: Int32, _ name: String) throws -> Errno? {
             switch retrying({ calls.access(folder, name, mode) }) {
             case .success: return nil
             case .failure(let errno) where errno == .noEntry || errno == .notDirectory: return nil
@@ -702,6 +702,13 @@ struct System {
                 return errno
             case .failure(let errno): throw FileSystemError(.stat, path: path, errno: errno)
             }
+        }
+        // The root itself, through its descriptor (the caller's choice, links followed).
+        if let root, path == root.path { return try asked(try root.open(), ".") }
+        do {
+            return try inParent(of: path, operation: .stat, asked)
+        } catch let error as FileSystemError where error.code == .notFound {
+            return nil  // the folder it would be in is not there either
         }
     }
 
@@ -713,7 +720,8 @@ struct System {
         let descriptor: Int32
         do {
             descriptor = try open(path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
-        } catch let error as FileSystemError where error.code == .notFound || error.code == .permissionDenied {
+        } catch let error as FileSystemError where error.code == .notFound || error.code == .permissionDenied
+        {
             return nil
         }
         defer { _ = calls.close(descriptor) }
