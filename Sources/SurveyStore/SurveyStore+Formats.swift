@@ -163,7 +163,7 @@ extension SurveyStore {
     private func pendingMigration(
         of id: UUID, from winner: RevisionMetadata, in read: DocumentRead, report: inout MigrationReport
     ) throws -> PendingMigration? {
-        let unseen = Self.unseen(in: read)
+        let unseen = Self.unseenLater(in: read)
         guard unseen.isEmpty else {
             report.notMigrated.append(
                 MigrationFailure(
@@ -176,6 +176,15 @@ extension SurveyStore {
             report.notMigrated.append(MigrationFailure(document: id, from: winner, error: error))
             return nil
         }
+    }
+
+    /// The revisions `read` found packages of but could not read (``unseen(in:)``) that may
+    /// supersede the winner: every one but those a revision of the graph names as its
+    /// parent, since a revision naming it is in the graph, where nothing descends from
+    /// the winner, a head.
+    static func unseenLater(in read: DocumentRead) -> [RevisionID] {
+        let named = Set(read.graph.revisions.values.flatMap(\.parents))
+        return unseen(in: read).filter { !named.contains($0) }
     }
 
     /// The migrations of one batch decided again under its documents' locks, from a read
@@ -195,7 +204,7 @@ extension SurveyStore {
             else { continue }
             guard
                 let decided =
-                    winner.id == migration.parent.id && Self.unseen(in: read).isEmpty
+                    winner.id == migration.parent.id && Self.unseenLater(in: read).isEmpty
                     ? migration
                     : try pendingMigration(of: migration.document, from: winner, in: read, report: &report)
             else { continue }

@@ -103,7 +103,9 @@ struct MigrationTests {
         let contents = [(ids[0], child.id), (ids[1], only.id)].map { id, revision in
             path + "/" + StoreLayout.package(revision, of: id) + "/" + StoreLayout.contentFile
         }
-        for content in contents { try FileManager.default.moveItem(atPath: content, toPath: content + ".away") }
+        for content in contents {
+            try FileManager.default.moveItem(atPath: content, toPath: content + ".away")
+        }
         for dryRun in [true, false] {
             let report = try store.migrate(dryRun: dryRun)
             #expect(report.migrated.map(\.document) == [ids[2]], "\(report.migrated)")
@@ -115,11 +117,33 @@ struct MigrationTests {
                 report.unreadable.map(\.path) == [path + "/" + StoreLayout.folder(of: ids[1])]
                     && report.unreadable.first?.remedy == .verifyThenRepair, "\(report.unreadable)")
         }
-        for content in contents { try FileManager.default.moveItem(atPath: content + ".away", toPath: content) }
+        for content in contents {
+            try FileManager.default.moveItem(atPath: content + ".away", toPath: content)
+        }
         let report = try store.migrate()
         #expect(report.migrated.map(\.document) == [ids[0], ids[1]], "\(report.migrated)")
-        #expect(report.migrated.first?.from == child && report.notMigrated.isEmpty && report.unreadable.isEmpty)
+        #expect(
+            report.migrated.first?.from == child && report.notMigrated.isEmpty && report.unreadable.isEmpty)
         #expect(try !store.graph(of: ids[0]).isInConflict)
+    }
+
+    @Test(
+        "A revision that cannot be read but that the winner's history names (the winner's parent, half-copied or damaged) does not hold migration back: it cannot supersede the winner"
+    )
+    func unreadableAncestorDoesNotHoldBack() throws {
+        let (store, path) = try Self.store()
+        defer { try? SurveyStore.removeFolder(path) }
+        let id = UUID(uuidString: "00000001-0000-4000-8000-000000000000")!
+        let first = try store.revisions.write(
+            document: id, parents: [], content: try Self.named("Ada"), formatVersion: 1)
+        let child = try store.revisions.write(
+            document: id, parents: [first], content: try Self.named("Grace"), formatVersion: 1)
+        try FileManager.default.removeItem(
+            atPath: path + "/" + StoreLayout.package(first.id, of: id) + "/" + StoreLayout.contentFile)
+        let report = try store.migrate()
+        #expect(
+            report.migrated.map(\.document) == [id] && report.migrated.first?.from == child
+                && report.notMigrated.isEmpty, "\(report.migrated) \(report.notMigrated)")
     }
 
     @Test("migrate names the documents whose winners are in a newer format, and leaves them as they are")
