@@ -139,7 +139,8 @@ extension ConcurrencyTests {
             let documents = store + "/Documents"
             var ids: Set<String> = []
             for document in try FileManager.default.contentsOfDirectory(atPath: documents) {
-                for package in try FileManager.default.contentsOfDirectory(atPath: documents + "/" + document) {
+                for package in try FileManager.default.contentsOfDirectory(atPath: documents + "/" + document)
+                {
                     let file = documents + "/" + document + "/" + package + "/DocumentMetadata.plist"
                     if let id = try Self.deviceID(in: file) { ids.insert(id) }
                 }
@@ -153,10 +154,13 @@ extension ConcurrencyTests {
         for round in 0..<12 {
             // Two inits of a new folder.
             let fresh = directory.appendingPathComponent("fresh\(round)").path
-            let inits = try Self.atOnce([["init", "--json", "--store", fresh], ["init", "--json", "--store", fresh]])
+            let inits = try Self.atOnce([
+                ["init", "--json", "--store", fresh], ["init", "--json", "--store", fresh],
+            ])
             let recorded = try device(fresh)
             #expect(
-                inits.map(Self.reportedDeviceID) == [recorded, recorded], "round \(round): \(inits), \(recorded ?? "none")")
+                inits.map(Self.reportedDeviceID) == [recorded, recorded],
+                "round \(round): \(inits), \(recorded ?? "none")")
             // A store without its local state: an init and a first save.
             let bare = directory.appendingPathComponent("bare\(round)").path
             try FileManager.default.createDirectory(atPath: bare, withIntermediateDirectories: false)

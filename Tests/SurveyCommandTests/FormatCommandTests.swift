@@ -351,7 +351,8 @@ struct FormatCommandTests {
         let folder = store + "/" + StoreLayout.folder(of: lone)
         #expect(
             migrated.stderr.contains(
-                "error: \(folder): no revision of this document can be read yet, so it is not migrated (any may be in an older format) (`survey verify --store \(store)` names each")
+                "error: \(folder): no revision of this document can be read yet, so it is not migrated (any may be in an older format) (`survey verify --store \(store)` names each"
+            )
                 && migrated.stderr.contains("error: 1 document could not be read, so not migrated\n"),
             "\(migrated.stderr)")
         #expect(migrated.stdout.hasSuffix("nothing migrated\n"), "\(migrated.stdout)")
@@ -360,13 +361,18 @@ struct FormatCommandTests {
         let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         let notMigrated = report?["notMigrated"] as? [[String: Any]]
         #expect(
-            notMigrated?.map { ($0["error"] as? [String: Any])?["code"] as? String } == ["unseenForMigration"],
+            notMigrated?.map { ($0["error"] as? [String: Any])?["code"] as? String } == [
+                "unseenForMigration"
+            ],
             "\(json.stdout)")
         #expect(
-            (report?["unreadable"] as? [[String: String]])?.map { $0["id"] } == [lone.uuidString.lowercased()],
+            (report?["unreadable"] as? [[String: String]])?.map { $0["id"] } == [
+                lone.uuidString.lowercased()
+            ],
             "\(json.stdout)")
         #expect(
-            try FileManager.default.contentsOfDirectory(atPath: store + "/" + StoreLayout.folder(of: held)).count
+            try FileManager.default.contentsOfDirectory(atPath: store + "/" + StoreLayout.folder(of: held))
+                .count
                 == 2, "nothing written")
     }
 
