@@ -648,34 +648,51 @@ struct FormatCommandTests {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let a = directory.appendingPathComponent("a").path
-        let (document, _) = try Self.store(with: "format1/unanswered.survey", formatVersion: 1, at: a)
-        let id = document.uuidString.lowercased()
+        // One document in conflict with a head in a newer format, another with a head
+        // whose content matches its digest but is no survey.
+        let (newerDocument, _) = try Self.store(with: "format1/unanswered.survey", formatVersion: 1, at: a)
         #expect(try CommandRunner.run(["migrate", "--store", a]).status == 0)
-        let base = try SurveyStore.open(at: a).revision(document, nil)
+        let store = try SurveyStore.open(at: a)
         let other = RevisionStore(root: a, device: Device(id: "other-app-1", name: "other app"))
-        let newer = try other.write(
-            document: document, parents: [base],
-            content: try Data(
-                contentsOf: URL(fileURLWithPath: Self.fixtures + "/format3/newer.survey/Survey.plist")),
-            formatVersion: 3)
-        let noSurvey = try other.write(
-            document: document, parents: [base], content: Data("<plist><dict>".utf8), formatVersion: 2)
-        let conflicts = try CommandRunner.run(["conflicts", "--store", a])
-        #expect(conflicts.status == 0 && conflicts.stdout.contains("cannot be merged"), "\(conflicts.stdout)")
-        let warning = conflicts.stderr.split(separator: "\n").first {
-            $0.contains("its heads cannot be merged")
+        let (brokenDocument, _) = try store.create(try Survey(title: "Broken", items: []))
+        for (document, content, format) in [
+            (
+                newerDocument,
+                try Data(
+                    contentsOf: URL(fileURLWithPath: Self.fixtures + "/format3/newer.survey/Survey.plist")), 3
+            ),
+            (brokenDocument, Data("<plist><dict>".utf8), 2),
+        ] {
+            let base = try store.revision(document, nil)
+            _ = try other.write(document: document, parents: [base], content: content, formatVersion: format)
+            #expect(
+                try CommandRunner.run([
+                    "edit", document.uuidString.lowercased(), "--title", "Edited", "--base",
+                    base.id.description,
+                    "--store", a,
+                ]).status == 0)
         }
-        #expect(warning != nil && !(warning ?? "").contains("CommandFailure("), "\(conflicts.stderr)")
-        // Whichever head the merge reads first decides the reason: each comes with a remedy.
+        let conflicts = try CommandRunner.run(["conflicts", "--store", a])
+        #expect(conflicts.status == 0, "\(conflicts.stdout)\(conflicts.stderr)")
+        func warning(_ document: UUID) -> String {
+            conflicts.stderr.split(separator: "\n").map(String.init).first {
+                $0.hasPrefix("warning: \(document.uuidString.lowercased()): its heads cannot be merged: ")
+            } ?? ""
+        }
+        for document in [newerDocument, brokenDocument] {
+            #expect(
+                !warning(document).isEmpty && !warning(document).contains("CommandFailure("),
+                "\(conflicts.stderr)")
+        }
         #expect(
-            (warning ?? "").contains("format 3 is newer than this build supports (2)")
-                && (warning ?? "").contains(
-                    "a build that reads that format merges them; or resolve the conflict with `survey resolve --store \(a) \(id) --keep REV`"
-                )
-                || (warning ?? "").contains(noSurvey.id.description)
-                    && (warning ?? "").contains("`survey resolve --store \(a) \(id)"),
+            warning(newerDocument).contains("format 3 is newer than this build supports (2)")
+                && warning(newerDocument).contains(
+                    "(a build that reads that format merges them; or resolve the conflict with `survey resolve --store \(a) \(newerDocument.uuidString.lowercased()) --keep REV` or `--from FILE`)"
+                ), "\(conflicts.stderr)")
+        #expect(
+            warning(brokenDocument).contains(
+                "`survey resolve --store \(a) \(brokenDocument.uuidString.lowercased()) --"),
             "\(conflicts.stderr)")
-        _ = newer
     }
 
     @Test(

@@ -148,9 +148,12 @@ struct ConflictsCommand: ParsableCommand {
                 if graph != nil, unseen.isEmpty, contested == nil, !notPreviewed.contains(id.lowercased) {
                     // Why not, in a warning: a head damaged (which a repair mends), malformed
                     // or no survey, in a newer format, or a merge too large; said as a merge
-                    // would say it, with what mends it.
+                    // would say it, with what mends it. What cannot be looked at this time (an
+                    // input/output error) is no reason: it leaves the listing incomplete.
                     do {
-                        _ = try store.advisingOnUnreadableHeads(id) { try store.mergePlan(id) }
+                        _ = try looking(at: id, "why its heads cannot be merged") {
+                            try store.advisingOnUnreadableHeads(id) { try store.mergePlan(id) }
+                        }
                     } catch {
                         // The advice was added as a failure of the command's own.
                         let failure = error as? CommandFailure ?? CommandFailure(error)
