@@ -32,7 +32,16 @@ enum DeviceIdentity {
     /// under one id.
     static func read(store: String, writer: PackageWriter) throws -> Device {
         let reader = FileReader(root: store, calls: writer.calls)
-        let (device, folder) = try recorded(store: store, reader: reader)
+        return try renewedIfCopied(try recorded(store: store, reader: reader), store: store, writer: writer)
+    }
+
+    /// `found`, the identity recorded in `store`, or a new one recorded in its place when
+    /// the record names another folder (see ``read(store:writer:)``).
+    private static func renewedIfCopied(
+        _ found: (device: Device, folder: String?), store: String, writer: PackageWriter
+    ) throws -> Device {
+        let reader = FileReader(root: store, calls: writer.calls)
+        let (device, folder) = found
         guard let folder else { return device }
         let identity = try folderIdentity(store, reader: reader)
         guard folder != identity else { return device }
@@ -47,15 +56,18 @@ enum DeviceIdentity {
 
     /// ``read(store:writer:)``, or `nil` when no identity is recorded: none, or something
     /// in its place that is no identity (`verify` names it). An input/output error is
-    /// thrown, never taken for a missing identity, which would renew it.
+    /// thrown, never taken for a missing identity, which would renew it; so is a failure
+    /// to renew a copied store's identity (its lock file unusable, a write that fails).
     static func readIfRecorded(store: String, writer: PackageWriter) throws -> Device? {
+        let found: (device: Device, folder: String?)
         do {
-            return try read(store: store, writer: writer)
+            found = try recorded(store: store, reader: FileReader(root: store, calls: writer.calls))
         } catch let error as FileSystemError where error.isFailureToLook {
             throw error
         } catch {
             return nil
         }
+        return try renewedIfCopied(found, store: store, writer: writer)
     }
 
     /// The device recorded in the store, as it is, without renewing anything.
@@ -100,6 +112,20 @@ enum DeviceIdentity {
         let made = try writer.writeFile(record(device, writer: writer), at: StoreLayout.deviceFile)
         guard made == .alreadyExists else { return device }
         if let recorded = try readIfRecorded(store: writer.root, writer: writer) { return recorded }
+        // Something in its place that is no identity: replaced under the identity's lock,
+        // after a last look, so that processes replacing it at once record one.
+        let lock = try writer.lock(at: StoreLayout.deviceLock, mode: .exclusive)
+        defer { lock.unlock() }
+        let reader = FileReader(root: writer.root, calls: writer.calls)
+        do {
+            let again = try recorded(store: writer.root, reader: reader)
+            let identity = try folderIdentity(writer.root, reader: reader)
+            if again.folder == nil || again.folder == identity { return again.device }
+        } catch let error as FileSystemError where error.isFailureToLook {
+            throw error
+        } catch {
+            // Still no identity: this one replaces it.
+        }
         try write(device, writer: writer)
         return device
     }

@@ -1,5 +1,6 @@
 import Foundation
 import SurveyStore
+import TestSupport
 import Testing
 import Versions
 
@@ -1148,6 +1149,30 @@ struct FirstUseTests {
         #expect(
             demo.status == 0 && demo.stdout.contains("verify, both stores: clean"),
             "\(demo.stdout)\(demo.stderr)")
+    }
+
+    @Test(
+        "A copied store whose identity's lock file is a link renews nothing: the write fails naming the lock file, as verify says, and the identity stays (it renewed the identity without the lock, under the host's name)"
+    )
+    func renewalNeedsItsLock() throws {
+        let store = try Store()
+        _ = try store.makeDocument()
+        let copy = store.directory.appendingPathComponent("copy").path
+        _ = try ChildProcess.run("/bin/cp", ["-a", store.path, copy])
+        let lock = copy + "/Local.nosync/locks/device.lock"
+        try? FileManager.default.removeItem(atPath: lock)
+        try FileManager.default.createSymbolicLink(atPath: lock, withDestinationPath: "/tmp")
+        let device = copy + "/Local.nosync/Device.plist"
+        let before = try Data(contentsOf: URL(fileURLWithPath: device))
+        let verify = try CommandRunner.run(["verify", "--store", copy])
+        #expect(
+            verify.stderr.contains(
+                "\(lock): not a regular lock file (never opened): a command that must renew this device's identity (in a copied store) fails until it is removed"
+            ),
+            "\(verify.stderr)")
+        let made = try CommandRunner.run(["new", "--title", "T", "--store", copy])
+        #expect(made.status != 0 && made.stderr.contains(lock), "\(made.stdout)\(made.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: device)) == before, "the identity stays")
     }
 
     @Test("show text has the format version, and a binary answer as its label")
