@@ -63,12 +63,23 @@ int cshim_ofd_lock_held(int fd) {
     lock.l_start = 0;
     lock.l_len = 0;
 #ifdef F_OFD_GETLK
-    int result = fcntl(fd, F_OFD_GETLK, &lock);
-#else
-    int result = fcntl(fd, F_GETLK, &lock);
-#endif
-    if (result != 0) return -1;
+    if (fcntl(fd, F_OFD_GETLK, &lock) != 0) return -1;
     return lock.l_type == F_UNLCK ? 0 : 1;
+#else
+    // F_GETLK does not see this process's own locks, and closing a descriptor of the
+    // file would drop them: not asked.
+    (void)fd;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int cshim_path_only_flag(void) {
+#ifdef O_PATH
+    return O_PATH;
+#else
+    return O_RDONLY;
+#endif
 }
 
 int cshim_openat(int dirfd, const char *path, int flags, mode_t mode) {

@@ -25,18 +25,15 @@ extension SurveyStore {
     public func verify() -> [Problem] {
         var layoutProblems: [Problem] = []
         do {
-            try Self.checkLayout(at: root, calls: calls, forWriting: false)
+            try Self.checkLayout(at: root, calls: calls, forWriting: true)
+        } catch StoreError.newerLayout(let file, let version, let supported) {
             // A layout newer than this build writes is read, and every write refused: a note.
-            do {
-                try Self.checkLayout(at: root, calls: calls, forWriting: true)
-            } catch StoreError.newerLayout(let file, let version, let supported) {
-                layoutProblems.append(
-                    Problem(
-                        path: file,
-                        message:
-                            "store layout \(version) is newer than this build supports (\(supported)): it can be read but not changed (every command that writes refuses it)",
-                        isNote: true))
-            }
+            layoutProblems.append(
+                Problem(
+                    path: file,
+                    message:
+                        "store layout \(version) is newer than this build supports (\(supported)): it can be read but not changed (every command that writes refuses it)",
+                    isNote: true))
         } catch {
             layoutProblems.append(Problem(path: root + "/" + Self.layoutFile, message: "\(error)"))
         }

@@ -38,8 +38,9 @@ extension RevisionStore {
         func report(_ path: String, _ message: String, note: Bool = false) {
             issues.append(StoreIssue(path: path, message: message, isNote: note))
         }
-        let (lockFiles, localFolderUsable) = verifyFolders(checkingIdentity: checkIdentity, report: report)
+        let found = verifyFolders(checkingIdentity: checkIdentity, report: report)
         let documents: [UUID]
+        var documentsFolderUsable = true
         do {
             let folders = try documentFolders()
             for issue in folders.issues { report(issue.path, issue.message) }
@@ -48,14 +49,20 @@ extension RevisionStore {
         } catch StoreError.documentsFolderBlocked(let path, let kind) {
             report(path, StoreError.blockedDocuments(kind))
             documents = []
+            documentsFolderUsable = false
         } catch {
             report(root + "/" + StoreLayout.documentsFolder, "\(error)")
             documents = []
+            documentsFolderUsable = false
         }
         for document in documents {
             verifyDocument(document, checkingContent: checkContent, report: report)
         }
-        if localFolderUsable { verifyWriteAccess(documents: documents, lockFiles: lockFiles, report: report) }
+        if let found {
+            verifyWriteAccess(
+                documents: documents, documentsFolderUsable: documentsFolderUsable, found: found,
+                report: report)
+        }
         return issues.sorted { ($0.path, $0.message) < ($1.path, $1.message) }
     }
 
@@ -100,14 +107,24 @@ extension RevisionStore {
         return "a command that takes this lock fails"
     }
 
+    /// What `verifyFolders(checkingIdentity:report:)` found of the store's local folders.
+    private struct LocalFolders {
+        /// The kind of each of the store's own folders in `Local.nosync` (and it), by its
+        /// path relative to the root: `nil` for one that is not there. A folder that could
+        /// not be looked at (reported) is left out.
+        var kinds: [String: SystemCalls.FileKind?] = [:]
+        /// The names of the regular files in the folder of locks.
+        var lockFiles: [String] = []
+    }
+
     /// The folders the store itself makes (each a real folder, or absent), and what is
-    /// left in the temporary, pruning and locks folders; returns the names of the regular
-    /// lock files found, and whether `Local.nosync` is a folder or absent (nothing else
-    /// in its place, under which nothing more is looked at).
+    /// left in the temporary, pruning and locks folders; returns what it found, `nil` when
+    /// `Local.nosync` is something other than a folder (named once; nothing beneath it is
+    /// looked at).
     private func verifyFolders(
         checkingIdentity checkIdentity: (String) -> String?, report: (String, String, Bool) -> Void
-    ) -> (lockFiles: [String], localFolderUsable: Bool) {
-        var lockFiles: [String] = []
+    ) -> LocalFolders? {
+        var found = LocalFolders()
         func checked<T>(_ path: String, _ look: () throws -> T?) -> T? {
             Self.checked(path, report: report, look)
         }
@@ -118,7 +135,15 @@ extension RevisionStore {
             // Nothing is looked at beneath a `Local.nosync` that is no folder: it is named once.
             if !localFolderUsable { break }
             let path = root + "/" + folder
-            switch checked(path, { try reader.status(atPath: path) })?.kind {
+            let kind: SystemCalls.FileKind?
+            do {
+                kind = try reader.status(atPath: path)?.kind
+            } catch {
+                report(path, (error as? FileSystemError)?.failure ?? "\(error)", false)
+                continue
+            }
+            found.kinds[folder] = .some(kind)
+            switch kind {
             case nil, .directory?: break
             case .symbolicLink?:
                 report(
@@ -131,15 +156,39 @@ extension RevisionStore {
                 if folder == StoreLayout.localFolder { localFolderUsable = false }
             }
         }
-        guard localFolderUsable else { return ([], false) }
+        guard localFolderUsable else { return nil }
+        // The lock files first: a temporary file or a prune note is a write's under way
+        // while its lock, a regular file here, is held (no other kind is ever opened).
+        let locks = root + "/" + StoreLayout.locksFolder
+        for entry in (checked(locks, { try reader.entries(atPath: locks) }) ?? []).sorted(by: {
+            $0.name < $1.name
+        }) {
+            let path = locks + "/" + entry.name
+            if entry.kind == .regular { found.lockFiles.append(entry.name) }
+            if entry.kind != .regular && entry.kind != .unknown {
+                report(
+                    path,
+                    "not a regular lock file (never opened): \(Self.failsWithoutLock(entry.name)) until it is removed; lock files hold nothing: remove it",
+                    false)
+            } else if let status = checked(path, { try reader.status(atPath: path) }), status.links > 1 {
+                report(
+                    path,
+                    "a lock file with more than one name (a hard link, as `cp -al` leaves): the next command"
+                        + " that takes this lock gives this store a lock file of its own", true)
+            }
+        }
+        /// Whether the lock file `name` is there, a regular file, and held.
+        func held(_ name: String) -> Bool {
+            guard found.lockFiles.contains(name) else { return false }
+            let path = locks + "/" + name
+            return checked(path, { try reader.isLockHeld(atPath: path) }) == true
+        }
         // A write holds the writers' lock while its temporary file exists, and a prune its
         // document's lock while its note exists: what a write or prune under way has made is
         // a note, and what one finished removed while this looked is not reported at all.
         let temporary = root + "/" + StoreLayout.temporaryFolder
         let leftovers = (checked(temporary, { try reader.names(atPath: temporary) }) ?? []).sorted()
-        let writersLock = root + "/" + StoreLayout.locksFolder + "/" + PackageWriter.writersLockName
-        let writing =
-            !leftovers.isEmpty && checked(writersLock, { try reader.isLockHeld(atPath: writersLock) }) == true
+        let writing = !leftovers.isEmpty && held(PackageWriter.writersLockName)
         for name in leftovers {
             let path = temporary + "/" + name
             if writing {
@@ -165,8 +214,7 @@ extension RevisionStore {
                     false)
                 continue
             }
-            let lock = root + "/" + StoreLayout.lock(of: document)
-            if checked(lock, { try reader.isLockHeld(atPath: lock) }) == true {
+            if held(StoreLayout.folderName(of: document) + ".lock") {
                 report(
                     path,
                     "a prune under way (its document's lock is held now; were it interrupted, the next command that writes finishes it)",
@@ -176,24 +224,6 @@ extension RevisionStore {
                     path,
                     "an interrupted prune (the next command that writes finishes it; a prune of the document names anything in the way)",
                     false)
-            }
-        }
-        let locks = root + "/" + StoreLayout.locksFolder
-        for entry in (checked(locks, { try reader.entries(atPath: locks) }) ?? []).sorted(by: {
-            $0.name < $1.name
-        }) {
-            let path = locks + "/" + entry.name
-            if entry.kind == .regular { lockFiles.append(entry.name) }
-            if entry.kind != .regular && entry.kind != .unknown {
-                report(
-                    path,
-                    "not a regular lock file (never opened): \(Self.failsWithoutLock(entry.name)) until it is removed; lock files hold nothing: remove it",
-                    false)
-            } else if let status = checked(path, { try reader.status(atPath: path) }), status.links > 1 {
-                report(
-                    path,
-                    "a lock file with more than one name (a hard link, as `cp -al` leaves): the next command"
-                        + " that takes this lock gives this store a lock file of its own", true)
             }
         }
         // This device's identity: a file, read by the layer above, or nothing yet.
@@ -216,17 +246,19 @@ extension RevisionStore {
                         + " replaces it with a new device identity", false)
             }
         }
-        return (lockFiles, true)
+        return found
     }
 
     /// Notes each folder of the store that this process may not write in, and each lock
     /// file it may not open, with the commands that fail for it: nothing is damaged, so
     /// each is a note, but without one `verify` would call clean a store where every
-    /// save fails. A read-only file system is one note, on the store. `lockFiles`: the
-    /// regular files in the folder of locks, as `verifyFolders(checkingIdentity:report:)`
-    /// listed it.
+    /// save fails. A read-only file system is one note, on the store. `found`: what
+    /// `verifyFolders(checkingIdentity:report:)` found of the local folders, which are not
+    /// looked at again (only real folders are asked about); `documentsFolderUsable`: whether
+    /// `Documents/` is a folder (or absent) that could be listed.
     private func verifyWriteAccess(
-        documents: [UUID], lockFiles: [String], report: (String, String, Bool) -> Void
+        documents: [UUID], documentsFolderUsable: Bool, found: LocalFolders,
+        report: (String, String, Bool) -> Void
     ) {
         // What each folder of the store is written for, the store's local folder first.
         let roles: [(folder: String, fails: String)] = [
@@ -261,15 +293,17 @@ extension RevisionStore {
         var localFolderMissing = false
         for (folder, fails) in roles {
             let path = root + "/" + folder
-            let status: SystemCalls.FileStatus?
-            do {
-                status = try reader.status(atPath: path)
-            } catch {
-                report(path, (error as? FileSystemError)?.failure ?? "\(error)", false)
-                continue
+            let kind: SystemCalls.FileKind?
+            if folder == StoreLayout.documentsFolder {
+                guard documentsFolderUsable else { continue }
+                kind = .directory  // or absent, which the question answers
+            } else {
+                // Looked at once, by `verifyFolders`: a failure to look was reported there.
+                guard let looked = found.kinds[folder] else { continue }
+                kind = looked
             }
             let inLocalFolder = folder != StoreLayout.localFolder && folder != StoreLayout.documentsFolder
-            if status == nil {
+            if kind == nil {
                 // Made by the first command that needs it, in the folder above it: that one
                 // must let this user make it. A missing local folder stands for all in it.
                 if inLocalFolder && localFolderMissing { continue }
@@ -289,7 +323,8 @@ extension RevisionStore {
                     true)
                 continue
             }
-            guard let errno = denial(path) else { continue }
+            // Something other than a folder there is a problem of its own, named already.
+            guard kind == .directory, let errno = denial(path) else { continue }
             if errno == .readOnlyFileSystem {
                 report(
                     root, "on a read-only file system: every command that writes fails (reading works)", true)
@@ -308,7 +343,7 @@ extension RevisionStore {
             }
         }
         let locks = root + "/" + StoreLayout.locksFolder
-        for name in lockFiles {
+        for name in found.lockFiles {
             let path = locks + "/" + name
             if let errno = denial(path, writingFile: true) {
                 report(

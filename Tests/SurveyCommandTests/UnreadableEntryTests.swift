@@ -521,8 +521,10 @@ struct UnreadableEntryTests {
         #expect(text.status == 0 && text.stdout == "clean (4 note(s))\n", "\(text.stdout)\(text.stderr)")
         #expect(text.stderr.contains("\(temporary): note: this user may not write here"), "\(text.stderr)")
         // What the notes say is so: the edit fails, and changes nothing.
+        let before = try FileManager.default.contentsOfDirectory(atPath: setup.folder).sorted()
         let edit = try setup.survey(["edit", setup.hidden.uuidString.lowercased(), "--title", "Changed"])
         #expect(edit.status == 1, "\(edit.stdout)\(edit.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: setup.folder).sorted() == before)
     }
 
     @Test(

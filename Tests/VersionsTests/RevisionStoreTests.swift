@@ -496,6 +496,26 @@ struct RevisionStoreTests {
 }
 
 extension RevisionStoreTests {
+    /// What `verify` finds in `store` when the access asked of each entry is answered
+    /// `denied(NAME)`, NAME the entry's last name (a folder is asked of as `.` through a
+    /// descriptor of its own, whose name `/proc/self/fd` gives), where that is not `nil`,
+    /// and as the system answers it otherwise.
+    static func verify(_ store: RevisionStore, denying denied: @escaping @Sendable (String) -> Errno?)
+        -> [StoreIssue]
+    {
+        var calls = SystemCalls.live
+        calls.access = { directory, name, mode in
+            let folder =
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(directory)"))
+            let entry = name == "." ? folder.map { String($0.split(separator: "/").last ?? "") } : name
+            return entry.flatMap(denied).map { .failure($0) }
+                ?? SystemCalls.live.access(directory, name, mode)
+        }
+        return RevisionStore(root: store.root, device: laptop, calls: calls).verify {
+            try _ = store.content(of: $0, revision: $1)
+        }
+    }
+
     @Test(
         "verify notes each folder it may not write in, one note for a read-only file system, and an error answering the question as a problem (it called such a store clean, and every write failed)"
     )
@@ -504,13 +524,7 @@ extension RevisionStoreTests {
         defer { try? FileManager.default.removeItem(atPath: store.root) }
         let documentFolder = StoreLayout.folderName(of: Self.document)
         func verify(denying denied: @escaping @Sendable (String) -> Errno?) -> [StoreIssue] {
-            var calls = SystemCalls.live
-            calls.access = { directory, name, mode in
-                denied(name).map { .failure($0) } ?? SystemCalls.live.access(directory, name, mode)
-            }
-            return RevisionStore(root: store.root, device: Self.laptop, calls: calls).verify {
-                try _ = store.content(of: $0, revision: $1)
-            }
+            Self.verify(store, denying: denied)
         }
         #expect(verify { _ in nil }.isEmpty, "a store this process may write")
         let folder = path(store, StoreLayout.folder(of: Self.document))
@@ -581,15 +595,9 @@ extension RevisionStoreTests {
         try FileManager.default.removeItem(atPath: path(store, StoreLayout.localFolder))
         /// Verify, with `denied` the answer for the store's folder (`.`, through its
         /// descriptor) or, with `everywhere`, for every folder.
+        let rootName = String(store.root.split(separator: "/").last ?? "")
         func verify(denying denied: Errno?, everywhere: Bool = false) -> [StoreIssue] {
-            var calls = SystemCalls.live
-            calls.access = { directory, name, mode in
-                (name == "." || everywhere ? denied : nil).map { .failure($0) }
-                    ?? SystemCalls.live.access(directory, name, mode)
-            }
-            return RevisionStore(root: store.root, device: Self.laptop, calls: calls).verify {
-                try _ = store.content(of: $0, revision: $1)
-            }
+            Self.verify(store) { name in name == rootName || everywhere ? denied : nil }
         }
         #expect(verify(denying: nil).isEmpty, "\(verify(denying: nil))")
         let denied = verify(denying: .accessDenied)

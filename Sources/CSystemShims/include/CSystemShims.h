@@ -22,9 +22,14 @@ int cshim_syncfs(int fd);
 /// `mode` is 0 to unlock, 1 for a shared lock, 2 for an exclusive one.
 int cshim_ofd_lock(int fd, int mode, int wait);
 /// Whether a lock that an exclusive lock on the whole file would conflict with is held
-/// on it through another open file description (`F_OFD_GETLK`, else `F_GETLK`): 1 when
-/// one is, 0 when none is, -1 with `errno` set on failure. Needs no write access.
+/// on it through another open file description (`F_OFD_GETLK`): 1 when one is, 0 when
+/// none is, -1 with `errno` set on failure (`ENOSYS` where there are no such locks to
+/// ask about, as on macOS). Needs no write access.
 int cshim_ofd_lock_held(int fd);
+
+/// `O_PATH` where there is one (a descriptor that only names a file, opened without
+/// permission to read it), else `O_RDONLY`.
+int cshim_path_only_flag(void);
 
 /// open(2) and openat(2) with a mode: the C functions are variadic, which Swift cannot call.
 int cshim_openat(int dirfd, const char *path, int flags, mode_t mode);

@@ -92,7 +92,7 @@ public struct FileReader: Sendable {
     /// The corresponding C function is `faccessat` with `AT_EACCESS`.
     /// - Throws: ``FileSystemError`` when the question cannot be answered (an I/O error).
     public func writeDenial(atPath path: String, writingFile: Bool = false) throws -> Errno? {
-        try system.denial(path, mode: writingFile ? R_OK | W_OK : W_OK | X_OK)
+        try system.denial(path, mode: writingFile ? R_OK | W_OK : W_OK | X_OK, isFolder: !writingFile)
     }
 
     /// Whether a process holds a lock on the lock file at `path` (shared or exclusive),

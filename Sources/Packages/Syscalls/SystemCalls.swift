@@ -71,14 +71,16 @@ public struct SystemCalls: Sendable {
     public var stat: @Sendable (_ directory: Int32, _ path: String) -> Result<FileStatus, Errno>
     /// `fstat(2)` of an open descriptor.
     public var fstat: @Sendable (_ descriptor: Int32) -> Result<FileStatus, Errno>
-    /// `faccessat(2)` with `AT_EACCESS` and `AT_SYMLINK_NOFOLLOW`: whether this process,
-    /// by its effective ids, may use the entry `name` of an open directory (`.` for the
-    /// directory itself) as `mode` asks (`R_OK`, `W_OK`, `X_OK`); `EACCES` when it may
-    /// not, `EROFS` for writing on a read-only file system.
+    /// `faccessat(2)` without flags: whether this process may use the entry `name` of an
+    /// open directory (`.` for the directory itself) as `mode` asks (`R_OK`, `W_OK`,
+    /// `X_OK`); `EACCES` when it may not, `EROFS` for writing on a read-only file system.
+    /// A link as `name` is followed: ask of `.` through a descriptor of the entry itself
+    /// where that matters. A table made without it answers that every use is allowed.
     public var access: @Sendable (_ directory: Int32, _ name: String, _ mode: Int32) -> Result<Void, Errno>
     /// Whether a lock that an exclusive lock on the whole of the open file would conflict
     /// with is held through another open file description (`fcntl(F_OFD_GETLK)`): looks,
-    /// takes nothing, and needs no write access.
+    /// takes nothing, and needs no write access; `ENOSYS` where it cannot be asked (macOS,
+    /// and a table made without it).
     public var lockHeld: @Sendable (_ descriptor: Int32) -> Result<Bool, Errno>
 
     /// What kind of file an entry or a status describes.
@@ -153,8 +155,9 @@ public struct SystemCalls: Sendable {
         listDirectory: @escaping @Sendable (Int32) -> Result<[DirectoryEntry], Errno>,
         stat: @escaping @Sendable (Int32, String) -> Result<FileStatus, Errno>,
         fstat: @escaping @Sendable (Int32) -> Result<FileStatus, Errno>,
-        access: @escaping @Sendable (Int32, String, Int32) -> Result<Void, Errno>,
-        lockHeld: @escaping @Sendable (Int32) -> Result<Bool, Errno>,
+        access: @escaping @Sendable (Int32, String, Int32) -> Result<Void, Errno> = { _, _, _ in .success(())
+        },
+        lockHeld: @escaping @Sendable (Int32) -> Result<Bool, Errno> = { _ in .failure(.notSupported) },
         syncfs: @escaping @Sendable (Int32) -> Result<Void, Errno> = { _ in .failure(.notSupported) },
         renameUndecodable: @escaping @Sendable (Int32, [UInt8], String) -> Result<Void, Errno> = { _, _, _ in
             .failure(.notSupported)
@@ -311,8 +314,9 @@ public struct SystemCalls: Sendable {
             return cshim_fstat(descriptor, &status) == 0 ? .success(FileStatus(status)) : .failure(.current)
         },
         access: { directory, name, mode in
-            faccessat(directory, name, mode, AT_EACCESS | AT_SYMLINK_NOFOLLOW) == 0
-                ? .success(()) : .failure(.current)
+            // No flags: the plain faccessat system call, which asks the file system (a
+            // read-only one says so, and ACLs count) where faccessat2 may be refused.
+            faccessat(directory, name, mode, 0) == 0 ? .success(()) : .failure(.current)
         },
         lockHeld: { descriptor in
             switch cshim_ofd_lock_held(descriptor) {
@@ -689,10 +693,12 @@ struct System {
     }
 
     /// Why this process may not use the entry at `path` as `mode` asks (`W_OK | X_OK`
-    /// of a folder: add and remove names in it), by its effective ids: `EACCES` or
-    /// `EPERM` (its permissions), `EROFS` (a read-only file system); `nil` when it may,
-    /// or when nothing is there. The last name is never followed.
-    func denial(_ path: String, mode: Int32) throws -> Errno? {
+    /// of a folder: add and remove names in it): `EACCES` or `EPERM` (its permissions),
+    /// `EROFS` (a read-only file system); `nil` when it may, or when nothing is there (a
+    /// folder: nor anything but a folder). A folder is asked of through a descriptor of
+    /// its own, opened beneath the root without following any link; a file through its
+    /// folder's, by name.
+    func denial(_ path: String, mode: Int32, isFolder: Bool) throws -> Errno? {
         func asked(_ folder: Int32, _ name: String) throws -> Errno? {
             switch retrying({ calls.access(folder, name, mode) }) {
             case .success: return nil
@@ -705,17 +711,32 @@ struct System {
         }
         // The root itself, through its descriptor (the caller's choice, links followed).
         if let root, path == root.path { return try asked(try root.open(), ".") }
-        do {
-            return try inParent(of: path, operation: .stat, asked)
-        } catch let error as FileSystemError where error.code == .notFound {
-            return nil  // the folder it would be in is not there either
+        guard isFolder else {
+            do {
+                return try inParent(of: path, operation: .stat, asked)
+            } catch let error as FileSystemError where error.code == .notFound {
+                return nil  // the folder it would be in is not there either
+            }
+        }
+        let (directory, relative) = try locate(path)
+        let opened = retrying {
+            calls.openat(directory, relative, cshim_path_only_flag() | O_DIRECTORY | O_CLOEXEC, 0)
+        }
+        switch opened {
+        case .success(let folder):
+            defer { _ = calls.close(folder) }
+            return try asked(folder, ".")
+        case .failure(let errno) where errno == .noEntry || errno == .notDirectory: return nil
+        case .failure(let errno) where errno == .accessDenied || errno == .notPermitted: return errno
+        case .failure(let errno): throw FileSystemError(.open, path: path, errno: errno)
         }
     }
 
     /// Whether a lock is held on the lock file at `path` (one an exclusive lock would
     /// conflict with: a writer's, shared or exclusive), looked at through a descriptor
-    /// opened for reading, never through a link; `nil` when nothing is there, or the file
-    /// may not be opened (permission denied).
+    /// opened for reading, never through a link; `nil` when nothing is there, the file
+    /// may not be opened (permission denied), or the system has no way to ask without
+    /// disturbing this process's own locks (`ENOSYS`: macOS).
     func isLockHeld(_ path: String) throws -> Bool? {
         let descriptor: Int32
         do {
@@ -725,9 +746,11 @@ struct System {
             return nil
         }
         defer { _ = calls.close(descriptor) }
-        return try retrying { calls.lockHeld(descriptor) }.mapError {
-            FileSystemError(.lock, path: path, errno: $0)
-        }.get()
+        switch retrying({ calls.lockHeld(descriptor) }) {
+        case .success(let held): return held
+        case .failure(let errno) where errno == .notSupported: return nil
+        case .failure(let errno): throw FileSystemError(.lock, path: path, errno: errno)
+        }
     }
 
     /// Reads the whole regular file at `path`: open, check, read until the end, close.
