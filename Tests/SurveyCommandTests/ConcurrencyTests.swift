@@ -94,21 +94,15 @@ struct ConcurrencyTests {
 
 extension ConcurrencyTests {
     /// Runs each of `commands` (arguments of `survey`) in a process of its own, all at once;
-    /// returns their standard outputs, in order, once all have ended.
+    /// returns their standard outputs, in order, once all have ended, each expected to
+    /// have succeeded.
     static func atOnce(_ commands: [[String]]) throws -> [String] {
-        let started = try commands.map { arguments in
-            let process = Process()
-            process.executableURL = CommandRunner.binary
-            process.arguments = arguments
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            return (process, out)
-        }
-        return started.map { process, out in
+        let started = try commands.map(CommandRunner.start)
+        return zip(commands, started).map { command, started in
+            let (process, out) = started
             let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "\(command): exit \(process.terminationStatus)")
             return stdout
         }
     }

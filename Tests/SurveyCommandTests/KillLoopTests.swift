@@ -120,13 +120,7 @@ struct KillLoopTests {
                 case 6, 7: ["sync", other, "--json", "--store", store]
                 default: ["edit", document, "--answer", "3=\(rating)", "--json", "--store", other]
                 }
-            let process = Process()
-            process.executableURL = CommandRunner.binary
-            process.arguments = command
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let (process, out) = try CommandRunner.start(command)
             usleep(UInt32.random(in: 0...window, using: &generator))
             if process.isRunning {
                 kill(process.processIdentifier, SIGKILL)

@@ -146,6 +146,26 @@ struct MigrationTests {
                 && report.notMigrated.isEmpty, "\(report.migrated) \(report.notMigrated)")
     }
 
+    @Test(
+        "An edit read before a migration and saved after it is in conflict with the migration, and the two merge cleanly, keeping the edit (as README says)"
+    )
+    func editRacingMigrationMergesCleanly() throws {
+        let (store, path) = try Self.store()
+        defer { try? SurveyStore.removeFolder(path) }
+        let id = UUID(uuidString: "00000001-0000-4000-8000-000000000000")!
+        let old = try store.revisions.write(
+            document: id, parents: [], content: try Self.named("Ada"), formatVersion: 1)
+        // The editor read the winner (format 1, migrated in memory), then migrate ran.
+        var edited = try store.survey(id, old)
+        edited.title = "Edited"
+        #expect(try store.migrate().migrated.map(\.document) == [id])
+        _ = try store.save(edited, to: id, base: old.id)
+        #expect(try store.graph(of: id).isInConflict)
+        let plan = try #require(try store.mergePlan(id))
+        #expect(
+            plan.contestedCount == 0 && plan.result?.survey == edited, "\(String(describing: plan.result))")
+    }
+
     @Test("migrate names the documents whose winners are in a newer format, and leaves them as they are")
     func newerWinnersAreNamed() throws {
         let (store, path) = try Self.store()

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Diagnostics
 import Foundation
+import SurveyStore
 
 /// The folder a store lives in, as a path given to a command names it.
 enum StoreFolder {
@@ -44,10 +45,11 @@ enum StoreFolder {
     static func enclosingStore(of path: String) -> (store: String, folder: String)? {
         let components = physical(path).split(separator: "/").map(String.init)
         for index in components.indices.reversed()
-        where components[index] == "Documents" || components[index] == "Local.nosync" {
+        where components[index] == StoreLayout.documentsFolder || components[index] == StoreLayout.localFolder
+        {
             let store = "/" + components[..<index].joined(separator: "/")
             var isFolder: ObjCBool = false
-            let layout = (store == "/" ? "" : store) + "/Store.plist"
+            let layout = (store == "/" ? "" : store) + "/" + StoreLayout.layoutFile
             if FileManager.default.fileExists(atPath: layout, isDirectory: &isFolder), !isFolder.boolValue {
                 return (store, components[index])
             }

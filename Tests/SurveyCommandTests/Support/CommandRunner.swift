@@ -50,6 +50,19 @@ enum CommandRunner {
             signalled: output.signalled, timedOut: output.timedOut)
     }
 
+    /// Starts `survey` with `arguments`, its standard output into a pipe to read, its
+    /// standard error discarded; the caller reads the pipe to its end, then waits.
+    static func start(_ arguments: [String]) throws -> (process: Process, output: Pipe) {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return (process, output)
+    }
+
     /// Starts `survey` with `arguments`, output discarded, and sends it SIGKILL after
     /// `microseconds` unless it has finished by then.
     ///
