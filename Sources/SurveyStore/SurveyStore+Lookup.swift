@@ -7,6 +7,10 @@ import Versions
 public enum LookupError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No document's id is, or starts with, this text.
     case noSuchDocument(String)
+    /// The text is a document's id, but something other than a folder (a link, a file, a
+    /// FIFO) takes its folder's name in `Documents/`: never followed, so no document is
+    /// read there.
+    case blockedDocument(String, SystemCalls.FileKind)
     /// More than one document's id starts with this text.
     case ambiguousDocument(String, [UUID])
     /// More than one revision's id starts with this text.
@@ -18,6 +22,8 @@ public enum LookupError: Error, Equatable, Sendable, CustomStringConvertible {
             text.isEmpty
                 ? "no document named: give a document id or a prefix of one"
                 : "there is no document \(ShownText.escaping(text))"
+        case .blockedDocument(let text, let kind):
+            "there is no document \(ShownText.escaping(text)) here: \(kind.asFound) stands where its folder belongs in Documents/; once it is moved away, a sync copies the document again from a replica that holds it"
         case .ambiguousDocument(let text, let ids):
             "'\(ShownText.escaping(text))' matches \(ids.count) documents: \(Self.list(ids.map(\.uuidString).map { $0.lowercased() })); give more of the id"
         case .ambiguousRevision(let text, let ids):
@@ -73,18 +79,26 @@ extension SurveyStore {
     /// - Parameter text: A document id or a prefix of one.
     /// - Returns: The one document it names.
     /// - Throws: ``LookupError/noSuchDocument(_:)`` when none matches (or `text` is
-    ///   empty), ``LookupError/ambiguousDocument(_:_:)`` when several do.
+    ///   empty), ``LookupError/blockedDocument(_:_:)`` when `text` is an id whose folder's
+    ///   name something else takes, ``LookupError/ambiguousDocument(_:_:)`` when several
+    ///   match.
     public func documentID(matching text: String) throws -> UUID {
         let lower = text.lowercased()
         guard !lower.isEmpty else { throw LookupError.noSuchDocument(text) }
-        var matches = try documentIDs().filter { $0.uuidString.lowercased().hasPrefix(lower) }
+        let listing = try revisions.documentListing()
+        var matches = listing.ids.filter { $0.uuidString.lowercased().hasPrefix(lower) }
         if matches.count > 1 {
             if let exact = matches.first(where: { $0.uuidString.lowercased() == lower }) { return exact }
             matches = matches.filter { (try? revision($0, nil)) != nil }
         }
         switch matches.count {
         case 1: return matches[0]
-        case 0: throw LookupError.noSuchDocument(text)
+        case 0:
+            // A whole id whose folder's name something else takes is said to be so.
+            if let id = UUID(uuidString: text), let kind = listing.blocked[id] {
+                throw LookupError.blockedDocument(text, kind)
+            }
+            throw LookupError.noSuchDocument(text)
         default: throw LookupError.ambiguousDocument(text, matches.sorted { $0.uuidString < $1.uuidString })
         }
     }

@@ -4,14 +4,14 @@ extension LookupError: CategorizedError {
     /// `noSuchDocument`, or `ambiguous` for a prefix that names several.
     public var errorCode: String {
         switch self {
-        case .noSuchDocument: "noSuchDocument"
+        case .noSuchDocument, .blockedDocument: "noSuchDocument"
         case .ambiguousDocument, .ambiguousRevision: "ambiguous"
         }
     }
     /// `ErrorCategory/notFound` or `ErrorCategory/usage`.
     public var category: ErrorCategory {
         switch self {
-        case .noSuchDocument: .notFound
+        case .noSuchDocument, .blockedDocument: .notFound
         case .ambiguousDocument, .ambiguousRevision: .usage
         }
     }

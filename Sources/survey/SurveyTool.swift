@@ -40,7 +40,8 @@ struct SurveyTool: ParsableCommand {
               (an empty path, document or revision too, and a prefix that matches
               more than one document or revision), an argument (or the
               $SURVEY_STORE in use) that is not UTF-8; sync with the store itself;
-              init inside another store's Documents or Local.nosync folder
+              init or demo --store inside another store's Documents or
+              Local.nosync folder
           65  invalid data: a malformed property list (FILE:LINE:COLUMN: message),
               an invalid survey (naming the item and the rule), an unsupported format,
               a document none of whose revisions can be read, a revision named

@@ -1175,6 +1175,30 @@ struct FirstUseTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: device)) == before, "the identity stays")
     }
 
+    @Test(
+        "A command naming a document whose folder is a link says so, exit 66, and follows nothing (it said there was no such document)"
+    )
+    func documentFolderIsALink() throws {
+        let store = try Store()
+        let (id, _) = try store.makeDocument()
+        let folder = store.path + "/Documents/" + id
+        let away = store.directory.appendingPathComponent("away").path
+        try FileManager.default.moveItem(atPath: folder, toPath: away)
+        try FileManager.default.createSymbolicLink(atPath: folder, withDestinationPath: away)
+        let shown = try store.run(["show", id])
+        #expect(shown.status == 66, "\(shown.stderr)")
+        #expect(
+            shown.stderr.contains(
+                "there is no document \(id) here: a symbolic link (never followed) stands where its folder belongs in Documents/"
+            ),
+            "\(shown.stderr)")
+        let json = try store.run(["edit", id, "--title", "X", "--json"])
+        #expect(json.status == 66 && json.stdout.contains("\"code\" : \"noSuchDocument\""), "\(json.stdout)")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: away).count == 1, "nothing written through it"
+        )
+    }
+
     @Test("show text has the format version, and a binary answer as its label")
     func showText() throws {
         let store = try Store()
