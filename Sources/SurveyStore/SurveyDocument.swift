@@ -30,7 +30,7 @@ public struct SurveyDocument: Sendable, Equatable, Identifiable {
             if let winner = graph.winner, winner.isDeleted {
                 self = .deleted(winner)
             } else if graph.isInConflict {
-                self = .inConflict(graph.heads.filter { !$0.isDeleted })
+                self = .inConflict(graph.liveHeads)
             } else {
                 self = .normal
             }

@@ -474,7 +474,7 @@ extension SurveyStore {
     /// for every pass of the merge (those of each group of heads merged first,
     /// `RevisionGraph.mergeGroups(of:)`): what prune keeps for a merge.
     func mergeBaseIDs(in graph: RevisionGraph) -> Set<RevisionID> {
-        let live = graph.heads.filter { !$0.isDeleted }
+        let live = graph.liveHeads
         guard live.count > 1 else { return [] }
         return Set(graph.mergeGroups(of: live.map(\.id)).flatMap { $0.baseLevels.joined() }.map(\.id))
     }

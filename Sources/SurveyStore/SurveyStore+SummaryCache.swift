@@ -131,8 +131,8 @@ extension SurveyStore {
     /// on top, or another head kept (one that reads: a format newer than this build's
     /// counts), replaces.
     package func remedy(forUnreadable error: any Error, of id: UUID, revision: RevisionID?) -> Remedy? {
-        // The heads that are not deletions, the winner first: none when it is a deletion.
-        guard let live = try? graph(of: id).heads.filter({ !$0.isDeleted }), let winner = live.first else {
+        // None when the winner is a deletion.
+        guard let live = try? graph(of: id).liveHeads, let winner = live.first else {
             return nil
         }
         guard let head = live.first(where: { $0.id == revision ?? winner.id }) else { return nil }

@@ -53,11 +53,15 @@ public enum Remedy: Sendable, Hashable {
         case .verifyThenRepair:
             " (verifying the store names each, and why; a repair from a replica that holds them intact mends them)"
         case .finishCopyThenPrune(let count):
-            "; let the copy finish, or repair \(Self.them(count)) from a replica that holds \(Self.them(count)) intact, then prune"
+            Self.finishCopy(count, then: "prune")
         case .finishCopyThenMerge(let count):
-            "; let the copy finish, or repair \(Self.them(count)) from a replica that holds \(Self.them(count)) intact, then merge, or resolve the conflict by keeping a head, accepting the winner or saving new content"
+            Self.finishCopy(
+                count,
+                then:
+                    "merge, or resolve the conflict by keeping a head, accepting the winner or saving new content"
+            )
         case .finishCopyThenMigrate(let count):
-            "; let the copy finish, or repair \(Self.them(count)) from a replica that holds \(Self.them(count)) intact, then migrate"
+            Self.finishCopy(count, then: "migrate")
         case .replaceContent(_, let otherHeads, let hasHistory, let inConflict):
             " (its content matches the digest in its metadata, so every replica holds these same bytes and no repair mends them; save new content on top"
                 + (inConflict ? " of every head" : "")
@@ -70,6 +74,12 @@ public enum Remedy: Sendable, Hashable {
                 + (restorable.map { "keeping revision \($0), or by " } ?? "")
                 + "saving content on top of the deletion, revision \(deletion)"
         }
+    }
+
+    /// What the remedies for `count` revisions that cannot be read yet say: the copy
+    /// finished or repaired, `then` what can run.
+    private static func finishCopy(_ count: Int, then: String) -> String {
+        "; let the copy finish, or repair \(them(count)) from a replica that holds \(them(count)) intact, then \(then)"
     }
 
     /// `it` for one, `them` for more.

@@ -24,10 +24,14 @@ public struct RevisionGraph: Sendable {
     /// timestamp, then the greater revision id.
     public var winner: RevisionMetadata? { heads.first }
 
+    /// The heads that record no deletion, the winner first: the ones a merge reads, and
+    /// a resolution may keep.
+    public var liveHeads: [RevisionMetadata] { heads.filter { !$0.isDeleted } }
+
     /// The non-deleted heads other than the winner.
     public var conflicts: [RevisionMetadata] {
         guard let winner else { return [] }
-        return heads.filter { !$0.isDeleted && $0.id != winner.id }
+        return liveHeads.filter { $0.id != winner.id }
     }
 
     /// Whether more than one head is not a deletion.

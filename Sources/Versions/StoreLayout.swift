@@ -172,6 +172,14 @@ public enum StoreLayout {
         return RevisionID(String(name.dropLast(tombstoneSuffix.count)))
     }
 
+    /// The revision whose package holds the file at `path` (`…/REVISION.survey/Survey.plist`),
+    /// or `nil` when the folder `path` is in is no package.
+    public static func revision(holding path: String) -> RevisionID? {
+        let components = path.split(separator: "/")
+        guard components.count >= 2 else { return nil }
+        return revision(packageName: String(components[components.count - 2]))
+    }
+
     /// The revision id a package's folder name carries, or `nil` for any other name.
     public static func revision(packageName name: String) -> RevisionID? {
         // By bytes, in place: Character-wise suffix checks cost far more, and listings and

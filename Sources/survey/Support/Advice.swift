@@ -59,14 +59,11 @@ enum Advice {
         // A sync copies a package again, completing a half-copied one, where
         // `verify --repair-from` replaces only files that are there and do not verify.
         case .finishCopyThenPrune(let count):
-            return
-                "; let the copy finish, or copy \(Remedy.them(count)) again from a replica that holds \(Remedy.them(count)) intact (`survey sync REPLICA`), then prune"
+            return finishCopy(count, then: "prune")
         case .finishCopyThenMerge(let count):
-            return
-                "; let the copy finish, or copy \(Remedy.them(count)) again from a replica that holds \(Remedy.them(count)) intact (`survey sync REPLICA`), then merge, or resolve with --keep REV, --accept or --from FILE"
+            return finishCopy(count, then: "merge, or resolve with --keep REV, --accept or --from FILE")
         case .finishCopyThenMigrate(let count):
-            return
-                "; let the copy finish, or copy \(Remedy.them(count)) again from a replica that holds \(Remedy.them(count)) intact (`survey sync REPLICA`), then migrate"
+            return finishCopy(count, then: "migrate")
         case .replaceContent(let id, let otherHeads, let hasHistory, let inConflict):
             let document = id.lowercased
             // In a conflict, content saved on top of every head resolves it too.
@@ -90,6 +87,14 @@ enum Advice {
                 + (restorable.map { "`survey resolve \(document) --keep \($0)` or " } ?? "")
                 + "`survey save \(document) --from FILE --base \(deletion)`"
         }
+    }
+
+    /// What the remedies for `count` revisions that cannot be read yet say: the copy
+    /// finished or made again, `then` what can run.
+    private static func finishCopy(_ count: Int, then: String) -> String {
+        let them = Remedy.them(count)
+        return
+            "; let the copy finish, or copy \(them) again from a replica that holds \(them) intact (`survey sync REPLICA`), then \(then)"
     }
 
     /// The warning that the revision just `written` (a "deletion", a "resolution") does

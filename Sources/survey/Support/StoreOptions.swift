@@ -461,8 +461,7 @@ extension SurveyStore {
     /// a suffix for the error's message; `nil` when the error is no head's content that
     /// cannot be read, or nothing mends it.
     func advice(onUnreadableHeadOf id: UUID, _ error: any Error) -> String? {
-        // The heads that are not deletions, the winner first.
-        guard let heads = try? graph(of: id).heads.filter({ !$0.isDeleted }) else { return nil }
+        guard let heads = try? graph(of: id).liveHeads else { return nil }
         return advice(onUnreadable: error, of: id, reading: heads.map(\.id))
     }
 
@@ -497,9 +496,6 @@ extension SurveyStore {
     /// The revision whose package holds the file `error` is about
     /// (`…/REVISION.survey/Survey.plist`), if it names one.
     private static func revision(namedBy error: any Error) -> RevisionID? {
-        guard let file = (error as? any CategorizedError)?.inputLocation?.file else { return nil }
-        let components = file.split(separator: "/")
-        guard components.count >= 2 else { return nil }
-        return StoreLayout.revision(packageName: String(components[components.count - 2]))
+        (error as? any CategorizedError)?.inputLocation?.file.flatMap(StoreLayout.revision(holding:))
     }
 }
