@@ -36,7 +36,7 @@ extension SurveyStore {
     ///   when the folder holds nothing but items that were skipped.
     public func history(of id: UUID) throws -> [HistoryEntry] {
         let (graph, pruned) = try revisions.graph(of: id)
-        guard !graph.revisions.isEmpty else { throw noWinner(id) }
+        guard !graph.revisions.isEmpty else { throw try noWinner(id) }
         let heads = Set(graph.heads.map(\.id))
         let winner = graph.winner?.id
         // Winner order only ranks heads: over all revisions it would list a superseded

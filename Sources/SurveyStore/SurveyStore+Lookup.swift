@@ -215,7 +215,10 @@ extension SurveyStore {
     /// conflict, or was superseded), `StoreError/deletion(_:)`, since the document is
     /// there and restoring it would make a conflict.
     func deletedError(_ id: UUID, _ deletion: RevisionMetadata) -> any Error {
-        let (graph, pruned) = (try? revisions.graph(of: id)) ?? (RevisionGraph(), [])
+        let graph: RevisionGraph
+        let pruned: Set<RevisionID>
+        // An error reading the folder again is the error to report.
+        do { (graph, pruned) = try revisions.graph(of: id) } catch { return error }
         if let winner = graph.winner, !winner.isDeleted { return StoreError.deletion(deletion.id) }
         // The document's own deletion (the winner), which an older one it superseded is not.
         let deletion = graph.winner ?? deletion

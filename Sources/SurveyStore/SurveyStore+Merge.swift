@@ -513,7 +513,7 @@ extension SurveyStore {
             if second == nil, let winner = graph.winner, winner.isDeleted { throw deletedError(id, winner) }
             pairs = [(from, try revision(id, second, in: graph))]
         } else {
-            guard let winner = graph.winner else { throw noWinner(id) }
+            guard let winner = graph.winner else { throw try noWinner(id) }
             if winner.isDeleted { throw deletedError(id, winner) }
             pairs = graph.conflicts.map { (winner, $0) }
         }
@@ -536,7 +536,7 @@ extension SurveyStore {
     ///   damaged), or the document has no winner.
     public func headDiffs(_ id: UUID) throws -> (diffs: [RevisionDiff], leftOut: [(RevisionID, any Error)]) {
         let graph = try revisions.graph(of: id).graph
-        guard let winner = graph.winner else { throw noWinner(id) }
+        guard let winner = graph.winner else { throw try noWinner(id) }
         if winner.isDeleted { throw deletedError(id, winner) }
         // Every other head: a deletion among them is left out, and named.
         let heads = graph.heads.filter { $0.id != winner.id }

@@ -573,10 +573,12 @@ public final class SurveyStore: Sendable {
     /// The error for a document whose graph has no winner: `StoreError/noReadableRevision(_:skipped:)`
     /// when its folder holds items that were skipped or packages not complete yet, else
     /// `StoreError/noSuchDocument(_:)`.
-    /// Only on that failure path does it read the folder again.
-    func noWinner(_ id: UUID) -> StoreError {
+    /// Only on that failure path does it read the folder again; an error reading it is
+    /// thrown rather than taken for an empty folder.
+    func noWinner(_ id: UUID) throws -> StoreError {
         // A package still being copied counts: the document is there, not yet readable.
-        let skipped = (try? revisions.read(id)).map { $0.skipped.count + $0.incomplete.count } ?? 0
+        let read = try revisions.read(id)
+        let skipped = read.skipped.count + read.incomplete.count
         return skipped > 0 ? .noReadableRevision(id, skipped: skipped) : .noSuchDocument(id)
     }
 
@@ -608,13 +610,14 @@ public final class SurveyStore: Sendable {
     /// A revision of a document in its `graph`, already read.
     func revision(_ id: UUID, _ revision: RevisionID?, in graph: RevisionGraph) throws -> RevisionMetadata {
         guard let revision else {
-            guard let winner = graph.winner else { throw noWinner(id) }
+            guard let winner = graph.winner else { throw try noWinner(id) }
             return winner
         }
         guard let found = graph.revisions[revision] else {
             // A package in the folder that cannot be read is named as such (read again:
-            // only on the way to failing).
-            if let read = try? revisions.read(id), read.unseen.contains(revision) {
+            // only on the way to failing, and an error reading it is thrown as it is).
+            let read = try revisions.read(id)
+            if read.unseen.contains(revision) {
                 throw unreadableRevision(revision, of: id, in: read)
             }
             throw StoreError.noSuchRevision(revision.description)

@@ -487,6 +487,51 @@ struct LookupAndDeletionTests {
         #expect(try store.graph(of: id).revisions.keys.map(\.self) == [first.id])
     }
 
+    @Test(
+        "A look-up that misses reads the document's folder again to say why, and an I/O error doing so is thrown, not taken for 'no such revision' or 'no such document' (it was)"
+    )
+    func lookupMissRereadThrowsIOError() throws {
+        let (store, path) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (id, first) = try store.create(Self.survey)
+        let missing = RevisionID(generation: 2, digest: first.id.digest)
+        let folderName = StoreLayout.folderName(of: id)
+        // Opening the document's folder fails with EIO from the `failAt`-th time on.
+        let opened = Atomic<Int>(0)
+        let failAt = Atomic<Int>(Int.max)
+        var calls = SystemCalls.live
+        calls.openat = { directory, name, flags, mode in
+            if name.hasSuffix(folderName), flags & O_DIRECTORY != 0,
+                opened.add(1, ordering: .sequentiallyConsistent).newValue
+                    >= failAt.load(ordering: .sequentiallyConsistent)
+            {
+                return .failure(.io)
+            }
+            return SystemCalls.live.openat(directory, name, flags, mode)
+        }
+        let hooked = try SurveyStore.open(at: path, calls: calls)
+        // Unhooked, the miss is a miss; it opens the folder more than once (the re-read).
+        let before = opened.load(ordering: .sequentiallyConsistent)
+        #expect(throws: StoreError.noSuchRevision(missing.description)) { try hooked.revision(id, missing) }
+        let opens = opened.load(ordering: .sequentiallyConsistent) - before
+        #expect(opens >= 2, "\(opens)")
+        // The last opening (the re-read on the way to failing) fails.
+        failAt.store(
+            opened.load(ordering: .sequentiallyConsistent) + opens, ordering: .sequentiallyConsistent)
+        let error = #expect(throws: FileSystemError.self) { try hooked.revision(id, missing) }
+        #expect(error?.errno == .io, "\(String(describing: error))")
+        // A document with no winner: its folder emptied of revisions, then the re-read fails.
+        try FileManager.default.removeItem(atPath: path + "/" + StoreLayout.package(first.id, of: id))
+        failAt.store(Int.max, ordering: .sequentiallyConsistent)
+        let start = opened.load(ordering: .sequentiallyConsistent)
+        #expect(throws: StoreError.noSuchDocument(id)) { try hooked.revision(id) }
+        let winnerOpens = opened.load(ordering: .sequentiallyConsistent) - start
+        failAt.store(
+            opened.load(ordering: .sequentiallyConsistent) + winnerOpens, ordering: .sequentiallyConsistent)
+        let noWinner = #expect(throws: FileSystemError.self) { try hooked.revision(id) }
+        #expect(noWinner?.errno == .io, "\(String(describing: noWinner))")
+    }
+
     @Test("verify names a store folder it cannot list (an I/O error) instead of taking it for an empty one")
     func verifyNamesAnUnlistableFolder() throws {
         let (store, path) = try Self.store()
