@@ -460,6 +460,7 @@ struct UnreadableEntryTests {
         try Self.chmod(lock, 0)
         defer { try? Self.chmod(lock, 0o644) }
         let prune = try CommandRunner.run(["prune", "--json", "--store", setup.root], prefix: setup.prefix)
+        #expect(prune.status == 1, "\(prune.stdout)\(prune.stderr)")
         let rows =
             (try JSONSerialization.jsonObject(with: Data(prune.stdout.utf8)) as? [String: Any])?["documents"]
             as? [[String: Any]] ?? []

@@ -557,8 +557,8 @@ struct PruneCommand: ParsableCommand {
         discussion: """
             Prints a line for each document as soon as something in it is pruned (or it is skipped: its \
             current revision cannot be read, so its history is all there is left to read; its folder holds \
-            revisions it cannot read yet; its lock file is something else, which can be removed), then a \
-            summary. \
+            revisions it cannot read yet; its lock file is something else, which can be removed, and then \
+            the exit status is 1, as every write to it fails until it is), then a summary. \
             A document in conflict keeps the content of its heads and their merge bases (in a criss-cross \
             history, those of the merge bases too; and those of each group of heads merged first). --json: \
             {"documents": [{"id", "pruned", "skipped"}], "revisions", "skipped", "unreadable": [{"id", "path", \
@@ -606,6 +606,8 @@ struct PruneCommand: ParsableCommand {
             var total = 0
             // Documents whose prune could not remove everything (permission denied).
             var unfinished: [UUID] = []
+            // Documents whose lock file is something else: no write to them succeeds.
+            var locked: [UUID] = []
             func record(_ position: Int, _ count: Int, _ id: UUID, _ outcome: SurveyStore.PruneOutcome) {
                 let row: Row
                 switch outcome {
@@ -632,6 +634,7 @@ struct PruneCommand: ParsableCommand {
                     )
                 case .skippedUnusableLock(let reason):
                     row = Row(id: id.lowercased, pruned: [], skipped: reason)
+                    locked.append(id)
                 case .skippedUnwritable(let reason):
                     row = Row(id: id.lowercased, pruned: [], skipped: reason)
                     unfinished.append(id)
@@ -682,10 +685,15 @@ struct PruneCommand: ParsableCommand {
             }
             if !unfinished.isEmpty {
                 Console.error(
-                    "error: \(Unreadable.documents(unfinished.count)) could not be pruned whole: what may not be removed stays until it may (the next write, or a prune, finishes)"
+                    "error: \(Unreadable.documents(unfinished.count)) could not be pruned whole: what may not be removed stays until it may (once it may, a prune or the next write to the document finishes)"
                 )
             }
-            if !unreadable.isEmpty || !unfinished.isEmpty { throw ExitStatus.failure }
+            if !locked.isEmpty {
+                Console.error(
+                    "error: \(Unreadable.documents(locked.count)) not pruned: a lock file that cannot be used (named above) stands in the way of every write to it"
+                )
+            }
+            if !unreadable.isEmpty || !unfinished.isEmpty || !locked.isEmpty { throw ExitStatus.failure }
         }
     }
 }
