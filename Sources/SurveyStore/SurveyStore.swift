@@ -160,6 +160,7 @@ public final class SurveyStore: Sendable {
         at path: String, deviceName: String? = nil, calls: SystemCalls
     ) throws -> SurveyStore {
         if let deviceName { try checkDeviceName(deviceName) }
+        try refuseInsideStore(path)
         let writer = RevisionStore.writer(root: path, calls: calls)
         try writer.createRoot()
         let layout = try layoutFileBytes()

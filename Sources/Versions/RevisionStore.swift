@@ -1447,6 +1447,11 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A revision's file (its name, its size) would be larger than its readers take (the
     /// limit): nothing was written, since the revision could not then be read.
     case revisionTooLarge(String, Int, limit: Int)
+    /// A store was to be made at the path inside another store's `Documents/` or
+    /// `Local.nosync/` folder (the other store, and that folder's name), links followed:
+    /// that store's sync, verify and prune would take the new store's files for their own.
+    /// Nothing was written.
+    case insideStore(String, store: String, folder: String)
 
     /// What is wrong: the description without the ``remedy``'s ``Remedy/advice``.
     public var problem: String {
@@ -1461,6 +1466,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             text.isEmpty
                 ? "no revision named: give a revision id or a prefix of one"
                 : "there is no revision \(ShownText.escaping(text))"
+        case .insideStore(let path, let store, let folder):
+            "cannot create a store at \(ShownText.escaping(path)): it is inside the store at \(ShownText.escaping(store)) (in its \(folder) folder), whose sync, verify and prune would take the new store's files for their own; choose a folder outside it"
         case .revisionTooLarge(let name, let size, let limit):
             "the revision's \(name) would be \(size) bytes, more than the \(limit) its readers take; nothing was written"
         case .noContent(let id): "revision \(id) has been pruned; only its place in the history remains"

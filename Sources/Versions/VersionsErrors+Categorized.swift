@@ -27,6 +27,7 @@ extension StoreError: CategorizedError {
         case .documentsFolderBlocked: "documentsFolderBlocked"
         case .documentExists: "documentExists"
         case .revisionTooLarge: "revisionTooLarge"
+        case .insideStore: "insideStore"
         }
     }
 
@@ -42,6 +43,7 @@ extension StoreError: CategorizedError {
             .documentsFolderBlocked, .revisionTooLarge:
             .invalidData
         case .unreadableWinner, .unseenRevisions, .unseenForMerge, .unseenForMigration, .readOnly: .failure
+        case .insideStore: .usage
         }
     }
 }

@@ -35,6 +35,35 @@ struct AppAPITests {
     }
 
     @Test(
+        "SurveyStore.create refuses a folder inside another store's Documents or Local.nosync, through a link too, writing nothing (only the command line refused it)"
+    )
+    func createInsideAStore() throws {
+        let (store, path) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        _ = try store.create(try Self.survey("Kept"))
+        let link = path + "-link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path + "/Local.nosync")
+        defer { try? FileManager.default.removeItem(atPath: link) }
+        let before = try FileManager.default.subpathsOfDirectory(atPath: path).sorted()
+        let physical = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        for (inside, folder) in [
+            (path + "/Documents/new", "Documents"), (path + "/Local.nosync", "Local.nosync"),
+            (link + "/tmp/x/", "Local.nosync"),
+        ] {
+            #expect(throws: StoreError.insideStore(inside, store: physical, folder: folder)) {
+                try SurveyStore.create(at: inside)
+            }
+        }
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: path).sorted() == before)
+        #expect(store.verify().isEmpty)
+        let refusal = StoreError.insideStore("a", store: "/s", folder: "Documents")
+        #expect(refusal.errorCode == "insideStore" && refusal.category == .usage)
+        // Beside it: made.
+        let beside = try SurveyStore.create(at: path + "-beside")
+        try? FileManager.default.removeItem(atPath: beside.root)
+    }
+
+    @Test(
         "A second task waiting on one StoreChanges gets ConcurrentIterationError and the first goes on (the second took the first's place, and the first hung even once cancelled)"
     )
     func secondConsumerIsRefused() async throws {

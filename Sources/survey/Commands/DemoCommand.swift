@@ -52,7 +52,7 @@ struct DemoCommand: ParsableCommand {
             let temporary = store == nil
             // `DIR/` names the folder `DIR`, whose stores are `DIR/laptop` and `DIR/phone`.
             let folder =
-                store.map(StoreFolder.withoutTrailingSlashes)
+                store.map(SurveyStore.withoutTrailingSlashes)
                 ?? FileManager.default.temporaryDirectory.appendingPathComponent(
                     "survey-demo-\(UUID().uuidString.prefix(8))"
                 ).path

@@ -28,7 +28,6 @@ struct InitCommand: ParsableCommand {
                     message: "cannot create a store at \(ShownText.escaping(options.path)): \(reason)",
                     exit: ExitStatus.noInput.rawValue)
             }
-            try StoreFolder.refuseInsideStore(options.path)
             // A layout file cut short is written again by `create`; said here.
             let isTorn = try SurveyStore.isLayoutTorn(at: options.path)
             let store = try SurveyStore.create(at: options.path, deviceName: device)

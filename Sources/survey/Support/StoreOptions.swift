@@ -180,7 +180,7 @@ struct CommandFailure: Error {
         if case StoreError.noSuchStore(let path) = error {
             if let reason = StoreFolder.notAFolder(path) {
                 message += ": \(reason)"
-            } else if let (store, folder) = StoreFolder.enclosingStore(of: path) {
+            } else if let (store, folder) = SurveyStore.enclosingStore(of: path) {
                 // `init` refuses it: a store is never made inside another.
                 message +=
                     " (it is inside the store at \(ShownText.escaping(store)), in its \(folder) folder; a store belongs outside it)"
