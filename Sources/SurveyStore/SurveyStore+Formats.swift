@@ -308,6 +308,17 @@ public enum FormatCheck {
         let folders: [String]
         let isStore = reader.exists(path + "/" + StoreLayout.layoutFile)
         if isStore {
+            // A layout file that is not one fails the check, as it fails every command
+            // (a newer layout's store can be read, and is checked).
+            do {
+                try SurveyStore.checkLayout(at: path, calls: calls, forWriting: false)
+            } catch {
+                return [
+                    Result(
+                        path: path + "/" + StoreLayout.layoutFile, status: .invalid,
+                        message: "\(error)")
+                ]
+            }
             let documents = path + "/" + StoreLayout.documentsFolder
             // Something else where the documents' folder belongs: no document can be read.
             do {

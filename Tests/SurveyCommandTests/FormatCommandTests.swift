@@ -113,6 +113,43 @@ struct FormatCommandTests {
         #expect(try CommandRunner.run(["check", store]).status == 0)
     }
 
+    @Test(
+        "check fails a store whose Store.plist is not a layout file (garbage, a plist without the version, a folder, empty), naming it, as every other command refuses that store (it passed it, exit 0, every revision current)"
+    )
+    func checkFailsADamagedLayoutFile() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("s").path
+        _ = try Self.store(with: "format1/answered.survey", formatVersion: 1, at: store)
+        let layout = store + "/" + StoreLayout.layoutFile
+        #expect(try CommandRunner.run(["check", store]).status == 0)
+        for (damage, expected) in [
+            ("hello\n", "no root element"), ("<plist><dict/></plist>", "StoreLayoutVersion"),
+            ("folder", "it is a folder"), ("", "empty"),
+        ] {
+            try? FileManager.default.removeItem(atPath: layout)
+            if damage == "folder" {
+                try FileManager.default.createDirectory(atPath: layout, withIntermediateDirectories: false)
+            } else {
+                try Data(damage.utf8).write(to: URL(fileURLWithPath: layout))
+            }
+            let listed = try CommandRunner.run(["list", "--store", store])
+            #expect(listed.status == 65, "\(damage): \(listed.stderr)")
+            let checked = try CommandRunner.run(["check", store, "--json"])
+            #expect(checked.status == 65, "\(damage): \(checked.stdout)\(checked.stderr)")
+            let rows =
+                (try JSONSerialization.jsonObject(with: Data(checked.stdout.utf8)) as? [String: Any])?[
+                    "revisions"]
+                as? [[String: Any]] ?? []
+            #expect(rows.count == 1 && rows.first?["path"] as? String == layout, "\(damage): \(rows)")
+            #expect(rows.first?["status"] as? String == "invalid", "\(damage): \(rows)")
+            #expect(
+                (rows.first?["message"] as? String)?.contains(expected) == true
+                    && checked.stderr.contains("not a store's layout file"),
+                "\(damage): \(rows) \(checked.stderr)")
+        }
+    }
+
     @Test("check takes content up to the store's limit for Survey.plist (it refused any over 1 MiB)")
     func checkLargeContent() throws {
         let directory = try CommandRunner.temporaryDirectory()

@@ -14,7 +14,9 @@ struct CheckCommand: ParsableCommand {
             A bare package whose content was only re-encoded (line ends, a byte-order mark, UTF-16) passes, \
             with a note, as import keeps its revision; in a store such content is invalid (it does not open). \
             An entry of a store's Documents that verify names as skipped (a link or file in a document \
-            folder's place), and a folder that cannot be listed, are invalid rows too.
+            folder's place), and a folder that cannot be listed, are invalid rows too; so is a store's \
+            Store.plist that is not a layout file (damaged, or cut short), which every other command \
+            refuses, and then no revision of that store is checked.
 
             \(SurveyTool.exitCodesReference)
             """)
