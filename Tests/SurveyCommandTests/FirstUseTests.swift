@@ -664,6 +664,37 @@ struct FirstUseTests {
     }
 
     @Test(
+        "A misspelt option of new and resolve is said to be unknown, with the one meant (they said a choice was missing); without one, the choice is still asked for"
+    )
+    func misspeltOptionOfAChoice() throws {
+        let store = try Store()
+        let (id, _) = try store.makeDocument()
+        for (arguments, option, meant) in [
+            (["new", "--titel", "x"], "--titel", "--title"),
+            (["resolve", id, "--acept"], "--acept", "--accept"),
+        ] {
+            let result = try store.run(arguments + ["--json"])
+            #expect(result.status == 64, "\(arguments): \(result.stdout)")
+            let error = Self.object(result.stdout)?["error"] as? [String: Any]
+            #expect(
+                error?["message"] as? String == "Unknown option '\(option)'. Did you mean '\(meant)'?",
+                "\(arguments): \(result.stdout)")
+        }
+        let missing = try store.run(["new"])
+        #expect(
+            missing.status == 64
+                && missing.stderr.hasPrefix("error: give exactly one of --title and --from\n"),
+            "\(missing.stderr)")
+        let choice = try store.run(["resolve", id])
+        #expect(
+            choice.status == 64
+                && choice.stderr.hasPrefix(
+                    "error: give exactly one of --accept, --keep REV, --from FILE and --merge\nUsage: survey resolve"
+                ),
+            "\(choice.stderr)")
+    }
+
+    @Test(
         "sync --jobs takes a positive integer and says so for anything else, -1 included (it said 'Missing value')",
         arguments: [
             ["--jobs", "-1"], ["--jobs=-1"], ["--jobs", "0"], ["--jobs", "abc"], ["--jobs", "1.5"],

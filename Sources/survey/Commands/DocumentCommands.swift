@@ -60,12 +60,16 @@ struct NewCommand: ParsableCommand {
     var title: String?
     @Option(help: "A survey in the interchange form (JSON or XML plist).") var from: String?
 
-    func validate() throws {
+    /// Checked as the command runs rather than in `validate()`, which the parser calls
+    /// before it looks for unknown options: `new --titel X` is then said to be an unknown
+    /// option, not a missing title.
+    func checkArguments() throws {
         if (title == nil) == (from == nil) { throw ValidationError("give exactly one of --title and --from") }
         try PathArgument.requireName(from, for: "--from")
     }
 
     func run() throws {
+        try checkArguments()
         try runReporting {
             let store = try options.open()
             let survey = try from.map { try readSurvey(from: $0) } ?? Survey(title: title ?? "", items: [])

@@ -259,7 +259,10 @@ struct ResolveCommand: ParsableCommand {
     ) var dryRun = false
     @Flag(help: "With --merge: every document in conflict.") var all = false
 
-    func validate() throws {
+    /// Checked as the command runs rather than in `validate()`, which the parser calls
+    /// before it looks for unknown options: `resolve DOC --acept` is then said to be an
+    /// unknown option, not a missing choice.
+    func checkArguments() throws {
         if [accept, keep != nil, from != nil, merge].filter({ $0 }).count != 1 {
             throw ValidationError("give exactly one of --accept, --keep REV, --from FILE and --merge")
         }
@@ -280,6 +283,7 @@ struct ResolveCommand: ParsableCommand {
     }
 
     func run() throws {
+        try checkArguments()
         try runReporting {
             // A dry run opens the store for reading: it locks, cleans and writes nothing.
             let store = try dryRun ? options.openForDryRun() : options.open()
