@@ -15,7 +15,9 @@ struct SurveyTool: ParsableCommand {
             Every store command takes --store PATH (default: $SURVEY_STORE unless empty, else ./Surveys) and --json, \
             which prints exactly one JSON document on standard output, on failure too (watch prints a stream of \
             one JSON object per line): \
-            {"error": {"code", "message", "exit"}}, plus "file" when the error is about an input file, and "line" and "column" when it is about a place in one. \
+            {"error": {"code", "message", "exit"}}, plus "file" when the error is about an input file, and "line" and "column" when it is about a place in one \
+            (a command whose own report says what failed prints that report instead: check and plist lint of \
+            invalid input, the refusals of resolve, and the documents a command over many could not read). \
             Messages go to standard error.
 
             \(exitCodes)
