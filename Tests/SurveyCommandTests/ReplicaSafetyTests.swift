@@ -331,6 +331,31 @@ struct ReplicaSafetyTests {
         }
     }
 
+    @Test(
+        "A link where one of the store's own folders belongs is named as the link in an error about a file beneath it (prune said the prune note was a link)"
+    )
+    func linkOnTheWayIsNamed() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("s").path
+        let elsewhere = directory.appendingPathComponent("elsewhere").path
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        #expect(try CommandRunner.run(["init", "--store", store]).status == 0)
+        let id = try CommandRunner.run(["new", "--title", "A", "--store", store]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try CommandRunner.run(["edit", id, "--title", "B", "--store", store]).status == 0)
+        let pruning = store + "/Local.nosync/pruning"
+        try? FileManager.default.removeItem(atPath: pruning)
+        try FileManager.default.createSymbolicLink(atPath: pruning, withDestinationPath: elsewhere)
+        let prune = try CommandRunner.run(["prune", "--store", store])
+        #expect(prune.status == 1, "\(prune.stderr)")
+        #expect(
+            prune.stderr.contains(
+                "cannot look up \(pruning)/\(id): \(pruning), a folder on its way, is a symbolic link, and a link is never followed"
+            ), "\(prune.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
+    }
+
     @Test("Dry runs on a store that came without Local.nosync/ (rsync's exclude, a checkout) create nothing")
     func dryRunsCreateNothing() throws {
         let directory = try CommandRunner.temporaryDirectory()

@@ -107,6 +107,10 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
     public var path: String
     /// The system's error, when a system call failed.
     public var errno: Errno?
+    /// The folder on the way to ``path`` that is a symbolic link, when a call failed
+    /// because of one (``Code/symbolicLink``) that is not ``path`` itself: the reason
+    /// names it, rather than taking ``path`` for the link.
+    public var linkOnTheWay: String?
     /// The Swift source location that raised the error.
     public var sourceFile: String
     /// The line of ``sourceFile`` that raised the error.
@@ -232,7 +236,13 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         let removal = "remove it while nothing uses the store (lock files are made again as needed)"
         let lockAdvice = operation == .lock ? "; lock files hold nothing: " + removal : ""
         switch code {
-        case .symbolicLink: return "it is a symbolic link, and a link is never followed" + lockAdvice
+        case .symbolicLink:
+            if let link = linkOnTheWay {
+                return
+                    "\(ShownText.escaping(link)), a folder on its way, is a symbolic link, and a link is never followed"
+                    + lockAdvice
+            }
+            return "it is a symbolic link, and a link is never followed" + lockAdvice
         case .notRegularFile: return "it is not a regular file (a FIFO, socket or device)" + lockAdvice
         case .isDirectory: return "it is a folder" + lockAdvice
         case .permissionDenied where operation == .lock:

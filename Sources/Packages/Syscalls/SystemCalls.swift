@@ -549,6 +549,37 @@ struct System {
         }
     }
 
+    /// The error of a call on `path` that failed with `errno`: for `ELOOP` beneath the
+    /// root, naming the folder on the way that is a symbolic link when that is not `path`
+    /// itself (``FileSystemError/linkOnTheWay``), looked for only on this failure path.
+    func failure(_ operation: FileSystemError.Operation, path: String, errno: Errno) -> FileSystemError {
+        var error = FileSystemError(operation, path: path, errno: errno)
+        if errno == .symbolicLinkLoop { error.linkOnTheWay = linkOnTheWay(of: path) }
+        return error
+    }
+
+    /// The first folder on the way to `path`, beneath the root, that is a symbolic link
+    /// (as `path` names it); `nil` when none is, when `path` is not beneath the root, or
+    /// when one cannot be looked at.
+    func linkOnTheWay(of path: String) -> String? {
+        guard let root, let relative = Self.relative(path, beneath: root.path),
+            let directory = try? root.open()
+        else { return nil }
+        let bytes = Array(relative.utf8)
+        let outside = path.utf8.count - bytes.count
+        for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "/") && index > 0 {
+            guard bytes[index - 1] != UInt8(ascii: "/") else { continue }
+            let folder = String(decoding: bytes[..<index], as: UTF8.self)
+            switch retrying({ calls.stat(directory, folder) }) {
+            case .success(let status) where status.kind == .symbolicLink:
+                return String(decoding: Array(path.utf8)[..<(outside + index)], as: UTF8.self)
+            case .success: continue
+            case .failure: return nil
+            }
+        }
+        return nil
+    }
+
     /// Calls `body` with the descriptor of the folder that holds `path` and the last name.
     private func inParent<T>(
         of path: String, operation: FileSystemError.Operation, _ body: (Int32, String) throws -> T
@@ -574,7 +605,7 @@ struct System {
         let folder = try retrying {
             calls.openat(directory, String(folderPath), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         }
-        .mapError { FileSystemError(.open, path: Self.parent(of: path), errno: $0) }.get()
+        .mapError { failure(.open, path: Self.parent(of: path), errno: $0) }.get()
         defer { _ = calls.close(folder) }
         return try body(folder, name)
     }
@@ -582,7 +613,7 @@ struct System {
     func open(_ path: String, flags: Int32, mode: mode_t = 0o644) throws -> Int32 {
         let (directory, relative) = try locate(path)
         return try retrying { calls.openat(directory, relative, flags | O_CLOEXEC, mode) }
-            .mapError { FileSystemError(.open, path: path, errno: $0) }.get()
+            .mapError { failure(.open, path: path, errno: $0) }.get()
     }
 
     func close(_ descriptor: Int32, path: String) throws {
@@ -688,7 +719,7 @@ struct System {
         switch retrying({ calls.stat(directory, relative) }) {
         case .success(let status): return status
         case .failure(let errno) where errno == .noEntry || errno == .notDirectory: return nil
-        case .failure(let errno): throw FileSystemError(.stat, path: path, errno: errno)
+        case .failure(let errno): throw failure(.stat, path: path, errno: errno)
         }
     }
 
@@ -844,7 +875,7 @@ struct System {
     func openForReading(_ path: String, flags: Int32) throws -> Int32 {
         let (directory, relative) = try locate(path)
         return try keepingAccessTime(directory, relative, flags).mapError {
-            FileSystemError(.open, path: path, errno: $0)
+            failure(.open, path: path, errno: $0)
         }.get()
     }
 
