@@ -12,7 +12,8 @@ import Synchronization
 ///   every tombstone, the same size on both sides, nothing can differ and the document is
 ///   skipped unread.
 /// - Otherwise both document locks are taken and both folders read once. Each side gets
-///   the complete revisions it lacks (neither a package nor a tombstone of that id),
+///   the complete revisions it lacks (neither a package nor a tombstone in effect of that
+///   id: a pending tombstone, whose superseding revision has not arrived, prunes nothing),
 ///   parents before children, each checked against its digest first: a revision whose
 ///   content does not match is never sent, and is reported. A revision both sides have
 ///   whose content differs in size is read on both sides and the damaged copy replaced by
@@ -383,9 +384,13 @@ public struct RevisionTransfer: Sendable {
         var delivery = Delivery()
         guard let sourceRead else { return delivery }
         let targetRead = targetRead ?? DocumentRead()
-        // A damaged package is repaired in place, not copied over.
+        // A damaged package is repaired in place, not copied over. A tombstone the target
+        // holds for a revision stands in for it only once it is in effect (something there
+        // supersedes the revision): one still pending (the superseding revision not arrived,
+        // as when a copy that brought the tombstone was interrupted) prunes nothing, and
+        // the revision is copied, or the two sides would go on with different heads.
         let targetHas = { (revision: RevisionID) in
-            targetRead.live[revision] != nil || targetRead.tombstones[revision] != nil
+            targetRead.live[revision] != nil || targetRead.pruned.contains(revision)
                 || targetRead.damagedPackages.contains(revision)
         }
         for revision in sourceRead.graph.revisions.values.sorted(by: { $0.id < $1.id })

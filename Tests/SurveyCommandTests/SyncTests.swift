@@ -345,6 +345,52 @@ struct SyncTests {
             try String(contentsOfFile: a.path + "/Local.nosync/Device.plist", encoding: .utf8) == original)
     }
 
+    @Test(
+        "A copy interrupted after the tombstones of a resolved conflict but before the resolution: a sync with a replica that holds the heads copies them, both end with the same heads, and no conflict is said resolved (the receiver refused them for their pending tombstones, and the two went on apart)"
+    )
+    func pendingTombstonesDoNotStopTheirRevisions() throws {
+        let (id, base) = try shared()
+        let c = Replica(path: directory.appendingPathComponent("tablet").path)
+        #expect(try c.run(["init", "--device", "tablet"]).status == 0)
+        _ = try sync(a, c)
+        #expect(try a.run(["save", id, "--from", file(9), "--base", base]).status == 0)
+        #expect(try b.run(["save", id, "--from", file(2, name: "Grace"), "--base", base]).status == 0)
+        _ = try sync(a, b)
+        #expect(try a.run(["resolve", id, "--merge"]).status == 0)
+        #expect(try a.run(["prune"]).status == 0)
+        // As an `rsync -a` from a to c stopped before the resolution (3-…): names in order.
+        let folder = "/Documents/" + id + "/"
+        let names = try FileManager.default.contentsOfDirectory(atPath: a.path + folder).sorted()
+        #expect(names.contains { $0.hasPrefix("3-") && $0.hasSuffix(".survey") }, "\(names)")
+        for name in names {
+            if name.hasPrefix("3-") { break }
+            if !FileManager.default.fileExists(atPath: c.path + folder + name) {
+                try FileManager.default.copyItem(
+                    atPath: a.path + folder + name, toPath: c.path + folder + name)
+            }
+        }
+        func heads(_ replica: Replica) throws -> [String] {
+            (try replica.json(["versions", id]) as! [[String: Any]]).filter {
+                ["current", "conflict"].contains($0["state"] as? String)
+            }.compactMap { $0["revision"] as? String }.sorted()
+        }
+        let report = try sync(c, b)
+        #expect(report["received"] as? Int == 2, "\(report)")
+        #expect((report["conflictsResolved"] as? [String]) == [], "\(report)")
+        let (onC, onB) = (try heads(c), try heads(b))
+        #expect(onC == onB && onB.count == 2, "\(onC) \(onB)")
+        #expect((try sync(c, b))["received"] as? Int == 0)
+        // The resolution arriving settles every replica on it.
+        _ = try sync(a, c)
+        _ = try sync(c, b)
+        let settled = try heads(a)
+        #expect(settled.count == 1)
+        for replica in [a, b, c] {
+            #expect(try heads(replica) == settled, "\(replica.path)")
+            #expect(try replica.run(["verify"]).status == 0, "\(replica.path)")
+        }
+    }
+
     @Test("survey sync killed at random moments never leaves a store failing verify after its next command")
     func killedSync() throws {
         let (id, base) = try shared()
