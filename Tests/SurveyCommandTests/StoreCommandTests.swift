@@ -769,6 +769,16 @@ struct StoreCommandTests {
                 && unknown.stderr.contains(
                     "there is no revision 9-0 among the heads (the heads: \(heads[0]), \(heads[1]))"),
             "\(unknown.stderr)")
+        // A prefix that names the superseded revision and a package not complete yet is
+        // ambiguous, and said to be (it said there was no such revision among the heads).
+        let halfCopied = "1-" + String(repeating: "f", count: 64)
+        try FileManager.default.createDirectory(
+            atPath: "\(store.path)/Documents/\(id)/\(halfCopied).survey", withIntermediateDirectories: false)
+        let ambiguous = try store.run(["resolve", id, "--merge", "--prefer", "1-"])
+        #expect(
+            ambiguous.status == 64 && ambiguous.stderr.contains(first)
+                && ambiguous.stderr.contains(halfCopied),
+            "\(ambiguous.stderr)")
     }
 
     @Test(

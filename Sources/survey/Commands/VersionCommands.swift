@@ -387,8 +387,16 @@ struct ResolveCommand: ParsableCommand {
         let head: RevisionID
         do {
             head = try store.revisionID(matching: prefer, in: id, headsOnly: true)
-        } catch StoreError.noSuchRevision {
-            let superseded = try? store.revisionID(matching: prefer, in: id)
+        } catch StoreError.noSuchRevision, StoreError.unreadableRevision {
+            // Any revision it names, when no head (or only a package not readable yet) does:
+            // a prefix that matches several, a revision whose package cannot be read yet and
+            // an error reading are said as they are, never taken for no revision at all.
+            let superseded: RevisionID?
+            do {
+                superseded = try store.revisionID(matching: prefer, in: id)
+            } catch StoreError.noSuchRevision {
+                superseded = nil
+            }
             // Not in conflict (the plan, which reads without cleaning anything, is none):
             // nothing to merge, whichever revision is preferred. Should the document fall
             // into conflict meanwhile, the merge refuses this non-head.
