@@ -440,6 +440,25 @@ public struct RevisionTransfer: Sendable {
                     ))
             }
         }
+        // A revision whose tombstone the target holds pending, and which a revision copied
+        // here now supersedes, would be pruned as soon as that one lands: it is not copied.
+        if !targetRead.pending.isEmpty, !delivery.packages.isEmpty {
+            func parents(_ id: RevisionID) -> [RevisionID] {
+                (sourceRead.graph.revisions[id] ?? sourceRead.tombstones[id] ?? targetRead.tombstones[id]
+                    ?? targetRead.live[id])?.parents ?? []
+            }
+            var superseded = Set<RevisionID>()
+            var stack = delivery.packages.flatMap { parents($0.revision) }
+            while let next = stack.popLast() {
+                if superseded.insert(next).inserted { stack.append(contentsOf: parents(next)) }
+            }
+            let doomed = targetRead.pending.intersection(superseded)
+            if !doomed.isEmpty {
+                delivery.packages.removeAll { doomed.contains($0.revision) }
+                let paths = Set(doomed.map { target.root + "/" + StoreLayout.package($0, of: document) })
+                outcome.aheadOfClock.removeAll { paths.contains($0.path) }
+            }
+        }
         // A tombstone the target holds damaged is repaired in place, not written over.
         let arriving = sourceRead.tombstones.keys.filter {
             targetRead.tombstones[$0] == nil && !targetRead.damagedTombstones.contains($0)

@@ -391,6 +391,30 @@ struct SyncTests {
         }
     }
 
+    @Test(
+        "A revision whose tombstone arrived alone is not copied when the sync also brings a revision that supersedes it (it was copied, then pruned as a copy of a pruned revision)"
+    )
+    func pendingTombstoneOfAnAncestorCopiesNothingTwice() throws {
+        let (id, base) = try shared()
+        let c = Replica(path: directory.appendingPathComponent("tablet").path)
+        #expect(try c.run(["init", "--device", "tablet"]).status == 0)
+        #expect(try a.run(["save", id, "--from", file(9), "--base", base]).status == 0)
+        _ = try sync(a, b)
+        #expect(try a.run(["prune"]).status == 0)
+        // Only the tombstone reached c (a copy interrupted after it).
+        let folder = "/Documents/" + id + "/"
+        try FileManager.default.createDirectory(atPath: c.path + folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: a.path + folder + base + ".pruned", toPath: c.path + folder + base + ".pruned")
+        let report = try sync(c, b)
+        #expect(report["received"] as? Int == 1, "\(report)")
+        #expect((try sync(c, b))["received"] as? Int == 0)
+        let verify = try c.run(["verify"])
+        #expect(
+            verify.status == 0 && !verify.stderr.contains("copy of a pruned revision"), "\(verify.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: c.path + folder + base + ".survey"))
+    }
+
     @Test("survey sync killed at random moments never leaves a store failing verify after its next command")
     func killedSync() throws {
         let (id, base) = try shared()
