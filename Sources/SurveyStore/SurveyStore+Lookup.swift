@@ -214,11 +214,11 @@ extension SurveyStore {
     /// when, where, and how to restore it (of the winning deletion); once a live revision wins (the deletion lost a
     /// conflict, or was superseded), `StoreError/deletion(_:)`, since the document is
     /// there and restoring it would make a conflict.
-    func deletedError(_ id: UUID, _ deletion: RevisionMetadata) -> any Error {
-        let graph: RevisionGraph
-        let pruned: Set<RevisionID>
-        // An error reading the folder again is the error to report.
-        do { (graph, pruned) = try revisions.graph(of: id) } catch { return error }
+    ///
+    /// - Throws: An error reading the document's folder again (thrown, so that no caller
+    ///   takes it for the document not being deleted).
+    func deletedError(_ id: UUID, _ deletion: RevisionMetadata) throws -> any Error {
+        let (graph, pruned) = try revisions.graph(of: id)
         if let winner = graph.winner, !winner.isDeleted { return StoreError.deletion(deletion.id) }
         // The document's own deletion (the winner), which an older one it superseded is not.
         let deletion = graph.winner ?? deletion
@@ -249,7 +249,7 @@ extension SurveyStore {
     /// - Throws: As ``revision(_:_:)``.
     public func deletedDocument(_ id: UUID) throws -> DocumentDeletedError? {
         guard let deletion = try deletion(of: id) else { return nil }
-        return deletedError(id, deletion) as? DocumentDeletedError
+        return try deletedError(id, deletion) as? DocumentDeletedError
     }
 
     /// The other revisions that `revision` of `id` is in conflict with: for a head that
@@ -268,7 +268,7 @@ extension SurveyStore {
     ///   (`StoreError/deletion(_:)` for one it has outlived), `StoreError/noContent(_:)`
     ///   for pruned content.
     public func storedContent(_ id: UUID, _ revision: RevisionMetadata) throws -> Data {
-        if revision.isDeleted { throw deletedError(id, revision) }
+        if revision.isDeleted { throw try deletedError(id, revision) }
         return try revisions.content(of: id, revision: revision)
     }
 }

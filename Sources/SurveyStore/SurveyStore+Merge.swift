@@ -510,11 +510,13 @@ extension SurveyStore {
         if let first {
             let from = try revision(id, first, in: graph)
             // The winner stood for by default is a deletion: the document is deleted.
-            if second == nil, let winner = graph.winner, winner.isDeleted { throw deletedError(id, winner) }
+            if second == nil, let winner = graph.winner, winner.isDeleted {
+                throw try deletedError(id, winner)
+            }
             pairs = [(from, try revision(id, second, in: graph))]
         } else {
             guard let winner = graph.winner else { throw try noWinner(id) }
-            if winner.isDeleted { throw deletedError(id, winner) }
+            if winner.isDeleted { throw try deletedError(id, winner) }
             pairs = graph.conflicts.map { (winner, $0) }
         }
         return try pairs.map { from, to in
@@ -537,7 +539,7 @@ extension SurveyStore {
     public func headDiffs(_ id: UUID) throws -> (diffs: [RevisionDiff], leftOut: [(RevisionID, any Error)]) {
         let graph = try revisions.graph(of: id).graph
         guard let winner = graph.winner else { throw try noWinner(id) }
-        if winner.isDeleted { throw deletedError(id, winner) }
+        if winner.isDeleted { throw try deletedError(id, winner) }
         // Every other head: a deletion among them is left out, and named.
         let heads = graph.heads.filter { $0.id != winner.id }
         guard !graph.conflicts.isEmpty else {

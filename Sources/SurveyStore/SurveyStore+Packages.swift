@@ -52,7 +52,7 @@ extension SurveyStore {
         _ id: UUID, revision named: RevisionID? = nil, to destination: String
     ) throws -> RevisionMetadata {
         let revision = try self.revision(id, named)
-        if named == nil, revision.isDeleted { throw deletedError(id, revision) }
+        if named == nil, revision.isDeleted { throw try deletedError(id, revision) }
         let source = root + "/" + StoreLayout.package(revision.id, of: id)
         let reader = FileReader(root: root, calls: calls)
         guard let metadata = try reader.contents(atPath: source + "/" + StoreLayout.metadataFile) else {

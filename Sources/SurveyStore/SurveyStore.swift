@@ -661,7 +661,7 @@ public final class SurveyStore: Sendable {
         while true {
             let graph = try revisions.graph(of: id).graph
             let base = try self.revision(id, revision, in: graph)
-            if base.isDeleted { throw deletedError(id, base) }
+            if base.isDeleted { throw try deletedError(id, base) }
             do {
                 let content = try self.survey(id, base)
                 return SurveyDocument(id: id, survey: content, base: base, state: SurveyDocument.State(graph))

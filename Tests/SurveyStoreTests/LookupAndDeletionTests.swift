@@ -532,6 +532,39 @@ struct LookupAndDeletionTests {
         #expect(noWinner?.errno == .io, "\(String(describing: noWinner))")
     }
 
+    @Test(
+        "The error that says a document is deleted reads its folder again, and an I/O error doing so is thrown (deletedDocument took it for a document not deleted, so a save without a base went on)"
+    )
+    func deletedErrorRereadThrowsIOError() throws {
+        let (store, path) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (id, _) = try store.create(Self.survey)
+        _ = try store.delete(id)
+        let folderName = StoreLayout.folderName(of: id)
+        let opened = Atomic<Int>(0)
+        let failAt = Atomic<Int>(Int.max)
+        var calls = SystemCalls.live
+        calls.openat = { directory, name, flags, mode in
+            if name.hasSuffix(folderName), flags & O_DIRECTORY != 0,
+                opened.add(1, ordering: .sequentiallyConsistent).newValue
+                    >= failAt.load(ordering: .sequentiallyConsistent)
+            {
+                return .failure(.io)
+            }
+            return SystemCalls.live.openat(directory, name, flags, mode)
+        }
+        let hooked = try SurveyStore.open(at: path, calls: calls)
+        let before = opened.load(ordering: .sequentiallyConsistent)
+        #expect(try hooked.deletedDocument(id) != nil)
+        let opens = opened.load(ordering: .sequentiallyConsistent) - before
+        #expect(opens >= 2, "\(opens)")
+        // The last opening (the re-read for the error) fails.
+        failAt.store(
+            opened.load(ordering: .sequentiallyConsistent) + opens, ordering: .sequentiallyConsistent)
+        let error = #expect(throws: FileSystemError.self) { try hooked.deletedDocument(id) }
+        #expect(error?.errno == .io, "\(String(describing: error))")
+    }
+
     @Test("verify names a store folder it cannot list (an I/O error) instead of taking it for an empty one")
     func verifyNamesAnUnlistableFolder() throws {
         let (store, path) = try Self.store()
