@@ -28,8 +28,10 @@ extension SurveyStore {
     }
 
     /// Throws `StoreError/insideStore(_:store:folder:)` when another store's
-    /// `Documents/` or `Local.nosync/` holds `path` (``enclosingStore(of:)``).
-    static func refuseInsideStore(_ path: String) throws {
+    /// `Documents/` or `Local.nosync/` holds `path` (``enclosingStore(of:)``): what
+    /// `create(at:deviceName:)` does first, and a command that makes stores (`demo`) does
+    /// before it makes anything.
+    package static func refuseInsideStore(_ path: String) throws {
         if let (store, folder) = enclosingStore(of: path) {
             throw StoreError.insideStore(path, store: store, folder: folder)
         }
@@ -40,7 +42,8 @@ extension SurveyStore {
     /// name by name (`..` going up, `.` dropped), as a folder made there will be reached.
     ///
     /// Resolving links is what the path is asked for, so this reads the file system as
-    /// `realpath(3)` does rather than through the store's own reads, which never follow one.
+    /// `realpath(3)` does rather than through the store's own reads, which never follow one
+    /// (and so through the live system, whatever table of system calls a store is given).
     static func physicalPath(_ path: String) -> String {
         var existing =
             path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
@@ -53,7 +56,7 @@ extension SurveyStore {
                 free(real)
                 break
             }
-            guard let parent = parent(of: Substring(existing)), parent != Substring(existing) else {
+            guard let parent = folder(holding: Substring(existing)), parent != Substring(existing) else {
                 resolved = "/"
                 break
             }
@@ -65,7 +68,7 @@ extension SurveyStore {
         var result = resolved ?? "/"
         for name in rest where !name.isEmpty && name != "." {
             if name == ".." {
-                result = String(parent(of: Substring(result)) ?? "/")
+                result = String(folder(holding: Substring(result)) ?? "/")
             } else {
                 result += (result.hasSuffix("/") ? "" : "/") + name
             }
@@ -74,7 +77,7 @@ extension SurveyStore {
     }
 
     /// `path` without the slashes after its last name (`/` stays `/`).
-    public static func withoutTrailingSlashes(_ path: String) -> String {
+    package static func withoutTrailingSlashes(_ path: String) -> String {
         var path = Substring(path)
         while path.count > 1, path.last == "/" { path = path.dropLast() }
         return String(path)
@@ -82,7 +85,7 @@ extension SurveyStore {
 
     /// The folder `path` names an entry of: what comes before its last name (`/` for a
     /// name at the root); `nil` for a name without a slash, in the current folder.
-    public static func parent(of path: Substring) -> Substring? {
+    package static func folder(holding path: Substring) -> Substring? {
         var path = path
         while path.count > 1, path.last == "/" { path = path.dropLast() }
         guard let slash = path.lastIndex(of: "/") else { return nil }

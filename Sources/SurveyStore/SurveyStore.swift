@@ -150,7 +150,10 @@ public final class SurveyStore: Sendable {
     ///   start of the layout file, zero bytes in place of some of it) in a folder that
     ///   holds `Documents/` is written again
     ///   (see ``isLayoutTorn(at:)``), since the only thing it holds is the layout version,
-    ///   and this layout is the only one there has been.
+    ///   and this layout is the only one there has been. A folder inside another store's
+    ///   `Documents/` or `Local.nosync/`, links followed, is refused before anything is
+    ///   made: `StoreError/insideStore(_:store:folder:)` (an existing store there too,
+    ///   which that store's sync, verify and prune would take for files of its own).
     public static func create(at path: String, deviceName: String? = nil) throws -> SurveyStore {
         try create(at: path, deviceName: deviceName, calls: .live)
     }

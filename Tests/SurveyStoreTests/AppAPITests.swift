@@ -45,7 +45,10 @@ struct AppAPITests {
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path + "/Local.nosync")
         defer { try? FileManager.default.removeItem(atPath: link) }
         let before = try FileManager.default.subpathsOfDirectory(atPath: path).sorted()
-        let physical = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        // As realpath(3) gives it (on macOS, /private/var…, which resolvingSymlinksInPath drops).
+        let resolved = try #require(realpath(path, nil))
+        defer { free(resolved) }
+        let physical = String(cString: resolved)
         for (inside, folder) in [
             (path + "/Documents/new", "Documents"), (path + "/Local.nosync", "Local.nosync"),
             (link + "/tmp/x/", "Local.nosync"),

@@ -60,7 +60,7 @@ struct DemoCommand: ParsableCommand {
             // A file where a folder belongs: said as init says it, rather than as a
             // folder that cannot be opened (exit 1).
             if !temporary {
-                try StoreFolder.refuseInsideStore(folder)
+                try SurveyStore.refuseInsideStore(folder)
                 for (path, what) in [
                     (folder, "cannot keep the demo's stores in"),
                     (folder + "/laptop", "cannot create a store at"),

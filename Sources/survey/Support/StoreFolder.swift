@@ -18,20 +18,9 @@ enum StoreFolder {
             if FileManager.default.fileExists(atPath: String(entry), isDirectory: &isFolder) {
                 return isFolder.boolValue ? nil : String(entry)
             }
-            candidate = SurveyStore.parent(of: entry)
+            candidate = SurveyStore.folder(holding: entry)
         }
         return nil
-    }
-
-    /// Refuses `path` for a new store when another store's `Documents/` or `Local.nosync/`
-    /// holds it (`SurveyStore.enclosingStore(of:)`), for a command that makes stores
-    /// before it makes one (`demo`); `init` has `SurveyStore.create(at:deviceName:)` refuse it.
-    ///
-    /// - Throws: `StoreError.insideStore(_:store:folder:)`: code `insideStore`, exit 64.
-    static func refuseInsideStore(_ path: String) throws {
-        if let (store, folder) = SurveyStore.enclosingStore(of: path) {
-            throw StoreError.insideStore(path, store: store, folder: folder)
-        }
     }
 
     /// Why no store can be at `path`, as a message goes on after naming it: `it is a file,
