@@ -313,7 +313,7 @@ struct ReplicaSafetyTests {
         #expect(prune.status == 1, "\(prune.stderr)")
         #expect(
             prune.stderr.contains(
-                "error: 1 document not pruned: a lock file that cannot be used (named above) stands in the way"
+                "error: 1 document not pruned: its lock file cannot be used (named above, with what mends it)"
             ),
             "\(prune.stderr)")
         let pruned = try #require(

@@ -569,8 +569,9 @@ struct PruneCommand: ParsableCommand {
         discussion: """
             Prints a line for each document as soon as something in it is pruned (or it is skipped: its \
             current revision cannot be read, so its history is all there is left to read; its folder holds \
-            revisions it cannot read yet; its lock file is something else, which can be removed, and then \
-            the exit status is 1, as every write to it fails until it is), then a summary. \
+            revisions it cannot read yet; its lock file is something else, which can be removed, or keeps \
+            being replaced, and then the exit status is 1, as every write to it fails meanwhile), then a \
+            summary. \
             A document in conflict keeps the content of its heads and their merge bases (in a criss-cross \
             history, those of the merge bases too; and those of each group of heads merged first). --json: \
             {"documents": [{"id", "pruned", "skipped"}], "revisions", "skipped", "unreadable": [{"id", "path", \
@@ -702,7 +703,7 @@ struct PruneCommand: ParsableCommand {
             }
             if !locked.isEmpty {
                 Console.error(
-                    "error: \(Unreadable.documents(locked.count)) not pruned: a lock file that cannot be used (named above) stands in the way of every write to it"
+                    "error: \(Unreadable.documents(locked.count)) not pruned: \(locked.count == 1 ? "its lock file cannot" : "their lock files cannot") be used (named above, with what mends it)"
                 )
             }
             if !unreadable.isEmpty || !unfinished.isEmpty || !locked.isEmpty { throw ExitStatus.failure }
