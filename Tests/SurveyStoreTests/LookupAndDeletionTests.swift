@@ -487,6 +487,44 @@ struct LookupAndDeletionTests {
         #expect(try store.graph(of: id).revisions.keys.map(\.self) == [first.id])
     }
 
+    /// Opens of one document's folder, counted, and failing with EIO once armed: for the
+    /// re-read a look-up makes only on its way to failing.
+    final class FolderOpenFault: Sendable {
+        private let folderName: String
+        private let opened = Atomic<Int>(0)
+        private let failAt = Atomic<Int>(Int.max)
+
+        init(document: UUID) { folderName = StoreLayout.folderName(of: document) }
+
+        /// The live calls, but for opens of the document's folder from the armed one on.
+        var calls: SystemCalls {
+            var calls = SystemCalls.live
+            calls.openat = { [self] directory, name, flags, mode in
+                if name.hasSuffix(folderName), flags & O_DIRECTORY != 0,
+                    opened.add(1, ordering: .sequentiallyConsistent).newValue
+                        >= failAt.load(ordering: .sequentiallyConsistent)
+                {
+                    return .failure(.io)
+                }
+                return SystemCalls.live.openat(directory, name, flags, mode)
+            }
+            return calls
+        }
+
+        /// Runs `body` unarmed, then arms the fault so that the same calls again fail at
+        /// their last open of the folder (the re-read, made after the first read); returns
+        /// how many opens `body` made.
+        @discardableResult
+        func armLastOpen(of body: () throws -> Void) rethrows -> Int {
+            failAt.store(Int.max, ordering: .sequentiallyConsistent)
+            let before = opened.load(ordering: .sequentiallyConsistent)
+            try body()
+            let after = opened.load(ordering: .sequentiallyConsistent)
+            failAt.store(after + (after - before), ordering: .sequentiallyConsistent)
+            return after - before
+        }
+    }
+
     @Test(
         "A look-up that misses reads the document's folder again to say why, and an I/O error doing so is thrown, not taken for 'no such revision' or 'no such document' (it was)"
     )
@@ -495,39 +533,23 @@ struct LookupAndDeletionTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let (id, first) = try store.create(Self.survey)
         let missing = RevisionID(generation: 2, digest: first.id.digest)
-        let folderName = StoreLayout.folderName(of: id)
-        // Opening the document's folder fails with EIO from the `failAt`-th time on.
-        let opened = Atomic<Int>(0)
-        let failAt = Atomic<Int>(Int.max)
-        var calls = SystemCalls.live
-        calls.openat = { directory, name, flags, mode in
-            if name.hasSuffix(folderName), flags & O_DIRECTORY != 0,
-                opened.add(1, ordering: .sequentiallyConsistent).newValue
-                    >= failAt.load(ordering: .sequentiallyConsistent)
-            {
-                return .failure(.io)
+        let fault = FolderOpenFault(document: id)
+        let hooked = try SurveyStore.open(at: path, calls: fault.calls)
+        // Unarmed, the miss is a miss, and it opens the folder more than once (the re-read);
+        // armed, the re-read fails.
+        let opens = fault.armLastOpen {
+            #expect(throws: StoreError.noSuchRevision(missing.description)) {
+                try hooked.revision(id, missing)
             }
-            return SystemCalls.live.openat(directory, name, flags, mode)
         }
-        let hooked = try SurveyStore.open(at: path, calls: calls)
-        // Unhooked, the miss is a miss; it opens the folder more than once (the re-read).
-        let before = opened.load(ordering: .sequentiallyConsistent)
-        #expect(throws: StoreError.noSuchRevision(missing.description)) { try hooked.revision(id, missing) }
-        let opens = opened.load(ordering: .sequentiallyConsistent) - before
         #expect(opens >= 2, "\(opens)")
-        // The last opening (the re-read on the way to failing) fails.
-        failAt.store(
-            opened.load(ordering: .sequentiallyConsistent) + opens, ordering: .sequentiallyConsistent)
         let error = #expect(throws: FileSystemError.self) { try hooked.revision(id, missing) }
         #expect(error?.errno == .io, "\(String(describing: error))")
         // A document with no winner: its folder emptied of revisions, then the re-read fails.
         try FileManager.default.removeItem(atPath: path + "/" + StoreLayout.package(first.id, of: id))
-        failAt.store(Int.max, ordering: .sequentiallyConsistent)
-        let start = opened.load(ordering: .sequentiallyConsistent)
-        #expect(throws: StoreError.noSuchDocument(id)) { try hooked.revision(id) }
-        let winnerOpens = opened.load(ordering: .sequentiallyConsistent) - start
-        failAt.store(
-            opened.load(ordering: .sequentiallyConsistent) + winnerOpens, ordering: .sequentiallyConsistent)
+        fault.armLastOpen {
+            #expect(throws: StoreError.noSuchDocument(id)) { try hooked.revision(id) }
+        }
         let noWinner = #expect(throws: FileSystemError.self) { try hooked.revision(id) }
         #expect(noWinner?.errno == .io, "\(String(describing: noWinner))")
     }
@@ -540,27 +562,13 @@ struct LookupAndDeletionTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let (id, _) = try store.create(Self.survey)
         _ = try store.delete(id)
-        let folderName = StoreLayout.folderName(of: id)
-        let opened = Atomic<Int>(0)
-        let failAt = Atomic<Int>(Int.max)
-        var calls = SystemCalls.live
-        calls.openat = { directory, name, flags, mode in
-            if name.hasSuffix(folderName), flags & O_DIRECTORY != 0,
-                opened.add(1, ordering: .sequentiallyConsistent).newValue
-                    >= failAt.load(ordering: .sequentiallyConsistent)
-            {
-                return .failure(.io)
-            }
-            return SystemCalls.live.openat(directory, name, flags, mode)
+        let fault = FolderOpenFault(document: id)
+        let hooked = try SurveyStore.open(at: path, calls: fault.calls)
+        let opens = try fault.armLastOpen {
+            let deleted = try hooked.deletedDocument(id)
+            #expect(deleted != nil)
         }
-        let hooked = try SurveyStore.open(at: path, calls: calls)
-        let before = opened.load(ordering: .sequentiallyConsistent)
-        #expect(try hooked.deletedDocument(id) != nil)
-        let opens = opened.load(ordering: .sequentiallyConsistent) - before
         #expect(opens >= 2, "\(opens)")
-        // The last opening (the re-read for the error) fails.
-        failAt.store(
-            opened.load(ordering: .sequentiallyConsistent) + opens, ordering: .sequentiallyConsistent)
         let error = #expect(throws: FileSystemError.self) { try hooked.deletedDocument(id) }
         #expect(error?.errno == .io, "\(String(describing: error))")
     }
