@@ -481,6 +481,30 @@ struct FileLockTests {
         #expect(FileManager.default.fileExists(atPath: path), "lock files are never deleted")
     }
 
+    @Test(
+        "A lock file beneath a folder that is a link is refused naming that folder, without advice to remove a lock file (the lock file was called a link)"
+    )
+    func lockBeneathALinkNamesTheLink() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lock-root-\(UUID().uuidString)"
+        )
+        .path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(
+            atPath: root + "/elsewhere", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: root + "/locks", withDestinationPath: root + "/elsewhere")
+        let error = #expect(throws: FileSystemError.self) {
+            try FileLock(path: root + "/locks/a.lock", mode: .exclusive, root: root)
+        }
+        #expect(error?.linkOnTheWay == root + "/locks", "\(String(describing: error))")
+        #expect(
+            error?.description
+                == "cannot lock \(root)/locks/a.lock: \(root)/locks, a folder on its way, is a symbolic link, and a link is never followed",
+            "\(String(describing: error))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/elsewhere").isEmpty)
+    }
+
     @Test("Locks exclude each other within one process too")
     func excludesWithinProcess() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("lock-\(UUID().uuidString)")

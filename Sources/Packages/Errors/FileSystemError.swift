@@ -237,10 +237,11 @@ public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertib
         let lockAdvice = operation == .lock ? "; lock files hold nothing: " + removal : ""
         switch code {
         case .symbolicLink:
+            // The link is then that folder, which may hold what the store needs: no advice
+            // to remove a lock file.
             if let link = linkOnTheWay {
                 return
                     "\(ShownText.escaping(link)), a folder on its way, is a symbolic link, and a link is never followed"
-                    + lockAdvice
             }
             return "it is a symbolic link, and a link is never followed" + lockAdvice
         case .notRegularFile: return "it is not a regular file (a FIFO, socket or device)" + lockAdvice

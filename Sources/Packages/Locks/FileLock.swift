@@ -95,8 +95,11 @@ public final class FileLock {
         do {
             descriptor = try system.open(path, flags: O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o644)
         } catch let error as FileSystemError where error.isAboutTheEntry {
-            // A link or a folder where the lock file belongs: never a lock, and named as one.
-            throw FileSystemError(error.code, operation: .lock, path: path)
+            // A link or a folder where the lock file belongs: never a lock, and named as one
+            // (or the folder on its way that is a link, named as that).
+            var failure = FileSystemError(error.code, operation: .lock, path: path)
+            failure.linkOnTheWay = error.linkOnTheWay
+            throw failure
         } catch let error as FileSystemError
             where error.code == .permissionDenied && (try? system.status(path)) != nil
         {
