@@ -1,4 +1,5 @@
 import Foundation
+import Packages
 import Versions
 
 extension SurveyStore {
@@ -13,7 +14,7 @@ extension SurveyStore {
     /// - Returns: The enclosing store's folder and `Documents` or `Local.nosync`; `nil`
     ///   when no store's folder holds `path`.
     public static func enclosingStore(of path: String) -> (store: String, folder: String)? {
-        let components = physicalPath(path).split(separator: "/").map(String.init)
+        let components = SafeName.components(of: physicalPath(path))
         for index in components.indices.reversed()
         where components[index] == StoreLayout.documentsFolder || components[index] == StoreLayout.localFolder
         {
@@ -47,50 +48,30 @@ extension SurveyStore {
     static func physicalPath(_ path: String) -> String {
         var existing =
             path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        var rest: [Substring] = []
+        var rest: [String] = []
         var resolved: String?
         while resolved == nil {
-            existing = withoutTrailingSlashes(existing)
+            existing = SafeName.withoutTrailingSlashes(existing)
             if let real = realpath(existing, nil) {
                 resolved = String(cString: real)
                 free(real)
                 break
             }
-            guard let parent = folder(holding: Substring(existing)), parent != Substring(existing) else {
+            guard let parent = SafeName.folder(holding: existing), parent != existing else {
                 resolved = "/"
                 break
             }
-            if let slash = existing.lastIndex(of: "/") {
-                rest.insert(existing[existing.index(after: slash)...], at: 0)
-            }
-            existing = String(parent)
+            rest.insert(SafeName.lastComponent(of: existing), at: 0)
+            existing = parent
         }
         var result = resolved ?? "/"
         for name in rest where !name.isEmpty && name != "." {
             if name == ".." {
-                result = String(folder(holding: Substring(result)) ?? "/")
+                result = SafeName.folder(holding: result) ?? "/"
             } else {
                 result += (result.hasSuffix("/") ? "" : "/") + name
             }
         }
         return result
-    }
-
-    /// `path` without the slashes after its last name (`/` stays `/`).
-    package static func withoutTrailingSlashes(_ path: String) -> String {
-        var path = Substring(path)
-        while path.count > 1, path.last == "/" { path = path.dropLast() }
-        return String(path)
-    }
-
-    /// The folder `path` names an entry of: what comes before its last name (`/` for a
-    /// name at the root); `nil` for a name without a slash, in the current folder.
-    package static func folder(holding path: Substring) -> Substring? {
-        var path = path
-        while path.count > 1, path.last == "/" { path = path.dropLast() }
-        guard let slash = path.lastIndex(of: "/") else { return nil }
-        var parent = path[..<slash]
-        while parent.count > 1, parent.last == "/" { parent = parent.dropLast() }
-        return parent.isEmpty ? "/" : parent
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Packages
 
 /// Every name of a store's layout on disk, in one place: folders, files, suffixes and
 /// the paths made of them. Every other part of the package asks this type; the file
@@ -175,9 +176,8 @@ public enum StoreLayout {
     /// The revision whose package holds the file at `path` (`…/REVISION.survey/Survey.plist`),
     /// or `nil` when the folder `path` is in is no package.
     public static func revision(holding path: String) -> RevisionID? {
-        let components = path.split(separator: "/")
-        guard components.count >= 2 else { return nil }
-        return revision(packageName: String(components[components.count - 2]))
+        guard let folder = SafeName.folder(holding: path) else { return nil }
+        return revision(packageName: SafeName.lastComponent(of: folder))
     }
 
     /// The revision id a package's folder name carries, or `nil` for any other name.

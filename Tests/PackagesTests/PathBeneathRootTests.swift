@@ -47,6 +47,26 @@ extension PathBeneathRootTests {
         }
     }
 
+    @Test(
+        "SafeName's folder, trailing slashes and components of a path find slashes among its bytes, a combining mark after one too"
+    )
+    func safeNamePathHelpers() {
+        let cases: [(path: String, folder: String?, trimmed: String)] = [
+            ("/s/store/Documents/", "/s/store", "/s/store/Documents"),
+            ("new//", nil, "new"),
+            ("/top", "/", "/top"),
+            ("/", "/", "/"),
+            ("a//b", "a", "a//b"),
+            ("/s/\u{301}x/", "/s", "/s/\u{301}x"),
+            ("/s/\u{301}x/\u{301}y", "/s/\u{301}x", "/s/\u{301}x/\u{301}y"),
+        ]
+        for (path, folder, trimmed) in cases {
+            #expect(SafeName.folder(holding: path) == folder, "the folder of \(path)")
+            #expect(SafeName.withoutTrailingSlashes(path) == trimmed, "\(path) without trailing slashes")
+        }
+        #expect(SafeName.components(of: "/s//Documents/\u{301}x/") == ["s", "Documents", "\u{301}x"])
+    }
+
     @Test("A status beneath a folder is never looked up through a link, whatever follows the slash")
     func statusBeneathFolder() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent(

@@ -124,9 +124,8 @@ public struct PackageWriter: Sendable {
     ///   relative root).
     public func createRoot() throws {
         var missing: [String] = []
-        var path = root
         // `new/` names the folder `new`: a name is made without the slashes after it.
-        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        var path = SafeName.withoutTrailingSlashes(root)
         while !path.isEmpty, path != "/", path != ".", try system.status(path) == nil {
             missing.append(path)
             path = Self.parent(of: path)

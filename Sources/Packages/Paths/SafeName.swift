@@ -18,4 +18,26 @@ public enum SafeName {
     /// its bytes as the file system finds it: a combining mark after a slash belongs to
     /// the name, where a search by characters would miss that slash.
     public static func lastComponent(of path: String) -> String { System.lastComponent(of: path) }
+
+    /// `path` without the slashes after its last name (`/` stays `/`): `new/` names the
+    /// folder `new`. Slashes are found among the bytes, as in ``lastComponent(of:)``.
+    public static func withoutTrailingSlashes(_ path: String) -> String {
+        var bytes = Substring(path).utf8
+        while bytes.count > 1, bytes.last == UInt8(ascii: "/") { bytes = bytes.dropLast() }
+        return String(Substring(bytes))
+    }
+
+    /// The folder `path` names an entry of: what comes before its last name, without the
+    /// slashes after it (`/` for a name at the root); `nil` for a name without a slash, in
+    /// the current folder. Slashes are found among the bytes, as in ``lastComponent(of:)``.
+    public static func folder(holding path: String) -> String? {
+        guard let (folder, _) = System.splitAtLastSlash(withoutTrailingSlashes(path)) else { return nil }
+        return folder.isEmpty ? "/" : withoutTrailingSlashes(String(folder))
+    }
+
+    /// The names in `path`, split at its slashes as the file system splits it (an empty
+    /// name for each repeated slash left out).
+    public static func components(of path: String) -> [String] {
+        path.utf8.split(separator: UInt8(ascii: "/")).map { String(Substring($0)) }
+    }
 }

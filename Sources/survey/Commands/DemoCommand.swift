@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Packages
 import SurveyStore
 
 /// `survey demo`: the README's run command. Two devices (two stores) share a sample
@@ -52,7 +53,7 @@ struct DemoCommand: ParsableCommand {
             let temporary = store == nil
             // `DIR/` names the folder `DIR`, whose stores are `DIR/laptop` and `DIR/phone`.
             let folder =
-                store.map(SurveyStore.withoutTrailingSlashes)
+                store.map(SafeName.withoutTrailingSlashes)
                 ?? FileManager.default.temporaryDirectory.appendingPathComponent(
                     "survey-demo-\(UUID().uuidString.prefix(8))"
                 ).path

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Diagnostics
 import Foundation
+import Packages
 import SurveyStore
 
 /// The folder a store lives in, as a path given to a command names it.
@@ -12,13 +13,13 @@ enum StoreFolder {
     /// - Returns: `path` itself or the parent that is a file; `nil` when the nearest
     ///   entry that exists is a folder, or nothing does.
     static func fileInTheWay(of path: String) -> String? {
-        var candidate: Substring? = Substring(path)
+        var candidate: String? = path
         while let entry = candidate, !entry.isEmpty {
             var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: String(entry), isDirectory: &isFolder) {
-                return isFolder.boolValue ? nil : String(entry)
+            if FileManager.default.fileExists(atPath: entry, isDirectory: &isFolder) {
+                return isFolder.boolValue ? nil : entry
             }
-            candidate = SurveyStore.folder(holding: entry)
+            candidate = SafeName.folder(holding: entry)
         }
         return nil
     }
